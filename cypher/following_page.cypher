@@ -1,0 +1,8 @@
+// following_page: newest-first keyset page of whom $id follows, strictly after ($since, $after).
+// Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.
+MATCH (:User {id: $id})-[r:FOLLOWS]->(f:User)
+WHERE r.since < $since OR (r.since = $since AND f.id < $after)
+WITH r.since AS since, f.id AS id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+RETURN since, id

@@ -1,0 +1,6 @@
+// Applied at every start-up; each statement is idempotent.
+CREATE CONSTRAINT user_id_unique IF NOT EXISTS
+FOR (u:User) REQUIRE u.id IS UNIQUE;
+
+CREATE RANGE INDEX follows_since IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.since);

@@ -1,0 +1,378 @@
+"""Run the real backing servers on a machine without a Docker engine.
+
+- Neo4j Community, resolved from Maven Central with Maven (``org.neo4j:neo4j``, which holds
+  ``org.neo4j.server.CommunityEntryPoint``, the class the official launcher starts), copied
+  into ``<state_dir>/neo4j/lib`` once, and started as a server process with a generated
+  ``neo4j.conf``: Bolt on 127.0.0.1, data and logs under ``<state_dir>/neo4j``.
+- Redis from Debian's ``redis-server`` (installed with apt when missing and running as root),
+  on the project port, data under ``<state_dir>/redis``.
+
+Both are idempotent: ``up`` leaves running servers alone, ``down`` ignores stopped ones.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlparse
+
+from graphsvc.settings import Settings
+
+Say = Callable[[str], None]
+
+_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>graphsvc.local</groupId>
+  <artifactId>neo4j-runtime</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>org.neo4j</groupId>
+      <artifactId>neo4j</artifactId>
+      <version>{version}</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+# What the official launcher passes to the JVM on Java 17 (Netty and the page cache need them).
+_JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+AlwaysPreTouch",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Dlog4j2.disable.jmx=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+]
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+def _pid_alive(pid_file: Path) -> int | None:
+    try:
+        pid = int(pid_file.read_text().strip())
+        os.kill(pid, 0)
+    except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
+        return None
+    # A zombie or a recycled pid of something else is not our server.
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return None
+    return pid if cmdline else None
+
+
+def _stop_pid(pid_file: Path, name: str, say: Say, timeout: float = 60.0) -> None:
+    pid = _pid_alive(pid_file)
+    if pid is None:
+        say(f"{name}: not running")
+        pid_file.unlink(missing_ok=True)
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _pid_alive(pid_file):
+        time.sleep(0.2)
+    if _pid_alive(pid_file):
+        os.kill(pid, signal.SIGKILL)
+    pid_file.unlink(missing_ok=True)
+    say(f"{name}: stopped (pid {pid})")
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return f"({path} does not exist)"
+
+
+def _is_loopback(host: str | None) -> bool:
+    return host in {"127.0.0.1", "localhost", "::1"}
+
+
+class LocalNeo4j:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.state_dir / "neo4j"
+        self.lib = self.home / "lib"
+        self.conf = self.home / "conf"
+        self.data = self.home / "data"
+        self.logs = self.home / "logs"
+        self.pid_file = self.home / "run" / "neo4j.pid"
+        uri = urlparse(settings.neo4j_uri)
+        self.host, self.port = uri.hostname, uri.port or 7687
+
+    @property
+    def address(self) -> str:
+        return f"bolt://127.0.0.1:{self.port}"
+
+    def _java(self) -> str:
+        home = self.settings.java_home or os.environ.get("JAVA_HOME")
+        java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+        if not java or not Path(java).exists():
+            raise ServerError("Java 17 is needed to run Neo4j: install openjdk-17-jre-headless")
+        out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+        match = re.search(r'version "(\d+)', out)
+        if not match or int(match.group(1)) not in (17, 21):
+            raise ServerError(f"Neo4j 5.26 runs on Java 17 or 21; {java} says: {out.strip()}")
+        return java
+
+    def resolve(self, say: Say) -> None:
+        """Fetch the Neo4j jars from Maven Central once; later runs reuse them."""
+        marker = self.lib / f".resolved-{self.settings.neo4j_version}"
+        if marker.exists():
+            return
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise ServerError("Maven is needed to fetch Neo4j from Maven Central: install maven")
+        say(f"neo4j: resolving org.neo4j:neo4j:{self.settings.neo4j_version} from Maven Central")
+        self.home.mkdir(parents=True, exist_ok=True)
+        pom = self.home / "pom.xml"
+        pom.write_text(_POM.format(version=self.settings.neo4j_version))
+        shutil.rmtree(self.lib, ignore_errors=True)
+        started = time.monotonic()
+        cmd = [
+            mvn,
+            "-B",
+            "-q",
+            "-ntp",
+            "-f",
+            str(pom),
+            "dependency:copy-dependencies",
+            f"-DoutputDirectory={self.lib}",
+            "-DincludeScope=runtime",
+        ]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ServerError(f"Maven could not resolve Neo4j:\n{result.stdout}\n{result.stderr}")
+        jars = len(list(self.lib.glob("*.jar")))
+        marker.write_text("ok\n")
+        say(f"neo4j: {jars} jars in {self.lib} ({time.monotonic() - started:.0f}s)")
+
+    def configure(self) -> None:
+        for folder in (self.conf, self.data, self.logs, self.pid_file.parent, self.home / "import"):
+            folder.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "server.directories.data": self.data,
+            "server.directories.logs": self.logs,
+            "server.directories.run": self.pid_file.parent,
+            "server.directories.import": self.home / "import",
+            "server.default_listen_address": "127.0.0.1",
+            "server.bolt.listen_address": f"127.0.0.1:{self.port}",
+            "server.bolt.advertised_address": f"127.0.0.1:{self.port}",
+            "server.http.enabled": "false",
+            "server.https.enabled": "false",
+            "server.memory.pagecache.size": self.settings.neo4j_pagecache,
+            "dbms.security.auth_enabled": "true",
+            "dbms.usage_report.enabled": "false",
+            "db.tx_log.rotation.retention_policy": "2 files",
+        }
+        text = "".join(f"{key}={value}\n" for key, value in settings.items())
+        (self.conf / "neo4j.conf").write_text(
+            "# generated by graphsvc; edits are overwritten\n" + text
+        )
+
+    def _env(self) -> dict[str, str]:
+        return {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf)}
+
+    def _set_initial_password(self, java: str) -> None:
+        if (self.data / "dbms" / "auth.ini").exists():
+            return
+        cmd = [
+            java,
+            "-cp",
+            f"{self.lib}/*",
+            "org.neo4j.cli.AdminTool",
+            "dbms",
+            "set-initial-password",
+            self.settings.neo4j_password,
+        ]
+        result = subprocess.run(cmd, capture_output=True, text=True, env=self._env())
+        if result.returncode != 0:
+            raise ServerError(f"could not set the Neo4j password:\n{result.stdout}{result.stderr}")
+
+    def answers(self) -> bool:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+
+        auth = (self.settings.neo4j_user, self.settings.neo4j_password)
+        try:
+            with GraphDatabase.driver(self.address, auth=auth, connection_timeout=2) as driver:
+                driver.verify_connectivity()
+            return True
+        except AuthError as exc:
+            raise ServerError(
+                f"Neo4j at {self.address} rejects NEO4J_USER/NEO4J_PASSWORD: {exc}. "
+                f"Stop it and remove {self.data} to start over."
+            ) from exc
+        except (ServiceUnavailable, Neo4jError, OSError):
+            return False
+
+    def up(self, say: Say) -> None:
+        if not _is_loopback(self.host):
+            say(f"neo4j: NEO4J_URI points at {self.host}; not starting a local server")
+            return
+        if self.answers():
+            say(f"neo4j: running at {self.address}")
+            return
+        java = self._java()
+        self.resolve(say)
+        self.configure()
+        self._set_initial_password(java)
+        cmd = [
+            java,
+            f"-Xms{self.settings.neo4j_heap}",
+            f"-Xmx{self.settings.neo4j_heap}",
+            *_JVM_FLAGS,
+            "-cp",
+            f"{self.lib}/*",
+            "org.neo4j.server.CommunityEntryPoint",
+            f"--home-dir={self.home}",
+            f"--config-dir={self.conf}",
+        ]
+        console = (self.logs / "console.log").open("ab")
+        process = subprocess.Popen(
+            cmd,
+            stdout=console,
+            stderr=subprocess.STDOUT,
+            cwd=self.home,
+            env=self._env(),
+            start_new_session=True,
+        )
+        self.pid_file.write_text(f"{process.pid}\n")
+        say(f"neo4j: starting {self.settings.neo4j_version} (pid {process.pid}), waiting for Bolt")
+        deadline = time.monotonic() + self.settings.neo4j_start_timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise ServerError(
+                    f"Neo4j exited with {process.returncode}:\n{_tail(self.logs / 'console.log')}"
+                )
+            if self.answers():
+                say(f"neo4j: running at {self.address}")
+                return
+            time.sleep(0.5)
+        raise ServerError(
+            f"Neo4j did not answer on Bolt in time:\n{_tail(self.logs / 'neo4j.log')}"
+        )
+
+    def down(self, say: Say) -> None:
+        _stop_pid(self.pid_file, "neo4j", say)
+
+    def status(self) -> str:
+        pid = _pid_alive(self.pid_file)
+        answering = _is_loopback(self.host) and self.answers()
+        return f"neo4j: {'up' if answering else 'down'} at {self.address}" + (
+            f" (pid {pid})" if pid else ""
+        )
+
+
+class LocalRedis:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.state_dir / "redis"
+        self.pid_file = self.home / "redis.pid"
+        url = urlparse(settings.redis_url)
+        self.host, self.port = url.hostname, url.port or 6379
+
+    def _binary(self, say: Say) -> str:
+        found = shutil.which("redis-server")
+        if found:
+            return found
+        if os.geteuid() != 0:
+            raise ServerError("redis-server is missing: run `sudo apt-get install -y redis-server`")
+        say("redis: installing Debian's redis-server with apt")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for cmd in (
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "redis-server"],
+        ):
+            result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            if result.returncode != 0:
+                raise ServerError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+        found = shutil.which("redis-server")
+        if not found:
+            raise ServerError("apt installed redis-server but it is not on PATH")
+        return found
+
+    def answers(self) -> bool:
+        import redis
+
+        try:
+            client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
+            with client:
+                return bool(client.ping())
+        except redis.RedisError:
+            return False
+
+    def up(self, say: Say) -> None:
+        if not _is_loopback(self.host):
+            say(f"redis: REDIS_URL points at {self.host}; not starting a local server")
+            return
+        if self.answers():
+            say(f"redis: running at 127.0.0.1:{self.port}")
+            return
+        binary = self._binary(say)
+        self.home.mkdir(parents=True, exist_ok=True)
+        conf = self.home / "redis.conf"
+        conf.write_text(
+            "# generated by graphsvc; edits are overwritten\n"
+            f"bind 127.0.0.1\nport {self.port}\nprotected-mode yes\n"
+            f"dir {self.home}\npidfile {self.pid_file}\nlogfile {self.home / 'redis.log'}\n"
+            "daemonize yes\nappendonly yes\nappendfsync everysec\n"
+            # The mirror holds exact counts, not disposable cache entries: never evict.
+            "maxmemory-policy noeviction\n"
+        )
+        result = subprocess.run([binary, str(conf)], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ServerError(f"redis-server failed: {result.stdout}{result.stderr}")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.answers():
+                say(f"redis: running at 127.0.0.1:{self.port}")
+                return
+            time.sleep(0.1)
+        raise ServerError(f"Redis did not answer in time:\n{_tail(self.home / 'redis.log')}")
+
+    def down(self, say: Say) -> None:
+        _stop_pid(self.pid_file, "redis", say)
+
+    def status(self) -> str:
+        pid = _pid_alive(self.pid_file)
+        state = "up" if self.answers() else "down"
+        return f"redis: {state} at 127.0.0.1:{self.port}" + (f" (pid {pid})" if pid else "")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def up(settings: Settings, say: Say = _say) -> None:
+    LocalRedis(settings).up(say)
+    LocalNeo4j(settings).up(say)
+
+
+def down(settings: Settings, say: Say = _say) -> None:
+    LocalNeo4j(settings).down(say)
+    LocalRedis(settings).down(say)
+
+
+def status(settings: Settings) -> list[str]:
+    return [LocalNeo4j(settings).status(), LocalRedis(settings).status()]

@@ -1,0 +1,95 @@
+-- Shared helpers, prepended to every mirror script. A script touches the keys of ONE user
+-- only (they share the {user} hash tag), so the same code runs on Redis Cluster.
+--
+-- meta hash:  v = version of the counts; fr, fg = exact follower / following counts;
+--             per side S (r = followers, g = following):
+--             Ss = version of the Neo4j snapshot the list was built from (present = loaded),
+--             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
+-- list zset:  member = the other user, score = follow time in microseconds (its version too).
+-- journal:    zset of S..op..member -> version. Removals always, additions while the list is
+--             cold; entries older than the window are dropped.
+-- Versions are a per-user hybrid logical clock kept by Neo4j, so for one user they are unique
+-- and grow in commit order. Numbers above 2^47 lose digits in Lua's tostring: format them
+-- with '%.0f' or pass the original string.
+
+local function less_bytes(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
+local function count_field(side)
+  if side == 'r' then return 'fr' end
+  return 'fg'
+end
+
+-- nil when the side is cold (never built, or its list was lost), else boundary score, count
+local function list_state(meta, list, side)
+  local state = redis.call('HMGET', meta, side .. 's', side .. 'b', count_field(side))
+  if not state[1] then return nil end
+  local bound, count = tonumber(state[2] or '-1'), tonumber(state[3] or '0')
+  if bound < 0 and count > 0 and redis.call('EXISTS', list) == 0 then return nil end
+  return bound, count
+end
+
+-- true when (score, member) is newer than the list's boundary, i.e. belongs in the hot list
+local function above_boundary(meta, side, score, member)
+  local b = redis.call('HMGET', meta, side .. 'b', side .. 'm')
+  local bound = tonumber(b[1] or '-1')
+  if bound < 0 then return true end
+  if score ~= bound then return score > bound end
+  return less_bytes(b[2] or '', member)
+end
+
+local function set_counts(meta, version, followers, following)
+  local current = tonumber(redis.call('HGET', meta, 'v') or '-1')
+  if tonumber(version) > current then
+    redis.call('HSET', meta, 'v', version, 'fr', followers, 'fg', following)
+  end
+end
+
+-- keep the newest `cap` entries; the boundary moves up to the newest one dropped
+local function trim(meta, list, side, cap)
+  local over = redis.call('ZCARD', list) - cap
+  if over <= 0 then return end
+  local cut = redis.call('ZRANGE', list, 0, over - 1, 'WITHSCORES')
+  redis.call('ZREMRANGEBYRANK', list, 0, over - 1)
+  local member, score = cut[#cut - 1], cut[#cut]
+  if above_boundary(meta, side, tonumber(score), member) then
+    redis.call('HSET', meta, side .. 'b', score, side .. 'm', member)
+  end
+end
+
+local function remember(journal, key, version, window)
+  local previous = redis.call('ZSCORE', journal, key)
+  if not previous or tonumber(previous) < tonumber(version) then
+    redis.call('ZADD', journal, version, key)
+  end
+  local horizon = string.format('%.0f', tonumber(version) - window)
+  redis.call('ZREMRANGEBYSCORE', journal, '-inf', '(' .. horizon)
+  redis.call('PEXPIRE', journal, math.ceil(window / 1000))
+end
+
+-- one edge's state applied to a loaded list; the newest version of the edge wins
+local function apply_edge(meta, list, journal, side, op, member, version, cap)
+  local snap = redis.call('HGET', meta, side .. 's')
+  if not snap or version <= tonumber(snap) then return 0 end
+  local current = tonumber(redis.call('ZSCORE', list, member) or '-1')
+  if op == '-' then
+    if current >= 0 and current < version then
+      redis.call('ZREM', list, member)
+      return 1
+    end
+    return 0
+  end
+  if current >= version then return 0 end
+  local removed = redis.call('ZSCORE', journal, side .. '-' .. member)
+  if removed and tonumber(removed) >= version then return 0 end
+  if not above_boundary(meta, side, version, member) then return 0 end
+  redis.call('ZADD', list, string.format('%.0f', version), member)
+  trim(meta, list, side, cap)
+  return 1
+end

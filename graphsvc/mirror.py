@@ -1,0 +1,201 @@
+"""Redis adapter: the mirror of hot follower/following lists and exact counts.
+
+Per user ``u`` (every key carries the hash tag ``{u}``, so one user's keys share a cluster slot):
+
+- ``<prefix>m:{u}``  hash: exact counts, their version, and per-list build state
+- ``<prefix>r:{u}``  sorted set of followers, score = follow time (microseconds), newest N kept
+- ``<prefix>g:{u}``  sorted set of followings, same shape
+- ``<prefix>j:{u}``  short-lived journal of removals (and of additions while a list is cold)
+
+All logic that must be atomic lives in the Lua scripts beside this file (``lua/``); each script
+touches one user's keys only. The protocol is described in ``lua/common.lua``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from graphsvc.cursor import Position
+from graphsvc.model import Counts, EdgeChange, Entry, Side, Snapshot
+from graphsvc.settings import Settings
+
+_LUA = Path(__file__).resolve().parent / "lua"
+
+
+@cache
+def script_source(name: str) -> str:
+    """A script with the shared prelude; a ``#!lua`` flags line must stay the first line."""
+    body = (_LUA / f"{name}.lua").read_text(encoding="utf-8")
+    shebang = ""
+    if body.startswith("#!"):
+        shebang, _, body = body.partition("\n")
+        shebang += "\n"
+    return shebang + (_LUA / "common.lua").read_text(encoding="utf-8") + "\n" + body
+
+
+def _micros(score: str | float) -> int:
+    """A sorted-set score back to integer microseconds (exact below 2**53)."""
+    return int(float(score))
+
+
+def open_redis(settings: Settings) -> aioredis.Redis:
+    return aioredis.Redis.from_url(
+        settings.redis_url, decode_responses=True, max_connections=settings.redis_pool_size
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HotPage:
+    """Entries served by the hot list; ``truncated`` means older entries live only in Neo4j."""
+
+    entries: list[Entry]
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MirroredUser:
+    """Everything the mirror holds for one user (for consistency checks)."""
+
+    counts: Counts | None
+    lists: dict[Side, tuple[list[Entry], Position | None] | None]
+
+
+class Mirror:
+    def __init__(self, client: aioredis.Redis, settings: Settings) -> None:
+        self._redis = client
+        self._prefix = settings.redis_prefix
+        self._cap = settings.hot_list_cap
+        self._window_us = settings.mirror_journal_seconds * 1_000_000
+        self._edge = client.register_script(script_source("edge"))
+        self._install = client.register_script(script_source("install"))
+        self._install_counts = client.register_script(script_source("install_counts"))
+        self._page = client.register_script(script_source("page"))
+
+    @property
+    def client(self) -> aioredis.Redis:
+        return self._redis
+
+    def _key(self, kind: str, user_id: str) -> str:
+        return f"{self._prefix}{kind}:{{{user_id}}}"
+
+    def keys(self, user_id: str) -> list[str]:
+        """All of one user's keys: meta, followers, following, journal."""
+        return [self._key(kind, user_id) for kind in ("m", "r", "g", "j")]
+
+    def _side_keys(self, user_id: str, side: Side) -> list[str]:
+        return [self._key("m", user_id), self._key(side.value, user_id), self._key("j", user_id)]
+
+    async def ping(self) -> None:
+        await self._redis.ping()
+
+    # -- writes -------------------------------------------------------------------------------
+
+    async def apply(self, change: EdgeChange) -> None:
+        """Mirror one committed edge change: two single-user scripts, one round trip."""
+        op = "+" if change.following else "-"
+        halves = (
+            (change.src, Side.FOLLOWING, change.dst, change.src_version, change.src_state),
+            (change.dst, Side.FOLLOWERS, change.src, change.dst_version, change.dst_state),
+        )
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for user, side, member, version, state in halves:
+                args = [
+                    side.value,
+                    op,
+                    member,
+                    version,
+                    state.clock,
+                    state.followers,
+                    state.following,
+                    self._cap,
+                    self._window_us,
+                ]
+                await self._edge(keys=self._side_keys(user, side), args=args, client=pipe)
+            await pipe.execute()
+
+    async def install(self, snapshots: Iterable[Snapshot], sides: Sequence[Side]) -> None:
+        """Build the given lists (and counts) from Neo4j snapshots, pipelined."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for snap in snapshots:
+                if not sides:
+                    counts = [snap.clock, snap.followers_count, snap.following_count]
+                    await self._install_counts(
+                        keys=[self._key("m", snap.user_id)], args=counts, client=pipe
+                    )
+                for side in sides:
+                    entries = snap.entries(side)
+                    hot, rest = entries[: self._cap], entries[self._cap :]
+                    boundary = (rest[0].since, rest[0].user_id) if rest else (-1, "")
+                    args: list[Any] = [
+                        side.value,
+                        snap.clock,
+                        snap.followers_count,
+                        snap.following_count,
+                        self._cap,
+                        *boundary,
+                    ]
+                    for entry in hot:
+                        args += (entry.since, entry.user_id)
+                    await self._install(
+                        keys=self._side_keys(snap.user_id, side), args=args, client=pipe
+                    )
+            await pipe.execute()
+
+    async def drop(self, user_ids: Iterable[str]) -> None:
+        """Forget users entirely; their next read rebuilds them from Neo4j."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for user_id in user_ids:
+                pipe.delete(*self.keys(user_id))
+            await pipe.execute()
+
+    # -- reads --------------------------------------------------------------------------------
+
+    async def counts(self, user_id: str) -> Counts | None:
+        """Exact counts in one O(1) round trip; None when the user is cold."""
+        followers, following = await self._redis.hmget(self._key("m", user_id), "fr", "fg")
+        if followers is None or following is None:
+            return None
+        return Counts(int(followers), int(following))
+
+    async def page(
+        self, user_id: str, side: Side, after: Position | None, wanted: int
+    ) -> HotPage | None:
+        """Up to ``wanted`` entries strictly after ``after``; None when the list is cold."""
+        keys = self._side_keys(user_id, side)[:2]
+        args = [
+            side.value,
+            after.since if after else "+inf",
+            after.user_id if after else "",
+            wanted,
+        ]
+        reply = await self._page(keys=keys, args=args)
+        if not reply[0]:
+            return None
+        flat = reply[2:]
+        entries = [Entry(flat[i], _micros(flat[i + 1])) for i in range(0, len(flat), 2)]
+        return HotPage(entries, truncated=bool(reply[1]))
+
+    async def dump(self, user_id: str) -> MirroredUser:
+        """The raw mirrored state of one user, for consistency checks and debugging."""
+        meta_key = self._key("m", user_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(meta_key)
+            for side in Side:
+                pipe.zrange(self._key(side.value, user_id), 0, -1, desc=True, withscores=True)
+            meta, *lists = await pipe.execute()
+        counts = Counts(int(meta["fr"]), int(meta["fg"])) if "fr" in meta else None
+        state: dict[Side, tuple[list[Entry], Position | None] | None] = {}
+        for side, members in zip(Side, lists, strict=True):
+            if f"{side.value}s" not in meta:
+                state[side] = None
+                continue
+            bound = _micros(meta.get(f"{side.value}b", "-1"))
+            boundary = Position(bound, meta.get(f"{side.value}m", "")) if bound >= 0 else None
+            state[side] = ([Entry(m, _micros(s)) for m, s in members], boundary)
+        return MirroredUser(counts, state)

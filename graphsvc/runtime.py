@@ -1,0 +1,39 @@
+"""Opening and closing the two backing stores as one unit (API, CLI, tests, notebooks)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from graphsvc.graph import GraphStore, open_driver
+from graphsvc.mirror import Mirror, open_redis
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Backends:
+    graph: GraphStore
+    mirror: Mirror
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings) -> AsyncIterator[Backends]:
+        driver = open_driver(settings)
+        client = open_redis(settings)
+        try:
+            await driver.verify_connectivity()
+            await client.ping()
+            yield cls(GraphStore(driver, settings.neo4j_database), Mirror(client, settings))
+        finally:
+            await client.aclose()
+            await driver.close()
+
+
+@asynccontextmanager
+async def open_service(settings: Settings) -> AsyncIterator[GraphService]:
+    """A ready service (schema applied) for scripts, notebooks and the CLI."""
+    async with Backends.open(settings) as backends:
+        await backends.graph.apply_schema()
+        yield GraphService(backends.graph, backends.mirror, settings)

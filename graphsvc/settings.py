@@ -1,0 +1,63 @@
+"""Every knob of graphsvc, read from environment variables in one place.
+
+Names are the plain environment variable names (``NEO4J_URI``, ``HOT_LIST_CAP``...), matched
+case-insensitively, so the same object serves the API, the CLI, the tests and notebooks.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    # Neo4j: the source of truth for FOLLOWS edges.
+    neo4j_uri: str = "bolt://127.0.0.1:17687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = "graphsvc-dev"
+    neo4j_database: str = "neo4j"
+    neo4j_pool_size: int = Field(default=64, ge=1)
+
+    # Redis: the mirror of hot lists and exact counts.
+    redis_url: str = "redis://127.0.0.1:16379/0"
+    redis_pool_size: int = Field(default=64, ge=1)
+    redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{0,16}$")
+
+    # Mirror shape and paging.
+    hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")
+    page_limit_default: int = Field(default=20, ge=1)
+    page_limit_max: int = Field(default=200, ge=1)
+    mirror_journal_seconds: int = Field(
+        default=600, ge=1, description="how long removals are remembered to beat late writes"
+    )
+    rebuild_batch_users: int = Field(default=500, ge=1)
+    cursor_secret: str = Field(
+        default="graphsvc-dev-cursor-secret",
+        min_length=16,
+        description="HMAC key that makes cursors tamper-evident; set it in production",
+    )
+
+    # API server.
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    api_workers: int = Field(default=1, ge=1)
+
+    # Local servers started by `graphsvc services up` (no Docker needed).
+    state_dir: Path = PROJECT_ROOT / ".local"
+    neo4j_version: str = "5.26.30"
+    neo4j_heap: str = "4g"
+    neo4j_pagecache: str = "4g"
+    neo4j_start_timeout: float = 180.0
+    java_home: str | None = None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
