@@ -1,29 +1,26 @@
 // follow: create (src)-[:FOLLOWS]->(dst) unless it exists.
-// Both users are write-locked in id order (no deadlock cycles), so the existence check, the
-// version and the counts below are exact for this transaction. An effective change is stamped
-// with a per-user hybrid logical clock: since = max(now, src.clk + 1, dst.clk + 1). That value is
-// the follow time shown to clients and the version the Redis mirror orders writes by.
-// Params: $src, $dst (user ids).
+// Only the follower's node is written, and so locked: the followed user's node never is, so
+// follows of one celebrity commit side by side (Neo4j inserts relationships of dense nodes
+// concurrently). The follower's lock serializes every change to its outgoing edges, so the
+// existence check is exact and no duplicate edge can appear.
+// Each call ticks the follower's hybrid logical clock, clk = max(now, clk + 1), in
+// microseconds. A new edge's time is that tick: the follow time shown to clients and the
+// version by which the Redis mirror orders writes to this edge.
+// Params: $src, $dst (user ids). Returns whether the edge is new, and its version.
+// The lock is taken by a plain match before MERGE, which would otherwise hold a shared lock
+// that two calls of one follower then both try to upgrade (a deadlock).
+WITH datetime.realtime() AS now
+WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
+OPTIONAL MATCH (known:User {id: $src})
+SET known.clk = CASE WHEN coalesce(known.clk, 0) < now_us THEN now_us ELSE known.clk + 1 END
+WITH now_us
 MERGE (a:User {id: $src})
+  ON CREATE SET a.clk = now_us
 MERGE (b:User {id: $dst})
 WITH a, b
-UNWIND CASE WHEN $src < $dst THEN [a, b] ELSE [b, a] END AS locked
-SET locked.clk = coalesce(locked.clk, 0)
-WITH a, b, count(locked) AS locks
-WITH a, b, datetime.realtime() AS now
 OPTIONAL MATCH (a)-[edge:FOLLOWS]->(b)
-WITH a, b, now, collect(edge) AS edges
-WITH a, b, now, edges, edges[0] AS r
-WITH a, b, edges, r,
-     CASE WHEN r IS NULL
-       THEN reduce(m = now.epochSeconds * 1000000 + now.microsecond,
-                   x IN [a.clk + 1, b.clk + 1] | CASE WHEN x > m THEN x ELSE m END)
-       ELSE r.since
-     END AS version
+WITH a, b, collect(edge) AS edges
+WITH a, b, edges[0] AS r
 FOREACH (_ IN CASE WHEN r IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[:FOLLOWS {since: version}]->(b)
-  SET a.clk = version, b.clk = version)
-RETURN r IS NULL AS changed,
-       version,
-       a.clk AS src_clk, COUNT { (a)<-[:FOLLOWS]-() } AS src_followers, COUNT { (a)-[:FOLLOWS]->() } AS src_following,
-       b.clk AS dst_clk, COUNT { (b)<-[:FOLLOWS]-() } AS dst_followers, COUNT { (b)-[:FOLLOWS]->() } AS dst_following
+  CREATE (a)-[:FOLLOWS {since: a.clk}]->(b))
+RETURN r IS NULL AS changed, coalesce(r.since, a.clk) AS version

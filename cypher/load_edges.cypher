@@ -1,13 +1,12 @@
 // load_edges: bulk-create follows; an edge that already exists is left as it is.
-// The users are write-locked before the existence check (as in follow.cypher), so a load running
-// beside live writes cannot create a duplicate edge. Each user's clock moves past the newest
-// loaded follow time, so live writes after a load are still ordered after it.
+// As in follow.cypher only the follower is locked (before the existence check), so a load
+// running beside live writes cannot create a duplicate edge, and its clock moves past the
+// newest loaded follow time so that live writes after a load are ordered after it.
 // Params: $rows (list of {s: src id, d: dst id, t: since in microseconds}).
 UNWIND $rows AS row
 MATCH (a:User {id: row.s})
 MATCH (b:User {id: row.d})
-SET a.clk = CASE WHEN coalesce(a.clk, 0) < row.t THEN row.t ELSE a.clk END,
-    b.clk = CASE WHEN coalesce(b.clk, 0) < row.t THEN row.t ELSE b.clk END
+SET a.clk = CASE WHEN coalesce(a.clk, 0) < row.t THEN row.t ELSE a.clk + 1 END
 WITH a, b, row
 WHERE NOT EXISTS { (a)-[:FOLLOWS]->(b) }
 CREATE (a)-[:FOLLOWS {since: row.t}]->(b)

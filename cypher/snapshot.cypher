@@ -1,11 +1,12 @@
 // snapshot: what the mirror needs to (re)build users, in one round trip for many users.
-// clk is read before the edges: under read-committed the edges can only be newer than clk,
-// never older, so clk is a safe lower bound for the version the snapshot reflects.
+// `at` is Neo4j's clock read before anything else: every change committed before `at` is
+// reflected in the counts and lists, so between two snapshots of a user the later `at` wins.
 // A limit of 0 skips that list (a counts-only snapshot). Unknown users give no row.
 // Params: $ids (list of user ids), $followers_limit, $following_limit.
+WITH datetime.realtime() AS now
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
-WITH u, coalesce(u.clk, 0) AS clk
+WITH u, now.epochSeconds * 1000000 + now.microsecond AS at
 CALL (u) {
   MATCH (u)<-[r:FOLLOWS]-(f:User)
   WITH r.since AS since, f.id AS id
@@ -20,7 +21,7 @@ CALL (u) {
   LIMIT $following_limit
   RETURN collect([since, id]) AS following
 }
-RETURN u.id AS id, clk,
+RETURN u.id AS id, at,
        COUNT { (u)<-[:FOLLOWS]-() } AS followers_count,
        COUNT { (u)-[:FOLLOWS]->() } AS following_count,
        followers, following

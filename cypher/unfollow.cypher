@@ -1,24 +1,15 @@
 // unfollow: delete (src)-[:FOLLOWS]->(dst) if it exists; no row when either user is unknown.
-// Same locking and clock as follow.cypher: an effective removal gets a fresh version; a no-op
-// reports each user's current clock, which is newer than any instance of this edge, so the
-// mirror can repair a stale entry with it.
-// Params: $src, $dst (user ids).
-MATCH (a:User {id: $src})
+// Locks and ticks only the follower, as follow.cypher does. The tick is the removal's version;
+// for a no-op it is still newer than any instance of this edge, so the mirror can use it to
+// repair a stale entry.
+// Params: $src, $dst (user ids). Returns whether an edge was removed, and the version.
 MATCH (b:User {id: $dst})
-UNWIND CASE WHEN $src < $dst THEN [a, b] ELSE [b, a] END AS locked
-SET locked.clk = coalesce(locked.clk, 0)
-WITH a, b, count(locked) AS locks
+MATCH (a:User {id: $src})
 WITH a, b, datetime.realtime() AS now
+WITH a, b, now.epochSeconds * 1000000 + now.microsecond AS now_us
+SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
+WITH a, b
 OPTIONAL MATCH (a)-[edge:FOLLOWS]->(b)
-WITH a, b, now, collect(edge) AS edges
-WITH a, b, now, edges, edges[0] AS r
-WITH a, b, edges, r,
-     reduce(m = now.epochSeconds * 1000000 + now.microsecond,
-            x IN [a.clk + 1, b.clk + 1] | CASE WHEN x > m THEN x ELSE m END) AS version
-FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END |
-  FOREACH (e IN edges | DELETE e)
-  SET a.clk = version, b.clk = version)
-RETURN r IS NOT NULL AS changed,
-       version,
-       a.clk AS src_clk, COUNT { (a)<-[:FOLLOWS]-() } AS src_followers, COUNT { (a)-[:FOLLOWS]->() } AS src_following,
-       b.clk AS dst_clk, COUNT { (b)<-[:FOLLOWS]-() } AS dst_followers, COUNT { (b)-[:FOLLOWS]->() } AS dst_following
+WITH a, collect(edge) AS edges
+FOREACH (e IN edges | DELETE e)
+RETURN size(edges) > 0 AS changed, a.clk AS version

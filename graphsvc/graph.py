@@ -5,14 +5,14 @@ Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
 
 from graphsvc.cursor import Position
-from graphsvc.model import EdgeChange, Entry, Side, Snapshot, UserState
+from graphsvc.model import EdgeChange, Entry, Side, Snapshot
 from graphsvc.queries import query, statements
 from graphsvc.settings import Settings
 
@@ -58,25 +58,27 @@ class GraphStore:
 
     async def follow(self, src: str, dst: str) -> EdgeChange:
         (row,) = await self._run("follow", {"src": src, "dst": dst}, write=True)
-        return self._change(src, dst, row, following=True)
+        return await self._change(src, dst, row, following=True)
 
     async def unfollow(self, src: str, dst: str) -> EdgeChange | None:
         """None when either user has never existed (nothing to change, nothing to mirror)."""
         rows = await self._run("unfollow", {"src": src, "dst": dst}, write=True)
-        return self._change(src, dst, rows[0], following=False) if rows else None
+        return await self._change(src, dst, rows[0], following=False) if rows else None
 
-    @staticmethod
-    def _change(src: str, dst: str, row: neo4j.Record, *, following: bool) -> EdgeChange:
-        src_state = UserState(row["src_clk"], row["src_followers"], row["src_following"])
-        dst_state = UserState(row["dst_clk"], row["dst_followers"], row["dst_following"])
-        changed = bool(row["changed"])
-        if following or changed:
-            src_version = dst_version = row["version"]
-        else:
-            # The edge was already absent: each user's clock is newer than any instance of it.
-            src_version, dst_version = src_state.clock, dst_state.clock
+    async def _change(
+        self, src: str, dst: str, row: neo4j.Record, *, following: bool
+    ) -> EdgeChange:
+        # Counts are read after the commit: the followed user is not locked by the write, so
+        # only a read that starts after the commit is sure to include it.
+        counts = await self.snapshots([src, dst])
         return EdgeChange(
-            src, dst, following, changed, src_version, dst_version, src_state, dst_state
+            src,
+            dst,
+            following,
+            bool(row["changed"]),
+            row["version"],
+            counts[src].counts,
+            counts[dst].counts,
         )
 
     async def snapshots(
@@ -94,7 +96,7 @@ class GraphStore:
         return {
             row["id"]: Snapshot(
                 user_id=row["id"],
-                clock=row["clk"],
+                at=row["at"],
                 followers_count=row["followers_count"],
                 following_count=row["following_count"],
                 followers=_entries(row["followers"]),
@@ -115,6 +117,17 @@ class GraphStore:
         }
         rows = await self._run(f"{side.label}_page", params)
         return [Entry(user_id=row["id"], since=row["since"]) for row in rows]
+
+    async def user_ids(self, batch: int = 10_000) -> AsyncIterator[list[str]]:
+        """All user ids, in id order, ``batch`` at a time."""
+        after = ""
+        while True:
+            rows = await self._run("user_ids_page", {"after": after, "limit": batch})
+            if not rows:
+                return
+            ids = [row["id"] for row in rows]
+            yield ids
+            after = ids[-1]
 
     async def load_users(self, user_ids: Sequence[str]) -> None:
         await self._run("load_users", {"ids": list(user_ids)}, write=True)

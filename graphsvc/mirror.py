@@ -2,7 +2,7 @@
 
 Per user ``u`` (every key carries the hash tag ``{u}``, so one user's keys share a cluster slot):
 
-- ``<prefix>m:{u}``  hash: exact counts, their version, and per-list build state
+- ``<prefix>m:{u}``  hash: exact counts, when Neo4j read them, and per-list build state
 - ``<prefix>r:{u}``  sorted set of followers, score = follow time (microseconds), newest N kept
 - ``<prefix>g:{u}``  sorted set of followings, same shape
 - ``<prefix>j:{u}``  short-lived journal of removals (and of additions while a list is cold)
@@ -100,22 +100,13 @@ class Mirror:
         """Mirror one committed edge change: two single-user scripts, one round trip."""
         op = "+" if change.following else "-"
         halves = (
-            (change.src, Side.FOLLOWING, change.dst, change.src_version, change.src_state),
-            (change.dst, Side.FOLLOWERS, change.src, change.dst_version, change.dst_state),
+            (change.src, Side.FOLLOWING, change.dst, change.src_counts),
+            (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
         )
         async with self._redis.pipeline(transaction=False) as pipe:
-            for user, side, member, version, state in halves:
-                args = [
-                    side.value,
-                    op,
-                    member,
-                    version,
-                    state.clock,
-                    state.followers,
-                    state.following,
-                    self._cap,
-                    self._window_us,
-                ]
+            for user, side, member, counts in halves:
+                args = [side.value, op, member, change.version, counts.at, counts.followers,
+                        counts.following, self._cap, self._window_us]  # fmt: skip
                 await self._edge(keys=self._side_keys(user, side), args=args, client=pipe)
             await pipe.execute()
 
@@ -124,7 +115,7 @@ class Mirror:
         async with self._redis.pipeline(transaction=False) as pipe:
             for snap in snapshots:
                 if not sides:
-                    counts = [snap.clock, snap.followers_count, snap.following_count]
+                    counts = [snap.at, snap.followers_count, snap.following_count]
                     await self._install_counts(
                         keys=[self._key("m", snap.user_id)], args=counts, client=pipe
                     )
@@ -134,7 +125,7 @@ class Mirror:
                     boundary = (rest[0].since, rest[0].user_id) if rest else (-1, "")
                     args: list[Any] = [
                         side.value,
-                        snap.clock,
+                        snap.at,
                         snap.followers_count,
                         snap.following_count,
                         self._cap,

@@ -45,39 +45,37 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class UserState:
-    """A user's clock and exact counts as of one Neo4j transaction."""
+class UserCounts:
+    """A user's exact counts as read from Neo4j at ``at`` (Neo4j's clock, microseconds)."""
 
-    clock: int
+    at: int
     followers: int
     following: int
 
 
 @dataclass(frozen=True, slots=True)
 class EdgeChange:
-    """The outcome of one follow or unfollow transaction, as the mirror needs it.
+    """One committed follow or unfollow, as the mirror needs it.
 
-    ``src_version`` / ``dst_version`` order this edge state on each user's clock: the new
-    edge's time for a follow, the removal time for an unfollow.
+    ``version`` orders writes to this edge: the edge's follow time for a follow, the
+    follower's clock tick for an unfollow. The counts were read after the commit.
     """
 
     src: str
     dst: str
     following: bool
     changed: bool
-    src_version: int
-    dst_version: int
-    src_state: UserState
-    dst_state: UserState
+    version: int
+    src_counts: UserCounts
+    dst_counts: UserCounts
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A user's newest list entries and counts as read from Neo4j; ``clock`` is a lower bound
-    of the version they reflect."""
+    """A user's newest list entries and exact counts, read from Neo4j at ``at``."""
 
     user_id: str
-    clock: int
+    at: int
     followers_count: int
     following_count: int
     followers: list[Entry] = field(default_factory=list)
@@ -88,6 +86,10 @@ class Snapshot:
 
     def count(self, side: Side) -> int:
         return self.followers_count if side is Side.FOLLOWERS else self.following_count
+
+    @property
+    def counts(self) -> UserCounts:
+        return UserCounts(self.at, self.followers_count, self.following_count)
 
 
 @dataclass(frozen=True, slots=True)

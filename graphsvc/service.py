@@ -16,6 +16,7 @@ from graphsvc.cursor import CursorCodec, Position
 from graphsvc.errors import InvalidLimit, SelfFollow
 from graphsvc.graph import GraphStore
 from graphsvc.ids import validate_user_id
+from graphsvc.keyed_lock import KeyedLock
 from graphsvc.mirror import Mirror
 from graphsvc.model import Counts, EdgeChange, Entry, Page, Side
 from graphsvc.settings import Settings
@@ -29,23 +30,28 @@ class GraphService:
         self.mirror = mirror
         self.settings = settings
         self._cursors = CursorCodec(settings.cursor_secret)
+        # One user's writes queue here rather than on the user's Neo4j lock, where many waiters
+        # make Neo4j report (false) deadlocks and the driver backs off for seconds.
+        self._writers = KeyedLock()
 
     # -- writes -------------------------------------------------------------------------------
 
     async def follow(self, user_id: str, target_id: str) -> bool:
         """Make ``user_id`` follow ``target_id``; True when the edge is new."""
         self._check_pair(user_id, target_id)
-        change = await self.graph.follow(user_id, target_id)
-        await self._mirror(change)
+        async with self._writers.hold(user_id):
+            change = await self.graph.follow(user_id, target_id)
+            await self._mirror(change)
         return change.changed
 
     async def unfollow(self, user_id: str, target_id: str) -> bool:
         """Remove the follow; True when there was one to remove."""
         self._check_pair(user_id, target_id)
-        change = await self.graph.unfollow(user_id, target_id)
-        if change is None:
-            return False
-        await self._mirror(change)
+        async with self._writers.hold(user_id):
+            change = await self.graph.unfollow(user_id, target_id)
+            if change is None:
+                return False
+            await self._mirror(change)
         return change.changed
 
     @staticmethod

@@ -1,16 +1,19 @@
 -- Shared helpers, prepended to every mirror script. A script touches the keys of ONE user
 -- only (they share the {user} hash tag), so the same code runs on Redis Cluster.
 --
--- meta hash:  v = version of the counts; fr, fg = exact follower / following counts;
---             per side S (r = followers, g = following):
---             Ss = version of the Neo4j snapshot the list was built from (present = loaded),
+-- meta hash:  fr, fg = exact follower / following counts; at = when Neo4j read them
+--             (microseconds of Neo4j's clock): a count read later replaces one read earlier.
+--             Per side S (r = followers, g = following):
+--             Ss = when the list was built (present = loaded),
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
--- list zset:  member = the other user, score = follow time in microseconds (its version too).
+-- list zset:  member = the other user, score = follow time in microseconds.
 -- journal:    zset of S..op..member -> version. Removals always, additions while the list is
 --             cold; entries older than the window are dropped.
--- Versions are a per-user hybrid logical clock kept by Neo4j, so for one user they are unique
--- and grow in commit order. Numbers above 2^47 lose digits in Lua's tostring: format them
--- with '%.0f' or pass the original string.
+-- Versions order the writes to ONE edge: they come from the follower's hybrid logical clock in
+-- Neo4j (the follower is locked by every change to its edges), so for an edge they are unique
+-- and grow in commit order. The newest version of an edge wins, whatever order writes arrive in.
+-- Numbers above 2^47 lose digits in Lua's tostring: format them with '%.0f' or pass the
+-- original string.
 
 local function less_bytes(a, b)
   local n = math.min(#a, #b)
@@ -44,10 +47,10 @@ local function above_boundary(meta, side, score, member)
   return less_bytes(b[2] or '', member)
 end
 
-local function set_counts(meta, version, followers, following)
-  local current = tonumber(redis.call('HGET', meta, 'v') or '-1')
-  if tonumber(version) > current then
-    redis.call('HSET', meta, 'v', version, 'fr', followers, 'fg', following)
+local function set_counts(meta, at, followers, following)
+  local current = tonumber(redis.call('HGET', meta, 'at') or '-1')
+  if tonumber(at) >= current then
+    redis.call('HSET', meta, 'at', at, 'fr', followers, 'fg', following)
   end
 end
 
@@ -75,8 +78,7 @@ end
 
 -- one edge's state applied to a loaded list; the newest version of the edge wins
 local function apply_edge(meta, list, journal, side, op, member, version, cap)
-  local snap = redis.call('HGET', meta, side .. 's')
-  if not snap or version <= tonumber(snap) then return 0 end
+  if redis.call('HEXISTS', meta, side .. 's') == 0 then return 0 end
   local current = tonumber(redis.call('ZSCORE', list, member) or '-1')
   if op == '-' then
     if current >= 0 and current < version then

@@ -1,6 +1,6 @@
 -- One user's half of a follow or unfollow, after Neo4j committed it.
 -- KEYS: meta, list, journal (one user)
--- ARGV: side, op ('+' | '-'), member, version, counts version, followers, following,
+-- ARGV: side, op ('+' | '-'), member, edge version, counts read at, followers, following,
 --       cap, journal window (microseconds)
 local meta, list, journal = KEYS[1], KEYS[2], KEYS[3]
 local side, op, member = ARGV[1], ARGV[2], ARGV[3]

@@ -1,11 +1,12 @@
 -- Build one side of a user's mirror from a Neo4j snapshot, unless a loaded list is there.
--- Changes journaled after the snapshot's version are replayed on top of it.
+-- The journal is replayed on top: writes that reached Redis while the list was cold may be
+-- newer than the snapshot, and the newest version of each edge wins.
 -- KEYS: meta, list, journal (one user)
--- ARGV: side, snapshot version, followers, following, cap, boundary score (-1 = complete),
+-- ARGV: side, snapshot read at, followers, following, cap, boundary score (-1 = complete),
 --       boundary member, then score, member pairs
 local meta, list, journal = KEYS[1], KEYS[2], KEYS[3]
-local side, clock, cap = ARGV[1], ARGV[2], tonumber(ARGV[5])
-set_counts(meta, clock, ARGV[3], ARGV[4])
+local side, at, cap = ARGV[1], ARGV[2], tonumber(ARGV[5])
+set_counts(meta, at, ARGV[3], ARGV[4])
 if list_state(meta, list, side) then return 0 end
 redis.call('DEL', list)
 for first = 8, #ARGV, 2000 do
@@ -13,8 +14,8 @@ for first = 8, #ARGV, 2000 do
   for i = first, math.min(first + 1999, #ARGV) do batch[#batch + 1] = ARGV[i] end
   redis.call('ZADD', list, unpack(batch))
 end
-redis.call('HSET', meta, side .. 's', clock, side .. 'b', ARGV[6], side .. 'm', ARGV[7])
-local later = redis.call('ZRANGE', journal, '(' .. clock, '+inf', 'BYSCORE', 'WITHSCORES')
+redis.call('HSET', meta, side .. 's', at, side .. 'b', ARGV[6], side .. 'm', ARGV[7])
+local later = redis.call('ZRANGE', journal, 0, -1, 'WITHSCORES')
 for i = 1, #later, 2 do
   local key = later[i]
   if key:sub(1, 1) == side then

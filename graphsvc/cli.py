@@ -1,0 +1,154 @@
+"""The ``graphsvc`` command: serve the API, run the local servers, load and check graphs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from graphsvc import localservers
+from graphsvc.consistency import check_users
+from graphsvc.demo import demo_edges
+from graphsvc.loader import EdgeSet, LoadError, load_edges, read_edge_file, rebuild_mirror
+from graphsvc.runtime import open_service
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings, get_settings
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+async def _load(settings: Settings, edges: EdgeSet, progress: bool) -> None:
+    _print(edges.summary())
+    async with open_service(settings) as service:
+        report = await load_edges(service, edges, progress=progress)
+    _print(
+        f"loaded {report.edges:,} edges ({report.created:,} new) between {report.users:,} users "
+        f"in {report.seconds:.1f}s: {report.edges_per_second:,.0f} edges/s"
+    )
+
+
+async def _batches_of(
+    service: GraphService, users: Sequence[str], everyone: bool
+) -> AsyncIterator[list[str]]:
+    if everyone:
+        async for batch in service.graph.user_ids(service.settings.rebuild_batch_users):
+            yield batch
+    else:
+        for start in range(0, len(users), service.settings.rebuild_batch_users):
+            yield list(users[start : start + service.settings.rebuild_batch_users])
+
+
+async def _check(settings: Settings, users: Sequence[str], everyone: bool, repair: bool) -> int:
+    found = checked = 0
+    async with open_service(settings) as service:
+        with tqdm(desc="checked", unit="user") as bar:
+            async for batch in _batches_of(service, users, everyone):
+                drifts = await check_users(service.graph, service.mirror, batch)
+                for drift in drifts:
+                    tqdm.write(str(drift))
+                found += len(drifts)
+                checked += len(batch)
+                if repair and drifts:
+                    await rebuild_mirror(
+                        service, sorted({d.user_id for d in drifts}), progress=False
+                    )
+                bar.update(len(batch))
+    _print(
+        f"checked {checked:,} users: {found} drifts" + (" (repaired)" if repair and found else "")
+    )
+    return 1 if found and not repair else 0
+
+
+async def _rebuild(settings: Settings, users: Sequence[str], everyone: bool) -> None:
+    built = 0
+    async with open_service(settings) as service:
+        async for batch in _batches_of(service, users, everyone):
+            built += await rebuild_mirror(service, batch, progress=not everyone)
+    _print(f"rebuilt the mirror of {built:,} users")
+
+
+def _serve(settings: Settings, host: str | None, port: int | None, workers: int | None) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        "graphsvc.api:create_app",
+        factory=True,
+        host=host or settings.api_host,
+        port=port or settings.api_port,
+        workers=workers or settings.api_workers,
+        log_level="info",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int)
+
+    services = sub.add_parser("services", help="run the local Neo4j and Redis servers")
+    services.add_argument("action", choices=["up", "down", "status"])
+
+    load = sub.add_parser("load", help="bulk-load an edge list or CSV file")
+    load.add_argument("file", type=Path)
+    load.add_argument("--undirected", action="store_true", help="each line follows both ways")
+    load.add_argument("--prefix", default="", help="put before every id (e.g. 'fb.')")
+    load.add_argument("--no-progress", action="store_true")
+
+    demo = sub.add_parser("demo", help="load the generated demo graph")
+    demo.add_argument("--users", type=int, default=3000)
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--no-progress", action="store_true")
+
+    for name, text in (
+        ("check", "compare the mirror with Neo4j"),
+        ("rebuild", "rebuild the mirror"),
+    ):
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("users", nargs="*", help="user ids")
+        cmd.add_argument("--all", action="store_true", help="every user in Neo4j")
+        if name == "check":
+            cmd.add_argument("--repair", action="store_true", help="rebuild users that drifted")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    settings = get_settings()
+    try:
+        if args.command == "serve":
+            _serve(settings, args.host, args.port, args.workers)
+        elif args.command == "services":
+            if args.action == "status":
+                for line in localservers.status(settings):
+                    _print(line)
+            else:
+                getattr(localservers, args.action)(settings)
+        elif args.command == "load":
+            edges = read_edge_file(args.file, undirected=args.undirected, prefix=args.prefix)
+            asyncio.run(_load(settings, edges, not args.no_progress))
+        elif args.command == "demo":
+            asyncio.run(_load(settings, demo_edges(args.users, args.seed), not args.no_progress))
+        elif args.command in ("check", "rebuild"):
+            if not args.users and not args.all:
+                raise SystemExit(f"graphsvc {args.command}: name user ids or pass --all")
+            if args.command == "check":
+                return asyncio.run(_check(settings, args.users, args.all, args.repair))
+            asyncio.run(_rebuild(settings, args.users, args.all))
+    except (LoadError, localservers.ServerError) as exc:
+        print(f"graphsvc: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Fixtures: real Neo4j and Redis, never stand-ins.
+
+Which servers: the ones named by NEO4J_URI / REDIS_URL when set; otherwise containers
+(testcontainers) when a Docker engine answers; otherwise the project's own local servers,
+started as `graphsvc services up` does (and left running for the next run).
+
+Every test makes its own user ids (unique per run), so tests share the servers with demo data
+and with each other without interfering. Each module ends by checking that the mirror of every
+user it touched equals Neo4j, and the suite ends with the same check over all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack
+
+import httpx
+import pytest
+
+from graphsvc import localservers
+from graphsvc.api import create_app
+from graphsvc.consistency import check_users
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+RUN = uuid.uuid4().hex[:8]
+_counter = itertools.count()
+TOUCHED: set[str] = set()
+
+
+def _docker_engine() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+def _containers(stack: ExitStack) -> dict[str, str]:
+    from testcontainers.neo4j import Neo4jContainer
+    from testcontainers.redis import RedisContainer
+
+    password = Settings().neo4j_password
+    neo4j = stack.enter_context(Neo4jContainer("neo4j:5.26-community", password=password))
+    redis = stack.enter_context(RedisContainer("redis:7"))
+    host, port = redis.get_container_host_ip(), redis.get_exposed_port(6379)
+    return {"neo4j_uri": neo4j.get_connection_url(), "redis_url": f"redis://{host}:{port}/0"}
+
+
+@pytest.fixture(scope="session")
+def server_settings() -> Iterator[Settings]:
+    with ExitStack() as stack:
+        if os.environ.get("NEO4J_URI") or os.environ.get("REDIS_URL"):
+            settings = Settings()
+        elif _docker_engine():
+            settings = Settings(**_containers(stack))
+        else:
+            settings = Settings()
+            localservers.up(settings)
+        yield settings
+
+
+@pytest.fixture(scope="session")
+async def backends(server_settings: Settings) -> AsyncIterator[Backends]:
+    async with Backends.open(server_settings) as opened:
+        await opened.graph.apply_schema()
+        yield opened
+
+
+@pytest.fixture(scope="session")
+def make_service(backends: Backends, server_settings: Settings) -> Callable[..., GraphService]:
+    """A service over the shared connections, with settings overridden (e.g. a small cap)."""
+    from graphsvc.mirror import Mirror
+
+    def make(**overrides: object) -> GraphService:
+        settings = server_settings.model_copy(update=overrides)
+        mirror = Mirror(backends.mirror.client, settings)
+        return GraphService(backends.graph, mirror, settings)
+
+    return make
+
+
+@pytest.fixture
+def service(make_service: Callable[..., GraphService]) -> GraphService:
+    return make_service()
+
+
+@pytest.fixture
+def make_client(make_service: Callable[..., GraphService]) -> Callable[..., httpx.AsyncClient]:
+    """An HTTP client for the real ASGI app over a service with the given overrides."""
+
+    def make(**overrides: object) -> httpx.AsyncClient:
+        service = make_service(**overrides)
+        app = create_app(service.settings, service)
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://graphsvc")
+
+    return make
+
+
+@pytest.fixture
+async def client(make_client: Callable[..., httpx.AsyncClient]) -> AsyncIterator[httpx.AsyncClient]:
+    async with make_client() as http:
+        yield http
+
+
+def new_user_id(name: str = "u") -> str:
+    """A user id unique to this run, remembered for the end-of-suite consistency check."""
+    uid = f"t{RUN}.{next(_counter)}.{name}"
+    TOUCHED.add(uid)
+    return uid
+
+
+async def assert_consistent(backends: Backends, user_ids: set[str]) -> None:
+    ordered = sorted(user_ids)
+    drifts = []
+    for start in range(0, len(ordered), 500):
+        drifts += await check_users(backends.graph, backends.mirror, ordered[start : start + 500])
+    assert not drifts, "mirror differs from Neo4j:\n" + "\n".join(map(str, drifts[:20]))
+
+
+@pytest.fixture(scope="module")
+async def touched(backends: Backends) -> AsyncIterator[set[str]]:
+    """Users a module touched; when the module ends their mirrors must equal Neo4j."""
+    users: set[str] = set()
+    yield users
+    if users:
+        await assert_consistent(backends, users)
+
+
+@pytest.fixture
+def uid(touched: set[str]) -> Callable[[str], str]:
+    def make(name: str = "u") -> str:
+        user_id = new_user_id(name)
+        touched.add(user_id)
+        return user_id
+
+    return make
+
+
+@pytest.fixture
+def remember(touched: set[str]) -> Callable[[list[str]], None]:
+    """Also check users whose ids a test did not make (loaded files)."""
+
+    def add(user_ids: list[str]) -> None:
+        TOUCHED.update(user_ids)
+        touched.update(user_ids)
+
+    return add
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `suite_end` run after everything else."""
+    items.sort(key=lambda item: item.get_closest_marker("suite_end") is not None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "suite_end: runs after every other test")

@@ -1,0 +1,33 @@
+"""Small helpers shared by the HTTP tests."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import httpx
+
+
+async def walk(client: httpx.AsyncClient, user: str, side: str, limit: int) -> list[dict]:
+    """Every item of a list, following next_cursor to the end."""
+    items: list[dict] = []
+    cursor = None
+    for _ in range(100_000):
+        params = {"limit": limit} | ({"cursor": cursor} if cursor else {})
+        response = await client.get(f"/v1/users/{user}/{side}", params=params)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert len(body["items"]) <= limit
+        items += body["items"]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            return items
+        assert body["items"], "a page with a next_cursor must not be empty"
+    raise AssertionError("walk did not end")
+
+
+def assert_newest_first(items: list[dict]) -> None:
+    keys = [
+        (datetime.fromisoformat(i["since"].replace("Z", "+00:00")), i["user_id"]) for i in items
+    ]
+    assert keys == sorted(keys, reverse=True), "not newest first"
+    assert len(set(keys)) == len(keys)

@@ -1,0 +1,101 @@
+"""Hot lists are capped, counts stay exact, and walks cross the Redis/Neo4j seam unnoticed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+from helpers import assert_newest_first, walk
+
+from graphsvc.loader import load_edges, read_edge_file
+from graphsvc.model import Side
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+
+UserIds = Callable[[str], str]
+CAP = 25
+
+
+async def followers_of(client: httpx.AsyncClient, user: str) -> list[str]:
+    return [i["user_id"] for i in await walk(client, user, "followers", limit=7)]
+
+
+async def test_celebrity_past_the_cap(
+    make_client: Callable[..., httpx.AsyncClient],
+    make_service: Callable[..., GraphService],
+    backends: Backends,
+    uid: UserIds,
+) -> None:
+    service = make_service(hot_list_cap=CAP)
+    celeb = uid("celeb")
+    fans = [uid(f"fan{n}") for n in range(90)]
+    for fan in fans:
+        await service.follow(fan, celeb)
+    redis, followers_key = backends.mirror.client, backends.mirror.keys(celeb)[1]
+
+    async with make_client(hot_list_cap=CAP) as client:
+        assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 90
+        # Lists are built on first read, holding only the newest CAP entries.
+        assert await redis.zcard(followers_key) == 0
+        items = await walk(client, celeb, "followers", limit=7)
+        assert [i["user_id"] for i in items] == fans[::-1]
+        assert_newest_first(items)
+        assert await redis.zcard(followers_key) == CAP
+
+        # Unfollows on both sides of the seam, then new follows.
+        gone = fans[-3:] + fans[:3]
+        await asyncio.gather(*(service.unfollow(f, celeb) for f in gone))
+        newcomers = [uid(f"new{n}") for n in range(5)]
+        for fan in newcomers:
+            await service.follow(fan, celeb)
+        expected = newcomers[::-1] + [f for f in fans[::-1] if f not in gone]
+        assert await followers_of(client, celeb) == expected
+        assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 89
+        assert await redis.zcard(followers_key) <= CAP
+
+        # A cold rebuild of a celebrity keeps only the newest CAP entries, and walks stay whole.
+        await backends.mirror.drop([celeb])
+        assert await followers_of(client, celeb) == expected
+        assert await redis.zcard(followers_key) == CAP
+
+
+async def test_equal_follow_times_across_the_seam(
+    make_client: Callable[..., httpx.AsyncClient],
+    make_service: Callable[..., GraphService],
+    tmp_path: Path,
+    remember: Callable[[list[str]], None],
+    uid: UserIds,
+) -> None:
+    """Bulk loads can give many followers one timestamp: ties order by id, across the seam."""
+    prefix = uid("ties") + "."
+    path = tmp_path / "ties.txt"
+    path.write_text("".join(f"f{n:03d} star 1700000000\n" for n in range(40)))
+    service = make_service(hot_list_cap=10)
+    edges = read_edge_file(path, prefix=prefix)
+    remember(edges.users)
+    await load_edges(service, edges, progress=False)
+    async with make_client(hot_list_cap=10) as client:
+        for limit in (3, 7, 10, 11):
+            got = await followers_of_limit(client, prefix + "star", limit)
+            assert got == [f"{prefix}f{n:03d}" for n in reversed(range(40))], limit
+
+
+async def followers_of_limit(client: httpx.AsyncClient, user: str, limit: int) -> list[str]:
+    return [i["user_id"] for i in await walk(client, user, "followers", limit=limit)]
+
+
+async def test_following_list_is_capped_too(
+    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+) -> None:
+    service = make_service(hot_list_cap=5)
+    user = uid("user")
+    targets = [uid(f"t{n}") for n in range(12)]
+    for target in targets:
+        await service.follow(user, target)
+    page = await service.following(user, limit=200)
+    assert [e.user_id for e in page.items] == targets[::-1]
+    assert await backends.mirror.client.zcard(backends.mirror.keys(user)[2]) == 5
+    snapshot = (await backends.graph.snapshots([user]))[user]
+    assert snapshot.count(Side.FOLLOWING) == 12

@@ -1,0 +1,126 @@
+"""Pure logic with no server: cursors, ids, times, edge-file parsing, query and script files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphsvc.cursor import CursorCodec, Position
+from graphsvc.errors import InvalidCursor, InvalidUserId
+from graphsvc.ids import validate_user_id
+from graphsvc.loader import LoadError, read_edge_file
+from graphsvc.mirror import script_source
+from graphsvc.model import iso_utc
+from graphsvc.queries import query_dir, statements
+
+CODEC = CursorCodec("a-test-secret-of-enough-length")
+
+
+def test_cursor_round_trip() -> None:
+    position = Position(1_795_000_000_123_456, "user.42")
+    token = CODEC.encode("followers|alice", position)
+    assert CODEC.decode("followers|alice", token) == position
+
+
+@pytest.mark.parametrize("token", ["", "abc", "abc.", ".abc", "!!!.###", "a.b.c", "x" * 300])
+def test_garbage_cursor_is_rejected(token: str) -> None:
+    with pytest.raises(InvalidCursor):
+        CODEC.decode("followers|alice", token)
+
+
+def test_tampered_cursor_is_rejected() -> None:
+    token = CODEC.encode("followers|alice", Position(1000, "bob"))
+    body, mac = token.split(".")
+    flipped = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1]
+    with pytest.raises(InvalidCursor, match="signature"):
+        CODEC.decode("followers|alice", f"{flipped}.{mac}")
+
+
+def test_cursor_is_bound_to_its_list_and_secret() -> None:
+    token = CODEC.encode("followers|alice", Position(1000, "bob"))
+    with pytest.raises(InvalidCursor, match="different list"):
+        CODEC.decode("following|alice", token)
+    with pytest.raises(InvalidCursor, match="different list"):
+        CODEC.decode("followers|carol", token)
+    with pytest.raises(InvalidCursor, match="signature"):
+        CursorCodec("another-secret-of-enough-length").decode("followers|alice", token)
+
+
+@pytest.mark.parametrize("good", ["a", "A_b.c-9", "x" * 64, "123", "..."])
+def test_valid_user_ids(good: str) -> None:
+    assert validate_user_id(good) == good
+
+
+@pytest.mark.parametrize("bad", ["", "x" * 65, "a b", "a{b}", "émile", "a/b", "a:b", "a\nb"])
+def test_invalid_user_ids_name_the_id(bad: str) -> None:
+    with pytest.raises(InvalidUserId) as caught:
+        validate_user_id(bad, "target_id")
+    assert "target_id" in caught.value.message
+    assert repr(bad)[:40].strip("'") in caught.value.message
+
+
+def test_iso_utc_is_exact() -> None:
+    assert iso_utc(1_700_000_000_123_456) == "2023-11-14T22:13:20.123456Z"
+    assert iso_utc(0) == "1970-01-01T00:00:00.000000Z"
+
+
+def test_edge_list_skips_self_loops_and_merges_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text("# comment\n1 2 100\n2 2 101\n1 2 50\n3 1 70\n\n1 3 80\n")
+    edges = read_edge_file(path, prefix="p.")
+    assert edges.edges == {
+        ("p.1", "p.2"): 50_000_000,
+        ("p.3", "p.1"): 70_000_000,
+        ("p.1", "p.3"): 80_000_000,
+    }
+    assert (edges.lines, edges.self_loops, edges.duplicates) == (5, 1, 1)
+
+
+def test_undirected_lines_follow_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "friends.txt"
+    path.write_text("a b\nb c\n")
+    edges = read_edge_file(path, undirected=True)
+    assert set(edges.edges) == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")}
+    # untimed lines get increasing times in file order
+    assert edges.edges[("a", "b")] < edges.edges[("b", "c")]
+
+
+def test_csv_with_header_and_iso_times(tmp_path: Path) -> None:
+    path = tmp_path / "edges.csv"
+    path.write_text("src,dst,since\nann,bo,2024-01-02T03:04:05Z\nbo,ann,1704164645.5\n")
+    edges = read_edge_file(path)
+    assert edges.edges == {
+        ("ann", "bo"): 1_704_164_645_000_000,
+        ("bo", "ann"): 1_704_164_645_500_000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 2\nbad{id} 3\n", r"edges.txt:2: 'bad\{id\}' is not a valid user id"),
+        ("1 2 3 4\n", "edges.txt:1: expected 'src dst \\[time\\]', got 4 fields"),
+        ("1 2 yesterday\n", "edges.txt:1: time 'yesterday' is neither"),
+        ("1 2 -5\n", "edges.txt:1: time '-5' is before 1970"),
+    ],
+)
+def test_bad_edge_files_name_the_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text(text)
+    with pytest.raises(LoadError, match=message):
+        read_edge_file(path)
+
+
+def test_every_query_file_is_parameterized_and_loads() -> None:
+    names = sorted(p.stem for p in query_dir().glob("*.cypher"))
+    assert {"follow", "unfollow", "snapshot", "followers_page", "following_page", "schema"} <= set(
+        names
+    )
+    assert len(statements("schema")) == 2
+
+
+def test_read_only_script_keeps_its_flags_line_first() -> None:
+    source = script_source("page")
+    assert source.startswith("#!lua flags=no-writes\n")
+    assert "local function apply_edge" in source
