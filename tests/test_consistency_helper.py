@@ -1,0 +1,64 @@
+"""The consistency check finds real drift (it can fail), and a rebuild repairs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+from conftest import assert_consistent
+
+from graphsvc.consistency import check_users
+from graphsvc.loader import rebuild_mirror
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+
+UserIds = Callable[[str], str]
+
+
+async def test_drift_is_found_and_repaired(
+    service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    a, b, c = uid("a"), uid("b"), uid("c")
+    await service.follow(a, b)
+    await service.follow(c, b)
+    await service.followers(b)
+    await service.following(a)
+    assert await check_users(backends.graph, backends.mirror, [a, b, c]) == []
+
+    redis = backends.mirror.client
+    meta, followers, _following, _ = backends.mirror.keys(b)
+    await redis.hset(meta, "fr", 7)  # a wrong count
+    await redis.zadd(followers, {"intruder": 1})  # a follower who does not follow
+    await redis.zrem(backends.mirror.keys(a)[2], b)  # a following that went missing
+    drifts = await check_users(backends.graph, backends.mirror, [a, b, c])
+    found = {(d.user_id, d.what) for d in drifts}
+    assert found == {(b, "counts"), (b, "followers list"), (a, "following list")}
+
+    await rebuild_mirror(service, [a, b], progress=False)
+    await assert_consistent(backends, {a, b, c})
+
+
+async def test_check_command_exit_codes(
+    service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    a, b = uid("a"), uid("b")
+    await service.follow(a, b)
+    await service.counts(b)
+    await backends.mirror.client.hset(backends.mirror.keys(b)[0], "fr", 3)
+    env = {
+        **os.environ,
+        "NEO4J_URI": service.settings.neo4j_uri,
+        "REDIS_URL": service.settings.redis_url,
+    }
+    command = [sys.executable, "-m", "graphsvc.cli", "check", a, b]
+    found = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert f"{b}: counts" in found.stdout + found.stderr
+    repaired = subprocess.run(
+        [*command, "--repair"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0 and "0 drifts" in again.stdout

@@ -1,0 +1,14 @@
+"""The suite ends by comparing the mirror of every user any test touched with Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TOUCHED, assert_consistent
+
+from graphsvc.runtime import Backends
+
+
+@pytest.mark.suite_end
+async def test_every_touched_user_is_consistent(backends: Backends) -> None:
+    assert TOUCHED, "the suite touched no users"
+    await assert_consistent(backends, set(TOUCHED))
