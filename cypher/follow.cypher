@@ -7,15 +7,17 @@
 // microseconds. A new edge's time is that tick: the follow time shown to clients and the
 // version by which the Redis mirror orders writes to this edge.
 // Params: $src, $dst (user ids). Returns whether the edge is new, and its version.
-// The lock is taken by a plain match before MERGE, which would otherwise hold a shared lock
-// that two calls of one follower then both try to upgrade (a deadlock).
+// A known follower is locked by a plain match before MERGE (MERGE alone would hold a shared
+// lock that two calls of one follower then both try to upgrade: a deadlock). The tick after
+// MERGE also locks and ticks a follower that MERGE found only because a concurrent call had
+// just created it.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 OPTIONAL MATCH (known:User {id: $src})
 SET known.clk = CASE WHEN coalesce(known.clk, 0) < now_us THEN now_us ELSE known.clk + 1 END
 WITH now_us
 MERGE (a:User {id: $src})
-  ON CREATE SET a.clk = now_us
+SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
 MERGE (b:User {id: $dst})
 WITH a, b
 OPTIONAL MATCH (a)-[edge:FOLLOWS]->(b)

@@ -70,7 +70,7 @@ class GraphStore:
     ) -> EdgeChange:
         # Counts are read after the commit: the followed user is not locked by the write, so
         # only a read that starts after the commit is sure to include it.
-        counts = await self.snapshots([src, dst])
+        counts = await self.snapshots([src, dst], fresh=True)
         return EdgeChange(
             src,
             dst,
@@ -82,9 +82,18 @@ class GraphStore:
         )
 
     async def snapshots(
-        self, user_ids: Sequence[str], *, followers_limit: int = 0, following_limit: int = 0
+        self,
+        user_ids: Sequence[str],
+        *,
+        followers_limit: int = 0,
+        following_limit: int = 0,
+        fresh: bool = False,
     ) -> dict[str, Snapshot]:
-        """Newest entries and exact counts for many users; unknown users are absent."""
+        """Newest entries and exact counts for many users; unknown users are absent.
+
+        ``fresh`` reads where writes go (the cluster leader), so a read right after a commit
+        is sure to see it.
+        """
         rows = await self._run(
             "snapshot",
             {
@@ -92,6 +101,7 @@ class GraphStore:
                 "followers_limit": followers_limit,
                 "following_limit": following_limit,
             },
+            write=fresh,
         )
         return {
             row["id"]: Snapshot(

@@ -25,6 +25,7 @@ from graphsvc.model import Side, micros_from_datetime
 from graphsvc.service import GraphService
 
 _HEADER_NAMES = {"src", "source", "from", "follower", "u"}
+_FUTURE_SLACK_US = 24 * 3600 * 1_000_000
 
 
 class LoadError(ValueError):
@@ -81,6 +82,8 @@ def _parse_time(text: str, where: str) -> int:
         micros = round(seconds * 1_000_000)
     if micros < 0:
         raise LoadError(f"{where}: time {text!r} is before 1970")
+    if micros > time.time() * 1_000_000 + _FUTURE_SLACK_US:
+        raise LoadError(f"{where}: time {text!r} is in the future (milliseconds? use seconds)")
     return micros
 
 

@@ -6,6 +6,7 @@ Per user ``u`` (every key carries the hash tag ``{u}``, so one user's keys share
 - ``<prefix>r:{u}``  sorted set of followers, score = follow time (microseconds), newest N kept
 - ``<prefix>g:{u}``  sorted set of followings, same shape
 - ``<prefix>j:{u}``  short-lived journal of removals (and of additions while a list is cold)
+- ``<prefix>t:{u}``  when Neo4j stamped each journal entry (read after its commit)
 
 All logic that must be atomic lives in the Lua scripts beside this file (``lua/``); each script
 touches one user's keys only. The protocol is described in ``lua/common.lua``.
@@ -85,11 +86,11 @@ class Mirror:
         return f"{self._prefix}{kind}:{{{user_id}}}"
 
     def keys(self, user_id: str) -> list[str]:
-        """All of one user's keys: meta, followers, following, journal."""
-        return [self._key(kind, user_id) for kind in ("m", "r", "g", "j")]
+        """All of one user's keys: meta, followers, following, journal, journal stamps."""
+        return [self._key(kind, user_id) for kind in ("m", "r", "g", "j", "t")]
 
     def _side_keys(self, user_id: str, side: Side) -> list[str]:
-        return [self._key("m", user_id), self._key(side.value, user_id), self._key("j", user_id)]
+        return [self._key(kind, user_id) for kind in ("m", side.value, "j", "t")]
 
     async def ping(self) -> None:
         await self._redis.ping()
@@ -139,10 +140,13 @@ class Mirror:
             await pipe.execute()
 
     async def drop(self, user_ids: Iterable[str]) -> None:
-        """Forget users entirely; their next read rebuilds them from Neo4j."""
+        """Forget users' counts and lists; their next read rebuilds them from Neo4j.
+
+        The journal stays: writes in flight while the user is rebuilt are replayed from it.
+        """
         async with self._redis.pipeline(transaction=False) as pipe:
             for user_id in user_ids:
-                pipe.delete(*self.keys(user_id))
+                pipe.delete(*self.keys(user_id)[:3])
             await pipe.execute()
 
     # -- reads --------------------------------------------------------------------------------
@@ -183,10 +187,12 @@ class Mirror:
         counts = Counts(int(meta["fr"]), int(meta["fg"])) if "fr" in meta else None
         state: dict[Side, tuple[list[Entry], Position | None] | None] = {}
         for side, members in zip(Side, lists, strict=True):
-            if f"{side.value}s" not in meta:
+            bound = _micros(meta.get(f"{side.value}b", "-1"))
+            count = int(meta.get("fr" if side is Side.FOLLOWERS else "fg", "0"))
+            lost = bound < 0 and count > 0 and not members  # served as cold, as list_state does
+            if f"{side.value}s" not in meta or lost:
                 state[side] = None
                 continue
-            bound = _micros(meta.get(f"{side.value}b", "-1"))
             boundary = Position(bound, meta.get(f"{side.value}m", "")) if bound >= 0 else None
             state[side] = ([Entry(m, _micros(s)) for m, s in members], boundary)
         return MirroredUser(counts, state)

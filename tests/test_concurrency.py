@@ -11,6 +11,7 @@ from conftest import assert_consistent
 from helpers import walk
 
 from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
 
 UserIds = Callable[[str], str]
 
@@ -85,3 +86,20 @@ async def test_mutual_follows_at_once_do_not_deadlock(
     responses = await asyncio.gather(*calls)
     assert all(r.status_code == 200 and r.json()["created"] for r in responses)
     await assert_consistent(backends, {u for pair in pairs for u in pair})
+
+
+async def test_a_new_user_following_at_once_from_several_services(
+    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+) -> None:
+    """Each follow is sent twice, by different services, while the follower is being created."""
+    services = [make_service() for _ in range(3)]
+    newbie = uid("newbie")
+    targets = [uid(f"t{n}") for n in range(30)]
+    calls = [services[n % 3].follow(newbie, t) for n, t in enumerate(targets)]
+    calls += [services[(n + 1) % 3].follow(newbie, t) for n, t in enumerate(targets)]
+    created = await asyncio.gather(*calls)
+    assert sum(created) == 30
+    truth = (await backends.graph.snapshots([newbie], following_limit=100))[newbie]
+    assert truth.following_count == 30
+    assert sorted(e.user_id for e in truth.following) == sorted(targets)
+    await assert_consistent(backends, {newbie, *targets})

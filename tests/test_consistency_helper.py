@@ -22,16 +22,19 @@ async def test_drift_is_found_and_repaired(
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.follow(a, b)
+    await service.follow(a, c)
     await service.follow(c, b)
     await service.followers(b)
+    await service.followers(c)
     await service.following(a)
     assert await check_users(backends.graph, backends.mirror, [a, b, c]) == []
 
     redis = backends.mirror.client
-    meta, followers, _following, _ = backends.mirror.keys(b)
+    meta, followers, *_ = backends.mirror.keys(b)
     await redis.hset(meta, "fr", 7)  # a wrong count
     await redis.zadd(followers, {"intruder": 1})  # a follower who does not follow
     await redis.zrem(backends.mirror.keys(a)[2], b)  # a following that went missing
+    await redis.zrem(backends.mirror.keys(c)[1], a)  # the only entry: a lost list, served cold
     drifts = await check_users(backends.graph, backends.mirror, [a, b, c])
     found = {(d.user_id, d.what) for d in drifts}
     assert found == {(b, "counts"), (b, "followers list"), (a, "following list")}

@@ -78,3 +78,23 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     assert (await service.counts(b)).followers == 2
     assert [e.user_id for e in (await service.followers(b)).items] == [a, c]
     await assert_consistent(backends, {a, b, c})
+
+
+async def test_a_write_delayed_across_a_flush_stays_dead(
+    service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    """follow then unfollow commit; the follow's mirror write arrives after Redis lost everything."""
+    for rebuild_first in (False, True):
+        a, b, c = uid("a"), uid("b"), uid("c")
+        await service.follow(c, b)
+        late = (await committed_changes(backends, a, b, "+"))[0]
+        await backends.mirror.apply((await committed_changes(backends, a, b, "-"))[0])
+        await backends.mirror.client.delete(*backends.mirror.keys(a), *backends.mirror.keys(b))
+        if rebuild_first:  # the late write meets a freshly built list
+            await service.followers(b)
+            await service.following(a)
+        await backends.mirror.apply(late)
+        assert [e.user_id for e in (await service.followers(b)).items] == [c]
+        assert [e.user_id for e in (await service.following(a)).items] == []
+        assert (await service.counts(b)).followers == 1
+        await assert_consistent(backends, {a, b, c})

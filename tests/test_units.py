@@ -103,6 +103,7 @@ def test_csv_with_header_and_iso_times(tmp_path: Path) -> None:
         ("1 2 3 4\n", "edges.txt:1: expected 'src dst \\[time\\]', got 4 fields"),
         ("1 2 yesterday\n", "edges.txt:1: time 'yesterday' is neither"),
         ("1 2 -5\n", "edges.txt:1: time '-5' is before 1970"),
+        ("1 2 1700000000000\n", "edges.txt:1: time '1700000000000' is in the future"),
     ],
 )
 def test_bad_edge_files_name_the_line(tmp_path: Path, text: str, message: str) -> None:

@@ -3,12 +3,17 @@
 --
 -- meta hash:  fr, fg = exact follower / following counts; at = when Neo4j read them
 --             (microseconds of Neo4j's clock): a count read later replaces one read earlier.
+--             Only a snapshot creates counts; writes refresh counts that exist.
 --             Per side S (r = followers, g = following):
---             Ss = when the list was built (present = loaded),
+--             Ss = when Neo4j read the snapshot the list was built from (present = loaded),
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
 -- list zset:  member = the other user, score = follow time in microseconds.
--- journal:    zset of S..op..member -> version. Removals always, additions while the list is
---             cold; entries older than the window are dropped.
+-- journal:    zset of S..op..member -> edge version; stamps: the same members -> `at` of the
+--             write (its counts were read after its commit, so it committed before `at`).
+--             Removals always, additions while the list is cold; pruned after the window.
+-- A write whose `at` is older than a list's snapshot committed before the snapshot was read,
+-- so the snapshot already reflects it: it is skipped. That fence survives FLUSHALL or a
+-- dropped mirror, where journals and tombstones may be gone.
 -- Versions order the writes to ONE edge: they come from the follower's hybrid logical clock in
 -- Neo4j (the follower is locked by every change to its edges), so for an edge they are unique
 -- and grow in commit order. The newest version of an edge wins, whatever order writes arrive in.
@@ -66,19 +71,24 @@ local function trim(meta, list, side, cap)
   end
 end
 
-local function remember(journal, key, version, window)
+local function remember(journal, stamps, key, version, at, window)
   local previous = redis.call('ZSCORE', journal, key)
   if not previous or tonumber(previous) < tonumber(version) then
     redis.call('ZADD', journal, version, key)
+    redis.call('ZADD', stamps, at, key)
   end
-  local horizon = string.format('%.0f', tonumber(version) - window)
-  redis.call('ZREMRANGEBYSCORE', journal, '-inf', '(' .. horizon)
-  redis.call('PEXPIRE', journal, math.ceil(window / 1000))
+  -- the horizon comes from Neo4j's clock (`at`), never from a follower's clock
+  local horizon = '(' .. string.format('%.0f', tonumber(at) - window)
+  redis.call('ZREMRANGEBYSCORE', journal, '-inf', horizon)
+  redis.call('ZREMRANGEBYSCORE', stamps, '-inf', horizon)
+  for _, key in ipairs({journal, stamps}) do
+    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+  end
 end
 
--- one edge's state applied to a loaded list; the newest version of the edge wins
-local function apply_edge(meta, list, journal, side, op, member, version, cap)
-  if redis.call('HEXISTS', meta, side .. 's') == 0 then return 0 end
+-- one edge's state applied to a loaded list (the caller checks); the newest version wins
+local function apply_edge(meta, list, journal, side, op, member, version, at, cap)
+  if at < tonumber(redis.call('HGET', meta, side .. 's')) then return 0 end
   local current = tonumber(redis.call('ZSCORE', list, member) or '-1')
   if op == '-' then
     if current >= 0 and current < version then

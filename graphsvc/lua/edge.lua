@@ -1,11 +1,17 @@
 -- One user's half of a follow or unfollow, after Neo4j committed it.
--- KEYS: meta, list, journal (one user)
+-- KEYS: meta, list, journal, stamps (one user)
 -- ARGV: side, op ('+' | '-'), member, edge version, counts read at, followers, following,
 --       cap, journal window (microseconds)
-local meta, list, journal = KEYS[1], KEYS[2], KEYS[3]
-local side, op, member = ARGV[1], ARGV[2], ARGV[3]
-set_counts(meta, ARGV[5], ARGV[6], ARGV[7])
-if op == '-' or not redis.call('HGET', meta, side .. 's') then
-  remember(journal, side .. op .. member, ARGV[4], tonumber(ARGV[9]))
+local meta, list, journal, stamps = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local side, op, member, at = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
+-- judged before the counts change: a new count must not make an empty list look lost
+local loaded = list_state(meta, list, side)
+if redis.call('HEXISTS', meta, 'at') == 1 then
+  set_counts(meta, at, ARGV[6], ARGV[7])
 end
-return apply_edge(meta, list, journal, side, op, member, tonumber(ARGV[4]), tonumber(ARGV[8]))
+if op == '-' or not loaded then
+  remember(journal, stamps, side .. op .. member, ARGV[4], at, tonumber(ARGV[9]))
+end
+if not loaded then return 0 end
+return apply_edge(meta, list, journal, side, op, member, tonumber(ARGV[4]), tonumber(at),
+                  tonumber(ARGV[8]))
