@@ -1,16 +1,18 @@
 # Two commands do everything on a fresh machine:
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
 #   make test  - venv, install, Neo4j + Redis up, the whole test suite
+#   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: install services run demo test stop status lint format clean
+.PHONY: install services run demo test bench stop status lint format clean
+SIZE ?= S
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --editable '.[dev]'
+	$(BIN)/pip install --quiet --editable '.[dev,bench]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
@@ -27,19 +29,24 @@ run: demo
 test: services
 	$(BIN)/pytest
 
+bench: install
+	$(BIN)/python -m bench.run --size $(SIZE)
+
 stop:
 	@test -x $(BIN)/graphsvc && $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/graphsvc && STATE_DIR=.local/bench NEO4J_URI=bolt://127.0.0.1:27687 \
+		REDIS_URL=redis://127.0.0.1:26379/0 $(BIN)/graphsvc services down || true
 
 status: install
 	$(BIN)/graphsvc services status
 
 lint: install
-	$(BIN)/ruff check graphsvc tests
-	$(BIN)/ruff format --check graphsvc tests
+	$(BIN)/ruff check graphsvc tests bench
+	$(BIN)/ruff format --check graphsvc tests bench
 
 format: install
-	$(BIN)/ruff check --fix graphsvc tests
-	$(BIN)/ruff format graphsvc tests
+	$(BIN)/ruff check --fix graphsvc tests bench
+	$(BIN)/ruff format graphsvc tests bench
 
 clean: stop
 	rm -rf $(VENV) .local

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from tqdm import tqdm
 from graphsvc import localservers
 from graphsvc.consistency import check_users
 from graphsvc.demo import demo_edges
-from graphsvc.loader import EdgeSet, LoadError, load_edges, read_edge_file, rebuild_mirror
+from graphsvc.generate import SIZES, write_edge_file
+from graphsvc.loader import EdgeSet, LoadError, load, read_edge_file, rebuild_mirror
 from graphsvc.runtime import open_service
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings, get_settings
@@ -23,10 +25,10 @@ def _print(line: str) -> None:
     print(line, flush=True)
 
 
-async def _load(settings: Settings, edges: EdgeSet, progress: bool) -> None:
+async def _load(settings: Settings, edges: EdgeSet, progress: bool, online: bool = False) -> None:
     _print(edges.summary())
     async with open_service(settings) as service:
-        report = await load_edges(service, edges, progress=progress)
+        report = await load(service, edges, progress=progress, online=online, say=_print)
     _print(
         f"loaded {report.edges:,} edges ({report.created:,} new) between {report.users:,} users "
         f"in {report.seconds:.1f}s: {report.edges_per_second:,.0f} edges/s"
@@ -102,7 +104,17 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("file", type=Path)
     load.add_argument("--undirected", action="store_true", help="each line follows both ways")
     load.add_argument("--prefix", default="", help="put before every id (e.g. 'fb.')")
+    load.add_argument(
+        "--online",
+        action="store_true",
+        help="use transactions even when the offline importer could be used",
+    )
     load.add_argument("--no-progress", action="store_true")
+
+    gen = sub.add_parser("gen", help="write a synthetic power-law follow graph (edge list)")
+    gen.add_argument("--size", choices=sorted(SIZES), default="S")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--out", type=Path, required=True)
 
     demo = sub.add_parser("demo", help="load the generated demo graph")
     demo.add_argument("--users", type=int, default=3000)
@@ -135,7 +147,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 getattr(localservers, args.action)(settings)
         elif args.command == "load":
             edges = read_edge_file(args.file, undirected=args.undirected, prefix=args.prefix)
-            asyncio.run(_load(settings, edges, not args.no_progress))
+            asyncio.run(_load(settings, edges, not args.no_progress, args.online))
+        elif args.command == "gen":
+            started = time.perf_counter()
+            written = write_edge_file(args.out, SIZES[args.size], seed=args.seed)
+            _print(f"wrote {written:,} edges to {args.out} in {time.perf_counter() - started:.1f}s")
         elif args.command == "demo":
             asyncio.run(_load(settings, demo_edges(args.users, args.seed), not args.no_progress))
         elif args.command in ("check", "rebuild"):

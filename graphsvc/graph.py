@@ -54,7 +54,9 @@ class GraphStore:
 
     async def apply_schema(self) -> None:
         for statement in statements("schema"):
-            await self._driver.execute_query(statement, database_=self._database)
+            await self._driver.execute_query(
+                statement, database_=self._database, bookmark_manager_=None
+            )
 
     async def follow(self, src: str, dst: str) -> EdgeChange:
         (row,) = await self._run("follow", {"src": src, "dst": dst}, write=True)
@@ -138,6 +140,18 @@ class GraphStore:
             ids = [row["id"] for row in rows]
             yield ids
             after = ids[-1]
+
+    async def user_count(self) -> int:
+        (row,) = await self._run("user_count", {})
+        return int(row["users"])
+
+    async def clock(self) -> int:
+        """Neo4j's time in microseconds."""
+        (row,) = await self._run("clock", {})
+        return int(row["now_us"])
+
+    async def await_indexes(self) -> None:
+        await self._run("await_indexes", {})
 
     async def load_users(self, user_ids: Sequence[str]) -> None:
         await self._run("load_users", {"ids": list(user_ids)}, write=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from graphsvc.service import GraphService
 
 _HEADER_NAMES = {"src", "source", "from", "follower", "u"}
 _FUTURE_SLACK_US = 24 * 3600 * 1_000_000
+IMPORT_MIN_EDGES = 200_000  # below this, restarting Neo4j costs more than transactions
 
 
 class LoadError(ValueError):
@@ -66,6 +67,11 @@ class EdgeSet:
 
 
 def _parse_time(text: str, where: str) -> int:
+    if text.isdigit():  # the common case: whole unix seconds
+        micros = int(text) * 1_000_000
+        if micros > time.time() * 1_000_000 + _FUTURE_SLACK_US:
+            raise LoadError(f"{where}: time {text!r} is in the future (milliseconds? use seconds)")
+        return micros
     try:
         seconds = float(text)
     except ValueError:
@@ -106,6 +112,7 @@ def read_edge_file(path: Path, *, undirected: bool = False, prefix: str = "") ->
     """
     found = EdgeSet()
     pending: list[tuple[str, str, int | None]] = []
+    valid: set[str] = set()
     for number, cells in _rows(path):
         where = f"{path}:{number}"
         if not cells or cells[0].startswith("#"):
@@ -116,6 +123,9 @@ def read_edge_file(path: Path, *, undirected: bool = False, prefix: str = "") ->
             raise LoadError(f"{where}: expected 'src dst [time]', got {len(cells)} fields")
         src, dst = prefix + cells[0], prefix + cells[1]
         for uid in (src, dst):
+            if uid in valid:
+                continue
+            valid.add(uid)
             if not is_user_id(uid):
                 raise LoadError(f"{where}: {uid!r} is not a valid user id ([A-Za-z0-9_.-]{{1,64}})")
         pending.append((src, dst, _parse_time(cells[2], where) if len(cells) == 3 else None))
@@ -142,9 +152,31 @@ class LoadReport:
         return self.edges / self.seconds if self.seconds else 0.0
 
 
-def _batches(items: list, size: int) -> Iterator[list]:
+def batches(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+async def load(
+    service: GraphService,
+    edges: EdgeSet,
+    *,
+    progress: bool = True,
+    online: bool = False,
+    say: Callable[[str], None] = print,
+) -> LoadReport:
+    """Load edges the fastest safe way: the offline importer into an empty local database
+    (for large loads, where it pays for a server restart), otherwise transactions.
+    ``online`` forces transactions."""
+    from graphsvc.bulk_import import import_edges
+    from graphsvc.localservers import LocalNeo4j
+
+    server = LocalNeo4j(service.settings)
+    large = len(edges.edges) >= IMPORT_MIN_EDGES
+    if large and not online and server.managed() and await service.graph.user_count() == 0:
+        say("neo4j: the database is empty: bulk import (the server restarts)")
+        return await import_edges(service, edges, server, progress=progress, say=say)
+    return await load_edges(service, edges, progress=progress)
 
 
 async def load_edges(
@@ -154,13 +186,13 @@ async def load_edges(
     started = time.perf_counter()
     users = edges.users
     with tqdm(total=len(users), desc="users", unit="user", disable=not progress) as bar:
-        for chunk in _batches(users, batch):
+        for chunk in batches(users, batch):
             await service.graph.load_users(chunk)
             bar.update(len(chunk))
     rows = [{"s": s, "d": d, "t": t} for (s, d), t in edges.edges.items()]
     created = 0
     with tqdm(total=len(rows), desc="edges", unit="edge", disable=not progress) as bar:
-        for chunk in _batches(rows, batch):
+        for chunk in batches(rows, batch):
             created += await service.graph.load_edges(chunk)
             bar.update(len(chunk))
     await rebuild_mirror(service, users, progress=progress)
@@ -175,7 +207,7 @@ async def rebuild_mirror(
     size = service.settings.rebuild_batch_users
     built = 0
     with tqdm(total=len(ids), desc="mirror", unit="user", disable=not progress) as bar:
-        for chunk in _batches(ids, size):
+        for chunk in batches(ids, size):
             await service.mirror.drop(chunk)
             built += await service.rebuild(chunk, tuple(Side))
             bar.update(len(chunk))

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from graphsvc.settings import Settings
+from graphsvc.settings import PROJECT_ROOT, Settings
 
 Say = Callable[[str], None]
 
@@ -47,7 +47,6 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 _JVM_FLAGS = [
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+AlwaysPreTouch",
     "-XX:+UnlockExperimentalVMOptions",
     "-XX:+TrustFinalNonStaticFields",
     "-XX:+DisableExplicitGC",
@@ -112,7 +111,8 @@ class LocalNeo4j:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.home = settings.state_dir / "neo4j"
-        self.lib = self.home / "lib"
+        # Jars depend on the version only, so every local instance (dev, bench) shares them.
+        self.lib = PROJECT_ROOT / ".local" / "jars" / f"neo4j-{settings.neo4j_version}"
         self.conf = self.home / "conf"
         self.data = self.home / "data"
         self.logs = self.home / "logs"
@@ -144,8 +144,8 @@ class LocalNeo4j:
         if not mvn:
             raise ServerError("Maven is needed to fetch Neo4j from Maven Central: install maven")
         say(f"neo4j: resolving org.neo4j:neo4j:{self.settings.neo4j_version} from Maven Central")
-        self.home.mkdir(parents=True, exist_ok=True)
-        pom = self.home / "pom.xml"
+        self.lib.parent.mkdir(parents=True, exist_ok=True)
+        pom = self.lib.parent / f"neo4j-{self.settings.neo4j_version}.pom.xml"
         pom.write_text(_POM.format(version=self.settings.neo4j_version))
         shutil.rmtree(self.lib, ignore_errors=True)
         started = time.monotonic()
@@ -275,6 +275,34 @@ class LocalNeo4j:
 
     def down(self, say: Say) -> None:
         _stop_pid(self.pid_file, "neo4j", say)
+
+    def managed(self) -> bool:
+        """True when NEO4J_URI is a server this project started (and may stop and restart)."""
+        return _is_loopback(self.host) and _pid_alive(self.pid_file) is not None
+
+    def import_csv(self, nodes: Path, relationships: Path, say: Say) -> None:
+        """Replace the database with CSV files through Neo4j's offline importer, then restart.
+
+        For an empty database only: the importer writes a new store, far faster than
+        transactions, but needs the server stopped. The server is restarted either way.
+        """
+        java = self._java()
+        self.down(say)
+        # The database name goes first: the file options take any number of values.
+        cmd = [java, "-cp", f"{self.lib}/*", "org.neo4j.cli.AdminTool", "database", "import",
+               "full", self.settings.neo4j_database, "--overwrite-destination=true",
+               "--id-type=string", f"--nodes=User={nodes}",
+               f"--relationships=FOLLOWS={relationships}"]  # fmt: skip
+        try:
+            result = subprocess.run(cmd, capture_output=True, text=True, env=self._env())
+        finally:
+            self.up(say)
+        if result.returncode != 0:
+            raise ServerError(
+                f"neo4j-admin import failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+            )
+        summary = [line for line in result.stdout.splitlines() if line.startswith("IMPORT DONE")]
+        say(f"neo4j: {summary[0] if summary else 'import done'}")
 
     def status(self) -> str:
         pid = _pid_alive(self.pid_file)

@@ -149,6 +149,19 @@ class Mirror:
                 pipe.delete(*self.keys(user_id)[:3])
             await pipe.execute()
 
+    async def clear(self) -> int:
+        """Remove every mirror key (all users); returns how many keys went."""
+        removed = 0
+        batch: list[str] = []
+        async for key in self._redis.scan_iter(match=f"{self._prefix}*", count=10_000):
+            batch.append(key)
+            if len(batch) >= 10_000:
+                removed += await self._redis.unlink(*batch)
+                batch.clear()
+        if batch:
+            removed += await self._redis.unlink(*batch)
+        return removed
+
     # -- reads --------------------------------------------------------------------------------
 
     async def counts(self, user_id: str) -> Counts | None:

@@ -1,0 +1,186 @@
+"""The load generator: runs in its own process, one scenario at a time, loopback only.
+
+A scenario is one way of answering one question (a followers page through the API, the same
+page by Cypher, by a raw Redis command...). It runs with a fixed number of concurrent workers
+until its time or its request budget is spent, and reports every latency it saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from bench.sqlite_baseline import SqliteFollows
+from graphsvc.graph import NEWEST, open_driver
+from graphsvc.mirror import open_redis
+from graphsvc.queries import query
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+Op = Callable[[int], Awaitable[Any]]
+
+
+@dataclass
+class Scenario:
+    name: str
+    kind: str
+    user: str = ""
+    concurrency: int = 8
+    seconds: float = 4.0
+    max_requests: int = 50_000
+    warmup: int = 200
+    settings: dict[str, Any] = field(default_factory=dict)
+    api_url: str = ""
+    sqlite_path: str = ""
+    targets: list[str] = field(default_factory=list)
+    run_id: str = ""
+
+
+@dataclass
+class Outcome:
+    name: str
+    requests: int
+    errors: int
+    seconds: float
+    latencies_us: list[float]
+
+
+async def _drive(op: Op, scenario: Scenario) -> Outcome:
+    counter = itertools.count()
+    for n in range(scenario.warmup):
+        await op(-1 - n)
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.perf_counter() + scenario.seconds
+
+    async def worker() -> None:
+        nonlocal errors
+        while time.perf_counter() < deadline:
+            n = next(counter)
+            if n >= scenario.max_requests:
+                return
+            started = time.perf_counter_ns()
+            try:
+                await op(n)
+            except Exception:
+                errors += 1
+                continue
+            latencies.append((time.perf_counter_ns() - started) / 1000)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(scenario.concurrency)))
+    elapsed = time.perf_counter() - began
+    return Outcome(scenario.name, len(latencies), errors, elapsed, latencies)
+
+
+async def _run(scenario: Scenario) -> Outcome:
+    settings = Settings(**scenario.settings)
+    kind, user = scenario.kind, scenario.user
+    closers: list[Callable[[], Awaitable[Any]]] = []
+    try:
+        if kind.startswith("api_"):
+            http = httpx.AsyncClient(
+                base_url=scenario.api_url,
+                limits=httpx.Limits(max_connections=scenario.concurrency),
+                timeout=30,
+            )
+            closers.append(http.aclose)
+
+            async def api_get(path: str) -> None:
+                response = await http.get(path)
+                response.raise_for_status()
+
+            if kind == "api_page":
+                op: Op = lambda n: api_get(f"/v1/users/{user}/followers?limit=20")  # noqa: E731
+            elif kind == "api_count":
+                op = lambda n: api_get(f"/v1/users/{user}/counts")  # noqa: E731
+            else:  # api_follow
+                rng = random.Random(7)
+
+                async def op(n: int) -> None:
+                    src = f"bw{scenario.run_id}.api.{n}"
+                    response = await http.put(
+                        f"/v1/users/{src}/following/{rng.choice(scenario.targets)}"
+                    )
+                    response.raise_for_status()
+
+        elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
+            driver = open_driver(settings)
+            closers.append(driver.close)
+            params = {"database_": settings.neo4j_database, "bookmark_manager_": None}
+            if kind == "cypher_page":
+                text = query("followers_page")
+
+                async def op(n: int) -> None:
+                    await driver.execute_query(
+                        text, {"id": user, "since": NEWEST, "after": "", "limit": 20}, **params
+                    )
+
+            elif kind == "cypher_count":
+                text = query("follower_count")
+
+                async def op(n: int) -> None:
+                    await driver.execute_query(text, {"id": user}, **params)
+
+            elif kind == "neo4j_follow":
+                text = query("follow_only")
+                rng = random.Random(7)
+
+                async def op(n: int) -> None:
+                    src = f"bw{scenario.run_id}.neo4j.{n}"
+                    await driver.execute_query(
+                        text, {"src": src, "dst": rng.choice(scenario.targets)}, **params
+                    )
+
+            else:  # service_follow: Neo4j then the mirror, in process (no HTTP)
+                from graphsvc.graph import GraphStore
+                from graphsvc.mirror import Mirror
+
+                client = open_redis(settings)
+                closers.append(client.aclose)
+                backends = Backends(
+                    GraphStore(driver, settings.neo4j_database), Mirror(client, settings)
+                )
+                service = GraphService(backends.graph, backends.mirror, settings)
+                rng = random.Random(7)
+
+                async def op(n: int) -> None:
+                    await service.follow(
+                        f"bw{scenario.run_id}.svc.{n}", rng.choice(scenario.targets)
+                    )
+
+        elif kind == "redis_page":
+            client = open_redis(settings)
+            closers.append(client.aclose)
+            key = f"{settings.redis_prefix}r:{{{user}}}"
+
+            async def op(n: int) -> None:
+                await client.zrange(
+                    key, "+inf", "-inf", byscore=True, desc=True, offset=0, num=20, withscores=True
+                )
+
+        elif kind == "sqlite_count":
+            db = SqliteFollows(scenario.sqlite_path)
+
+            async def op(n: int) -> None:  # embedded: runs on the caller's thread, as SQLite does
+                db.follower_count(user)
+
+        else:
+            raise ValueError(f"unknown scenario kind {kind}")
+        return await _drive(op, scenario)
+    finally:
+        for close in closers:
+            await close()
+
+
+def run(scenario: Scenario) -> Outcome:
+    """Entry point in the load-generator process."""
+    return asyncio.run(_run(scenario))

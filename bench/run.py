@@ -1,0 +1,419 @@
+"""`make bench`: measure the design against the alternatives, side by side, in one run.
+
+Runs its own Neo4j and Redis (ports 27687 / 26379, state in .local/bench), so the dev data is
+never touched; generates and loads the graph (or reuses it), serves the API in a subprocess,
+drives it from a separate load-generator process, and prints one table with targets, plus
+bench/results/latest.json and latest.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.loadgen import Outcome, Scenario, run
+from bench.sqlite_baseline import SqliteFollows
+from graphsvc import localservers
+from graphsvc.generate import SIZES, write_edge_file
+from graphsvc.loader import load, read_edge_file
+from graphsvc.runtime import open_service
+from graphsvc.settings import PROJECT_ROOT, Settings
+
+RESULTS = PROJECT_ROOT / "bench" / "results"
+DATA = PROJECT_ROOT / "bench" / "data"
+STATE = PROJECT_ROOT / ".local" / "bench"
+API_PORT = 28000
+SEED = 1
+BENCH_SETTINGS = {
+    "state_dir": str(STATE),
+    "neo4j_uri": "bolt://127.0.0.1:27687",
+    "redis_url": "redis://127.0.0.1:26379/0",
+}
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def summarize(outcome: Outcome) -> dict[str, Any]:
+    lat = outcome.latencies_us
+    return {
+        "requests": outcome.requests,
+        "errors": outcome.errors,
+        "p50_us": percentile(lat, 0.50),
+        "p99_us": percentile(lat, 0.99),
+        "mean_us": statistics.fmean(lat) if lat else float("nan"),
+        "per_second": outcome.requests / outcome.seconds if outcome.seconds else 0.0,
+    }
+
+
+# -- graph and load ---------------------------------------------------------------------------
+
+
+def graph_file(size: str) -> Path:
+    path = DATA / f"{size}-seed{SEED}.txt"
+    if not path.exists():
+        started = time.perf_counter()
+        written = write_edge_file(path, SIZES[size], seed=SEED)
+        say(f"generated {written:,} edges in {time.perf_counter() - started:.1f}s -> {path}")
+    return path
+
+
+def fresh_database(settings: Settings) -> None:
+    """Stop the bench Neo4j, delete its data, start it empty."""
+    server = localservers.LocalNeo4j(settings)
+    server.down(say)
+    shutil.rmtree(server.data, ignore_errors=True)
+    server.up(say)
+
+
+async def ensure_loaded(settings: Settings, size: str, path: Path) -> dict[str, Any]:
+    marker = STATE / f"loaded-{size}.json"
+    async with open_service(settings) as service:
+        users = await service.graph.user_count()
+    if marker.exists() and users == SIZES[size].users:
+        record = json.loads(marker.read_text())
+        record["reused"] = True
+        say(
+            f"reusing the loaded {size} graph (loaded at {record['edges_per_second']:,.0f} edges/s)"
+        )
+        return record
+    if users:
+        fresh_database(settings)
+    started = time.perf_counter()
+    edges = read_edge_file(path)
+    parse_seconds = time.perf_counter() - started
+    async with open_service(settings) as service:
+        report = await load(service, edges, say=say)
+    total = time.perf_counter() - started
+    record = {
+        "edges": report.edges,
+        "users": report.users,
+        "parse_seconds": round(parse_seconds, 2),
+        "seconds": round(total, 2),
+        "edges_per_second": report.edges / total,
+        "reused": False,
+    }
+    marker.write_text(json.dumps(record))
+    say(
+        f"loaded {report.edges:,} edges end to end in {total:.1f}s: {record['edges_per_second']:,.0f} edges/s"
+    )
+    return record
+
+
+def ensure_sqlite(size: str, path: Path) -> Path:
+    db_path = STATE / f"sqlite-{size}.db"
+    if db_path.exists():
+        return db_path
+    started = time.perf_counter()
+    db = SqliteFollows(db_path.with_suffix(".part"))
+    edges = read_edge_file(path)
+    db.load((s, d, t) for (s, d), t in edges.edges.items())
+    db.close()
+    db_path.with_suffix(".part").replace(db_path)
+    say(f"sqlite baseline built in {time.perf_counter() - started:.1f}s")
+    return db_path
+
+
+def pick_users(path: Path) -> tuple[str, str, int, int]:
+    """The most followed user, and a user with the median follower count."""
+    followers: collections.Counter[str] = collections.Counter()
+    with path.open() as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                followers[line.split()[1]] += 1
+    celebrity, top = followers.most_common(1)[0]
+    counts = sorted(followers.values())
+    median = counts[len(counts) // 2]
+    median_user = min((u for u, n in followers.items() if n == median), key=lambda u: (len(u), u))
+    return celebrity, median_user, top, median
+
+
+# -- the API under test -----------------------------------------------------------------------
+
+
+class ServedApi:
+    def __init__(self, workers: int) -> None:
+        env = {
+            **os.environ,
+            **{k.upper(): v for k, v in BENCH_SETTINGS.items()},
+            "API_PORT": str(API_PORT),
+        }
+        self.url = f"http://127.0.0.1:{API_PORT}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "graphsvc.cli", "serve", "--workers", str(workers)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise RuntimeError("the API did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+# -- memory -----------------------------------------------------------------------------------
+
+
+async def mirror_memory(settings: Settings) -> dict[str, Any]:
+    async with open_service(settings) as service:
+        redis = service.mirror.client
+        keys = [
+            key async for key in redis.scan_iter(match=f"{settings.redis_prefix}*", count=10_000)
+        ]
+        total = entries = 0
+        for start in range(0, len(keys), 5_000):
+            chunk = keys[start : start + 5_000]
+            async with redis.pipeline(transaction=False) as pipe:
+                for key in chunk:
+                    pipe.memory_usage(key, samples=0)
+                    pipe.type(key)
+                replies = await pipe.execute()
+            lists = []
+            for key, used, kind in zip(chunk, replies[0::2], replies[1::2], strict=True):
+                total += used or 0
+                if kind == "zset" and (":r:" in key or ":g:" in key):
+                    lists.append(key)
+            async with redis.pipeline(transaction=False) as pipe:
+                for key in lists:
+                    pipe.zcard(key)
+                entries += sum(await pipe.execute())
+        info = await redis.info("memory")
+    return {
+        "keys": len(keys),
+        "mirrored_entries": entries,
+        "bytes": total,
+        "bytes_per_entry": total / entries if entries else float("nan"),
+        "used_memory": info["used_memory"],
+    }
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+def scenarios(
+    celebrity: str, median: str, sqlite: Path, targets: list[str], api: str
+) -> list[Scenario]:
+    common = {"settings": BENCH_SETTINGS, "api_url": api, "sqlite_path": str(sqlite)}
+    run_id = str(int(time.time()))
+    plan = []
+    for who, user in (("celebrity", celebrity), ("median", median)):
+        for kind in ("api_page", "cypher_page", "redis_page"):
+            plan.append(Scenario(f"page/{who}/{kind}", kind, user, **common))
+        for kind in ("api_count", "cypher_count", "sqlite_count"):
+            plan.append(Scenario(f"count/{who}/{kind}", kind, user, **common))
+    for kind in ("api_follow", "service_follow", "neo4j_follow"):
+        plan.append(
+            Scenario(
+                f"follow/{kind}",
+                kind,
+                concurrency=16,
+                max_requests=20_000,
+                warmup=50,
+                targets=targets,
+                run_id=run_id,
+                **common,
+            )
+        )
+    return plan
+
+
+def build_rows(
+    r: dict[str, dict[str, Any]], load_record: dict[str, Any], memory: dict[str, Any]
+) -> list[dict[str, Any]]:
+    def p50(name: str) -> float:
+        return r[name]["p50_us"]
+
+    def rate(name: str) -> float:
+        return r[name]["per_second"]
+
+    rows = []
+    eps = load_record["edges_per_second"]
+    rows.append(
+        {
+            "row": "load: S graph end to end (Neo4j + mirror)",
+            "measured": f"{eps:,.0f} edges/s" + (" (reused)" if load_record.get("reused") else ""),
+            "target": ">= 100,000 edges/s",
+            "pass": eps >= 100_000,
+        }
+    )
+    for who in ("celebrity", "median"):
+        api, cy, rd = (f"page/{who}/{k}" for k in ("api_page", "cypher_page", "redis_page"))
+        through = rate(api) / rate(cy)
+        over_floor = p50(api) / p50(rd)
+        rows.append(
+            {
+                "row": f"(a) followers page, {who}: API {rate(api):,.0f}/s p50 {p50(api):,.0f}us p99 {r[api]['p99_us']:,.0f}us; "
+                f"Cypher {rate(cy):,.0f}/s p50 {p50(cy):,.0f}us; raw Redis {rate(rd):,.0f}/s p50 {p50(rd):,.0f}us",
+                "measured": f"API/Cypher throughput {through:.1f}x; API p50 = {over_floor:.1f}x raw Redis",
+                "target": ">= 10x Cypher; <= 3x raw Redis" if who == "celebrity" else "(reported)",
+                "pass": (through >= 10 and over_floor <= 3) if who == "celebrity" else None,
+            }
+        )
+    ratio = p50("count/celebrity/api_count") / p50("count/median/api_count")
+    vs_sqlite = p50("count/celebrity/sqlite_count") / p50("count/celebrity/api_count")
+    rows.append(
+        {
+            "row": f"(b) follower count: API p50 celebrity {p50('count/celebrity/api_count'):,.0f}us, median {p50('count/median/api_count'):,.0f}us; "
+            f"Cypher COUNT{{}} celebrity {p50('count/celebrity/cypher_count'):,.0f}us; SQLite count(*) celebrity {p50('count/celebrity/sqlite_count'):,.0f}us, median {p50('count/median/sqlite_count'):,.0f}us",
+            "measured": f"celebrity/median {ratio:.2f}; SQLite/API at celebrity {vs_sqlite:.2f}x",
+            "target": "<= 1.2 and >= 100x",
+            "pass": ratio <= 1.2 and vs_sqlite >= 100,
+        }
+    )
+    api_w, svc_w, neo_w = (
+        rate(f"follow/{k}") for k in ("api_follow", "service_follow", "neo4j_follow")
+    )
+    overhead = 1 - svc_w / neo_w
+    rows.append(
+        {
+            "row": f"(c) follows/s at 16 concurrent: API {api_w:,.0f}; service (Neo4j + mirror, no HTTP) {svc_w:,.0f}; Neo4j alone {neo_w:,.0f}",
+            "measured": f"API {api_w:,.0f}/s; mirror overhead {overhead:.0%}",
+            "target": ">= 1,000/s and <= 30%",
+            "pass": api_w >= 1000 and overhead <= 0.30,
+        }
+    )
+    bpe = memory["bytes_per_entry"]
+    rows.append(
+        {
+            "row": f"(d) Redis memory: {memory['bytes']:,} bytes in {memory['keys']:,} keys for {memory['mirrored_entries']:,} mirrored entries",
+            "measured": f"{bpe:.1f} bytes per mirrored entry",
+            "target": "<= 40",
+            "pass": bpe <= 40,
+        }
+    )
+    rows.append(
+        {
+            "row": "(e) friend-of-friend suggestions",
+            "measured": "not measured yet (the recommendation issue fills this row)",
+            "target": "p99 <= 50 ms",
+            "pass": None,
+        }
+    )
+    return rows
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    say("")
+    for row in rows:
+        verdict = {True: "PASS", False: "FAIL", None: "  - "}[row["pass"]]
+        say(f"[{verdict}] {row['row']}")
+        say(f"        measured: {row['measured']}   target: {row['target']}")
+
+
+def plot(results: dict[str, Outcome], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        say("matplotlib is not installed: no plot")
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, who in zip(axes, ("celebrity", "median"), strict=True):
+        for kind, label in (
+            ("api_page", "API (mirror)"),
+            ("cypher_page", "Cypher (Neo4j only)"),
+            ("redis_page", "raw Redis (floor)"),
+        ):
+            lat = sorted(results[f"page/{who}/{kind}"].latencies_us)
+            if lat:
+                ax.plot(
+                    [v / 1000 for v in lat], [i / len(lat) for i in range(len(lat))], label=label
+                )
+        ax.set_xscale("log")
+        ax.set_xlabel("latency (ms, log scale)")
+        ax.set_title(f"followers page, limit 20: {who}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(loc="lower right")
+    axes[0].set_ylabel("share of requests")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", default=os.environ.get("SIZE", "S"), choices=sorted(SIZES))
+    parser.add_argument(
+        "--workers", type=int, default=1, help="uvicorn workers of the API under test"
+    )
+    args = parser.parse_args()
+    settings = Settings(**BENCH_SETTINGS)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    localservers.up(settings, say)
+    path = graph_file(args.size)
+    load_record = asyncio.run(ensure_loaded(settings, args.size, path))
+    sqlite = ensure_sqlite(args.size, path)
+    celebrity, median, top, median_count = pick_users(path)
+    say(
+        f"celebrity {celebrity} ({top:,} followers), median user {median} ({median_count} followers)"
+    )
+    targets = [str(n) for n in range(10)] * 3 + [
+        str(n) for n in range(0, SIZES[args.size].users, 97)
+    ]
+    api = ServedApi(args.workers)
+    outcomes: dict[str, Outcome] = {}
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+            for scenario in scenarios(celebrity, median, sqlite, targets, api.url):
+                outcome = pool.submit(run, scenario).result()
+                outcomes[scenario.name] = outcome
+                s = summarize(outcome)
+                say(
+                    f"  {scenario.name:32} {s['per_second']:>9,.0f}/s  p50 {s['p50_us']:>8,.0f}us  p99 {s['p99_us']:>9,.0f}us"
+                    + (f"  errors {s['errors']}" if s["errors"] else "")
+                )
+    finally:
+        api.stop()
+    memory = asyncio.run(mirror_memory(settings))
+    summary = {name: summarize(o) for name, o in outcomes.items()}
+    rows = build_rows(summary, load_record, memory)
+    print_table(rows)
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    report = {
+        "size": args.size,
+        "machine": machine,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load": load_record,
+        "memory": memory,
+        "scenarios": summary,
+        "rows": rows,
+        "celebrity": celebrity,
+        "median_user": median,
+    }
+    (RESULTS / "latest.json").write_text(json.dumps(report, indent=2, default=str))
+    plot(outcomes, RESULTS / "latest.png")
+    say(f"\nwrote {RESULTS / 'latest.json'} and {RESULTS / 'latest.png'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The benchmark's own parts: the graph generator and the SQLite baseline."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+from bench.sqlite_baseline import SqliteFollows
+from graphsvc.generate import GraphSize, celebrity_shares, generate, write_edge_file
+from graphsvc.loader import read_edge_file
+
+
+def test_generator_is_deterministic_by_seed() -> None:
+    first = list(generate(3_000, 45_000, seed=7))
+    assert first == list(generate(3_000, 45_000, seed=7))
+    assert first != list(generate(3_000, 45_000, seed=8))
+
+
+def test_generator_shape() -> None:
+    users, edges = 5_000, 100_000
+    rows = list(generate(users, edges, seed=3, celebrities=5))
+    pairs = {(s, d) for s, d, _ in rows}
+    assert len(rows) == len(pairs) == edges
+    assert all(s != d for s, d in pairs)
+    followers = collections.Counter(d for _, d in pairs)
+    for celeb, share in enumerate(celebrity_shares(5)):
+        assert abs(followers[celeb] - share * users) <= 1  # 30% ... 10% of everyone
+    out = collections.Counter(s for s, _ in pairs)
+    assert max(out.values()) <= 2_000
+    # heavy tail: the most followed non-celebrity has far more than the median user
+    others = sorted((n for u, n in followers.items() if u >= 5), reverse=True)
+    assert others[0] > 20 * others[len(others) // 2]
+    times = [t for _, _, t in rows]
+    assert max(times) - min(times) > 600 * 24 * 3600  # spread over about two years
+
+
+def test_generated_file_loads_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "g.txt"
+    assert write_edge_file(path, GraphSize(500, 5_000), seed=2, progress=False) == 5_000
+    edges = read_edge_file(path)
+    assert len(edges.edges) == 5_000 and edges.self_loops == 0 and edges.duplicates == 0
+
+
+def test_sqlite_baseline_answers_like_the_truth(tmp_path: Path) -> None:
+    rows = [(str(s), str(d), t * 1_000_000) for s, d, t in generate(800, 12_000, seed=5)]
+    db = SqliteFollows(tmp_path / "f.db")
+    assert db.load(rows + rows[:100]) == 12_000  # duplicates ignored
+    followers: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
+    for src, dst, since in rows:
+        followers[dst].append((since, src))
+    for user in ["0", "1", "4", "17", "799", "nobody"]:
+        truth = sorted(followers.get(user, []), reverse=True)
+        assert db.follower_count(user) == len(truth)
+        assert db.followers_page(user, 20) == [(src, since) for since, src in truth[:20]]
+    db.close()
