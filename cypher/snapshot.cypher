@@ -1,13 +1,15 @@
 // snapshot: what the mirror needs to (re)build users, in one round trip for many users.
 // `at` is Neo4j's clock read before anything else: every change committed before `at` is
 // reflected in the counts and lists, so between two snapshots of a user the later `at` wins.
-// A limit of 0 skips that list (a counts-only snapshot). Unknown users give no row.
+// A limit of 0 skips that list without reading it (counts-only reads use counts.cypher).
+// Unknown users give no row.
 // Params: $ids (list of user ids), $followers_limit, $following_limit.
 WITH datetime.realtime() AS now
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
 WITH u, now.epochSeconds * 1000000 + now.microsecond AS at
 CALL (u) {
+  WITH u WHERE $followers_limit > 0
   MATCH (u)<-[r:FOLLOWS]-(f:User)
   WITH r.since AS since, f.id AS id
   ORDER BY since DESC, id DESC
@@ -15,6 +17,7 @@ CALL (u) {
   RETURN collect([since, id]) AS followers
 }
 CALL (u) {
+  WITH u WHERE $following_limit > 0
   MATCH (u)-[r:FOLLOWS]->(f:User)
   WITH r.since AS since, f.id AS id
   ORDER BY since DESC, id DESC

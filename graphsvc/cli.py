@@ -85,6 +85,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
         port=port or settings.api_port,
         workers=workers or settings.api_workers,
         log_level="info",
+        access_log=settings.api_access_log,
     )
 
 

@@ -5,6 +5,7 @@ Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
 
 from graphsvc.cursor import Position
-from graphsvc.model import EdgeChange, Entry, Side, Snapshot
+from graphsvc.model import EdgeChange, Entry, Side, Snapshot, UserCounts
 from graphsvc.queries import query, statements
 from graphsvc.settings import Settings
 
@@ -32,10 +33,59 @@ def _entries(pairs: Iterable[Sequence[Any]]) -> list[Entry]:
     return [Entry(user_id=uid, since=since) for since, uid in pairs]
 
 
+class _CountReads:
+    """Post-commit count reads of concurrent writes, coalesced into one query.
+
+    A write registers its users after its commit and waits; the next query starts after
+    every registered commit, so each write gets counts that include it. Writes that arrive
+    while a query is running wait for the following one.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+        self._pending: dict[str, list[asyncio.Future[UserCounts]]] = {}
+        self._flushing = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def read(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
+        loop = asyncio.get_running_loop()
+        futures = {uid: loop.create_future() for uid in user_ids}
+        for uid, future in futures.items():
+            self._pending.setdefault(uid, []).append(future)
+        if not self._flushing:
+            self._flushing = True
+            self._task = loop.create_task(self._flush())
+        return {uid: await future for uid, future in futures.items()}
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, {}
+                try:
+                    found = await self._store.snapshots(list(batch), fresh=True)
+                except Exception as exc:  # every waiter sees the failure
+                    for futures in batch.values():
+                        for future in futures:
+                            if not future.done():
+                                future.set_exception(exc)
+                    continue
+                for uid, futures in batch.items():
+                    for future in futures:
+                        if future.done():  # its caller gave up
+                            continue
+                        if uid in found:
+                            future.set_result(found[uid].counts)
+                        else:
+                            future.set_exception(LookupError(f"user {uid!r} vanished"))
+        finally:
+            self._flushing = False
+
+
 class GraphStore:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self._driver = driver
         self._database = database
+        self._count_reads = _CountReads(self)
 
     async def _run(
         self, name: str, params: Mapping[str, Any], *, write: bool = False
@@ -72,15 +122,9 @@ class GraphStore:
     ) -> EdgeChange:
         # Counts are read after the commit: the followed user is not locked by the write, so
         # only a read that starts after the commit is sure to include it.
-        counts = await self.snapshots([src, dst], fresh=True)
+        counts = await self._count_reads.read([src, dst])
         return EdgeChange(
-            src,
-            dst,
-            following,
-            bool(row["changed"]),
-            row["version"],
-            counts[src].counts,
-            counts[dst].counts,
+            src, dst, following, bool(row["changed"]), row["version"], counts[src], counts[dst]
         )
 
     async def snapshots(
@@ -96,8 +140,9 @@ class GraphStore:
         ``fresh`` reads where writes go (the cluster leader), so a read right after a commit
         is sure to see it.
         """
+        lists = followers_limit or following_limit
         rows = await self._run(
-            "snapshot",
+            "snapshot" if lists else "counts",
             {
                 "ids": list(user_ids),
                 "followers_limit": followers_limit,
@@ -111,8 +156,8 @@ class GraphStore:
                 at=row["at"],
                 followers_count=row["followers_count"],
                 following_count=row["following_count"],
-                followers=_entries(row["followers"]),
-                following=_entries(row["following"]),
+                followers=_entries(row["followers"]) if lists else [],
+                following=_entries(row["following"]) if lists else [],
             )
             for row in rows
         }

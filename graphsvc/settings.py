@@ -48,6 +48,7 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_workers: int = Field(default=1, ge=1)
+    api_access_log: bool = Field(default=False, description="log every request (costs CPU)")
 
     # Local servers started by `graphsvc services up` (no Docker needed).
     state_dir: Path = PROJECT_ROOT / ".local"
