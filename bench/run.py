@@ -284,8 +284,10 @@ def build_rows(
     rows.append(
         {
             "row": f"(b) follower count: API p50 celebrity {p50('count/celebrity/api_count'):,.0f}us, median {p50('count/median/api_count'):,.0f}us; "
+            f"mirror HMGET (no HTTP) celebrity {p50('count/celebrity/redis_count'):,.0f}us, median {p50('count/median/redis_count'):,.0f}us; "
             f"Cypher COUNT{{}} celebrity {p50('count/celebrity/cypher_count'):,.0f}us; SQLite count(*) celebrity {p50('count/celebrity/sqlite_count'):,.0f}us, median {p50('count/median/sqlite_count'):,.0f}us",
-            "measured": f"celebrity/median {ratio:.2f}; SQLite/API at celebrity {vs_sqlite:.2f}x",
+            "measured": f"celebrity/median {ratio:.2f}; SQLite/API at celebrity {vs_sqlite:.2f}x; "
+            f"SQLite/mirror at celebrity {p50('count/celebrity/sqlite_count') / p50('count/celebrity/redis_count'):.1f}x",
             "target": "<= 1.2 and >= 100x",
             "pass": ratio <= 1.2 and vs_sqlite >= 100,
         }
