@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from graphsvc.loader import EdgeSet, LoadReport, batches
 from graphsvc.localservers import LocalNeo4j
-from graphsvc.model import Entry, Side, Snapshot
+from graphsvc.model import Side
 from graphsvc.service import GraphService
 
 
@@ -47,15 +47,14 @@ def write_import_files(edges: EdgeSet, folder: Path, *, progress: bool) -> tuple
     return nodes, relationships
 
 
-def _newest(pairs: list[tuple[int, str]], keep: int) -> list[Entry]:
-    top = heapq.nlargest(keep, pairs) if len(pairs) > keep else sorted(pairs, reverse=True)
-    return [Entry(uid, since) for since, uid in top]
+def _newest(pairs: list[tuple[int, str]], keep: int) -> list[tuple[int, str]]:
+    return heapq.nlargest(keep, pairs) if len(pairs) > keep else sorted(pairs, reverse=True)
 
 
 async def mirror_from_edges(
     service: GraphService, edges: EdgeSet, at: int, *, progress: bool
 ) -> None:
-    """Install every user's counts and newest lists as a Neo4j snapshot at ``at`` would."""
+    """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would."""
     keep = service.settings.hot_list_cap + 1
     followers: dict[str, list[tuple[int, str]]] = defaultdict(list)
     following: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -64,14 +63,13 @@ async def mirror_from_edges(
         following[src].append((since, dst))
     users = edges.users
     with tqdm(total=len(users), desc="mirror", unit="user", disable=not progress) as bar:
-        for batch in batches(users, service.settings.rebuild_batch_users):
-            snapshots = []
+        for batch in batches(users, 5_000):
+            lists = []
             for uid in batch:
                 fr, fg = followers.get(uid, []), following.get(uid, [])
-                snapshots.append(
-                    Snapshot(uid, at, len(fr), len(fg), _newest(fr, keep), _newest(fg, keep))
-                )
-            await service.mirror.install(snapshots, tuple(Side))
+                lists.append((uid, Side.FOLLOWERS, at, len(fr), len(fg), _newest(fr, keep)))
+                lists.append((uid, Side.FOLLOWING, at, len(fr), len(fg), _newest(fg, keep)))
+            await service.mirror.install_lists(lists)
             bar.update(len(batch))
 
 
