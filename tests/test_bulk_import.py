@@ -1,0 +1,92 @@
+"""The offline-import path of `graphsvc load`, on a throwaway local Neo4j of its own."""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from graphsvc import loader
+from graphsvc.consistency import check_users
+from graphsvc.generate import generate
+from graphsvc.localservers import LocalNeo4j
+from graphsvc.runtime import open_service
+from graphsvc.settings import Settings
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def empty_server(
+    tmp_path_factory: pytest.TempPathFactory, server_settings: Settings
+) -> Iterator[Settings]:
+    settings = server_settings.model_copy(update={
+        "state_dir": tmp_path_factory.mktemp("import-neo4j"),
+        "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
+        "redis_prefix": "imp:",  # the import clears every mirror key under its prefix
+        "neo4j_heap": "1g",
+        "neo4j_pagecache": "256m",
+    })  # fmt: skip
+    server = LocalNeo4j(settings)
+    server.up(print)
+    yield settings
+    server.down(print)
+    import redis
+
+    with redis.Redis.from_url(settings.redis_url) as client:
+        for key in client.scan_iter(match="imp:*", count=10_000):
+            client.unlink(key)
+
+
+@pytest.fixture
+async def service(empty_server: Settings) -> AsyncIterator:
+    async with open_service(empty_server) as opened:
+        yield opened
+
+
+async def test_bulk_import_matches_the_file(
+    service, empty_server: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = list(generate(600, 9_000, seed=4, celebrities=2))
+    path = tmp_path / "graph.txt"
+    extra = "7 7 1700000000\n3 9 1700000001\n"  # a self-loop, and maybe a duplicate
+    path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in rows) + extra)
+    edges = loader.read_edge_file(path)
+    assert edges.self_loops == 1
+    assert len(edges.edges) == len({(s, d) for s, d, _ in rows} | {("3", "9")})
+
+    assert LocalNeo4j(empty_server).managed()
+    assert await service.graph.user_count() == 0
+    monkeypatch.setattr(loader, "IMPORT_MIN_EDGES", 1)
+    said: list[str] = []
+    report = await loader.load(service, edges, progress=False, say=said.append)
+    assert any("bulk import" in line for line in said), said
+    assert report.edges == report.created == len(edges.edges)
+
+    followers = collections.Counter(d for _, d in edges.edges)
+    following = collections.Counter(s for s, _ in edges.edges)
+    users = edges.users
+    truth = await service.graph.snapshots(users)
+    for uid in users:
+        expected = (followers[uid], following[uid])
+        assert (truth[uid].followers_count, truth[uid].following_count) == expected, uid
+        mirrored = await service.mirror.counts(uid)
+        assert (mirrored.followers, mirrored.following) == expected, uid
+    assert await check_users(service.graph, service.mirror, users) == []
+
+    # The imported clocks keep live writes after the load ordered after it.
+    await service.follow("fresh", "0")
+    assert (await service.followers("0", limit=1)).items[0].user_id == "fresh"
+    assert await check_users(service.graph, service.mirror, ["fresh", "0"]) == []
