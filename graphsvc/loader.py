@@ -66,7 +66,19 @@ class EdgeSet:
         )
 
 
-def _parse_time(text: str, where: str) -> int:
+class _Where:
+    """``file:line`` for error messages, formatted only when an error needs it."""
+
+    __slots__ = ("line", "path")
+
+    def __init__(self, path: Path, line: int) -> None:
+        self.path, self.line = path, line
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def _parse_time(text: str, where: _Where) -> int:
     if text.isdigit():  # the common case: whole unix seconds
         micros = int(text) * 1_000_000
         if micros > time.time() * 1_000_000 + _FUTURE_SLACK_US:
@@ -114,11 +126,11 @@ def read_edge_file(path: Path, *, undirected: bool = False, prefix: str = "") ->
     pending: list[tuple[str, str, int | None]] = []
     valid: set[str] = set()
     for number, cells in _rows(path):
-        where = f"{path}:{number}"
         if not cells or cells[0].startswith("#"):
             continue
-        if not found.lines and not pending and cells[0].lower() in _HEADER_NAMES:
+        if not pending and cells[0].lower() in _HEADER_NAMES:
             continue
+        where = _Where(path, number)
         if len(cells) not in (2, 3):
             raise LoadError(f"{where}: expected 'src dst [time]', got {len(cells)} fields")
         src, dst = prefix + cells[0], prefix + cells[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from datetime import datetime
 
 import httpx
@@ -31,3 +32,10 @@ def assert_newest_first(items: list[dict]) -> None:
     ]
     assert keys == sorted(keys, reverse=True), "not newest first"
     assert len(set(keys)) == len(keys)
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

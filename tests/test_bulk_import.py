@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import collections
 import shutil
-import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 
 from graphsvc import loader
 from graphsvc.consistency import check_users
@@ -20,12 +20,6 @@ from graphsvc.settings import Settings
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

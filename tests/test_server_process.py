@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -11,16 +10,11 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
+from helpers import free_port
 
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
