@@ -83,16 +83,21 @@ async def import_edges(
 ) -> LoadReport:
     started = time.perf_counter()
     nodes, relationships = write_import_files(edges, server.home / "import", progress=progress)
-    # Nothing can write while the server is down, so any time before the restart is a valid
-    # snapshot time for the mirror (the local server and this process share the clock).
-    at = int(time.time() * 1_000_000)
+    # The server goes down first: the mirror's snapshot time is taken after the last write
+    # Neo4j could accept, so any write stamped earlier (and erased by the import) is fenced out.
+    await asyncio.to_thread(server.down, say)
+    at = int(time.time() * 1_000_000)  # the local server and this process share the clock
     removed = await service.mirror.clear()  # an empty database leaves only stale mirrors
     if removed:
         say(f"mirror: removed {removed:,} stale keys")
-    await asyncio.gather(
-        asyncio.to_thread(server.import_csv, nodes, relationships, say),
-        mirror_from_edges(service, edges, at, progress=progress),
-    )
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(asyncio.to_thread(server.import_csv, nodes, relationships, say))
+            group.create_task(mirror_from_edges(service, edges, at, progress=progress))
+    except BaseExceptionGroup as failed:
+        # Never leave a mirror of edges that Neo4j does not have.
+        await service.mirror.clear()
+        raise failed.exceptions[0] from None
     await service.graph.apply_schema()
     await service.graph.await_indexes()
     nodes.unlink()

@@ -43,42 +43,44 @@ class _CountReads:
 
     def __init__(self, store: GraphStore) -> None:
         self._store = store
-        self._pending: dict[str, list[asyncio.Future[UserCounts]]] = {}
-        self._flushing = False
+        self._waiting: list[tuple[Sequence[str], asyncio.Future[dict[str, UserCounts]]]] = []
         self._task: asyncio.Task[None] | None = None
 
     async def read(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
-        loop = asyncio.get_running_loop()
-        futures = {uid: loop.create_future() for uid in user_ids}
-        for uid, future in futures.items():
-            self._pending.setdefault(uid, []).append(future)
-        if not self._flushing:
-            self._flushing = True
-            self._task = loop.create_task(self._flush())
-        return {uid: await future for uid, future in futures.items()}
+        future: asyncio.Future[dict[str, UserCounts]] = asyncio.get_running_loop().create_future()
+        self._waiting.append((user_ids, future))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._flush())
+        return await future
 
     async def _flush(self) -> None:
+        batch: list[tuple[Sequence[str], asyncio.Future[dict[str, UserCounts]]]] = []
         try:
-            while self._pending:
-                batch, self._pending = self._pending, {}
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                ids = sorted({uid for user_ids, _ in batch for uid in user_ids})
                 try:
-                    found = await self._store.snapshots(list(batch), fresh=True)
-                except Exception as exc:  # every waiter sees the failure
-                    for futures in batch.values():
-                        for future in futures:
-                            if not future.done():
-                                future.set_exception(exc)
+                    found = await self._store.snapshots(ids, fresh=True)
+                except Exception as exc:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
                     continue
-                for uid, futures in batch.items():
-                    for future in futures:
-                        if future.done():  # its caller gave up
-                            continue
-                        if uid in found:
-                            future.set_result(found[uid].counts)
-                        else:
-                            future.set_exception(LookupError(f"user {uid!r} vanished"))
+                for user_ids, future in batch:
+                    if future.done():  # its caller gave up
+                        continue
+                    missing = [uid for uid in user_ids if uid not in found]
+                    if missing:
+                        future.set_exception(LookupError(f"users {missing} vanished"))
+                    else:
+                        future.set_result({uid: found[uid].counts for uid in user_ids})
+                batch = []
         finally:
-            self._flushing = False
+            # Ended early (cancelled at shutdown): nobody may wait forever.
+            for _, future in batch + self._waiting:
+                if not future.done():
+                    future.set_exception(RuntimeError("count read was cancelled"))
+            self._waiting = []
 
 
 class GraphStore:

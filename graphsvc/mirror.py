@@ -22,6 +22,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
+from redis.exceptions import ResponseError
 
 try:  # C packing of commands for bulk loads; optional
     from hiredis import pack_command
@@ -167,8 +168,14 @@ class Mirror:
                 await connection.send_packed_command(b"".join(
                     pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in chunk
                 ))  # fmt: skip
-                for _ in chunk:
-                    await connection.read_response()
+                first_error: Exception | None = None
+                for _ in chunk:  # every reply is read, as a pipeline would, before raising
+                    try:
+                        await connection.read_response()
+                    except ResponseError as exc:
+                        first_error = first_error or exc
+                if first_error is not None:
+                    raise first_error
         except BaseException:
             await connection.disconnect()  # unread replies would confuse the next user
             raise

@@ -28,7 +28,7 @@ class Settings(BaseSettings):
     # Redis: the mirror of hot lists and exact counts.
     redis_url: str = "redis://127.0.0.1:16379/0"
     redis_pool_size: int = Field(default=64, ge=1)
-    redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{0,16}$")
+    redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
 
     # Mirror shape and paging.
     hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")

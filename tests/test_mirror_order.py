@@ -98,3 +98,19 @@ async def test_a_write_delayed_across_a_flush_stays_dead(
         assert [e.user_id for e in (await service.following(a)).items] == []
         assert (await service.counts(b)).followers == 1
         await assert_consistent(backends, {a, b, c})
+
+
+async def test_a_write_between_a_cold_read_and_its_install_is_counted(
+    service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    """A reader snapshots a cold user, a write lands, then the older snapshot is installed."""
+    a, b, c = uid("a"), uid("b"), uid("c")
+    await service.follow(c, b)
+    await backends.mirror.drop([a, b])
+    old = await backends.graph.snapshots([b])  # counts only, before the write
+    for change in await committed_changes(backends, a, b, "+"):
+        await backends.mirror.apply(change)  # b is cold: its counts are parked
+    assert await backends.mirror.counts(b) is None
+    await backends.mirror.install(old.values(), sides=())
+    assert (await backends.mirror.counts(b)).followers == 2
+    await assert_consistent(backends, {a, b, c})

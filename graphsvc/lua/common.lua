@@ -3,7 +3,8 @@
 --
 -- meta hash:  fr, fg = exact follower / following counts; at = when Neo4j read them
 --             (microseconds of Neo4j's clock): a count read later replaces one read earlier.
---             Only a snapshot creates counts; writes refresh counts that exist.
+--             Only a snapshot creates counts; writes refresh counts that exist, or park
+--             theirs (pat, pfr, pfg) for the next snapshot install to weigh.
 --             Per side S (r = followers, g = following):
 --             Ss = when Neo4j read the snapshot the list was built from (present = loaded),
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
@@ -53,9 +54,27 @@ local function above_boundary(meta, side, score, member)
 end
 
 local function set_counts(meta, at, followers, following)
+  -- a write that reached the user while its counts were cold left its reading aside (pending);
+  -- whichever reading is later wins
+  local pending = redis.call('HMGET', meta, 'pat', 'pfr', 'pfg')
+  if pending[1] then
+    if tonumber(pending[1]) > tonumber(at) then
+      at, followers, following = pending[1], pending[2], pending[3]
+    end
+    redis.call('HDEL', meta, 'pat', 'pfr', 'pfg')
+  end
   local current = tonumber(redis.call('HGET', meta, 'at') or '-1')
   if tonumber(at) >= current then
     redis.call('HSET', meta, 'at', at, 'fr', followers, 'fg', following)
+  end
+end
+
+-- counts of a write to a user whose counts are cold: kept aside, not served, until a snapshot
+-- is installed (a late write after FLUSHALL must not become the served count on its own)
+local function park_counts(meta, at, followers, following)
+  local parked = tonumber(redis.call('HGET', meta, 'pat') or '-1')
+  if tonumber(at) > parked then
+    redis.call('HSET', meta, 'pat', at, 'pfr', followers, 'pfg', following)
   end
 end
 

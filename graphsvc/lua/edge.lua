@@ -8,6 +8,8 @@ local side, op, member, at = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
 local loaded = list_state(meta, list, side)
 if redis.call('HEXISTS', meta, 'at') == 1 then
   set_counts(meta, at, ARGV[6], ARGV[7])
+else
+  park_counts(meta, at, ARGV[6], ARGV[7])
 end
 if op == '-' or not loaded then
   remember(journal, stamps, side .. op .. member, ARGV[4], at, tonumber(ARGV[9]))
