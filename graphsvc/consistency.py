@@ -34,7 +34,7 @@ def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
 
 async def check_users(graph: GraphStore, mirror: Mirror, user_ids: Sequence[str]) -> list[Drift]:
     """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
-    mirrored = {uid: await mirror.dump(uid) for uid in user_ids}
+    mirrored = dict(zip(user_ids, await mirror.dump_many(user_ids), strict=True))
     longest = max(
         (len(state[0]) for m in mirrored.values() for state in m.lists.values() if state),
         default=0,

@@ -192,11 +192,6 @@ class GraphStore:
         (row,) = await self._run("user_count", {})
         return int(row["users"])
 
-    async def clock(self) -> int:
-        """Neo4j's time in microseconds."""
-        (row,) = await self._run("clock", {})
-        return int(row["now_us"])
-
     async def await_indexes(self) -> None:
         await self._run("await_indexes", {})
 

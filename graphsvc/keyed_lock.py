@@ -24,6 +24,3 @@ class KeyedLock:
                 del self._locks[key]
             else:
                 self._locks[key] = (lock, users - 1)
-
-    def __len__(self) -> int:
-        return len(self._locks)

@@ -234,12 +234,24 @@ class Mirror:
 
     async def dump(self, user_id: str) -> MirroredUser:
         """The raw mirrored state of one user, for consistency checks and debugging."""
-        meta_key = self._key("m", user_id)
+        (mirrored,) = await self.dump_many([user_id])
+        return mirrored
+
+    async def dump_many(self, user_ids: Sequence[str]) -> list[MirroredUser]:
+        """The raw mirrored state of many users, in one pipelined round trip."""
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(meta_key)
-            for side in Side:
-                pipe.zrange(self._key(side.value, user_id), 0, -1, desc=True, withscores=True)
-            meta, *lists = await pipe.execute()
+            for user_id in user_ids:
+                pipe.hgetall(self._key("m", user_id))
+                for side in Side:
+                    pipe.zrange(self._key(side.value, user_id), 0, -1, desc=True, withscores=True)
+            replies = await pipe.execute()
+        return [
+            self._mirrored(replies[3 * n], replies[3 * n + 1 : 3 * n + 3])
+            for n in range(len(user_ids))
+        ]
+
+    @staticmethod
+    def _mirrored(meta: dict[str, str], lists: list[list[tuple[str, float]]]) -> MirroredUser:
         counts = Counts(int(meta["fr"]), int(meta["fg"])) if "fr" in meta else None
         state: dict[Side, tuple[list[Entry], Position | None] | None] = {}
         for side, members in zip(Side, lists, strict=True):
