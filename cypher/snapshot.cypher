@@ -2,7 +2,7 @@
 // `at` is Neo4j's clock read before anything else: every change committed before `at` is
 // reflected in the counts and lists, so between two snapshots of a user the later `at` wins.
 // A limit of 0 skips that list without reading it (counts-only reads use counts.cypher).
-// Unknown users give no row.
+// Unknown users give no row. The counts are those of counts.cypher.
 // Params: $ids (list of user ids), $followers_limit, $following_limit.
 WITH datetime.realtime() AS now
 UNWIND $ids AS uid
@@ -24,7 +24,11 @@ CALL (u) {
   LIMIT $following_limit
   RETURN collect([since, id]) AS following
 }
-RETURN u.id AS id, at,
+RETURN u.id AS id, at, u:Inactive AS inactive,
        COUNT { (u)<-[:FOLLOWS]-() } AS followers_count,
        COUNT { (u)-[:FOLLOWS]->() } AS following_count,
+       COUNT { (u)<-[:FOLLOWS]-() } - coalesce(u.xr, 0) AS followers_active,
+       COUNT { (u)-[:FOLLOWS]->(f) WHERE NOT f:Inactive } AS following_active,
+       COUNT { (u)-[:FOLLOWS]->(f) WHERE NOT f:Inactive AND EXISTS { (f)-[:FOLLOWS]->(u) } }
+         AS friends,
        followers, following

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import FastAPI, Path, Query, Request
@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphsvc.errors import GraphError
 from graphsvc.ids import USER_ID_PATTERN
-from graphsvc.model import Page, iso_utc
+from graphsvc.model import IdPage, Page, UserState, iso_utc
 from graphsvc.runtime import open_service
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings, get_settings
@@ -68,8 +68,61 @@ class PageBody(BaseModel):
 
 
 class CountsBody(BaseModel):
-    followers: int
-    following: int
+    followers: int = Field(description="exact, every follower")
+    following: int = Field(description="exact, every followed user")
+    followers_active: int = Field(description="followers that are not suspended or spam")
+    following_active: int = Field(description="followed users that are not suspended or spam")
+    friends: int = Field(description="active mutual follows")
+    celebrity: bool = Field(description="followers >= CELEBRITY_FOLLOWERS")
+
+
+class RelationshipBody(BaseModel):
+    following: bool = Field(description="the user follows this id")
+    followed_by: bool = Field(description="this id follows the user")
+    mutual: bool
+    blocking: bool = Field(description="the user blocks this id")
+    blocked_by: bool = Field(description="this id blocks the user")
+
+
+class RelationshipsBody(BaseModel):
+    relationships: dict[str, RelationshipBody] = Field(description="keyed by the ids asked for")
+
+
+class IdPageBody(BaseModel):
+    total: int = Field(description="exact size of the whole list")
+    items: list[str]
+    next_cursor: str | None = None
+
+
+class BlockBody(BaseModel):
+    blocking: bool
+    created: bool = Field(description="false when the block already existed")
+    removed_follows: int = Field(description="follows removed by this block (0-2)")
+
+
+class UnblockBody(BaseModel):
+    blocking: bool
+    removed: bool = Field(description="false when there was no block to remove")
+
+
+class StatusRequest(BaseModel):
+    status: Literal["active", "suspended", "spam"]
+
+
+class StatusBody(BaseModel):
+    user_id: str
+    exists: bool
+    status: str
+    fanout_pending: bool = Field(description="counts depending on the status still updating")
+    erasing: bool = Field(description="the user is being erased")
+    progress: dict[str, int] | None = Field(
+        default=None, description="edges done by this process's running job, when it has one"
+    )
+
+
+class EraseBody(BaseModel):
+    user_id: str
+    state: Literal["erasing", "absent"]
 
 
 class HealthBody(BaseModel):
@@ -91,6 +144,17 @@ def _page_body(page: Page) -> FastJSON:
     return FastJSON({"items": items, "next_cursor": page.next_cursor})
 
 
+def _id_page_body(page: IdPage) -> FastJSON:
+    return FastJSON({"total": page.total, "items": page.user_ids, "next_cursor": page.next_cursor})
+
+
+_FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "a block, or a suspended user, forbids it"},
+    409: {"model": ErrorBody, "description": "MAX_FOLLOWING reached, or a user is being erased"},
+    429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
+}
+
+
 # -- parameters -----------------------------------------------------------------------------
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
@@ -98,10 +162,12 @@ UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": 
 TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
 Limit = Annotated[int | None, Query(description="page size, 1-200 (default 20)")]
 Cursor = Annotated[str | None, Query(description="next_cursor of the previous page")]
+OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
+Flag = Annotated[bool, Query()]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "unparseable or tampered cursor"},
-    422: {"model": ErrorBody, "description": "invalid user id, limit or self-follow"},
+    422: {"model": ErrorBody, "description": "invalid user id, limit, parameter or self-follow"},
     503: {"model": ErrorBody, "description": "a backing store is unavailable"},
 }
 
@@ -130,7 +196,7 @@ def _describe_validation(exc: RequestValidationError) -> str:
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(GraphError)
     async def graph_error(_: Request, exc: GraphError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return _error(exc.status, exc.code, exc.message, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -169,6 +235,18 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal", "internal error")
 
 
+def _status_body(user_id: str, state: UserState | None, service: GraphService) -> StatusBody:
+    progress = service.progress(user_id)
+    return StatusBody(
+        user_id=user_id,
+        exists=state is not None,
+        status=state.status if state else "active",
+        fanout_pending=bool(state and state.fanout_pending),
+        erasing=bool(state and state.erasing),
+        progress=dict(progress.notes) if progress else None,
+    )
+
+
 # -- app ----------------------------------------------------------------------------------------
 
 
@@ -201,7 +279,7 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
     @app.put(
         "/v1/users/{user_id}/following/{target_id}",
         response_model=FollowBody,
-        responses=_ERRORS,
+        responses=_ERRORS | _FOLLOW_ERRORS,
         tags=["relations"],
         summary="Follow a user (idempotent)",
     )
@@ -225,35 +303,211 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
         response_model=PageBody,
         responses=_ERRORS,
         tags=["lists"],
-        summary="Who follows the user, newest first",
+        summary="Who follows the user, newest first (active users only)",
     )
     async def followers(
-        user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
+        user_id: UserId,
+        request: Request,
+        limit: Limit = None,
+        cursor: Cursor = None,
+        not_followed_back: Annotated[
+            bool, Query(description="only followers the user does not follow")
+        ] = False,
     ) -> Response:
-        return _page_body(await svc(request).followers(user_id, limit, cursor))
+        page = await svc(request).followers(
+            user_id, limit, cursor, not_followed_back=not_followed_back
+        )
+        return _page_body(page)
 
     @app.get(
         "/v1/users/{user_id}/following",
         response_model=PageBody,
         responses=_ERRORS,
         tags=["lists"],
-        summary="Whom the user follows, newest first",
+        summary="Whom the user follows, newest first (active users only)",
     )
     async def following(
+        user_id: UserId,
+        request: Request,
+        limit: Limit = None,
+        cursor: Cursor = None,
+        not_following_back: Annotated[
+            bool, Query(description="only those who do not follow the user")
+        ] = False,
+        celebrities_only: Annotated[
+            bool, Query(description="only users with at least CELEBRITY_FOLLOWERS followers")
+        ] = False,
+    ) -> Response:
+        page = await svc(request).following(
+            user_id,
+            limit,
+            cursor,
+            not_following_back=not_following_back,
+            celebrities_only=celebrities_only,
+        )
+        return _page_body(page)
+
+    @app.get(
+        "/v1/users/{user_id}/friends",
+        response_model=PageBody,
+        responses=_ERRORS,
+        tags=["lists"],
+        summary="Active mutual follows, by when the user followed them, newest first",
+    )
+    async def friends(
         user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
     ) -> Response:
-        return _page_body(await svc(request).following(user_id, limit, cursor))
+        return _page_body(await svc(request).friends(user_id, limit, cursor))
 
     @app.get(
         "/v1/users/{user_id}/counts",
         response_model=CountsBody,
         responses=_ERRORS,
         tags=["lists"],
-        summary="Exact follower and following counts",
+        summary="Exact counts: totals, active users only, friends",
     )
     async def counts(user_id: UserId, request: Request) -> Response:
-        result = await svc(request).counts(user_id)
-        return FastJSON({"followers": result.followers, "following": result.following})
+        service_ = svc(request)
+        result = await service_.counts(user_id)
+        return FastJSON({
+            "followers": result.followers,
+            "following": result.following,
+            "followers_active": result.followers_active,
+            "following_active": result.following_active,
+            "friends": result.friends,
+            "celebrity": service_.is_celebrity(result),
+        })  # fmt: skip
+
+    @app.get(
+        "/v1/users/{user_id}/relationships",
+        response_model=RelationshipsBody,
+        responses=_ERRORS,
+        tags=["relations"],
+        summary="How the user relates to up to 100 others, in one call",
+    )
+    async def relationships(
+        user_id: UserId,
+        request: Request,
+        ids: Annotated[str, Query(description="comma-separated user ids (1-100)")],
+    ) -> Response:
+        others = [part.strip() for part in ids.split(",")] if ids else []
+        found = await svc(request).relationships(user_id, others)
+        return FastJSON({
+            "relationships": {
+                rel.user_id: {
+                    "following": rel.following,
+                    "followed_by": rel.followed_by,
+                    "mutual": rel.mutual,
+                    "blocking": rel.blocking,
+                    "blocked_by": rel.blocked_by,
+                }
+                for rel in found
+            }
+        })  # fmt: skip
+
+    @app.get(
+        "/v1/users/{user_id}/common-following/{other_id}",
+        response_model=IdPageBody,
+        responses=_ERRORS,
+        tags=["relations"],
+        summary="Active users both follow, in id order, with the total",
+    )
+    async def common_following(
+        user_id: UserId,
+        other_id: OtherId,
+        request: Request,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> Response:
+        page = await svc(request).common_following(user_id, other_id, limit, cursor)
+        return _id_page_body(page)
+
+    @app.get(
+        "/v1/users/{user_id}/common-followers/{other_id}",
+        response_model=IdPageBody,
+        responses=_ERRORS,
+        tags=["relations"],
+        summary="Active users who follow both, in id order, with the total",
+    )
+    async def common_followers(
+        user_id: UserId,
+        other_id: OtherId,
+        request: Request,
+        limit: Limit = None,
+        cursor: Cursor = None,
+    ) -> Response:
+        page = await svc(request).common_followers(user_id, other_id, limit, cursor)
+        return _id_page_body(page)
+
+    @app.get(
+        "/v1/users/{user_id}/familiar-followers/{target_id}",
+        response_model=IdPageBody,
+        responses=_ERRORS,
+        tags=["relations"],
+        summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
+    )
+    async def familiar_followers(
+        user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
+    ) -> Response:
+        return _id_page_body(await svc(request).familiar_followers(user_id, target_id, limit))
+
+    @app.put(
+        "/v1/users/{user_id}/blocks/{target_id}",
+        response_model=BlockBody,
+        responses=_ERRORS,
+        tags=["blocks"],
+        summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
+    )
+    async def block(user_id: UserId, target_id: TargetId, request: Request) -> BlockBody:
+        change = await svc(request).block(user_id, target_id)
+        return BlockBody(blocking=True, created=change.created, removed_follows=len(change.removed))
+
+    @app.delete(
+        "/v1/users/{user_id}/blocks/{target_id}",
+        response_model=UnblockBody,
+        responses=_ERRORS,
+        tags=["blocks"],
+        summary="Unblock a user (removed follows are not restored; idempotent)",
+    )
+    async def unblock(user_id: UserId, target_id: TargetId, request: Request) -> UnblockBody:
+        removed = await svc(request).unblock(user_id, target_id)
+        return UnblockBody(blocking=False, removed=removed)
+
+    @app.put(
+        "/v1/users/{user_id}/status",
+        response_model=StatusBody,
+        responses=_ERRORS,
+        tags=["moderation"],
+        summary="Set active, suspended or spam; dependent counts update in the background",
+    )
+    async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> StatusBody:
+        service_ = svc(request)
+        state = await service_.set_status(user_id, body.status)
+        return _status_body(user_id, state, service_)
+
+    @app.get(
+        "/v1/users/{user_id}/status",
+        response_model=StatusBody,
+        responses=_ERRORS,
+        tags=["moderation"],
+        summary="A user's status, and whether a fan-out or erasure is still running",
+    )
+    async def get_status(user_id: UserId, request: Request) -> StatusBody:
+        service_ = svc(request)
+        return _status_body(user_id, await service_.user_state(user_id), service_)
+
+    @app.delete(
+        "/v1/users/{user_id}",
+        response_model=EraseBody,
+        status_code=202,
+        responses=_ERRORS | {200: {"model": EraseBody, "description": "no such user"}},
+        tags=["moderation"],
+        summary="Erase a user and every edge, in the background (see GET .../status)",
+    )
+    async def erase(user_id: UserId, request: Request) -> Response:
+        if await svc(request).erase(user_id):
+            return FastJSON({"user_id": user_id, "state": "erasing"}, status_code=202)
+        return FastJSON({"user_id": user_id, "state": "absent"}, status_code=200)
 
     @app.get(
         "/healthz",

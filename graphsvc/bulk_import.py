@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from graphsvc.loader import EdgeSet, LoadReport, batches
 from graphsvc.localservers import LocalNeo4j
-from graphsvc.model import Side
+from graphsvc.model import Counts, Side
 from graphsvc.service import GraphService
 
 
@@ -58,17 +58,23 @@ async def mirror_from_edges(
     keep = service.settings.hot_list_cap + 1
     followers: dict[str, list[tuple[int, str]]] = defaultdict(list)
     following: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for (src, dst), since in edges.edges.items():
+    friends: dict[str, int] = defaultdict(int)
+    pairs = edges.edges
+    for (src, dst), since in pairs.items():
         followers[dst].append((since, src))
         following[src].append((since, dst))
+        if (dst, src) in pairs:
+            friends[src] += 1
     users = edges.users
     with tqdm(total=len(users), desc="mirror", unit="user", disable=not progress) as bar:
         for batch in batches(users, 5_000):
             lists = []
             for uid in batch:
                 fr, fg = followers.get(uid, []), following.get(uid, [])
-                lists.append((uid, Side.FOLLOWERS, at, len(fr), len(fg), _newest(fr, keep)))
-                lists.append((uid, Side.FOLLOWING, at, len(fr), len(fg), _newest(fg, keep)))
+                # A freshly imported graph has only active users.
+                counts = Counts(len(fr), len(fg), len(fr), len(fg), friends.get(uid, 0))
+                lists.append((uid, Side.FOLLOWERS, at, counts, _newest(fr, keep)))
+                lists.append((uid, Side.FOLLOWING, at, counts, _newest(fg, keep)))
             await service.mirror.install_lists(lists)
             bar.update(len(batch))
 

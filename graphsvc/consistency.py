@@ -1,6 +1,7 @@
 """Compare the Redis mirror with Neo4j, user by user.
 
-The rules are the mirror's invariants: mirrored counts equal Neo4j's counts; a complete hot
+The rules are the mirror's invariants: mirrored counts equal Neo4j's counts (totals, active
+counts and friends); the set of inactive users agrees with Neo4j's statuses; a complete hot
 list equals the user's whole list; a truncated hot list equals exactly the entries newer than
 its boundary. A cold (absent) mirror is never drift: it is rebuilt on the next read.
 """
@@ -35,6 +36,7 @@ def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
 async def check_users(graph: GraphStore, mirror: Mirror, user_ids: Sequence[str]) -> list[Drift]:
     """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
     mirrored = dict(zip(user_ids, await mirror.dump_many(user_ids), strict=True))
+    inactive = await mirror.inactive_among(user_ids)  # None: not built, nothing to compare
     longest = max(
         (len(state[0]) for m in mirrored.values() for state in m.lists.values() if state),
         default=0,
@@ -47,12 +49,14 @@ async def check_users(graph: GraphStore, mirror: Mirror, user_ids: Sequence[str]
     for uid in user_ids:
         mine, snap = mirrored[uid], truth.get(uid)
         if snap is None:
-            if mine.counts not in (None, Counts(0, 0)) or any(
+            if mine.counts not in (None, Counts.zero()) or any(
                 s and s[0] for s in mine.lists.values()
             ):
                 drifts.append(Drift(uid, "mirrored user is unknown to Neo4j", None, mine.counts))
             continue
-        expected = Counts(snap.followers_count, snap.following_count)
+        expected = snap.totals
+        if inactive is not None and (uid in inactive) != snap.inactive:
+            drifts.append(Drift(uid, "inactive", snap.inactive, uid in inactive))
         if mine.counts is not None and mine.counts != expected:
             drifts.append(Drift(uid, "counts", expected, mine.counts))
         for side in Side:

@@ -11,9 +11,10 @@ class GraphError(Exception):
     status: int = 400
     code: str = "bad_request"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.headers = headers
 
 
 class InvalidUserId(GraphError):
@@ -34,3 +35,43 @@ class InvalidLimit(GraphError):
 class InvalidCursor(GraphError):
     status = 400
     code = "invalid_cursor"
+
+
+class InvalidParameter(GraphError):
+    status = 422
+    code = "invalid_parameter"
+
+
+class TooManyIds(GraphError):
+    status = 422
+    code = "too_many_ids"
+
+
+class InvalidStatus(GraphError):
+    status = 422
+    code = "invalid_status"
+
+
+class Blocked(GraphError):
+    status = 403
+    code = "blocked"
+
+
+class UserSuspended(GraphError):
+    status = 403
+    code = "user_suspended"
+
+
+class UserErasing(GraphError):
+    status = 409
+    code = "user_erasing"
+
+
+class FollowingLimit(GraphError):
+    status = 409
+    code = "following_limit"
+
+
+class FollowRateLimit(GraphError):
+    status = 429
+    code = "follow_rate_limit"

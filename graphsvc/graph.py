@@ -13,12 +13,29 @@ import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
 
 from graphsvc.cursor import Position
-from graphsvc.model import EdgeChange, Entry, Side, Snapshot, UserCounts
+from graphsvc.model import (
+    BlockChange,
+    Counts,
+    EdgeChange,
+    Entry,
+    Refusal,
+    Relationship,
+    Side,
+    Snapshot,
+    UserCounts,
+    UserState,
+)
 from graphsvc.queries import query, statements
 from graphsvc.settings import Settings
 
+# The count columns of counts.cypher and snapshot.cypher, in the order of Counts' fields.
+_COUNT_COLUMNS = (
+    "followers_count", "following_count", "followers_active", "following_active", "friends"
+)  # fmt: skip
+
 # Larger than any follow time (microseconds) a page can start from.
 NEWEST = 2**62
+NO_LIMIT = 2**31 - 1
 
 
 def open_driver(settings: Settings) -> AsyncDriver:
@@ -26,6 +43,8 @@ def open_driver(settings: Settings) -> AsyncDriver:
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.neo4j_password),
         max_connection_pool_size=settings.neo4j_pool_size,
+        # Labels such as :Inactive exist only once used; warnings on every query are noise.
+        notifications_min_severity="OFF",
     )
 
 
@@ -73,7 +92,7 @@ class _CountReads:
                     if missing:
                         future.set_exception(LookupError(f"users {missing} vanished"))
                     else:
-                        future.set_result({uid: found[uid].counts for uid in user_ids})
+                        future.set_result({uid: found[uid].reading for uid in user_ids})
                 batch = []
         finally:
             # Ended early (cancelled at shutdown): nobody may wait forever.
@@ -110,8 +129,22 @@ class GraphStore:
                 statement, database_=self._database, bookmark_manager_=None
             )
 
-    async def follow(self, src: str, dst: str) -> EdgeChange:
-        (row,) = await self._run("follow", {"src": src, "dst": dst}, write=True)
+    async def follow(
+        self,
+        src: str,
+        dst: str,
+        *,
+        max_following: int = NO_LIMIT,
+        per_window: int = NO_LIMIT,
+        window_us: int = 1,
+    ) -> EdgeChange | Refusal:
+        """Follow unless a rule refuses the new edge (then nothing changed); the limits'
+        defaults are off (the service passes its settings)."""
+        params = {"src": src, "dst": dst, "max_following": max_following,
+                  "per_window": per_window, "window_us": window_us}  # fmt: skip
+        (row,) = await self._run("follow", params, write=True)
+        if row["refused"] is not None:
+            return Refusal(row["refused"], row["retry_at"])
         return await self._change(src, dst, row, following=True)
 
     async def unfollow(self, src: str, dst: str) -> EdgeChange | None:
@@ -128,6 +161,117 @@ class GraphStore:
         return EdgeChange(
             src, dst, following, bool(row["changed"]), row["version"], counts[src], counts[dst]
         )
+
+    async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
+        """Counts read now, where writes go (after a commit that changed them)."""
+        found = await self.snapshots(user_ids, fresh=True)
+        return {uid: snap.reading for uid, snap in found.items()}
+
+    async def removals(self, pairs: Sequence[tuple[str, str, int]]) -> list[EdgeChange]:
+        """Edge changes for committed removals (src, dst, version), with counts read now."""
+        counts = await self._count_reads.read(sorted({u for s, d, _ in pairs for u in (s, d)}))
+        return [EdgeChange(s, d, False, True, v, counts[s], counts[d]) for s, d, v in pairs]
+
+    async def block(self, src: str, dst: str) -> BlockChange:
+        params = {"src": src, "dst": dst, "ids": sorted((src, dst))}
+        (row,) = await self._run("block", params, write=True)
+        removed = []
+        if row["removed_following"]:
+            removed.append((src, dst, row["following_version"]))
+        if row["removed_followed_by"]:
+            removed.append((dst, src, row["followed_by_version"]))
+        changes = await self.removals(removed) if removed else []
+        return BlockChange(bool(row["created"]), changes)
+
+    async def unblock(self, src: str, dst: str) -> bool:
+        (row,) = await self._run("unblock", {"src": src, "dst": dst}, write=True)
+        return bool(row["removed"])
+
+    async def set_status(self, user_id: str, status: str) -> tuple[int, bool]:
+        """Set the status; returns its version and whether a fan-out is pending."""
+        (row,) = await self._run("set_status", {"id": user_id, "status": status}, write=True)
+        return row["version"], bool(row["fanout"])
+
+    async def user_state(self, user_id: str) -> UserState | None:
+        rows = await self._run("user_state", {"id": user_id}, write=True)
+        if not rows:
+            return None
+        (row,) = rows
+        return UserState(row["status"], bool(row["fanout"]), bool(row["erasing"]))
+
+    async def inactive_users(self, batch: int = 10_000) -> AsyncIterator[list[tuple[str, int]]]:
+        """Every inactive user with its status version, in id order, ``batch`` at a time."""
+        after = ""
+        while True:
+            rows = await self._run("inactive_users", {"after": after, "limit": batch}, write=True)
+            if not rows:
+                return
+            yield [(row["id"], row["version"]) for row in rows]
+            after = rows[-1]["id"]
+
+    async def pending_work(self) -> list[tuple[str, bool]]:
+        """Users with unfinished fan-outs or erasures: (id, erasing)."""
+        rows = await self._run("pending_work", {}, write=True)
+        return [(row["id"], bool(row["erasing"])) for row in rows]
+
+    async def fanout_following(self, user_id: str, batch: int) -> list[str]:
+        rows = await self._run("fanout_following", {"id": user_id, "batch": batch}, write=True)
+        return [row["id"] for row in rows]
+
+    async def fanout_done(self, user_id: str) -> bool:
+        rows = await self._run("fanout_done", {"id": user_id}, write=True)
+        return not rows or bool(rows[0]["done"])
+
+    async def follower_ids(self, user_id: str, batch: int) -> AsyncIterator[list[str]]:
+        """Every follower of a user, streamed in batches (one read transaction)."""
+        async with self._driver.session(
+            database=self._database, default_access_mode=neo4j.WRITE_ACCESS
+        ) as session:
+            result = await session.run(query("follower_ids"), {"id": user_id})
+            chunk: list[str] = []
+            async for record in result:
+                chunk.append(record["id"])
+                if len(chunk) >= batch:
+                    yield chunk
+                    chunk = []
+            if chunk:
+                yield chunk
+
+    async def erase_begin(self, user_id: str) -> bool:
+        return bool(await self._run("erase_begin", {"id": user_id}, write=True))
+
+    async def erase_batch(self, user_id: str, side: Side, batch: int) -> list[tuple[str, str, int]]:
+        """Delete one batch of the user's follows on one side; the removals (src, dst,
+        version), none when that side is empty."""
+        params = {"id": user_id, "batch": batch}
+        if side is Side.FOLLOWING:
+            rows = await self._run("erase_following", params, write=True)
+            return [(user_id, row["id"], row["version"]) for row in rows]
+        rows = await self._run("erase_followers", params, write=True)
+        return [(row["id"], user_id, row["version"]) for row in rows]
+
+    async def erase_blocks(self, user_id: str, batch: int) -> int:
+        (row,) = await self._run("erase_blocks", {"id": user_id, "batch": batch}, write=True)
+        return int(row["deleted"])
+
+    async def erase_end(self, user_id: str) -> bool:
+        (row,) = await self._run("erase_end", {"id": user_id}, write=True)
+        return bool(row["done"])
+
+    async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
+        rows = await self._run("relationships", {"id": user_id, "ids": list(others)})
+        return [
+            Relationship(row["id"], row["following"], row["followed_by"], row["blocking"],
+                         row["blocked_by"])
+            for row in rows
+        ]  # fmt: skip
+
+    async def id_page(
+        self, name: str, params: Mapping[str, Any], after: str, limit: int
+    ) -> tuple[int, list[str]]:
+        """Run a query answering one row of (total, page of ids)."""
+        (row,) = await self._run(name, {**params, "after": after, "limit": limit})
+        return int(row["total"]), list(row["page"])
 
     async def snapshots(
         self,
@@ -156,25 +300,33 @@ class GraphStore:
             row["id"]: Snapshot(
                 user_id=row["id"],
                 at=row["at"],
-                followers_count=row["followers_count"],
-                following_count=row["following_count"],
+                totals=Counts(*(row[name] for name in _COUNT_COLUMNS)),
                 followers=_entries(row["followers"]) if lists else [],
                 following=_entries(row["following"]) if lists else [],
+                inactive=bool(row.get("inactive")),
             )
             for row in rows
         }
 
     async def page(
-        self, side: Side, user_id: str, after: Position | None, limit: int
+        self,
+        side: Side,
+        user_id: str,
+        after: Position | None,
+        limit: int,
+        *,
+        name: str | None = None,
+        **params: Any,
     ) -> list[Entry]:
-        """Keyset page, newest first, strictly older than ``after``."""
-        params = {
+        """Keyset page, newest first, strictly older than ``after``: of one side's list, or
+        of the list a named query (friends, celebrities) selects from the followings."""
+        params |= {
             "id": user_id,
             "since": after.since if after else NEWEST,
             "after": after.user_id if after else "",
             "limit": limit,
         }
-        rows = await self._run(f"{side.label}_page", params)
+        rows = await self._run(name or f"{side.label}_page", params)
         return [Entry(user_id=row["id"], since=row["since"]) for row in rows]
 
     async def user_ids(self, batch: int = 10_000) -> AsyncIterator[list[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 
 class KeyedLock:
@@ -24,3 +24,11 @@ class KeyedLock:
                 del self._locks[key]
             else:
                 self._locks[key] = (lock, users - 1)
+
+    @asynccontextmanager
+    async def hold_all(self, *keys: str) -> AsyncIterator[None]:
+        """Hold several keys, taken in sorted order so two holders cannot deadlock."""
+        async with AsyncExitStack() as stack:
+            for key in sorted(set(keys)):
+                await stack.enter_async_context(self.hold(key))
+            yield

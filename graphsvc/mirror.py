@@ -8,13 +8,17 @@ Per user ``u`` (every key carries the hash tag ``{u}``, so one user's keys share
 - ``<prefix>j:{u}``  short-lived journal of removals (and of additions while a list is cold)
 - ``<prefix>t:{u}``  when Neo4j stamped each journal entry (read after its commit)
 
+and, for all users, ``<prefix>x:{status}`` (the set of inactive users, which list reads leave
+out; the member ``""`` marks it as built) with ``<prefix>xv:{status}`` (each user's status
+version).
+
 All logic that must be atomic lives in the Lua scripts beside this file (``lua/``); each script
 touches one user's keys only. The protocol is described in ``lua/common.lua``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -30,10 +34,12 @@ except ImportError:  # pragma: no cover
     pack_command = None
 
 from graphsvc.cursor import Position
-from graphsvc.model import Counts, EdgeChange, Entry, Side, Snapshot
+from graphsvc.model import Counts, EdgeChange, Entry, Side, Snapshot, UserCounts
 from graphsvc.settings import Settings
 
 _LUA = Path(__file__).resolve().parent / "lua"
+# The meta hash's count fields, in the order of Counts.values().
+COUNT_FIELDS = ("fr", "fg", "fa", "ga", "mu")
 
 
 @cache
@@ -84,6 +90,10 @@ class Mirror:
         self._install = client.register_script(script_source("install"))
         self._install_counts = client.register_script(script_source("install_counts"))
         self._page = client.register_script(script_source("page"))
+        self._refresh_counts = client.register_script(script_source("refresh_counts"))
+        self._status = client.register_script(script_source("status"))
+        self._inactive = f"{self._prefix}x:{{status}}"
+        self._status_versions = f"{self._prefix}xv:{{status}}"
 
     @property
     def client(self) -> aioredis.Redis:
@@ -106,46 +116,80 @@ class Mirror:
 
     async def apply(self, change: EdgeChange) -> None:
         """Mirror one committed edge change: two single-user scripts, one round trip."""
-        op = "+" if change.following else "-"
-        halves = (
-            (change.src, Side.FOLLOWING, change.dst, change.src_counts),
-            (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
-        )
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for user, side, member, counts in halves:
-                args = [side.value, op, member, change.version, counts.at, counts.followers,
-                        counts.following, self._cap, self._window_us]  # fmt: skip
-                await self._edge(keys=self._side_keys(user, side), args=args, client=pipe)
-            await pipe.execute()
+        await self.apply_many([change])
+
+    async def apply_many(self, changes: Sequence[EdgeChange]) -> None:
+        """Mirror committed edge changes, each as two single-user scripts, pipelined."""
+        calls = []
+        for change in changes:
+            op = "+" if change.following else "-"
+            halves = (
+                (change.src, Side.FOLLOWING, change.dst, change.src_counts),
+                (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
+            )
+            for user, side, member, reading in halves:
+                args = [side.value, op, member, change.version, reading.at,
+                        *reading.counts.values(), self._cap, self._window_us]  # fmt: skip
+                calls.append((self._side_keys(user, side), args))
+        await self._run_many(self._edge, calls)
+
+    async def refresh_counts(self, readings: Mapping[str, UserCounts]) -> None:
+        """Counts read after a commit that changed them, for users the commit did not write
+        through an edge change (status fan-outs)."""
+        calls = [([self._key("m", user_id)], [reading.at, *reading.counts.values()])
+                 for user_id, reading in readings.items()]  # fmt: skip
+        await self._run_many(self._refresh_counts, calls)
 
     async def install(self, snapshots: Iterable[Snapshot], sides: Sequence[Side]) -> None:
         """Build the given lists (and counts) from Neo4j snapshots, pipelined."""
         if not sides:
-            calls = [([self._key("m", snap.user_id)], [snap.at, snap.followers_count,
-                      snap.following_count]) for snap in snapshots]  # fmt: skip
+            calls = [([self._key("m", snap.user_id)], [snap.at, *snap.totals.values()])
+                     for snap in snapshots]  # fmt: skip
             await self._run_many(self._install_counts, calls)
             return
         lists = [
-            (snap.user_id, side, snap.at, snap.followers_count, snap.following_count,
+            (snap.user_id, side, snap.at, snap.totals,
              [(e.since, e.user_id) for e in snap.entries(side)])
             for snap in snapshots for side in sides
         ]  # fmt: skip
         await self.install_lists(lists)
 
     async def install_lists(
-        self, lists: Iterable[tuple[str, Side, int, int, int, Sequence[tuple[int, str]]]]
+        self, lists: Iterable[tuple[str, Side, int, Counts, Sequence[tuple[int, str]]]]
     ) -> None:
-        """Install lists given as (user, side, read at, followers, following, newest
-        (since, member) pairs, newest first, up to cap + 1 of them)."""
+        """Install lists given as (user, side, read at, counts, newest (since, member) pairs,
+        newest first, up to cap + 1 of them)."""
         calls = []
-        for user_id, side, at, followers, following, pairs in lists:
+        for user_id, side, at, counts, pairs in lists:
             hot, rest = pairs[: self._cap], pairs[self._cap : self._cap + 1]
             boundary = rest[0] if rest else (-1, "")
-            args: list[Any] = [side.value, at, followers, following, self._cap, *boundary]
+            args: list[Any] = [side.value, at, *counts.values(), self._cap, *boundary]
             for since, member in hot:
                 args += (since, member)
             calls.append((self._side_keys(user_id, side), args))
         await self._run_many(self._install, calls)
+
+    # -- statuses -----------------------------------------------------------------------------
+
+    async def set_status(self, user_id: str, inactive: bool, version: int) -> None:
+        """Mirror a committed status change (the newest version wins)."""
+        keys = [self._inactive, self._status_versions]
+        await self._status(keys=keys, args=[user_id, int(inactive), version])
+
+    async def load_statuses(self, inactive: Sequence[tuple[str, int]]) -> None:
+        """Build the inactive set from Neo4j's inactive users (and their status versions)."""
+        keys = [self._inactive, self._status_versions]
+        await self._run_many(self._status, [(keys, [uid, 1, v]) for uid, v in inactive])
+
+    async def mark_statuses_built(self) -> None:
+        await self._redis.sadd(self._inactive, "")
+
+    async def inactive_among(self, user_ids: Sequence[str]) -> set[str] | None:
+        """Which of these users are inactive; None when the set is not built (lost or new)."""
+        flags = await self._redis.smismember(self._inactive, [*user_ids, ""])
+        if not flags[-1]:
+            return None
+        return {uid for uid, flag in zip(user_ids, flags, strict=False) if flag}
 
     async def _run_many(
         self, script: AsyncScript, calls: list[tuple[list[str], list[Any]]]
@@ -192,6 +236,14 @@ class Mirror:
                 pipe.delete(*self.keys(user_id)[:3])
             await pipe.execute()
 
+    async def expire(self, user_id: str, seconds: int) -> None:
+        """Let an erased user's counts and lists go after ``seconds`` (they are exact zeros
+        now; keeping them that long beats a late rebuild that read the user before it went)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in self.keys(user_id)[:3]:
+                pipe.expire(key, seconds)
+            await pipe.execute()
+
     async def clear(self) -> int:
         """Remove every mirror key (all users); returns how many keys went."""
         removed = 0
@@ -209,10 +261,10 @@ class Mirror:
 
     async def counts(self, user_id: str) -> Counts | None:
         """Exact counts in one O(1) round trip; None when the user is cold."""
-        followers, following = await self._redis.hmget(self._key("m", user_id), "fr", "fg")
-        if followers is None or following is None:
+        values = await self._redis.hmget(self._key("m", user_id), *COUNT_FIELDS)
+        if any(value is None for value in values):
             return None
-        return Counts(int(followers), int(following))
+        return Counts(*map(int, values))
 
     async def page(
         self, user_id: str, side: Side, after: Position | None, wanted: int
@@ -252,7 +304,8 @@ class Mirror:
 
     @staticmethod
     def _mirrored(meta: dict[str, str], lists: list[list[tuple[str, float]]]) -> MirroredUser:
-        counts = Counts(int(meta["fr"]), int(meta["fg"])) if "fr" in meta else None
+        present = all(name in meta for name in COUNT_FIELDS)
+        counts = Counts(*(int(meta[name]) for name in COUNT_FIELDS)) if present else None
         state: dict[Side, tuple[list[Entry], Position | None] | None] = {}
         for side, members in zip(Side, lists, strict=True):
             bound = _micros(meta.get(f"{side.value}b", "-1"))

@@ -45,12 +45,34 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
+class Counts:
+    """A user's exact counts. The active ones leave out suspended and spam users; friends are
+    active mutual follows."""
+
+    followers: int
+    following: int
+    followers_active: int
+    following_active: int
+    friends: int
+
+    def values(self) -> tuple[int, int, int, int, int]:
+        """In the order of the mirror's count fields (fr, fg, fa, ga, mu)."""
+        return (
+            self.followers, self.following, self.followers_active, self.following_active,
+            self.friends,
+        )  # fmt: skip
+
+    @classmethod
+    def zero(cls) -> Counts:
+        return cls(0, 0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
 class UserCounts:
     """A user's exact counts as read from Neo4j at ``at`` (Neo4j's clock, microseconds)."""
 
     at: int
-    followers: int
-    following: int
+    counts: Counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,26 +98,72 @@ class Snapshot:
 
     user_id: str
     at: int
-    followers_count: int
-    following_count: int
+    totals: Counts
     followers: list[Entry] = field(default_factory=list)
     following: list[Entry] = field(default_factory=list)
+    inactive: bool = False
 
     def entries(self, side: Side) -> list[Entry]:
         return self.followers if side is Side.FOLLOWERS else self.following
 
-    def count(self, side: Side) -> int:
-        return self.followers_count if side is Side.FOLLOWERS else self.following_count
+    @property
+    def followers_count(self) -> int:
+        return self.totals.followers
 
     @property
-    def counts(self) -> UserCounts:
-        return UserCounts(self.at, self.followers_count, self.following_count)
+    def following_count(self) -> int:
+        return self.totals.following
+
+    @property
+    def reading(self) -> UserCounts:
+        return UserCounts(self.at, self.totals)
 
 
 @dataclass(frozen=True, slots=True)
-class Counts:
-    followers: int
-    following: int
+class Refusal:
+    """Why Neo4j refused a new follow (a rule of follow.cypher); nothing was written."""
+
+    rule: str
+    retry_at: int | None = None  # microseconds; when the rate limit lets the next follow in
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    """How a user relates to one other user."""
+
+    user_id: str
+    following: bool
+    followed_by: bool
+    blocking: bool
+    blocked_by: bool
+
+    @property
+    def mutual(self) -> bool:
+        return self.following and self.followed_by
+
+
+@dataclass(frozen=True, slots=True)
+class BlockChange:
+    """A committed block: whether it is new and the follows it removed (as edge changes)."""
+
+    created: bool
+    removed: list[EdgeChange]
+
+
+@dataclass(frozen=True, slots=True)
+class UserState:
+    status: str
+    fanout_pending: bool
+    erasing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IdPage:
+    """A page of a list ordered by user id, with the exact size of the whole list."""
+
+    total: int
+    user_ids: list[str]
+    next_cursor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

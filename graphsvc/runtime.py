@@ -32,8 +32,23 @@ class Backends:
 
 
 @asynccontextmanager
-async def open_service(settings: Settings) -> AsyncIterator[GraphService]:
-    """A ready service (schema applied) for scripts, notebooks and the CLI."""
+async def open_service(
+    settings: Settings, *, resume: bool = True, finish: bool = False
+) -> AsyncIterator[GraphService]:
+    """A ready service (schema applied) for the API, scripts, notebooks and the CLI.
+
+    ``resume`` restarts fan-outs and erasures a stopped process left unfinished; on exit,
+    running jobs are waited for when ``finish`` is set (the CLI), else stopped (they resume
+    at the next start).
+    """
     async with Backends.open(settings) as backends:
         await backends.graph.apply_schema()
-        yield GraphService(backends.graph, backends.mirror, settings)
+        service = GraphService(backends.graph, backends.mirror, settings)
+        try:
+            if resume:
+                await service.resume_pending()
+            yield service
+            if finish:
+                await service.background.drain()
+        finally:
+            await service.background.close()

@@ -7,21 +7,52 @@ capped hot list continue in Neo4j from the same keyset position.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 
 from redis.exceptions import RedisError
 
+from graphsvc.background import Background, Progress
 from graphsvc.cursor import CursorCodec, Position
-from graphsvc.errors import InvalidLimit, SelfFollow
+from graphsvc.errors import (
+    Blocked,
+    FollowingLimit,
+    FollowRateLimit,
+    GraphError,
+    InvalidLimit,
+    InvalidParameter,
+    InvalidStatus,
+    SelfFollow,
+    TooManyIds,
+    UserErasing,
+    UserSuspended,
+)
 from graphsvc.graph import GraphStore
 from graphsvc.ids import validate_user_id
 from graphsvc.keyed_lock import KeyedLock
 from graphsvc.mirror import Mirror
-from graphsvc.model import Counts, EdgeChange, Entry, Page, Side
+from graphsvc.model import (
+    BlockChange,
+    Counts,
+    EdgeChange,
+    Entry,
+    IdPage,
+    Page,
+    Refusal,
+    Relationship,
+    Side,
+    UserState,
+    iso_utc,
+)
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
+
+STATUSES = ("active", "suspended", "spam")
+Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
 
 
 class GraphService:
@@ -33,16 +64,27 @@ class GraphService:
         # One user's writes queue here rather than on the user's Neo4j lock, where many waiters
         # make Neo4j report (false) deadlocks and the driver backs off for seconds.
         self._writers = KeyedLock()
+        self._statuses_loading = asyncio.Lock()
+        self.background = Background()
 
-    # -- writes -------------------------------------------------------------------------------
+    # -- follows and blocks ---------------------------------------------------------------------
 
     async def follow(self, user_id: str, target_id: str) -> bool:
         """Make ``user_id`` follow ``target_id``; True when the edge is new."""
         self._check_pair(user_id, target_id)
+        settings = self.settings
         async with self._writers.hold(user_id):
-            change = await self.graph.follow(user_id, target_id)
-            await self._mirror(change)
-        return change.changed
+            result = await self.graph.follow(
+                user_id,
+                target_id,
+                max_following=settings.max_following,
+                per_window=settings.follows_per_day,
+                window_us=settings.follow_window_seconds * 1_000_000,
+            )
+            if isinstance(result, Refusal):
+                raise self._refusal(result, user_id, target_id)
+            await self.mirror_changes([result])
+        return result.changed
 
     async def unfollow(self, user_id: str, target_id: str) -> bool:
         """Remove the follow; True when there was one to remove."""
@@ -51,26 +93,67 @@ class GraphService:
             change = await self.graph.unfollow(user_id, target_id)
             if change is None:
                 return False
-            await self._mirror(change)
+            await self.mirror_changes([change])
         return change.changed
 
+    async def block(self, user_id: str, target_id: str) -> BlockChange:
+        """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
+        self._check_pair(user_id, target_id, "block or unblock")
+        async with self._writers.hold_all(user_id, target_id):
+            change = await self.graph.block(user_id, target_id)
+            await self.mirror_changes(change.removed)
+        return change
+
+    async def unblock(self, user_id: str, target_id: str) -> bool:
+        self._check_pair(user_id, target_id, "block or unblock")
+        return await self.graph.unblock(user_id, target_id)
+
     @staticmethod
-    def _check_pair(user_id: str, target_id: str) -> None:
+    def _check_pair(user_id: str, target_id: str, verb: str = "follow or unfollow") -> None:
         validate_user_id(user_id, "user_id")
         validate_user_id(target_id, "target_id")
         if user_id == target_id:
-            raise SelfFollow(f"user {user_id!r} cannot follow or unfollow itself")
+            raise SelfFollow(f"user {user_id!r} cannot {verb} itself")
 
-    async def _mirror(self, change: EdgeChange) -> None:
+    def _refusal(self, refusal: Refusal, user_id: str, target_id: str) -> GraphError:
+        settings = self.settings
+        match refusal.rule:
+            case "blocked":
+                return Blocked(f"a block between {user_id!r} and {target_id!r} forbids this follow")
+            case "suspended":
+                return UserSuspended(f"user {user_id!r} is suspended and cannot follow")
+            case "target_suspended":
+                return UserSuspended(f"user {target_id!r} is suspended and cannot be followed")
+            case "erasing":
+                return UserErasing(f"{user_id!r} or {target_id!r} is being erased")
+            case "following_limit":
+                return FollowingLimit(
+                    f"user {user_id!r} already follows {settings.max_following} users, the "
+                    "limit (MAX_FOLLOWING); it resets only by unfollowing someone"
+                )
+            case "rate_limit":
+                retry_at = refusal.retry_at or 0
+                wait = max(1, -(-(retry_at - time.time_ns() // 1_000) // 1_000_000))
+                return FollowRateLimit(
+                    f"user {user_id!r} made {settings.follows_per_day} new follows within "
+                    f"{settings.follow_window_seconds} s (FOLLOWS_PER_DAY); the next follow is "
+                    f"allowed at {iso_utc(retry_at)}",
+                    headers={"Retry-After": str(wait)},
+                )
+        raise AssertionError(f"unknown refusal {refusal.rule!r}")
+
+    async def mirror_changes(self, changes: Sequence[EdgeChange]) -> None:
         # Also mirrors no-op repeats: the scripts are idempotent, and a retried request then
         # repairs a mirror write that an earlier attempt lost.
+        if not changes:
+            return
         try:
-            await self.mirror.apply(change)
+            await self.mirror.apply_many(changes)
         except RedisError:
-            # The edge is committed in Neo4j; the mirror catches up on rebuild or reconcile.
-            log.exception("mirror update failed for %s -> %s", change.src, change.dst)
+            # The edges are committed in Neo4j; the mirror catches up on rebuild or reconcile.
+            log.exception("mirror update failed for %d edge changes", len(changes))
 
-    # -- reads --------------------------------------------------------------------------------
+    # -- counts and relationships ---------------------------------------------------------------
 
     async def counts(self, user_id: str) -> Counts:
         validate_user_id(user_id)
@@ -80,30 +163,178 @@ class GraphService:
         snapshots = await self.graph.snapshots([user_id])
         snapshot = snapshots.get(user_id)
         if snapshot is None:
-            return Counts(0, 0)
+            return Counts.zero()
         await self.mirror.install([snapshot], sides=())
-        return Counts(snapshot.followers_count, snapshot.following_count)
+        return snapshot.totals
+
+    def is_celebrity(self, counts: Counts) -> bool:
+        return counts.followers >= self.settings.celebrity_followers
+
+    async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
+        """How ``user_id`` relates to each of ``others`` (in the order given, once each)."""
+        validate_user_id(user_id)
+        maximum = self.settings.relationships_max_ids
+        if not 1 <= len(others) <= maximum:
+            raise TooManyIds(f"ids must name 1 to {maximum} users, got {len(others)}")
+        for other in others:
+            validate_user_id(other, "ids item")
+        return await self.graph.relationships(user_id, list(dict.fromkeys(others)))
+
+    # -- lists ----------------------------------------------------------------------------------
 
     async def followers(
-        self, user_id: str, limit: int | None = None, cursor: str | None = None
+        self,
+        user_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        not_followed_back: bool = False,
     ) -> Page:
-        return await self._list(Side.FOLLOWERS, user_id, limit, cursor)
+        """Who follows the user, newest first; optionally only those it does not follow."""
+        validate_user_id(user_id)
+        scope = "followers-not-followed-back" if not_followed_back else "followers"
+
+        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            return await self._visible(Side.FOLLOWERS, user_id, after, wanted, not_followed_back)
+
+        return await self._paged(f"{scope}|{user_id}", limit, cursor, fetch)
 
     async def following(
+        self,
+        user_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        not_following_back: bool = False,
+        celebrities_only: bool = False,
+    ) -> Page:
+        """Whom the user follows, newest first; optionally only those not following back, or
+        only celebrities (at least CELEBRITY_FOLLOWERS followers)."""
+        validate_user_id(user_id)
+        if not_following_back and celebrities_only:
+            raise InvalidParameter("use either not_following_back or celebrities_only, not both")
+        if celebrities_only:
+            threshold = self.settings.celebrity_followers
+
+            async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+                return await self.graph.page(
+                    Side.FOLLOWING, user_id, after, wanted,
+                    name="celebrities_page", threshold=threshold,
+                )  # fmt: skip
+
+            return await self._paged(f"celebrities|{user_id}", limit, cursor, fetch)
+        scope = "following-not-following-back" if not_following_back else "following"
+
+        async def visible(after: Position | None, wanted: int) -> list[Entry]:
+            return await self._visible(Side.FOLLOWING, user_id, after, wanted, not_following_back)
+
+        return await self._paged(f"{scope}|{user_id}", limit, cursor, visible)
+
+    async def friends(
         self, user_id: str, limit: int | None = None, cursor: str | None = None
     ) -> Page:
-        return await self._list(Side.FOLLOWING, user_id, limit, cursor)
-
-    async def _list(self, side: Side, user_id: str, limit: int | None, cursor: str | None) -> Page:
+        """Active mutual follows, by when the user followed them, newest first."""
         validate_user_id(user_id)
+
+        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            return await self.graph.page(
+                Side.FOLLOWING, user_id, after, wanted, name="friends_page"
+            )
+
+        return await self._paged(f"friends|{user_id}", limit, cursor, fetch)
+
+    async def common_following(
+        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+    ) -> IdPage:
+        """Active users both follow, in id order, with the exact total."""
+        return await self._common("common_following", user_id, other_id, limit, cursor)
+
+    async def common_followers(
+        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+    ) -> IdPage:
+        """Active users who follow both, in id order, with the exact total."""
+        return await self._common("common_followers", user_id, other_id, limit, cursor)
+
+    async def familiar_followers(
+        self, viewer_id: str, target_id: str, limit: int | None = None
+    ) -> IdPage:
+        """Active users the viewer follows who follow the target, newest follow first."""
+        validate_user_id(viewer_id, "viewer_id")
+        validate_user_id(target_id, "target_id")
         limit = self._check_limit(limit)
-        scope = f"{side.label}|{user_id}"
+        total, ids = await self.graph.id_page(
+            "familiar_followers", {"viewer": viewer_id, "target": target_id}, "", limit
+        )
+        return IdPage(total, ids)
+
+    async def _common(
+        self, name: str, user_id: str, other_id: str, limit: int | None, cursor: str | None
+    ) -> IdPage:
+        validate_user_id(user_id, "user_id")
+        validate_user_id(other_id, "other_id")
+        limit = self._check_limit(limit)
+        scope = f"{name}|{user_id}|{other_id}"
+        after = self._cursors.decode(scope, cursor).user_id if cursor else ""
+        total, ids = await self.graph.id_page(name, {"a": user_id, "b": other_id}, after, limit + 1)
+        more = len(ids) > limit
+        ids = ids[:limit]
+        next_cursor = self._cursors.encode(scope, Position(0, ids[-1])) if more else None
+        return IdPage(total, ids, next_cursor)
+
+    async def _paged(self, scope: str, limit: int | None, cursor: str | None, fetch: Fetch) -> Page:
+        limit = self._check_limit(limit)
         after = self._cursors.decode(scope, cursor) if cursor else None
-        wanted = limit + 1  # one extra tells whether another page exists
-        entries = await self._entries(side, user_id, after, wanted)
+        entries = await fetch(after, limit + 1)  # one extra tells whether another page exists
         items = entries[:limit]
         more = len(entries) > limit
         return Page(items, self._cursors.encode(scope, items[-1].position) if more else None)
+
+    async def _visible(
+        self, side: Side, user_id: str, after: Position | None, wanted: int, not_back: bool
+    ) -> list[Entry]:
+        """Up to ``wanted`` entries of a list without inactive users (and, with ``not_back``,
+        without those the user also follows / is followed by), scanning on as needed."""
+        kept: list[Entry] = []
+        position, chunk = after, wanted
+        while len(kept) < wanted:
+            entries = await self._entries(side, user_id, position, chunk)
+            if entries:
+                kept += await self._keep(side, user_id, entries, not_back)
+            if len(entries) < chunk:
+                break
+            position = entries[-1].position
+            chunk = min(chunk * 4, 2_000)
+        return kept[:wanted]
+
+    async def _keep(
+        self, side: Side, user_id: str, entries: list[Entry], not_back: bool
+    ) -> list[Entry]:
+        ids = [e.user_id for e in entries]
+        hidden = await self._inactive(ids)
+        if not_back:
+            for rel in await self.graph.relationships(user_id, ids):
+                if rel.following if side is Side.FOLLOWERS else rel.followed_by:
+                    hidden.add(rel.user_id)
+        return [e for e in entries if e.user_id not in hidden] if hidden else entries
+
+    async def _inactive(self, user_ids: Sequence[str]) -> set[str]:
+        found = await self.mirror.inactive_among(user_ids)
+        if found is None:
+            await self.load_statuses()
+            found = await self.mirror.inactive_among(user_ids)
+        return found or set()
+
+    async def load_statuses(self) -> int:
+        """Build the mirror's set of inactive users from Neo4j (when it is missing)."""
+        async with self._statuses_loading:
+            if await self.mirror.inactive_among([]) is not None:
+                return 0
+            loaded = 0
+            async for batch in self.graph.inactive_users():
+                await self.mirror.load_statuses(batch)
+                loaded += len(batch)
+            await self.mirror.mark_statuses_built()
+            return loaded
 
     async def _entries(
         self, side: Side, user_id: str, after: Position | None, wanted: int
@@ -128,7 +359,63 @@ class GraphService:
             raise InvalidLimit(f"limit must be between 1 and {maximum}, got {limit}")
         return limit
 
-    # -- maintenance --------------------------------------------------------------------------
+    # -- moderation -----------------------------------------------------------------------------
+
+    async def set_status(self, user_id: str, status: str) -> UserState:
+        """Set a user's status; counts that depend on it are fanned out in the background."""
+        validate_user_id(user_id)
+        if status not in STATUSES:
+            raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        async with self._writers.hold(user_id):
+            version, fanout = await self.graph.set_status(user_id, status)
+            await self.mirror.set_status(user_id, status != "active", version)
+        if fanout:
+            self.start_fanout(user_id)
+        return UserState(status, fanout, False)
+
+    async def user_state(self, user_id: str) -> UserState | None:
+        validate_user_id(user_id)
+        return await self.graph.user_state(user_id)
+
+    async def erase(self, user_id: str) -> bool:
+        """Start erasing a user and all its edges; False when there is no such user."""
+        validate_user_id(user_id)
+        async with self._writers.hold(user_id):
+            found = await self.graph.erase_begin(user_id)
+        if found:
+            self.start_erasure(user_id)
+        return found
+
+    def start_fanout(self, user_id: str) -> None:
+        from graphsvc.moderation import fan_out_status
+
+        self.background.start(f"fanout:{user_id}", lambda p: fan_out_status(self, user_id, p))
+
+    def start_erasure(self, user_id: str) -> None:
+        from graphsvc.moderation import erase_user
+
+        self.background.start(f"erase:{user_id}", lambda p: erase_user(self, user_id, p))
+
+    def progress(self, user_id: str) -> Progress | None:
+        return self.background.progress(f"erase:{user_id}") or self.background.progress(
+            f"fanout:{user_id}"
+        )
+
+    async def resume_pending(self) -> int:
+        """Restart fan-outs and erasures that a stopped process left unfinished."""
+        pending = await self.graph.pending_work()
+        for user_id, erasing in pending:
+            if erasing:
+                self.start_erasure(user_id)
+            else:
+                self.start_fanout(user_id)
+        return len(pending)
+
+    def writer(self, user_id: str) -> AbstractAsyncContextManager[None]:
+        """The in-process write lock of one user (background jobs take it per batch)."""
+        return self._writers.hold(user_id)
+
+    # -- maintenance ----------------------------------------------------------------------------
 
     async def rebuild(self, user_ids: Sequence[str], sides: Sequence[Side] = tuple(Side)) -> int:
         """(Re)build the mirror of the given users from Neo4j; returns how many exist.

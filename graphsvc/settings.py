@@ -38,6 +38,20 @@ class Settings(BaseSettings):
         default=600, ge=1, description="how long removals are remembered to beat late writes"
     )
     rebuild_batch_users: int = Field(default=500, ge=1)
+    fanout_batch_edges: int = Field(
+        default=500, ge=1, description="edges per transaction of status fan-outs and erasures"
+    )
+
+    # Anti-abuse limits and thresholds.
+    max_following: int = Field(default=5_000, ge=1, description="most users one may follow")
+    follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
+    follow_window_seconds: int = Field(
+        default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
+    )
+    celebrity_followers: int = Field(
+        default=100_000, ge=1, description="followers from which /counts says celebrity"
+    )
+    relationships_max_ids: int = Field(default=100, ge=1, le=1_000)
     cursor_secret: str = Field(
         default="graphsvc-dev-cursor-secret",
         min_length=16,

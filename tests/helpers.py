@@ -8,12 +8,14 @@ from datetime import datetime
 import httpx
 
 
-async def walk(client: httpx.AsyncClient, user: str, side: str, limit: int) -> list[dict]:
-    """Every item of a list, following next_cursor to the end."""
-    items: list[dict] = []
+async def walk(
+    client: httpx.AsyncClient, user: str, side: str, limit: int, **extra: object
+) -> list:
+    """Every item of a list (``side`` is the path after the user), following next_cursor."""
+    items: list = []
     cursor = None
     for _ in range(100_000):
-        params = {"limit": limit} | ({"cursor": cursor} if cursor else {})
+        params = {"limit": limit, **extra} | ({"cursor": cursor} if cursor else {})
         response = await client.get(f"/v1/users/{user}/{side}", params=params)
         assert response.status_code == 200, response.text
         body = response.json()
@@ -39,3 +41,23 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def full_counts(
+    followers: int,
+    following: int,
+    *,
+    friends: int = 0,
+    followers_active: int | None = None,
+    following_active: int | None = None,
+    celebrity: bool = False,
+) -> dict[str, object]:
+    """The /counts body; active counts default to the totals (every user active)."""
+    return {
+        "followers": followers,
+        "following": following,
+        "followers_active": followers if followers_active is None else followers_active,
+        "following_active": following if following_active is None else following_active,
+        "friends": friends,
+        "celebrity": celebrity,
+    }

@@ -10,7 +10,6 @@ import httpx
 from helpers import assert_newest_first, walk
 
 from graphsvc.loader import load_edges, read_edge_file
-from graphsvc.model import Side
 from graphsvc.runtime import Backends
 from graphsvc.service import GraphService
 
@@ -98,4 +97,4 @@ async def test_following_list_is_capped_too(
     assert [e.user_id for e in page.items] == targets[::-1]
     assert await backends.mirror.client.zcard(backends.mirror.keys(user)[2]) == 5
     snapshot = (await backends.graph.snapshots([user]))[user]
-    assert snapshot.count(Side.FOLLOWING) == 12
+    assert snapshot.following_count == 12

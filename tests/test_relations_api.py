@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from helpers import full_counts
 
 from graphsvc.runtime import Backends
 
@@ -34,8 +35,8 @@ async def test_follow_is_idempotent(client: httpx.AsyncClient, uid: UserIds) -> 
     assert again.status_code == 200
     assert again.json() == {"following": True, "created": False}
 
-    assert await counts(client, a) == {"followers": 0, "following": 1}
-    assert await counts(client, b) == {"followers": 1, "following": 0}
+    assert await counts(client, a) == full_counts(0, 1)
+    assert await counts(client, b) == full_counts(1, 0)
     assert await ids(client, b, "followers") == [a]
     assert await ids(client, a, "following") == [b]
 
@@ -63,8 +64,8 @@ async def test_unfollow_is_idempotent(client: httpx.AsyncClient, uid: UserIds) -
     assert first.json() == {"following": False, "removed": True}
     again = await client.delete(f"/v1/users/{a}/following/{b}")
     assert again.json() == {"following": False, "removed": False}
-    assert await counts(client, a) == {"followers": 0, "following": 0}
-    assert await counts(client, b) == {"followers": 0, "following": 0}
+    assert await counts(client, a) == full_counts(0, 0)
+    assert await counts(client, b) == full_counts(0, 0)
     assert await ids(client, b, "followers") == []
     assert await ids(client, a, "following") == []
 
@@ -77,7 +78,7 @@ async def test_refollow_after_unfollow_is_newest(client: httpx.AsyncClient, uid:
     again = await client.put(f"/v1/users/{a}/following/{target}")
     assert again.json()["created"] is True
     assert await ids(client, target, "followers") == [a, b]
-    assert await counts(client, target) == {"followers": 2, "following": 0}
+    assert await counts(client, target) == full_counts(2, 0)
 
 
 async def test_unfollow_of_a_missing_edge_between_known_users(
@@ -88,15 +89,15 @@ async def test_unfollow_of_a_missing_edge_between_known_users(
     await client.put(f"/v1/users/{b}/following/{c}")
     response = await client.delete(f"/v1/users/{a}/following/{b}")
     assert response.json() == {"following": False, "removed": False}
-    assert await counts(client, a) == {"followers": 0, "following": 1}
-    assert await counts(client, b) == {"followers": 0, "following": 1}
+    assert await counts(client, a) == full_counts(0, 1)
+    assert await counts(client, b) == full_counts(0, 1)
 
 
 async def test_unknown_user_has_zero_counts_and_empty_lists(
     client: httpx.AsyncClient, uid: UserIds, backends: Backends
 ) -> None:
     ghost = uid("ghost")
-    assert await counts(client, ghost) == {"followers": 0, "following": 0}
+    assert await counts(client, ghost) == full_counts(0, 0)
     for side in ("followers", "following"):
         body = (await client.get(f"/v1/users/{ghost}/{side}")).json()
         assert body == {"items": [], "next_cursor": None}
@@ -115,7 +116,7 @@ async def test_self_follow_is_rejected_and_changes_nothing(
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "self_follow"
         assert a in response.json()["error"]["message"]
-    assert await counts(client, a) == {"followers": 0, "following": 0}
+    assert await counts(client, a) == full_counts(0, 0)
 
 
 BAD_IDS = ["a%20b", "x" * 65, "a%7Bb%7D", "%C3%A9mile", "a*b", "a:b"]
@@ -141,7 +142,7 @@ async def test_bad_ids_are_422_naming_the_id(
         response = await client.get(f"/v1/users/{bad}/{side}")
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "invalid_user_id"
-    assert await counts(client, good) == {"followers": 0, "following": 0}
+    assert await counts(client, good) == full_counts(0, 0)
 
 
 async def test_errors_share_one_shape(client: httpx.AsyncClient) -> None:

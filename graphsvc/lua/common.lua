@@ -1,10 +1,11 @@
 -- Shared helpers, prepended to every mirror script. A script touches the keys of ONE user
 -- only (they share the {user} hash tag), so the same code runs on Redis Cluster.
 --
--- meta hash:  fr, fg = exact follower / following counts; at = when Neo4j read them
---             (microseconds of Neo4j's clock): a count read later replaces one read earlier.
+-- meta hash:  fr, fg = exact follower / following counts; fa, ga = the same of active users
+--             only; mu = active friends (mutual follows); at = when Neo4j read them
+--             (microseconds of Neo4j's clock): a reading taken later replaces one taken earlier.
 --             Only a snapshot creates counts; writes refresh counts that exist, or park
---             theirs (pat, pfr, pfg) for the next snapshot install to weigh.
+--             theirs (pat, pfr, pfg, ...) for the next snapshot install to weigh.
 --             Per side S (r = followers, g = following):
 --             Ss = when Neo4j read the snapshot the list was built from (present = loaded),
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
@@ -53,29 +54,58 @@ local function above_boundary(meta, side, score, member)
   return less_bytes(b[2] or '', member)
 end
 
-local function set_counts(meta, at, followers, following)
+local COUNTS = {'fr', 'fg', 'fa', 'ga', 'mu'}
+local PARKED = {'pfr', 'pfg', 'pfa', 'pga', 'pmu'}
+
+-- the field, value pairs of a reading given as `at` followed by the counts in COUNTS order
+local function reading(fields, at, counts)
+  local out = {'pat', at}
+  if fields == COUNTS then out[1] = 'at' end
+  for i, name in ipairs(fields) do
+    out[#out + 1] = name
+    out[#out + 1] = counts[i]
+  end
+  return out
+end
+
+-- counts = array of the values in COUNTS order
+local function set_counts(meta, at, counts)
   -- a write that reached the user while its counts were cold left its reading aside (pending);
   -- whichever reading is later wins
-  local pending = redis.call('HMGET', meta, 'pat', 'pfr', 'pfg')
+  local pending = redis.call('HMGET', meta, 'pat', unpack(PARKED))
   if pending[1] then
-    if tonumber(pending[1]) > tonumber(at) then
-      at, followers, following = pending[1], pending[2], pending[3]
+    if tonumber(pending[1]) > tonumber(at) and pending[#pending] then
+      at, counts = pending[1], {unpack(pending, 2)}
     end
-    redis.call('HDEL', meta, 'pat', 'pfr', 'pfg')
+    redis.call('HDEL', meta, 'pat', unpack(PARKED))
   end
   local current = tonumber(redis.call('HGET', meta, 'at') or '-1')
   if tonumber(at) >= current then
-    redis.call('HSET', meta, 'at', at, 'fr', followers, 'fg', following)
+    redis.call('HSET', meta, unpack(reading(COUNTS, at, counts)))
   end
 end
 
 -- counts of a write to a user whose counts are cold: kept aside, not served, until a snapshot
 -- is installed (a late write after FLUSHALL must not become the served count on its own)
-local function park_counts(meta, at, followers, following)
+local function park_counts(meta, at, counts)
   local parked = tonumber(redis.call('HGET', meta, 'pat') or '-1')
   if tonumber(at) > parked then
-    redis.call('HSET', meta, 'pat', at, 'pfr', followers, 'pfg', following)
+    redis.call('HSET', meta, unpack(reading(PARKED, at, counts)))
   end
+end
+
+-- a reading from after a write's commit: refreshes loaded counts, else is parked
+local function refresh_counts(meta, at, counts)
+  if redis.call('HEXISTS', meta, 'at') == 1 then
+    set_counts(meta, at, counts)
+  else
+    park_counts(meta, at, counts)
+  end
+end
+
+-- the five counts passed from ARGV[first] on
+local function counts_from(first)
+  return {ARGV[first], ARGV[first + 1], ARGV[first + 2], ARGV[first + 3], ARGV[first + 4]}
 end
 
 -- keep the newest `cap` entries; the boundary moves up to the newest one dropped

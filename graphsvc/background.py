@@ -1,0 +1,86 @@
+"""Background jobs of one process: status fan-outs and erasures, keyed by what they work on.
+
+The durable record of pending work is in Neo4j (labels :Fanout and :Erasing), so a job that
+dies with its process resumes at the next start; this registry only runs jobs, runs a job
+again when new work for its key arrives while it runs, and reports progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Progress:
+    """What a running job has done so far (edges or users, as the job counts them)."""
+
+    done: int = 0
+    notes: dict[str, int] = field(default_factory=dict)
+
+    def add(self, what: str, n: int) -> None:
+        self.done += n
+        self.notes[what] = self.notes.get(what, 0) + n
+
+
+JobFactory = Callable[[Progress], Awaitable[None]]
+
+
+@dataclass
+class _Job:
+    task: asyncio.Task[None]
+    progress: Progress
+    again: bool = False
+
+
+class Background:
+    def __init__(self) -> None:
+        self._jobs: dict[str, _Job] = {}
+        self._closed = False
+
+    def start(self, key: str, factory: JobFactory) -> None:
+        """Run ``factory`` for ``key``; if a job for ``key`` is running, run it once more after."""
+        if self._closed:
+            return
+        running = self._jobs.get(key)
+        if running is not None and not running.task.done():
+            running.again = True
+            return
+        progress = Progress()
+        task = asyncio.get_running_loop().create_task(self._run(key, factory, progress), name=key)
+        self._jobs[key] = _Job(task, progress)
+
+    async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
+        try:
+            while True:
+                await factory(progress)
+                job = self._jobs.get(key)
+                if job is None or not job.again:
+                    return
+                job.again = False
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The work stays marked in Neo4j and resumes at the next start.
+            log.exception("background job %s failed", key)
+
+    def progress(self, key: str) -> Progress | None:
+        job = self._jobs.get(key)
+        return job.progress if job is not None and not job.task.done() else None
+
+    async def drain(self) -> None:
+        """Wait until no job runs (tests, the CLI)."""
+        while tasks := [job.task for job in self._jobs.values() if not job.task.done()]:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop every job (shutdown); unfinished work resumes at the next start."""
+        self._closed = True
+        tasks = [job.task for job in self._jobs.values() if not job.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
