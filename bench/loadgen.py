@@ -104,6 +104,15 @@ async def _run(scenario: Scenario) -> Outcome:
                 op: Op = lambda n: call("GET", f"/v1/users/{user}/followers?limit=20")  # noqa: E731
             elif kind == "api_count":
                 op = lambda n: call("GET", f"/v1/users/{user}/counts")  # noqa: E731
+            elif kind == "api_relationships":  # user: the viewer; targets: the ids asked about
+                path = f"/v1/users/{user}/relationships?ids={','.join(scenario.targets)}"
+                op = lambda n: call("GET", path)  # noqa: E731
+            elif kind == "api_familiar":  # user: the viewer; targets[0]: the followed user
+                path = f"/v1/users/{user}/familiar-followers/{scenario.targets[0]}?limit=3"
+                op = lambda n: call("GET", path)  # noqa: E731
+            elif kind == "api_common_followers":  # of user and targets[0]
+                path = f"/v1/users/{user}/common-followers/{scenario.targets[0]}?limit=20"
+                op = lambda n: call("GET", path)  # noqa: E731
             else:  # api_follow
                 rng = random.Random(7)
 

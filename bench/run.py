@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -136,18 +137,43 @@ def ensure_sqlite(size: str, path: Path) -> Path:
     return db_path
 
 
-def pick_users(path: Path) -> tuple[str, str, int, int]:
-    """The most followed user, and a user with the median follower count."""
+@dataclass(frozen=True)
+class Picks:
+    """The users the scenarios ask about, chosen from the graph file."""
+
+    celebrity: str  # the most followed user
+    top: int
+    second: str  # the second most followed user
+    median: str  # a user with the median follower count
+    median_count: int
+    viewer: str  # the user who follows the most users
+    viewer_following: int
+    relationship_ids: list[str]  # 100 ids the viewer asks about: followings, fans, strangers
+
+
+def pick_users(path: Path) -> Picks:
     followers: collections.Counter[str] = collections.Counter()
+    following: collections.Counter[str] = collections.Counter()
+    edges: list[tuple[str, str]] = []
     with path.open() as handle:
         for line in handle:
             if not line.startswith("#"):
-                followers[line.split()[1]] += 1
-    celebrity, top = followers.most_common(1)[0]
+                src, dst = line.split()[:2]
+                followers[dst] += 1
+                following[src] += 1
+                edges.append((src, dst))
+    (celebrity, top), (second, _) = followers.most_common(2)
     counts = sorted(followers.values())
     median = counts[len(counts) // 2]
     median_user = min((u for u, n in followers.items() if n == median), key=lambda u: (len(u), u))
-    return celebrity, median_user, top, median
+    viewer, out = following.most_common(1)[0]
+    followed = [d for s, d in edges if s == viewer]
+    fans = [s for s, d in edges if d == viewer]
+    strangers = [u for u in list(followers)[:500] if u not in set(followed) | set(fans)]
+    asked = list(dict.fromkeys(followed[:40] + fans[:30] + [celebrity, second] + strangers))
+    return Picks(
+        celebrity, top, second, median_user, median, viewer, out, asked[:100]
+    )  # fmt: skip
 
 
 # -- the API under test -----------------------------------------------------------------------
@@ -220,17 +246,23 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 # -- the run ----------------------------------------------------------------------------------
 
 
-def scenarios(
-    celebrity: str, median: str, sqlite: Path, targets: list[str], api: str
-) -> list[Scenario]:
+def scenarios(picks: Picks, sqlite: Path, targets: list[str], api: str) -> list[Scenario]:
     common = {"settings": BENCH_SETTINGS, "api_url": api, "sqlite_path": str(sqlite)}
     run_id = str(int(time.time()))
     plan = []
-    for who, user in (("celebrity", celebrity), ("median", median)):
+    for who, user in (("celebrity", picks.celebrity), ("median", picks.median)):
         for kind in ("api_page", "cypher_page", "redis_page"):
             plan.append(Scenario(f"page/{who}/{kind}", kind, user, **common))
         for kind in ("api_count", "redis_count", "cypher_count", "sqlite_count"):
             plan.append(Scenario(f"count/{who}/{kind}", kind, user, **common))
+    relations = {"concurrency": 4, "warmup": 20, "max_requests": 5_000}
+    plan.append(Scenario("relations/relationships", "api_relationships", picks.viewer,
+                         targets=picks.relationship_ids, **relations, **common))  # fmt: skip
+    plan.append(Scenario("relations/familiar", "api_familiar", picks.viewer,
+                         targets=[picks.celebrity], **relations, **common))  # fmt: skip
+    plan.append(Scenario("relations/common_followers", "api_common_followers", picks.celebrity,
+                         targets=[picks.second], concurrency=2, warmup=3, max_requests=200,
+                         **common))  # fmt: skip
     for kind in ("api_follow", "service_follow", "neo4j_follow"):
         plan.append(
             Scenario(
@@ -248,7 +280,10 @@ def scenarios(
 
 
 def build_rows(
-    r: dict[str, dict[str, Any]], load_record: dict[str, Any], memory: dict[str, Any]
+    r: dict[str, dict[str, Any]],
+    load_record: dict[str, Any],
+    memory: dict[str, Any],
+    picks: Picks,
 ) -> list[dict[str, Any]]:
     def p50(name: str) -> float:
         return r[name]["p50_us"]
@@ -302,6 +337,36 @@ def build_rows(
             "measured": f"API {api_w:,.0f}/s; mirror overhead {overhead:.0%}",
             "target": ">= 1,000/s and <= 30%",
             "pass": api_w >= 1000 and overhead <= 0.30,
+        }
+    )
+    rel, fam, com = (r[f"relations/{k}"] for k in ("relationships", "familiar", "common_followers"))
+    rows.append(
+        {
+            "row": f"(f) relationships of {len(picks.relationship_ids)} ids in one call "
+            f"(viewer follows {picks.viewer_following:,}): API {rel['per_second']:,.0f}/s "
+            f"p50 {rel['p50_us'] / 1000:,.1f} ms p99 {rel['p99_us'] / 1000:,.1f} ms",
+            "measured": f"p99 {rel['p99_us'] / 1000:,.1f} ms",
+            "target": "p99 <= 50 ms",
+            "pass": rel["p99_us"] <= 50_000,
+        }
+    )
+    rows.append(
+        {
+            "row": f"(g) familiar followers of the celebrity ({picks.top:,} followers) for that "
+            f"viewer: API {fam['per_second']:,.0f}/s p50 {fam['p50_us'] / 1000:,.1f} ms "
+            f"p99 {fam['p99_us'] / 1000:,.1f} ms",
+            "measured": f"p99 {fam['p99_us'] / 1000:,.1f} ms",
+            "target": "p99 <= 50 ms",
+            "pass": fam["p99_us"] <= 50_000,
+        }
+    )
+    rows.append(
+        {
+            "row": f"(h) common followers of the two most followed users, first page with the "
+            f"exact total: API p50 {com['p50_us'] / 1000:,.0f} ms p99 {com['p99_us'] / 1000:,.0f} ms",
+            "measured": f"p50 {com['p50_us'] / 1000:,.0f} ms",
+            "target": "(reported)",
+            "pass": None,
         }
     )
     bpe = memory["bytes_per_entry"]
@@ -376,9 +441,10 @@ def main() -> None:
     path = graph_file(args.size)
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
     sqlite = ensure_sqlite(args.size, path)
-    celebrity, median, top, median_count = pick_users(path)
+    picks = pick_users(path)
     say(
-        f"celebrity {celebrity} ({top:,} followers), median user {median} ({median_count} followers)"
+        f"celebrity {picks.celebrity} ({picks.top:,} followers), median user {picks.median} "
+        f"({picks.median_count} followers), viewer {picks.viewer} (follows {picks.viewer_following:,})"
     )
     targets = [str(n) for n in range(10)] * 3 + [
         str(n) for n in range(0, SIZES[args.size].users, 97)
@@ -387,7 +453,7 @@ def main() -> None:
     outcomes: dict[str, Outcome] = {}
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-            for scenario in scenarios(celebrity, median, sqlite, targets, api.url):
+            for scenario in scenarios(picks, sqlite, targets, api.url):
                 outcome = pool.submit(run, scenario).result()
                 outcomes[scenario.name] = outcome
                 s = summarize(outcome)
@@ -399,7 +465,7 @@ def main() -> None:
         api.stop()
     memory = asyncio.run(mirror_memory(settings))
     summary = {name: summarize(o) for name, o in outcomes.items()}
-    rows = build_rows(summary, load_record, memory)
+    rows = build_rows(summary, load_record, memory, picks)
     print_table(rows)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = {
@@ -410,8 +476,9 @@ def main() -> None:
         "memory": memory,
         "scenarios": summary,
         "rows": rows,
-        "celebrity": celebrity,
-        "median_user": median,
+        "celebrity": picks.celebrity,
+        "median_user": picks.median,
+        "viewer": picks.viewer,
     }
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2, default=str))
     plot(outcomes, RESULTS / "latest.png")

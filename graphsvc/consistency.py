@@ -49,6 +49,8 @@ async def check_users(graph: GraphStore, mirror: Mirror, user_ids: Sequence[str]
     for uid in user_ids:
         mine, snap = mirrored[uid], truth.get(uid)
         if snap is None:
+            if inactive and uid in inactive:
+                drifts.append(Drift(uid, "unknown user is marked inactive", None, True))
             if mine.counts not in (None, Counts.zero()) or any(
                 s and s[0] for s in mine.lists.values()
             ):

@@ -109,13 +109,25 @@ class GraphStore:
         self._count_reads = _CountReads(self)
 
     async def _run(
-        self, name: str, params: Mapping[str, Any], *, write: bool = False
+        self, name: str, params: Mapping[str, Any], *, write: bool = False, fresh: bool = False
     ) -> list[neo4j.Record]:
+        """Run a named query. Reads are auto-commit transactions (one round trip, where a
+        managed transaction takes two: measured 1.3 ms against 2.5 ms for ``RETURN 1``);
+        ``fresh`` reads go where writes go (the cluster leader), so they see every commit.
+        ``write`` queries run in managed transactions, which the driver retries on transient
+        errors (deadlocks)."""
+        if not write:
+            mode = neo4j.WRITE_ACCESS if fresh else neo4j.READ_ACCESS
+            async with self._driver.session(
+                database=self._database, default_access_mode=mode, bookmark_manager=None
+            ) as session:
+                result = await session.run(query(name), params)
+                return [record async for record in result]
         result = await self._driver.execute_query(
             query(name),
             params,
             database_=self._database,
-            routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+            routing_=RoutingControl.WRITE,
             bookmark_manager_=None,
         )
         return result.records
@@ -193,7 +205,7 @@ class GraphStore:
         return row["version"], bool(row["fanout"])
 
     async def user_state(self, user_id: str) -> UserState | None:
-        rows = await self._run("user_state", {"id": user_id}, write=True)
+        rows = await self._run("user_state", {"id": user_id}, fresh=True)
         if not rows:
             return None
         (row,) = rows
@@ -203,7 +215,7 @@ class GraphStore:
         """Every inactive user with its status version, in id order, ``batch`` at a time."""
         after = ""
         while True:
-            rows = await self._run("inactive_users", {"after": after, "limit": batch}, write=True)
+            rows = await self._run("inactive_users", {"after": after, "limit": batch}, fresh=True)
             if not rows:
                 return
             yield [(row["id"], row["version"]) for row in rows]
@@ -211,7 +223,7 @@ class GraphStore:
 
     async def pending_work(self) -> list[tuple[str, bool]]:
         """Users with unfinished fan-outs or erasures: (id, erasing)."""
-        rows = await self._run("pending_work", {}, write=True)
+        rows = await self._run("pending_work", {}, fresh=True)
         return [(row["id"], bool(row["erasing"])) for row in rows]
 
     async def fanout_following(self, user_id: str, batch: int) -> list[str]:
@@ -254,17 +266,15 @@ class GraphStore:
         (row,) = await self._run("erase_blocks", {"id": user_id, "batch": batch}, write=True)
         return int(row["deleted"])
 
-    async def erase_end(self, user_id: str) -> bool:
+    async def erase_end(self, user_id: str) -> int | None:
+        """Delete the user if nothing is left; the version to forget its status by, or None
+        when edges remain."""
         (row,) = await self._run("erase_end", {"id": user_id}, write=True)
-        return bool(row["done"])
+        return row["version"] if row["done"] else None
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
-        rows = await self._run("relationships", {"id": user_id, "ids": list(others)})
-        return [
-            Relationship(row["id"], row["following"], row["followed_by"], row["blocking"],
-                         row["blocked_by"])
-            for row in rows
-        ]  # fmt: skip
+        (row,) = await self._run("relationships", {"id": user_id, "ids": list(others)})
+        return [Relationship(*values) for values in row["rows"]]
 
     async def id_page(
         self, name: str, params: Mapping[str, Any], after: str, limit: int
@@ -294,7 +304,7 @@ class GraphStore:
                 "followers_limit": followers_limit,
                 "following_limit": following_limit,
             },
-            write=fresh,
+            fresh=fresh,
         )
         return {
             row["id"]: Snapshot(

@@ -62,7 +62,10 @@ async def erase_user(service: GraphService, user_id: str, progress: Progress) ->
                 log.info("erase %s: %d %s removed", user_id, progress.notes[side.label], side.label)
         while deleted := await graph.erase_blocks(user_id, batch):
             progress.add("blocks", deleted)
-        if await graph.erase_end(user_id):
+        version = await graph.erase_end(user_id)
+        if version is not None:
+            # A later user with this id starts out active and unhidden.
+            await service.mirror.set_status(user_id, False, version)
             # The counts and lists are exact zeros now; let them go after the journal window.
             await service.mirror.expire(user_id, service.settings.mirror_journal_seconds)
             log.info("erase %s: done (%d edges)", user_id, progress.done)
