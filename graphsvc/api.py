@@ -259,7 +259,7 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
         if service is not None:  # already open, owned by the caller
             yield
             return
-        async with open_service(settings) as opened:
+        async with open_service(settings, resume=True) as opened:
             app.state.service = opened
             yield
 

@@ -72,6 +72,13 @@ class Background:
         job = self._jobs.get(key)
         return job.progress if job is not None and not job.task.done() else None
 
+    def running(self) -> int:
+        return sum(not job.task.done() for job in self._jobs.values())
+
+    def done(self) -> int:
+        """Work done by every job this process ran (for progress bars)."""
+        return sum(job.progress.done for job in self._jobs.values())
+
     async def drain(self) -> None:
         """Wait until no job runs (tests, the CLI)."""
         while tasks := [job.task for job in self._jobs.values() if not job.task.done()]:

@@ -89,6 +89,20 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
     )
 
 
+async def _jobs(settings: Settings) -> None:
+    """Finish the fan-outs and erasures a stopped service left, showing progress."""
+    async with open_service(settings, resume=True, finish=False) as service:
+        pending = await service.graph.pending_work()
+        _print(f"{len(pending)} unfinished job(s)")
+        with tqdm(desc="edges", unit="edge") as bar:
+            while service.background.running():
+                await asyncio.sleep(0.5)
+                bar.update(service.background.done() - bar.n)
+            bar.update(service.background.done() - bar.n)
+        left = await service.graph.pending_work()
+        _print(f"done; {len(left)} job(s) still pending" if left else "done")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -122,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=7)
     demo.add_argument("--no-progress", action="store_true")
 
+    sub.add_parser("jobs", help="finish status fan-outs and erasures left unfinished")
+
     for name, text in (
         ("check", "compare the mirror with Neo4j"),
         ("rebuild", "rebuild the mirror"),
@@ -153,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             started = time.perf_counter()
             written = write_edge_file(args.out, SIZES[args.size], seed=args.seed)
             _print(f"wrote {written:,} edges to {args.out} in {time.perf_counter() - started:.1f}s")
+        elif args.command == "jobs":
+            asyncio.run(_jobs(settings))
         elif args.command == "demo":
             asyncio.run(_load(settings, demo_edges(args.users, args.seed), not args.no_progress))
         elif args.command in ("check", "rebuild"):

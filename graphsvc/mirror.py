@@ -64,6 +64,10 @@ def open_redis(settings: Settings) -> aioredis.Redis:
     )
 
 
+class StatusesMissing(Exception):
+    """The set of inactive users is not in Redis (new, flushed): build it, then ask again."""
+
+
 @dataclass(frozen=True, slots=True)
 class HotPage:
     """Entries served by the hot list; ``truncated`` means older entries live only in Neo4j."""
@@ -269,8 +273,9 @@ class Mirror:
     async def page(
         self, user_id: str, side: Side, after: Position | None, wanted: int
     ) -> HotPage | None:
-        """Up to ``wanted`` entries strictly after ``after``; None when the list is cold."""
-        keys = self._side_keys(user_id, side)[:2]
+        """Up to ``wanted`` active entries strictly after ``after``; None when the list is
+        cold. Raises StatusesMissing when the inactive set must be built first."""
+        keys = [*self._side_keys(user_id, side)[:2], self._inactive]
         args = [
             side.value,
             after.since if after else "+inf",
@@ -278,8 +283,10 @@ class Mirror:
             wanted,
         ]
         reply = await self._page(keys=keys, args=args)
-        if not reply[0]:
+        if reply[0] == 0:
             return None
+        if reply[0] == 2:
+            raise StatusesMissing
         flat = reply[2:]
         entries = [Entry(flat[i], _micros(flat[i + 1])) for i in range(0, len(flat), 2)]
         return HotPage(entries, truncated=bool(reply[1]))

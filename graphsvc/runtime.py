@@ -33,7 +33,7 @@ class Backends:
 
 @asynccontextmanager
 async def open_service(
-    settings: Settings, *, resume: bool = True, finish: bool = False
+    settings: Settings, *, resume: bool = False, finish: bool = False
 ) -> AsyncIterator[GraphService]:
     """A ready service (schema applied) for the API, scripts, notebooks and the CLI.
 

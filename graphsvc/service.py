@@ -33,7 +33,7 @@ from graphsvc.errors import (
 from graphsvc.graph import GraphStore
 from graphsvc.ids import validate_user_id
 from graphsvc.keyed_lock import KeyedLock
-from graphsvc.mirror import Mirror
+from graphsvc.mirror import HotPage, Mirror, StatusesMissing
 from graphsvc.model import (
     BlockChange,
     Counts,
@@ -309,20 +309,17 @@ class GraphService:
     async def _keep(
         self, side: Side, user_id: str, entries: list[Entry], not_back: bool
     ) -> list[Entry]:
+        """Entries (already without inactive users) left once those the user follows back
+        (followers) or that follow it back (following) are dropped, if asked."""
+        if not not_back:
+            return entries
         ids = [e.user_id for e in entries]
-        hidden = await self._inactive(ids)
-        if not_back:
-            for rel in await self.graph.relationships(user_id, ids):
-                if rel.following if side is Side.FOLLOWERS else rel.followed_by:
-                    hidden.add(rel.user_id)
-        return [e for e in entries if e.user_id not in hidden] if hidden else entries
-
-    async def _inactive(self, user_ids: Sequence[str]) -> set[str]:
-        found = await self.mirror.inactive_among(user_ids)
-        if found is None:
-            await self.load_statuses()
-            found = await self.mirror.inactive_among(user_ids)
-        return found or set()
+        back = {
+            rel.user_id
+            for rel in await self.graph.relationships(user_id, ids)
+            if (rel.following if side is Side.FOLLOWERS else rel.followed_by)
+        }
+        return [e for e in entries if e.user_id not in back]
 
     async def load_statuses(self) -> int:
         """Build the mirror's set of inactive users from Neo4j (when it is missing)."""
@@ -339,9 +336,11 @@ class GraphService:
     async def _entries(
         self, side: Side, user_id: str, after: Position | None, wanted: int
     ) -> list[Entry]:
-        hot = await self.mirror.page(user_id, side, after, wanted)
+        """Up to ``wanted`` entries without inactive users: from the hot list, continued in
+        Neo4j past a truncated one (Neo4j filters on the same statuses)."""
+        hot = await self._hot_page(user_id, side, after, wanted)
         if hot is None and await self.rebuild([user_id], [side]):
-            hot = await self.mirror.page(user_id, side, after, wanted)
+            hot = await self._hot_page(user_id, side, after, wanted)
         if hot is None:  # unknown user, or the mirror would not take the snapshot
             return await self.graph.page(side, user_id, after, wanted)
         entries = hot.entries
@@ -350,6 +349,15 @@ class GraphService:
             seam = entries[-1].position if entries else after
             entries = entries + await self.graph.page(side, user_id, seam, wanted - len(entries))
         return entries
+
+    async def _hot_page(
+        self, user_id: str, side: Side, after: Position | None, wanted: int
+    ) -> HotPage | None:
+        try:
+            return await self.mirror.page(user_id, side, after, wanted)
+        except StatusesMissing:
+            await self.load_statuses()
+            return await self.mirror.page(user_id, side, after, wanted)
 
     def _check_limit(self, limit: int | None) -> int:
         maximum = self.settings.page_limit_max
