@@ -291,7 +291,8 @@ class LocalNeo4j:
         # The database name goes first: the file options take any number of values.
         cmd = [java, "-cp", f"{self.lib}/*", "org.neo4j.cli.AdminTool", "database", "import",
                "full", self.settings.neo4j_database, "--overwrite-destination=true",
-               "--id-type=string", f"--nodes=User={nodes}",
+               "--id-type=string", f"--report-file={self.home / 'import.report'}",
+               f"--nodes=User={nodes}",
                f"--relationships=FOLLOWS={relationships}"]  # fmt: skip
         try:
             result = subprocess.run(cmd, capture_output=True, text=True, env=self._env())

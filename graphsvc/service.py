@@ -52,6 +52,9 @@ from graphsvc.settings import Settings
 log = logging.getLogger(__name__)
 
 STATUSES = ("active", "suspended", "spam")
+# Common followers join two follower lists when the bigger is at most this many times the
+# smaller; beyond, testing each follower of the smaller side is cheaper.
+JOIN_RATIO = 16
 Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
 
 
@@ -252,8 +255,19 @@ class GraphService:
     async def common_followers(
         self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
     ) -> IdPage:
-        """Active users who follow both, in id order, with the exact total."""
-        return await self._common("common_followers", user_id, other_id, limit, cursor)
+        """Active users who follow both, in id order, with the exact total.
+
+        Two similar follower lists are joined (read once each); a much smaller one is walked
+        and each of its followers tested for an edge to the other user, which never reads the
+        bigger list. The counts come from the mirror (O(1))."""
+        validate_user_id(user_id, "user_id")
+        validate_user_id(other_id, "other_id")
+        sizes = sorted(
+            [(await self.counts(user_id)).followers, (await self.counts(other_id)).followers]
+        )
+        similar = sizes[1] <= JOIN_RATIO * max(sizes[0], 1)
+        name = "common_followers_join" if similar else "common_followers"
+        return await self._common(name, user_id, other_id, limit, cursor, scope="common_followers")
 
     async def familiar_followers(
         self, viewer_id: str, target_id: str, limit: int | None = None
@@ -268,12 +282,19 @@ class GraphService:
         return IdPage(total, ids)
 
     async def _common(
-        self, name: str, user_id: str, other_id: str, limit: int | None, cursor: str | None
+        self,
+        name: str,
+        user_id: str,
+        other_id: str,
+        limit: int | None,
+        cursor: str | None,
+        *,
+        scope: str | None = None,
     ) -> IdPage:
         validate_user_id(user_id, "user_id")
         validate_user_id(other_id, "other_id")
         limit = self._check_limit(limit)
-        scope = f"{name}|{user_id}|{other_id}"
+        scope = f"{scope or name}|{user_id}|{other_id}"
         after = self._cursors.decode(scope, cursor).user_id if cursor else ""
         total, ids = await self.graph.id_page(name, {"a": user_id, "b": other_id}, after, limit + 1)
         more = len(ids) > limit

@@ -323,3 +323,21 @@ async def test_bad_input_is_422(client: httpx.AsyncClient, path: str) -> None:
     response = await client.get(path)
     assert response.status_code == 422, response.text
     assert response.json()["error"]["message"]
+
+
+async def test_common_followers_of_a_small_and_a_big_user(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    """Follower counts far apart take the other plan (walk the smaller side): same answer."""
+    small, big = uid("small"), uid("big")
+    fans = [uid(f"fan{n}") for n in range(3)]
+    crowd = [uid(f"crowd{n}") for n in range(60)]
+    for fan in fans:
+        await follow(client, fan, small)
+    for user in [*crowd, fans[0], fans[2]]:
+        await follow(client, user, big)
+    expected = sorted([fans[0], fans[2]])
+    for a, b in ((small, big), (big, small)):
+        body = await get(client, f"/v1/users/{a}/common-followers/{b}", limit=1)
+        assert body["total"] == 2 and body["items"] == expected[:1]
+        assert await walk(client, a, f"common-followers/{b}", 1) == expected
