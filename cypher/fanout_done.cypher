@@ -8,5 +8,5 @@ SET x.clk = CASE WHEN coalesce(x.clk, 0) < now_us THEN now_us ELSE x.clk + 1 END
 WITH x, NOT EXISTS {
   (x)-[r:FOLLOWS]->() WHERE coalesce(r.x, false) <> x:Inactive
 } AS done
-FOREACH (_ IN CASE WHEN done THEN [1] ELSE [] END | REMOVE x:Fanout)
+FOREACH (_ IN CASE WHEN done THEN [1] ELSE [] END | REMOVE x:Fanout, x.refresh)
 RETURN done

@@ -460,7 +460,8 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
     )
     async def block(user_id: UserId, target_id: TargetId, request: Request) -> BlockBody:
         change = await svc(request).block(user_id, target_id)
-        return BlockBody(blocking=True, created=change.created, removed_follows=len(change.removed))
+        removed = sum(c.changed for c in change.removed)
+        return BlockBody(blocking=True, created=change.created, removed_follows=removed)
 
     @app.delete(
         "/v1/users/{user_id}/blocks/{target_id}",

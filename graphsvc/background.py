@@ -28,6 +28,7 @@ class Progress:
 
 
 JobFactory = Callable[[Progress], Awaitable[None]]
+RETRIES = 5  # a failed job runs again after 2, 4, 8, 16, 32 s before it is left for a restart
 
 
 @dataclass
@@ -55,18 +56,28 @@ class Background:
         self._jobs[key] = _Job(task, progress)
 
     async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
-        try:
-            while True:
+        failures = 0
+        while True:
+            try:
                 await factory(progress)
-                job = self._jobs.get(key)
-                if job is None or not job.again:
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                failures += 1
+                if failures > RETRIES:
+                    # The work stays marked in Neo4j and resumes at the next start.
+                    log.exception(
+                        "background job %s failed %d times; left for later", key, failures
+                    )
                     return
-                job.again = False
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            # The work stays marked in Neo4j and resumes at the next start.
-            log.exception("background job %s failed", key)
+                log.exception("background job %s failed; retrying", key)
+                await asyncio.sleep(min(2**failures, 60))
+                continue
+            failures = 0
+            job = self._jobs.get(key)
+            if job is None or not job.again:
+                return
+            job.again = False
 
     def progress(self, key: str) -> Progress | None:
         job = self._jobs.get(key)

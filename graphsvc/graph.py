@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import neo4j
@@ -88,11 +89,8 @@ class _CountReads:
                 for user_ids, future in batch:
                     if future.done():  # its caller gave up
                         continue
-                    missing = [uid for uid in user_ids if uid not in found]
-                    if missing:
-                        future.set_exception(LookupError(f"users {missing} vanished"))
-                    else:
-                        future.set_result({uid: found[uid].reading for uid in user_ids})
+                    # A user erased meanwhile has no reading: its half of a change is moot.
+                    future.set_result({uid: found[uid].reading for uid in user_ids if uid in found})
                 batch = []
         finally:
             # Ended early (cancelled at shutdown): nobody may wait forever.
@@ -171,8 +169,9 @@ class GraphStore:
         # only a read that starts after the commit is sure to include it.
         counts = await self._count_reads.read([src, dst])
         return EdgeChange(
-            src, dst, following, bool(row["changed"]), row["version"], counts[src], counts[dst]
-        )
+            src, dst, following, bool(row["changed"]), row["version"],
+            counts.get(src), counts.get(dst),
+        )  # fmt: skip
 
     async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
         """Counts read now, where writes go (after a commit that changed them)."""
@@ -182,17 +181,19 @@ class GraphStore:
     async def removals(self, pairs: Sequence[tuple[str, str, int]]) -> list[EdgeChange]:
         """Edge changes for committed removals (src, dst, version), with counts read now."""
         counts = await self._count_reads.read(sorted({u for s, d, _ in pairs for u in (s, d)}))
-        return [EdgeChange(s, d, False, True, v, counts[s], counts[d]) for s, d, v in pairs]
+        return [EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d)) for s, d, v in pairs]
 
     async def block(self, src: str, dst: str) -> BlockChange:
+        """Block; both directions come back as removals, also when there was no follow: the
+        mirror applies a removal newer than any instance of the edge harmlessly, so a retried
+        block repairs a mirror write that an earlier attempt lost."""
         params = {"src": src, "dst": dst, "ids": sorted((src, dst))}
         (row,) = await self._run("block", params, write=True)
-        removed = []
-        if row["removed_following"]:
-            removed.append((src, dst, row["following_version"]))
-        if row["removed_followed_by"]:
-            removed.append((dst, src, row["followed_by_version"]))
-        changes = await self.removals(removed) if removed else []
+        changes = await self.removals(
+            [(src, dst, row["following_version"]), (dst, src, row["followed_by_version"])]
+        )
+        removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
+        changes = [replace(c, changed=r) for c, r in zip(changes, removed, strict=True)]
         return BlockChange(bool(row["created"]), changes)
 
     async def unblock(self, src: str, dst: str) -> bool:
@@ -228,7 +229,14 @@ class GraphStore:
 
     async def fanout_following(self, user_id: str, batch: int) -> list[str]:
         rows = await self._run("fanout_following", {"id": user_id, "batch": batch}, write=True)
-        return [row["id"] for row in rows]
+        return list(rows[0]["ids"]) if rows else []
+
+    async def fanout_state(self, user_id: str) -> tuple[str, int, list[str]] | None:
+        """(status, version, users still to refresh), or None for an unknown user."""
+        rows = await self._run("fanout_state", {"id": user_id}, fresh=True)
+        if not rows:
+            return None
+        return rows[0]["status"], rows[0]["version"], list(rows[0]["refresh"])
 
     async def fanout_done(self, user_id: str) -> bool:
         rows = await self._run("fanout_done", {"id": user_id}, write=True)
@@ -258,19 +266,27 @@ class GraphStore:
         params = {"id": user_id, "batch": batch}
         if side is Side.FOLLOWING:
             rows = await self._run("erase_following", params, write=True)
-            return [(user_id, row["id"], row["version"]) for row in rows]
+            if not rows:
+                return []
+            return [(user_id, dst, rows[0]["version"]) for dst in rows[0]["ids"]]
         rows = await self._run("erase_followers", params, write=True)
-        return [(row["id"], user_id, row["version"]) for row in rows]
+        return [(src, user_id, version) for src, version in rows[0]["removed"]] if rows else []
+
+    async def erase_pending(self, user_id: str) -> list[tuple[str, str, int]]:
+        """The removals of the erasure's last batch (its mirror writes may be missing)."""
+        rows = await self._run("erase_pending", {"id": user_id}, fresh=True)
+        pending = [item.split(" ") for item in rows[0]["pending"]] if rows else []
+        return [(src, dst, int(version)) for src, dst, version in pending]
 
     async def erase_blocks(self, user_id: str, batch: int) -> int:
         (row,) = await self._run("erase_blocks", {"id": user_id, "batch": batch}, write=True)
         return int(row["deleted"])
 
-    async def erase_end(self, user_id: str) -> int | None:
-        """Delete the user if nothing is left; the version to forget its status by, or None
-        when edges remain."""
+    async def erase_end(self, user_id: str) -> tuple[bool, int | None]:
+        """Delete the user if nothing is left: (done, version to forget its status by; None
+        when there was no node to delete)."""
         (row,) = await self._run("erase_end", {"id": user_id}, write=True)
-        return row["version"] if row["done"] else None
+        return bool(row["done"]), row["version"]
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         (row,) = await self._run("relationships", {"id": user_id, "ids": list(others)})

@@ -132,6 +132,8 @@ class Mirror:
                 (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
             )
             for user, side, member, reading in halves:
+                if reading is None:
+                    continue
                 args = [side.value, op, member, change.version, reading.at,
                         *reading.counts.values(), self._cap, self._window_us]  # fmt: skip
                 calls.append((self._side_keys(user, side), args))

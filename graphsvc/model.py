@@ -88,8 +88,8 @@ class EdgeChange:
     following: bool
     changed: bool
     version: int
-    src_counts: UserCounts
-    dst_counts: UserCounts
+    src_counts: UserCounts | None  # None: the user was erased meanwhile (its half is moot)
+    dst_counts: UserCounts | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +144,8 @@ class Relationship:
 
 @dataclass(frozen=True, slots=True)
 class BlockChange:
-    """A committed block: whether it is new and the follows it removed (as edge changes)."""
+    """A committed block: whether it is new, and a removal per direction (``changed`` says
+    whether there was a follow to remove)."""
 
     created: bool
     removed: list[EdgeChange]

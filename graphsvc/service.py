@@ -262,6 +262,7 @@ class GraphService:
         bigger list. The counts come from the mirror (O(1))."""
         validate_user_id(user_id, "user_id")
         validate_user_id(other_id, "other_id")
+        self._check_two(user_id, other_id)
         sizes = sorted(
             [(await self.counts(user_id)).followers, (await self.counts(other_id)).followers]
         )
@@ -294,6 +295,7 @@ class GraphService:
         validate_user_id(user_id, "user_id")
         validate_user_id(other_id, "other_id")
         limit = self._check_limit(limit)
+        self._check_two(user_id, other_id)
         scope = f"{scope or name}|{user_id}|{other_id}"
         after = self._cursors.decode(scope, cursor).user_id if cursor else ""
         total, ids = await self.graph.id_page(name, {"a": user_id, "b": other_id}, after, limit + 1)
@@ -301,6 +303,11 @@ class GraphService:
         ids = ids[:limit]
         next_cursor = self._cursors.encode(scope, Position(0, ids[-1])) if more else None
         return IdPage(total, ids, next_cursor)
+
+    @staticmethod
+    def _check_two(user_id: str, other_id: str) -> None:
+        if user_id == other_id:
+            raise InvalidParameter(f"common lists need two different users, got {user_id!r} twice")
 
     async def _paged(self, scope: str, limit: int | None, cursor: str | None, fetch: Fetch) -> Page:
         limit = self._check_limit(limit)

@@ -13,6 +13,7 @@ from conftest import assert_consistent
 from helpers import full_counts, walk
 
 from graphsvc.api import create_app
+from graphsvc.model import Side
 from graphsvc.runtime import Backends
 from graphsvc.service import GraphService
 
@@ -790,3 +791,86 @@ async def test_malformed_ids_are_422(client: httpx.AsyncClient, uid: UserIds, ba
     ):
         assert_error(await client.request(method, path), 422, "invalid_user_id")
     assert await counts(client, good) == full_counts(0, 0)
+
+
+# -- stops between a commit and its mirror write (found in review) ------------------------------
+
+
+async def test_an_erasure_stopped_before_mirroring_a_batch_replays_it(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    star = uid("star")
+    fans = [uid(f"fan{n}") for n in range(12)]
+    for fan in fans:
+        await must_follow(client, fan, star)
+    service = service_of(client)
+    await service.rebuild([star, *fans])  # warm: a missed removal would show
+    assert await backends.graph.erase_begin(star)
+    # A batch commits in Neo4j, and the process stops before its mirror write.
+    removed = await backends.graph.erase_batch(star, Side.FOLLOWERS, 5)
+    assert len(removed) == 5
+    service.start_erasure(star)  # as on the next start
+    await service.background.drain()
+    for fan in fans:
+        assert await counts(client, fan) == full_counts(0, 0), fan
+        assert await ids(client, fan, "following") == []
+    await assert_consistent(backends, {star, *fans})
+
+
+async def test_two_users_who_follow_each_other_erased_together(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    x, f, g = uid("x"), uid("f"), uid("g")
+    await must_follow(client, x, f)
+    await must_follow(client, f, x)
+    await must_follow(client, g, x)
+    await must_follow(client, g, f)
+    service = service_of(client)
+    await service.rebuild([x, f, g])
+    for user in (x, f):
+        assert (await client.delete(f"/v1/users/{user}")).status_code == 202
+    await service.background.drain()
+    assert await counts(client, g) == full_counts(0, 0)
+    assert await ids(client, g, "following") == []
+    for user in (x, f):
+        assert (await get_status(client, user))["exists"] is False
+    await assert_consistent(backends, {x, f, g})
+
+
+async def test_a_retried_block_repairs_a_lost_mirror_write(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    a, b = uid("a"), uid("b")
+    await must_follow(client, b, a)
+    await must_follow(client, a, b)
+    await service_of(client).rebuild([a, b])
+    await backends.graph.block(a, b)  # committed; its mirror write never happened
+    assert await ids(client, a, "followers") == [b]  # stale, as mirrored
+    response = await client.put(f"/v1/users/{a}/blocks/{b}")  # the client retries
+    assert response.json() == {"blocking": True, "created": False, "removed_follows": 0}
+    assert await ids(client, a, "followers") == []
+    assert await counts(client, a) == full_counts(0, 0)
+    assert await counts(client, b) == full_counts(0, 0)
+
+
+async def test_a_lost_status_write_is_repaired_by_the_fanout(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    user, fan = uid("user"), uid("fan")
+    await must_follow(client, user, fan)
+    assert await ids(client, fan, "followers") == [user]
+    await backends.graph.set_status(user, "suspended")  # committed; the process stopped
+    service = service_of(client)
+    await service.resume_pending()
+    await service.background.drain()
+    assert await ids(client, fan, "followers") == []
+    assert await counts(client, fan) == full_counts(1, 0, followers_active=0)
+    await set_status(client, user, "active")
+    await service.background.drain()
+
+
+async def test_common_lists_need_two_users(client: httpx.AsyncClient, uid: UserIds) -> None:
+    a = uid("a")
+    for path in ("common-followers", "common-following"):
+        response = await client.get(f"/v1/users/{a}/{path}/{a}")
+        assert_error(response, 422, "invalid_parameter")
