@@ -61,3 +61,17 @@ def full_counts(
         "friends": friends,
         "celebrity": celebrity,
     }
+
+
+async def counts(client: httpx.AsyncClient, user: str) -> dict[str, object]:
+    """The /counts body of a user (asserting a 200)."""
+    response = await client.get(f"/v1/users/{user}/counts")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
+    """One page of 200 of followers / following / friends, as ids."""
+    response = await client.get(f"/v1/users/{user}/{side}", params={"limit": 200})
+    assert response.status_code == 200, response.text
+    return [item["user_id"] for item in response.json()["items"]]

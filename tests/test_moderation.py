@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from conftest import assert_consistent
-from helpers import full_counts, walk
+from helpers import counts, full_counts, ids, walk
 
 from graphsvc.api import create_app
 from graphsvc.model import Side
@@ -33,19 +33,6 @@ def service_of(client: httpx.AsyncClient) -> GraphService:
 def client_for(service: GraphService) -> httpx.AsyncClient:
     app = create_app(service.settings, service)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://graphsvc")
-
-
-async def counts(client: httpx.AsyncClient, user: str) -> dict[str, object]:
-    response = await client.get(f"/v1/users/{user}/counts")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
-    """One page of 200 of followers / following / friends, as ids."""
-    response = await client.get(f"/v1/users/{user}/{side}", params={"limit": 200})
-    assert response.status_code == 200, response.text
-    return [item["user_id"] for item in response.json()["items"]]
 
 
 async def id_page(client: httpx.AsyncClient, path: str) -> tuple[int, list[str]]:

@@ -7,23 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from helpers import full_counts
+from helpers import counts, full_counts, ids
 
 from graphsvc.runtime import Backends
 
 UserIds = Callable[[str], str]
-
-
-async def counts(client: httpx.AsyncClient, user: str) -> dict[str, int]:
-    response = await client.get(f"/v1/users/{user}/counts")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
-    response = await client.get(f"/v1/users/{user}/{side}", params={"limit": 200})
-    assert response.status_code == 200, response.text
-    return [item["user_id"] for item in response.json()["items"]]
 
 
 async def test_follow_is_idempotent(client: httpx.AsyncClient, uid: UserIds) -> None:
