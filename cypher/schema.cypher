@@ -4,3 +4,6 @@ FOR (u:User) REQUIRE u.id IS UNIQUE;
 
 CREATE RANGE INDEX follows_since IF NOT EXISTS
 FOR ()-[r:FOLLOWS]-() ON (r.since);
+
+CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
+FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -24,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from graphsvc.errors import GraphError
 from graphsvc.ids import USER_ID_PATTERN
 from graphsvc.model import IdPage, Page, UserState, iso_utc
+from graphsvc.recommend import InteractionIn as RecordedInteraction
 from graphsvc.runtime import open_service
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings, get_settings
@@ -118,6 +120,49 @@ class StatusBody(BaseModel):
     progress: dict[str, int] | None = Field(
         default=None, description="edges done by this process's running job, when it has one"
     )
+
+
+class InteractionIn(BaseModel):
+    actor: str = Field(examples=["alice"])
+    target: str = Field(examples=["bob"])
+    kind: str = Field(description="a kind of INTERACTION_WEIGHTS", examples=["message"])
+    at: datetime = Field(description="when it happened (ISO-8601; UTC if no zone)")
+
+
+class AcceptedBody(BaseModel):
+    accepted: int = Field(description="events buffered; affinity reflects them within seconds")
+
+
+class AffinityItem(BaseModel):
+    user_id: str
+    affinity: float
+
+
+class AffinitiesBody(BaseModel):
+    items: list[AffinityItem]
+
+
+class Reasons(BaseModel):
+    mutual_count: int = Field(description="people you follow who follow them")
+    via: list[str] = Field(description="up to 3 of those, closest to you first")
+
+
+class SuggestionItem(BaseModel):
+    user_id: str
+    score: float
+    reasons: Reasons
+    sources: list[str] = Field(
+        description="friends_of_friends, follows_you (a follower you do not follow), popular"
+    )
+
+
+class SuggestionsBody(BaseModel):
+    items: list[SuggestionItem]
+
+
+class DismissBody(BaseModel):
+    dismissed: bool
+    created: bool = Field(description="false when it was dismissed before")
 
 
 class EraseBody(BaseModel):
@@ -509,6 +554,61 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
         if await svc(request).erase(user_id):
             return FastJSON({"user_id": user_id, "state": "erasing"}, status_code=202)
         return FastJSON({"user_id": user_id, "state": "absent"}, status_code=200)
+
+    @app.post(
+        "/v1/interactions",
+        response_model=AcceptedBody,
+        status_code=202,
+        responses=_ERRORS,
+        tags=["people you may know"],
+        summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
+    )
+    async def interactions(events: list[InteractionIn], request: Request) -> Response:
+        accepted = await svc(request).pymk.record(
+            [RecordedInteraction(e.actor, e.target, e.kind, e.at) for e in events]
+        )
+        return FastJSON({"accepted": accepted}, status_code=202)
+
+    @app.get(
+        "/v1/users/{user_id}/suggestions",
+        response_model=SuggestionsBody,
+        responses=_ERRORS,
+        tags=["people you may know"],
+        summary="People the user may know, best first, with reasons",
+    )
+    async def suggestions(
+        user_id: UserId,
+        request: Request,
+        limit: Annotated[int, Query(description="1-50")] = 10,
+    ) -> Response:
+        found = await svc(request).pymk.suggestions(user_id, limit)
+        return FastJSON({"items": [s.as_json() for s in found]})
+
+    @app.delete(
+        "/v1/users/{user_id}/suggestions/{target_id}",
+        response_model=DismissBody,
+        responses=_ERRORS,
+        tags=["people you may know"],
+        summary="Never suggest the target to the user again",
+    )
+    async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
+        created = await svc(request).pymk.dismiss(user_id, target_id)
+        return DismissBody(dismissed=True, created=created)
+
+    @app.get(
+        "/v1/internal/users/{user_id}/affinities",
+        response_model=AffinitiesBody,
+        responses=_ERRORS,
+        tags=["internal"],
+        summary="Whom the user is closest to, with affinity (internal: never shown to users)",
+    )
+    async def affinities(
+        user_id: UserId,
+        request: Request,
+        limit: Annotated[int, Query(description="1-1000")] = 20,
+    ) -> Response:
+        found = await svc(request).pymk.affinities(user_id, limit)
+        return FastJSON({"items": [{"user_id": u, "affinity": a} for u, a in found]})
 
     @app.get(
         "/healthz",

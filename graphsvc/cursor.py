@@ -13,21 +13,24 @@ import base64
 import binascii
 import hashlib
 import hmac
+import math
 from dataclasses import dataclass
 
 from graphsvc.errors import InvalidCursor
 from graphsvc.ids import is_user_id
 
-_VERSION = "1"
+_VERSION = "2"  # "2|scope|since|user_id|score"; "1" (no score) is still read
 _MAC_BYTES = 12
 
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Where a newest-first walk stopped: strictly older entries come next."""
+    """Where a walk stopped: strictly later entries come next. Lists ordered by a score
+    (friends, closest first) carry it; others order by ``since``, newest first."""
 
     since: int
     user_id: str
+    score: float | None = None
 
 
 def _b64(raw: bytes) -> str:
@@ -47,7 +50,8 @@ class CursorCodec:
         return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
 
     def encode(self, scope: str, position: Position) -> str:
-        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}".encode()
+        score = "" if position.score is None else repr(position.score)
+        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}|{score}".encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}"
 
     def decode(self, scope: str, cursor: str) -> Position:
@@ -62,12 +66,27 @@ class CursorCodec:
         if not hmac.compare_digest(given, self._mac(payload)):
             raise InvalidCursor("cursor signature does not match: it was altered or not issued")
         version, _, rest = payload.decode(errors="replace").partition("|")
+        if version not in ("1", _VERSION):
+            raise InvalidCursor(f"cursor version {version!r} is not supported")
+        score = ""
+        if version == _VERSION:
+            rest, _, score = rest.rpartition("|")
         cursor_scope, _, position = rest.rpartition("|")
         cursor_scope, _, since = cursor_scope.rpartition("|")
-        if version != _VERSION:
-            raise InvalidCursor(f"cursor version {version!r} is not supported")
         if cursor_scope != scope:
             raise InvalidCursor("cursor belongs to a different list; start again without cursor")
         if not since.isdigit() or not is_user_id(position):
             raise InvalidCursor("cursor is malformed: bad position")
-        return Position(int(since), position)
+        return Position(int(since), position, _score(score))
+
+
+def _score(text: str) -> float | None:
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidCursor("cursor is malformed: bad score") from None
+    if not math.isfinite(value):
+        raise InvalidCursor("cursor is malformed: bad score")
+    return value

@@ -75,3 +75,8 @@ class FollowingLimit(GraphError):
 class FollowRateLimit(GraphError):
     status = 429
     code = "follow_rate_limit"
+
+
+class InvalidInteraction(GraphError):
+    status = 422
+    code = "invalid_interaction"

@@ -292,6 +292,54 @@ class GraphStore:
         (row,) = await self._run("relationships", {"id": user_id, "ids": list(others)})
         return [Relationship(*values) for values in row["rows"]]
 
+    async def interactions_checkpoint(self) -> str:
+        (row,) = await self._run("interactions_checkpoint", {}, fresh=True)
+        return row["last"]
+
+    async def apply_interactions(
+        self, pairs: Sequence[Mapping[str, Any]], *, checkpoint: str, last: str, half_life_us: int
+    ) -> bool:
+        """Add aggregated interactions once; False when another flush moved the checkpoint."""
+        params = {"pairs": list(pairs), "checkpoint": checkpoint, "last": last, "h": half_life_us}
+        return bool(await self._run("interactions_apply", params, write=True))
+
+    async def affinities(
+        self, user_id: str, *, now: int, half_life_us: int, limit: int
+    ) -> list[tuple[str, float]]:
+        params = {"id": user_id, "now": now, "h": half_life_us, "limit": limit}
+        rows = await self._run("affinities", params)
+        return [(row["id"], row["affinity"]) for row in rows]
+
+    async def friends_page(
+        self, user_id: str, after: Position | None, limit: int, *, ref: int, half_life_us: int
+    ) -> list[Entry]:
+        params = {
+            "id": user_id,
+            "score": after.score if after and after.score is not None else float("inf"),
+            "since": after.since if after else NEWEST,
+            "after": after.user_id if after else "",
+            "limit": limit,
+            "ref": ref,
+            "h": half_life_us,
+        }
+        rows = await self._run("friends_page", params)
+        return [Entry(row["id"], row["since"], row["score"]) for row in rows]
+
+    async def suggestions(self, user_id: str, **params: Any) -> list[neo4j.Record]:
+        return await self._run("suggestions", {"id": user_id, **params})
+
+    async def popular(self, limit: int) -> list[str]:
+        rows = await self._run("popular", {"limit": limit})
+        return [row["id"] for row in rows]
+
+    async def suggestable(self, user_id: str, candidates: Sequence[str]) -> list[str]:
+        (row,) = await self._run("suggest_filter", {"id": user_id, "ids": list(candidates)})
+        return list(row["ids"])
+
+    async def dismiss(self, user_id: str, target_id: str) -> bool:
+        (row,) = await self._run("dismiss", {"id": user_id, "target": target_id}, write=True)
+        return bool(row["created"])
+
     async def id_page(
         self, name: str, params: Mapping[str, Any], after: str, limit: int
     ) -> tuple[int, list[str]]:

@@ -38,10 +38,11 @@ class Entry:
 
     user_id: str
     since: int
+    score: float | None = None  # the order of score-ordered lists (never shown to clients)
 
     @property
     def position(self) -> Position:
-        return Position(self.since, self.user_id)
+        return Position(self.since, self.user_id, self.score)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,4 +29,5 @@ def statements(name: str) -> list[str]:
     body = "\n".join(
         line for line in query(name).splitlines() if not line.lstrip().startswith("//")
     )
-    return [part.strip() for part in body.split(";\n") if part.strip().rstrip(";").strip()]
+    parts = (part.strip().rstrip(";").strip() for part in body.split(";\n"))
+    return [part for part in parts if part]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -37,18 +38,24 @@ async def open_service(
 ) -> AsyncIterator[GraphService]:
     """A ready service (schema applied) for the API, scripts, notebooks and the CLI.
 
-    ``resume`` restarts fan-outs and erasures a stopped process left unfinished; on exit,
+    ``resume`` (serving processes) restarts fan-outs and erasures a stopped process left
+    unfinished and runs the interaction flusher; on exit,
     running jobs are waited for when ``finish`` is set (the CLI), else stopped (they resume
     at the next start).
     """
     async with Backends.open(settings) as backends:
         await backends.graph.apply_schema()
         service = GraphService(backends.graph, backends.mirror, settings)
+        flusher = None
         try:
             if resume:
                 await service.resume_pending()
+                flusher = asyncio.get_running_loop().create_task(service.pymk.run_flusher())
             yield service
             if finish:
                 await service.background.drain()
         finally:
+            if flusher is not None:
+                flusher.cancel()
+                await asyncio.gather(flusher, return_exceptions=True)
             await service.background.close()

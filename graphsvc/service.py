@@ -32,6 +32,7 @@ from graphsvc.errors import (
 )
 from graphsvc.graph import GraphStore
 from graphsvc.ids import validate_user_id
+from graphsvc.interaction_buffer import InteractionBuffer, SuggestionCache
 from graphsvc.keyed_lock import KeyedLock
 from graphsvc.mirror import HotPage, Mirror, StatusesMissing
 from graphsvc.model import (
@@ -47,6 +48,7 @@ from graphsvc.model import (
     UserState,
     iso_utc,
 )
+from graphsvc.recommend import AFFINITY_REFERENCE_US, PeopleYouMayKnow
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,12 @@ class GraphService:
         self._writers = KeyedLock()
         self._statuses_loading = asyncio.Lock()
         self.background = Background()
+        self.pymk = PeopleYouMayKnow(
+            graph,
+            InteractionBuffer(mirror.client, settings),
+            SuggestionCache(mirror.client, settings),
+            settings,
+        )
 
     # -- follows and blocks ---------------------------------------------------------------------
 
@@ -87,6 +95,7 @@ class GraphService:
             if isinstance(result, Refusal):
                 raise self._refusal(result, user_id, target_id)
             await self.mirror_changes([result])
+        await self.pymk.cache.invalidate(user_id)
         return result.changed
 
     async def unfollow(self, user_id: str, target_id: str) -> bool:
@@ -97,6 +106,7 @@ class GraphService:
             if change is None:
                 return False
             await self.mirror_changes([change])
+        await self.pymk.cache.invalidate(user_id)
         return change.changed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
@@ -105,6 +115,7 @@ class GraphService:
         async with self._writers.hold_all(user_id, target_id):
             change = await self.graph.block(user_id, target_id)
             await self.mirror_changes(change.removed)
+        await self.pymk.cache.invalidate(user_id, target_id)
         return change
 
     async def unblock(self, user_id: str, target_id: str) -> bool:
@@ -236,13 +247,14 @@ class GraphService:
     async def friends(
         self, user_id: str, limit: int | None = None, cursor: str | None = None
     ) -> Page:
-        """Active mutual follows, by when the user followed them, newest first."""
+        """Active mutual follows, closest first: by affinity, then the newest follow."""
         validate_user_id(user_id)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self.graph.page(
-                Side.FOLLOWING, user_id, after, wanted, name="friends_page"
-            )
+            return await self.graph.friends_page(
+                user_id, after, wanted, ref=AFFINITY_REFERENCE_US,
+                half_life_us=self.pymk.half_life_us,
+            )  # fmt: skip
 
         return await self._paged(f"friends|{user_id}", limit, cursor, fetch)
 

@@ -52,6 +52,34 @@ class Settings(BaseSettings):
         default=100_000, ge=1, description="followers from which /counts says celebrity"
     )
     relationships_max_ids: int = Field(default=100, ge=1, le=1_000)
+
+    # Interactions and affinity ("people you may know").
+    interaction_weights: dict[str, float] = Field(
+        default={"message": 5.0, "comment": 3.0, "like": 2.0, "profile_visit": 1.0},
+        description="kind -> weight (JSON in the environment)",
+    )
+    affinity_half_life_days: float = Field(default=14.0, gt=0)
+    interactions_max_batch: int = Field(default=1_000, ge=1)
+    interactions_max_future_seconds: int = Field(
+        default=300, ge=0, description="how far ahead of the server's clock an event may be"
+    )
+    interactions_flush_seconds: float = Field(
+        default=1.0, gt=0, description="how often buffered interactions are written to Neo4j"
+    )
+    interactions_flush_entries: int = Field(
+        default=50, ge=1, description="buffered batches per Neo4j transaction"
+    )
+    suggest_intermediaries: int = Field(
+        default=100, ge=1, description="followings expanded per suggestion query, closest first"
+    )
+    suggest_edges_per_intermediary: int = Field(
+        default=100, ge=1, description="edges read from each expanded user"
+    )
+    suggest_affinity_weight: float = Field(
+        default=1.0, ge=0, description="how much affinity adds to a path's weight"
+    )
+    suggest_cache_seconds: int = Field(default=60, ge=1)
+    popular_cache_seconds: int = Field(default=600, ge=1)
     cursor_secret: str = Field(
         default="graphsvc-dev-cursor-secret",
         min_length=16,

@@ -1,0 +1,54 @@
+// suggestions: people $id may know, scored, with the reasons.
+// Candidates: friends of friends through $id's follows, and followers $id does not follow.
+// Bounded work: at most $intermediaries of $id's followings are expanded (closest by affinity
+// first, then newest), and at most $edges edges are read from each, and from $id's
+// followers, so the cost does not grow with anyone's degree (degrees are O(1) to read).
+// A path through intermediary m weighs (1 + $alpha * affinity(me, m)) / log(2 + degree(m)):
+// a close friend counts more, a celebrity (huge degree) little (Adamic-Adar style).
+// A follower not followed back adds $follower_weight.
+// Excluded: $id, anyone $id follows, blocks either way, inactive users, dismissed users.
+// Params: $id, $now, $h, $intermediaries, $edges, $alpha, $follower_weight, $limit.
+MATCH (me:User {id: $id})
+CALL (me) {
+  CALL (me) {
+    MATCH (me)-[r:FOLLOWS]->(m:User)
+    WHERE NOT m:Inactive
+    WITH m, r.since AS since,
+         COLLECT { MATCH (me)-[i:INTERACTS]-(m) RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) }
+           AS parts
+    WITH m, since, reduce(total = 0.0, part IN parts | total + part) AS affinity
+    ORDER BY affinity DESC, since DESC
+    LIMIT $intermediaries
+    RETURN m, affinity
+  }
+  WITH m, affinity, COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() } AS degree
+  CALL (m) {
+    MATCH (m)-[:FOLLOWS]->(c:User)
+    RETURN c
+    LIMIT $edges
+  }
+  RETURN c, m.id AS via, affinity, (1.0 + $alpha * affinity) / log(2.0 + degree) AS weight,
+         'friends_of_friends' AS source
+  UNION ALL
+  MATCH (me)<-[:FOLLOWS]-(c:User)
+  WITH c
+  LIMIT $edges
+  RETURN c, null AS via, 0.0 AS affinity, $follower_weight AS weight, 'follows_you' AS source
+}
+WITH me, c, via, affinity, weight, source
+WHERE c <> me AND NOT c:Inactive
+  AND NOT EXISTS { (me)-[:FOLLOWS]->(c) }
+  AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
+  AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+WITH c, sum(weight) AS score, collect(DISTINCT source) AS sources,
+     collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS paths
+ORDER BY score DESC, c.id
+LIMIT $limit
+CALL (paths) {
+  UNWIND paths AS path
+  WITH path
+  ORDER BY path.affinity DESC, path.id
+  LIMIT 3
+  RETURN collect(path.id) AS via
+}
+RETURN c.id AS id, score, size(paths) AS mutual, via, sources
