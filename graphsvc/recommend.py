@@ -121,6 +121,11 @@ class PeopleYouMayKnow:
         await self.buffer.append(buffered)
         return len(buffered)
 
+    async def record_raw(self, events: Sequence[Event]) -> None:
+        """Buffer already validated events (actor, target, weight, µs): loaders, evaluation."""
+        if events:
+            await self.buffer.append(events)
+
     async def flush(self) -> int:
         """Write one round of buffered batches to Neo4j; returns how many events went."""
         last = await self.graph.interactions_checkpoint()

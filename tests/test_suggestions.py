@@ -1,0 +1,259 @@
+"""People you may know on the real servers: interactions, affinity, suggestions, dismissals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from helpers import ids
+
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+
+UserIds = Callable[[str], str]
+MakeClient = Callable[..., httpx.AsyncClient]
+
+
+def service_of(client: httpx.AsyncClient) -> GraphService:
+    return client._transport.app.state.service  # type: ignore[attr-defined]
+
+
+async def follow(client: httpx.AsyncClient, *pairs: tuple[str, str]) -> None:
+    for a, b in pairs:
+        response = await client.put(f"/v1/users/{a}/following/{b}")
+        assert response.status_code == 200, response.text
+
+
+async def interact(client: httpx.AsyncClient, *events: tuple[str, str, str, datetime]) -> None:
+    body = [{"actor": a, "target": t, "kind": k, "at": at.isoformat()} for a, t, k, at in events]
+    response = await client.post("/v1/interactions", json=body)
+    assert response.status_code == 202, response.text
+    assert response.json() == {"accepted": len(events)}
+    await service_of(client).pymk.flush_all()
+
+
+async def suggested(client: httpx.AsyncClient, user: str, limit: int = 50) -> list[dict]:
+    response = await client.get(f"/v1/users/{user}/suggestions", params={"limit": limit})
+    assert response.status_code == 200, response.text
+    return response.json()["items"]
+
+
+def by_id(items: list[dict]) -> dict[str, dict]:
+    return {item["user_id"]: item for item in items}
+
+
+async def affinities(client: httpx.AsyncClient, user: str) -> dict[str, float]:
+    response = await client.get(f"/v1/internal/users/{user}/affinities", params={"limit": 100})
+    assert response.status_code == 200, response.text
+    return {item["user_id"]: item["affinity"] for item in response.json()["items"]}
+
+
+NOW = datetime.now(UTC)
+
+
+# -- interactions and affinity ------------------------------------------------------------------
+
+
+async def test_affinity_decays_with_the_configured_half_life(
+    make_client: MakeClient, uid: UserIds
+) -> None:
+    me, a, b = uid("me"), uid("a"), uid("b")
+    async with make_client(affinity_half_life_days=7) as client:
+        await interact(
+            client,
+            (me, a, "message", NOW - timedelta(days=7)),  # 5 -> 2.5
+            (a, me, "comment", NOW - timedelta(days=14)),  # 3 -> 0.75 (affinity is both ways)
+            (me, b, "profile_visit", NOW),  # 1
+            (me, b, "like", NOW - timedelta(days=21)),  # 2 -> 0.25
+        )
+        found = await affinities(client, me)
+    assert found == pytest.approx({a: 3.25, b: 1.25}, rel=1e-4)
+    assert list(found) == [a, b]  # closest first
+
+
+async def test_events_apply_exactly_once_and_survive_a_restart(
+    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+) -> None:
+    me, a = uid("me"), uid("a")
+    first = make_service()
+    await first.pymk.flush_all()
+    await first.pymk.record_raw([(me, a, 5.0, _micros(NOW))])
+    # The process stops after Neo4j applied the batch, before the buffer was trimmed.
+    last = await backends.graph.interactions_checkpoint()
+    batches = await first.pymk.buffer.read_after(last, 10)
+    await backends.graph.apply_interactions(
+        [{"a": me, "b": a, "w": 5.0, "at": _micros(NOW)}],
+        checkpoint=last,
+        last=batches[-1].entry_id,
+        half_life_us=first.pymk.half_life_us,
+    )
+    restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
+    await restarted.pymk.record_raw([(a, me, 2.0, _micros(NOW))])
+    await restarted.pymk.flush_all()
+    assert await restarted.pymk.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
+
+
+def _micros(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        ({"kind": "poke"}, "unknown kind 'poke'"),
+        ({"target": "SELF"}, "interacts with itself"),
+        ({"at": (NOW + timedelta(hours=2)).isoformat()}, "in the future"),
+        ({"actor": "bad id"}, "not a valid user id"),
+        ({"at": "yesterday"}, "at"),
+        ({"kind": None}, "kind"),
+    ],
+)
+async def test_bad_interactions_are_422_naming_the_event_and_buffer_nothing(
+    client: httpx.AsyncClient, uid: UserIds, event: dict, expected: str
+) -> None:
+    me, a = uid("me"), uid("a")
+    good = {"actor": me, "target": a, "kind": "like", "at": NOW.isoformat()}
+    bad = good | event
+    if bad["target"] == "SELF":
+        bad["target"] = me
+    backlog = await service_of(client).pymk.buffer.backlog()
+    response = await client.post("/v1/interactions", json=[good, good, bad])
+    assert response.status_code == 422, response.text
+    message = response.json()["error"]["message"]
+    assert expected in message and "2" in message
+    assert await service_of(client).pymk.buffer.backlog() == backlog
+
+
+async def test_interaction_batches_hold_1_to_1000_events(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    me, a = uid("me"), uid("a")
+    event = {"actor": me, "target": a, "kind": "like", "at": NOW.isoformat()}
+    assert (await client.post("/v1/interactions", json=[event] * 1000)).status_code == 202
+    for body in ([], [event] * 1001):
+        response = await client.post("/v1/interactions", json=body)
+        assert response.status_code == 422
+        assert "1 to 1000" in response.json()["error"]["message"]
+    await service_of(client).pymk.flush_all()
+    assert await affinities(client, me) == pytest.approx({a: 2000.0}, rel=1e-4)
+
+
+async def test_friends_are_ordered_closest_first(client: httpx.AsyncClient, uid: UserIds) -> None:
+    me = uid("me")
+    friends = [uid(f"f{n}") for n in range(4)]
+    for friend in friends:
+        await follow(client, (me, friend), (friend, me))
+    await interact(
+        client,
+        (me, friends[0], "like", NOW),  # 2
+        (friends[2], me, "message", NOW),  # 5
+        (me, friends[1], "profile_visit", NOW),  # 1
+    )
+    # closest first; friends[3] (no interactions) last
+    assert await ids(client, me, "friends") == [friends[2], friends[0], friends[1], friends[3]]
+    pages = []
+    cursor = None
+    while True:
+        params = {"limit": 1} | ({"cursor": cursor} if cursor else {})
+        body = (await client.get(f"/v1/users/{me}/friends", params=params)).json()
+        pages += [item["user_id"] for item in body["items"]]
+        assert all(set(item) == {"user_id", "since"} for item in body["items"])  # hidden
+        if not (cursor := body["next_cursor"]):
+            break
+    assert pages == [friends[2], friends[0], friends[1], friends[3]]
+
+
+# -- suggestions ----------------------------------------------------------------------------------
+
+
+async def test_suggestions_with_reasons_and_exclusions(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    me, close, other, fan = uid("me"), uid("close"), uid("other"), uid("fan")
+    cand = {n: uid(n) for n in ("both", "close-only", "other-only", "blocked", "blocker",
+                                "spam", "dismissed", "followed")}  # fmt: skip
+    await follow(client, (me, close), (me, other), (fan, me), (me, cand["followed"]))
+    for name, user in cand.items():
+        if name != "other-only":
+            await follow(client, (close, user))
+        if name in ("both", "other-only"):
+            await follow(client, (other, user))
+    await interact(client, (me, close, "message", NOW))
+    await client.put(f"/v1/users/{me}/blocks/{cand['blocked']}")
+    await client.put(f"/v1/users/{cand['blocker']}/blocks/{me}")
+    await client.put(f"/v1/users/{cand['spam']}/status", json={"status": "spam"})
+    await service_of(client).background.drain()
+    response = await client.delete(f"/v1/users/{me}/suggestions/{cand['dismissed']}")
+    assert response.json() == {"dismissed": True, "created": True}
+
+    items = await suggested(client, me)
+    found = by_id(items)
+    for excluded in ("blocked", "blocker", "spam", "dismissed", "followed"):
+        assert cand[excluded] not in found, excluded
+    assert me not in found and close not in found and other not in found
+    assert found[cand["both"]]["reasons"] == {"mutual_count": 2, "via": [close, other]}
+    assert found[cand["close-only"]]["reasons"] == {"mutual_count": 1, "via": [close]}
+    assert found[cand["other-only"]]["reasons"] == {"mutual_count": 1, "via": [other]}
+    assert found[fan]["sources"] == ["follows_you"]
+    assert found[cand["both"]]["sources"] == ["friends_of_friends"]
+    # two paths beat one; a close intermediary beats a distant one
+    ranked = [item["user_id"] for item in items]
+    assert ranked.index(cand["both"]) < ranked.index(cand["close-only"])
+    assert ranked.index(cand["close-only"]) < ranked.index(cand["other-only"])
+
+
+async def test_a_celebrity_intermediary_counts_little(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    me, friend, celebrity = uid("me"), uid("friend"), uid("celebrity")
+    via_friend, via_celebrity = uid("via-friend"), uid("via-celebrity")
+    fans = [uid(f"fan{n}") for n in range(300)]
+    await backends.graph.load_users(fans)
+    await backends.graph.load_edges([{"s": f, "d": celebrity, "t": 1} for f in fans])
+    await follow(client, (me, friend), (me, celebrity))
+    await follow(client, (friend, via_friend), (celebrity, via_celebrity))
+    ranked = [item["user_id"] for item in await suggested(client, me)]
+    assert ranked.index(via_friend) < ranked.index(via_celebrity)
+
+
+async def test_the_cache_is_invalidated_by_follow_dismiss_and_block(
+    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+) -> None:
+    me, friend = uid("me"), uid("friend")
+    a, b, c, d = uid("a"), uid("b"), uid("c"), uid("d")
+    await follow(client, (me, friend), (friend, a), (friend, b), (friend, c), (friend, d))
+    assert {a, b, c, d} <= set(by_id(await suggested(client, me)))
+    # a write that bypasses the service is not seen until the cache expires: it is a cache
+    await backends.graph.follow(me, d)
+    assert d in by_id(await suggested(client, me))
+    await follow(client, (me, a))
+    after_follow = by_id(await suggested(client, me))
+    assert a not in after_follow and d not in after_follow
+    await client.delete(f"/v1/users/{me}/suggestions/{b}")
+    assert b not in by_id(await suggested(client, me))
+    await client.put(f"/v1/users/{c}/blocks/{me}")  # a block by the other side, too
+    assert c not in by_id(await suggested(client, me))
+
+
+async def test_cold_start_suggests_popular_accounts(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    newcomer = uid("newcomer")
+    items = await suggested(client, newcomer, limit=5)
+    assert items and all(item["sources"] == ["popular"] for item in items)
+    assert all(item["reasons"] == {"mutual_count": 0, "via": []} for item in items)
+    top = items[0]["user_id"]
+    await client.put(f"/v1/users/{newcomer}/blocks/{top}")
+    assert top not in by_id(await suggested(client, newcomer, limit=5))
+
+
+async def test_suggestions_bad_input(client: httpx.AsyncClient, uid: UserIds) -> None:
+    me = uid("me")
+    for limit in (0, 51):
+        response = await client.get(f"/v1/users/{me}/suggestions", params={"limit": limit})
+        assert response.status_code == 422
+    assert (await client.get("/v1/users/bad id/suggestions")).status_code == 422
+    assert (await client.delete(f"/v1/users/{me}/suggestions/{me}")).status_code == 422
+    assert (await client.get("/v1/internal/users/bad id/affinities")).status_code == 422
