@@ -59,9 +59,15 @@ def _micros(score: str | float) -> int:
 
 
 def open_redis(settings: Settings) -> aioredis.Redis:
-    return aioredis.Redis.from_url(
-        settings.redis_url, decode_responses=True, max_connections=settings.redis_pool_size
+    """A client whose callers wait for a free connection when all are busy (a burst of
+    requests queues rather than failing with "Too many connections")."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        decode_responses=True,
+        max_connections=settings.redis_pool_size,
+        timeout=settings.redis_pool_timeout,
     )
+    return aioredis.Redis(connection_pool=pool)
 
 
 class StatusesMissing(Exception):

@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     # Redis: the mirror of hot lists and exact counts.
     redis_url: str = "redis://127.0.0.1:16379/0"
     redis_pool_size: int = Field(default=64, ge=1)
+    redis_pool_timeout: float = Field(
+        default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
+    )
     redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
 
     # Mirror shape and paging.

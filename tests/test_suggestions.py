@@ -50,7 +50,12 @@ async def affinities(client: httpx.AsyncClient, user: str) -> dict[str, float]:
     return {item["user_id"]: item["affinity"] for item in response.json()["items"]}
 
 
-NOW = datetime.now(UTC)
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+# For parameters only: tests take the time when they run (affinity decays meanwhile).
+NOW = now()
 
 
 # -- interactions and affinity ------------------------------------------------------------------
@@ -61,15 +66,16 @@ async def test_affinity_decays_with_the_configured_half_life(
 ) -> None:
     me, a, b = uid("me"), uid("a"), uid("b")
     async with make_client(affinity_half_life_days=7) as client:
+        t = now()
         await interact(
             client,
-            (me, a, "message", NOW - timedelta(days=7)),  # 5 -> 2.5
-            (a, me, "comment", NOW - timedelta(days=14)),  # 3 -> 0.75 (affinity is both ways)
-            (me, b, "profile_visit", NOW),  # 1
-            (me, b, "like", NOW - timedelta(days=21)),  # 2 -> 0.25
+            (me, a, "message", t - timedelta(days=7)),  # 5 -> 2.5
+            (a, me, "comment", t - timedelta(days=14)),  # 3 -> 0.75 (affinity is both ways)
+            (me, b, "profile_visit", t),  # 1
+            (me, b, "like", t - timedelta(days=21)),  # 2 -> 0.25
         )
         found = await affinities(client, me)
-    assert found == pytest.approx({a: 3.25, b: 1.25}, rel=1e-4)
+    assert found == pytest.approx({a: 3.25, b: 1.25}, rel=2e-5)  # a second of decay is 1e-6
     assert list(found) == [a, b]  # closest first
 
 
@@ -77,20 +83,21 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
+    t = now()
     first = make_service()
     await first.pymk.flush_all()
-    await first.pymk.record_raw([(me, a, 5.0, _micros(NOW))])
+    await first.pymk.record_raw([(me, a, 5.0, _micros(t))])
     # The process stops after Neo4j applied the batch, before the buffer was trimmed.
     last = await backends.graph.interactions_checkpoint()
     batches = await first.pymk.buffer.read_after(last, 10)
     await backends.graph.apply_interactions(
-        [{"a": me, "b": a, "w": 5.0, "at": _micros(NOW)}],
+        [{"a": me, "b": a, "w": 5.0, "at": _micros(t)}],
         checkpoint=last,
         last=batches[-1].entry_id,
         half_life_us=first.pymk.half_life_us,
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
-    await restarted.pymk.record_raw([(a, me, 2.0, _micros(NOW))])
+    await restarted.pymk.record_raw([(a, me, 2.0, _micros(t))])
     await restarted.pymk.flush_all()
     assert await restarted.pymk.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
 
@@ -130,7 +137,7 @@ async def test_interaction_batches_hold_1_to_1000_events(
     client: httpx.AsyncClient, uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
-    event = {"actor": me, "target": a, "kind": "like", "at": NOW.isoformat()}
+    event = {"actor": me, "target": a, "kind": "like", "at": now().isoformat()}
     assert (await client.post("/v1/interactions", json=[event] * 1000)).status_code == 202
     for body in ([], [event] * 1001):
         response = await client.post("/v1/interactions", json=body)
