@@ -36,6 +36,8 @@ stop:
 	@test -x $(BIN)/graphsvc && $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/bench NEO4J_URI=bolt://127.0.0.1:27687 \
 		REDIS_URL=redis://127.0.0.1:26379/0 $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/graphsvc && STATE_DIR=.local/eval NEO4J_URI=bolt://127.0.0.1:37687 \
+		REDIS_URL=redis://127.0.0.1:36379/0 $(BIN)/graphsvc services down || true
 
 status: install
 	$(BIN)/graphsvc services status

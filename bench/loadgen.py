@@ -13,9 +13,11 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
+import neo4j
 
 from bench.sqlite_baseline import SqliteFollows
 from graphsvc.graph import NEWEST, open_driver
@@ -42,6 +44,7 @@ class Scenario:
     sqlite_path: str = ""
     targets: list[str] = field(default_factory=list)
     run_id: str = ""
+    timeout: float = 10.0  # seconds, for queries that may not finish (naive_suggest)
 
 
 @dataclass
@@ -104,6 +107,22 @@ async def _run(scenario: Scenario) -> Outcome:
                 op: Op = lambda n: call("GET", f"/v1/users/{user}/followers?limit=20")  # noqa: E731
             elif kind == "api_count":
                 op = lambda n: call("GET", f"/v1/users/{user}/counts")  # noqa: E731
+            elif kind == "api_interactions":  # batches of 100 events among the targets
+                rng = random.Random(11)
+                kinds = ["message", "comment", "like", "profile_visit"]
+                stamp = datetime.now(UTC).isoformat()
+
+                async def op(n: int) -> None:
+                    batch = []
+                    for _ in range(100):
+                        actor, target = rng.sample(scenario.targets, 2)
+                        batch.append({"actor": actor, "target": target,
+                                      "kind": rng.choice(kinds), "at": stamp})  # fmt: skip
+                    async with http.post("/v1/interactions", json=batch) as response:
+                        await response.read()
+                        if response.status != 202:
+                            raise RuntimeError(f"interactions: {response.status}")
+
             elif kind == "api_relationships":  # user: the viewer; targets: the ids asked about
                 path = f"/v1/users/{user}/relationships?ids={','.join(scenario.targets)}"
                 op = lambda n: call("GET", path)  # noqa: E731
@@ -119,6 +138,30 @@ async def _run(scenario: Scenario) -> Outcome:
                 async def op(n: int) -> None:
                     src = f"bw{scenario.run_id}.api.{n}"
                     await call("PUT", f"/v1/users/{src}/following/{rng.choice(scenario.targets)}")
+
+        elif kind == "naive_suggest":  # the textbook *2..3 query, with a timeout
+            driver = open_driver(settings)
+            closers.append(driver.close)
+            naive = neo4j.Query(query("naive_suggestions"), timeout=scenario.timeout)
+
+            async def op(n: int) -> None:
+                who = scenario.targets[n % len(scenario.targets)]
+                async with driver.session(database=settings.neo4j_database) as session:
+                    await (await session.run(naive, {"id": who})).consume()
+
+        elif kind == "suggest_compute":  # the service's query, uncached, in process (no HTTP)
+            from graphsvc.graph import GraphStore
+            from graphsvc.mirror import Mirror
+
+            driver = open_driver(settings)
+            client = open_redis(settings)
+            closers += [driver.close, client.aclose]
+            service = GraphService(
+                GraphStore(driver, settings.neo4j_database), Mirror(client, settings), settings
+            )
+
+            async def op(n: int) -> None:
+                await service.pymk.compute(scenario.targets[n % len(scenario.targets)])
 
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
             driver = open_driver(settings)

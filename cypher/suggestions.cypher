@@ -1,13 +1,15 @@
 // suggestions: people $id may know, scored, with the reasons.
 // Candidates: friends of friends through $id's follows, and followers $id does not follow.
 // Bounded work: at most $intermediaries of $id's followings are expanded (closest by affinity
-// first, then newest), and at most $edges edges are read from each, and from $id's
+// first, then the least followed: their paths weigh most), and at most $edges edges are read
+// from each, and from $id's
 // followers, so the cost does not grow with anyone's degree (degrees are O(1) to read).
-// A path through intermediary m weighs (1 + $alpha * affinity(me, m)) / log(2 + degree(m)):
-// a close friend counts more, a celebrity (huge degree) little (Adamic-Adar style).
-// A follower not followed back adds $follower_weight.
+// A path through intermediary m weighs (1 + $alpha * affinity(me, m)) / degree(m)^$beta, or
+// / log(2 + degree(m)) when $beta is 0: a close friend counts more, a celebrity (huge degree)
+// little (resource allocation, or Adamic-Adar, style).
+// A follower not followed back adds $follower_weight x (1 + $alpha * affinity(me, follower)).
 // Excluded: $id, anyone $id follows, blocks either way, inactive users, dismissed users.
-// Params: $id, $now, $h, $intermediaries, $edges, $alpha, $follower_weight, $limit.
+// Params: $id, $now, $h, $intermediaries, $edges, $alpha, $beta, $follower_weight, $limit.
 MATCH (me:User {id: $id})
 CALL (me) {
   CALL (me) {
@@ -15,25 +17,32 @@ CALL (me) {
     WHERE NOT m:Inactive
     WITH m, r.since AS since,
          COLLECT { MATCH (me)-[i:INTERACTS]-(m) RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) }
-           AS parts
-    WITH m, since, reduce(total = 0.0, part IN parts | total + part) AS affinity
-    ORDER BY affinity DESC, since DESC
+           AS parts,
+         COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() } AS degree
+    WITH m, since, degree, reduce(total = 0.0, part IN parts | total + part) AS affinity
+    ORDER BY affinity DESC, degree, since DESC, m.id
     LIMIT $intermediaries
-    RETURN m, affinity
+    RETURN m, affinity, degree
   }
-  WITH m, affinity, COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() } AS degree
   CALL (m) {
     MATCH (m)-[:FOLLOWS]->(c:User)
     RETURN c
     LIMIT $edges
   }
-  RETURN c, m.id AS via, affinity, (1.0 + $alpha * affinity) / log(2.0 + degree) AS weight,
+  RETURN c, m.id AS via, affinity,
+         (1.0 + $alpha * affinity)
+           / CASE WHEN $beta > 0 THEN toFloat(degree) ^ $beta ELSE log(2.0 + degree) END
+           AS weight,
          'friends_of_friends' AS source
   UNION ALL
   MATCH (me)<-[:FOLLOWS]-(c:User)
-  WITH c
+  WITH me, c
   LIMIT $edges
-  RETURN c, null AS via, 0.0 AS affinity, $follower_weight AS weight, 'follows_you' AS source
+  WITH c, COLLECT { MATCH (me)-[i:INTERACTS]-(c) RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) }
+            AS parts
+  WITH c, reduce(total = 0.0, part IN parts | total + part) AS affinity
+  RETURN c, null AS via, affinity, $follower_weight * (1.0 + $alpha * affinity) AS weight,
+         'follows_you' AS source
 }
 WITH me, c, via, affinity, weight, source
 WHERE c <> me AND NOT c:Inactive

@@ -14,6 +14,7 @@ from tqdm import tqdm
 from graphsvc import localservers
 from graphsvc.consistency import check_users
 from graphsvc.demo import demo_edges
+from graphsvc.evaluation import Dataset, evaluate, read_dataset, table
 from graphsvc.generate import SIZES, write_edge_file
 from graphsvc.loader import EdgeSet, LoadError, load, read_edge_file, rebuild_mirror
 from graphsvc.runtime import open_service
@@ -103,6 +104,33 @@ async def _jobs(settings: Settings) -> None:
         _print(f"done; {len(left)} job(s) still pending" if left else "done")
 
 
+def eval_settings(settings: Settings) -> Settings:
+    """The evaluation's own servers: wiped at every run, so never the dev or bench data."""
+    return settings.model_copy(
+        update={
+            "state_dir": settings.state_dir / "eval",
+            "neo4j_uri": "bolt://127.0.0.1:37687",
+            "redis_url": "redis://127.0.0.1:36379/0",
+            "neo4j_heap": "2g",
+            "neo4j_pagecache": "1g",
+        }
+    )
+
+
+async def _eval_pymk(
+    settings: Settings, data: Dataset, users: int, seed: int, progress: bool
+) -> None:
+    async with open_service(settings) as service:
+        await service.graph.wipe()
+        await service.mirror.client.flushdb()
+        await service.graph.apply_schema()
+        results, sampled = await evaluate(
+            service, data, seed=seed, users=users, progress=progress, say=_print
+        )
+    for line in table(data.name, results, sampled):
+        _print(line)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -138,6 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("jobs", help="finish status fan-outs and erasures left unfinished")
 
+    ev = sub.add_parser(
+        "eval-pymk", help="score suggestions against link-prediction baselines on a graph"
+    )
+    ev.add_argument("--edges", type=Path, required=True, help="edge list: src dst [unix_ts]")
+    ev.add_argument("--interactions", type=Path, help="src dst unix_ts per interaction")
+    direction = ev.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="undirected", action="store_false")
+    direction.add_argument("--undirected", dest="undirected", action="store_true")
+    ev.add_argument("--users", type=int, default=500, help="users sampled (default 500)")
+    ev.add_argument("--seed", type=int, default=1)
+    ev.add_argument("--no-progress", action="store_true")
+
     for name, text in (
         ("check", "compare the mirror with Neo4j"),
         ("rebuild", "rebuild the mirror"),
@@ -169,6 +209,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             started = time.perf_counter()
             written = write_edge_file(args.out, SIZES[args.size], seed=args.seed)
             _print(f"wrote {written:,} edges to {args.out} in {time.perf_counter() - started:.1f}s")
+        elif args.command == "eval-pymk":
+            data = read_dataset(
+                args.edges, undirected=args.undirected, interactions=args.interactions
+            )
+            servers = eval_settings(settings)
+            localservers.up(servers, _print)
+            asyncio.run(_eval_pymk(servers, data, args.users, args.seed, not args.no_progress))
         elif args.command == "jobs":
             asyncio.run(_jobs(settings))
         elif args.command == "demo":

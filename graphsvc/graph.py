@@ -292,6 +292,13 @@ class GraphStore:
         (row,) = await self._run("relationships", {"id": user_id, "ids": list(others)})
         return [Relationship(*values) for values in row["rows"]]
 
+    async def wipe(self) -> None:
+        """Delete everything (the evaluation's own server only)."""
+        async with self._driver.session(
+            database=self._database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
+        ) as session:
+            await (await session.run(query("wipe"))).consume()
+
     async def interactions_checkpoint(self) -> str:
         (row,) = await self._run("interactions_checkpoint", {}, fresh=True)
         return row["last"]

@@ -179,13 +179,14 @@ class PeopleYouMayKnow:
             raise InvalidLimit(f"limit must be between 1 and {SUGGESTIONS_KEPT}, got {limit}")
         cached, generation = await self.cache.get(user_id)
         if cached is None:
-            found = await self._compute(user_id)
+            found = await self.compute(user_id)
             await self.cache.put(user_id, generation, [s.as_json() for s in found])
         else:
             found = [_from_json(item) for item in cached]
         return found[:limit]
 
-    async def _compute(self, user_id: str) -> list[Suggestion]:
+    async def compute(self, user_id: str) -> list[Suggestion]:
+        """Suggestions computed now (no cache)."""
         settings = self.settings
         rows = await self.graph.suggestions(
             user_id,
@@ -194,7 +195,8 @@ class PeopleYouMayKnow:
             intermediaries=settings.suggest_intermediaries,
             edges=settings.suggest_edges_per_intermediary,
             alpha=settings.suggest_affinity_weight,
-            follower_weight=1.0,
+            beta=settings.suggest_damping,
+            follower_weight=settings.suggest_follower_weight,
             limit=SUGGESTIONS_KEPT,
         )
         found = [

@@ -73,13 +73,19 @@ class Settings(BaseSettings):
         default=50, ge=1, description="buffered batches per Neo4j transaction"
     )
     suggest_intermediaries: int = Field(
-        default=100, ge=1, description="followings expanded per suggestion query, closest first"
+        default=200, ge=1, description="followings expanded per suggestion query, closest first"
     )
     suggest_edges_per_intermediary: int = Field(
-        default=100, ge=1, description="edges read from each expanded user"
+        default=200, ge=1, description="edges read from each expanded user"
     )
     suggest_affinity_weight: float = Field(
-        default=1.0, ge=0, description="how much affinity adds to a path's weight"
+        default=0.5, ge=0, description="how much affinity adds to a path's weight"
+    )
+    suggest_damping: float = Field(
+        default=1.0, ge=0, description="a path through m weighs 1/degree(m)^this (0: 1/log)"
+    )
+    suggest_follower_weight: float = Field(
+        default=3.0, ge=0, description="what a follower not followed back adds to its score"
     )
     suggest_cache_seconds: int = Field(default=60, ge=1)
     popular_cache_seconds: int = Field(default=600, ge=1)
