@@ -44,13 +44,14 @@ CALL (me) {
   RETURN c, null AS via, affinity, $follower_weight * (1.0 + $alpha * affinity) AS weight,
          'follows_you' AS source
 }
-WITH me, c, via, affinity, weight, source
+WITH me, c, sum(weight) AS score, collect(DISTINCT source) AS sources,
+     collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS paths
+// excluded once per candidate, after the paths are summed
 WHERE c <> me AND NOT c:Inactive
   AND NOT EXISTS { (me)-[:FOLLOWS]->(c) }
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
-WITH c, sum(weight) AS score, collect(DISTINCT source) AS sources,
-     collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS paths
+WITH c, score, sources, paths
 ORDER BY score DESC, c.id
 LIMIT $limit
 CALL (paths) {

@@ -372,7 +372,9 @@ class LocalRedis:
         result = subprocess.run([binary, str(conf)], capture_output=True, text=True)
         if result.returncode != 0:
             raise ServerError(f"redis-server failed: {result.stdout}{result.stderr}")
-        deadline = time.monotonic() + 30
+        # A large append-only file takes a while to load (13 s for 1.2 GB here); Redis answers
+        # LOADING until it is done.
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if self.answers():
                 say(f"redis: running at 127.0.0.1:{self.port}")
