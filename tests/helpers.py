@@ -7,6 +7,8 @@ from datetime import datetime
 
 import httpx
 
+from graphsvc.service import GraphService
+
 
 async def walk(
     client: httpx.AsyncClient, user: str, side: str, limit: int, **extra: object
@@ -75,3 +77,8 @@ async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
     response = await client.get(f"/v1/users/{user}/{side}", params={"limit": 200})
     assert response.status_code == 200, response.text
     return [item["user_id"] for item in response.json()["items"]]
+
+
+def service_of(client: httpx.AsyncClient) -> GraphService:
+    """The service behind a test client of the ASGI app (to drain jobs, flush, ...)."""
+    return client._transport.app.state.service  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from conftest import assert_consistent
-from helpers import counts, full_counts, ids, walk
+from helpers import counts, full_counts, ids, service_of, walk
 
 from graphsvc.api import create_app
 from graphsvc.model import Side
@@ -24,10 +24,6 @@ BAD_IDS = ["a%20b", "x" * 65, "a*b", "a:b"]
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def service_of(client: httpx.AsyncClient) -> GraphService:
-    return client._transport.app.state.service  # type: ignore[attr-defined]
 
 
 def client_for(service: GraphService) -> httpx.AsyncClient:

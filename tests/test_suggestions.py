@@ -7,17 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from helpers import ids
+from helpers import ids, service_of
 
 from graphsvc.runtime import Backends
 from graphsvc.service import GraphService
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
-
-
-def service_of(client: httpx.AsyncClient) -> GraphService:
-    return client._transport.app.state.service  # type: ignore[attr-defined]
 
 
 async def follow(client: httpx.AsyncClient, *pairs: tuple[str, str]) -> None:
