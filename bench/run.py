@@ -104,6 +104,8 @@ async def ensure_loaded(settings: Settings, size: str, path: Path) -> dict[str, 
         return record
     if users:
         fresh_database(settings)
+    for other in STATE.glob("loaded-*.json"):  # the database holds one graph at a time
+        other.unlink()
     started = time.perf_counter()
     edges = read_edge_file(path)
     parse_seconds = time.perf_counter() - started
