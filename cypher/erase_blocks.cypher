@@ -1,8 +1,9 @@
-// erase_blocks: delete one batch of the erased user's blocks, both directions.
+// erase_blocks: delete one batch of the erased user's other relationships, both directions:
+// blocks, interactions (affinity) and dismissed suggestions.
 // Params: $id, $batch. Returns how many were deleted (0: done).
-OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS]-()
+OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|INTERACTS|DISMISSED]-()
 WITH k
 LIMIT $batch
-WITH collect(k) AS blocks
-FOREACH (k IN blocks | DELETE k)
-RETURN size(blocks) AS deleted
+WITH collect(k) AS gone
+FOREACH (k IN gone | DELETE k)
+RETURN size(gone) AS deleted

@@ -4,7 +4,7 @@
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
 MATCH (c:User {id: cid})
-WHERE cid <> $id AND NOT c:Inactive
+WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
                           OR EXISTS { (me)-[:DISMISSED]->(c) }))
 RETURN collect(cid) AS ids

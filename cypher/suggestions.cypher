@@ -8,7 +8,8 @@
 // / log(2 + degree(m)) when $beta is 0: a close friend counts more, a celebrity (huge degree)
 // little (resource allocation, or Adamic-Adar, style).
 // A follower not followed back adds $follower_weight x (1 + $alpha * affinity(me, follower)).
-// Excluded: $id, anyone $id follows, blocks either way, inactive users, dismissed users.
+// Excluded: $id, anyone $id follows, blocks either way, inactive users, users being erased,
+// dismissed users.
 // Params: $id, $now, $h, $intermediaries, $edges, $alpha, $beta, $follower_weight, $limit.
 MATCH (me:User {id: $id})
 CALL (me) {
@@ -47,7 +48,7 @@ CALL (me) {
 WITH me, c, sum(weight) AS score, collect(DISTINCT source) AS sources,
      collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS paths
 // excluded once per candidate, after the paths are summed
-WHERE c <> me AND NOT c:Inactive
+WHERE c <> me AND NOT c:Inactive AND NOT c:Erasing
   AND NOT EXISTS { (me)-[:FOLLOWS]->(c) }
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }

@@ -197,6 +197,8 @@ async def evaluate(
     """Load the training graph into the (empty) service, then score every method; returns
     the scores and how many users were sampled."""
     now_us = time.time_ns() // 1_000
+    if data.messages and not data.timed:
+        say(f"{data.name}: the edges have no times, so the interactions are not used")
     cut = split(data, seed, now_us)
     edges = EdgeSet(edges=dict(cut.train))
     say(

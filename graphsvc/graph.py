@@ -308,7 +308,8 @@ class GraphStore:
     ) -> bool:
         """Add aggregated interactions once; False when another flush moved the checkpoint."""
         params = {"pairs": list(pairs), "checkpoint": checkpoint, "last": last, "h": half_life_us}
-        return bool(await self._run("interactions_apply", params, write=True))
+        (row,) = await self._run("interactions_apply", params, write=True)
+        return bool(row["applied"])
 
     async def affinities(
         self, user_id: str, *, now: int, half_life_us: int, limit: int

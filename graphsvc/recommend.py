@@ -90,6 +90,7 @@ class PeopleYouMayKnow:
         self.cache = cache
         self.settings = settings
         self.half_life_us = int(settings.affinity_half_life_days * DAY_US)
+        self._popular_lock = asyncio.Lock()
 
     # -- interactions -------------------------------------------------------------------------
 
@@ -216,8 +217,11 @@ class PeopleYouMayKnow:
     async def _popular(self) -> list[str]:
         popular = await self.cache.popular()
         if popular is None:
-            popular = await self.graph.popular(POPULAR_KEPT)
-            await self.cache.put_popular(popular, self.settings.popular_cache_seconds)
+            async with self._popular_lock:  # one scan per process when the list expires
+                popular = await self.cache.popular()
+                if popular is None:
+                    popular = await self.graph.popular(POPULAR_KEPT)
+                    await self.cache.put_popular(popular, self.settings.popular_cache_seconds)
         return popular
 
     async def dismiss(self, user_id: str, target_id: str) -> bool:

@@ -22,6 +22,7 @@ from graphsvc.errors import (
     FollowingLimit,
     FollowRateLimit,
     GraphError,
+    InvalidCursor,
     InvalidLimit,
     InvalidParameter,
     InvalidStatus,
@@ -251,6 +252,8 @@ class GraphService:
         validate_user_id(user_id)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            if after is not None and after.score is None:  # a cursor from before the score
+                raise InvalidCursor("cursor is from an older friends order; start again without it")
             return await self.graph.friends_page(
                 user_id, after, wanted, ref=AFFINITY_REFERENCE_US,
                 half_life_us=self.pymk.half_life_us,

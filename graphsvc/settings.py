@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +62,17 @@ class Settings(BaseSettings):
         description="kind -> weight (JSON in the environment)",
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
+
+    @field_validator("interaction_weights")
+    @classmethod
+    def _positive_weights(cls, weights: dict[str, float]) -> dict[str, float]:
+        bad = {k: w for k, w in weights.items() if not (0 < w < float("inf"))}
+        if bad or not weights:
+            raise ValueError(
+                f"interaction weights must be finite and above 0, got {bad or weights}"
+            )
+        return weights
+
     interactions_max_batch: int = Field(default=1_000, ge=1)
     interactions_max_future_seconds: int = Field(
         default=300, ge=0, description="how far ahead of the server's clock an event may be"
