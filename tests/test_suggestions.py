@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -260,3 +261,35 @@ async def test_suggestions_bad_input(client: httpx.AsyncClient, uid: UserIds) ->
     assert (await client.get("/v1/users/bad id/suggestions")).status_code == 422
     assert (await client.delete(f"/v1/users/{me}/suggestions/{me}")).status_code == 422
     assert (await client.get("/v1/internal/users/bad id/affinities")).status_code == 422
+
+
+async def test_racing_flushers_apply_every_event_once(
+    make_service: Callable[..., GraphService], uid: UserIds
+) -> None:
+    """Several processes flush at once, in different batch sizes: each event counts once."""
+    me, a = uid("me"), uid("a")
+    t = _micros(now())
+    services = [make_service(interactions_flush_entries=n) for n in (1, 2, 50)]
+    await services[0].pymk.flush_all()
+    for n in range(12):
+        await services[n % 3].pymk.record_raw([(me, a, 1.0, t)] * (n + 1))
+    for _ in range(4):
+        await asyncio.gather(*(s.pymk.flush() for s in services))
+    await services[0].pymk.flush_all()
+    assert await services[0].pymk.affinities(me, 10) == [(a, pytest.approx(78.0, rel=1e-4))]
+
+
+async def test_erasing_a_user_with_interactions_and_dismissals(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    gone, friend, other = uid("gone"), uid("friend"), uid("other")
+    await follow(client, (gone, friend), (friend, gone))
+    await interact(client, (gone, friend, "message", now()), (other, gone, "like", now()))
+    await client.delete(f"/v1/users/{gone}/suggestions/{other}")
+    await client.delete(f"/v1/users/{other}/suggestions/{gone}")
+    assert (await client.delete(f"/v1/users/{gone}")).status_code == 202
+    await service_of(client).background.drain()
+    body = (await client.get(f"/v1/users/{gone}/status")).json()
+    assert body["exists"] is False and body["erasing"] is False
+    assert await affinities(client, friend) == {}
+    assert await affinities(client, other) == {}
