@@ -80,3 +80,8 @@ class FollowRateLimit(GraphError):
 class InvalidInteraction(GraphError):
     status = 422
     code = "invalid_interaction"
+
+
+class Overloaded(GraphError):
+    status = 503
+    code = "overloaded"

@@ -51,6 +51,7 @@ from graphsvc.model import (
 )
 from graphsvc.recommend import AFFINITY_REFERENCE_US, PeopleYouMayKnow
 from graphsvc.settings import Settings
+from graphsvc.single_flight import SingleFlight
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class GraphService:
         self._writers = KeyedLock()
         self._statuses_loading = asyncio.Lock()
         self.background = Background()
+        self._cold = SingleFlight(settings.rebuild_concurrency, settings.rebuild_wait_seconds)
         self.pymk = PeopleYouMayKnow(
             graph,
             InteractionBuffer(mirror.client, settings),
@@ -175,8 +177,10 @@ class GraphService:
         counts = await self.mirror.counts(user_id)
         if counts is not None:
             return counts
-        snapshots = await self.graph.snapshots([user_id])
-        snapshot = snapshots.get(user_id)
+        return await self._cold.run(("counts", user_id), lambda: self._build_counts(user_id))
+
+    async def _build_counts(self, user_id: str) -> Counts:
+        snapshot = (await self.graph.snapshots([user_id])).get(user_id)
         if snapshot is None:
             return Counts.zero()
         await self.mirror.install([snapshot], sides=())
@@ -382,7 +386,9 @@ class GraphService:
         """Up to ``wanted`` entries without inactive users: from the hot list, continued in
         Neo4j past a truncated one (Neo4j filters on the same statuses)."""
         hot = await self._hot_page(user_id, side, after, wanted)
-        if hot is None and await self.rebuild([user_id], [side]):
+        if hot is None and await self._cold.run(
+            ("list", user_id, side), lambda: self.rebuild([user_id], [side])
+        ):
             hot = await self._hot_page(user_id, side, after, wanted)
         if hot is None:  # unknown user, or the mirror would not take the snapshot
             return await self.graph.page(side, user_id, after, wanted)

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
         default=600, ge=1, description="how long removals are remembered to beat late writes"
     )
     rebuild_batch_users: int = Field(default=500, ge=1)
+    rebuild_concurrency: int = Field(
+        default=8, ge=1, description="cold-user rebuilds running against Neo4j at once"
+    )
+    rebuild_wait_seconds: float = Field(
+        default=2.0, ge=0, description="how long a cold read waits for a rebuild slot (then 503)"
+    )
     fanout_batch_edges: int = Field(
         default=500, ge=1, description="edges per transaction of status fan-outs and erasures"
     )
