@@ -17,6 +17,7 @@ from graphsvc.demo import demo_edges
 from graphsvc.evaluation import Dataset, evaluate, read_dataset, table
 from graphsvc.generate import SIZES, write_edge_file
 from graphsvc.loader import EdgeSet, LoadError, load, read_edge_file, rebuild_mirror
+from graphsvc.reconcile import reconcile, reconcile_recent
 from graphsvc.runtime import open_service
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings, get_settings
@@ -66,6 +67,20 @@ async def _check(settings: Settings, users: Sequence[str], everyone: bool, repai
         f"checked {checked:,} users: {found} drifts" + (" (repaired)" if repair and found else "")
     )
     return 1 if found and not repair else 0
+
+
+async def _reconcile(
+    settings: Settings, users: Sequence[str], everyone: bool, every: float | None
+) -> int:
+    async with open_service(settings) as service:
+        if every is not None:
+            await reconcile_recent(service, every, say=_print)
+            return 0
+        report = await reconcile(service, _batches_of(service, users, everyone))
+    for drift in report.drifts:
+        _print(str(drift))
+    _print(report.line())
+    return 1 if report.left else 0
 
 
 async def _rebuild(settings: Settings, users: Sequence[str], everyone: bool) -> None:
@@ -178,6 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=1)
     ev.add_argument("--no-progress", action="store_true")
 
+    rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
+    rec.add_argument("users", nargs="*", help="user ids")
+    rec.add_argument("--all", action="store_true", help="every user in Neo4j")
+    rec.add_argument(
+        "--every", type=float, metavar="SECONDS", help="repeat over recently written users"
+    )
+
     for name, text in (
         ("check", "compare the mirror with Neo4j"),
         ("rebuild", "rebuild the mirror"),
@@ -216,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             servers = eval_settings(settings)
             localservers.up(servers, _print)
             asyncio.run(_eval_pymk(servers, data, args.users, args.seed, not args.no_progress))
+        elif args.command == "reconcile":
+            if not args.users and not args.all and args.every is None:
+                raise SystemExit("graphsvc reconcile: name user ids, or pass --all or --every")
+            return asyncio.run(_reconcile(settings, args.users, args.all, args.every))
         elif args.command == "jobs":
             asyncio.run(_jobs(settings))
         elif args.command == "demo":

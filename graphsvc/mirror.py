@@ -18,6 +18,7 @@ touches one user's keys only. The protocol is described in ``lua/common.lua``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -104,6 +105,7 @@ class Mirror:
         self._status = client.register_script(script_source("status"))
         self._inactive = f"{self._prefix}x:{{status}}"
         self._status_versions = f"{self._prefix}xv:{{status}}"
+        self._recent = f"{self._prefix}recent"
 
     @property
     def client(self) -> aioredis.Redis:
@@ -129,8 +131,10 @@ class Mirror:
         await self.apply_many([change])
 
     async def apply_many(self, changes: Sequence[EdgeChange]) -> None:
-        """Mirror committed edge changes, each as two single-user scripts, pipelined."""
+        """Mirror committed edge changes, each as two single-user scripts, pipelined, and note
+        the users as recently written (for `graphsvc reconcile --every`)."""
         calls = []
+        touched: set[str] = set()
         for change in changes:
             op = "+" if change.following else "-"
             halves = (
@@ -143,7 +147,31 @@ class Mirror:
                 args = [side.value, op, member, change.version, reading.at,
                         *reading.counts.values(), self._cap, self._window_us]  # fmt: skip
                 calls.append((self._side_keys(user, side), args))
-        await self._run_many(self._edge, calls)
+                touched.add(user)
+        if len(calls) >= 256:
+            await self._run_many(self._edge, calls)
+            await self.note_written(touched)
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                await self._edge(keys=keys, args=args, client=pipe)
+            if touched:
+                pipe.zadd(self._recent, dict.fromkeys(touched, time.time()))
+            await pipe.execute()
+
+    async def note_written(self, user_ids: Iterable[str]) -> None:
+        users = dict.fromkeys(user_ids, time.time())
+        if users:
+            await self._redis.zadd(self._recent, users)
+
+    async def written_since(self, seconds_ago: float) -> list[str]:
+        """Users whose mirror was written in the last ``seconds_ago`` seconds."""
+        return await self._redis.zrange(
+            self._recent, time.time() - seconds_ago, "+inf", byscore=True
+        )
+
+    async def forget_written_before(self, seconds_ago: float) -> None:
+        await self._redis.zremrangebyscore(self._recent, "-inf", time.time() - seconds_ago)
 
     async def refresh_counts(self, readings: Mapping[str, UserCounts]) -> None:
         """Counts read after a commit that changed them, for users the commit did not write
@@ -187,6 +215,16 @@ class Mirror:
         """Mirror a committed status change (the newest version wins)."""
         keys = [self._inactive, self._status_versions]
         await self._status(keys=keys, args=[user_id, int(inactive), version])
+
+    async def force_status(self, user_id: str, inactive: bool, version: int) -> None:
+        """Set a user's mirrored status from Neo4j whatever version the mirror holds (repairs)."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self._status_versions, user_id, version)
+            if inactive:
+                pipe.sadd(self._inactive, user_id)
+            else:
+                pipe.srem(self._inactive, user_id)
+            await pipe.execute()
 
     async def load_statuses(self, inactive: Sequence[tuple[str, int]]) -> None:
         """Build the inactive set from Neo4j's inactive users (and their status versions)."""
