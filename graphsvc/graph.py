@@ -44,6 +44,12 @@ def open_driver(settings: Settings) -> AsyncDriver:
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.neo4j_password),
         max_connection_pool_size=settings.neo4j_pool_size,
+        # A write to an unreachable server fails in seconds (a 503), not after the driver's
+        # default 30 s of retries.
+        max_transaction_retry_time=settings.neo4j_retry_seconds,
+        connection_timeout=settings.neo4j_connect_timeout,
+        connection_acquisition_timeout=settings.neo4j_connect_timeout
+        + settings.neo4j_retry_seconds,
         # Labels such as :Inactive exist only once used; warnings on every query are noise.
         notifications_min_severity="OFF",
     )

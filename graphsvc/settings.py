@@ -24,6 +24,12 @@ class Settings(BaseSettings):
     neo4j_password: str = "graphsvc-dev"
     neo4j_database: str = "neo4j"
     neo4j_pool_size: int = Field(default=64, ge=1)
+    neo4j_retry_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="how long a write is retried (deadlocks, an unreachable server)",
+    )
+    neo4j_connect_timeout: float = Field(default=3.0, gt=0, description="seconds to connect")
 
     # Redis: the mirror of hot lists and exact counts.
     redis_url: str = "redis://127.0.0.1:16379/0"
