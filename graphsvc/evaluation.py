@@ -167,7 +167,7 @@ class Baselines:
     def recommend(self, method: str, user: str) -> list[str]:
         excluded = self._excluded(user)
         if method == "random":
-            pool = [v for v in self.rng.sample(self.nodes, min(len(self.nodes), 4 * K + 50))]
+            pool = self.rng.sample(self.nodes, min(len(self.nodes), 4 * K + 50))
             return [v for v in pool if v not in excluded][:K]
         if method == "popularity":
             return [v for v in self.popular[: K + len(excluded)] if v not in excluded][:K]
