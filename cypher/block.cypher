@@ -3,7 +3,8 @@
 // deadlock, and a concurrent follow either way (which locks its follower) is serialized with
 // the block: it commits first and is removed here, or it sees the block and is refused.
 // Each user's clock ticks: the tick of a follower is the version of its removed follow.
-// Params: $src, $dst, $ids ([$src, $dst] sorted).
+// Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow.
+// Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids).
 // Returns created (the block is new), and per direction whether a follow was removed + version.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -30,6 +31,14 @@ WITH a, b, k, abs, bas,
 FOREACH (_ IN CASE WHEN ab_flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - ab_flagged)
 FOREACH (_ IN CASE WHEN ba_flagged > 0 THEN [1] ELSE [] END | SET a.xr = a.xr - ba_flagged)
 FOREACH (e IN abs + bas | DELETE e)
+FOREACH (_ IN CASE WHEN k IS NULL THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $events[0], type: 'block', src: $src, dst: $dst, v: a.clk}))
+FOREACH (_ IN CASE WHEN size(abs) > 0 THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $events[1], type: 'unfollow', src: $src, dst: $dst, v: a.clk,
+                       cause: 'block'}))
+FOREACH (_ IN CASE WHEN size(bas) > 0 THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $events[2], type: 'unfollow', src: $dst, dst: $src, v: b.clk,
+                       cause: 'block'}))
 RETURN k IS NULL AS created,
        size(abs) > 0 AS removed_following, a.clk AS following_version,
        size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version

@@ -17,7 +17,9 @@
 // `a.fl` holds the times of the follower's recent new follows (the rolling window).
 // An inactive (spam/suspended) follower's edge is flagged `x` and counted in the followed
 // user's `xr` (inactive followers), so active follower counts stay O(1) to read.
-// Params: $src, $dst, $max_following, $per_window, $window_us.
+// A new edge also creates its event in the outbox (:GraphEvent, in the same transaction), from
+// which the relay appends it to the event stream if the service's own append is lost.
+// Params: $src, $dst, $max_following, $per_window, $window_us, $event (the event's id).
 // Returns changed, version, refused (null or the rule), retry_at (for the rate limit).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -44,6 +46,7 @@ WITH a, b, r, recent,
 FOREACH (_ IN CASE WHEN r IS NULL AND refused IS NULL THEN [1] ELSE [] END |
   CREATE (a)-[n:FOLLOWS {since: a.clk}]->(b)
   SET a.fl = recent + [a.clk]
+  CREATE (:GraphEvent {id: $event, type: 'follow', src: $src, dst: $dst, v: a.clk})
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
 RETURN r IS NULL AND refused IS NULL AS changed, coalesce(r.since, a.clk) AS version, refused,

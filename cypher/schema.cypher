@@ -7,3 +7,6 @@ FOR ()-[r:FOLLOWS]-() ON (r.since);
 
 CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
 FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;
+
+CREATE RANGE INDEX graph_event_version IF NOT EXISTS
+FOR (e:GraphEvent) ON (e.v);

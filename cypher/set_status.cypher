@@ -4,7 +4,8 @@
 // re-flagged in batches (fanout_following.cypher) and the counts of its followers refreshed;
 // the label marks that work as pending until it is done, so it resumes after a crash.
 // The user is locked and its clock ticks: the tick versions the status in the Redis mirror.
-// Params: $id, $status. Returns the previous status, the version and whether a fan-out is due.
+// A change creates its event in the outbox (:GraphEvent).
+// Params: $id, $status, $event. Returns the previous status, the version and whether a fan-out is due.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 OPTIONAL MATCH (known:User {id: $id})
@@ -18,4 +19,7 @@ FOREACH (_ IN CASE WHEN $status = 'active' THEN [] ELSE [1] END | SET u:Inactive
 FOREACH (_ IN CASE WHEN $status = 'active' THEN [1] ELSE [] END | REMOVE u:Inactive)
 FOREACH (_ IN CASE WHEN (previous = 'active') <> ($status = 'active') THEN [1] ELSE [] END |
   SET u:Fanout)
+FOREACH (_ IN CASE WHEN previous <> $status THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $event, type: 'status', src: $id, dst: '', v: u.clk,
+                       status: $status}))
 RETURN previous, u.clk AS version, u:Fanout AS fanout

@@ -6,24 +6,29 @@ Every error, whether raised by the service, by request validation or by routing,
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import FastAPI, Path, Query, Request
+from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from pydantic import BaseModel, Field
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graphsvc.errors import GraphError
-from graphsvc.ids import USER_ID_PATTERN
+from graphsvc.degraded import MIRROR_DOWN, tracking_fallbacks
+from graphsvc.errors import GraphError, InvalidParameter
+from graphsvc.follower_feed import FollowerFeed
+from graphsvc.ids import USER_ID_PATTERN, validate_user_id
 from graphsvc.model import IdPage, Page, UserState, iso_utc
 from graphsvc.recommend import InteractionIn as RecordedInteraction
 from graphsvc.runtime import open_service
@@ -171,8 +176,10 @@ class EraseBody(BaseModel):
 
 
 class HealthBody(BaseModel):
-    neo4j: str
-    redis: str
+    neo4j: str = Field(examples=["ok"])
+    redis: str = Field(
+        examples=["ok"], description="ok, or unavailable (reads are then served from Neo4j)"
+    )
 
 
 class FastJSON(Response):
@@ -280,6 +287,28 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal", "internal error")
 
 
+class GraphSourceHeader:
+    """Adds ``X-Graph-Source: neo4j`` to responses that Neo4j answered because Redis could
+    not be reached (pure ASGI: the route runs in this context, so it sees the note list)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with tracking_fallbacks() as noted:
+
+            async def send_noted(message: Message) -> None:
+                if message["type"] == "http.response.start" and noted:
+                    headers = [*message.get("headers", []), (b"x-graph-source", b"neo4j")]
+                    message = {**message, "headers": headers}
+                await send(message)
+
+            await self.app(scope, receive, send_noted)
+
+
 def _status_body(user_id: str, state: UserState | None, service: GraphService) -> StatusBody:
     progress = service.progress(user_id)
     return StatusBody(
@@ -315,6 +344,7 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
         lifespan=lifespan,
     )
     _install_error_handlers(app)
+    app.add_middleware(GraphSourceHeader)
     if service is not None:
         app.state.service = service
 
@@ -618,8 +648,70 @@ def create_app(settings: Settings | None = None, service: GraphService | None = 
     )
     async def health(request: Request) -> HealthBody:
         service_ = svc(request)
-        await service_.graph.verify()
-        await service_.mirror.ping()
+        await service_.graph.verify()  # Neo4j down: 503 (nothing can be written)
+        try:
+            await service_.mirror.ping()
+        except MIRROR_DOWN:
+            return HealthBody(neo4j="ok", redis="unavailable")
         return HealthBody(neo4j="ok", redis="ok")
 
+    @app.get(
+        "/v1/users/{user_id}/events",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}}}} | _ERRORS,
+        tags=["relations"],
+        summary="Server-Sent Events: the user's new followers, as they follow",
+    )
+    async def new_followers(
+        user_id: UserId,
+        request: Request,
+        last_event_id: Annotated[
+            str | None,
+            Header(description="the id of the last event received; what came after is replayed"),
+        ] = None,
+    ) -> StreamingResponse:
+        validate_user_id(user_id)
+        if last_event_id is not None and not _ENTRY_ID.fullmatch(last_event_id):
+            raise InvalidParameter(f"Last-Event-ID {last_event_id!r} is not a stream entry id")
+        feed = svc(request).feed
+        return StreamingResponse(
+            _sse(feed, user_id, last_event_id, request),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
     return app
+
+
+_ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+KEEPALIVE_SECONDS = 15.0
+
+
+async def _sse(
+    feed: FollowerFeed, user_id: str, last_id: str | None, request: Request
+) -> AsyncIterator[bytes]:
+    """``event: follower`` messages (``id`` = stream entry, for Last-Event-ID), and a comment
+    every KEEPALIVE_SECONDS so proxies keep the connection open."""
+    yield b": connected\n\n"
+    async with feed.watch(user_id, last_id) as followers:
+        pending = asyncio.ensure_future(anext(followers))
+        try:
+            while not await request.is_disconnected():
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
+                if not done:
+                    yield b": keepalive\n\n"
+                    continue
+                item = pending.result()
+                pending = asyncio.ensure_future(anext(followers))
+                data = orjson.dumps(
+                    {
+                        "follower": item.follower,
+                        "since": iso_utc(item.version),
+                        "event_id": item.event_id,
+                    }
+                )
+                yield (
+                    b"id: " + item.entry_id.encode() + b"\nevent: follower\ndata: " + data + b"\n\n"
+                )
+        finally:
+            pending.cancel()

@@ -6,6 +6,7 @@ Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,7 @@ from graphsvc.model import (
     Counts,
     EdgeChange,
     Entry,
+    GraphEvent,
     Refusal,
     Relationship,
     Side,
@@ -53,6 +55,10 @@ def open_driver(settings: Settings) -> AsyncDriver:
         # Labels such as :Inactive exist only once used; warnings on every query are noise.
         notifications_min_severity="OFF",
     )
+
+
+def _event_id() -> str:
+    return uuid.uuid4().hex
 
 
 def _entries(pairs: Iterable[Sequence[Any]]) -> list[Entry]:
@@ -157,27 +163,30 @@ class GraphStore:
         """Follow unless a rule refuses the new edge (then nothing changed); the limits'
         defaults are off (the service passes its settings)."""
         params = {"src": src, "dst": dst, "max_following": max_following,
-                  "per_window": per_window, "window_us": window_us}  # fmt: skip
+                  "per_window": per_window, "window_us": window_us, "event": _event_id()}  # fmt: skip
         (row,) = await self._run("follow", params, write=True)
         if row["refused"] is not None:
             return Refusal(row["refused"], row["retry_at"])
-        return await self._change(src, dst, row, following=True)
+        return await self._change(params, row, following=True)
 
     async def unfollow(self, src: str, dst: str) -> EdgeChange | None:
         """None when either user has never existed (nothing to change, nothing to mirror)."""
-        rows = await self._run("unfollow", {"src": src, "dst": dst}, write=True)
-        return await self._change(src, dst, rows[0], following=False) if rows else None
+        params = {"src": src, "dst": dst, "event": _event_id()}
+        rows = await self._run("unfollow", params, write=True)
+        return await self._change(params, rows[0], following=False) if rows else None
 
     async def _change(
-        self, src: str, dst: str, row: neo4j.Record, *, following: bool
+        self, params: Mapping[str, Any], row: neo4j.Record, *, following: bool
     ) -> EdgeChange:
         # Counts are read after the commit: the followed user is not locked by the write, so
         # only a read that starts after the commit is sure to include it.
+        src, dst, changed, version = params["src"], params["dst"], row["changed"], row["version"]
         counts = await self._count_reads.read([src, dst])
+        kind = "follow" if following else "unfollow"
+        event = GraphEvent(params["event"], kind, src, dst, version) if changed else None
         return EdgeChange(
-            src, dst, following, bool(row["changed"]), row["version"],
-            counts.get(src), counts.get(dst),
-        )  # fmt: skip
+            src, dst, following, bool(changed), version, counts.get(src), counts.get(dst), event
+        )
 
     async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
         """Counts read now, where writes go (after a commit that changed them)."""
@@ -193,23 +202,41 @@ class GraphStore:
         """Block; both directions come back as removals, also when there was no follow: the
         mirror applies a removal newer than any instance of the edge harmlessly, so a retried
         block repairs a mirror write that an earlier attempt lost."""
-        params = {"src": src, "dst": dst, "ids": sorted((src, dst))}
+        ids = [_event_id() for _ in range(3)]
+        params = {"src": src, "dst": dst, "ids": sorted((src, dst)), "events": ids}
         (row,) = await self._run("block", params, write=True)
-        changes = await self.removals(
-            [(src, dst, row["following_version"]), (dst, src, row["followed_by_version"])]
-        )
+        ab, ba = row["following_version"], row["followed_by_version"]
+        changes = await self.removals([(src, dst, ab), (dst, src, ba)])
         removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
         changes = [replace(c, changed=r) for c, r in zip(changes, removed, strict=True)]
-        return BlockChange(bool(row["created"]), changes)
+        events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
+        events += [
+            GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
+            for n, s, d, v, r in ((1, src, dst, ab, removed[0]), (2, dst, src, ba, removed[1]))
+            if r
+        ]
+        return BlockChange(bool(row["created"]), changes, events)
 
-    async def unblock(self, src: str, dst: str) -> bool:
-        (row,) = await self._run("unblock", {"src": src, "dst": dst}, write=True)
-        return bool(row["removed"])
+    async def unblock(self, src: str, dst: str) -> GraphEvent | None:
+        """The unblock's event; None when there was no block."""
+        params = {"src": src, "dst": dst, "event": _event_id()}
+        (row,) = await self._run("unblock", params, write=True)
+        return (
+            GraphEvent(params["event"], "unblock", src, dst, row["version"])
+            if row["removed"]
+            else None
+        )
 
-    async def set_status(self, user_id: str, status: str) -> tuple[int, bool]:
-        """Set the status; returns its version and whether a fan-out is pending."""
-        (row,) = await self._run("set_status", {"id": user_id, "status": status}, write=True)
-        return row["version"], bool(row["fanout"])
+    async def set_status(self, user_id: str, status: str) -> tuple[int, bool, GraphEvent | None]:
+        """Set the status; returns its version, whether a fan-out is pending, and the
+        change's event (None when the status was already that)."""
+        params = {"id": user_id, "status": status, "event": _event_id()}
+        (row,) = await self._run("set_status", params, write=True)
+        version = row["version"]
+        event = None
+        if row["previous"] != status:
+            event = GraphEvent(params["event"], "status", user_id, "", version, status=status)
+        return version, bool(row["fanout"]), event
 
     async def user_state(self, user_id: str) -> UserState | None:
         rows = await self._run("user_state", {"id": user_id}, fresh=True)
@@ -263,8 +290,30 @@ class GraphStore:
             if chunk:
                 yield chunk
 
-    async def erase_begin(self, user_id: str) -> bool:
-        return bool(await self._run("erase_begin", {"id": user_id}, write=True))
+    async def erase_begin(self, user_id: str) -> tuple[bool, GraphEvent | None]:
+        """Mark the user for erasure: (found, the erase event when this call began it)."""
+        params = {"id": user_id, "event": _event_id()}
+        rows = await self._run("erase_begin", params, write=True)
+        if not rows:
+            return False, None
+        row = rows[0]
+        began = not row["already"]
+        return True, GraphEvent(
+            params["event"], "erase", user_id, "", row["version"]
+        ) if began else None
+
+    async def outbox_due(self, cutoff_us: int, limit: int) -> list[tuple[str, GraphEvent]]:
+        """The oldest outbox events written before ``cutoff_us``: (element id, event)."""
+        rows = await self._run("outbox_due", {"cutoff": cutoff_us, "limit": limit}, fresh=True)
+        return [
+            (row["element"], GraphEvent(row["id"], row["type"], row["src"], row["dst"],
+                                        row["version"], row["status"], row["cause"]))
+            for row in rows
+        ]  # fmt: skip
+
+    async def outbox_delete(self, elements: Sequence[str]) -> int:
+        (row,) = await self._run("outbox_delete", {"elements": list(elements)}, write=True)
+        return int(row["deleted"])
 
     async def erase_batch(self, user_id: str, side: Side, batch: int) -> list[tuple[str, str, int]]:
         """Delete one batch of the user's follows on one side; the removals (src, dst,

@@ -19,7 +19,7 @@ touches one user's keys only. The protocol is described in ``lua/common.lua``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -67,6 +67,8 @@ def open_redis(settings: Settings) -> aioredis.Redis:
         decode_responses=True,
         max_connections=settings.redis_pool_size,
         timeout=settings.redis_pool_timeout,
+        socket_connect_timeout=settings.redis_connect_timeout,
+        socket_timeout=settings.redis_socket_timeout,
     )
     return aioredis.Redis(connection_pool=pool)
 
@@ -130,9 +132,12 @@ class Mirror:
         """Mirror one committed edge change: two single-user scripts, one round trip."""
         await self.apply_many([change])
 
-    async def apply_many(self, changes: Sequence[EdgeChange]) -> None:
+    async def apply_many(
+        self, changes: Sequence[EdgeChange], also: Callable[[Any], None] | None = None
+    ) -> None:
         """Mirror committed edge changes, each as two single-user scripts, pipelined, and note
-        the users as recently written (for `graphsvc reconcile --every`)."""
+        the users as recently written (for `graphsvc reconcile --every`). ``also`` queues
+        more commands on the same pipeline (the change's events)."""
         calls = []
         touched: set[str] = set()
         for change in changes:
@@ -150,14 +155,16 @@ class Mirror:
                 touched.add(user)
         if len(calls) >= 256:
             await self._run_many(self._edge, calls)
-            await self.note_written(touched)
-            return
+            calls = []
         async with self._redis.pipeline(transaction=False) as pipe:
             for keys, args in calls:
                 await self._edge(keys=keys, args=args, client=pipe)
             if touched:
                 pipe.zadd(self._recent, dict.fromkeys(touched, time.time()))
-            await pipe.execute()
+            if also is not None:
+                also(pipe)
+            if len(pipe):
+                await pipe.execute()
 
     async def note_written(self, user_ids: Iterable[str]) -> None:
         users = dict.fromkeys(user_ids, time.time())

@@ -77,6 +77,34 @@ class UserCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class GraphEvent:
+    """An effective change, as downstream services receive it on the event stream.
+
+    ``id`` is unique per change (consumers drop repeats by it: delivery is at least once);
+    ``version`` orders changes of one edge or user (the acting user's clock tick, µs).
+    """
+
+    id: str
+    type: str  # follow, unfollow, block, unblock, status, erase
+    src: str  # the acting user (the follower, the blocker, the user whose status changed)
+    dst: str  # the other user ("" for status and erase)
+    version: int
+    status: str = ""  # the new status (status events)
+    cause: str = ""  # "block" for follows removed by a block
+
+    def fields(self) -> dict[str, str | int]:
+        fields: dict[str, str | int] = {
+            "id": self.id, "type": self.type, "src": self.src, "dst": self.dst,
+            "version": self.version,
+        }  # fmt: skip
+        if self.status:
+            fields["status"] = self.status
+        if self.cause:
+            fields["cause"] = self.cause
+        return fields
+
+
+@dataclass(frozen=True, slots=True)
 class EdgeChange:
     """One committed follow or unfollow, as the mirror needs it.
 
@@ -91,6 +119,7 @@ class EdgeChange:
     version: int
     src_counts: UserCounts | None  # None: the user was erased meanwhile (its half is moot)
     dst_counts: UserCounts | None
+    event: GraphEvent | None = None  # what the event stream says of it (None: no change)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +179,7 @@ class BlockChange:
 
     created: bool
     removed: list[EdgeChange]
+    events: list[GraphEvent] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

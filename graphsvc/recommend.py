@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from graphsvc.degraded import MIRROR_DOWN, Breaker
 from graphsvc.errors import InvalidInteraction, InvalidLimit
 from graphsvc.graph import GraphStore
 from graphsvc.ids import is_user_id, validate_user_id
@@ -84,11 +85,13 @@ class PeopleYouMayKnow:
         buffer: InteractionBuffer,
         cache: SuggestionCache,
         settings: Settings,
+        breaker: Breaker | None = None,
     ) -> None:
         self.graph = graph
         self.buffer = buffer
         self.cache = cache
         self.settings = settings
+        self._breaker = breaker or Breaker(settings.redis_retry_seconds)
         self.half_life_us = int(settings.affinity_half_life_days * DAY_US)
         self._popular_lock = asyncio.Lock()
 
@@ -178,12 +181,16 @@ class PeopleYouMayKnow:
         validate_user_id(user_id)
         if not 1 <= limit <= SUGGESTIONS_KEPT:
             raise InvalidLimit(f"limit must be between 1 and {SUGGESTIONS_KEPT}, got {limit}")
-        cached, generation = await self.cache.get(user_id)
-        if cached is None:
+
+        async def cached() -> list[Suggestion]:
+            stored, generation = await self.cache.get(user_id)
+            if stored is not None:
+                return [_from_json(item) for item in stored]
             found = await self.compute(user_id)
             await self.cache.put(user_id, generation, [s.as_json() for s in found])
-        else:
-            found = [_from_json(item) for item in cached]
+            return found
+
+        found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
         return found[:limit]
 
     async def compute(self, user_id: str) -> list[Suggestion]:
@@ -215,6 +222,11 @@ class PeopleYouMayKnow:
         return found
 
     async def _popular(self) -> list[str]:
+        return await self._breaker.read(
+            "popular", self._cached_popular, lambda: self.graph.popular(POPULAR_KEPT)
+        )
+
+    async def _cached_popular(self) -> list[str]:
         popular = await self.cache.popular()
         if popular is None:
             async with self._popular_lock:  # one scan per process when the list expires
@@ -230,7 +242,10 @@ class PeopleYouMayKnow:
         if user_id == target_id:
             raise InvalidInteraction(f"user {user_id!r} cannot dismiss itself")
         created = await self.graph.dismiss(user_id, target_id)
-        await self.cache.invalidate(user_id)
+        try:
+            await self.cache.invalidate(user_id)
+        except MIRROR_DOWN as exc:  # committed; a stale cache entry lives SUGGEST_CACHE_SECONDS
+            self._breaker.trip(exc)
         return created
 
 

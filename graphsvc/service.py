@@ -1,8 +1,11 @@
 """Use cases of the relation service, and the order in which the stores are written.
 
-Writes go to Neo4j first (the truth) and then to the Redis mirror. Reads come from the
-mirror; a cold mirror is rebuilt from Neo4j for that user and then served, and pages past a
-capped hot list continue in Neo4j from the same keyset position.
+Writes go to Neo4j first (the truth, with the change's event in its outbox, same
+transaction) and then to the Redis mirror and the event stream, in one round trip. Reads come
+from the mirror; a cold mirror is rebuilt from Neo4j for that user and then served, and pages
+past a capped hot list continue in Neo4j from the same keyset position. With Redis
+unreachable, writes still commit (the outbox relay repairs the mirror later) and reads are
+answered from Neo4j.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from redis.exceptions import RedisError
 
 from graphsvc.background import Background, Progress
 from graphsvc.cursor import CursorCodec, Position
+from graphsvc.degraded import MIRROR_DOWN, Breaker
 from graphsvc.errors import (
     Blocked,
     FollowingLimit,
@@ -31,6 +35,8 @@ from graphsvc.errors import (
     UserErasing,
     UserSuspended,
 )
+from graphsvc.events import EventLog
+from graphsvc.follower_feed import FollowerFeed
 from graphsvc.graph import GraphStore
 from graphsvc.ids import validate_user_id
 from graphsvc.interaction_buffer import InteractionBuffer, SuggestionCache
@@ -41,6 +47,7 @@ from graphsvc.model import (
     Counts,
     EdgeChange,
     Entry,
+    GraphEvent,
     IdPage,
     Page,
     Refusal,
@@ -74,11 +81,15 @@ class GraphService:
         self._statuses_loading = asyncio.Lock()
         self.background = Background()
         self._cold = SingleFlight(settings.rebuild_concurrency, settings.rebuild_wait_seconds)
+        self.breaker = Breaker(settings.redis_retry_seconds)
+        self.events = EventLog(mirror.client, settings)
+        self.feed = FollowerFeed(self.events)
         self.pymk = PeopleYouMayKnow(
             graph,
             InteractionBuffer(mirror.client, settings),
             SuggestionCache(mirror.client, settings),
             settings,
+            self.breaker,
         )
 
     # -- follows and blocks ---------------------------------------------------------------------
@@ -97,7 +108,7 @@ class GraphService:
             )
             if isinstance(result, Refusal):
                 raise self._refusal(result, user_id, target_id)
-            await self._after_commit([result], user_id)
+            await self._after_commit([result], _events(result), user_id)
         return result.changed
 
     async def unfollow(self, user_id: str, target_id: str) -> bool:
@@ -107,7 +118,7 @@ class GraphService:
             change = await self.graph.unfollow(user_id, target_id)
             if change is None:
                 return False
-            await self._after_commit([change], user_id)
+            await self._after_commit([change], _events(change), user_id)
         return change.changed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
@@ -115,12 +126,15 @@ class GraphService:
         self._check_pair(user_id, target_id, "block or unblock")
         async with self._writers.hold_all(user_id, target_id):
             change = await self.graph.block(user_id, target_id)
-            await self._after_commit(change.removed, user_id, target_id)
+            await self._after_commit(change.removed, change.events, user_id, target_id)
         return change
 
     async def unblock(self, user_id: str, target_id: str) -> bool:
         self._check_pair(user_id, target_id, "block or unblock")
-        return await self.graph.unblock(user_id, target_id)
+        event = await self.graph.unblock(user_id, target_id)
+        if event is not None:
+            await self._after_commit([], [event])
+        return event is not None
 
     @staticmethod
     def _check_pair(user_id: str, target_id: str, verb: str = "follow or unfollow") -> None:
@@ -156,30 +170,48 @@ class GraphService:
                 )
         raise AssertionError(f"unknown refusal {refusal.rule!r}")
 
-    async def _after_commit(self, changes: Sequence[EdgeChange], *users: str) -> None:
-        """The mirror write and the suggestion-cache invalidation of a committed change, side
-        by side: the write path pays one Redis round trip of latency, not two."""
-        await asyncio.gather(self.mirror_changes(changes), self.pymk.cache.invalidate(*users))
+    async def _after_commit(
+        self, changes: Sequence[EdgeChange], events: Sequence[GraphEvent], *users: str
+    ) -> None:
+        """The mirror write with the event appends, and the suggestion-cache invalidation, of
+        a committed change, side by side (one Redis round trip of latency).
 
-    async def mirror_changes(self, changes: Sequence[EdgeChange]) -> None:
-        # Also mirrors no-op repeats: the scripts are idempotent, and a retried request then
-        # repairs a mirror write that an earlier attempt lost.
-        if not changes:
+        The change is committed whatever happens here: if Redis cannot be reached (or this
+        process dies now), the outbox relay appends the events and repairs the users later.
+        No-op repeats are mirrored too: the scripts are idempotent, and a retried request then
+        repairs a mirror write that an earlier attempt lost.
+        """
+        if self.breaker.open:
             return
+
+        async def mirror() -> None:
+            await self.mirror.apply_many(
+                changes, also=lambda pipe: self.events.append_to(pipe, events)
+            )
+
         try:
-            await self.mirror.apply_many(changes)
+            await asyncio.gather(mirror(), self.pymk.cache.invalidate(*users))
+        except MIRROR_DOWN as exc:
+            self.breaker.trip(exc)
         except RedisError:
-            # The edges are committed in Neo4j; the mirror catches up on rebuild or reconcile.
-            log.exception("mirror update failed for %d edge changes", len(changes))
+            log.exception("mirror update failed; the outbox relay repairs it")
 
     # -- counts and relationships ---------------------------------------------------------------
 
     async def counts(self, user_id: str) -> Counts:
         validate_user_id(user_id)
-        counts = await self.mirror.counts(user_id)
-        if counts is not None:
-            return counts
-        return await self._cold.run(("counts", user_id), lambda: self._build_counts(user_id))
+
+        async def mirrored() -> Counts:
+            counts = await self.mirror.counts(user_id)
+            if counts is not None:
+                return counts
+            return await self._cold.run(("counts", user_id), lambda: self._build_counts(user_id))
+
+        async def from_neo4j() -> Counts:
+            snapshot = (await self.graph.snapshots([user_id])).get(user_id)
+            return snapshot.totals if snapshot is not None else Counts.zero()
+
+        return await self.breaker.read("counts", mirrored, from_neo4j)
 
     async def _build_counts(self, user_id: str) -> Counts:
         snapshot = (await self.graph.snapshots([user_id])).get(user_id)
@@ -386,6 +418,15 @@ class GraphService:
     ) -> list[Entry]:
         """Up to ``wanted`` entries without inactive users: from the hot list, continued in
         Neo4j past a truncated one (Neo4j filters on the same statuses)."""
+        return await self.breaker.read(
+            "list",
+            lambda: self._mirrored_entries(side, user_id, after, wanted),
+            lambda: self.graph.page(side, user_id, after, wanted),
+        )
+
+    async def _mirrored_entries(
+        self, side: Side, user_id: str, after: Position | None, wanted: int
+    ) -> list[Entry]:
         hot = await self._hot_page(user_id, side, after, wanted)
         if hot is None and await self._cold.run(
             ("list", user_id, side), lambda: self.rebuild([user_id], [side])
@@ -425,8 +466,13 @@ class GraphService:
         if status not in STATUSES:
             raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
         async with self._writers.hold(user_id):
-            version, fanout = await self.graph.set_status(user_id, status)
-            await self.mirror.set_status(user_id, status != "active", version)
+            version, fanout, event = await self.graph.set_status(user_id, status)
+            if not self.breaker.open:
+                try:
+                    await self.mirror.set_status(user_id, status != "active", version)
+                except MIRROR_DOWN as exc:  # the relay repairs the user (the event is kept)
+                    self.breaker.trip(exc)
+            await self._after_commit([], [event] if event else [], user_id)
         if fanout:
             self.start_fanout(user_id)
         return UserState(status, fanout, False)
@@ -439,7 +485,8 @@ class GraphService:
         """Start erasing a user and all its edges; False when there is no such user."""
         validate_user_id(user_id)
         async with self._writers.hold(user_id):
-            found = await self.graph.erase_begin(user_id)
+            found, event = await self.graph.erase_begin(user_id)
+            await self._after_commit([], [event] if event else [], user_id)
         if found:
             self.start_erasure(user_id)
         return found
@@ -459,9 +506,12 @@ class GraphService:
             f"fanout:{user_id}"
         )
 
-    async def resume_pending(self) -> int:
-        """Restart fan-outs and erasures that a stopped process left unfinished."""
+    async def resume_pending(self, *, idle_only: bool = False) -> int:
+        """Restart fan-outs and erasures that a stopped process left unfinished (or, with
+        ``idle_only``, that are not running here: they gave up while a store was down)."""
         pending = await self.graph.pending_work()
+        if idle_only:
+            pending = [(u, erasing) for u, erasing in pending if self.progress(u) is None]
         for user_id, erasing in pending:
             if erasing:
                 self.start_erasure(user_id)
@@ -490,3 +540,7 @@ class GraphService:
         if snapshots:
             await self.mirror.install(snapshots.values(), sides)
         return len(snapshots)
+
+
+def _events(change: EdgeChange) -> list[GraphEvent]:
+    return [change.event] if change.event is not None else []

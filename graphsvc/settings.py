@@ -38,6 +38,24 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
     )
     redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
+    redis_connect_timeout: float = Field(default=1.0, gt=0, description="seconds to connect")
+    redis_socket_timeout: float = Field(
+        default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"
+    )
+    redis_retry_seconds: float = Field(
+        default=1.0, gt=0, description="after a Redis failure, reads go to Neo4j this long"
+    )
+
+    # The event stream (graph:events) and the outbox relay that makes it at-least-once.
+    events_stream: str = Field(default="graph:events", min_length=1)
+    events_max_len: int = Field(
+        default=1_000_000, ge=1, description="events kept in the stream (approximately)"
+    )
+    outbox_grace_seconds: float = Field(
+        default=5.0, ge=0, description="age at which an outbox event not yet appended is lost"
+    )
+    outbox_relay_seconds: float = Field(default=1.0, gt=0, description="relay round interval")
+    outbox_batch: int = Field(default=1_000, ge=1, description="outbox events per relay step")
 
     # Mirror shape and paging.
     hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")
