@@ -1,0 +1,260 @@
+"""The event stream (graph:events) and its Neo4j outbox; writes and reads while Redis is down;
+the Server-Sent Events of new followers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+import uvicorn
+from helpers import free_port
+
+from graphsvc.api import create_app
+from graphsvc.consistency import check_users
+from graphsvc.relay import relay_once
+from graphsvc.runtime import Backends, open_service
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+UserIds = Callable[[str], str]
+
+
+async def events_after(service: GraphService, start: str, users: set[str]) -> list[dict]:
+    """Stream entries after ``start`` that involve ``users``, oldest first."""
+    found: list[dict] = []
+    after = start
+    while entries := await service.events.read(after, 1_000):
+        after = entries[-1][0]
+        found += [f for _, f in entries if f["src"] in users or f["dst"] in users]
+    return found
+
+
+def shape(events: list[dict]) -> list[tuple[str, ...]]:
+    return [
+        (e["type"], e["src"], e["dst"], e.get("status", ""), e.get("cause", "")) for e in events
+    ]
+
+
+async def test_every_effective_change_is_one_event(service: GraphService, uid: UserIds) -> None:
+    a, b, c = uid("a"), uid("b"), uid("c")
+    start = await service.events.last_id()
+    assert await service.follow(a, b)
+    assert not await service.follow(a, b)  # a repeat changes nothing: no event
+    assert await service.unfollow(a, b)
+    assert not await service.unfollow(a, b)
+    assert await service.follow(b, a)
+    await service.follow(a, c)
+    await service.block(a, b)  # removes b -> a
+    await service.block(a, b)  # already blocked: nothing
+    assert await service.unblock(a, b)
+    assert not await service.unblock(a, b)
+    await service.set_status(c, "spam")
+    await service.set_status(c, "spam")
+    assert await service.erase(c)
+    await service.background.drain()
+
+    events = await events_after(service, start, {a, b, c})
+    assert shape(events) == [
+        ("follow", a, b, "", ""),
+        ("unfollow", a, b, "", ""),
+        ("follow", b, a, "", ""),
+        ("follow", a, c, "", ""),
+        ("block", a, b, "", ""),
+        ("unfollow", b, a, "", "block"),
+        ("unblock", a, b, "", ""),
+        ("status", c, "", "spam", ""),
+        ("erase", c, "", "", ""),
+    ]
+    assert len({e["id"] for e in events}) == len(events)
+    by_a = [int(e["version"]) for e in events if e["src"] == a]
+    assert by_a == sorted(by_a) and len(set(by_a)) == len(by_a)
+
+
+async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_users(
+    service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    x, y, z = uid("x"), uid("y"), uid("z")
+    await service.follow(z, y)
+    assert (await service.counts(y)).followers == 1  # y's mirror is warm
+    start = await service.events.last_id()
+
+    # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
+    await backends.graph.follow(x, y)
+    drifts = await check_users(backends.graph, backends.mirror, [x, y])
+    assert drifts, "the lost mirror write must show as drift"
+    assert await events_after(service, start, {x, y}) == []
+
+    report = await relay_once(service, grace=0)
+    assert report.recovered >= 1 and report.repaired >= 2
+    assert await check_users(backends.graph, backends.mirror, [x, y]) == []
+    assert (await service.counts(y)).followers == 2
+    assert shape(await events_after(service, start, {x, y})) == [("follow", x, y, "", "")]
+
+    # A normal write appends its own event; the relay then only forgets it (no repeat).
+    mark = await service.events.last_id()
+    await service.follow(x, z)
+    before = await relay_once(service, grace=0)
+    assert before.delivered >= 1
+    assert shape(await events_after(service, mark, {x, z})) == [("follow", x, z, "", "")]
+    assert await relay_once(service, grace=0) == type(before)()  # the outbox is empty
+
+
+# -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
+
+
+class ThrowawayRedis:
+    """A real redis-server with no persistence: a restart comes back empty."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while (
+            subprocess.run(
+                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
+            ).stdout.strip()
+            != "PONG"
+        ):
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            self.process = None
+
+
+@pytest.fixture
+def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
+    if not shutil.which("redis-server"):
+        pytest.skip("needs redis-server")
+    server = ThrowawayRedis(tmp_path)
+    server.start()
+    yield server
+    server.kill()
+
+
+async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
+    server_settings: Settings, throwaway_redis: ThrowawayRedis
+) -> None:
+    settings = server_settings.model_copy(update={
+        "redis_url": throwaway_redis.url, "redis_prefix": "rd:", "redis_retry_seconds": 0.2,
+    })  # fmt: skip
+    run = os.urandom(4).hex()
+    a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))
+    async with open_service(settings) as service:
+        app = create_app(settings, service)
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
+            for fan in (a, b):
+                assert (await http.put(f"/v1/users/{fan}/following/{star}")).status_code == 200
+            warm = await http.get(f"/v1/users/{star}/followers")
+            assert warm.status_code == 200 and "x-graph-source" not in warm.headers
+
+            throwaway_redis.kill()
+            follow = await http.put(f"/v1/users/{c}/following/{star}")
+            assert follow.status_code == 200, follow.text  # committed in Neo4j
+            unfollow = await http.delete(f"/v1/users/{a}/following/{star}")
+            assert unfollow.status_code == 200, unfollow.text
+            page = await http.get(f"/v1/users/{star}/followers")
+            assert page.status_code == 200 and page.headers["x-graph-source"] == "neo4j"
+            assert [i["user_id"] for i in page.json()["items"]] == [c, b]
+            counts = await http.get(f"/v1/users/{star}/counts")
+            assert counts.status_code == 200 and counts.headers["x-graph-source"] == "neo4j"
+            assert counts.json()["followers"] == 2
+            suggestions = await http.get(f"/v1/users/{c}/suggestions")
+            assert suggestions.status_code == 200, suggestions.text
+            assert (await http.get("/healthz")).json() == {"neo4j": "ok", "redis": "unavailable"}
+
+            throwaway_redis.start()  # empty
+            await asyncio.sleep(0.3)  # the breaker closes
+            report = await relay_once(service, grace=0)
+            assert report.recovered >= 2
+            users = [a, b, c, star]
+            assert await check_users(service.graph, service.mirror, users) == []
+            events = await events_after(service, "0-0", set(users))
+            assert ("follow", c, star, "", "") in shape(events)
+            assert ("unfollow", a, star, "", "") in shape(events)
+            page = await http.get(f"/v1/users/{star}/followers")
+            assert "x-graph-source" not in page.headers
+            assert [i["user_id"] for i in page.json()["items"]] == [c, b]
+
+
+# -- Server-Sent Events -------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def served(service: GraphService) -> AsyncIterator[str]:
+    """The app served by a real uvicorn on a free port (SSE needs a streaming server)."""
+    port = free_port()
+    config = uvicorn.Config(create_app(service.settings, service), port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
+        await asyncio.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    await service.feed.close()
+    await task
+
+
+async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
+    """(id, data) of the next follower event."""
+    event_id = ""
+    async for line in lines:
+        if line.startswith("id: "):
+            event_id = line[4:]
+        elif line.startswith("data: "):
+            return event_id, line[6:]
+    raise AssertionError("stream ended")
+
+
+async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
+    served: str, service: GraphService, uid: UserIds
+) -> None:
+    star, f1, f2, f3, other = uid("star"), uid("f1"), uid("f2"), uid("f3"), uid("other")
+    async with httpx.AsyncClient(base_url=served, timeout=10) as http:
+        async with http.stream("GET", f"/v1/users/{star}/events") as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            lines = response.aiter_lines()
+            assert await anext(lines) == ": connected"
+            await asyncio.sleep(0.2)  # the feed's reader is at the stream's end
+            await service.follow(f1, other)  # someone else's follower: not pushed
+            await service.follow(f1, star)
+            first_id, data = await asyncio.wait_for(next_follower(lines), 10)
+            assert orjson.loads(data)["follower"] == f1
+        await service.follow(f2, star)
+        await service.follow(f3, star)
+        headers = {"Last-Event-ID": first_id}
+        async with http.stream("GET", f"/v1/users/{star}/events", headers=headers) as response:
+            lines = response.aiter_lines()
+            seen = [await asyncio.wait_for(next_follower(lines), 10) for _ in range(2)]
+            followers = [orjson.loads(data)["follower"] for _, data in seen]
+            assert followers == [f2, f3]
+            ids = [first_id, seen[0][0], seen[1][0]]
+            assert sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) == ids
+        bad = await http.get(f"/v1/users/{star}/events", headers={"Last-Event-ID": "nope"})
+        assert bad.status_code == 422 and "Last-Event-ID" in bad.json()["error"]["message"]
