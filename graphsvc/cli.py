@@ -18,6 +18,7 @@ from graphsvc.evaluation import Dataset, evaluate, read_dataset, table
 from graphsvc.generate import SIZES, write_edge_file
 from graphsvc.loader import EdgeSet, LoadError, load, read_edge_file, rebuild_mirror
 from graphsvc.reconcile import reconcile, reconcile_recent
+from graphsvc.relay import relay_once
 from graphsvc.runtime import open_service
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings, get_settings
@@ -81,6 +82,15 @@ async def _reconcile(
         _print(str(drift))
     _print(report.line())
     return 1 if report.left else 0
+
+
+async def _relay(settings: Settings, grace: float | None) -> None:
+    async with open_service(settings) as service:
+        report = await relay_once(service, grace=grace, progress=True)
+    _print(
+        f"relayed {report.delivered:,} outbox events: {report.recovered:,} had lost their append "
+        f"and were appended now, after repairing {report.repaired:,} users"
+    )
 
 
 async def _rebuild(settings: Settings, users: Sequence[str], everyone: bool) -> None:
@@ -200,6 +210,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--every", type=float, metavar="SECONDS", help="repeat over recently written users"
     )
 
+    rel = sub.add_parser(
+        "relay", help="deliver outbox events to the event stream, repairing lost mirror writes"
+    )
+    rel.add_argument(
+        "--grace",
+        type=float,
+        metavar="SECONDS",
+        help="only events older than this (default: "
+        "OUTBOX_GRACE_SECONDS; the API relays continuously, this is for operators)",
+    )
+
     for name, text in (
         ("check", "compare the mirror with Neo4j"),
         ("rebuild", "rebuild the mirror"),
@@ -242,6 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.users and not args.all and args.every is None:
                 raise SystemExit("graphsvc reconcile: name user ids, or pass --all or --every")
             return asyncio.run(_reconcile(settings, args.users, args.all, args.every))
+        elif args.command == "relay":
+            asyncio.run(_relay(settings, args.grace))
         elif args.command == "jobs":
             asyncio.run(_jobs(settings))
         elif args.command == "demo":
