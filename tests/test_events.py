@@ -258,3 +258,25 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             assert sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) == ids
         bad = await http.get(f"/v1/users/{star}/events", headers={"Last-Event-ID": "nope"})
         assert bad.status_code == 422 and "Last-Event-ID" in bad.json()["error"]["message"]
+
+
+async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
+    service: GraphService, uid: UserIds
+) -> None:
+    client, stream = service.mirror.client, service.events.stream
+    group = f"readme-{uid('group')}"
+    await client.xgroup_create(stream, group, id="$", mkstream=True)
+    try:
+        a, b = uid("a"), uid("b")
+        await service.follow(a, b)
+        await service.unfollow(a, b)
+        got: list[dict] = []
+        while reply := await client.xreadgroup(group, "worker-1", {stream: ">"}, count=100):
+            for entry_id, event in reply[0][1]:
+                got.append(event)
+                await client.xack(stream, group, entry_id)
+        mine = [(e["type"], e["src"], e["dst"]) for e in got if e["src"] == a]
+        assert mine == [("follow", a, b), ("unfollow", a, b)]
+        assert (await client.xpending(stream, group))["pending"] == 0
+    finally:
+        await client.xgroup_destroy(stream, group)
