@@ -41,6 +41,7 @@ class _Job:
 class Background:
     def __init__(self) -> None:
         self._jobs: dict[str, _Job] = {}
+        self._gave_up: dict[str, JobFactory] = {}
         self._closed = False
 
     def start(self, key: str, factory: JobFactory) -> None:
@@ -65,10 +66,11 @@ class Background:
             except Exception:
                 failures += 1
                 if failures > RETRIES:
-                    # The work stays marked in Neo4j and resumes at the next start.
+                    # The work stays marked in Neo4j; `retry_given_up` or the next start resumes it.
                     log.exception(
                         "background job %s failed %d times; left for later", key, failures
                     )
+                    self._gave_up[key] = factory
                     return
                 log.exception("background job %s failed; retrying", key)
                 await asyncio.sleep(min(2**failures, 60))
@@ -78,6 +80,13 @@ class Background:
             if job is None or not job.again:
                 return
             job.again = False
+
+    def retry_given_up(self) -> int:
+        """Start again the jobs that failed too often (a store was down for minutes)."""
+        gave_up, self._gave_up = self._gave_up, {}
+        for key, factory in gave_up.items():
+            self.start(key, factory)
+        return len(gave_up)
 
     def progress(self, key: str) -> Progress | None:
         job = self._jobs.get(key)

@@ -79,16 +79,16 @@ async def relay_once(
 
 
 async def run_relay(service: GraphService) -> None:
-    """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled. Also restarts background jobs
-    (fan-outs, erasures) that gave up while a store was down."""
+    """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled. Also restarts, once a minute,
+    this process's background jobs (fan-outs, erasures) that gave up while a store was down."""
     every = service.settings.outbox_relay_seconds
-    next_resume = time.monotonic() + 60
+    next_retry = time.monotonic() + 60
     while True:
         try:
+            if time.monotonic() >= next_retry:
+                next_retry = time.monotonic() + 60
+                service.background.retry_given_up()
             await relay_once(service)
-            if time.monotonic() >= next_resume:
-                next_resume = time.monotonic() + 60
-                await service.resume_pending(idle_only=True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a store is down: the outbox keeps the work

@@ -506,12 +506,9 @@ class GraphService:
             f"fanout:{user_id}"
         )
 
-    async def resume_pending(self, *, idle_only: bool = False) -> int:
-        """Restart fan-outs and erasures that a stopped process left unfinished (or, with
-        ``idle_only``, that are not running here: they gave up while a store was down)."""
+    async def resume_pending(self) -> int:
+        """Restart fan-outs and erasures that a stopped process left unfinished."""
         pending = await self.graph.pending_work()
-        if idle_only:
-            pending = [(u, erasing) for u, erasing in pending if self.progress(u) is None]
         for user_id, erasing in pending:
             if erasing:
                 self.start_erasure(user_id)
