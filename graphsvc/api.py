@@ -18,7 +18,7 @@ import orjson
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 from pydantic import BaseModel, Field
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -261,6 +261,7 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceUnavailable)
     @app.exception_handler(SessionExpired)
+    @app.exception_handler(TransientError)  # DatabaseUnavailable while it stops or starts
     async def neo4j_down(_: Request, exc: Exception) -> JSONResponse:
         log.warning("neo4j unavailable: %s", exc)
         return _error(

@@ -13,6 +13,7 @@ from typing import Any
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from graphsvc.cursor import Position
 from graphsvc.model import (
@@ -35,6 +36,10 @@ from graphsvc.settings import Settings
 _COUNT_COLUMNS = (
     "followers_count", "following_count", "followers_active", "following_active", "friends"
 )  # fmt: skip
+
+# What Neo4j raises when it is unreachable, stopping or starting (DatabaseUnavailable is a
+# TransientError), or still failing after NEO4J_RETRY_SECONDS of retries (deadlocks).
+NEO4J_DOWN = (ServiceUnavailable, SessionExpired, TransientError)
 
 # Larger than any follow time (microseconds) a page can start from.
 NEWEST = 2**62
@@ -181,21 +186,40 @@ class GraphStore:
         # Counts are read after the commit: the followed user is not locked by the write, so
         # only a read that starts after the commit is sure to include it.
         src, dst, changed, version = params["src"], params["dst"], row["changed"], row["version"]
-        counts = await self._count_reads.read([src, dst])
+        counts = await self._counts_after_commit([src, dst])
         kind = "follow" if following else "unfollow"
         event = GraphEvent(params["event"], kind, src, dst, version) if changed else None
+        if counts is None:
+            return EdgeChange(src, dst, following, bool(changed), version, None, None, event, False)
         return EdgeChange(
             src, dst, following, bool(changed), version, counts.get(src), counts.get(dst), event
         )
+
+    async def _counts_after_commit(self, user_ids: Sequence[str]) -> dict[str, UserCounts] | None:
+        """Counts read after a commit; None when Neo4j became unreachable since: the write is
+        committed all the same, and the outbox relay mirrors it when Neo4j is back."""
+        try:
+            return await self._count_reads.read(user_ids)
+        except NEO4J_DOWN:
+            return None
 
     async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
         """Counts read now, where writes go (after a commit that changed them)."""
         found = await self.snapshots(user_ids, fresh=True)
         return {uid: snap.reading for uid, snap in found.items()}
 
-    async def removals(self, pairs: Sequence[tuple[str, str, int]]) -> list[EdgeChange]:
-        """Edge changes for committed removals (src, dst, version), with counts read now."""
-        counts = await self._count_reads.read(sorted({u for s, d, _ in pairs for u in (s, d)}))
+    async def removals(
+        self, pairs: Sequence[tuple[str, str, int]], *, committed: bool = False
+    ) -> list[EdgeChange]:
+        """Edge changes for committed removals (src, dst, version), with counts read now.
+        ``committed``: the caller's write is acknowledged whatever happens, so an unreachable
+        Neo4j yields changes without counts (``counts_read`` false) rather than an error."""
+        users = sorted({u for s, d, _ in pairs for u in (s, d)})
+        counts = await (
+            self._counts_after_commit(users) if committed else self._count_reads.read(users)
+        )
+        if counts is None:
+            return [EdgeChange(s, d, False, True, v, None, None, None, False) for s, d, v in pairs]
         return [EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d)) for s, d, v in pairs]
 
     async def block(self, src: str, dst: str) -> BlockChange:
@@ -206,7 +230,7 @@ class GraphStore:
         params = {"src": src, "dst": dst, "ids": sorted((src, dst)), "events": ids}
         (row,) = await self._run("block", params, write=True)
         ab, ba = row["following_version"], row["followed_by_version"]
-        changes = await self.removals([(src, dst, ab), (dst, src, ba)])
+        changes = await self.removals([(src, dst, ab), (dst, src, ba)], committed=True)
         removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
         changes = [replace(c, changed=r) for c, r in zip(changes, removed, strict=True)]
         events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []

@@ -120,6 +120,7 @@ class EdgeChange:
     src_counts: UserCounts | None  # None: the user was erased meanwhile (its half is moot)
     dst_counts: UserCounts | None
     event: GraphEvent | None = None  # what the event stream says of it (None: no change)
+    counts_read: bool = True  # False: Neo4j went away after the commit (the relay mirrors it)
 
 
 @dataclass(frozen=True, slots=True)

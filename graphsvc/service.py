@@ -181,8 +181,8 @@ class GraphService:
         No-op repeats are mirrored too: the scripts are idempotent, and a retried request then
         repairs a mirror write that an earlier attempt lost.
         """
-        if self.breaker.open:
-            return
+        if self.breaker.open or not all(change.counts_read for change in changes):
+            return  # the relay appends the events, and repairs the users from Neo4j
 
         async def mirror() -> None:
             await self.mirror.apply_many(

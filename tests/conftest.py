@@ -161,3 +161,4 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "suite_end: runs after every other test")
+    config.addinivalue_line("markers", "faults: real-process fault tests (slow; in `make test`)")
