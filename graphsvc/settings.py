@@ -38,6 +38,10 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
     )
     redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
+    redis_cluster: bool = Field(
+        default=False,
+        description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
+    )
 
     # Mirror shape and paging.
     hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")
@@ -74,6 +78,12 @@ class Settings(BaseSettings):
         description="kind -> weight (JSON in the environment)",
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
+
+    @field_validator("state_dir")
+    @classmethod
+    def _absolute(cls, path: Path) -> Path:
+        # Redis resolves its log and pid files after changing into `dir`: relative paths break.
+        return path.resolve()
 
     @field_validator("interaction_weights")
     @classmethod
