@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from graphsvc.graph import GraphStore, open_driver
-from graphsvc.mirror import Mirror, open_redis
+from graphsvc.mirror import Mirror
+from graphsvc.redisconn import open_redis
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings
 

@@ -140,6 +140,9 @@ class Settings(BaseSettings):
     neo4j_heap: str = "4g"
     neo4j_pagecache: str = "4g"
     neo4j_start_timeout: float = 180.0
+    # The servers of `graphsvc eval-pymk` (wiped at every run, so never the dev or bench data).
+    eval_neo4j_uri: str = "bolt://127.0.0.1:37687"
+    eval_redis_url: str = "redis://127.0.0.1:36379/0"
     java_home: str | None = None
 
 
