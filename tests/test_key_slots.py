@@ -46,7 +46,8 @@ async def monitored(settings: Settings) -> AsyncIterator[list[list[str]]]:
     scripts run inside the server are left out (their keys are the script's KEYS)."""
     seen: list[list[str]] = []
     marker = f"monitor-end-{uuid.uuid4().hex}"
-    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
+    # the monitor may sit idle while Neo4j works: no read timeout of a few seconds
+    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=300)
     try:
         async with client.monitor() as monitor:
 
@@ -77,7 +78,7 @@ async def cross_slot(settings: Settings, commands: list[list[str]]) -> list[list
     try:
         async with client.pipeline(transaction=False) as pipe:
             for args in commands:
-                pipe.execute_command("COMMAND", "GETKEYS", *args)
+                pipe.command_getkeys(*args)
             found = await pipe.execute(raise_on_error=False)  # keyless commands: an error
     finally:
         await client.aclose()
@@ -95,6 +96,8 @@ async def workload(service: GraphService, uid: UserIds) -> None:
     fans = [uid(f"fan{n}") for n in range(130)]
     for fan in fans[:6]:
         await service.follow(fan, a)
+    for start in range(6, len(fans), 31):  # users for the rebuild below
+        await asyncio.gather(*(service.follow(fan, b) for fan in fans[start : start + 31]))
     await service.follow(a, b)
     await service.follow(b, a)
     await service.follow(c, a)
