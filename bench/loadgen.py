@@ -21,8 +21,8 @@ import neo4j
 
 from bench.sqlite_baseline import SqliteFollows
 from graphsvc.graph import NEWEST, open_driver
-from graphsvc.mirror import open_redis
 from graphsvc.queries import query
+from graphsvc.redisconn import open_redis
 from graphsvc.runtime import Backends
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings

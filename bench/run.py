@@ -33,7 +33,7 @@ from bench.sqlite_baseline import SqliteFollows
 from graphsvc import localservers
 from graphsvc.generate import SIZES, write_edge_file
 from graphsvc.loader import load, read_edge_file
-from graphsvc.mirror import open_redis
+from graphsvc.redisconn import open_redis
 from graphsvc.runtime import open_service
 from graphsvc.settings import PROJECT_ROOT, Settings
 

@@ -134,8 +134,8 @@ def eval_settings(settings: Settings) -> Settings:
     return settings.model_copy(
         update={
             "state_dir": settings.state_dir / "eval",
-            "neo4j_uri": "bolt://127.0.0.1:37687",
-            "redis_url": "redis://127.0.0.1:36379/0",
+            "neo4j_uri": settings.eval_neo4j_uri,
+            "redis_url": settings.eval_redis_url,
             "neo4j_heap": "2g",
             "neo4j_pagecache": "1g",
         }
@@ -147,7 +147,7 @@ async def _eval_pymk(
 ) -> None:
     async with open_service(settings) as service:
         await service.graph.wipe()
-        await service.mirror.client.flushdb()
+        await service.mirror.client.flushdb()  # a cluster client sends it to every primary
         await service.graph.apply_schema()
         results, sampled = await evaluate(
             service, data, seed=seed, users=users, progress=progress, say=_print

@@ -15,14 +15,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
+from redis.exceptions import ClusterDownError, RedisClusterException
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# What an unreachable (or restarting, still loading) Redis raises.
-MIRROR_DOWN = (RedisConnectionError, RedisTimeoutError)
+# What an unreachable (or restarting, still loading) Redis raises, or a cluster missing a node.
+MIRROR_DOWN = (RedisConnectionError, RedisTimeoutError, ClusterDownError, RedisClusterException)
 
 _fallbacks: ContextVar[list[str] | None] = ContextVar("graphsvc_fallbacks", default=None)
 

@@ -13,7 +13,10 @@ out; the member ``""`` marks it as built) with ``<prefix>xv:{status}`` (each use
 version).
 
 All logic that must be atomic lives in the Lua scripts beside this file (``lua/``); each script
-touches one user's keys only. The protocol is described in ``lua/common.lua``.
+touches one user's keys only (or the two ``{status}`` keys). The protocol is described in
+``lua/common.lua``. On a single Redis a page is one script that also filters out inactive users;
+on a Redis Cluster the inactive set lives in another slot, so the page script returns the raw
+entries and the filter is a second round trip (SMISMEMBER).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
 
@@ -36,6 +38,7 @@ except ImportError:  # pragma: no cover
 
 from graphsvc.cursor import Position
 from graphsvc.model import Counts, EdgeChange, Entry, Side, Snapshot, UserCounts
+from graphsvc.redisconn import Batch, Client, is_cluster
 from graphsvc.settings import Settings
 
 _LUA = Path(__file__).resolve().parent / "lua"
@@ -59,20 +62,6 @@ def _micros(score: str | float) -> int:
     return int(float(score))
 
 
-def open_redis(settings: Settings) -> aioredis.Redis:
-    """A client whose callers wait for a free connection when all are busy (a burst of
-    requests queues rather than failing with "Too many connections")."""
-    pool = aioredis.BlockingConnectionPool.from_url(
-        settings.redis_url,
-        decode_responses=True,
-        max_connections=settings.redis_pool_size,
-        timeout=settings.redis_pool_timeout,
-        socket_connect_timeout=settings.redis_connect_timeout,
-        socket_timeout=settings.redis_socket_timeout,
-    )
-    return aioredis.Redis(connection_pool=pool)
-
-
 class StatusesMissing(Exception):
     """The set of inactive users is not in Redis (new, flushed): build it, then ask again."""
 
@@ -94,8 +83,14 @@ class MirroredUser:
 
 
 class Mirror:
-    def __init__(self, client: aioredis.Redis, settings: Settings) -> None:
+    def __init__(
+        self, client: Client, settings: Settings, *, split_page: bool | None = None
+    ) -> None:
+        """``split_page``: filter pages in a second round trip (default: on a cluster only,
+        where it must; tests also run it on a single Redis)."""
         self._redis = client
+        self._cluster = is_cluster(client)
+        self._split_page = self._cluster if split_page is None else split_page
         self._prefix = settings.redis_prefix
         self._cap = settings.hot_list_cap
         self._window_us = settings.mirror_journal_seconds * 1_000_000
@@ -110,7 +105,7 @@ class Mirror:
         self._recent = f"{self._prefix}recent"
 
     @property
-    def client(self) -> aioredis.Redis:
+    def client(self) -> Client:
         return self._redis
 
     def _key(self, kind: str, user_id: str) -> str:
@@ -156,15 +151,15 @@ class Mirror:
         if len(calls) >= 256:
             await self._run_many(self._edge, calls)
             calls = []
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for keys, args in calls:
-                await self._edge(keys=keys, args=args, client=pipe)
-            if touched:
-                pipe.zadd(self._recent, dict.fromkeys(touched, time.time()))
-            if also is not None:
-                also(pipe)
-            if len(pipe):
-                await pipe.execute()
+        batch = Batch(self._redis)
+        for keys, args in calls:
+            batch.script(self._edge, keys, args)
+        if touched:
+            recent = dict.fromkeys(touched, time.time())
+            batch.call(lambda pipe: pipe.zadd(self._recent, recent))
+        if also is not None:
+            batch.call(also)
+        await batch.execute()
 
     async def note_written(self, user_ids: Iterable[str]) -> None:
         users = dict.fromkeys(user_ids, time.time())
@@ -253,12 +248,14 @@ class Mirror:
     ) -> None:
         """Run one script for many users in one pipeline. Large batches (bulk loads) are
         packed by hiredis in C and written on one connection: Python packing was most of
-        the time of a mirror rebuild."""
-        if pack_command is None or len(calls) < 256:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for keys, args in calls:
-                    await script(keys=keys, args=args, client=pipe)
-                await pipe.execute()
+        the time of a mirror rebuild. A cluster has no single connection: there, batches of
+        1,000 calls go as cluster pipelines (one pipeline per node, in parallel)."""
+        if pack_command is None or len(calls) < 256 or self._cluster:
+            for start in range(0, len(calls), 1_000):
+                batch = Batch(self._redis)
+                for keys, args in calls[start : start + 1_000]:
+                    batch.script(script, keys, args)
+                await batch.execute()
             return
         sha = await self._redis.script_load(script.script)
         pool = self._redis.connection_pool
@@ -328,21 +325,44 @@ class Mirror:
     ) -> HotPage | None:
         """Up to ``wanted`` active entries strictly after ``after``; None when the list is
         cold. Raises StatusesMissing when the inactive set must be built first."""
+        if self._split_page:
+            return await self._page_then_filter(user_id, side, after, wanted)
         keys = [*self._side_keys(user_id, side)[:2], self._inactive]
-        args = [
-            side.value,
-            after.since if after else "+inf",
-            after.user_id if after else "",
-            wanted,
-        ]
-        reply = await self._page(keys=keys, args=args)
+        reply = await self._page(keys=keys, args=self._page_args(side, after, wanted))
         if reply[0] == 0:
             return None
         if reply[0] == 2:
             raise StatusesMissing
-        flat = reply[2:]
-        entries = [Entry(flat[i], _micros(flat[i + 1])) for i in range(0, len(flat), 2)]
-        return HotPage(entries, truncated=bool(reply[1]))
+        return HotPage(self._entries(reply[2:]), truncated=bool(reply[1]))
+
+    @staticmethod
+    def _page_args(side: Side, after: Position | None, count: int) -> list[Any]:
+        return [side.value, after.since if after else "+inf", after.user_id if after else "", count]
+
+    @staticmethod
+    def _entries(flat: Sequence[Any]) -> list[Entry]:
+        return [Entry(flat[i], _micros(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+    async def _page_then_filter(
+        self, user_id: str, side: Side, after: Position | None, wanted: int
+    ) -> HotPage | None:
+        """The cluster's page: raw entries from the user's slot, then which of them are
+        inactive from the {status} slot; scanned on past inactive ones, as the script does."""
+        keys = self._side_keys(user_id, side)[:2]
+        found: list[Entry] = []
+        cursor, ask = after, wanted
+        while True:
+            reply = await self._page(keys=keys, args=self._page_args(side, cursor, ask))
+            if reply[0] == 0:
+                return None
+            raw = self._entries(reply[2:])
+            hidden = await self.inactive_among([e.user_id for e in raw])
+            if hidden is None:
+                raise StatusesMissing
+            found += [e for e in raw if e.user_id not in hidden][: wanted - len(found)]
+            if len(found) >= wanted or len(raw) < ask:
+                return HotPage(found, truncated=bool(reply[1]))
+            cursor, ask = raw[-1].position, max(2 * (wanted - len(found)), 32)
 
     async def dump(self, user_id: str) -> MirroredUser:
         """The raw mirrored state of one user, for consistency checks and debugging."""

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from graphsvc.degraded import MIRROR_DOWN
 from graphsvc.graph import GraphStore, open_driver
-from graphsvc.mirror import Mirror, open_redis
+from graphsvc.mirror import Mirror
+from graphsvc.redisconn import open_redis
 from graphsvc.relay import run_relay
 from graphsvc.service import GraphService
 from graphsvc.settings import Settings

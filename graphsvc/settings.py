@@ -38,6 +38,10 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
     )
     redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
+    redis_cluster: bool = Field(
+        default=False,
+        description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
+    )
     redis_connect_timeout: float = Field(default=1.0, gt=0, description="seconds to connect")
     redis_socket_timeout: float = Field(
         default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"
@@ -92,6 +96,12 @@ class Settings(BaseSettings):
         description="kind -> weight (JSON in the environment)",
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
+
+    @field_validator("state_dir")
+    @classmethod
+    def _absolute(cls, path: Path) -> Path:
+        # Redis resolves its log and pid files after changing into `dir`: relative paths break.
+        return path.resolve()
 
     @field_validator("interaction_weights")
     @classmethod
@@ -148,6 +158,9 @@ class Settings(BaseSettings):
     neo4j_heap: str = "4g"
     neo4j_pagecache: str = "4g"
     neo4j_start_timeout: float = 180.0
+    # The servers of `graphsvc eval-pymk` (wiped at every run, so never the dev or bench data).
+    eval_neo4j_uri: str = "bolt://127.0.0.1:37687"
+    eval_redis_url: str = "redis://127.0.0.1:36379/0"
     java_home: str | None = None
 
 

@@ -6,8 +6,10 @@ import socket
 from datetime import datetime
 
 import httpx
+import redis
 
 from graphsvc.service import GraphService
+from graphsvc.settings import Settings
 
 
 async def walk(
@@ -82,3 +84,11 @@ async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
 def service_of(client: httpx.AsyncClient) -> GraphService:
     """The service behind a test client of the ASGI app (to drain jobs, flush, ...)."""
     return client._transport.app.state.service  # type: ignore[attr-defined]
+
+
+def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.RedisCluster:
+    """A blocking client of the servers' Redis; on a cluster, one that routes each key to its
+    node and scans every primary."""
+    if settings.redis_cluster:
+        return redis.RedisCluster.from_url(settings.redis_url, **options)
+    return redis.Redis.from_url(settings.redis_url, **options)

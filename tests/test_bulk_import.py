@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port
+from helpers import free_port, sync_redis
 
 from graphsvc import loader
 from graphsvc.consistency import check_users
@@ -37,9 +37,7 @@ def empty_server(
     server.up(print)
     yield settings
     server.down(print)
-    import redis
-
-    with redis.Redis.from_url(settings.redis_url) as client:
+    with sync_redis(settings) as client:
         for key in client.scan_iter(match="imp:*", count=10_000):
             client.unlink(key)
 

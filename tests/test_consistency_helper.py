@@ -54,6 +54,7 @@ async def test_check_command_exit_codes(
         **os.environ,
         "NEO4J_URI": service.settings.neo4j_uri,
         "REDIS_URL": service.settings.redis_url,
+        "REDIS_CLUSTER": str(int(service.settings.redis_cluster)),
     }
     command = [sys.executable, "-m", "graphsvc.cli", "check", a, b]
     found = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)

@@ -160,7 +160,8 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
     server_settings: Settings, throwaway_redis: ThrowawayRedis
 ) -> None:
     settings = server_settings.model_copy(update={
-        "redis_url": throwaway_redis.url, "redis_prefix": "rd:", "redis_retry_seconds": 0.2,
+        "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rd:",
+        "redis_retry_seconds": 0.2,
     })  # fmt: skip
     run = os.urandom(4).hex()
     a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))

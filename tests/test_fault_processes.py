@@ -220,6 +220,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         state_dir=base / "state",
         neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
         redis_url=throwaway_redis.url,
+        redis_cluster=False,  # a single redis-server of its own, also under make test-cluster
         neo4j_heap="512m",
         neo4j_pagecache="128m",
         neo4j_retry_seconds=2.0,
@@ -230,6 +231,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         **os.environ,
         "NEO4J_URI": settings.neo4j_uri,
         "REDIS_URL": settings.redis_url,
+        "REDIS_CLUSTER": "0",
         "REDIS_PREFIX": settings.redis_prefix,
         "STATE_DIR": str(settings.state_dir),
         "OUTBOX_GRACE_SECONDS": "1",

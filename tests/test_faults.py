@@ -8,8 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-import redis
-from helpers import free_port
+from helpers import free_port, sync_redis
 
 from graphsvc.api import create_app
 from graphsvc.localservers import LocalNeo4j
@@ -39,13 +38,13 @@ def own_neo4j(
     server.up(print)
     yield settings, server
     server.down(print)
-    with redis.Redis.from_url(settings.redis_url) as client:
+    with sync_redis(settings) as client:
         for key in client.scan_iter(match=f"{PREFIX}*", count=10_000):
             client.unlink(key)
 
 
 def mirror_state(settings: Settings) -> dict[str, object]:
-    with redis.Redis.from_url(settings.redis_url, decode_responses=True) as client:
+    with sync_redis(settings, decode_responses=True) as client:
         return {
             key: client.dump(key)
             for key in sorted(client.scan_iter(match=f"{PREFIX}*", count=10_000))

@@ -24,6 +24,7 @@ def base_url(server_settings: Settings) -> Iterator[str]:
         **os.environ,
         "NEO4J_URI": server_settings.neo4j_uri,
         "REDIS_URL": server_settings.redis_url,
+        "REDIS_CLUSTER": str(int(server_settings.redis_cluster)),
         "API_PORT": str(port),
     }
     process = subprocess.Popen(

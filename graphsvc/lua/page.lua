@@ -1,23 +1,23 @@
 #!lua flags=no-writes
 -- Newest-first page of a hot list, strictly after the cursor (score, member), leaving out
 -- inactive (suspended, spam) users.
--- KEYS: meta, list (one user), the set of inactive users
+-- KEYS: meta, list (one user), optionally the set of inactive users
 -- ARGV: side, cursor score ('+inf' for the first page), cursor member ('' for none), count
 -- Returns {0} when the side is cold, {2} when the inactive set is not built (the member ''
 -- marks it built), else {1, truncated (0|1), member, score, ...}. Skipped inactive entries do
 -- not count; the list is scanned on until `count` entries are found or it ends.
--- The set is another slot than the user's keys: on Redis Cluster this filter has to become a
--- second round trip.
+-- The set is another slot than the user's keys: on Redis Cluster it is left out (no filter
+-- here) and the caller filters in a second round trip.
 local meta, list, hidden = KEYS[1], KEYS[2], KEYS[3]
 local side, since, after, wanted = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local bound = list_state(meta, list, side)
 if not bound then return {0} end
-if redis.call('SISMEMBER', hidden, '') == 0 then return {2} end
+if hidden and redis.call('SISMEMBER', hidden, '') == 0 then return {2} end
 local out = {1, bound >= 0 and 1 or 0}
 local taken, from = 0, since
 
 local function take(member, score)
-  if taken < wanted and redis.call('SISMEMBER', hidden, member) == 0 then
+  if taken < wanted and (not hidden or redis.call('SISMEMBER', hidden, member) == 0) then
     out[#out + 1] = member
     out[#out + 1] = score
     taken = taken + 1

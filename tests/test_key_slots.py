@@ -1,0 +1,166 @@
+"""No script call, and no command naming several keys, mixes two hash slots: what a Redis
+Cluster demands (issue 6: "no script touches keys of two users").
+
+On a cluster (REDIS_CLUSTER=1) redis-py refuses such a call before sending it, and a server
+would answer CROSSSLOT: there the workload getting through is the test (and the single-Redis
+page, which does mix slots, is shown to be refused). On a single Redis the test watches the
+server with MONITOR while the service works, asks the server which keys each command named
+(COMMAND GETKEYS) and computes their slots as a cluster would (CRC16 of the hash tag).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import pytest
+import redis.asyncio as aioredis
+from redis.crc import key_slot
+from redis.exceptions import RedisClusterException
+
+from graphsvc.loader import rebuild_mirror
+from graphsvc.mirror import Mirror
+from graphsvc.reconcile import repair
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+UserIds = Callable[[str], str]
+_ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\(.)")
+_CONTROL = {"n": "\n", "r": "\r", "t": "\t", "a": "\a", "b": "\b"}
+
+
+def _unescape(text: str) -> str:
+    """An argument as MONITOR quotes it (sdscatrepr) back to its text."""
+    return _ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _CONTROL.get(m[2], m[2]), text)
+
+
+@asynccontextmanager
+async def monitored(settings: Settings) -> AsyncIterator[list[list[str]]]:
+    """Every command clients sent to the (single) server while the block ran; the commands
+    scripts run inside the server are left out (their keys are the script's KEYS)."""
+    seen: list[list[str]] = []
+    marker = f"monitor-end-{uuid.uuid4().hex}"
+    # the monitor may sit idle while Neo4j works: no read timeout of a few seconds
+    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=300)
+    try:
+        async with client.monitor() as monitor:
+
+            async def read() -> None:
+                while True:
+                    line = await monitor.connection.read_response()
+                    _, _, rest = line.partition(" [")
+                    where, _, quoted = rest.partition("] ")
+                    args = [_unescape(arg) for arg in _ARG.findall(quoted)]
+                    if args == ["ECHO", marker] or args == ["echo", marker]:
+                        return
+                    if not where.endswith(" lua"):
+                        seen.append(args)
+
+            reader = asyncio.create_task(read())
+            try:
+                yield seen
+            finally:
+                await client.echo(marker)  # after everything the block sent
+                await asyncio.wait_for(reader, 30)
+    finally:
+        await client.aclose()
+
+
+async def cross_slot(settings: Settings, commands: list[list[str]]) -> list[list[str]]:
+    """The commands whose keys (as the server itself finds them) span several slots."""
+    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
+    try:
+        async with client.pipeline(transaction=False) as pipe:
+            for args in commands:
+                pipe.command_getkeys(*args)
+            found = await pipe.execute(raise_on_error=False)  # keyless commands: an error
+    finally:
+        await client.aclose()
+    return [
+        args
+        for args, keys in zip(commands, found, strict=True)
+        if isinstance(keys, list) and len({key_slot(k.encode()) for k in keys}) > 1
+    ]
+
+
+async def workload(service: GraphService, uid: UserIds) -> None:
+    """Follows, unfollows, cold and warm pages and counts, a status fan-out, interactions and
+    suggestions, a bulk rebuild (the packed path on a single Redis) and a repair."""
+    a, b, c = uid("a"), uid("b"), uid("c")
+    fans = [uid(f"fan{n}") for n in range(130)]
+    for fan in fans[:6]:
+        await service.follow(fan, a)
+    for start in range(6, len(fans), 31):  # users for the rebuild below
+        await asyncio.gather(*(service.follow(fan, b) for fan in fans[start : start + 31]))
+    await service.follow(a, b)
+    await service.follow(b, a)
+    await service.follow(c, a)
+    await service.unfollow(fans[0], a)
+    assert (await service.counts(c)).following == 1  # cold counts: install_counts
+    first = await service.followers(a, limit=2)  # cold list: install, then page
+    assert first.next_cursor
+    await service.followers(a, limit=2, cursor=first.next_cursor)
+    await service.following(b)
+    await service.set_status(fans[1], "suspended")  # status, then a fan-out of counts
+    await service.background.drain()
+    shown = [e.user_id for e in (await service.followers(a, limit=50)).items]
+    assert fans[1] not in shown and fans[2] in shown
+    now = time.time_ns() // 1_000
+    await service.pymk.record_raw([(a, c, 5.0, now)])
+    await service.pymk.flush_all()
+    await service.pymk.suggestions(a, 5)  # computes, then the put-if-current script
+    await service.pymk.suggestions(a, 5)  # cached
+    await service.pymk.dismiss(a, c)
+    await rebuild_mirror(service, fans, progress=False)  # 260 install calls
+    await repair(service, [b])  # drop, rebuild, force_status (a transaction)
+
+
+def split_service(backends: Backends, settings: Settings, split_page: bool) -> GraphService:
+    return GraphService(
+        backends.graph, Mirror(backends.mirror.client, settings, split_page=split_page), settings
+    )
+
+
+async def test_every_call_stays_in_one_slot(
+    backends: Backends, server_settings: Settings, uid: UserIds
+) -> None:
+    service = split_service(backends, server_settings, split_page=True)
+    if server_settings.redis_cluster:
+        await workload(service, uid)  # a call across slots would raise here
+        return
+    async with monitored(server_settings) as commands:
+        await workload(service, uid)
+    mirror = service.mirror
+    scripts = {s.sha: name for name, s in vars(mirror).items() if name.startswith("_")
+               and hasattr(s, "sha")}  # fmt: skip
+    scripts[service.pymk.cache._put.sha] = "put_if_current"
+    called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}
+    assert set(scripts.values()) <= called, f"not exercised: {set(scripts.values()) - called}"
+    assert sum(args[0].upper() == "EVALSHA" for args in commands) > 300
+    assert await cross_slot(server_settings, commands) == []
+
+
+async def test_the_single_redis_page_is_the_one_call_across_slots(
+    backends: Backends, server_settings: Settings, uid: UserIds
+) -> None:
+    """The single-script page reads the inactive set with the user's list: fine on one
+    server, refused by a cluster (which is why the cluster pages in two round trips)."""
+    service = split_service(backends, server_settings, split_page=False)
+    a, fan = uid("a"), uid("fan")
+    await service.follow(fan, a)
+    if server_settings.redis_cluster:
+        with pytest.raises(RedisClusterException, match="same key slot"):
+            await service.followers(a)
+        return
+    async with monitored(server_settings) as commands:
+        await service.followers(a)
+        await service.followers(a)
+    crossing = await cross_slot(server_settings, commands)
+    assert crossing, "the single-Redis page should read two slots in one script"
+    assert {args[1] for args in crossing} == {service.mirror._page.sha}

@@ -1,0 +1,56 @@
+"""What the Redis client must do alike on a single server and on a cluster: queue a burst of
+callers instead of failing, and reload scripts a server lost (a restarted node)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import httpx
+from conftest import assert_consistent
+from helpers import walk
+
+from graphsvc.redisconn import Batch, open_redis
+from graphsvc.runtime import Backends
+from graphsvc.service import GraphService
+from graphsvc.settings import Settings
+
+UserIds = Callable[[str], str]
+
+
+async def test_a_burst_queues_for_a_small_pool(server_settings: Settings, uid: UserIds) -> None:
+    settings = server_settings.model_copy(update={"redis_pool_size": 2})
+    client = open_redis(settings)
+    key = f"{settings.redis_prefix}burst:{{{uid('burst')}}}"
+    try:
+        await asyncio.gather(*(client.incr(key) for _ in range(200)))
+        batches = []
+        for n in range(50):
+            batch = Batch(client)
+            batch.call(lambda pipe, n=n: pipe.sadd(f"{key}:{n}", n))
+            batches.append(batch.execute())
+        await asyncio.gather(*batches)
+        assert await client.get(key) == "200"
+        assert sum(await asyncio.gather(*(client.exists(f"{key}:{n}") for n in range(50)))) == 50
+    finally:
+        await client.delete(key, *(f"{key}:{n}" for n in range(50)))
+        await client.aclose()
+
+
+async def test_scripts_lost_by_the_servers_are_loaded_again(
+    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+) -> None:
+    star, fans = uid("star"), [uid(f"fan{n}") for n in range(5)]
+    await service.follow(fans[0], star)
+    await walk(client, star, "followers", 2)  # warm
+    await backends.mirror.client.script_flush()  # on a cluster: every primary
+    for fan in fans[1:]:
+        await service.follow(fan, star)  # pipelined scripts
+    await service.unfollow(fans[0], star)
+    await assert_consistent(backends, {star, *fans})  # the mirror writes were not lost
+    await backends.mirror.client.script_flush()
+    assert [i["user_id"] for i in await walk(client, star, "followers", 2)] == fans[:0:-1]
+    await backends.mirror.client.script_flush()
+    await backends.mirror.drop([star])
+    await service.rebuild([star])  # the bulk path
+    assert (await service.counts(star)).followers == 4
