@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from redis.exceptions import ClusterDownError, RedisClusterException
+from redis.exceptions import ClusterDownError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # What an unreachable (or restarting, still loading) Redis raises, or a cluster missing a node.
-MIRROR_DOWN = (RedisConnectionError, RedisTimeoutError, ClusterDownError, RedisClusterException)
+# Not the cluster's other errors: a cross-slot call is a bug to surface, not an outage.
+MIRROR_DOWN = (RedisConnectionError, RedisTimeoutError, ClusterDownError, SlotNotCoveredError)
 
 _fallbacks: ContextVar[list[str] | None] = ContextVar("graphsvc_fallbacks", default=None)
 
