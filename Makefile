@@ -32,8 +32,17 @@ demo: services
 run: demo
 	$(BIN)/graphsvc serve
 
+# `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the
+# cluster path honest; `make test-cluster` runs every test there.
+CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_events.py \
+	tests/test_paging.py tests/test_mirror_order.py tests/test_concurrency.py \
+	tests/test_reconcile.py tests/test_cold_reads.py tests/test_cold_mirror.py \
+	tests/test_relations_api.py tests/test_celebrity.py
+
 test: services
 	$(BIN)/pytest
+	$(CLUSTER_ENV) $(BIN)/graphsvc services up
+	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
 
 test-cluster: install
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up
