@@ -1,6 +1,6 @@
-// outbox_delete: forget outbox events the relay has delivered. Params: $elements (element ids).
-UNWIND $elements AS element
-MATCH (e:GraphEvent)
-WHERE elementId(e) = element
+// outbox_delete: forget outbox events the relay has delivered, by event id (element ids are
+// reused by Neo4j soon after a delete, so they could name a newer event). Params: $ids.
+UNWIND $ids AS id
+MATCH (e:GraphEvent {id: id})
 DELETE e
 RETURN count(e) AS deleted

@@ -4,7 +4,7 @@
 // commit usually got there first. Params: $cutoff, $limit.
 MATCH (e:GraphEvent)
 WHERE e.v <= $cutoff
-RETURN elementId(e) AS element, e.id AS id, e.type AS type, e.src AS src, e.dst AS dst,
+RETURN e.id AS id, e.type AS type, e.src AS src, e.dst AS dst,
        e.v AS version, coalesce(e.status, '') AS status, coalesce(e.cause, '') AS cause
 ORDER BY e.v
 LIMIT $limit

@@ -8,5 +8,8 @@ FOR ()-[r:FOLLOWS]-() ON (r.since);
 CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
 FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;
 
+CREATE CONSTRAINT graph_event_id_unique IF NOT EXISTS
+FOR (e:GraphEvent) REQUIRE e.id IS UNIQUE;
+
 CREATE RANGE INDEX graph_event_version IF NOT EXISTS
 FOR (e:GraphEvent) ON (e.v);

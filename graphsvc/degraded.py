@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from redis.exceptions import ClusterDownError, SlotNotCoveredError
+from redis.exceptions import ClusterDownError, RedisError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -71,5 +71,7 @@ class Breaker:
                 return await mirrored()
             except MIRROR_DOWN as exc:
                 self.trip(exc)
+            except RedisError as exc:  # up but refusing (OOM, READONLY, MISCONF): this read only
+                log.warning("redis refused a %s read (%s); answered from Neo4j", what, exc)
         note_fallback(what)
         return await fallback()

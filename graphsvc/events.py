@@ -20,10 +20,11 @@ import redis.asyncio as aioredis
 from graphsvc.model import GraphEvent
 from graphsvc.settings import Settings
 
-# Deletes the relay's lease only if this process still holds it.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+# Deletes the relay's lease, or extends it (ARGV[2] ms), only if this holder still holds it.
+_LEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '0' then return redis.call('DEL', KEYS[1]) end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 """
 
 
@@ -35,7 +36,7 @@ class EventLog:
         self._acked = f"{{{self.stream}}}:acked"
         self._lease = f"{{{self.stream}}}:relay"
         self._max_len = settings.events_max_len
-        self._release = client.register_script(_RELEASE)
+        self._lease_script = client.register_script(_LEASE)
 
     def append_to(self, pipe: Any, events: Sequence[GraphEvent]) -> None:
         """Queue the appends (and their acks) on a pipeline the caller executes."""
@@ -56,6 +57,11 @@ class EventLog:
         scores = await self._redis.zmscore(self._acked, list(ids))
         return {event_id for event_id, score in zip(ids, scores, strict=True) if score is not None}
 
+    async def unack(self, ids: Sequence[str]) -> None:
+        """Let the relay treat these events as lost (their mirror write failed)."""
+        if ids:
+            await self._redis.zrem(self._acked, *ids)
+
     async def forget_acked(self, ids: Sequence[str], older_than: float) -> None:
         """Drop these acks, and any ack older than ``older_than`` seconds (a relay that died
         between deleting outbox events and their acks leaves those behind)."""
@@ -69,8 +75,14 @@ class EventLog:
         """One relay at a time across processes (another may hold it; it expires on its own)."""
         return bool(await self._redis.set(self._lease, holder, nx=True, px=int(seconds * 1000)))
 
+    async def renew_lease(self, holder: str, seconds: float) -> bool:
+        """Extend the lease; False when it expired and another process may hold it now."""
+        return bool(
+            await self._lease_script(keys=[self._lease], args=[holder, int(seconds * 1000)])
+        )
+
     async def release_lease(self, holder: str) -> None:
-        await self._release(keys=[self._lease], args=[holder])
+        await self._lease_script(keys=[self._lease], args=[holder, 0])
 
     async def read(
         self, after: str, count: int, block_ms: int | None = None

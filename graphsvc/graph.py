@@ -6,6 +6,7 @@ Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -36,6 +37,8 @@ from graphsvc.settings import Settings
 _COUNT_COLUMNS = (
     "followers_count", "following_count", "followers_active", "following_active", "friends"
 )  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 # What Neo4j raises when it is unreachable, stopping or starting (DatabaseUnavailable is a
 # TransientError), or still failing after NEO4J_RETRY_SECONDS of retries (deadlocks).
@@ -200,7 +203,8 @@ class GraphStore:
         committed all the same, and the outbox relay mirrors it when Neo4j is back."""
         try:
             return await self._count_reads.read(user_ids)
-        except NEO4J_DOWN:
+        except Exception as exc:  # the write stands whatever went wrong here
+            log.warning("count read after a commit failed (%r); the outbox relay mirrors it", exc)
             return None
 
     async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
@@ -326,17 +330,17 @@ class GraphStore:
             params["event"], "erase", user_id, "", row["version"]
         ) if began else None
 
-    async def outbox_due(self, cutoff_us: int, limit: int) -> list[tuple[str, GraphEvent]]:
-        """The oldest outbox events written before ``cutoff_us``: (element id, event)."""
+    async def outbox_due(self, cutoff_us: int, limit: int) -> list[GraphEvent]:
+        """The oldest outbox events written before ``cutoff_us``."""
         rows = await self._run("outbox_due", {"cutoff": cutoff_us, "limit": limit}, fresh=True)
         return [
-            (row["element"], GraphEvent(row["id"], row["type"], row["src"], row["dst"],
-                                        row["version"], row["status"], row["cause"]))
+            GraphEvent(row["id"], row["type"], row["src"], row["dst"], row["version"],
+                       row["status"], row["cause"])
             for row in rows
         ]  # fmt: skip
 
-    async def outbox_delete(self, elements: Sequence[str]) -> int:
-        (row,) = await self._run("outbox_delete", {"elements": list(elements)}, write=True)
+    async def outbox_delete(self, event_ids: Sequence[str]) -> int:
+        (row,) = await self._run("outbox_delete", {"ids": list(event_ids)}, write=True)
         return int(row["deleted"])
 
     async def erase_batch(self, user_id: str, side: Side, batch: int) -> list[tuple[str, str, int]]:

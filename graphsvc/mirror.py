@@ -100,6 +100,7 @@ class Mirror:
         self._page = client.register_script(script_source("page"))
         self._refresh_counts = client.register_script(script_source("refresh_counts"))
         self._status = client.register_script(script_source("status"))
+        self._drop = client.register_script(script_source("drop"))
         self._inactive = f"{self._prefix}x:{{status}}"
         self._status_versions = f"{self._prefix}xv:{{status}}"
         self._recent = f"{self._prefix}recent"
@@ -132,7 +133,9 @@ class Mirror:
     ) -> None:
         """Mirror committed edge changes, each as two single-user scripts, pipelined, and note
         the users as recently written (for `graphsvc reconcile --every`). ``also`` queues
-        more commands on the same pipeline (the change's events)."""
+        more commands (the change's events and their acks) that must run only once the mirror
+        write did: on the same pipeline, after it, on a single Redis; in a second round trip on
+        a cluster."""
         calls = []
         touched: set[str] = set()
         for change in changes:
@@ -157,9 +160,16 @@ class Mirror:
         if touched:
             recent = dict.fromkeys(touched, time.time())
             batch.call(lambda pipe: pipe.zadd(self._recent, recent))
-        if also is not None:
+        if also is not None and not self._cluster:
+            # One server runs a pipeline in order: ``also`` (the events and their acks) runs
+            # after the scripts, and an outage or a refused write (OOM, READONLY) stops both.
             batch.call(also)
+            also = None
         await batch.execute()
+        if also is not None:  # on a cluster, another node: only once the mirror write is done
+            after = Batch(self._redis)
+            after.call(also)
+            await after.execute()
 
     async def note_written(self, user_ids: Iterable[str]) -> None:
         users = dict.fromkeys(user_ids, time.time())
@@ -284,11 +294,10 @@ class Mirror:
         """Forget users' counts and lists; their next read rebuilds them from Neo4j.
 
         The journal stays: writes in flight while the user is rebuilt are replayed from it.
+        A floor stays too: a snapshot read before the drop is refused (see ``lua/drop.lua``).
         """
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for user_id in user_ids:
-                pipe.delete(*self.keys(user_id)[:3])
-            await pipe.execute()
+        calls = [(self.keys(user_id)[:3], []) for user_id in user_ids]
+        await self._run_many(self._drop, calls)
 
     async def expire(self, user_id: str, seconds: int) -> None:
         """Let an erased user's counts and lists go after ``seconds`` (they are exact zeros

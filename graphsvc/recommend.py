@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from redis.exceptions import RedisError
+
 from graphsvc.degraded import MIRROR_DOWN, Breaker
 from graphsvc.errors import InvalidInteraction, InvalidLimit
 from graphsvc.graph import GraphStore
@@ -246,6 +248,8 @@ class PeopleYouMayKnow:
             await self.cache.invalidate(user_id)
         except MIRROR_DOWN as exc:  # committed; a stale cache entry lives SUGGEST_CACHE_SECONDS
             self._breaker.trip(exc)
+        except RedisError:
+            log.exception("suggestion cache invalidation failed after a dismiss")
         return created
 
 

@@ -36,17 +36,20 @@ class Report:
         )
 
 
-async def repair(service: GraphService, user_ids: list[str]) -> None:
+async def repair(service: GraphService, user_ids: list[str], *, force: bool = True) -> None:
+    """Rebuild users from Neo4j. ``force``: Neo4j's status overrides whatever version the
+    mirror holds (it may be the drift: reconcile); else the newer version wins, as for any
+    status write (the relay, which repairs lost writes while statuses may change)."""
     await service.mirror.drop(user_ids)
     await service.rebuild(user_ids)
+    write_status = service.mirror.force_status if force else service.mirror.set_status
     for user_id in user_ids:
-        # Neo4j's word overrides whatever version the mirror holds (it may be the drift).
         state = await service.graph.fanout_state(user_id)
         if state is None:  # not in Neo4j: nothing of it may stay hidden
-            await service.mirror.force_status(user_id, False, time.time_ns() // 1_000)
+            await write_status(user_id, False, time.time_ns() // 1_000)
         else:
             status, version, _ = state
-            await service.mirror.force_status(user_id, status != "active", version or 0)
+            await write_status(user_id, status != "active", version or 0)
 
 
 async def reconcile(

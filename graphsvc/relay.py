@@ -42,31 +42,35 @@ async def relay_once(
     grace = settings.outbox_grace_seconds if grace is None else grace
     report = RelayReport()
     holder = uuid.uuid4().hex
-    lease = max(30.0, 10 * settings.outbox_relay_seconds)
+    lease = max(60.0, 10 * settings.outbox_relay_seconds)
     if not await service.events.take_lease(holder, lease):
         return report  # another process is relaying
     try:
         with tqdm(desc="relayed", unit="event", disable=not progress) as bar:
-            while True:
+            while await service.events.renew_lease(holder, lease):  # else another relay took over
                 cutoff = time.time_ns() // 1_000 - int(grace * 1_000_000)
-                due = await service.graph.outbox_due(cutoff, settings.outbox_batch)
-                if not due:
+                events = await service.graph.outbox_due(cutoff, settings.outbox_batch)
+                if not events:
                     break
-                events = [event for _, event in due]
                 acked = await service.events.acked_among([e.id for e in events])
                 lost = [e for e in events if e.id not in acked]
                 if lost:
                     users = sorted({u for e in lost for u in (e.src, e.dst) if u})
-                    await repair(service, users)
-                    await service.pymk.cache.invalidate(*users)
+                    size = settings.rebuild_batch_users
+                    for start in range(0, len(users), size):
+                        if not await service.events.renew_lease(holder, lease):
+                            return report  # too slow: another relay took over
+                        chunk = users[start : start + size]
+                        await repair(service, chunk, force=False)
+                        await service.pymk.cache.invalidate(*chunk)
                     await service.events.append(lost)
                     report.recovered += len(lost)
                     report.repaired += len(users)
-                await service.graph.outbox_delete([element for element, _ in due])
+                await service.graph.outbox_delete([e.id for e in events])
                 await service.events.forget_acked([e.id for e in events], older_than=86_400)
-                report.delivered += len(due)
-                bar.update(len(due))
-                if len(due) < settings.outbox_batch:
+                report.delivered += len(events)
+                bar.update(len(events))
+                if len(events) < settings.outbox_batch:
                     break
     finally:
         await service.events.release_lease(holder)

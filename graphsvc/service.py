@@ -11,6 +11,7 @@ answered from Neo4j.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -131,9 +132,10 @@ class GraphService:
 
     async def unblock(self, user_id: str, target_id: str) -> bool:
         self._check_pair(user_id, target_id, "block or unblock")
-        event = await self.graph.unblock(user_id, target_id)
-        if event is not None:
-            await self._after_commit([], [event])
+        async with self._writers.hold(user_id):
+            event = await self.graph.unblock(user_id, target_id)
+            if event is not None:
+                await self._after_commit([], [event])
         return event is not None
 
     @staticmethod
@@ -195,6 +197,8 @@ class GraphService:
             self.breaker.trip(exc)
         except RedisError:
             log.exception("mirror update failed; the outbox relay repairs it")
+            with contextlib.suppress(RedisError):  # an ack that got through must not stay
+                await self.events.unack([event.id for event in events])
 
     # -- counts and relationships ---------------------------------------------------------------
 
@@ -467,12 +471,14 @@ class GraphService:
             raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
         async with self._writers.hold(user_id):
             version, fanout, event = await self.graph.set_status(user_id, status)
-            if not self.breaker.open:
-                try:
+            try:
+                if not self.breaker.open:
                     await self.mirror.set_status(user_id, status != "active", version)
-                except MIRROR_DOWN as exc:  # the relay repairs the user (the event is kept)
-                    self.breaker.trip(exc)
-            await self._after_commit([], [event] if event else [], user_id)
+                    await self._after_commit([], [event] if event else [], user_id)
+            except MIRROR_DOWN as exc:  # the event stays un-acked: the relay repairs the user
+                self.breaker.trip(exc)
+            except RedisError:  # refused (OOM, READONLY): the same
+                log.exception("status mirror write failed; the outbox relay repairs it")
         if fanout:
             self.start_fanout(user_id)
         return UserState(status, fanout, False)

@@ -20,6 +20,7 @@ from helpers import free_port
 
 from graphsvc.api import create_app
 from graphsvc.consistency import check_users
+from graphsvc.model import GraphEvent
 from graphsvc.relay import relay_once
 from graphsvc.runtime import Backends, open_service
 from graphsvc.service import GraphService
@@ -235,7 +236,8 @@ async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
     served: str, service: GraphService, uid: UserIds
 ) -> None:
-    star, f1, f2, f3, other = uid("star"), uid("f1"), uid("f2"), uid("f3"), uid("other")
+    star, f0, f1, f2, f3 = uid("star"), uid("f0"), uid("f1"), uid("f2"), uid("f3")
+    other = uid("other")
     async with httpx.AsyncClient(base_url=served, timeout=10) as http:
         async with http.stream("GET", f"/v1/users/{star}/events") as response:
             assert response.status_code == 200
@@ -246,16 +248,23 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             await service.follow(f1, other)  # someone else's follower: not pushed
             await service.follow(f1, star)
             first_id, data = await asyncio.wait_for(next_follower(lines), 10)
-            assert orjson.loads(data)["follower"] == f1
+            pushed = orjson.loads(data)
+            assert pushed["follower"] == f1
+            # The relay may append an event twice: the connection gets it once.
+            again = GraphEvent(pushed["event_id"], "follow", f1, star, 1)
+            await service.events.append([again])
+            await service.follow(f0, star)
+            last_id, data = await asyncio.wait_for(next_follower(lines), 10)
+            assert orjson.loads(data)["follower"] == f0
         await service.follow(f2, star)
         await service.follow(f3, star)
-        headers = {"Last-Event-ID": first_id}
+        headers = {"Last-Event-ID": last_id}
         async with http.stream("GET", f"/v1/users/{star}/events", headers=headers) as response:
             lines = response.aiter_lines()
             seen = [await asyncio.wait_for(next_follower(lines), 10) for _ in range(2)]
             followers = [orjson.loads(data)["follower"] for _, data in seen]
             assert followers == [f2, f3]
-            ids = [first_id, seen[0][0], seen[1][0]]
+            ids = [first_id, last_id, seen[0][0], seen[1][0]]
             assert sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) == ids
         bad = await http.get(f"/v1/users/{star}/events", headers={"Last-Event-ID": "nope"})
         assert bad.status_code == 422 and "Last-Event-ID" in bad.json()["error"]["message"]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 import httpx
 
 from graphsvc.consistency import check_users
+from graphsvc.model import Side
 from graphsvc.reconcile import reconcile, reconcile_recent
 from graphsvc.runtime import Backends
 from graphsvc.service import GraphService
@@ -64,3 +65,21 @@ async def test_recently_written_users_are_reconciled_every_round(
     assert len(lines) == 1 and lines[0].endswith("repaired; 0 left after the repair")
     assert " 0 drifts" not in lines[0]  # b's, at least (other tests' users are recent too)
     assert (await client.get(f"/v1/users/{b}/counts")).json()["followers"] == 1
+
+
+async def test_a_snapshot_read_before_a_drop_is_refused(
+    service: GraphService, backends: Backends, uid: Callable[[str], str]
+) -> None:
+    """A slow cold rebuild must not land after a repair's drop: writes that reached the loaded
+    list between its snapshot and the drop would be lost (loaded lists journal only removals)."""
+    star, old_fan, new_fan = uid("star"), uid("old"), uid("new")
+    await service.follow(old_fan, star)
+    await service.followers(star)  # loaded
+    stale = await backends.graph.snapshots([star], followers_limit=100, following_limit=100)
+    await service.follow(new_fan, star)  # reaches the loaded list, after the snapshot
+    await backends.mirror.drop([star])
+    await backends.mirror.install(stale.values(), list(Side))  # the slow rebuild lands now
+    assert (await backends.mirror.dump(star)).lists[Side.FOLLOWERS] is None  # refused
+    page = await service.followers(star)
+    assert [e.user_id for e in page.items] == [new_fan, old_fan]
+    assert (await service.counts(star)).followers == 2

@@ -119,7 +119,7 @@ def test_every_query_file_is_parameterized_and_loads() -> None:
         names
     )
     schema = statements("schema")
-    assert len(schema) == 4 and not any(part.endswith(";") for part in schema)
+    assert len(schema) == 5 and not any(part.endswith(";") for part in schema)
 
 
 def test_read_only_script_keeps_its_flags_line_first() -> None:

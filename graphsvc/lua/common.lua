@@ -68,6 +68,12 @@ local function reading(fields, at, counts)
   return out
 end
 
+-- a snapshot read before the user was dropped (drop.lua) must not be installed
+local function below_floor(meta, at)
+  local floor = redis.call('HGET', meta, 'fl')
+  return floor and tonumber(at) < tonumber(floor)
+end
+
 -- counts = array of the values in COUNTS order
 local function set_counts(meta, at, counts)
   -- a write that reached the user while its counts were cold left its reading aside (pending);

@@ -6,6 +6,7 @@
 --       (-1 = complete), boundary member, then score, member pairs
 local meta, list, journal, stamps = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local side, at, cap = ARGV[1], ARGV[2], tonumber(ARGV[8])
+if below_floor(meta, at) then return 0 end
 set_counts(meta, at, counts_from(3))
 if list_state(meta, list, side) then return 0 end
 redis.call('DEL', list)
