@@ -70,7 +70,9 @@ def _event_id() -> str:
 
 
 def _entries(pairs: Iterable[Sequence[Any]]) -> list[Entry]:
-    return [Entry(user_id=uid, since=since) for since, uid in pairs]
+    # A follow deleted by a transaction that commits while a query reads it can show its
+    # `since` as null (read committed): it is gone, so it is left out.
+    return [Entry(user_id=uid, since=since) for since, uid in pairs if since is not None]
 
 
 class _CountReads:
@@ -414,7 +416,9 @@ class GraphStore:
             "h": half_life_us,
         }
         rows = await self._run("friends_page", params)
-        return [Entry(row["id"], row["since"], row["score"]) for row in rows]
+        return [
+            Entry(row["id"], row["since"], row["score"]) for row in rows if row["since"] is not None
+        ]
 
     async def suggestions(self, user_id: str, **params: Any) -> list[neo4j.Record]:
         return await self._run("suggestions", {"id": user_id, **params})
@@ -492,7 +496,7 @@ class GraphStore:
             "limit": limit,
         }
         rows = await self._run(name or f"{side.label}_page", params)
-        return [Entry(user_id=row["id"], since=row["since"]) for row in rows]
+        return _entries((row["since"], row["id"]) for row in rows)
 
     async def user_ids(self, batch: int = 10_000) -> AsyncIterator[list[str]]:
         """All user ids, in id order, ``batch`` at a time."""
