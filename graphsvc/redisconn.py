@@ -23,6 +23,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
@@ -102,6 +104,9 @@ def open_redis(settings: Settings) -> Client:
         timeout=settings.redis_pool_timeout,
         socket_connect_timeout=settings.redis_connect_timeout,
         socket_timeout=settings.redis_socket_timeout,
+        # A pooled connection can be dead (Redis restarted since): one retry on a new
+        # connection, so that is not taken for an outage. A timeout is not retried.
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
     )
     return aioredis.Redis(connection_pool=pool)
 

@@ -290,3 +290,23 @@ async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
         assert (await client.xpending(stream, group))["pending"] == 0
     finally:
         await client.xgroup_destroy(stream, group)
+
+
+async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
+    server_settings: Settings, throwaway_redis: ThrowawayRedis
+) -> None:
+    settings = server_settings.model_copy(update={
+        "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rr:",
+    })  # fmt: skip
+    user = f"rr{os.urandom(4).hex()}.star"
+    async with open_service(settings) as service:
+        app = create_app(settings, service)
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
+            assert (await http.get(f"/v1/users/{user}/counts")).status_code == 200  # pooled
+            throwaway_redis.kill()
+            throwaway_redis.start()  # the pooled connection is now dead
+            response = await http.get(f"/v1/users/{user}/counts")
+            assert response.status_code == 200
+            assert "x-graph-source" not in response.headers  # retried on a new connection
+            assert not service.breaker.open
