@@ -2,7 +2,7 @@
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
 #   make test  - venv, install, Neo4j + Redis up, the whole test suite
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
-#   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (47xxx ports)
+#   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -12,9 +12,9 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
-CLUSTER_ENV := STATE_DIR=.local/cluster NEO4J_URI=bolt://127.0.0.1:47687 \
-	REDIS_URL=redis://127.0.0.1:47001/0 REDIS_CLUSTER=1 NEO4J_HEAP=1g NEO4J_PAGECACHE=1g \
-	EVAL_NEO4J_URI=bolt://127.0.0.1:47688 EVAL_REDIS_URL=redis://127.0.0.1:47011/0
+CLUSTER_ENV := STATE_DIR=.local/cluster NEO4J_URI=bolt://127.0.0.1:18687 \
+	REDIS_URL=redis://127.0.0.1:16501/0 REDIS_CLUSTER=1 NEO4J_HEAP=1g NEO4J_PAGECACHE=1g \
+	EVAL_NEO4J_URI=bolt://127.0.0.1:18688 EVAL_REDIS_URL=redis://127.0.0.1:16521/0
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,8 +58,8 @@ stop:
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/eval NEO4J_URI=bolt://127.0.0.1:37687 \
 		REDIS_URL=redis://127.0.0.1:36379/0 $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/graphsvc && $(CLUSTER_ENV) $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster/eval NEO4J_URI=bolt://127.0.0.1:47688 \
-		REDIS_URL=redis://127.0.0.1:47011/0 REDIS_CLUSTER=1 $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster/eval NEO4J_URI=bolt://127.0.0.1:18688 \
+		REDIS_URL=redis://127.0.0.1:16521/0 REDIS_CLUSTER=1 $(BIN)/graphsvc services down || true
 
 status: install
 	$(BIN)/graphsvc services status

@@ -445,6 +445,9 @@ class LocalRedisCluster:
             "maxmemory-policy noeviction\n"
             # nodes.conf (relative to dir) keeps the node's identity and slots across restarts
             "cluster-enabled yes\ncluster-config-file nodes.conf\ncluster-node-timeout 5000\n"
+            # the bus port is port + 10 rather than Redis's port + 10000, which could land in the
+            # kernel's ephemeral range (32768-60999) and be taken by some client connection
+            f"cluster-port {port + 10}\n"
         )
         result = subprocess.run([binary, str(conf)], capture_output=True, text=True)
         if result.returncode != 0:
@@ -470,7 +473,7 @@ class LocalRedisCluster:
         for port in self.ports:
             if not self._info(port):
                 self._start(binary, port)
-        self._wait(lambda: all(self._info(p) for p in self.ports), 300, "start")
+        self._wait(lambda: all(self._info(p) for p in self.ports), 30, "start")
         assigned = [int(self._info(p).get("cluster_slots_assigned", "0")) for p in self.ports]
         if not any(assigned):  # new nodes: join them (restarted ones rejoin from nodes.conf)
             cli = shutil.which("redis-cli")
