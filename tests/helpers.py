@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import time
 from datetime import datetime
+from pathlib import Path
 
 import httpx
 import redis
@@ -92,3 +97,46 @@ def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.Red
     if settings.redis_cluster:
         return redis.RedisCluster.from_url(settings.redis_url, **options)
     return redis.Redis.from_url(settings.redis_url, **options)
+
+
+class ThrowawayRedis:
+    """A redis-server of our own: no RDB, no AOF, so a restart after SIGKILL is empty."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.dir = directory
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port, decode_responses=True, socket_connect_timeout=2)
+
+    def start(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+               "--appendonly", "no", "--dir", str(self.dir),
+               "--logfile", str(self.dir / "redis.log")]  # fmt: skip
+        self.process = subprocess.Popen(cmd, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (self.dir / "redis.log").read_text()
+            try:
+                with self.client() as client:
+                    if client.ping():
+                        return
+            except redis.RedisError:
+                time.sleep(0.05)
+        raise AssertionError("redis-server did not answer")
+
+    def kill9(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+        self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.kill9()

@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
-import subprocess
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -16,7 +13,7 @@ import httpx
 import orjson
 import pytest
 import uvicorn
-from helpers import free_port
+from helpers import ThrowawayRedis, free_port
 
 from graphsvc.api import create_app
 from graphsvc.consistency import check_users
@@ -112,41 +109,6 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
 # -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
 
 
-class ThrowawayRedis:
-    """A real redis-server with no persistence: a restart comes back empty."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = free_port()
-        self.directory = directory
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 20
-        while (
-            subprocess.run(
-                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
-            ).stdout.strip()
-            != "PONG"
-        ):
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        if self.process is not None:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-            self.process = None
-
-
 @pytest.fixture
 def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
     if not shutil.which("redis-server"):
@@ -154,7 +116,7 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
     server = ThrowawayRedis(tmp_path)
     server.start()
     yield server
-    server.kill()
+    server.stop()
 
 
 async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
@@ -175,7 +137,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
             warm = await http.get(f"/v1/users/{star}/followers")
             assert warm.status_code == 200 and "x-graph-source" not in warm.headers
 
-            throwaway_redis.kill()
+            throwaway_redis.kill9()
             follow = await http.put(f"/v1/users/{c}/following/{star}")
             assert follow.status_code == 200, follow.text  # committed in Neo4j
             unfollow = await http.delete(f"/v1/users/{a}/following/{star}")
@@ -304,7 +266,7 @@ async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
             assert (await http.get(f"/v1/users/{user}/counts")).status_code == 200  # pooled
-            throwaway_redis.kill()
+            throwaway_redis.kill9()
             throwaway_redis.start()  # the pooled connection is now dead
             response = await http.get(f"/v1/users/{user}/counts")
             assert response.status_code == 200

@@ -37,9 +37,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 from conftest import RUN
-from helpers import free_port
+from helpers import ThrowawayRedis, free_port
 from neo4j import GraphDatabase
 
 from graphsvc.consistency import Drift, check_users
@@ -68,47 +67,15 @@ def say(line: str) -> None:
 # -- processes ----------------------------------------------------------------------------------
 
 
-class ThrowawayRedis:
-    """A redis-server of our own: no RDB, no AOF, so a restart after SIGKILL is empty."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = free_port()
-        self.dir = directory
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, decode_responses=True, socket_connect_timeout=2)
-
-    def start(self) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--dir", str(self.dir),
-               "--logfile", str(self.dir / "redis.log")]  # fmt: skip
-        self.process = subprocess.Popen(cmd, start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, (self.dir / "redis.log").read_text()
-            try:
-                with self.client() as client:
-                    if client.ping():
-                        return
-            except redis.RedisError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not answer")
-
-    def kill9(self) -> None:
-        assert self.process is not None
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
-        self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.kill9()
+def send_write(http: httpx.Client, number: int, pair: tuple[str, str], method: str) -> Write:
+    """One follow (PUT) or unfollow (DELETE) of writer ``number``, with its timing and answer."""
+    start = time.monotonic()
+    try:
+        response = http.request(method, f"/v1/users/{pair[0]}/following/{pair[1]}")
+        status, body = response.status_code, response.json()
+    except (httpx.TransportError, ValueError):
+        status, body = None, {}
+    return Write(number, pair, method, start, time.monotonic(), status, body)
 
 
 class ApiProcess:
@@ -353,13 +320,7 @@ class Load:
             while not self.stop.is_set():
                 pair = rng.choice(pairs)
                 method = "PUT" if rng.random() < 0.65 else "DELETE"
-                start = time.monotonic()
-                try:
-                    response = http.request(method, f"/v1/users/{pair[0]}/following/{pair[1]}")
-                    status, body = response.status_code, response.json()
-                except (httpx.TransportError, ValueError):
-                    status, body = None, {}
-                write = Write(number, pair, method, start, time.monotonic(), status, body)
+                write = send_write(http, number, pair, method)
                 with self.lock:
                     self.writes.append(write)
 
@@ -709,16 +670,9 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
                 pair = rng.choice(pairs)
                 method = "PUT" if follow else "DELETE"
                 follow = not follow
-                start = time.monotonic()
-                try:
-                    response = http.request(method, f"/v1/users/{pair[0]}/following/{pair[1]}")
-                    status, body = response.status_code, response.json()
-                except (httpx.TransportError, ValueError):
-                    status, body = None, {}
+                write = send_write(http, number, pair, method)
                 with lock:
-                    writes.append(
-                        Write(number, pair, method, start, time.monotonic(), status, body)
-                    )
+                    writes.append(write)
 
     def reader(number: int) -> None:
         rng = random.Random(f"race-r{number}")
