@@ -171,11 +171,6 @@ class Mirror:
             after.call(also)
             await after.execute()
 
-    async def note_written(self, user_ids: Iterable[str]) -> None:
-        users = dict.fromkeys(user_ids, time.time())
-        if users:
-            await self._redis.zadd(self._recent, users)
-
     async def written_since(self, seconds_ago: float) -> list[str]:
         """Users whose mirror was written in the last ``seconds_ago`` seconds."""
         return await self._redis.zrange(

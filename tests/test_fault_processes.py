@@ -78,6 +78,18 @@ def send_write(http: httpx.Client, number: int, pair: tuple[str, str], method: s
     return Write(number, pair, method, start, time.monotonic(), status, body)
 
 
+def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = None) -> Read:
+    """One GET, with its timing, status, X-Graph-Source and (if not a 200) the error body."""
+    start = time.monotonic()
+    try:
+        response = http.get(path, params=params or {})
+        status, source = response.status_code, response.headers.get("x-graph-source")
+        error = "" if status == 200 else response.text[:300]
+    except httpx.TransportError as exc:
+        status, source, error = None, None, repr(exc)
+    return Read(path, start, time.monotonic(), status, source, error)
+
+
 class ApiProcess:
     """`python -m graphsvc.cli serve` in its own process group (uvicorn and its workers)."""
 
@@ -329,14 +341,7 @@ class Load:
         with self._client(self.url) as http:
             while not self.stop.is_set():
                 path = rng.choice(self.read_paths)
-                start = time.monotonic()
-                try:
-                    response = http.get(path, params={"limit": 50} if "counts" not in path else {})
-                    status, source = response.status_code, response.headers.get("x-graph-source")
-                    error = "" if status == 200 else response.text[:300]
-                except httpx.TransportError as exc:
-                    status, source, error = None, None, repr(exc)
-                read = Read(path, start, time.monotonic(), status, source, error)
+                read = send_read(http, path, {"limit": 50} if "counts" not in path else {})
                 with self.lock:
                     self.reads.append(read)
 
@@ -345,15 +350,9 @@ class Load:
             for number in itertools.count():
                 if self.stop.is_set():
                     return
-                path = f"/v1/users/{self.cold_prefix}{number}/followers"
-                start = time.monotonic()
-                try:
-                    response = http.get(path)
-                    status, source = response.status_code, response.headers.get("x-graph-source")
-                except httpx.TransportError:
-                    status, source = None, None
+                read = send_read(http, f"/v1/users/{self.cold_prefix}{number}/followers")
                 with self.lock:
-                    self.cold_reads.append(Read(path, start, time.monotonic(), status, source))
+                    self.cold_reads.append(read)
 
     def start(self) -> None:
         if self.cold_prefix:
@@ -681,14 +680,9 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
                 path = f"/v1/users/{rng.choice(users)}/" + rng.choice(
                     ["followers", "following", "counts", "friends"]
                 )
-                start = time.monotonic()
-                try:
-                    response = http.get(path)
-                    status, source = response.status_code, response.headers.get("x-graph-source")
-                except httpx.TransportError:
-                    status, source = None, None
+                read = send_read(http, path)
                 with lock:
-                    reads.append(Read(path, start, time.monotonic(), status, source))
+                    reads.append(read)
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
     threads += [threading.Thread(target=reader, args=(n,)) for n in range(2)]
