@@ -20,11 +20,11 @@ import aiohttp
 import neo4j
 
 from bench.sqlite_baseline import SqliteFollows
-from graphsvc.graph import NEWEST, open_driver
-from graphsvc.queries import query
-from graphsvc.redisconn import open_redis
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.adapters.neo4j.lists import NEWEST
+from graphsvc.adapters.neo4j.queries import query
+from graphsvc.adapters.neo4j.store import open_driver
+from graphsvc.adapters.redis.client import open_redis
+from graphsvc.bootstrap import Connections, build
 from graphsvc.settings import Settings
 
 Op = Callable[[int], Awaitable[Any]]
@@ -142,7 +142,7 @@ async def _run(scenario: Scenario) -> Outcome:
         elif kind == "naive_suggest":  # the textbook *2..3 query, with a timeout
             driver = open_driver(settings)
             closers.append(driver.close)
-            naive = neo4j.Query(query("naive_suggestions"), timeout=scenario.timeout)
+            naive = neo4j.Query(query("baselines/naive_suggestions"), timeout=scenario.timeout)
 
             async def op(n: int) -> None:
                 who = scenario.targets[n % len(scenario.targets)]
@@ -150,25 +150,20 @@ async def _run(scenario: Scenario) -> Outcome:
                     await (await session.run(naive, {"id": who})).consume()
 
         elif kind == "suggest_compute":  # the service's query, uncached, in process (no HTTP)
-            from graphsvc.graph import GraphStore
-            from graphsvc.mirror import Mirror
-
             driver = open_driver(settings)
             client = open_redis(settings)
             closers += [driver.close, client.aclose]
-            service = GraphService(
-                GraphStore(driver, settings.neo4j_database), Mirror(client, settings), settings
-            )
+            suggestions = build(settings, Connections(driver, client)).suggestions
 
             async def op(n: int) -> None:
-                await service.pymk.compute(scenario.targets[n % len(scenario.targets)])
+                await suggestions.compute(scenario.targets[n % len(scenario.targets)])
 
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
             driver = open_driver(settings)
             closers.append(driver.close)
             params = {"database_": settings.neo4j_database, "bookmark_manager_": None}
             if kind == "cypher_page":
-                text = query("followers_page")
+                text = query("lists/followers_page")
 
                 async def op(n: int) -> None:
                     await driver.execute_query(
@@ -176,13 +171,13 @@ async def _run(scenario: Scenario) -> Outcome:
                     )
 
             elif kind == "cypher_count":
-                text = query("follower_count")
+                text = query("baselines/follower_count")
 
                 async def op(n: int) -> None:
                     await driver.execute_query(text, {"id": user}, **params)
 
             elif kind == "neo4j_follow":
-                text = query("follow_only")
+                text = query("baselines/follow_only")
                 rng = random.Random(7)
 
                 async def op(n: int) -> None:
@@ -192,19 +187,13 @@ async def _run(scenario: Scenario) -> Outcome:
                     )
 
             else:  # service_follow: Neo4j then the mirror, in process (no HTTP)
-                from graphsvc.graph import GraphStore
-                from graphsvc.mirror import Mirror
-
                 client = open_redis(settings)
                 closers.append(client.aclose)
-                backends = Backends(
-                    GraphStore(driver, settings.neo4j_database), Mirror(client, settings)
-                )
-                service = GraphService(backends.graph, backends.mirror, settings)
+                relations = build(settings, Connections(driver, client)).relations
                 rng = random.Random(7)
 
                 async def op(n: int) -> None:
-                    await service.follow(
+                    await relations.follow(
                         f"bw{scenario.run_id}.svc.{n}", rng.choice(scenario.targets)
                     )
 

@@ -30,12 +30,13 @@ import orjson
 
 from bench.loadgen import Outcome, Scenario, run
 from bench.sqlite_baseline import SqliteFollows
-from graphsvc import localservers
-from graphsvc.generate import SIZES, write_edge_file
-from graphsvc.loader import load, read_edge_file
-from graphsvc.redisconn import open_redis
-from graphsvc.runtime import open_service
-from graphsvc.settings import PROJECT_ROOT, Settings
+from graphsvc.adapters.redis.client import open_redis
+from graphsvc.bootstrap import open_services
+from graphsvc.ops import local_servers
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.generate import SIZES, write_edge_file
+from graphsvc.ops.loader import load
+from graphsvc.settings import PROJECT_ROOT, LocalServerSettings, Settings
 
 RESULTS = PROJECT_ROOT / "bench" / "results"
 DATA = PROJECT_ROOT / "bench" / "data"
@@ -43,10 +44,10 @@ STATE = PROJECT_ROOT / ".local" / "bench"
 API_PORT = 28000
 SEED = 1
 BENCH_SETTINGS = {
-    "state_dir": str(STATE),
     "neo4j_uri": "bolt://127.0.0.1:27687",
     "redis_url": "redis://127.0.0.1:26379/0",
 }
+BENCH_SERVERS = LocalServerSettings(state_dir=STATE)
 
 
 def say(line: str) -> None:
@@ -84,7 +85,7 @@ def graph_file(size: str) -> Path:
 
 def fresh_database(settings: Settings) -> None:
     """Stop the bench Neo4j, delete its data, start it empty."""
-    server = localservers.LocalNeo4j(settings)
+    server = local_servers.LocalNeo4j(settings, BENCH_SERVERS)
     server.down(say)
     shutil.rmtree(server.data, ignore_errors=True)
     server.up(say)
@@ -92,8 +93,8 @@ def fresh_database(settings: Settings) -> None:
 
 async def ensure_loaded(settings: Settings, size: str, path: Path) -> dict[str, Any]:
     marker = STATE / f"loaded-{size}.json"
-    async with open_service(settings) as service:
-        users = await service.graph.user_count()
+    async with open_services(settings) as services:
+        users = await services.neo4j.snapshots.user_count()
     # The write scenarios add users of their own, so a loaded graph has at least its users.
     if marker.exists() and users >= SIZES[size].users:
         record = json.loads(marker.read_text())
@@ -109,8 +110,8 @@ async def ensure_loaded(settings: Settings, size: str, path: Path) -> dict[str, 
     started = time.perf_counter()
     edges = read_edge_file(path)
     parse_seconds = time.perf_counter() - started
-    async with open_service(settings) as service:
-        report = await load(service, edges, say=say)
+    async with open_services(settings) as services:
+        report = await load(services, edges, local=BENCH_SERVERS, say=say)
     total = time.perf_counter() - started
     record = {
         "edges": report.edges,
@@ -199,11 +200,12 @@ class ServedApi:
         env = {
             **os.environ,
             **{k.upper(): v for k, v in BENCH_SETTINGS.items()},
+            "STATE_DIR": str(STATE),
             "API_PORT": str(API_PORT),
         }
         self.url = f"http://127.0.0.1:{API_PORT}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "graphsvc.cli", "serve", "--workers", str(workers)],
+            [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -226,8 +228,8 @@ class ServedApi:
 
 
 async def mirror_memory(settings: Settings) -> dict[str, Any]:
-    async with open_service(settings) as service:
-        redis = service.mirror.client
+    async with open_services(settings) as services:
+        redis = services.redis.client
         keys = [
             key async for key in redis.scan_iter(match=f"{settings.redis_prefix}*", count=10_000)
         ]
@@ -534,7 +536,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(**BENCH_SETTINGS)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    localservers.up(settings, say)
+    local_servers.up(settings, BENCH_SERVERS, say)
     path = graph_file(args.size)
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
     sqlite = ensure_sqlite(args.size, path)

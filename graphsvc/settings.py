@@ -1,7 +1,9 @@
 """Every knob of graphsvc, read from environment variables in one place.
 
 Names are the plain environment variable names (``NEO4J_URI``, ``HOT_LIST_CAP``...), matched
-case-insensitively, so the same object serves the API, the CLI, the tests and notebooks.
+case-insensitively. ``Settings`` is what serving needs (the API, the services, the adapters),
+the same object for the CLI, tests and notebooks; ``LocalServerSettings`` holds what only the
+operations tooling needs to run local servers and the evaluation's own servers.
 """
 
 from __future__ import annotations
@@ -97,12 +99,6 @@ class Settings(BaseSettings):
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
 
-    @field_validator("state_dir")
-    @classmethod
-    def _absolute(cls, path: Path) -> Path:
-        # Redis resolves its log and pid files after changing into `dir`: relative paths break.
-        return path.resolve()
-
     @field_validator("interaction_weights")
     @classmethod
     def _positive_weights(cls, weights: dict[str, float]) -> dict[str, float]:
@@ -152,7 +148,13 @@ class Settings(BaseSettings):
     api_workers: int = Field(default=1, ge=1)
     api_access_log: bool = Field(default=False, description="log every request (costs CPU)")
 
-    # Local servers started by `graphsvc services up` (no Docker needed).
+
+class LocalServerSettings(BaseSettings):
+    """The local servers that `graphsvc services up` runs (no Docker needed), and the
+    throwaway servers of `graphsvc eval-pymk`. Never read by the serving code."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
     state_dir: Path = PROJECT_ROOT / ".local"
     neo4j_version: str = "5.26.30"
     neo4j_heap: str = "4g"
@@ -163,7 +165,18 @@ class Settings(BaseSettings):
     eval_redis_url: str = "redis://127.0.0.1:36379/0"
     java_home: str | None = None
 
+    @field_validator("state_dir")
+    @classmethod
+    def _absolute(cls, path: Path) -> Path:
+        # Redis resolves its log and pid files after changing into `dir`: relative paths break.
+        return path.resolve()
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+@lru_cache(maxsize=1)
+def get_local_server_settings() -> LocalServerSettings:
+    return LocalServerSettings()

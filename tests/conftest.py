@@ -20,12 +20,11 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from graphsvc import localservers
-from graphsvc.api import create_app
-from graphsvc.consistency import check_users
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
-from graphsvc.settings import Settings
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.ops import local_servers
+from graphsvc.ops.consistency import check_users
+from graphsvc.settings import LocalServerSettings, Settings
 
 RUN = uuid.uuid4().hex[:8]
 _counter = itertools.count()
@@ -62,37 +61,43 @@ def server_settings() -> Iterator[Settings]:
             settings = Settings(**_containers(stack))
         else:
             settings = Settings()
-            localservers.up(settings)
+            local_servers.up(settings, LocalServerSettings())
         yield settings
 
 
 @pytest.fixture(scope="session")
-async def backends(server_settings: Settings) -> AsyncIterator[Backends]:
-    async with Backends.open(server_settings) as opened:
-        await opened.graph.apply_schema()
+async def connections(server_settings: Settings) -> AsyncIterator[Connections]:
+    async with Connections.open(server_settings) as opened:
         yield opened
 
 
 @pytest.fixture(scope="session")
-def make_service(backends: Backends, server_settings: Settings) -> Callable[..., GraphService]:
-    """A service over the shared connections, with settings overridden (e.g. a small cap)."""
-    from graphsvc.mirror import Mirror
+async def backends(server_settings: Settings, connections: Connections) -> Services:
+    """Services over the shared connections with the servers' settings (schema applied)."""
+    services = build(server_settings, connections)
+    await services.neo4j.store.apply_schema()
+    return services
 
-    def make(**overrides: object) -> GraphService:
-        settings = server_settings.model_copy(update=overrides)
-        mirror = Mirror(backends.mirror.client, settings)
-        return GraphService(backends.graph, mirror, settings)
+
+@pytest.fixture(scope="session")
+def make_service(
+    backends: Services, connections: Connections, server_settings: Settings
+) -> Callable[..., Services]:
+    """Services over the shared connections, with settings overridden (e.g. a small cap)."""
+
+    def make(**overrides: object) -> Services:
+        return build(server_settings.model_copy(update=overrides), connections)
 
     return make
 
 
 @pytest.fixture
-def service(make_service: Callable[..., GraphService]) -> GraphService:
+def service(make_service: Callable[..., Services]) -> Services:
     return make_service()
 
 
 @pytest.fixture
-def make_client(make_service: Callable[..., GraphService]) -> Callable[..., httpx.AsyncClient]:
+def make_client(make_service: Callable[..., Services]) -> Callable[..., httpx.AsyncClient]:
     """An HTTP client for the real ASGI app over a service with the given overrides."""
 
     def make(**overrides: object) -> httpx.AsyncClient:
@@ -116,16 +121,16 @@ def new_user_id(name: str = "u") -> str:
     return uid
 
 
-async def assert_consistent(backends: Backends, user_ids: set[str]) -> None:
+async def assert_consistent(backends: Services, user_ids: set[str]) -> None:
     ordered = sorted(user_ids)
     drifts = []
     for start in range(0, len(ordered), 500):
-        drifts += await check_users(backends.graph, backends.mirror, ordered[start : start + 500])
+        drifts += await check_users(backends, ordered[start : start + 500])
     assert not drifts, "mirror differs from Neo4j:\n" + "\n".join(map(str, drifts[:20]))
 
 
 @pytest.fixture(scope="module")
-async def touched(backends: Backends) -> AsyncIterator[set[str]]:
+async def touched(backends: Services) -> AsyncIterator[set[str]]:
     """Users a module touched; when the module ends their mirrors must equal Neo4j."""
     users: set[str] = set()
     yield users

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import redis
 
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
 
 
@@ -86,9 +86,9 @@ async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
     return [item["user_id"] for item in response.json()["items"]]
 
 
-def service_of(client: httpx.AsyncClient) -> GraphService:
+def service_of(client: httpx.AsyncClient) -> Services:
     """The service behind a test client of the ASGI app (to drain jobs, flush, ...)."""
-    return client._transport.app.state.service  # type: ignore[attr-defined]
+    return client._transport.app.state.services  # type: ignore[attr-defined]
 
 
 def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.RedisCluster:

@@ -6,8 +6,8 @@ import collections
 from pathlib import Path
 
 from bench.sqlite_baseline import SqliteFollows
-from graphsvc.generate import GraphSize, celebrity_shares, generate, write_edge_file
-from graphsvc.loader import read_edge_file
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
 
 
 def test_generator_is_deterministic_by_seed() -> None:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from helpers import free_port, sync_redis
 
-from graphsvc import loader
-from graphsvc.consistency import check_users
-from graphsvc.generate import generate
-from graphsvc.localservers import LocalNeo4j
-from graphsvc.runtime import open_service
-from graphsvc.settings import Settings
+from graphsvc.bootstrap import open_services
+from graphsvc.ops import edge_files, loader
+from graphsvc.ops.consistency import check_users
+from graphsvc.ops.generate import generate
+from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
@@ -23,17 +23,19 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def empty_server(
-    tmp_path_factory: pytest.TempPathFactory, server_settings: Settings
-) -> Iterator[Settings]:
+def empty_local(tmp_path_factory: pytest.TempPathFactory) -> LocalServerSettings:
+    return LocalServerSettings(
+        state_dir=tmp_path_factory.mktemp("import-neo4j"), neo4j_heap="1g", neo4j_pagecache="256m"
+    )
+
+
+@pytest.fixture(scope="module")
+def empty_server(server_settings: Settings, empty_local: LocalServerSettings) -> Iterator[Settings]:
     settings = server_settings.model_copy(update={
-        "state_dir": tmp_path_factory.mktemp("import-neo4j"),
         "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
         "redis_prefix": "imp:",  # the import clears every mirror key under its prefix
-        "neo4j_heap": "1g",
-        "neo4j_pagecache": "256m",
     })  # fmt: skip
-    server = LocalNeo4j(settings)
+    server = LocalNeo4j(settings, empty_local)
     server.up(print)
     yield settings
     server.down(print)
@@ -44,41 +46,45 @@ def empty_server(
 
 @pytest.fixture
 async def service(empty_server: Settings) -> AsyncIterator:
-    async with open_service(empty_server) as opened:
+    async with open_services(empty_server) as opened:
         yield opened
 
 
 async def test_bulk_import_matches_the_file(
-    service, empty_server: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    service,
+    empty_server: Settings,
+    empty_local: LocalServerSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rows = list(generate(600, 9_000, seed=4, celebrities=2))
     path = tmp_path / "graph.txt"
     extra = "7 7 1700000000\n3 9 1700000001\n"  # a self-loop, and maybe a duplicate
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in rows) + extra)
-    edges = loader.read_edge_file(path)
+    edges = edge_files.read_edge_file(path)
     assert edges.self_loops == 1
     assert len(edges.edges) == len({(s, d) for s, d, _ in rows} | {("3", "9")})
 
-    assert LocalNeo4j(empty_server).managed()
-    assert await service.graph.user_count() == 0
+    assert LocalNeo4j(empty_server, empty_local).managed()
+    assert await service.neo4j.snapshots.user_count() == 0
     monkeypatch.setattr(loader, "IMPORT_MIN_EDGES", 1)
     said: list[str] = []
-    report = await loader.load(service, edges, progress=False, say=said.append)
+    report = await loader.load(service, edges, local=empty_local, progress=False, say=said.append)
     assert any("bulk import" in line for line in said), said
     assert report.edges == report.created == len(edges.edges)
 
     followers = collections.Counter(d for _, d in edges.edges)
     following = collections.Counter(s for s, _ in edges.edges)
     users = edges.users
-    truth = await service.graph.snapshots(users)
+    truth = await service.neo4j.snapshots.snapshots(users)
     for uid in users:
         expected = (followers[uid], following[uid])
         assert (truth[uid].followers_count, truth[uid].following_count) == expected, uid
-        mirrored = await service.mirror.counts(uid)
+        mirrored = await service.redis.mirror.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
-    assert await check_users(service.graph, service.mirror, users) == []
+    assert await check_users(service, users) == []
 
     # The imported clocks keep live writes after the load ordered after it.
-    await service.follow("fresh", "0")
-    assert (await service.followers("0", limit=1)).items[0].user_id == "fresh"
-    assert await check_users(service.graph, service.mirror, ["fresh", "0"]) == []
+    await service.relations.follow("fresh", "0")
+    assert (await service.lists.followers("0", limit=1)).items[0].user_id == "fresh"
+    assert await check_users(service, ["fresh", "0"]) == []

@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 from helpers import assert_newest_first, walk
 
-from graphsvc.loader import load_edges, read_edge_file
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.loader import load_edges
 
 UserIds = Callable[[str], str]
 CAP = 25
@@ -23,16 +23,16 @@ async def followers_of(client: httpx.AsyncClient, user: str) -> list[str]:
 
 async def test_celebrity_past_the_cap(
     make_client: Callable[..., httpx.AsyncClient],
-    make_service: Callable[..., GraphService],
-    backends: Backends,
+    make_service: Callable[..., Services],
+    backends: Services,
     uid: UserIds,
 ) -> None:
     service = make_service(hot_list_cap=CAP)
     celeb = uid("celeb")
     fans = [uid(f"fan{n}") for n in range(90)]
     for fan in fans:
-        await service.follow(fan, celeb)
-    redis, followers_key = backends.mirror.client, backends.mirror.keys(celeb)[1]
+        await service.relations.follow(fan, celeb)
+    redis, followers_key = backends.redis.client, backends.redis.mirror.keys(celeb)[1]
 
     async with make_client(hot_list_cap=CAP) as client:
         assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 90
@@ -45,24 +45,24 @@ async def test_celebrity_past_the_cap(
 
         # Unfollows on both sides of the seam, then new follows.
         gone = fans[-3:] + fans[:3]
-        await asyncio.gather(*(service.unfollow(f, celeb) for f in gone))
+        await asyncio.gather(*(service.relations.unfollow(f, celeb) for f in gone))
         newcomers = [uid(f"new{n}") for n in range(5)]
         for fan in newcomers:
-            await service.follow(fan, celeb)
+            await service.relations.follow(fan, celeb)
         expected = newcomers[::-1] + [f for f in fans[::-1] if f not in gone]
         assert await followers_of(client, celeb) == expected
         assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 89
         assert await redis.zcard(followers_key) <= CAP
 
         # A cold rebuild of a celebrity keeps only the newest CAP entries, and walks stay whole.
-        await backends.mirror.drop([celeb])
+        await backends.redis.mirror.drop([celeb])
         assert await followers_of(client, celeb) == expected
         assert await redis.zcard(followers_key) == CAP
 
 
 async def test_equal_follow_times_across_the_seam(
     make_client: Callable[..., httpx.AsyncClient],
-    make_service: Callable[..., GraphService],
+    make_service: Callable[..., Services],
     tmp_path: Path,
     remember: Callable[[list[str]], None],
     uid: UserIds,
@@ -86,15 +86,15 @@ async def followers_of_limit(client: httpx.AsyncClient, user: str, limit: int) -
 
 
 async def test_following_list_is_capped_too(
-    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+    make_service: Callable[..., Services], backends: Services, uid: UserIds
 ) -> None:
     service = make_service(hot_list_cap=5)
     user = uid("user")
     targets = [uid(f"t{n}") for n in range(12)]
     for target in targets:
-        await service.follow(user, target)
-    page = await service.following(user, limit=200)
+        await service.relations.follow(user, target)
+    page = await service.lists.following(user, limit=200)
     assert [e.user_id for e in page.items] == targets[::-1]
-    assert await backends.mirror.client.zcard(backends.mirror.keys(user)[2]) == 5
-    snapshot = (await backends.graph.snapshots([user]))[user]
+    assert await backends.redis.client.zcard(backends.redis.mirror.keys(user)[2]) == 5
+    snapshot = (await backends.neo4j.snapshots.snapshots([user]))[user]
     assert snapshot.following_count == 12

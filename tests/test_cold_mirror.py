@@ -8,19 +8,18 @@ from collections.abc import Callable
 import httpx
 from helpers import full_counts, walk
 
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 
 
-async def build_graph(service: GraphService, uid: UserIds) -> tuple[str, list[str], str, list[str]]:
+async def build_graph(service: Services, uid: UserIds) -> tuple[str, list[str], str, list[str]]:
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(40)]
     reader, follows = uid("reader"), [uid(f"t{n}") for n in range(30)]
     for fan in fans:
-        await service.follow(fan, star)
+        await service.relations.follow(fan, star)
     for target in follows:
-        await service.follow(reader, target)
+        await service.relations.follow(reader, target)
     return star, fans, reader, follows
 
 
@@ -34,37 +33,37 @@ async def assert_exact(
 
 
 async def test_lists_and_counts_survive_flushall(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     graph = await build_graph(service, uid)
     await assert_exact(client, *graph)  # warm
-    await backends.mirror.client.flushall()
-    assert await backends.mirror.client.exists(*backends.mirror.keys(graph[0])) == 0
+    await backends.redis.client.flushall()
+    assert await backends.redis.client.exists(*backends.redis.mirror.keys(graph[0])) == 0
     await assert_exact(client, *graph)  # rebuilt on read
-    assert await backends.mirror.client.exists(backends.mirror.keys(graph[0])[1]) == 1
+    assert await backends.redis.client.exists(backends.redis.mirror.keys(graph[0])[1]) == 1
 
 
 async def test_a_lost_list_key_is_rebuilt_not_served_empty(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     graph = await build_graph(service, uid)
     await assert_exact(client, *graph)
     star, reader = graph[0], graph[2]
-    await backends.mirror.client.delete(
-        backends.mirror.keys(star)[1], backends.mirror.keys(reader)[2]
+    await backends.redis.client.delete(
+        backends.redis.mirror.keys(star)[1], backends.redis.mirror.keys(reader)[2]
     )
     await assert_exact(client, *graph)
 
 
 async def test_writes_to_cold_users_are_kept_until_the_list_is_built(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     star, fans, _reader, _follows = await build_graph(service, uid)
-    await backends.mirror.client.flushall()
+    await backends.redis.client.flushall()
     late = [uid(f"late{n}") for n in range(5)]
     for fan in late:
-        await service.follow(fan, star)
-    await service.unfollow(fans[0], star)
+        await service.relations.follow(fan, star)
+    await service.relations.unfollow(fans[0], star)
     counts = (await client.get(f"/v1/users/{star}/counts")).json()
     assert counts == full_counts(44, 0)
     expected = late[::-1] + fans[:0:-1]
@@ -72,15 +71,15 @@ async def test_writes_to_cold_users_are_kept_until_the_list_is_built(
 
 
 async def test_reads_racing_writes_on_a_cold_user(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     """Rebuilds from older snapshots may land after newer writes: the journal replays them."""
     star = uid("star")
     fans = [uid(f"fan{n}") for n in range(60)]
     for round_ in range(3):
-        await backends.mirror.drop([star])
+        await backends.redis.mirror.drop([star])
         batch = fans[round_ * 20 : (round_ + 1) * 20]
         reads = [client.get(f"/v1/users/{star}/followers", params={"limit": 5}) for _ in range(10)]
-        await asyncio.gather(*(service.follow(f, star) for f in batch), *reads)
+        await asyncio.gather(*(service.relations.follow(f, star) for f in batch), *reads)
     assert {i["user_id"] for i in await walk(client, star, "followers", 50)} == set(fans)
     assert (await client.get(f"/v1/users/{star}/counts")).json()["followers"] == 60

@@ -11,39 +11,38 @@ import httpx
 import pytest
 from helpers import service_of
 
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 
 
 def count_snapshots(
-    monkeypatch: pytest.MonkeyPatch, service: GraphService, delay: float = 0.0
+    monkeypatch: pytest.MonkeyPatch, service: Services, delay: float = 0.0
 ) -> list[tuple[str, ...]]:
     """Record every snapshot query the service sends to Neo4j (and optionally slow it)."""
     calls: list[tuple[str, ...]] = []
-    real = service.graph.snapshots
+    real = service.neo4j.snapshots.snapshots
 
     async def counted(user_ids: Any, **kwargs: Any) -> Any:
         calls.append(tuple(user_ids))
         await asyncio.sleep(delay)
         return await real(user_ids, **kwargs)
 
-    monkeypatch.setattr(service.graph, "snapshots", counted)
+    monkeypatch.setattr(service.neo4j.snapshots, "snapshots", counted)
     return calls
 
 
-async def cold_star(client: httpx.AsyncClient, backends: Backends, uid: UserIds) -> str:
+async def cold_star(client: httpx.AsyncClient, backends: Services, uid: UserIds) -> str:
     star = uid("star")
     for n in range(30):
         response = await client.put(f"/v1/users/{uid(f'fan{n}')}/following/{star}")
         assert response.status_code == 200
-    await backends.mirror.drop([star])
+    await backends.redis.mirror.drop([star])
     return star
 
 
 async def test_concurrent_reads_of_a_cold_user_share_one_rebuild(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     star = await cold_star(client, backends, uid)
     calls = count_snapshots(monkeypatch, service_of(client), delay=0.05)
@@ -59,7 +58,7 @@ async def test_concurrent_reads_of_a_cold_user_share_one_rebuild(
 
 
 async def test_cold_counts_share_one_snapshot(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     star = await cold_star(client, backends, uid)
     calls = count_snapshots(monkeypatch, service_of(client), delay=0.05)
@@ -70,7 +69,7 @@ async def test_cold_counts_share_one_snapshot(
 
 async def test_rebuilds_are_bounded_and_the_rest_are_told_to_retry(
     make_client: Callable[..., httpx.AsyncClient],
-    backends: Backends,
+    backends: Services,
     uid: UserIds,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -79,7 +78,7 @@ async def test_rebuilds_are_bounded_and_the_rest_are_told_to_retry(
         users += [uid(f"u{n}") for n in range(7)]
         for user in users[3:]:
             await client.put(f"/v1/users/{user}/following/{users[0]}")
-        await backends.mirror.drop(users)
+        await backends.redis.mirror.drop(users)
         calls = count_snapshots(monkeypatch, service_of(client), delay=0.5)
         pages = await asyncio.gather(*(client.get(f"/v1/users/{u}/followers") for u in users))
         statuses = [r.status_code for r in pages]

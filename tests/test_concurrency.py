@@ -10,14 +10,13 @@ import httpx
 from conftest import assert_consistent
 from helpers import walk
 
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 
 
 async def test_200_concurrent_follows_of_one_target(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     fans = [uid(f"fan{n}") for n in range(200)]
@@ -27,7 +26,7 @@ async def test_200_concurrent_follows_of_one_target(
     )
     assert all(r.status_code == 200 and r.json()["created"] for r in responses)
     assert (await client.get(f"/v1/users/{target}/counts")).json()["followers"] == 200
-    truth = (await backends.graph.snapshots([target]))[target]
+    truth = (await backends.neo4j.snapshots.snapshots([target]))[target]
     assert truth.followers_count == 200
     assert {i["user_id"] for i in await walk(client, target, "followers", 200)} == set(fans)
     await assert_consistent(backends, {target, *fans})
@@ -49,7 +48,7 @@ async def _toggle_storm(clients: list[httpx.AsyncClient], a: str, b: str, seed: 
 async def test_100_concurrent_toggles_of_one_pair(
     client: httpx.AsyncClient,
     make_client: Callable[..., httpx.AsyncClient],
-    backends: Backends,
+    backends: Services,
     uid: UserIds,
 ) -> None:
     async with make_client() as other, make_client() as third:
@@ -58,7 +57,7 @@ async def test_100_concurrent_toggles_of_one_pair(
             await client.get(f"/v1/users/{b}/followers")
             await client.get(f"/v1/users/{a}/following")
             await _toggle_storm([client, other, third], a, b, seed)
-            truth = (await backends.graph.snapshots([a]))[a].following_count
+            truth = (await backends.neo4j.snapshots.snapshots([a]))[a].following_count
             assert (await client.get(f"/v1/users/{a}/counts")).json()["following"] == truth
             followers = [i["user_id"] for i in await walk(client, b, "followers", 10)]
             assert followers == ([a] if truth else [])
@@ -66,10 +65,10 @@ async def test_100_concurrent_toggles_of_one_pair(
 
 
 async def test_toggles_racing_cold_rebuilds(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
-    await backends.mirror.drop([a, b])
+    await backends.redis.mirror.drop([a, b])
     reads = [
         client.get(f"/v1/users/{u}/{side}") for u, side in [(b, "followers"), (a, "following")] * 20
     ]
@@ -78,7 +77,7 @@ async def test_toggles_racing_cold_rebuilds(
 
 
 async def test_mutual_follows_at_once_do_not_deadlock(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     pairs = [(uid("x"), uid("y")) for _ in range(40)]
     calls = [client.put(f"/v1/users/{x}/following/{y}") for x, y in pairs]
@@ -89,17 +88,17 @@ async def test_mutual_follows_at_once_do_not_deadlock(
 
 
 async def test_a_new_user_following_at_once_from_several_services(
-    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+    make_service: Callable[..., Services], backends: Services, uid: UserIds
 ) -> None:
     """Each follow is sent twice, by different services, while the follower is being created."""
     services = [make_service() for _ in range(3)]
     newbie = uid("newbie")
     targets = [uid(f"t{n}") for n in range(30)]
-    calls = [services[n % 3].follow(newbie, t) for n, t in enumerate(targets)]
-    calls += [services[(n + 1) % 3].follow(newbie, t) for n, t in enumerate(targets)]
+    calls = [services[n % 3].relations.follow(newbie, t) for n, t in enumerate(targets)]
+    calls += [services[(n + 1) % 3].relations.follow(newbie, t) for n, t in enumerate(targets)]
     created = await asyncio.gather(*calls)
     assert sum(created) == 30
-    truth = (await backends.graph.snapshots([newbie], following_limit=100))[newbie]
+    truth = (await backends.neo4j.snapshots.snapshots([newbie], following_limit=100))[newbie]
     assert truth.following_count == 30
     assert sorted(e.user_id for e in truth.following) == sorted(targets)
     await assert_consistent(backends, {newbie, *targets})

@@ -9,33 +9,34 @@ from collections.abc import Callable
 
 from conftest import assert_consistent
 
-from graphsvc.consistency import check_users
-from graphsvc.loader import rebuild_mirror
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.ops.consistency import check_users
+from graphsvc.ops.loader import rebuild_mirror
 
 UserIds = Callable[[str], str]
 
 
 async def test_drift_is_found_and_repaired(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    await service.follow(a, b)
-    await service.follow(a, c)
-    await service.follow(c, b)
-    await service.followers(b)
-    await service.followers(c)
-    await service.following(a)
-    assert await check_users(backends.graph, backends.mirror, [a, b, c]) == []
+    await service.relations.follow(a, b)
+    await service.relations.follow(a, c)
+    await service.relations.follow(c, b)
+    await service.lists.followers(b)
+    await service.lists.followers(c)
+    await service.lists.following(a)
+    assert await check_users(backends, [a, b, c]) == []
 
-    redis = backends.mirror.client
-    meta, followers, *_ = backends.mirror.keys(b)
+    redis = backends.redis.client
+    meta, followers, *_ = backends.redis.mirror.keys(b)
     await redis.hset(meta, "fr", 7)  # a wrong count
     await redis.zadd(followers, {"intruder": 1})  # a follower who does not follow
-    await redis.zrem(backends.mirror.keys(a)[2], b)  # a following that went missing
-    await redis.zrem(backends.mirror.keys(c)[1], a)  # the only entry: a lost list, served cold
-    drifts = await check_users(backends.graph, backends.mirror, [a, b, c])
+    await redis.zrem(backends.redis.mirror.keys(a)[2], b)  # a following that went missing
+    await redis.zrem(
+        backends.redis.mirror.keys(c)[1], a
+    )  # the only entry: a lost list, served cold
+    drifts = await check_users(backends, [a, b, c])
     found = {(d.user_id, d.what) for d in drifts}
     assert found == {(b, "counts"), (b, "followers list"), (a, "following list")}
 
@@ -44,19 +45,19 @@ async def test_drift_is_found_and_repaired(
 
 
 async def test_check_command_exit_codes(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
-    await service.follow(a, b)
-    await service.counts(b)
-    await backends.mirror.client.hset(backends.mirror.keys(b)[0], "fr", 3)
+    await service.relations.follow(a, b)
+    await service.lists.counts(b)
+    await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 3)
     env = {
         **os.environ,
         "NEO4J_URI": service.settings.neo4j_uri,
         "REDIS_URL": service.settings.redis_url,
         "REDIS_CLUSTER": str(int(service.settings.redis_cluster)),
     }
-    command = [sys.executable, "-m", "graphsvc.cli", "check", a, b]
+    command = [sys.executable, "-m", "graphsvc.ops.cli", "check", a, b]
     found = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert found.returncode == 1, found.stdout + found.stderr
     assert f"{b}: counts" in found.stdout + found.stderr

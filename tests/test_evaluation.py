@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphsvc import cli
-from graphsvc.evaluation import Dataset, score, split
-from graphsvc.generate import generate
+from graphsvc.ops import cli
+from graphsvc.ops.evaluation import Dataset, score, split
+from graphsvc.ops.generate import generate
 
 NOW = 1_800_000_000_000_000
 

@@ -15,22 +15,20 @@ import pytest
 import uvicorn
 from helpers import ThrowawayRedis, free_port
 
-from graphsvc.api import create_app
-from graphsvc.consistency import check_users
-from graphsvc.model import GraphEvent
-from graphsvc.relay import relay_once
-from graphsvc.runtime import Backends, open_service
-from graphsvc.service import GraphService
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Services, open_services
+from graphsvc.domain.model import GraphEvent
+from graphsvc.ops.consistency import check_users
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
 
 
-async def events_after(service: GraphService, start: str, users: set[str]) -> list[dict]:
+async def events_after(service: Services, start: str, users: set[str]) -> list[dict]:
     """Stream entries after ``start`` that involve ``users``, oldest first."""
     found: list[dict] = []
     after = start
-    while entries := await service.events.read(after, 1_000):
+    while entries := await service.redis.stream.read(after, 1_000):
         after = entries[-1][0]
         found += [f for _, f in entries if f["src"] in users or f["dst"] in users]
     return found
@@ -42,23 +40,23 @@ def shape(events: list[dict]) -> list[tuple[str, ...]]:
     ]
 
 
-async def test_every_effective_change_is_one_event(service: GraphService, uid: UserIds) -> None:
+async def test_every_effective_change_is_one_event(service: Services, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    start = await service.events.last_id()
-    assert await service.follow(a, b)
-    assert not await service.follow(a, b)  # a repeat changes nothing: no event
-    assert await service.unfollow(a, b)
-    assert not await service.unfollow(a, b)
-    assert await service.follow(b, a)
-    await service.follow(a, c)
-    await service.block(a, b)  # removes b -> a
-    await service.block(a, b)  # already blocked: nothing
-    assert await service.unblock(a, b)
-    assert not await service.unblock(a, b)
-    await service.set_status(c, "spam")
-    await service.set_status(c, "spam")
-    assert await service.erase(c)
-    await service.background.drain()
+    start = await service.redis.stream.last_id()
+    assert await service.relations.follow(a, b)
+    assert not await service.relations.follow(a, b)  # a repeat changes nothing: no event
+    assert await service.relations.unfollow(a, b)
+    assert not await service.relations.unfollow(a, b)
+    assert await service.relations.follow(b, a)
+    await service.relations.follow(a, c)
+    await service.relations.block(a, b)  # removes b -> a
+    await service.relations.block(a, b)  # already blocked: nothing
+    assert await service.relations.unblock(a, b)
+    assert not await service.relations.unblock(a, b)
+    await service.moderation.set_status(c, "spam")
+    await service.moderation.set_status(c, "spam")
+    assert await service.moderation.erase(c)
+    await service.jobs.drain()
 
     events = await events_after(service, start, {a, b, c})
     assert shape(events) == [
@@ -78,32 +76,32 @@ async def test_every_effective_change_is_one_event(service: GraphService, uid: U
 
 
 async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_users(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     x, y, z = uid("x"), uid("y"), uid("z")
-    await service.follow(z, y)
-    assert (await service.counts(y)).followers == 1  # y's mirror is warm
-    start = await service.events.last_id()
+    await service.relations.follow(z, y)
+    assert (await service.lists.counts(y)).followers == 1  # y's mirror is warm
+    start = await service.redis.stream.last_id()
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
-    await backends.graph.follow(x, y)
-    drifts = await check_users(backends.graph, backends.mirror, [x, y])
+    await backends.neo4j.edges.follow(x, y)
+    drifts = await check_users(backends, [x, y])
     assert drifts, "the lost mirror write must show as drift"
     assert await events_after(service, start, {x, y}) == []
 
-    report = await relay_once(service, grace=0)
+    report = await service.relay.once(grace=0)
     assert report.recovered >= 1 and report.repaired >= 2
-    assert await check_users(backends.graph, backends.mirror, [x, y]) == []
-    assert (await service.counts(y)).followers == 2
+    assert await check_users(backends, [x, y]) == []
+    assert (await service.lists.counts(y)).followers == 2
     assert shape(await events_after(service, start, {x, y})) == [("follow", x, y, "", "")]
 
     # A normal write appends its own event; the relay then only forgets it (no repeat).
-    mark = await service.events.last_id()
-    await service.follow(x, z)
-    before = await relay_once(service, grace=0)
+    mark = await service.redis.stream.last_id()
+    await service.relations.follow(x, z)
+    before = await service.relay.once(grace=0)
     assert before.delivered >= 1
     assert shape(await events_after(service, mark, {x, z})) == [("follow", x, z, "", "")]
-    assert await relay_once(service, grace=0) == type(before)()  # the outbox is empty
+    assert await service.relay.once(grace=0) == type(before)()  # the outbox is empty
 
 
 # -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
@@ -128,7 +126,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
     })  # fmt: skip
     run = os.urandom(4).hex()
     a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))
-    async with open_service(settings) as service:
+    async with open_services(settings) as service:
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
@@ -154,10 +152,10 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 
             throwaway_redis.start()  # empty
             await asyncio.sleep(0.3)  # the breaker closes
-            report = await relay_once(service, grace=0)
+            report = await service.relay.once(grace=0)
             assert report.recovered >= 2
             users = [a, b, c, star]
-            assert await check_users(service.graph, service.mirror, users) == []
+            assert await check_users(service, users) == []
             events = await events_after(service, "0-0", set(users))
             assert ("follow", c, star, "", "") in shape(events)
             assert ("unfollow", a, star, "", "") in shape(events)
@@ -170,7 +168,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 
 
 @pytest.fixture
-async def served(service: GraphService) -> AsyncIterator[str]:
+async def served(service: Services) -> AsyncIterator[str]:
     """The app served by a real uvicorn on a free port (SSE needs a streaming server)."""
     port = free_port()
     config = uvicorn.Config(create_app(service.settings, service), port=port, log_level="warning")
@@ -185,18 +183,21 @@ async def served(service: GraphService) -> AsyncIterator[str]:
 
 
 async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
-    """(id, data) of the next follower event."""
-    event_id = ""
+    """(id, data) of the next follower event: an event ends at a blank line, and its fields
+    may come in any order (the SSE format)."""
+    event_id, data = "", ""
     async for line in lines:
         if line.startswith("id: "):
             event_id = line[4:]
         elif line.startswith("data: "):
-            return event_id, line[6:]
+            data = line[6:]
+        elif not line and data:
+            return event_id, data
     raise AssertionError("stream ended")
 
 
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
-    served: str, service: GraphService, uid: UserIds
+    served: str, service: Services, uid: UserIds
 ) -> None:
     star, f0, f1, f2, f3 = uid("star"), uid("f0"), uid("f1"), uid("f2"), uid("f3")
     other = uid("other")
@@ -207,19 +208,19 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             lines = response.aiter_lines()
             assert await anext(lines) == ": connected"
             await asyncio.sleep(0.2)  # the feed's reader is at the stream's end
-            await service.follow(f1, other)  # someone else's follower: not pushed
-            await service.follow(f1, star)
+            await service.relations.follow(f1, other)  # someone else's follower: not pushed
+            await service.relations.follow(f1, star)
             first_id, data = await asyncio.wait_for(next_follower(lines), 10)
             pushed = orjson.loads(data)
             assert pushed["follower"] == f1
             # The relay may append an event twice: the connection gets it once.
             again = GraphEvent(pushed["event_id"], "follow", f1, star, 1)
-            await service.events.append([again])
-            await service.follow(f0, star)
+            await service.redis.stream.append([again])
+            await service.relations.follow(f0, star)
             last_id, data = await asyncio.wait_for(next_follower(lines), 10)
             assert orjson.loads(data)["follower"] == f0
-        await service.follow(f2, star)
-        await service.follow(f3, star)
+        await service.relations.follow(f2, star)
+        await service.relations.follow(f3, star)
         headers = {"Last-Event-ID": last_id}
         async with http.stream("GET", f"/v1/users/{star}/events", headers=headers) as response:
             lines = response.aiter_lines()
@@ -233,15 +234,15 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
 
 
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
-    service: GraphService, uid: UserIds
+    service: Services, uid: UserIds
 ) -> None:
-    client, stream = service.mirror.client, service.events.stream
+    client, stream = service.redis.client, service.redis.stream.stream
     group = f"readme-{uid('group')}"
     await client.xgroup_create(stream, group, id="$", mkstream=True)
     try:
         a, b = uid("a"), uid("b")
-        await service.follow(a, b)
-        await service.unfollow(a, b)
+        await service.relations.follow(a, b)
+        await service.relations.unfollow(a, b)
         got: list[dict] = []
         while reply := await client.xreadgroup(group, "worker-1", {stream: ">"}, count=100):
             for entry_id, event in reply[0][1]:
@@ -261,7 +262,7 @@ async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
         "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rr:",
     })  # fmt: skip
     user = f"rr{os.urandom(4).hex()}.star"
-    async with open_service(settings) as service:
+    async with open_services(settings) as service:
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:

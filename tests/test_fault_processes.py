@@ -41,10 +41,10 @@ from conftest import RUN
 from helpers import ThrowawayRedis, free_port
 from neo4j import GraphDatabase
 
-from graphsvc.consistency import Drift, check_users
-from graphsvc.localservers import LocalNeo4j
-from graphsvc.runtime import Backends
-from graphsvc.settings import Settings
+from graphsvc.bootstrap import open_services
+from graphsvc.ops.consistency import Drift, check_users
+from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = [
     pytest.mark.faults,
@@ -91,7 +91,7 @@ def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = Non
 
 
 class ApiProcess:
-    """`python -m graphsvc.cli serve` in its own process group (uvicorn and its workers)."""
+    """`python -m graphsvc.ops.cli serve` in its own process group (uvicorn and its workers)."""
 
     def __init__(self, env: dict[str, str], log: Path, workers: int = 1) -> None:
         self.port = free_port()
@@ -103,7 +103,7 @@ class ApiProcess:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "graphsvc.cli", "serve"],
+                [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
                 env=self.env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -175,7 +175,7 @@ class Stack:
     def reconcile(self, users: list[str]) -> tuple[int, int, int, str]:
         """`graphsvc reconcile USERS` as a process: (checked, drifts found, left, its line)."""
         result = subprocess.run(
-            [sys.executable, "-m", "graphsvc.cli", "reconcile", *users],
+            [sys.executable, "-m", "graphsvc.ops.cli", "reconcile", *users],
             env=self.env,
             capture_output=True,
             text=True,
@@ -196,23 +196,23 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("fault-processes")
     throwaway_redis = ThrowawayRedis(base / "redis")
     settings = Settings(
-        state_dir=base / "state",
         neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
         redis_url=throwaway_redis.url,
         redis_cluster=False,  # a single redis-server of its own, also under make test-cluster
-        neo4j_heap="512m",
-        neo4j_pagecache="128m",
         neo4j_retry_seconds=2.0,
         neo4j_connect_timeout=1.0,
-        neo4j_start_timeout=180.0,
     )
+    local = LocalServerSettings(
+        state_dir=base / "state", neo4j_heap="512m", neo4j_pagecache="128m",
+        neo4j_start_timeout=180.0,
+    )  # fmt: skip
     env = {
         **os.environ,
         "NEO4J_URI": settings.neo4j_uri,
         "REDIS_URL": settings.redis_url,
         "REDIS_CLUSTER": "0",
         "REDIS_PREFIX": settings.redis_prefix,
-        "STATE_DIR": str(settings.state_dir),
+        "STATE_DIR": str(local.state_dir),
         "OUTBOX_GRACE_SECONDS": "1",
         "OUTBOX_RELAY_SECONDS": "1",
         "REDIS_RETRY_SECONDS": "1",
@@ -220,7 +220,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "NEO4J_CONNECT_TIMEOUT": "1",
         "FOLLOWS_PER_DAY": "1000000",
     }
-    neo4j = LocalNeo4j(settings)
+    neo4j = LocalNeo4j(settings, local)
     api = ApiProcess(env, base / "api.log", workers=2)
     try:
         started = time.monotonic()
@@ -260,8 +260,8 @@ def warm_up(url: str) -> None:
 
 
 async def drifts_of(settings: Settings, users: list[str]) -> list[Drift]:
-    async with Backends.open(settings) as backends:
-        return await check_users(backends.graph, backends.mirror, users)
+    async with open_services(settings) as backends:
+        return await check_users(backends, users)
 
 
 # -- the load -----------------------------------------------------------------------------------
@@ -718,9 +718,9 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
         assert "had lost their append" not in api.output(), "the relay repaired users"
 
     # The mirror equals Neo4j without any repair: the versioned mirror orders the writes.
-    async with Backends.open(stack.settings) as backends:
-        mirrored = await backends.mirror.dump_many(users)
-        drifts = await check_users(backends.graph, backends.mirror, users)
+    async with open_services(stack.settings) as backends:
+        mirrored = await backends.redis.mirror_state.dump_many(users)
+        drifts = await check_users(backends, users)
     assert all(m.counts is not None for m in mirrored), "a raced user's mirror is cold"
     built = sum(lst is not None for m in mirrored for lst in m.lists.values())
     say(f"race: mirror vs Neo4j without reconcile: {len(drifts)} drifts ({built} hot lists built)")

@@ -10,10 +10,10 @@ import httpx
 import pytest
 from helpers import free_port, sync_redis
 
-from graphsvc.api import create_app
-from graphsvc.localservers import LocalNeo4j
-from graphsvc.runtime import open_service
-from graphsvc.settings import Settings
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import open_services
+from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
@@ -26,15 +26,15 @@ def own_neo4j(
     tmp_path_factory: pytest.TempPathFactory, server_settings: Settings
 ) -> Iterator[tuple[Settings, LocalNeo4j]]:
     settings = server_settings.model_copy(update={
-        "state_dir": tmp_path_factory.mktemp("fault-neo4j"),
         "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
         "redis_prefix": PREFIX,
-        "neo4j_heap": "512m",
-        "neo4j_pagecache": "128m",
         "neo4j_retry_seconds": 2.0,
         "neo4j_connect_timeout": 1.0,
     })  # fmt: skip
-    server = LocalNeo4j(settings)
+    local = LocalServerSettings(
+        state_dir=tmp_path_factory.mktemp("fault-neo4j"), neo4j_heap="512m", neo4j_pagecache="128m"
+    )
+    server = LocalNeo4j(settings, local)
     server.up(print)
     yield settings, server
     server.down(print)
@@ -56,7 +56,7 @@ async def test_neo4j_down_writes_fail_cleanly_and_warm_reads_go_on(
     own_neo4j: tuple[Settings, LocalNeo4j],
 ) -> None:
     settings, server = own_neo4j
-    async with open_service(settings) as service:
+    async with open_services(settings) as service:
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as client:

@@ -22,11 +22,8 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis.exceptions import RedisClusterException
 
-from graphsvc.loader import rebuild_mirror
-from graphsvc.mirror import Mirror
-from graphsvc.reconcile import repair
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.ops.loader import rebuild_mirror
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -89,57 +86,56 @@ async def cross_slot(settings: Settings, commands: list[list[str]]) -> list[list
     ]
 
 
-async def workload(service: GraphService, uid: UserIds) -> None:
+async def workload(service: Services, uid: UserIds) -> None:
     """Follows, unfollows, cold and warm pages and counts, a status fan-out, interactions and
     suggestions, a bulk rebuild (the packed path on a single Redis) and a repair."""
     a, b, c = uid("a"), uid("b"), uid("c")
     fans = [uid(f"fan{n}") for n in range(130)]
     for fan in fans[:6]:
-        await service.follow(fan, a)
+        await service.relations.follow(fan, a)
     for start in range(6, len(fans), 31):  # users for the rebuild below
-        await asyncio.gather(*(service.follow(fan, b) for fan in fans[start : start + 31]))
-    await service.follow(a, b)
-    await service.follow(b, a)
-    await service.follow(c, a)
-    await service.unfollow(fans[0], a)
-    assert (await service.counts(c)).following == 1  # cold counts: install_counts
-    first = await service.followers(a, limit=2)  # cold list: install, then page
+        await asyncio.gather(
+            *(service.relations.follow(fan, b) for fan in fans[start : start + 31])
+        )
+    await service.relations.follow(a, b)
+    await service.relations.follow(b, a)
+    await service.relations.follow(c, a)
+    await service.relations.unfollow(fans[0], a)
+    assert (await service.lists.counts(c)).following == 1  # cold counts: install_counts
+    first = await service.lists.followers(a, limit=2)  # cold list: install, then page
     assert first.next_cursor
-    await service.followers(a, limit=2, cursor=first.next_cursor)
-    await service.following(b)
-    await service.set_status(fans[1], "suspended")  # status, then a fan-out of counts
-    await service.background.drain()
-    shown = [e.user_id for e in (await service.followers(a, limit=50)).items]
+    await service.lists.followers(a, limit=2, cursor=first.next_cursor)
+    await service.lists.following(b)
+    await service.moderation.set_status(fans[1], "suspended")  # status, then a fan-out of counts
+    await service.jobs.drain()
+    shown = [e.user_id for e in (await service.lists.followers(a, limit=50)).items]
     assert fans[1] not in shown and fans[2] in shown
     now = time.time_ns() // 1_000
-    await service.pymk.record_raw([(a, c, 5.0, now)])
-    await service.pymk.flush_all()
-    await service.pymk.suggestions(a, 5)  # computes, then the put-if-current script
-    await service.pymk.suggestions(a, 5)  # cached
-    await service.pymk.dismiss(a, c)
+    await service.interactions.record_raw([(a, c, 5.0, now)])
+    await service.interactions.flush_all()
+    await service.suggestions.suggestions(a, 5)  # computes, then the put-if-current script
+    await service.suggestions.suggestions(a, 5)  # cached
+    await service.suggestions.dismiss(a, c)
     await rebuild_mirror(service, fans, progress=False)  # 260 install calls
-    await repair(service, [b])  # drop, rebuild, force_status (a transaction)
+    await service.mirror_sync.repair([b])  # drop, rebuild, force_status (a transaction)
 
 
-def split_service(backends: Backends, settings: Settings, split_page: bool) -> GraphService:
-    return GraphService(
-        backends.graph, Mirror(backends.mirror.client, settings, split_page=split_page), settings
-    )
+def split_service(connections: Connections, settings: Settings, split_page: bool) -> Services:
+    return build(settings, connections, split_page=split_page)
 
 
 async def test_every_call_stays_in_one_slot(
-    backends: Backends, server_settings: Settings, uid: UserIds
+    connections: Connections, server_settings: Settings, uid: UserIds
 ) -> None:
-    service = split_service(backends, server_settings, split_page=True)
+    service = split_service(connections, server_settings, split_page=True)
     if server_settings.redis_cluster:
         await workload(service, uid)  # a call across slots would raise here
         return
     async with monitored(server_settings) as commands:
         await workload(service, uid)
-    mirror = service.mirror
-    scripts = {s.sha: name for name, s in vars(mirror).items() if name.startswith("_")
-               and hasattr(s, "sha")}  # fmt: skip
-    scripts[service.pymk.cache._put.sha] = "put_if_current"
+    scripts = {s.sha: name for adapter in (service.redis.mirror, service.redis.statuses)
+               for name, s in vars(adapter).items() if name.startswith("_") and hasattr(s, "sha")}  # fmt: skip
+    scripts[service.suggestions.cache._put.sha] = "put_if_current"
     called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}
     assert set(scripts.values()) <= called, f"not exercised: {set(scripts.values()) - called}"
     assert sum(args[0].upper() == "EVALSHA" for args in commands) > 300
@@ -147,20 +143,20 @@ async def test_every_call_stays_in_one_slot(
 
 
 async def test_the_single_redis_page_is_the_one_call_across_slots(
-    backends: Backends, server_settings: Settings, uid: UserIds
+    connections: Connections, server_settings: Settings, uid: UserIds
 ) -> None:
     """The single-script page reads the inactive set with the user's list: fine on one
     server, refused by a cluster (which is why the cluster pages in two round trips)."""
-    service = split_service(backends, server_settings, split_page=False)
+    service = split_service(connections, server_settings, split_page=False)
     a, fan = uid("a"), uid("fan")
-    await service.follow(fan, a)
+    await service.relations.follow(fan, a)
     if server_settings.redis_cluster:
         with pytest.raises(RedisClusterException, match="same key slot"):
-            await service.followers(a)
+            await service.lists.followers(a)
         return
     async with monitored(server_settings) as commands:
-        await service.followers(a)
-        await service.followers(a)
+        await service.lists.followers(a)
+        await service.lists.followers(a)
     crossing = await cross_slot(server_settings, commands)
     assert crossing, "the single-Redis page should read two slots in one script"
-    assert {args[1] for args in crossing} == {service.mirror._page.sha}
+    assert {args[1] for args in crossing} == {service.redis.mirror._page.sha}

@@ -8,21 +8,22 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from graphsvc.loader import load_edges, read_edge_file
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.loader import load_edges
 
 UserIds = Callable[[str], str]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
-async def counts_everywhere(service: GraphService, users: list[str]) -> dict[str, tuple[int, int]]:
+async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tuple[int, int]]:
     """Per user (followers, following), asserting that Redis and Neo4j agree."""
     truth = {}
     for start in range(0, len(users), 500):
         batch = users[start : start + 500]
-        snapshots = await service.graph.snapshots(batch)
+        snapshots = await service.neo4j.snapshots.snapshots(batch)
         for user in batch:
-            mirrored = await service.mirror.counts(user)
+            mirrored = await service.redis.mirror.counts(user)
             snap = snapshots[user]
             assert mirrored is not None, f"{user} was not mirrored by the load"
             assert (mirrored.followers, mirrored.following) == (
@@ -34,7 +35,7 @@ async def counts_everywhere(service: GraphService, users: list[str]) -> dict[str
 
 
 async def test_small_file_with_loops_and_duplicates(
-    service: GraphService, tmp_path: Path, uid: UserIds, remember: Callable[[list[str]], None]
+    service: Services, tmp_path: Path, uid: UserIds, remember: Callable[[list[str]], None]
 ) -> None:
     prefix = uid("small") + "."
     path = tmp_path / "edges.txt"
@@ -46,7 +47,7 @@ async def test_small_file_with_loops_and_duplicates(
     assert (report.created, report.edges) == (3, 3)
     got = await counts_everywhere(service, edges.users)
     assert got == {prefix + "a": (2, 1), prefix + "b": (1, 1), prefix + "c": (0, 1)}
-    page = await service.followers(prefix + "a")
+    page = await service.lists.followers(prefix + "a")
     assert [(e.user_id, e.since) for e in page.items] == [
         (prefix + "b", 200_000_000),
         (prefix + "c", 50_000_000),
@@ -58,7 +59,7 @@ async def test_small_file_with_loops_and_duplicates(
 
 @pytest.mark.skipif(not (DATASETS / "email-Eu-core.txt").exists(), reason="shared/ datasets absent")
 async def test_real_graph_matches_networkx(
-    service: GraphService, uid: UserIds, remember: Callable[[list[str]], None]
+    service: Services, uid: UserIds, remember: Callable[[list[str]], None]
 ) -> None:
     """SNAP email-Eu-core: 25,571 lines with 642 self-loops (shared/README.md)."""
     path = DATASETS / "email-Eu-core.txt"

@@ -11,20 +11,19 @@ from collections.abc import Callable
 
 from conftest import assert_consistent
 
-from graphsvc.model import EdgeChange, Side
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import EdgeChange, Side
 
 UserIds = Callable[[str], str]
 
 
-async def committed_changes(backends: Backends, src: str, dst: str, ops: str) -> list[EdgeChange]:
+async def committed_changes(backends: Services, src: str, dst: str, ops: str) -> list[EdgeChange]:
     changes = []
     for op in ops:
         change = (
-            await backends.graph.follow(src, dst)
+            await backends.neo4j.edges.follow(src, dst)
             if op == "+"
-            else await backends.graph.unfollow(src, dst)
+            else await backends.neo4j.edges.unfollow(src, dst)
         )
         assert change is not None
         changes.append(change)
@@ -32,85 +31,89 @@ async def committed_changes(backends: Backends, src: str, dst: str, ops: str) ->
 
 
 async def test_any_delivery_order_converges(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     rng = random.Random(5)
     for trial in range(12):
         a, b, c = uid("a"), uid("b"), uid("c")
-        await backends.graph.follow(c, b)  # b has another follower, so its list is not empty
+        await backends.neo4j.edges.follow(c, b)  # b has another follower, so its list is not empty
         if trial % 2:  # warm lists take changes directly; cold ones journal them
-            await service.rebuild([a, b])
+            await service.mirror_sync.rebuild([a, b])
         changes = await committed_changes(backends, a, b, "+-+-+-+" if trial % 3 else "+-+-+-")
         rng.shuffle(changes)
         for change in changes:
-            await backends.mirror.apply(change)
-        await service.rebuild([a, b])
+            await backends.redis.mirror.apply(change)
+        await service.mirror_sync.rebuild([a, b])
         await assert_consistent(backends, {a, b, c})
 
 
 async def test_a_stale_snapshot_installed_after_newer_writes(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    await service.follow(a, b)
-    await backends.mirror.drop([a, b])
-    old = await backends.graph.snapshots([b], followers_limit=100)  # taken before the writes
+    await service.relations.follow(a, b)
+    await backends.redis.mirror.drop([a, b])
+    old = await backends.neo4j.snapshots.snapshots(
+        [b], followers_limit=100
+    )  # taken before the writes
     for change in await committed_changes(backends, a, b, "-") + await committed_changes(
         backends, c, b, "+"
     ):
-        await backends.mirror.apply(change)
-    await backends.mirror.install(old.values(), [Side.FOLLOWERS])  # lands last
-    page = await service.followers(b)
+        await backends.redis.mirror.apply(change)
+    await backends.redis.mirror.install(old.values(), [Side.FOLLOWERS])  # lands last
+    page = await service.lists.followers(b)
     assert [e.user_id for e in page.items] == [c]
     await assert_consistent(backends, {a, b, c})
 
 
 async def test_a_retried_follow_repairs_a_lost_mirror_write(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    await service.follow(c, a)
-    await service.follow(c, b)
-    await service.rebuild([a, b])
-    await backends.graph.follow(a, b)  # committed, but its mirror write never happened
-    assert (await backends.mirror.counts(b)).followers == 1  # only c, as mirrored
-    assert await service.follow(a, b) is False  # the client retries
-    assert (await service.counts(b)).followers == 2
-    assert [e.user_id for e in (await service.followers(b)).items] == [a, c]
+    await service.relations.follow(c, a)
+    await service.relations.follow(c, b)
+    await service.mirror_sync.rebuild([a, b])
+    await backends.neo4j.edges.follow(a, b)  # committed, but its mirror write never happened
+    assert (await backends.redis.mirror.counts(b)).followers == 1  # only c, as mirrored
+    assert await service.relations.follow(a, b) is False  # the client retries
+    assert (await service.lists.counts(b)).followers == 2
+    assert [e.user_id for e in (await service.lists.followers(b)).items] == [a, c]
     await assert_consistent(backends, {a, b, c})
 
 
 async def test_a_write_delayed_across_a_flush_stays_dead(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     """follow then unfollow commit; the follow's mirror write arrives after Redis lost everything."""
     for rebuild_first in (False, True):
         a, b, c = uid("a"), uid("b"), uid("c")
-        await service.follow(c, b)
+        await service.relations.follow(c, b)
         late = (await committed_changes(backends, a, b, "+"))[0]
-        await backends.mirror.apply((await committed_changes(backends, a, b, "-"))[0])
-        await backends.mirror.client.delete(*backends.mirror.keys(a), *backends.mirror.keys(b))
+        await backends.redis.mirror.apply((await committed_changes(backends, a, b, "-"))[0])
+        await backends.redis.client.delete(
+            *backends.redis.mirror.keys(a), *backends.redis.mirror.keys(b)
+        )
         if rebuild_first:  # the late write meets a freshly built list
-            await service.followers(b)
-            await service.following(a)
-        await backends.mirror.apply(late)
-        assert [e.user_id for e in (await service.followers(b)).items] == [c]
-        assert [e.user_id for e in (await service.following(a)).items] == []
-        assert (await service.counts(b)).followers == 1
+            await service.lists.followers(b)
+            await service.lists.following(a)
+        await backends.redis.mirror.apply(late)
+        assert [e.user_id for e in (await service.lists.followers(b)).items] == [c]
+        assert [e.user_id for e in (await service.lists.following(a)).items] == []
+        assert (await service.lists.counts(b)).followers == 1
         await assert_consistent(backends, {a, b, c})
 
 
 async def test_a_write_between_a_cold_read_and_its_install_is_counted(
-    service: GraphService, backends: Backends, uid: UserIds
+    service: Services, backends: Services, uid: UserIds
 ) -> None:
     """A reader snapshots a cold user, a write lands, then the older snapshot is installed."""
     a, b, c = uid("a"), uid("b"), uid("c")
-    await service.follow(c, b)
-    await backends.mirror.drop([a, b])
-    old = await backends.graph.snapshots([b])  # counts only, before the write
+    await service.relations.follow(c, b)
+    await backends.redis.mirror.drop([a, b])
+    old = await backends.neo4j.snapshots.snapshots([b])  # counts only, before the write
     for change in await committed_changes(backends, a, b, "+"):
-        await backends.mirror.apply(change)  # b is cold: its counts are parked
-    assert await backends.mirror.counts(b) is None
-    await backends.mirror.install(old.values(), sides=())
-    assert (await backends.mirror.counts(b)).followers == 2
+        await backends.redis.mirror.apply(change)  # b is cold: its counts are parked
+    assert await backends.redis.mirror.counts(b) is None
+    await backends.redis.mirror.install(old.values(), sides=())
+    assert (await backends.redis.mirror.counts(b)).followers == 2
     await assert_consistent(backends, {a, b, c})

@@ -12,10 +12,9 @@ import pytest
 from conftest import assert_consistent
 from helpers import counts, full_counts, ids, service_of, walk
 
-from graphsvc.api import create_app
-from graphsvc.model import Side
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Side
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -26,7 +25,7 @@ BAD_IDS = ["a%20b", "x" * 65, "a*b", "a:b"]
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def client_for(service: GraphService) -> httpx.AsyncClient:
+def client_for(service: Services) -> httpx.AsyncClient:
     app = create_app(service.settings, service)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://graphsvc")
 
@@ -203,7 +202,7 @@ async def test_block_removes_a_spam_users_follow_exactly(
     """A spam user's follows are flagged (counted apart); a block must unflag them exactly."""
     spam, a = uid("spam"), uid("a")
     await set_status(client, spam, "spam")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     await must_follow(client, spam, a)
     await must_follow(client, a, spam)
     assert await counts(client, a) == full_counts(
@@ -214,7 +213,7 @@ async def test_block_removes_a_spam_users_follow_exactly(
     assert await counts(client, a) == full_counts(0, 0)
     assert await counts(client, spam) == full_counts(0, 0)
     await set_status(client, spam, "active")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await counts(client, a) == full_counts(0, 0)
     assert await counts(client, spam) == full_counts(0, 0)
 
@@ -280,7 +279,7 @@ async def test_status_is_set_shown_and_validated(client: httpx.AsyncClient, uid:
     assert body["user_id"] == user and body["exists"] is True
     assert body["status"] == "suspended" and body["erasing"] is False
     assert body["fanout_pending"] is True  # active -> inactive: counts of others must update
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await get_status(client, user) == {
         "user_id": user, "exists": True, "status": "suspended",
         "fanout_pending": False, "erasing": False, "progress": None,
@@ -311,7 +310,7 @@ async def test_status_is_set_shown_and_validated(client: httpx.AsyncClient, uid:
         assert_error(await client.get(f"/v1/users/{bad}/status"), 422, "invalid_user_id")
 
     await set_status(client, user, "active")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert (await get_status(client, user))["status"] == "active"
     assert await counts(client, fan) == full_counts(0, 1)
 
@@ -340,7 +339,7 @@ async def test_suspended_user_disappears_and_cannot_follow_or_be_followed(
     assert await ids(client, a, "followers") == []
     assert await ids(client, b, "followers") == [c]
     assert await ids(client, c, "following") == [b]
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
 
     assert await counts(client, s) == full_counts(2, 2, friends=1)  # its own view is unchanged
     assert await counts(client, a) == full_counts(
@@ -367,7 +366,7 @@ async def test_suspended_user_disappears_and_cannot_follow_or_be_followed(
     assert not (await relation(client, d, s))["following"]
 
     await set_status(client, s, "active")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await view(client, users) == active_view
     assert await id_page(client, common_followers) == (1, [s])
     assert await id_page(client, common_following) == (1, [s])
@@ -385,7 +384,7 @@ async def test_spam_user_follows_in_the_shadow(client: httpx.AsyncClient, uid: U
     users = [p, a, b, m, n, q]
 
     await set_status(client, p, "spam")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert (await get_status(client, p))["status"] == "spam"
 
     # A spam user still follows (shadow), and may still be followed.
@@ -412,7 +411,7 @@ async def test_spam_user_follows_in_the_shadow(client: httpx.AsyncClient, uid: U
     await must_follow(client, p, n)
 
     await set_status(client, p, "active")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await counts(client, a) == full_counts(1, 0)
     assert await counts(client, n) == full_counts(1, 0)
     assert await counts(client, b) == full_counts(0, 1)
@@ -428,25 +427,25 @@ async def test_spam_user_follows_in_the_shadow(client: httpx.AsyncClient, uid: U
 
 
 async def test_status_fanout_in_many_batches(
-    make_service: Callable[..., GraphService], uid: UserIds
+    make_service: Callable[..., Services], uid: UserIds
 ) -> None:
     service = make_service(fanout_batch_edges=7)
     spammer = uid("spammer")
     followed = [uid(f"followed{n}") for n in range(30)]
     fans = [uid(f"fan{n}") for n in range(30)]
     for user in followed:
-        await service.follow(spammer, user)
+        await service.relations.follow(spammer, user)
     for fan in fans:
-        await service.follow(fan, spammer)
+        await service.relations.follow(fan, spammer)
     for user in followed[:5]:  # some friends too
-        await service.follow(user, spammer)
+        await service.relations.follow(user, spammer)
     async with client_for(service) as client:
         for user in followed + fans:  # warm mirrors take the fan-out's refreshes
             await counts(client, user)
         await set_status(client, spammer, "spam")
         state = await get_status(client, spammer)
         assert state["status"] == "spam"
-        await service.background.drain()
+        await service.jobs.drain()
         assert (await get_status(client, spammer))["fanout_pending"] is False
         for user in followed[5:]:
             assert await counts(client, user) == full_counts(1, 0, followers_active=0)
@@ -458,7 +457,7 @@ async def test_status_fanout_in_many_batches(
             assert await counts(client, fan) == full_counts(0, 1, following_active=0)
 
         await set_status(client, spammer, "active")
-        await service.background.drain()
+        await service.jobs.drain()
         for user in followed[5:]:
             assert await counts(client, user) == full_counts(1, 0)
         for user in followed[:5]:
@@ -476,7 +475,7 @@ async def test_status_flip_flop_settles_on_the_last_status(
     await must_follow(client, b, user)
     for status in ("spam", "active", "suspended", "active", "spam"):
         await set_status(client, user, status)
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await get_status(client, user) == {
         "user_id": user, "exists": True, "status": "spam",
         "fanout_pending": False, "erasing": False, "progress": None,
@@ -484,7 +483,7 @@ async def test_status_flip_flop_settles_on_the_last_status(
     assert await counts(client, a) == full_counts(1, 0, followers_active=0)
     assert await counts(client, b) == full_counts(0, 1, following_active=0)
     await set_status(client, user, "active")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await counts(client, a) == full_counts(1, 0)
     assert await counts(client, b) == full_counts(0, 1)
 
@@ -580,12 +579,14 @@ async def test_erasing_an_unknown_user_and_bad_ids(client: httpx.AsyncClient, ui
 
 
 async def test_follows_to_and_from_an_erasing_user_are_409(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     user, fan, followed, newcomer = uid("user"), uid("fan"), uid("followed"), uid("newcomer")
     await must_follow(client, fan, user)
     await must_follow(client, user, followed)
-    assert (await backends.graph.erase_begin(user))[0]  # as DELETE does, before its job starts
+    assert (await backends.neo4j.moderation.erase_begin(user))[
+        0
+    ]  # as DELETE does, before its job starts
 
     assert (await get_status(client, user))["erasing"] is True
     before = await view(client, [fan, followed, newcomer])
@@ -599,7 +600,7 @@ async def test_follows_to_and_from_an_erasing_user_are_409(
     response = await client.delete(f"/v1/users/{user}")
     assert response.status_code == 202, response.text
     assert response.json() == {"user_id": user, "state": "erasing"}
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert (await get_status(client, user))["exists"] is False
     assert await counts(client, fan) == full_counts(0, 0)
     assert await counts(client, followed) == full_counts(0, 0)
@@ -614,13 +615,13 @@ async def test_erasing_a_spam_user_with_blocks(client: httpx.AsyncClient, uid: U
     await client.put(f"/v1/users/{spam}/blocks/{d}")
     await client.put(f"/v1/users/{b}/blocks/{c}")
     await set_status(client, spam, "spam")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     await must_follow(client, spam, c)  # a shadow follow made while spam
     assert await counts(client, a) == full_counts(1, 0, followers_active=0)
 
     response = await client.delete(f"/v1/users/{spam}")
     assert response.status_code == 202
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert await counts(client, a) == full_counts(0, 0)
     assert await counts(client, b) == full_counts(0, 0)
     assert await counts(client, c) == full_counts(0, 0)
@@ -634,15 +635,15 @@ async def test_erasing_a_spam_user_with_blocks(client: httpx.AsyncClient, uid: U
 
 
 async def test_an_erased_spam_users_id_comes_back_as_an_active_user(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     """After an erasure the id is free: following it makes a new user, active like any other."""
     spam, fan, friend = uid("spam"), uid("fan"), uid("friend")
     await must_follow(client, spam, fan)
     await set_status(client, spam, "spam")
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert (await client.delete(f"/v1/users/{spam}")).status_code == 202
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     assert (await get_status(client, spam))["exists"] is False
 
     await must_follow(client, friend, spam)
@@ -657,16 +658,16 @@ async def test_an_erased_spam_users_id_comes_back_as_an_active_user(
     finally:
         # Whatever happened above, leave the mirror right for the module's end check.
         await set_status(client, spam, "active")
-        await service_of(client).background.drain()
+        await service_of(client).jobs.drain()
 
 
 async def test_erasing_a_user_with_5000_followers(
-    make_client: MakeClient, backends: Backends, uid: UserIds
+    make_client: MakeClient, backends: Services, uid: UserIds
 ) -> None:
     star, other = uid("star"), uid("other")
     fans = [uid(f"fan{n}") for n in range(5_000)]
     followed = [uid(f"followed{n}") for n in range(20)]
-    graph = backends.graph
+    graph = backends.neo4j.bulk
     await graph.load_users([star, other, *fans])
     start = now_us() - 60_000_000
     for chunk in range(0, len(fans), 1_000):
@@ -686,7 +687,7 @@ async def test_erasing_a_user_with_5000_followers(
         await must_follow(client, followed[1], fans[0])
         await client.put(f"/v1/users/{followed[2]}/blocks/{star}")
         # Warm mirrors: the erasure must keep them exact, not merely let them go cold.
-        await service.rebuild([star, other, *fans, *followed])
+        await service.mirror_sync.rebuild([star, other, *fans, *followed])
         assert await counts(client, star) == full_counts(5_001, 19, friends=1)  # one blocked it
         assert await counts(client, fans[7]) == full_counts(0, 2)
         assert await counts(client, other) == full_counts(5_000, 0)
@@ -701,7 +702,7 @@ async def test_erasing_a_user_with_5000_followers(
             refused = await follow(client, other, star)
             if refused.status_code != 200:  # unless the node went in between
                 assert_error(refused, 409, "user_erasing")
-        await service.background.drain()
+        await service.jobs.drain()
 
         assert await get_status(client, star) == {
             "user_id": star, "exists": False, "status": "active",
@@ -720,7 +721,7 @@ async def test_erasing_a_user_with_5000_followers(
         fan_counts = []
         for chunk in range(0, len(fans), 50):  # within the Redis pool's size
             fan_counts += await asyncio.gather(
-                *(service.counts(f) for f in fans[chunk : chunk + 50])
+                *(service.lists.counts(f) for f in fans[chunk : chunk + 50])
             )
         assert {f: c for f, c in zip(fans, fan_counts, strict=True) if c.following != 1} == {}
         assert all(c.followers == 0 for c in fan_counts[1:]) and fan_counts[0].followers == 1
@@ -729,9 +730,9 @@ async def test_erasing_a_user_with_5000_followers(
             assert await ids(client, fan, "following") == [other]
         followers_of_other = await walk(client, other, "followers", 200)
         assert len(followers_of_other) == 5_000
-        truth = await graph.snapshots(fans)
+        truth = await backends.neo4j.snapshots.snapshots(fans)
         assert {f: s.totals.following for f, s in truth.items() if s.totals.following != 1} == {}
-        assert star not in await graph.snapshots([star])
+        assert star not in await backends.neo4j.snapshots.snapshots([star])
     await assert_consistent(backends, {star, other, *fans, *followed})
 
 
@@ -780,20 +781,20 @@ async def test_malformed_ids_are_422(client: httpx.AsyncClient, uid: UserIds, ba
 
 
 async def test_an_erasure_stopped_before_mirroring_a_batch_replays_it(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     star = uid("star")
     fans = [uid(f"fan{n}") for n in range(12)]
     for fan in fans:
         await must_follow(client, fan, star)
     service = service_of(client)
-    await service.rebuild([star, *fans])  # warm: a missed removal would show
-    assert (await backends.graph.erase_begin(star))[0]
+    await service.mirror_sync.rebuild([star, *fans])  # warm: a missed removal would show
+    assert (await backends.neo4j.moderation.erase_begin(star))[0]
     # A batch commits in Neo4j, and the process stops before its mirror write.
-    removed = await backends.graph.erase_batch(star, Side.FOLLOWERS, 5)
+    removed = await backends.neo4j.moderation.erase_batch(star, Side.FOLLOWERS, 5)
     assert len(removed) == 5
-    service.start_erasure(star)  # as on the next start
-    await service.background.drain()
+    service.moderation.start_erasure(star)  # as on the next start
+    await service.jobs.drain()
     for fan in fans:
         assert await counts(client, fan) == full_counts(0, 0), fan
         assert await ids(client, fan, "following") == []
@@ -801,7 +802,7 @@ async def test_an_erasure_stopped_before_mirroring_a_batch_replays_it(
 
 
 async def test_two_users_who_follow_each_other_erased_together(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     x, f, g = uid("x"), uid("f"), uid("g")
     await must_follow(client, x, f)
@@ -809,10 +810,10 @@ async def test_two_users_who_follow_each_other_erased_together(
     await must_follow(client, g, x)
     await must_follow(client, g, f)
     service = service_of(client)
-    await service.rebuild([x, f, g])
+    await service.mirror_sync.rebuild([x, f, g])
     for user in (x, f):
         assert (await client.delete(f"/v1/users/{user}")).status_code == 202
-    await service.background.drain()
+    await service.jobs.drain()
     assert await counts(client, g) == full_counts(0, 0)
     assert await ids(client, g, "following") == []
     for user in (x, f):
@@ -821,13 +822,13 @@ async def test_two_users_who_follow_each_other_erased_together(
 
 
 async def test_a_retried_block_repairs_a_lost_mirror_write(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
     await must_follow(client, b, a)
     await must_follow(client, a, b)
-    await service_of(client).rebuild([a, b])
-    await backends.graph.block(a, b)  # committed; its mirror write never happened
+    await service_of(client).mirror_sync.rebuild([a, b])
+    await backends.neo4j.edges.block(a, b)  # committed; its mirror write never happened
     assert await ids(client, a, "followers") == [b]  # stale, as mirrored
     response = await client.put(f"/v1/users/{a}/blocks/{b}")  # the client retries
     assert response.json() == {"blocking": True, "created": False, "removed_follows": 0}
@@ -837,19 +838,19 @@ async def test_a_retried_block_repairs_a_lost_mirror_write(
 
 
 async def test_a_lost_status_write_is_repaired_by_the_fanout(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     user, fan = uid("user"), uid("fan")
     await must_follow(client, user, fan)
     assert await ids(client, fan, "followers") == [user]
-    await backends.graph.set_status(user, "suspended")  # committed; the process stopped
+    await backends.neo4j.moderation.set_status(user, "suspended")  # committed; the process stopped
     service = service_of(client)
-    await service.resume_pending()
-    await service.background.drain()
+    await service.moderation.resume_pending()
+    await service.jobs.drain()
     assert await ids(client, fan, "followers") == []
     assert await counts(client, fan) == full_counts(1, 0, followers_active=0)
     await set_status(client, user, "active")
-    await service.background.drain()
+    await service.jobs.drain()
 
 
 async def test_common_lists_need_two_users(client: httpx.AsyncClient, uid: UserIds) -> None:

@@ -9,18 +9,18 @@ import httpx
 import pytest
 from helpers import assert_newest_first, walk
 
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 
 
 async def test_250_followers_walked_by_7_each_exactly_once(
-    client: httpx.AsyncClient, service: GraphService, uid: UserIds
+    client: httpx.AsyncClient, service: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     followers = [uid(f"f{n}") for n in range(250)]
     for follower in followers:  # one at a time, so the follow order is known
-        await service.follow(follower, target)
+        await service.relations.follow(follower, target)
     items = await walk(client, target, "followers", limit=7)
     assert [i["user_id"] for i in items] == followers[::-1]
     assert_newest_first(items)
@@ -28,22 +28,22 @@ async def test_250_followers_walked_by_7_each_exactly_once(
 
 
 async def test_following_list_pages_the_same_way(
-    client: httpx.AsyncClient, service: GraphService, uid: UserIds
+    client: httpx.AsyncClient, service: Services, uid: UserIds
 ) -> None:
     user = uid("user")
     targets = [uid(f"t{n}") for n in range(31)]
     for target in targets:
-        await service.follow(user, target)
+        await service.relations.follow(user, target)
     items = await walk(client, user, "following", limit=4)
     assert [i["user_id"] for i in items] == targets[::-1]
 
 
 async def test_walk_while_follows_arrive_yields_each_once(
-    client: httpx.AsyncClient, service: GraphService, uid: UserIds
+    client: httpx.AsyncClient, service: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     before = [uid(f"old{n}") for n in range(60)]
-    await asyncio.gather(*(service.follow(f, target) for f in before))
+    await asyncio.gather(*(service.relations.follow(f, target) for f in before))
     seen: list[str] = []
     cursor = None
     newcomers = 0
@@ -53,7 +53,7 @@ async def test_walk_while_follows_arrive_yields_each_once(
         seen += [i["user_id"] for i in body["items"]]
         # Others keep following while the client walks.
         await asyncio.gather(
-            *(service.follow(uid(f"new{newcomers + k}"), target) for k in range(4))
+            *(service.relations.follow(uid(f"new{newcomers + k}"), target) for k in range(4))
         )
         newcomers += 4
         cursor = body["next_cursor"]
@@ -79,11 +79,11 @@ async def test_limit_bounds_are_accepted(client: httpx.AsyncClient, uid: UserIds
 
 
 async def test_bad_cursors_are_400_naming_the_problem(
-    client: httpx.AsyncClient, service: GraphService, uid: UserIds
+    client: httpx.AsyncClient, service: Services, uid: UserIds
 ) -> None:
     target, other = uid("target"), uid("other")
     for n in range(3):
-        await service.follow(uid(f"f{n}"), target)
+        await service.relations.follow(uid(f"f{n}"), target)
     cursor = (await client.get(f"/v1/users/{target}/followers", params={"limit": 1})).json()[
         "next_cursor"
     ]

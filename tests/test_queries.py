@@ -10,8 +10,9 @@ import httpx
 import pytest
 from helpers import assert_newest_first, full_counts, walk
 
-from graphsvc.loader import load_edges, read_edge_file
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.loader import load_edges
 
 UserIds = Callable[[str], str]
 
@@ -179,7 +180,7 @@ async def test_common_following_with_total_and_pages(
 
 async def test_common_followers_of_two_users_with_20000_followers_each(
     make_client: Callable[..., httpx.AsyncClient],
-    make_service: Callable[..., GraphService],
+    make_service: Callable[..., Services],
     tmp_path: Path,
     remember: Callable[[list[str]], None],
     uid: UserIds,
@@ -236,7 +237,7 @@ async def test_familiar_followers(client: httpx.AsyncClient, uid: UserIds) -> No
 
 async def test_familiar_followers_of_a_celebrity(
     make_client: Callable[..., httpx.AsyncClient],
-    make_service: Callable[..., GraphService],
+    make_service: Callable[..., Services],
     tmp_path: Path,
     remember: Callable[[list[str]], None],
     uid: UserIds,

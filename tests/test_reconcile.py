@@ -7,11 +7,10 @@ from collections.abc import AsyncIterator, Callable
 
 import httpx
 
-from graphsvc.consistency import check_users
-from graphsvc.model import Side
-from graphsvc.reconcile import reconcile, reconcile_recent
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Side
+from graphsvc.ops.consistency import check_users
+from graphsvc.ops.reconcile import reconcile, reconcile_recent
 
 UserIds = Callable[[str], str]
 
@@ -26,23 +25,23 @@ async def follows(client: httpx.AsyncClient, *pairs: tuple[str, str]) -> None:
 
 
 async def test_drift_is_found_repaired_and_reported(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b, c, d, clean = (uid(n) for n in ("a", "b", "c", "d", "clean"))
     await follows(client, (a, b), (c, b), (d, clean), (clean, a))
     for user in (a, b, c, d, clean):  # warm
         await client.get(f"/v1/users/{user}/followers")
         await client.get(f"/v1/users/{user}/following")
-    redis = backends.mirror.client
-    await redis.hset(backends.mirror.keys(a)[0], "fg", 7)  # a wrong count
-    await redis.zrem(backends.mirror.keys(b)[1], c)  # a lost list entry
-    await backends.mirror.set_status(d, True, 2**62)  # an active user hidden as inactive
-    before = await check_users(backends.graph, backends.mirror, [a, b, c, d, clean])
+    redis = backends.redis.client
+    await redis.hset(backends.redis.mirror.keys(a)[0], "fg", 7)  # a wrong count
+    await redis.zrem(backends.redis.mirror.keys(b)[1], c)  # a lost list entry
+    await backends.redis.statuses.set_status(d, True, 2**62)  # an active user hidden as inactive
+    before = await check_users(backends, [a, b, c, d, clean])
     assert {drift.user_id for drift in before} == {a, b, d}
 
     report = await reconcile(service, batches(a, b, c, d, clean), progress=False)
     assert (report.checked, report.found, report.repaired, report.left) == (5, 3, 3, 0)
-    assert await check_users(backends.graph, backends.mirror, [a, b, c, d, clean]) == []
+    assert await check_users(backends, [a, b, c, d, clean]) == []
     assert (await client.get(f"/v1/users/{a}/counts")).json()["following"] == 1
     followers = (await client.get(f"/v1/users/{b}/followers")).json()["items"]
     assert {item["user_id"] for item in followers} == {a, c}
@@ -52,14 +51,14 @@ async def test_drift_is_found_repaired_and_reported(
 
 
 async def test_recently_written_users_are_reconciled_every_round(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
     await follows(client, (a, b))
-    assert {a, b} <= set(await backends.mirror.written_since(60))
+    assert {a, b} <= set(await backends.redis.mirror.written_since(60))
     assert (await client.get(f"/v1/users/{b}/counts")).json()["followers"] == 1  # loaded
-    await backends.mirror.client.hset(backends.mirror.keys(b)[0], "fr", 9)
-    assert [d.user_id for d in await check_users(backends.graph, backends.mirror, [b])] == [b]
+    await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 9)
+    assert [d.user_id for d in await check_users(backends, [b])] == [b]
     lines: list[str] = []
     await reconcile_recent(service, 30, rounds=1, say=lines.append)
     assert len(lines) == 1 and lines[0].endswith("repaired; 0 left after the repair")
@@ -68,18 +67,20 @@ async def test_recently_written_users_are_reconciled_every_round(
 
 
 async def test_a_snapshot_read_before_a_drop_is_refused(
-    service: GraphService, backends: Backends, uid: Callable[[str], str]
+    service: Services, backends: Services, uid: Callable[[str], str]
 ) -> None:
     """A slow cold rebuild must not land after a repair's drop: writes that reached the loaded
     list between its snapshot and the drop would be lost (loaded lists journal only removals)."""
     star, old_fan, new_fan = uid("star"), uid("old"), uid("new")
-    await service.follow(old_fan, star)
-    await service.followers(star)  # loaded
-    stale = await backends.graph.snapshots([star], followers_limit=100, following_limit=100)
-    await service.follow(new_fan, star)  # reaches the loaded list, after the snapshot
-    await backends.mirror.drop([star])
-    await backends.mirror.install(stale.values(), list(Side))  # the slow rebuild lands now
-    assert (await backends.mirror.dump(star)).lists[Side.FOLLOWERS] is None  # refused
-    page = await service.followers(star)
+    await service.relations.follow(old_fan, star)
+    await service.lists.followers(star)  # loaded
+    stale = await backends.neo4j.snapshots.snapshots(
+        [star], followers_limit=100, following_limit=100
+    )
+    await service.relations.follow(new_fan, star)  # reaches the loaded list, after the snapshot
+    await backends.redis.mirror.drop([star])
+    await backends.redis.mirror.install(stale.values(), list(Side))  # the slow rebuild lands now
+    assert (await backends.redis.mirror_state.dump(star)).lists[Side.FOLLOWERS] is None  # refused
+    page = await service.lists.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]
-    assert (await service.counts(star)).followers == 2
+    assert (await service.lists.counts(star)).followers == 2

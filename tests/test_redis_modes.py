@@ -10,9 +10,8 @@ import httpx
 from conftest import assert_consistent
 from helpers import walk
 
-from graphsvc.redisconn import Batch, open_redis
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.adapters.redis.client import Batch, open_redis
+from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -38,19 +37,19 @@ async def test_a_burst_queues_for_a_small_pool(server_settings: Settings, uid: U
 
 
 async def test_scripts_lost_by_the_servers_are_loaded_again(
-    client: httpx.AsyncClient, service: GraphService, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
 ) -> None:
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(5)]
-    await service.follow(fans[0], star)
+    await service.relations.follow(fans[0], star)
     await walk(client, star, "followers", 2)  # warm
-    await backends.mirror.client.script_flush()  # on a cluster: every primary
+    await backends.redis.client.script_flush()  # on a cluster: every primary
     for fan in fans[1:]:
-        await service.follow(fan, star)  # pipelined scripts
-    await service.unfollow(fans[0], star)
+        await service.relations.follow(fan, star)  # pipelined scripts
+    await service.relations.unfollow(fans[0], star)
     await assert_consistent(backends, {star, *fans})  # the mirror writes were not lost
-    await backends.mirror.client.script_flush()
+    await backends.redis.client.script_flush()
     assert [i["user_id"] for i in await walk(client, star, "followers", 2)] == fans[:0:-1]
-    await backends.mirror.client.script_flush()
-    await backends.mirror.drop([star])
-    await service.rebuild([star])  # the bulk path
-    assert (await service.counts(star)).followers == 4
+    await backends.redis.client.script_flush()
+    await backends.redis.mirror.drop([star])
+    await service.mirror_sync.rebuild([star])  # the bulk path
+    assert (await service.lists.counts(star)).followers == 4

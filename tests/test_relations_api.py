@@ -9,7 +9,7 @@ import httpx
 import pytest
 from helpers import counts, full_counts, ids
 
-from graphsvc.runtime import Backends
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 
@@ -82,7 +82,7 @@ async def test_unfollow_of_a_missing_edge_between_known_users(
 
 
 async def test_unknown_user_has_zero_counts_and_empty_lists(
-    client: httpx.AsyncClient, uid: UserIds, backends: Backends
+    client: httpx.AsyncClient, uid: UserIds, backends: Services
 ) -> None:
     ghost = uid("ghost")
     assert await counts(client, ghost) == full_counts(0, 0)
@@ -92,7 +92,7 @@ async def test_unknown_user_has_zero_counts_and_empty_lists(
     unfollow = await client.delete(f"/v1/users/{ghost}/following/{uid('other')}")
     assert unfollow.json() == {"following": False, "removed": False}
     # Asking about unknown users must not create mirror entries for them.
-    assert await backends.mirror.client.exists(*backends.mirror.keys(ghost)) == 0
+    assert await backends.redis.client.exists(*backends.redis.mirror.keys(ghost)) == 0
 
 
 async def test_self_follow_is_rejected_and_changes_nothing(

@@ -28,7 +28,7 @@ def base_url(server_settings: Settings) -> Iterator[str]:
         "API_PORT": str(port),
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "graphsvc.cli", "serve"],
+        [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

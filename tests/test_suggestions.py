@@ -10,8 +10,7 @@ import httpx
 import pytest
 from helpers import ids, service_of
 
-from graphsvc.runtime import Backends
-from graphsvc.service import GraphService
+from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -28,7 +27,7 @@ async def interact(client: httpx.AsyncClient, *events: tuple[str, str, str, date
     response = await client.post("/v1/interactions", json=body)
     assert response.status_code == 202, response.text
     assert response.json() == {"accepted": len(events)}
-    await service_of(client).pymk.flush_all()
+    await service_of(client).interactions.flush_all()
 
 
 async def suggested(client: httpx.AsyncClient, user: str, limit: int = 50) -> list[dict]:
@@ -77,26 +76,26 @@ async def test_affinity_decays_with_the_configured_half_life(
 
 
 async def test_events_apply_exactly_once_and_survive_a_restart(
-    make_service: Callable[..., GraphService], backends: Backends, uid: UserIds
+    make_service: Callable[..., Services], backends: Services, uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
     t = now()
     first = make_service()
-    await first.pymk.flush_all()
-    await first.pymk.record_raw([(me, a, 5.0, _micros(t))])
+    await first.interactions.flush_all()
+    await first.interactions.record_raw([(me, a, 5.0, _micros(t))])
     # The process stops after Neo4j applied the batch, before the buffer was trimmed.
-    last = await backends.graph.interactions_checkpoint()
-    batches = await first.pymk.buffer.read_after(last, 10)
-    await backends.graph.apply_interactions(
+    last = await backends.neo4j.suggestions.interactions_checkpoint()
+    batches = await first.interactions.buffer.read_after(last, 10)
+    await backends.neo4j.suggestions.apply_interactions(
         [{"a": me, "b": a, "w": 5.0, "at": _micros(t)}],
         checkpoint=last,
         last=batches[-1].entry_id,
-        half_life_us=first.pymk.half_life_us,
+        half_life_us=first.interactions.half_life_us,
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
-    await restarted.pymk.record_raw([(a, me, 2.0, _micros(t))])
-    await restarted.pymk.flush_all()
-    assert await restarted.pymk.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
+    await restarted.interactions.record_raw([(a, me, 2.0, _micros(t))])
+    await restarted.interactions.flush_all()
+    assert await restarted.interactions.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
 
 
 def _micros(moment: datetime) -> int:
@@ -122,12 +121,12 @@ async def test_bad_interactions_are_422_naming_the_event_and_buffer_nothing(
     bad = good | event
     if bad["target"] == "SELF":
         bad["target"] = me
-    backlog = await service_of(client).pymk.buffer.backlog()
+    backlog = await service_of(client).interactions.buffer.backlog()
     response = await client.post("/v1/interactions", json=[good, good, bad])
     assert response.status_code == 422, response.text
     message = response.json()["error"]["message"]
     assert expected in message and "2" in message
-    assert await service_of(client).pymk.buffer.backlog() == backlog
+    assert await service_of(client).interactions.buffer.backlog() == backlog
 
 
 async def test_interaction_batches_hold_1_to_1000_events(
@@ -140,7 +139,7 @@ async def test_interaction_batches_hold_1_to_1000_events(
         response = await client.post("/v1/interactions", json=body)
         assert response.status_code == 422
         assert "1 to 1000" in response.json()["error"]["message"]
-    await service_of(client).pymk.flush_all()
+    await service_of(client).interactions.flush_all()
     assert await affinities(client, me) == pytest.approx({a: 2000.0}, rel=1e-4)
 
 
@@ -188,7 +187,7 @@ async def test_suggestions_with_reasons_and_exclusions(
     await client.put(f"/v1/users/{me}/blocks/{cand['blocked']}")
     await client.put(f"/v1/users/{cand['blocker']}/blocks/{me}")
     await client.put(f"/v1/users/{cand['spam']}/status", json={"status": "spam"})
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     response = await client.delete(f"/v1/users/{me}/suggestions/{cand['dismissed']}")
     assert response.json() == {"dismissed": True, "created": True}
 
@@ -209,13 +208,13 @@ async def test_suggestions_with_reasons_and_exclusions(
 
 
 async def test_a_celebrity_intermediary_counts_little(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     me, friend, celebrity = uid("me"), uid("friend"), uid("celebrity")
     via_friend, via_celebrity = uid("via-friend"), uid("via-celebrity")
     fans = [uid(f"fan{n}") for n in range(300)]
-    await backends.graph.load_users(fans)
-    await backends.graph.load_edges([{"s": f, "d": celebrity, "t": 1} for f in fans])
+    await backends.neo4j.bulk.load_users(fans)
+    await backends.neo4j.bulk.load_edges([{"s": f, "d": celebrity, "t": 1} for f in fans])
     await follow(client, (me, friend), (me, celebrity))
     await follow(client, (friend, via_friend), (celebrity, via_celebrity))
     ranked = [item["user_id"] for item in await suggested(client, me)]
@@ -223,14 +222,14 @@ async def test_a_celebrity_intermediary_counts_little(
 
 
 async def test_the_cache_is_invalidated_by_follow_dismiss_and_block(
-    client: httpx.AsyncClient, backends: Backends, uid: UserIds
+    client: httpx.AsyncClient, backends: Services, uid: UserIds
 ) -> None:
     me, friend = uid("me"), uid("friend")
     a, b, c, d = uid("a"), uid("b"), uid("c"), uid("d")
     await follow(client, (me, friend), (friend, a), (friend, b), (friend, c), (friend, d))
     assert {a, b, c, d} <= set(by_id(await suggested(client, me)))
     # a write that bypasses the service is not seen until the cache expires: it is a cache
-    await backends.graph.follow(me, d)
+    await backends.neo4j.edges.follow(me, d)
     assert d in by_id(await suggested(client, me))
     await follow(client, (me, a))
     after_follow = by_id(await suggested(client, me))
@@ -264,19 +263,19 @@ async def test_suggestions_bad_input(client: httpx.AsyncClient, uid: UserIds) ->
 
 
 async def test_racing_flushers_apply_every_event_once(
-    make_service: Callable[..., GraphService], uid: UserIds
+    make_service: Callable[..., Services], uid: UserIds
 ) -> None:
     """Several processes flush at once, in different batch sizes: each event counts once."""
     me, a = uid("me"), uid("a")
     t = _micros(now())
     services = [make_service(interactions_flush_entries=n) for n in (1, 2, 50)]
-    await services[0].pymk.flush_all()
+    await services[0].interactions.flush_all()
     for n in range(12):
-        await services[n % 3].pymk.record_raw([(me, a, 1.0, t)] * (n + 1))
+        await services[n % 3].interactions.record_raw([(me, a, 1.0, t)] * (n + 1))
     for _ in range(4):
-        await asyncio.gather(*(s.pymk.flush() for s in services))
-    await services[0].pymk.flush_all()
-    assert await services[0].pymk.affinities(me, 10) == [(a, pytest.approx(78.0, rel=1e-4))]
+        await asyncio.gather(*(s.interactions.flush() for s in services))
+    await services[0].interactions.flush_all()
+    assert await services[0].interactions.affinities(me, 10) == [(a, pytest.approx(78.0, rel=1e-4))]
 
 
 async def test_erasing_a_user_with_interactions_and_dismissals(
@@ -288,7 +287,7 @@ async def test_erasing_a_user_with_interactions_and_dismissals(
     await client.delete(f"/v1/users/{gone}/suggestions/{other}")
     await client.delete(f"/v1/users/{other}/suggestions/{gone}")
     assert (await client.delete(f"/v1/users/{gone}")).status_code == 202
-    await service_of(client).background.drain()
+    await service_of(client).jobs.drain()
     body = (await client.get(f"/v1/users/{gone}/status")).json()
     assert body["exists"] is False and body["erasing"] is False
     assert await affinities(client, friend) == {}

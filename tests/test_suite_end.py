@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import TOUCHED, assert_consistent
 
-from graphsvc.runtime import Backends
+from graphsvc.bootstrap import Services
 
 
 @pytest.mark.suite_end
-async def test_every_touched_user_is_consistent(backends: Backends) -> None:
+async def test_every_touched_user_is_consistent(backends: Services) -> None:
     assert TOUCHED, "the suite touched no users"
     await assert_consistent(backends, set(TOUCHED))

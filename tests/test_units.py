@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from graphsvc.cursor import CursorCodec, Position
-from graphsvc.errors import InvalidCursor, InvalidUserId
-from graphsvc.ids import validate_user_id
-from graphsvc.loader import LoadError, read_edge_file
-from graphsvc.mirror import script_source
-from graphsvc.model import iso_utc
-from graphsvc.queries import query_dir, statements
+from graphsvc.adapters.neo4j.queries import query_dir, statements
+from graphsvc.adapters.redis.scripts import script_source
+from graphsvc.domain.cursor import CursorCodec, Position
+from graphsvc.domain.errors import InvalidCursor, InvalidUserId
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.model import iso_utc
+from graphsvc.ops.edge_files import LoadError, read_edge_file
 
 CODEC = CursorCodec("a-test-secret-of-enough-length")
 
@@ -114,11 +114,11 @@ def test_bad_edge_files_name_the_line(tmp_path: Path, text: str, message: str) -
 
 
 def test_every_query_file_is_parameterized_and_loads() -> None:
-    names = sorted(p.stem for p in query_dir().glob("*.cypher"))
+    names = sorted(p.stem for p in query_dir().rglob("*.cypher"))
     assert {"follow", "unfollow", "snapshot", "followers_page", "following_page", "schema"} <= set(
         names
     )
-    schema = statements("schema")
+    schema = statements("schema/schema")
     assert len(schema) == 5 and not any(part.endswith(";") for part in schema)
 
 
@@ -129,10 +129,10 @@ def test_read_only_script_keeps_its_flags_line_first() -> None:
 
 
 async def test_a_job_that_gave_up_runs_again_when_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphsvc import background
+    from graphsvc.services import jobs as background
 
     monkeypatch.setattr(background, "RETRIES", 0)
-    jobs = background.Background()
+    jobs = background.Jobs()
     calls: list[int] = []
 
     async def flaky(progress: background.Progress) -> None:

@@ -1,0 +1,65 @@
+"""Keyset pages of lists, straight from Neo4j: past a capped hot list, for celebrities-only and
+friends lists, and id-ordered pages with exact totals (common and familiar lists)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphsvc.adapters.neo4j.snapshots import entries_from_rows
+from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.domain.cursor import Position
+from graphsvc.domain.model import Entry, Side
+
+# Larger than any follow time (microseconds) a page can start from.
+NEWEST = 2**62
+
+
+class ListStore:
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+
+    async def page(
+        self,
+        side: Side,
+        user_id: str,
+        after: Position | None,
+        limit: int,
+        *,
+        name: str | None = None,
+        **params: Any,
+    ) -> list[Entry]:
+        """Keyset page, newest first, strictly older than ``after``: of one side's list, or
+        of the list a named query (celebrities) selects from the followings."""
+        params |= {
+            "id": user_id,
+            "since": after.since if after else NEWEST,
+            "after": after.user_id if after else "",
+            "limit": limit,
+        }
+        rows = await self._store.read(name or f"lists/{side.label}_page", params)
+        return entries_from_rows((row["since"], row["id"]) for row in rows)
+
+    async def friends_page(
+        self, user_id: str, after: Position | None, limit: int, *, ref: int, half_life_us: int
+    ) -> list[Entry]:
+        params = {
+            "id": user_id,
+            "score": after.score if after and after.score is not None else float("inf"),
+            "since": after.since if after else NEWEST,
+            "after": after.user_id if after else "",
+            "limit": limit,
+            "ref": ref,
+            "h": half_life_us,
+        }
+        rows = await self._store.read("lists/friends_page", params)
+        return [
+            Entry(row["id"], row["since"], row["score"]) for row in rows if row["since"] is not None
+        ]
+
+    async def id_page(
+        self, name: str, params: Mapping[str, Any], after: str, limit: int
+    ) -> tuple[int, list[str]]:
+        """Run a query answering one row of (total, page of ids)."""
+        (row,) = await self._store.read(name, {**params, "after": after, "limit": limit})
+        return int(row["total"]), list(row["page"])

@@ -1,0 +1,176 @@
+"""Opening Redis (one server, or a Redis Cluster with ``REDIS_CLUSTER=1``) and sending
+batches of commands and Lua scripts to either in one pipelined round trip.
+
+Two behaviours of redis-py's asyncio cluster client shape this module:
+
+- Its connections are not a blocking pool: a node with ``max_connections`` busy connections
+  raises MaxConnectionsError at once. A burst of requests must queue instead (as with the
+  single server's BlockingConnectionPool), so commands and pipelines wait for a permit of a
+  gate as wide as ``REDIS_POOL_SIZE``; each holds at most one connection per node.
+- A cluster pipeline does not load scripts (a node that lacks one answers NOSCRIPT), and
+  ``await script(..., client=pipe)`` drops what was queued (awaiting a ClusterPipeline
+  initializes it again). :class:`Batch` queues scripts as raw EVALSHA and sends those that met
+  NOSCRIPT once more after loading the scripts on every primary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
+from redis.exceptions import ClusterDownError, NoScriptError, SlotNotCoveredError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from graphsvc.settings import Settings
+
+Client = aioredis.Redis | RedisCluster
+
+# What an unreachable (or restarting, still loading) Redis raises, or a cluster missing a node.
+# Not the cluster's other errors: a cross-slot call is a bug to surface, not an outage.
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, ClusterDownError, SlotNotCoveredError)
+Pipe = Any  # aioredis.client.Pipeline | ClusterPipeline: both queue on method calls
+
+# Set while a task holds a permit: a call made under it (redirects, script reloads) must not
+# wait for a second permit, which could deadlock a full gate.
+_holding: ContextVar[bool] = ContextVar("graphsvc_redis_permit", default=False)
+
+
+class _Gate:
+    def __init__(self, size: int, timeout: float) -> None:
+        self._permits = asyncio.Semaphore(size)
+        self._timeout = timeout
+
+    @asynccontextmanager
+    async def permit(self) -> AsyncIterator[None]:
+        if _holding.get():
+            yield
+            return
+        try:
+            async with asyncio.timeout(self._timeout):
+                await self._permits.acquire()
+        except TimeoutError:
+            raise RedisConnectionError("No connection available.") from None
+        token = _holding.set(True)
+        try:
+            yield
+        finally:
+            _holding.reset(token)
+            self._permits.release()
+
+
+class _GatedPipeline(ClusterPipeline):
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        async with self.cluster_client.gate.permit():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+class GatedRedisCluster(RedisCluster):
+    """A cluster client whose callers queue for a permit when all are taken."""
+
+    gate: _Gate
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.gate.permit():
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
+        if shard_hint:
+            raise ValueError("shard_hint is not supported in cluster mode")
+        return _GatedPipeline(self, transaction)
+
+
+def open_redis(settings: Settings) -> Client:
+    """A client whose callers wait for a free connection when all are busy (a burst of
+    requests queues rather than failing with "Too many connections")."""
+    if settings.redis_cluster:
+        client = GatedRedisCluster.from_url(
+            settings.redis_url,
+            decode_responses=True,
+            # headroom over the gate for the calls made while holding a permit
+            max_connections=settings.redis_pool_size + 8,
+            socket_connect_timeout=settings.redis_connect_timeout,
+            socket_timeout=settings.redis_socket_timeout,
+        )
+        client.gate = _Gate(settings.redis_pool_size, settings.redis_pool_timeout)
+        return client
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        decode_responses=True,
+        max_connections=settings.redis_pool_size,
+        timeout=settings.redis_pool_timeout,
+        socket_connect_timeout=settings.redis_connect_timeout,
+        socket_timeout=settings.redis_socket_timeout,
+        # A pooled connection can be dead (Redis restarted since): one retry on a new
+        # connection, so that is not taken for an outage. A timeout is not retried.
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+def is_cluster(client: object) -> bool:
+    return isinstance(client, RedisCluster)
+
+
+class Batch:
+    """Scripts and commands for one pipelined round trip (not a transaction), on a single
+    Redis or a cluster, where they are grouped by node; replies come back in order."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._ops: list[tuple[AsyncScript | None, Any]] = []
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def script(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> None:
+        self._ops.append((script, ("EVALSHA", script.sha, len(keys), *keys, *args)))
+
+    def call(self, queue: Callable[[Pipe], object]) -> None:
+        """Any other command, queued by ``queue(pipe)`` (e.g. ``lambda p: p.zadd(...)``)."""
+        self._ops.append((None, queue))
+
+    @staticmethod
+    def _queue(pipe: Pipe, op: tuple[AsyncScript | None, Any]) -> None:
+        script, what = op
+        if script is None:
+            what(pipe)
+        else:
+            if not isinstance(pipe, ClusterPipeline):
+                pipe.scripts.add(script)  # the single server's pipeline loads it if missing
+            pipe.execute_command(*what)
+
+    async def _send(
+        self, ops: list[tuple[AsyncScript | None, Any]], raise_on_error: bool
+    ) -> list[Any]:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for op in ops:
+                self._queue(pipe, op)
+            return await pipe.execute(raise_on_error=raise_on_error)
+
+    async def execute(self) -> list[Any]:
+        if not self._ops:
+            return []
+        if not is_cluster(self._client):
+            return await self._send(self._ops, raise_on_error=True)
+        replies = await self._send(self._ops, raise_on_error=False)
+        missing = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if missing:  # a node started after the scripts were loaded (or never saw them)
+            scripts = {self._ops[n][0].sha: self._ops[n][0] for n in missing}
+            for script in scripts.values():
+                await self._client.script_load(script.script)  # on every primary
+            again = await self._send([self._ops[n] for n in missing], raise_on_error=False)
+            for n, reply in zip(missing, again, strict=True):
+                replies[n] = reply
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies

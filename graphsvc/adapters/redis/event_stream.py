@@ -1,0 +1,95 @@
+"""Redis adapter: the stream of graph events (``graph:events``) that downstream services read.
+
+Delivery is at least once, with an id per event for consumers to drop repeats. A write
+creates its event in Neo4j's outbox (``:GraphEvent``) in the transaction of the change; after
+the commit the service appends it here together with the mirror write, and notes it as
+appended (``<stream>:acked``, same slot). The relay (``services/relay.py``) later takes outbox
+events older than OUTBOX_GRACE_SECONDS: an appended one is just forgotten; one whose append
+was lost (Redis down, a crash between the commit and the append) has its users' mirrors
+repaired and is appended then.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from graphsvc.adapters.redis.client import Client
+from graphsvc.domain.model import GraphEvent
+from graphsvc.settings import Settings
+
+# Deletes the relay's lease, or extends it (ARGV[2] ms), only if this holder still holds it.
+_LEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '0' then return redis.call('DEL', KEYS[1]) end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""
+
+
+class EventStream:
+    def __init__(self, client: Client, settings: Settings) -> None:
+        self._redis = client
+        self.stream = settings.events_stream
+        # Braces put the stream's companions in the stream's cluster slot.
+        self._acked = f"{{{self.stream}}}:acked"
+        self._lease = f"{{{self.stream}}}:relay"
+        self._max_len = settings.events_max_len
+        self._lease_script = client.register_script(_LEASE)
+
+    def append_to(self, pipe: Any, events: Sequence[GraphEvent]) -> None:
+        """Queue the appends (and their acks) on a pipeline the caller executes."""
+        now = time.time()
+        for event in events:
+            pipe.xadd(self.stream, event.fields(), maxlen=self._max_len, approximate=True)
+        if events:
+            pipe.zadd(self._acked, {event.id: now for event in events})
+
+    async def append(self, events: Sequence[GraphEvent]) -> None:
+        if not events:
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            self.append_to(pipe, events)
+            await pipe.execute()
+
+    async def acked_among(self, ids: Sequence[str]) -> set[str]:
+        scores = await self._redis.zmscore(self._acked, list(ids))
+        return {event_id for event_id, score in zip(ids, scores, strict=True) if score is not None}
+
+    async def unack(self, ids: Sequence[str]) -> None:
+        """Let the relay treat these events as lost (their mirror write failed)."""
+        if ids:
+            await self._redis.zrem(self._acked, *ids)
+
+    async def forget_acked(self, ids: Sequence[str], older_than: float) -> None:
+        """Drop these acks, and any ack older than ``older_than`` seconds (a relay that died
+        between deleting outbox events and their acks leaves those behind)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            if ids:
+                pipe.zrem(self._acked, *ids)
+            pipe.zremrangebyscore(self._acked, "-inf", time.time() - older_than)
+            await pipe.execute()
+
+    async def take_lease(self, holder: str, seconds: float) -> bool:
+        """One relay at a time across processes (another may hold it; it expires on its own)."""
+        return bool(await self._redis.set(self._lease, holder, nx=True, px=int(seconds * 1000)))
+
+    async def renew_lease(self, holder: str, seconds: float) -> bool:
+        """Extend the lease; False when it expired and another process may hold it now."""
+        return bool(
+            await self._lease_script(keys=[self._lease], args=[holder, int(seconds * 1000)])
+        )
+
+    async def release_lease(self, holder: str) -> None:
+        await self._lease_script(keys=[self._lease], args=[holder, 0])
+
+    async def read(
+        self, after: str, count: int, block_ms: int | None = None
+    ) -> list[tuple[str, dict[str, str]]]:
+        """Entries after entry id ``after`` ("$": only new ones), waiting up to ``block_ms``."""
+        reply = await self._redis.xread({self.stream: after}, count=count, block=block_ms)
+        return reply[0][1] if reply else []
+
+    async def last_id(self) -> str:
+        entries = await self._redis.xrevrange(self.stream, count=1)
+        return entries[0][0] if entries else "0-0"

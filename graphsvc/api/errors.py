@@ -1,0 +1,116 @@
+"""One error shape for every failure: ``{"error": {"code": ..., "message": ...}}``.
+
+The services raise the ``GraphError`` family (each knows its status and code); request
+validation, routing, and the stores being down are mapped here too, so no route handles an
+error itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from pydantic import BaseModel, Field
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from graphsvc.domain.errors import GraphError
+
+log = logging.getLogger(__name__)
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(examples=["invalid_user_id"])
+    message: str = Field(examples=["target_id 'bad id' is not a valid user id"])
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+# The error responses every route documents; follows add their refusals.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "unparseable or tampered cursor"},
+    422: {"model": ErrorBody, "description": "invalid user id, limit, parameter or self-follow"},
+    503: {"model": ErrorBody, "description": "a backing store is unavailable"},
+}
+FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "a block, or a suspended user, forbids it"},
+    409: {"model": ErrorBody, "description": "MAX_FOLLOWING reached, or a user is being erased"},
+    429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
+}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def describe_validation(exc: RequestValidationError) -> str:
+    """Every invalid parameter, by where it was and what was wrong, with the value given."""
+    parts = []
+    for err in exc.errors():
+        where, *names = err.get("loc", ("request",))
+        name = ".".join(str(n) for n in names) or str(where)
+        shown = f" (got {err['input']!r})" if "input" in err and err["input"] is not None else ""
+        parts.append(f"{where} parameter {name!r}: {err.get('msg', 'invalid')}{shown}")
+    return "; ".join(parts) or "invalid request"
+
+
+async def graph_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, GraphError)
+    return error_response(exc.status, exc.code, exc.message, exc.headers)
+
+
+async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return error_response(422, "invalid_request", describe_validation(exc))
+
+
+async def http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return error_response(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+
+
+def _unavailable(
+    store: str, code: str, what: str
+) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
+    """A 503 with Retry-After for a store that cannot be reached (logged, never a 500)."""
+
+    async def handle(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("%s unavailable: %s", store, exc)
+        message = f"the {what} is unavailable; retry later"
+        return error_response(503, code, message, {"Retry-After": "1"})
+
+    return handle
+
+
+neo4j_down = _unavailable("neo4j", "neo4j_unavailable", "graph database")
+redis_down = _unavailable("redis", "redis_unavailable", "relation cache")
+
+
+async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return error_response(500, "internal", "internal error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(GraphError, graph_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    # DatabaseUnavailable (a TransientError) while Neo4j stops or starts.
+    for neo4j_error in (ServiceUnavailable, SessionExpired, TransientError):
+        app.add_exception_handler(neo4j_error, neo4j_down)
+    for redis_error in (RedisConnectionError, RedisTimeoutError):
+        app.add_exception_handler(redis_error, redis_down)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,154 @@
+"""Routes of lists: followers, following, friends, counts, common and familiar lists."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from graphsvc.api.errors import ERRORS
+from graphsvc.api.params import (
+    Cursor,
+    FastJSON,
+    IdPageBody,
+    Limit,
+    ListsService,
+    OtherId,
+    PageBody,
+    TargetId,
+    UserId,
+    id_page_body,
+    page_body,
+)
+
+router = APIRouter()
+
+
+class CountsBody(BaseModel):
+    followers: int = Field(description="exact, every follower")
+    following: int = Field(description="exact, every followed user")
+    followers_active: int = Field(description="followers that are not suspended or spam")
+    following_active: int = Field(description="followed users that are not suspended or spam")
+    friends: int = Field(description="active mutual follows")
+    celebrity: bool = Field(description="followers >= CELEBRITY_FOLLOWERS")
+
+
+@router.get(
+    "/v1/users/{user_id}/followers",
+    response_model=PageBody,
+    responses=ERRORS,
+    tags=["lists"],
+    summary="Who follows the user, newest first (active users only)",
+)
+async def followers(
+    user_id: UserId,
+    lists: ListsService,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    not_followed_back: Annotated[
+        bool, Query(description="only followers the user does not follow")
+    ] = False,
+) -> Response:
+    page = await lists.followers(user_id, limit, cursor, not_followed_back=not_followed_back)
+    return page_body(page)
+
+
+@router.get(
+    "/v1/users/{user_id}/following",
+    response_model=PageBody,
+    responses=ERRORS,
+    tags=["lists"],
+    summary="Whom the user follows, newest first (active users only)",
+)
+async def following(
+    user_id: UserId,
+    lists: ListsService,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    not_following_back: Annotated[
+        bool, Query(description="only those who do not follow the user")
+    ] = False,
+    celebrities_only: Annotated[
+        bool, Query(description="only users with at least CELEBRITY_FOLLOWERS followers")
+    ] = False,
+) -> Response:
+    page = await lists.following(
+        user_id, limit, cursor,
+        not_following_back=not_following_back, celebrities_only=celebrities_only,
+    )  # fmt: skip
+    return page_body(page)
+
+
+@router.get(
+    "/v1/users/{user_id}/friends",
+    response_model=PageBody,
+    responses=ERRORS,
+    tags=["lists"],
+    summary="Active mutual follows, by when the user followed them, newest first",
+)
+async def friends(
+    user_id: UserId, lists: ListsService, limit: Limit = None, cursor: Cursor = None
+) -> Response:
+    return page_body(await lists.friends(user_id, limit, cursor))
+
+
+@router.get(
+    "/v1/users/{user_id}/counts",
+    response_model=CountsBody,
+    responses=ERRORS,
+    tags=["lists"],
+    summary="Exact counts: totals, active users only, friends",
+)
+async def counts(user_id: UserId, lists: ListsService) -> Response:
+    result = await lists.counts(user_id)
+    return FastJSON({
+        "followers": result.followers,
+        "following": result.following,
+        "followers_active": result.followers_active,
+        "following_active": result.following_active,
+        "friends": result.friends,
+        "celebrity": lists.is_celebrity(result),
+    })  # fmt: skip
+
+
+@router.get(
+    "/v1/users/{user_id}/common-following/{other_id}",
+    response_model=IdPageBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="Active users both follow, in id order, with the total",
+)
+async def common_following(
+    user_id: UserId, other_id: OtherId, lists: ListsService,
+    limit: Limit = None, cursor: Cursor = None,
+) -> Response:  # fmt: skip
+    return id_page_body(await lists.common_following(user_id, other_id, limit, cursor))
+
+
+@router.get(
+    "/v1/users/{user_id}/common-followers/{other_id}",
+    response_model=IdPageBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="Active users who follow both, in id order, with the total",
+)
+async def common_followers(
+    user_id: UserId, other_id: OtherId, lists: ListsService,
+    limit: Limit = None, cursor: Cursor = None,
+) -> Response:  # fmt: skip
+    return id_page_body(await lists.common_followers(user_id, other_id, limit, cursor))
+
+
+@router.get(
+    "/v1/users/{user_id}/familiar-followers/{target_id}",
+    response_model=IdPageBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
+)
+async def familiar_followers(
+    user_id: UserId, target_id: TargetId, lists: ListsService, limit: Limit = None
+) -> Response:
+    return id_page_body(await lists.familiar_followers(user_id, target_id, limit))

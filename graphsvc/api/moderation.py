@@ -1,0 +1,87 @@
+"""Routes of moderation: a user's status, and erasing a user."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from graphsvc.api.errors import ERRORS
+from graphsvc.api.params import FastJSON, ModerationService, UserId
+from graphsvc.domain.model import UserState
+from graphsvc.services.moderation import Moderation
+
+router = APIRouter()
+
+
+class StatusRequest(BaseModel):
+    status: Literal["active", "suspended", "spam"]
+
+
+class StatusBody(BaseModel):
+    user_id: str
+    exists: bool
+    status: str
+    fanout_pending: bool = Field(description="counts depending on the status still updating")
+    erasing: bool = Field(description="the user is being erased")
+    progress: dict[str, int] | None = Field(
+        default=None, description="edges done by this process's running job, when it has one"
+    )
+
+
+class EraseBody(BaseModel):
+    user_id: str
+    state: Literal["erasing", "absent"]
+
+
+def _status_body(user_id: str, state: UserState | None, moderation: Moderation) -> StatusBody:
+    progress = moderation.progress(user_id)
+    return StatusBody(
+        user_id=user_id,
+        exists=state is not None,
+        status=state.status if state else "active",
+        fanout_pending=bool(state and state.fanout_pending),
+        erasing=bool(state and state.erasing),
+        progress=dict(progress.notes) if progress else None,
+    )
+
+
+@router.put(
+    "/v1/users/{user_id}/status",
+    response_model=StatusBody,
+    responses=ERRORS,
+    tags=["moderation"],
+    summary="Set active, suspended or spam; dependent counts update in the background",
+)
+async def set_status(
+    user_id: UserId, body: StatusRequest, moderation: ModerationService
+) -> StatusBody:
+    state = await moderation.set_status(user_id, body.status)
+    return _status_body(user_id, state, moderation)
+
+
+@router.get(
+    "/v1/users/{user_id}/status",
+    response_model=StatusBody,
+    responses=ERRORS,
+    tags=["moderation"],
+    summary="A user's status, and whether a fan-out or erasure is still running",
+)
+async def get_status(user_id: UserId, moderation: ModerationService) -> StatusBody:
+    return _status_body(user_id, await moderation.user_state(user_id), moderation)
+
+
+@router.delete(
+    "/v1/users/{user_id}",
+    response_model=EraseBody,
+    status_code=202,
+    responses=ERRORS | {200: {"model": EraseBody, "description": "no such user"}},
+    tags=["moderation"],
+    summary="Erase a user and every edge, in the background (see GET .../status)",
+)
+async def erase(user_id: UserId, moderation: ModerationService) -> Response:
+    if await moderation.erase(user_id):
+        return FastJSON({"user_id": user_id, "state": "erasing"}, status_code=202)
+    return FastJSON({"user_id": user_id, "state": "absent"}, status_code=200)

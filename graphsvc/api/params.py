@@ -1,0 +1,99 @@
+"""What routes take and give: path and query parameters, the service each route calls (as a
+FastAPI dependency), and the list bodies several routers share.
+
+User ids are plain strings here: the services validate them, so the 422 names the parameter
+(``target_id 'x y' is not a valid user id``) in the one error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import orjson
+from fastapi import Depends, Path, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.ids import USER_ID_PATTERN
+from graphsvc.domain.model import IdPage, Page, iso_utc
+from graphsvc.services.follower_feed import FollowerFeed
+from graphsvc.services.health import Health
+from graphsvc.services.interactions import Interactions
+from graphsvc.services.lists import Lists
+from graphsvc.services.moderation import Moderation
+from graphsvc.services.relations import Relations
+from graphsvc.services.suggestions import Suggestions
+
+T = TypeVar("T")
+
+_ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
+UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
+TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
+OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
+Limit = Annotated[int | None, Query(description="page size, 1-200 (default 20)")]
+Cursor = Annotated[str | None, Query(description="next_cursor of the previous page")]
+
+
+# -- the service a route calls ----------------------------------------------------------------
+
+
+def _provided(pick: Callable[[Services], T]) -> Callable[[Request], Awaitable[T]]:
+    """A dependency giving a route the one service it calls, from the app's services. It is a
+    coroutine: FastAPI would run a plain function in a thread pool, a hop on every request."""
+
+    async def provide(request: Request) -> T:
+        return pick(request.app.state.services)
+
+    return provide
+
+
+RelationsService = Annotated[Relations, Depends(_provided(lambda s: s.relations))]
+ListsService = Annotated[Lists, Depends(_provided(lambda s: s.lists))]
+ModerationService = Annotated[Moderation, Depends(_provided(lambda s: s.moderation))]
+SuggestionsService = Annotated[Suggestions, Depends(_provided(lambda s: s.suggestions))]
+InteractionsService = Annotated[Interactions, Depends(_provided(lambda s: s.interactions))]
+Feed = Annotated[FollowerFeed, Depends(_provided(lambda s: s.feed))]
+HealthService = Annotated[Health, Depends(_provided(lambda s: s.health))]
+
+
+# -- bodies -------------------------------------------------------------------------------------
+
+
+class FastJSON(Response):
+    """JSON by orjson, for bodies the route already shaped (no second validation pass)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+class Item(BaseModel):
+    user_id: str
+    since: str = Field(
+        description="follow time, ISO-8601 UTC", examples=["2026-11-22T10:00:00.000000Z"]
+    )
+
+
+class PageBody(BaseModel):
+    items: list[Item]
+    next_cursor: str | None = Field(
+        description="pass as ?cursor= for the next page; null at the end"
+    )
+
+
+class IdPageBody(BaseModel):
+    total: int = Field(description="exact size of the whole list")
+    items: list[str]
+    next_cursor: str | None = None
+
+
+def page_body(page: Page) -> FastJSON:
+    items = [{"user_id": e.user_id, "since": iso_utc(e.since)} for e in page.items]
+    return FastJSON({"items": items, "next_cursor": page.next_cursor})
+
+
+def id_page_body(page: IdPage) -> FastJSON:
+    return FastJSON({"total": page.total, "items": page.user_ids, "next_cursor": page.next_cursor})

@@ -1,0 +1,126 @@
+"""Routes of relations: follow, unfollow, block, unblock, and relationships in one call."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
+from graphsvc.api.params import FastJSON, RelationsService, TargetId, UserId
+
+router = APIRouter()
+
+
+class FollowBody(BaseModel):
+    following: bool
+    created: bool = Field(description="false when the follow already existed")
+
+
+class UnfollowBody(BaseModel):
+    following: bool
+    removed: bool = Field(description="false when there was no follow to remove")
+
+
+class RelationshipBody(BaseModel):
+    following: bool = Field(description="the user follows this id")
+    followed_by: bool = Field(description="this id follows the user")
+    mutual: bool
+    blocking: bool = Field(description="the user blocks this id")
+    blocked_by: bool = Field(description="this id blocks the user")
+
+
+class RelationshipsBody(BaseModel):
+    relationships: dict[str, RelationshipBody] = Field(description="keyed by the ids asked for")
+
+
+class BlockBody(BaseModel):
+    blocking: bool
+    created: bool = Field(description="false when the block already existed")
+    removed_follows: int = Field(description="follows removed by this block (0-2)")
+
+
+class UnblockBody(BaseModel):
+    blocking: bool
+    removed: bool = Field(description="false when there was no block to remove")
+
+
+@router.put(
+    "/v1/users/{user_id}/following/{target_id}",
+    response_model=FollowBody,
+    responses=ERRORS | FOLLOW_ERRORS,
+    tags=["relations"],
+    summary="Follow a user (idempotent)",
+)
+async def follow(user_id: UserId, target_id: TargetId, relations: RelationsService) -> FollowBody:
+    created = await relations.follow(user_id, target_id)
+    return FollowBody(following=True, created=created)
+
+
+@router.delete(
+    "/v1/users/{user_id}/following/{target_id}",
+    response_model=UnfollowBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="Unfollow a user (idempotent)",
+)
+async def unfollow(
+    user_id: UserId, target_id: TargetId, relations: RelationsService
+) -> UnfollowBody:
+    removed = await relations.unfollow(user_id, target_id)
+    return UnfollowBody(following=False, removed=removed)
+
+
+@router.get(
+    "/v1/users/{user_id}/relationships",
+    response_model=RelationshipsBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="How the user relates to up to 100 others, in one call",
+)
+async def relationships(
+    user_id: UserId,
+    relations: RelationsService,
+    ids: Annotated[str, Query(description="comma-separated user ids (1-100)")],
+) -> Response:
+    others = [part.strip() for part in ids.split(",")] if ids else []
+    found = await relations.relationships(user_id, others)
+    return FastJSON({
+        "relationships": {
+            rel.user_id: {
+                "following": rel.following,
+                "followed_by": rel.followed_by,
+                "mutual": rel.mutual,
+                "blocking": rel.blocking,
+                "blocked_by": rel.blocked_by,
+            }
+            for rel in found
+        }
+    })  # fmt: skip
+
+
+@router.put(
+    "/v1/users/{user_id}/blocks/{target_id}",
+    response_model=BlockBody,
+    responses=ERRORS,
+    tags=["blocks"],
+    summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
+)
+async def block(user_id: UserId, target_id: TargetId, relations: RelationsService) -> BlockBody:
+    change = await relations.block(user_id, target_id)
+    removed = sum(c.changed for c in change.removed)
+    return BlockBody(blocking=True, created=change.created, removed_follows=removed)
+
+
+@router.delete(
+    "/v1/users/{user_id}/blocks/{target_id}",
+    response_model=UnblockBody,
+    responses=ERRORS,
+    tags=["blocks"],
+    summary="Unblock a user (removed follows are not restored; idempotent)",
+)
+async def unblock(user_id: UserId, target_id: TargetId, relations: RelationsService) -> UnblockBody:
+    removed = await relations.unblock(user_id, target_id)
+    return UnblockBody(blocking=False, removed=removed)

@@ -1,0 +1,125 @@
+"""Routes of people you may know: interactions, suggestions, dismissals, and the internal
+affinities."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from graphsvc.api.errors import ERRORS
+from graphsvc.api.params import (
+    FastJSON,
+    InteractionsService,
+    SuggestionsService,
+    TargetId,
+    UserId,
+)
+from graphsvc.domain.model import Interaction
+
+router = APIRouter()
+
+
+class InteractionIn(BaseModel):
+    actor: str = Field(examples=["alice"])
+    target: str = Field(examples=["bob"])
+    kind: str = Field(description="a kind of INTERACTION_WEIGHTS", examples=["message"])
+    at: datetime = Field(description="when it happened (ISO-8601; UTC if no zone)")
+
+
+class AcceptedBody(BaseModel):
+    accepted: int = Field(description="events buffered; affinity reflects them within seconds")
+
+
+class AffinityItem(BaseModel):
+    user_id: str
+    affinity: float
+
+
+class AffinitiesBody(BaseModel):
+    items: list[AffinityItem]
+
+
+class Reasons(BaseModel):
+    mutual_count: int = Field(description="people you follow who follow them")
+    via: list[str] = Field(description="up to 3 of those, closest to you first")
+
+
+class SuggestionItem(BaseModel):
+    user_id: str
+    score: float
+    reasons: Reasons
+    sources: list[str] = Field(
+        description="friends_of_friends, follows_you (a follower you do not follow), popular"
+    )
+
+
+class SuggestionsBody(BaseModel):
+    items: list[SuggestionItem]
+
+
+class DismissBody(BaseModel):
+    dismissed: bool
+    created: bool = Field(description="false when it was dismissed before")
+
+
+@router.post(
+    "/v1/interactions",
+    response_model=AcceptedBody,
+    status_code=202,
+    responses=ERRORS,
+    tags=["people you may know"],
+    summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
+)
+async def interactions(events: list[InteractionIn], recorder: InteractionsService) -> Response:
+    accepted = await recorder.record([Interaction(e.actor, e.target, e.kind, e.at) for e in events])
+    return FastJSON({"accepted": accepted}, status_code=202)
+
+
+@router.get(
+    "/v1/users/{user_id}/suggestions",
+    response_model=SuggestionsBody,
+    responses=ERRORS,
+    tags=["people you may know"],
+    summary="People the user may know, best first, with reasons",
+)
+async def suggestions(
+    user_id: UserId,
+    suggester: SuggestionsService,
+    limit: Annotated[int, Query(description="1-50")] = 10,
+) -> Response:
+    found = await suggester.suggestions(user_id, limit)
+    return FastJSON({"items": [s.as_json() for s in found]})
+
+
+@router.delete(
+    "/v1/users/{user_id}/suggestions/{target_id}",
+    response_model=DismissBody,
+    responses=ERRORS,
+    tags=["people you may know"],
+    summary="Never suggest the target to the user again",
+)
+async def dismiss(
+    user_id: UserId, target_id: TargetId, suggester: SuggestionsService
+) -> DismissBody:
+    created = await suggester.dismiss(user_id, target_id)
+    return DismissBody(dismissed=True, created=created)
+
+
+@router.get(
+    "/v1/internal/users/{user_id}/affinities",
+    response_model=AffinitiesBody,
+    responses=ERRORS,
+    tags=["internal"],
+    summary="Whom the user is closest to, with affinity (internal: never shown to users)",
+)
+async def affinities(
+    user_id: UserId,
+    recorder: InteractionsService,
+    limit: Annotated[int, Query(description="1-1000")] = 20,
+) -> Response:
+    found = await recorder.affinities(user_id, limit)
+    return FastJSON({"items": [{"user_id": u, "affinity": a} for u, a in found]})

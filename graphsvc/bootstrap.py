@@ -1,0 +1,221 @@
+"""The composition root: open the two stores' connections, and build every adapter and
+service once, wired together (Cosmic Python's ``bootstrap``). The API, the CLI, tests and
+notebooks all start here; nothing else constructs a service.
+
+``build`` does no I/O, so tests can build services with other settings over connections
+they share; ``open_services`` opens the connections, applies the schema and, for a serving
+process, starts its loops (the interaction flusher, the outbox relay) and resumes unfinished
+background jobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from neo4j import AsyncDriver
+
+from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.outbox import OutboxStore
+from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
+from graphsvc.adapters.neo4j.suggestions import SuggestionStore
+from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.interactions import InteractionBuffer
+from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.services.fallback import Breaker
+from graphsvc.services.follower_feed import FollowerFeed
+from graphsvc.services.health import Health
+from graphsvc.services.interactions import Interactions
+from graphsvc.services.jobs import Jobs
+from graphsvc.services.lists import Lists
+from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.moderation import Moderation
+from graphsvc.services.moderation_jobs import ModerationJobs
+from graphsvc.services.relations import Relations
+from graphsvc.services.relay import Relay
+from graphsvc.services.suggestions import Suggestions
+from graphsvc.services.writes import Writes
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Connections:
+    """The Neo4j driver and the Redis client (a pool each), shared by everything built."""
+
+    driver: AsyncDriver
+    redis: Client
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings) -> AsyncIterator[Connections]:
+        driver = open_driver(settings)
+        client = open_redis(settings)
+        try:
+            await driver.verify_connectivity()
+            try:
+                await client.ping()
+            except REDIS_DOWN as exc:  # served from Neo4j until it answers
+                log.warning("redis does not answer at start-up (%s)", exc)
+            yield cls(driver, client)
+        finally:
+            await client.aclose()
+            await driver.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Neo4jAdapters:
+    store: Neo4jStore
+    edges: EdgeStore
+    snapshots: SnapshotStore
+    lists: ListStore
+    moderation: ModerationStore
+    outbox: OutboxStore
+    suggestions: SuggestionStore
+    bulk: BulkStore
+
+
+@dataclass(frozen=True, slots=True)
+class RedisAdapters:
+    client: Client
+    mirror: Mirror
+    statuses: StatusSet
+    mirror_state: MirrorState
+    stream: EventStream
+    interactions: InteractionBuffer
+    suggestion_cache: SuggestionCache
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Everything built, by name. Routes and commands take the one service they call."""
+
+    settings: Settings
+    neo4j: Neo4jAdapters
+    redis: RedisAdapters
+    breaker: Breaker
+    writes: Writes
+    jobs: Jobs
+    mirror_sync: MirrorSync
+    relations: Relations
+    lists: Lists
+    moderation: Moderation
+    interactions: Interactions
+    suggestions: Suggestions
+    relay: Relay
+    feed: FollowerFeed
+    health: Health
+
+    async def close(self) -> None:
+        """Stop what runs in the background (unfinished jobs resume at the next start)."""
+        await self.feed.close()
+        await self.jobs.close()
+
+
+def neo4j_adapters(settings: Settings, driver: AsyncDriver) -> Neo4jAdapters:
+    store = Neo4jStore(driver, settings.neo4j_database)
+    snapshots = SnapshotStore(store)
+    return Neo4jAdapters(
+        store=store,
+        edges=EdgeStore(store, snapshots.read_counts),
+        snapshots=snapshots,
+        lists=ListStore(store),
+        moderation=ModerationStore(store),
+        outbox=OutboxStore(store),
+        suggestions=SuggestionStore(store),
+        bulk=BulkStore(store),
+    )
+
+
+def redis_adapters(
+    settings: Settings, client: Client, *, split_page: bool | None = None
+) -> RedisAdapters:
+    """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
+    statuses = StatusSet(client, settings)
+    mirror = Mirror(client, statuses, settings, split_page=split_page)
+    return RedisAdapters(
+        client=client,
+        mirror=mirror,
+        statuses=statuses,
+        mirror_state=MirrorState(mirror),
+        stream=EventStream(client, settings),
+        interactions=InteractionBuffer(client, settings),
+        suggestion_cache=SuggestionCache(client, settings),
+    )
+
+
+def build(
+    settings: Settings, connections: Connections, *, split_page: bool | None = None
+) -> Services:
+    """Every adapter and service, wired; no I/O."""
+    neo4j = neo4j_adapters(settings, connections.driver)
+    redis = redis_adapters(settings, connections.redis, split_page=split_page)
+    breaker = Breaker(settings.redis_retry_seconds)
+    writes = Writes(redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, breaker)
+    jobs = Jobs()
+    sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
+    work = ModerationJobs(
+        neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
+        settings,
+    )  # fmt: skip
+    return Services(
+        settings=settings,
+        neo4j=neo4j,
+        redis=redis,
+        breaker=breaker,
+        writes=writes,
+        jobs=jobs,
+        mirror_sync=sync,
+        relations=Relations(neo4j.edges, writes, settings),
+        lists=Lists(
+            neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings
+        ),
+        moderation=Moderation(neo4j.moderation, writes, jobs, work),
+        interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
+        suggestions=Suggestions(neo4j.suggestions, redis.suggestion_cache, breaker, settings),
+        relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
+        feed=FollowerFeed(redis.stream),
+        health=Health(neo4j.store, redis.mirror),
+    )
+
+
+@asynccontextmanager
+async def open_services(
+    settings: Settings, *, resume: bool = False, finish: bool = False
+) -> AsyncIterator[Services]:
+    """Ready services (schema applied) for the API, scripts, notebooks and the CLI.
+
+    ``resume`` (serving processes) restarts fan-outs and erasures a stopped process left
+    unfinished and runs the interaction flusher and the outbox relay; on exit, running jobs
+    are waited for when ``finish`` is set (the CLI), else stopped (they resume at the next
+    start).
+    """
+    async with Connections.open(settings) as connections:
+        services = build(settings, connections)
+        await services.neo4j.store.apply_schema()
+        loops: list[asyncio.Task[None]] = []
+        try:
+            if resume:
+                await services.moderation.resume_pending()
+                loop = asyncio.get_running_loop()
+                loops.append(loop.create_task(services.interactions.run_flusher()))
+                loops.append(loop.create_task(services.relay.run()))
+            yield services
+            if finish:
+                await services.jobs.drain()
+        finally:
+            for task in loops:
+                task.cancel()
+            await asyncio.gather(*loops, return_exceptions=True)
+            await services.close()

@@ -1,0 +1,92 @@
+"""Opaque, tamper-evident keyset cursors.
+
+A cursor names the last item a client saw, as ``(since, user_id)``, plus the list it belongs
+to. Keyset positions (not offsets) are what make a walk yield every edge exactly once while
+new follows arrive: new edges are always newer than any position already handed out.
+The HMAC binds the position to one list of one user, so a cursor cannot be edited or replayed
+against another list.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import math
+from dataclasses import dataclass
+
+from graphsvc.domain.errors import InvalidCursor
+from graphsvc.domain.ids import is_user_id
+
+_VERSION = "2"  # "2|scope|since|user_id|score"; "1" (no score) is still read
+_MAC_BYTES = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a walk stopped: strictly later entries come next. Lists ordered by a score
+    (friends, closest first) carry it; others order by ``since``, newest first."""
+
+    since: int
+    user_id: str
+    score: float | None = None
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    padded = text + "=" * (-len(text) % 4)
+    return base64.b64decode(padded, altchars=b"-_", validate=True)
+
+
+class CursorCodec:
+    def __init__(self, secret: str) -> None:
+        self._key = secret.encode()
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
+
+    def encode(self, scope: str, position: Position) -> str:
+        score = "" if position.score is None else repr(position.score)
+        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}|{score}".encode()
+        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+
+    def decode(self, scope: str, cursor: str) -> Position:
+        """Return the position, or raise InvalidCursor saying what is wrong with it."""
+        body, dot, mac = cursor.partition(".")
+        if not dot or not body or not mac:
+            raise InvalidCursor("cursor is malformed: expected the opaque value from next_cursor")
+        try:
+            payload, given = _unb64(body), _unb64(mac)
+        except (binascii.Error, ValueError):
+            raise InvalidCursor("cursor is malformed: not URL-safe base64") from None
+        if not hmac.compare_digest(given, self._mac(payload)):
+            raise InvalidCursor("cursor signature does not match: it was altered or not issued")
+        version, _, rest = payload.decode(errors="replace").partition("|")
+        if version not in ("1", _VERSION):
+            raise InvalidCursor(f"cursor version {version!r} is not supported")
+        score = ""
+        if version == _VERSION:
+            rest, _, score = rest.rpartition("|")
+        cursor_scope, _, position = rest.rpartition("|")
+        cursor_scope, _, since = cursor_scope.rpartition("|")
+        if cursor_scope != scope:
+            raise InvalidCursor("cursor belongs to a different list; start again without cursor")
+        if not since.isdigit() or not is_user_id(position):
+            raise InvalidCursor("cursor is malformed: bad position")
+        return Position(int(since), position, _score(score))
+
+
+def _score(text: str) -> float | None:
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidCursor("cursor is malformed: bad score") from None
+    if not math.isfinite(value):
+        raise InvalidCursor("cursor is malformed: bad score")
+    return value

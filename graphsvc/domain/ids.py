@@ -1,0 +1,27 @@
+"""User ids: 1-64 characters from ``[A-Za-z0-9_.-]``.
+
+The alphabet keeps ids safe inside Redis hash tags (no braces) and makes byte order, Python
+order and Neo4j string order agree, which keyset pagination relies on.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphsvc.domain.errors import InvalidUserId
+
+USER_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+_USER_ID = re.compile(USER_ID_PATTERN)
+
+
+def is_user_id(value: str) -> bool:
+    return bool(_USER_ID.fullmatch(value))
+
+
+def validate_user_id(value: str, name: str = "user_id") -> str:
+    if not isinstance(value, str) or not _USER_ID.fullmatch(value):
+        shown = value if isinstance(value, str) and len(value) <= 80 else f"{str(value)[:80]}..."
+        raise InvalidUserId(
+            f"{name} {shown!r} is not a valid user id: use 1-64 characters from [A-Za-z0-9_.-]"
+        )
+    return value

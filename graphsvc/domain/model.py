@@ -1,0 +1,243 @@
+"""Plain values passed between the service layer and the adapters (no I/O, no framework)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from graphsvc.domain.cursor import Position
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# A user's statuses; the last two are "inactive": hidden from every list and active count.
+STATUSES = ("active", "suspended", "spam")
+
+
+def iso_utc(micros: int) -> str:
+    """Microseconds since the epoch as exact ISO-8601 UTC (no float rounding)."""
+    moment = _EPOCH + timedelta(microseconds=micros)
+    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def micros_from_datetime(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+class Side(enum.Enum):
+    """One of a user's two lists. The value is the one-letter tag used in Redis keys."""
+
+    FOLLOWERS = "r"
+    FOLLOWING = "g"
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One user in a list, with the follow time (microseconds since the epoch)."""
+
+    user_id: str
+    since: int
+    score: float | None = None  # the order of score-ordered lists (never shown to clients)
+
+    @property
+    def position(self) -> Position:
+        return Position(self.since, self.user_id, self.score)
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """A user's exact counts. The active ones leave out suspended and spam users; friends are
+    active mutual follows."""
+
+    followers: int
+    following: int
+    followers_active: int
+    following_active: int
+    friends: int
+
+    def values(self) -> tuple[int, int, int, int, int]:
+        """In the order of the mirror's count fields (fr, fg, fa, ga, mu)."""
+        return (
+            self.followers, self.following, self.followers_active, self.following_active,
+            self.friends,
+        )  # fmt: skip
+
+    @classmethod
+    def zero(cls) -> Counts:
+        return cls(0, 0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class UserCounts:
+    """A user's exact counts as read from Neo4j at ``at`` (Neo4j's clock, microseconds)."""
+
+    at: int
+    counts: Counts
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEvent:
+    """An effective change, as downstream services receive it on the event stream.
+
+    ``id`` is unique per change (consumers drop repeats by it: delivery is at least once);
+    ``version`` orders changes of one edge or user (the acting user's clock tick, µs).
+    """
+
+    id: str
+    type: str  # follow, unfollow, block, unblock, status, erase
+    src: str  # the acting user (the follower, the blocker, the user whose status changed)
+    dst: str  # the other user ("" for status and erase)
+    version: int
+    status: str = ""  # the new status (status events)
+    cause: str = ""  # "block" for follows removed by a block
+
+    def fields(self) -> dict[str, str | int]:
+        fields: dict[str, str | int] = {
+            "id": self.id, "type": self.type, "src": self.src, "dst": self.dst,
+            "version": self.version,
+        }  # fmt: skip
+        if self.status:
+            fields["status"] = self.status
+        if self.cause:
+            fields["cause"] = self.cause
+        return fields
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeChange:
+    """One committed follow or unfollow, as the mirror needs it.
+
+    ``version`` orders writes to this edge: the edge's follow time for a follow, the
+    follower's clock tick for an unfollow. The counts were read after the commit.
+    """
+
+    src: str
+    dst: str
+    following: bool
+    changed: bool
+    version: int
+    src_counts: UserCounts | None  # None: the user was erased meanwhile (its half is moot)
+    dst_counts: UserCounts | None
+    event: GraphEvent | None = None  # what the event stream says of it (None: no change)
+    counts_read: bool = True  # False: Neo4j went away after the commit (the relay mirrors it)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A user's newest list entries and exact counts, read from Neo4j at ``at``."""
+
+    user_id: str
+    at: int
+    totals: Counts
+    followers: list[Entry] = field(default_factory=list)
+    following: list[Entry] = field(default_factory=list)
+    inactive: bool = False
+
+    def entries(self, side: Side) -> list[Entry]:
+        return self.followers if side is Side.FOLLOWERS else self.following
+
+    @property
+    def followers_count(self) -> int:
+        return self.totals.followers
+
+    @property
+    def following_count(self) -> int:
+        return self.totals.following
+
+    @property
+    def reading(self) -> UserCounts:
+        return UserCounts(self.at, self.totals)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why Neo4j refused a new follow (a rule of follow.cypher); nothing was written."""
+
+    rule: str
+    retry_at: int | None = None  # microseconds; when the rate limit lets the next follow in
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    """How a user relates to one other user."""
+
+    user_id: str
+    following: bool
+    followed_by: bool
+    blocking: bool
+    blocked_by: bool
+
+    @property
+    def mutual(self) -> bool:
+        return self.following and self.followed_by
+
+
+@dataclass(frozen=True, slots=True)
+class BlockChange:
+    """A committed block: whether it is new, and a removal per direction (``changed`` says
+    whether there was a follow to remove)."""
+
+    created: bool
+    removed: list[EdgeChange]
+    events: list[GraphEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class UserState:
+    status: str
+    fanout_pending: bool
+    erasing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IdPage:
+    """A page of a list ordered by user id, with the exact size of the whole list."""
+
+    total: int
+    user_ids: list[str]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: list[Entry]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """One interaction as a product reports it (validated by the interactions use case)."""
+
+    actor: str
+    target: str
+    kind: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A person the user may know, with the reasons shown to the user."""
+
+    user_id: str
+    score: float
+    mutual_count: int
+    via: list[str]
+    sources: list[str]
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "user_id": self.user_id,
+            "score": round(self.score, 6),
+            "reasons": {"mutual_count": self.mutual_count, "via": self.via},
+            "sources": self.sources,
+        }
+
+    @classmethod
+    def from_json(cls, item: dict) -> Suggestion:
+        reasons = item["reasons"]
+        return cls(
+            item["user_id"], item["score"], reasons["mutual_count"], reasons["via"], item["sources"]
+        )

@@ -1,0 +1,352 @@
+"""The ``graphsvc`` command: serve the API, run the local servers, load and check graphs.
+
+Each command is one small function; a failure the operator can fix (a bad file, a server
+that does not start, unreachable stores) ends in one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import uvicorn
+from tqdm import tqdm
+
+from graphsvc.bootstrap import Services, open_services
+from graphsvc.ops import local_servers
+from graphsvc.ops.consistency import check_users
+from graphsvc.ops.demo import demo_edges
+from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file
+from graphsvc.ops.evaluation import Dataset, evaluate, read_dataset, table
+from graphsvc.ops.generate import SIZES, write_edge_file
+from graphsvc.ops.loader import load, rebuild_mirror
+from graphsvc.ops.reconcile import reconcile, reconcile_recent
+from graphsvc.settings import (
+    LocalServerSettings,
+    Settings,
+    get_local_server_settings,
+    get_settings,
+)
+
+Command = Callable[[argparse.Namespace, Settings, LocalServerSettings], int | None]
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+# -- serving and servers ------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> None:
+    uvicorn.run(
+        "graphsvc.api.app:create_app",
+        factory=True,
+        host=args.host or settings.api_host,
+        port=args.port or settings.api_port,
+        workers=args.workers or settings.api_workers,
+        log_level="info",
+        access_log=settings.api_access_log,
+    )
+
+
+def _services(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    if args.action == "status":
+        for line in local_servers.status(settings, local):
+            _print(line)
+    else:
+        getattr(local_servers, args.action)(settings, local)
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+async def _load_edges(
+    settings: Settings,
+    local: LocalServerSettings,
+    edges: EdgeSet,
+    progress: bool,
+    online: bool = False,
+) -> None:
+    _print(edges.summary())
+    async with open_services(settings) as services:
+        report = await load(
+            services, edges, local=local, progress=progress, online=online, say=_print
+        )
+    _print(
+        f"loaded {report.edges:,} edges ({report.created:,} new) between {report.users:,} users "
+        f"in {report.seconds:.1f}s: {report.edges_per_second:,.0f} edges/s"
+    )
+
+
+def _load(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    edges = read_edge_file(args.file, undirected=args.undirected, prefix=args.prefix)
+    asyncio.run(_load_edges(settings, local, edges, not args.no_progress, args.online))
+
+
+def _demo(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    edges = demo_edges(args.users, args.seed)
+    asyncio.run(_load_edges(settings, local, edges, not args.no_progress))
+
+
+def _gen(args: argparse.Namespace, _: Settings, __: LocalServerSettings) -> None:
+    started = time.perf_counter()
+    written = write_edge_file(args.out, SIZES[args.size], seed=args.seed)
+    _print(f"wrote {written:,} edges to {args.out} in {time.perf_counter() - started:.1f}s")
+
+
+# -- the mirror against the truth ----------------------------------------------------------------
+
+
+async def _batches_of(
+    services: Services, users: Sequence[str], everyone: bool
+) -> AsyncIterator[list[str]]:
+    size = services.settings.rebuild_batch_users
+    if everyone:
+        async for batch in services.neo4j.snapshots.user_ids(size):
+            yield batch
+    else:
+        for start in range(0, len(users), size):
+            yield list(users[start : start + size])
+
+
+def _named_users(args: argparse.Namespace) -> None:
+    if not args.users and not args.all:
+        raise SystemExit(f"graphsvc {args.command}: name user ids or pass --all")
+
+
+async def _check_users(settings: Settings, args: argparse.Namespace) -> int:
+    found = checked = 0
+    async with open_services(settings) as services:
+        with tqdm(desc="checked", unit="user") as bar:
+            async for batch in _batches_of(services, args.users, args.all):
+                drifts = await check_users(services, batch)
+                for drift in drifts:
+                    tqdm.write(str(drift))
+                found += len(drifts)
+                checked += len(batch)
+                if args.repair and drifts:
+                    users = sorted({d.user_id for d in drifts})
+                    await rebuild_mirror(services, users, progress=False)
+                bar.update(len(batch))
+    repaired = " (repaired)" if args.repair and found else ""
+    _print(f"checked {checked:,} users: {found} drifts{repaired}")
+    return 1 if found and not args.repair else 0
+
+
+def _check(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> int:
+    _named_users(args)
+    return asyncio.run(_check_users(settings, args))
+
+
+async def _rebuild_users(settings: Settings, args: argparse.Namespace) -> None:
+    built = 0
+    async with open_services(settings) as services:
+        async for batch in _batches_of(services, args.users, args.all):
+            built += await rebuild_mirror(services, batch, progress=not args.all)
+    _print(f"rebuilt the mirror of {built:,} users")
+
+
+def _rebuild(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> None:
+    _named_users(args)
+    asyncio.run(_rebuild_users(settings, args))
+
+
+async def _reconcile_users(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_services(settings) as services:
+        if args.every is not None:
+            await reconcile_recent(services, args.every, say=_print)
+            return 0
+        report = await reconcile(services, _batches_of(services, args.users, args.all))
+    for drift in report.drifts:
+        _print(str(drift))
+    _print(report.line())
+    return 1 if report.left else 0
+
+
+def _reconcile(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> int:
+    if not args.users and not args.all and args.every is None:
+        raise SystemExit("graphsvc reconcile: name user ids, or pass --all or --every")
+    return asyncio.run(_reconcile_users(settings, args))
+
+
+# -- background work ----------------------------------------------------------------------------
+
+
+async def _relay_outbox(settings: Settings, grace: float | None) -> None:
+    async with open_services(settings) as services:
+        with tqdm(desc="relayed", unit="event") as bar:
+            report = await services.relay.once(grace=grace, progress=bar.update)
+    _print(
+        f"relayed {report.delivered:,} outbox events: {report.recovered:,} had lost their append "
+        f"and were appended now, after repairing {report.repaired:,} users"
+    )
+
+
+def _relay(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> None:
+    asyncio.run(_relay_outbox(settings, args.grace))
+
+
+async def _finish_jobs(settings: Settings) -> None:
+    """Finish the fan-outs and erasures a stopped service left, showing progress."""
+    async with open_services(settings, resume=True, finish=False) as services:
+        jobs = services.jobs
+        pending = await services.neo4j.moderation.pending_work()
+        _print(f"{len(pending)} unfinished job(s)")
+        with tqdm(desc="edges", unit="edge") as bar:
+            while jobs.running():
+                await asyncio.sleep(0.5)
+                bar.update(jobs.done() - bar.n)
+            bar.update(jobs.done() - bar.n)
+        left = await services.neo4j.moderation.pending_work()
+        _print(f"done; {len(left)} job(s) still pending" if left else "done")
+
+
+def _jobs(_: argparse.Namespace, settings: Settings, __: LocalServerSettings) -> None:
+    asyncio.run(_finish_jobs(settings))
+
+
+# -- evaluation ---------------------------------------------------------------------------------
+
+
+def eval_settings(
+    settings: Settings, local: LocalServerSettings
+) -> tuple[Settings, LocalServerSettings]:
+    """The evaluation's own servers: wiped at every run, so never the dev or bench data."""
+    servers = settings.model_copy(
+        update={"neo4j_uri": local.eval_neo4j_uri, "redis_url": local.eval_redis_url}
+    )
+    own = local.model_copy(
+        update={"state_dir": local.state_dir / "eval", "neo4j_heap": "2g", "neo4j_pagecache": "1g"}
+    )
+    return servers, own
+
+
+async def _evaluate(
+    settings: Settings, data: Dataset, users: int, seed: int, progress: bool
+) -> None:
+    async with open_services(settings) as services:
+        await services.neo4j.bulk.wipe()
+        await services.redis.client.flushdb()  # a cluster client sends it to every primary
+        await services.neo4j.store.apply_schema()
+        results, sampled = await evaluate(
+            services, data, seed=seed, users=users, progress=progress, say=_print
+        )
+    for line in table(data.name, results, sampled):
+        _print(line)
+
+
+def _eval_pymk(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    data = read_dataset(args.edges, undirected=args.undirected, interactions=args.interactions)
+    servers, own = eval_settings(settings, local)
+    local_servers.up(servers, own, _print)
+    asyncio.run(_evaluate(servers, data, args.users, args.seed, not args.no_progress))
+
+
+COMMANDS: dict[str, Command] = {
+    "serve": _serve,
+    "services": _services,
+    "load": _load,
+    "gen": _gen,
+    "demo": _demo,
+    "jobs": _jobs,
+    "eval-pymk": _eval_pymk,
+    "reconcile": _reconcile,
+    "relay": _relay,
+    "check": _check,
+    "rebuild": _rebuild,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int)
+
+    services = sub.add_parser("services", help="run the local Neo4j and Redis servers")
+    services.add_argument("action", choices=["up", "down", "status"])
+
+    load = sub.add_parser("load", help="bulk-load an edge list or CSV file")
+    load.add_argument("file", type=Path)
+    load.add_argument("--undirected", action="store_true", help="each line follows both ways")
+    load.add_argument("--prefix", default="", help="put before every id (e.g. 'fb.')")
+    load.add_argument(
+        "--online",
+        action="store_true",
+        help="use transactions even when the offline importer could be used",
+    )
+    load.add_argument("--no-progress", action="store_true")
+
+    gen = sub.add_parser("gen", help="write a synthetic power-law follow graph (edge list)")
+    gen.add_argument("--size", choices=sorted(SIZES), default="S")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--out", type=Path, required=True)
+
+    demo = sub.add_parser("demo", help="load the generated demo graph")
+    demo.add_argument("--users", type=int, default=3000)
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--no-progress", action="store_true")
+
+    sub.add_parser("jobs", help="finish status fan-outs and erasures left unfinished")
+
+    ev = sub.add_parser(
+        "eval-pymk", help="score suggestions against link-prediction baselines on a graph"
+    )
+    ev.add_argument("--edges", type=Path, required=True, help="edge list: src dst [unix_ts]")
+    ev.add_argument("--interactions", type=Path, help="src dst unix_ts per interaction")
+    direction = ev.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="undirected", action="store_false")
+    direction.add_argument("--undirected", dest="undirected", action="store_true")
+    ev.add_argument("--users", type=int, default=500, help="users sampled (default 500)")
+    ev.add_argument("--seed", type=int, default=1)
+    ev.add_argument("--no-progress", action="store_true")
+
+    rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
+    rec.add_argument("users", nargs="*", help="user ids")
+    rec.add_argument("--all", action="store_true", help="every user in Neo4j")
+    rec.add_argument(
+        "--every", type=float, metavar="SECONDS", help="repeat over recently written users"
+    )
+
+    rel = sub.add_parser(
+        "relay", help="deliver outbox events to the event stream, repairing lost mirror writes"
+    )
+    rel.add_argument(
+        "--grace",
+        type=float,
+        metavar="SECONDS",
+        help="only events older than this (default: "
+        "OUTBOX_GRACE_SECONDS; the API relays continuously, this is for operators)",
+    )
+
+    for name, text in (
+        ("check", "compare the mirror with Neo4j"),
+        ("rebuild", "rebuild the mirror"),
+    ):
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("users", nargs="*", help="user ids")
+        cmd.add_argument("--all", action="store_true", help="every user in Neo4j")
+        if name == "check":
+            cmd.add_argument("--repair", action="store_true", help="rebuild users that drifted")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args, get_settings(), get_local_server_settings()) or 0
+    except (LoadError, local_servers.ServerError) as exc:
+        print(f"graphsvc: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Compare the Redis mirror with Neo4j, user by user.
+
+The rules are the mirror's invariants: mirrored counts equal Neo4j's counts (totals, active
+counts and friends); the set of inactive users agrees with Neo4j's statuses; a complete hot
+list equals the user's whole list; a truncated hot list equals exactly the entries newer than
+its boundary. A cold (absent) mirror is never drift: it is rebuilt on the next read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Counts, Entry, Side
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    user_id: str
+    what: str
+    expected: object
+    found: object
+
+    def __str__(self) -> str:
+        return (
+            f"{self.user_id}: {self.what}: Neo4j says {self.expected!r}, Redis has {self.found!r}"
+        )
+
+
+def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
+    return [(e.user_id, e.since) for e in entries]
+
+
+async def check_users(services: Services, user_ids: Sequence[str]) -> list[Drift]:
+    """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
+    return await compare(
+        services.neo4j.snapshots, services.redis.mirror_state, services.redis.statuses, user_ids
+    )
+
+
+async def compare(
+    snapshots: SnapshotStore, state: MirrorState, statuses: StatusSet, user_ids: Sequence[str]
+) -> list[Drift]:
+    mirrored = dict(zip(user_ids, await state.dump_many(user_ids), strict=True))
+    inactive = await statuses.inactive_among(user_ids)  # None: not built, nothing to compare
+    longest = max(
+        (len(state[0]) for m in mirrored.values() for state in m.lists.values() if state),
+        default=0,
+    )
+    # One entry more than the longest hot list is enough to see a missing or extra entry.
+    truth = await snapshots.snapshots(
+        list(user_ids), followers_limit=longest + 1, following_limit=longest + 1
+    )
+    drifts: list[Drift] = []
+    for uid in user_ids:
+        mine, snap = mirrored[uid], truth.get(uid)
+        if snap is None:
+            if inactive and uid in inactive:
+                drifts.append(Drift(uid, "unknown user is marked inactive", None, True))
+            if mine.counts not in (None, Counts.zero()) or any(
+                s and s[0] for s in mine.lists.values()
+            ):
+                drifts.append(Drift(uid, "mirrored user is unknown to Neo4j", None, mine.counts))
+            continue
+        expected = snap.totals
+        if inactive is not None and (uid in inactive) != snap.inactive:
+            drifts.append(Drift(uid, "inactive", snap.inactive, uid in inactive))
+        if mine.counts is not None and mine.counts != expected:
+            drifts.append(Drift(uid, "counts", expected, mine.counts))
+        for side in Side:
+            state = mine.lists[side]
+            if state is None:
+                continue
+            entries, boundary = state
+            # Lists run newest first, i.e. by (since, user_id) descending.
+            should = [
+                e
+                for e in snap.entries(side)
+                if boundary is None or (e.since, e.user_id) > (boundary.since, boundary.user_id)
+            ]
+            if _pairs(should) != _pairs(entries):
+                what = f"{side.label} list" + (" above its boundary" if boundary else "")
+                drifts.append(Drift(uid, what, _pairs(should)[:5], _pairs(entries)[:5]))
+    return drifts

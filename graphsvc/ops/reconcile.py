@@ -1,0 +1,81 @@
+"""Reconciliation: find where the mirror drifted from Neo4j, repair it, and say how much.
+
+A repair (``MirrorSync.repair``) rebuilds the drifted users' counts and lists from a Neo4j
+snapshot (keeping their journals, so writes in flight are replayed) and writes their status
+to the mirror again, as Neo4j says it; the users are then checked once more, so the report
+says what is left (it should be nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from tqdm import tqdm
+
+from graphsvc.bootstrap import Services
+from graphsvc.ops.consistency import Drift, check_users
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Report:
+    checked: int = 0
+    found: int = 0  # drifts found
+    repaired: int = 0  # users repaired
+    left: int = 0  # drifts still there after the repair
+    drifts: list[Drift] = field(default_factory=list)  # the first ones, for the operator
+
+    def line(self) -> str:
+        return (
+            f"checked {self.checked:,} users: {self.found} drifts in {self.repaired} users, "
+            f"repaired; {self.left} left after the repair"
+        )
+
+
+async def reconcile(
+    services: Services, batches: AsyncIterator[list[str]], *, progress: bool = True
+) -> Report:
+    report = Report()
+    with tqdm(desc="reconciled", unit="user", disable=not progress) as bar:
+        async for batch in batches:
+            drifts = await check_users(services, batch)
+            report.checked += len(batch)
+            if drifts:
+                users = sorted({d.user_id for d in drifts})
+                report.found += len(drifts)
+                report.repaired += len(users)
+                report.drifts += drifts[: max(0, 20 - len(report.drifts))]
+                await services.mirror_sync.repair(users)
+                report.left += len(await check_users(services, users))
+            bar.update(len(batch))
+    return report
+
+
+async def _listed(users: list[str], size: int) -> AsyncIterator[list[str]]:
+    for start in range(0, len(users), size):
+        yield users[start : start + size]
+
+
+async def reconcile_recent(
+    services: Services,
+    every: float,
+    *,
+    rounds: int | None = None,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Every ``every`` seconds, reconcile the users written since the previous round (with a
+    margin of one round), forever or for ``rounds`` rounds."""
+    size = services.settings.rebuild_batch_users
+    done = 0
+    while rounds is None or done < rounds:
+        users = sorted(await services.redis.mirror.written_since(2 * every))
+        report = await reconcile(services, _listed(users, size), progress=False)
+        say(report.line())
+        await services.redis.mirror.forget_written_before(max(86_400.0, 4 * every))
+        done += 1
+        if rounds is None or done < rounds:
+            await asyncio.sleep(every)

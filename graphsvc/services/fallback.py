@@ -1,0 +1,73 @@
+"""Serving while Redis is unreachable: the breaker, and the note of reads served from Neo4j.
+
+Neo4j holds every answer the mirror holds, only slower, so a read that cannot reach Redis is
+answered from Neo4j instead of failing. A breaker then skips Redis for REDIS_RETRY_SECONDS, so
+an outage costs each request one failed attempt at most once per interval, not one each.
+Responses say which requests were served that way (``X-Graph-Source: neo4j``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
+from redis.exceptions import RedisError
+
+from graphsvc.adapters.redis.client import REDIS_DOWN
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_fallbacks: ContextVar[list[str] | None] = ContextVar("graphsvc_fallbacks", default=None)
+
+
+@contextmanager
+def tracking_fallbacks() -> Iterator[list[str]]:
+    """Collect, for one request, the reads that were answered from Neo4j for want of Redis."""
+    noted: list[str] = []
+    token = _fallbacks.set(noted)
+    try:
+        yield noted
+    finally:
+        _fallbacks.reset(token)
+
+
+def note_fallback(what: str) -> None:
+    noted = _fallbacks.get()
+    if noted is not None:
+        noted.append(what)
+
+
+class Breaker:
+    """Open (skip Redis) for ``retry_seconds`` after a connection failure."""
+
+    def __init__(self, retry_seconds: float) -> None:
+        self._retry = retry_seconds
+        self._until = 0.0
+
+    @property
+    def open(self) -> bool:
+        return time.monotonic() < self._until
+
+    def trip(self, exc: BaseException) -> None:
+        if not self.open:
+            log.warning("redis unreachable (%s); serving from Neo4j for %.1f s", exc, self._retry)
+        self._until = time.monotonic() + self._retry
+
+    async def read(
+        self, what: str, mirrored: Callable[[], Awaitable[T]], fallback: Callable[[], Awaitable[T]]
+    ) -> T:
+        """``mirrored()``, or ``fallback()`` (from Neo4j) when Redis cannot be reached."""
+        if not self.open:
+            try:
+                return await mirrored()
+            except REDIS_DOWN as exc:
+                self.trip(exc)
+            except RedisError as exc:  # up but refusing (OOM, READONLY, MISCONF): this read only
+                log.warning("redis refused a %s read (%s); answered from Neo4j", what, exc)
+        note_fallback(what)
+        return await fallback()

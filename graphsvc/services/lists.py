@@ -1,0 +1,269 @@
+"""Lists and counts: followers, following, friends, common and familiar lists, exact counts.
+
+Reads come from the mirror: a page is one Lua script over the user's sorted set (inactive
+users left out), counts one HMGET. A cold mirror is built for that user from Neo4j and then
+served (``mirror_sync``); a page that runs past a capped hot list continues in Neo4j from the
+same keyset position, so a client walks a celebrity's followers without seeing the seam. With
+Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
+the graph itself (friends, common, familiar, celebrities) are bounded Cypher queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.redis.mirror import HotPage, Mirror
+from graphsvc.adapters.redis.statuses import StatusesMissing
+from graphsvc.domain.affinity import AFFINITY_REFERENCE_US, half_life_us
+from graphsvc.domain.cursor import Position
+from graphsvc.domain.errors import InvalidCursor, InvalidParameter
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.model import Counts, Entry, IdPage, Page, Side
+from graphsvc.services.fallback import Breaker
+from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.paging import Pager
+from graphsvc.settings import Settings
+
+# Common followers join two follower lists when the bigger is at most this many times the
+# smaller; beyond, testing each follower of the smaller side is cheaper.
+JOIN_RATIO = 16
+
+
+class Lists:
+    def __init__(
+        self,
+        lists: ListStore,
+        snapshots: SnapshotStore,
+        edges: EdgeStore,
+        mirror: Mirror,
+        sync: MirrorSync,
+        breaker: Breaker,
+        settings: Settings,
+    ) -> None:
+        self._lists = lists
+        self._snapshots = snapshots
+        self._edges = edges
+        self._mirror = mirror
+        self._sync = sync
+        self._breaker = breaker
+        self._settings = settings
+        self._pager = Pager(settings)
+        self._half_life_us = half_life_us(settings.affinity_half_life_days)
+
+    # -- counts ---------------------------------------------------------------------------------
+
+    async def counts(self, user_id: str) -> Counts:
+        validate_user_id(user_id)
+
+        async def mirrored() -> Counts:
+            counts = await self._mirror.counts(user_id)
+            return counts if counts is not None else await self._sync.build_cold_counts(user_id)
+
+        async def from_neo4j() -> Counts:
+            snapshot = (await self._snapshots.snapshots([user_id])).get(user_id)
+            return snapshot.totals if snapshot is not None else Counts.zero()
+
+        return await self._breaker.read("counts", mirrored, from_neo4j)
+
+    def is_celebrity(self, counts: Counts) -> bool:
+        return counts.followers >= self._settings.celebrity_followers
+
+    # -- followers and following ----------------------------------------------------------------
+
+    async def followers(
+        self,
+        user_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        not_followed_back: bool = False,
+    ) -> Page:
+        """Who follows the user, newest first; optionally only those it does not follow."""
+        validate_user_id(user_id)
+        scope = "followers-not-followed-back" if not_followed_back else "followers"
+
+        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            return await self._visible(Side.FOLLOWERS, user_id, after, wanted, not_followed_back)
+
+        return await self._pager.page(f"{scope}|{user_id}", limit, cursor, fetch)
+
+    async def following(
+        self,
+        user_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        not_following_back: bool = False,
+        celebrities_only: bool = False,
+    ) -> Page:
+        """Whom the user follows, newest first; optionally only those not following back, or
+        only celebrities (at least CELEBRITY_FOLLOWERS followers)."""
+        validate_user_id(user_id)
+        if not_following_back and celebrities_only:
+            raise InvalidParameter("use either not_following_back or celebrities_only, not both")
+        if celebrities_only:
+            threshold = self._settings.celebrity_followers
+
+            async def celebrities(after: Position | None, wanted: int) -> list[Entry]:
+                return await self._lists.page(
+                    Side.FOLLOWING, user_id, after, wanted,
+                    name="lists/celebrities_page", threshold=threshold,
+                )  # fmt: skip
+
+            return await self._pager.page(f"celebrities|{user_id}", limit, cursor, celebrities)
+        scope = "following-not-following-back" if not_following_back else "following"
+
+        async def visible(after: Position | None, wanted: int) -> list[Entry]:
+            return await self._visible(Side.FOLLOWING, user_id, after, wanted, not_following_back)
+
+        return await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
+
+    async def _visible(
+        self, side: Side, user_id: str, after: Position | None, wanted: int, not_back: bool
+    ) -> list[Entry]:
+        """Up to ``wanted`` entries of a list without inactive users (and, with ``not_back``,
+        without those the user also follows / is followed by), scanning on as needed."""
+        kept: list[Entry] = []
+        position, chunk = after, wanted
+        while len(kept) < wanted:
+            entries = await self._entries(side, user_id, position, chunk)
+            if entries:
+                kept += await self._without_followed_back(side, user_id, entries, not_back)
+            if len(entries) < chunk:
+                break
+            position = entries[-1].position
+            chunk = min(chunk * 4, 2_000)
+        return kept[:wanted]
+
+    async def _without_followed_back(
+        self, side: Side, user_id: str, entries: list[Entry], not_back: bool
+    ) -> list[Entry]:
+        """Entries left once those the user follows back (followers) or that follow it back
+        (following) are dropped, if asked."""
+        if not not_back:
+            return entries
+        ids = [e.user_id for e in entries]
+        back = {
+            rel.user_id
+            for rel in await self._edges.relationships(user_id, ids)
+            if (rel.following if side is Side.FOLLOWERS else rel.followed_by)
+        }
+        return [e for e in entries if e.user_id not in back]
+
+    async def _entries(
+        self, side: Side, user_id: str, after: Position | None, wanted: int
+    ) -> list[Entry]:
+        """Up to ``wanted`` entries without inactive users: from the hot list, continued in
+        Neo4j past a truncated one (Neo4j filters on the same statuses)."""
+        return await self._breaker.read(
+            "list",
+            lambda: self._mirrored_entries(side, user_id, after, wanted),
+            lambda: self._lists.page(side, user_id, after, wanted),
+        )
+
+    async def _mirrored_entries(
+        self, side: Side, user_id: str, after: Position | None, wanted: int
+    ) -> list[Entry]:
+        hot = await self._hot_page(user_id, side, after, wanted)
+        if hot is None and await self._sync.build_cold_list(user_id, side):
+            hot = await self._hot_page(user_id, side, after, wanted)
+        if hot is None:  # unknown user, or the mirror would not take the snapshot
+            return await self._lists.page(side, user_id, after, wanted)
+        entries = hot.entries
+        if len(entries) < wanted and hot.truncated:
+            # The hot list holds only the newest entries: continue in Neo4j at the seam.
+            seam = entries[-1].position if entries else after
+            entries = entries + await self._lists.page(side, user_id, seam, wanted - len(entries))
+        return entries
+
+    async def _hot_page(
+        self, user_id: str, side: Side, after: Position | None, wanted: int
+    ) -> HotPage | None:
+        try:
+            return await self._mirror.page(user_id, side, after, wanted)
+        except StatusesMissing:
+            await self._sync.load_statuses()
+            return await self._mirror.page(user_id, side, after, wanted)
+
+    # -- lists the graph answers ----------------------------------------------------------------
+
+    async def friends(
+        self, user_id: str, limit: int | None = None, cursor: str | None = None
+    ) -> Page:
+        """Active mutual follows, closest first: by affinity, then the newest follow."""
+        validate_user_id(user_id)
+
+        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            if after is not None and after.score is None:  # a cursor from before the score
+                raise InvalidCursor("cursor is from an older friends order; start again without it")
+            return await self._lists.friends_page(
+                user_id, after, wanted, ref=AFFINITY_REFERENCE_US, half_life_us=self._half_life_us
+            )
+
+        return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
+
+    async def common_following(
+        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+    ) -> IdPage:
+        """Active users both follow, in id order, with the exact total."""
+        _valid_pair(user_id, other_id)
+        self._pager.limit(limit)
+        _two_users(user_id, other_id)
+        return await self._common(
+            "lists/common_following", "common_following", user_id, other_id, limit, cursor
+        )
+
+    async def common_followers(
+        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+    ) -> IdPage:
+        """Active users who follow both, in id order, with the exact total.
+
+        Two similar follower lists are joined (read once each); a much smaller one is walked
+        and each of its followers tested for an edge to the other user, which never reads the
+        bigger list. The counts come from the mirror (O(1))."""
+        _valid_pair(user_id, other_id)
+        _two_users(user_id, other_id)
+        both = await asyncio.gather(self.counts(user_id), self.counts(other_id))
+        sizes = sorted(counts.followers for counts in both)
+        similar = sizes[1] <= JOIN_RATIO * max(sizes[0], 1)
+        name = "lists/common_followers_join" if similar else "lists/common_followers"
+        return await self._common(name, "common_followers", user_id, other_id, limit, cursor)
+
+    async def _common(
+        self,
+        name: str,
+        scope: str,
+        user_id: str,
+        other_id: str,
+        limit: int | None,
+        cursor: str | None,
+    ) -> IdPage:
+        async def fetch(after: str, wanted: int) -> tuple[int, list[str]]:
+            return await self._lists.id_page(name, {"a": user_id, "b": other_id}, after, wanted)
+
+        return await self._pager.id_page(f"{scope}|{user_id}|{other_id}", limit, cursor, fetch)
+
+    async def familiar_followers(
+        self, viewer_id: str, target_id: str, limit: int | None = None
+    ) -> IdPage:
+        """Active users the viewer follows who follow the target, newest follow first."""
+        validate_user_id(viewer_id, "viewer_id")
+        validate_user_id(target_id, "target_id")
+        limit = self._pager.limit(limit)
+        total, ids = await self._lists.id_page(
+            "lists/familiar_followers", {"viewer": viewer_id, "target": target_id}, "", limit
+        )
+        return IdPage(total, ids)
+
+
+def _valid_pair(user_id: str, other_id: str) -> None:
+    validate_user_id(user_id, "user_id")
+    validate_user_id(other_id, "other_id")
+
+
+def _two_users(user_id: str, other_id: str) -> None:
+    if user_id == other_id:
+        raise InvalidParameter(f"common lists need two different users, got {user_id!r} twice")

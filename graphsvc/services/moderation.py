@@ -1,0 +1,78 @@
+"""Moderation: user statuses (active, suspended, spam), erasure of a user, and the
+background jobs they start (``moderation_jobs``), resumed when a process starts.
+
+A status change commits in Neo4j and is mirrored at once (lists hide the user right away);
+the counts of the users it follows and of its followers follow in a background fan-out. An
+erasure marks the user at once (no new follow to or from it is accepted) and removes its
+edges in the background.
+"""
+
+from __future__ import annotations
+
+from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.domain.errors import InvalidStatus
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.model import STATUSES, UserState
+from graphsvc.services.jobs import Jobs, Progress
+from graphsvc.services.moderation_jobs import ModerationJobs
+from graphsvc.services.writes import Writes
+
+
+class Moderation:
+    def __init__(
+        self, moderation: ModerationStore, writes: Writes, jobs: Jobs, work: ModerationJobs
+    ) -> None:
+        self._moderation = moderation
+        self._writes = writes
+        self._jobs = jobs
+        self._work = work
+
+    async def set_status(self, user_id: str, status: str) -> UserState:
+        """Set a user's status; counts that depend on it are fanned out in the background."""
+        validate_user_id(user_id)
+        if status not in STATUSES:
+            raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        async with self._writes.hold(user_id):
+            version, fanout, event = await self._moderation.set_status(user_id, status)
+            await self._writes.after_commit(
+                events=[event] if event else [],
+                invalidate=[user_id],
+                status=(user_id, status != "active", version),
+            )
+        if fanout:
+            self.start_fanout(user_id)
+        return UserState(status, fanout, False)
+
+    async def user_state(self, user_id: str) -> UserState | None:
+        validate_user_id(user_id)
+        return await self._moderation.user_state(user_id)
+
+    async def erase(self, user_id: str) -> bool:
+        """Start erasing a user and all its edges; False when there is no such user."""
+        validate_user_id(user_id)
+        async with self._writes.hold(user_id):
+            found, event = await self._moderation.erase_begin(user_id)
+            await self._writes.after_commit(events=[event] if event else [], invalidate=[user_id])
+        if found:
+            self.start_erasure(user_id)
+        return found
+
+    def start_fanout(self, user_id: str) -> None:
+        self._jobs.start(f"fanout:{user_id}", lambda p: self._work.fan_out_status(user_id, p))
+
+    def start_erasure(self, user_id: str) -> None:
+        self._jobs.start(f"erase:{user_id}", lambda p: self._work.erase_user(user_id, p))
+
+    def progress(self, user_id: str) -> Progress | None:
+        """This process's running job for the user (an erasure first), if any."""
+        return self._jobs.progress(f"erase:{user_id}") or self._jobs.progress(f"fanout:{user_id}")
+
+    async def resume_pending(self) -> int:
+        """Restart fan-outs and erasures that a stopped process left unfinished."""
+        pending = await self._moderation.pending_work()
+        for user_id, erasing in pending:
+            if erasing:
+                self.start_erasure(user_id)
+            else:
+                self.start_fanout(user_id)
+        return len(pending)

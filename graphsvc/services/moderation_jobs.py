@@ -1,0 +1,126 @@
+"""The long moderation work that runs in the background: status fan-outs and erasures.
+
+Both work in batches of FANOUT_BATCH_EDGES edges, one short transaction each, so the API
+keeps serving (and the users involved keep following) while they run. Each is marked in
+Neo4j when it starts (:Fanout, :Erasing) and unmarked only when finished, so a job that a
+stopped process left half done resumes at the next start. Every batch is safe to repeat, and
+each batch's mirror work is recorded on the user's node in the batch's own transaction, so a
+job that stops between a commit and its mirror write replays that write on resume. Errors
+propagate: the job registry retries the job, which replays its last batch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.domain.model import Side
+from graphsvc.services.jobs import Progress
+from graphsvc.services.writes import Writes
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_ROUNDS = 5  # a job repeats at most this often when concurrent writes keep adding work
+
+
+class ModerationJobs:
+    def __init__(
+        self,
+        moderation: ModerationStore,
+        snapshots: SnapshotStore,
+        edges: EdgeStore,
+        mirror: Mirror,
+        statuses: StatusSet,
+        writes: Writes,
+        settings: Settings,
+    ) -> None:
+        self._moderation = moderation
+        self._snapshots = snapshots
+        self._edges = edges
+        self._mirror = mirror
+        self._statuses = statuses
+        self._writes = writes
+        self._batch = settings.fanout_batch_edges
+        self._journal_seconds = settings.mirror_journal_seconds
+
+    async def fan_out_status(self, user_id: str, progress: Progress) -> None:
+        """After a user turned active or inactive: re-flag its follows (the followed users'
+        active follower counts change) and refresh the counts of its followers (their active
+        followings and friends change), in the mirror as in Neo4j."""
+        state = await self._moderation.fanout_state(user_id)
+        if state is None:
+            return
+        status, version, unrefreshed = state
+        # The status write of the request may be what a stopped process lost (it is versioned).
+        await self._statuses.set_status(user_id, status != "active", version)
+        await self._refresh(unrefreshed)
+        for _ in range(_ROUNDS):
+            await self._reflag_followings(user_id, progress)
+            async for followers in self._moderation.follower_ids(user_id, self._batch):
+                await self._refresh(followers)
+                progress.add("followers", len(followers))
+                log.info("fan-out %s: %d followers refreshed", user_id, progress.notes["followers"])
+            async with self._writes.hold(user_id):
+                if await self._moderation.fanout_done(user_id):
+                    return
+        log.warning(
+            "fan-out of %s still has work after %d rounds; it resumes later", user_id, _ROUNDS
+        )
+
+    async def _reflag_followings(self, user_id: str, progress: Progress) -> None:
+        while True:
+            async with self._writes.hold(user_id):
+                followed = await self._moderation.fanout_following(user_id, self._batch)
+            if not followed:
+                return
+            await self._refresh(followed)
+            progress.add("following", len(followed))
+            log.info("fan-out %s: %d followings re-flagged", user_id, progress.notes["following"])
+
+    async def _refresh(self, user_ids: Sequence[str]) -> None:
+        if user_ids:
+            await self._mirror.refresh_counts(await self._snapshots.read_counts(user_ids))
+
+    async def erase_user(self, user_id: str, progress: Progress) -> None:
+        """Remove a user's follows (each counterpart's counts and lists follow in the
+        mirror), its blocks, and then the user."""
+        await self._mirror_removals(await self._moderation.erase_pending(user_id))
+        for _ in range(_ROUNDS):
+            for side in (Side.FOLLOWING, Side.FOLLOWERS):
+                await self._erase_side(user_id, side, progress)
+            while deleted := await self._moderation.erase_blocks(user_id, self._batch):
+                progress.add("blocks", deleted)
+            async with self._writes.hold(user_id):
+                done, version = await self._moderation.erase_end(user_id)
+            if done:
+                if version is not None:
+                    # A later user with this id starts out active and unhidden.
+                    await self._statuses.set_status(user_id, False, version)
+                    # The counts and lists are exact zeros now; let them go after the journal
+                    # window.
+                    await self._mirror.expire(user_id, self._journal_seconds)
+                log.info("erase %s: done (%d edges)", user_id, progress.done)
+                return
+        log.warning(
+            "erasure of %s still has work after %d rounds; it resumes later", user_id, _ROUNDS
+        )
+
+    async def _erase_side(self, user_id: str, side: Side, progress: Progress) -> None:
+        while True:
+            async with self._writes.hold(user_id):
+                removed = await self._moderation.erase_batch(user_id, side, self._batch)
+            if not removed:
+                return
+            await self._mirror_removals(removed)
+            progress.add(side.label, len(removed))
+            log.info("erase %s: %d %s removed", user_id, progress.notes[side.label], side.label)
+
+    async def _mirror_removals(self, removed: Sequence[tuple[str, str, int]]) -> None:
+        if removed:
+            await self._mirror.apply_many(await self._edges.removals(removed))

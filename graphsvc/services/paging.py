@@ -1,0 +1,52 @@
+"""Pages of lists: the limit rule, and cursors that bind a keyset position to one list.
+
+Every list answers ``limit + 1`` entries when asked for ``limit``: the extra one says whether
+another page exists, without counting. The cursor names the last entry served, signed for the
+list's scope (``followers|alice``), so it can be neither edited nor replayed on another list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from graphsvc.domain.cursor import CursorCodec, Position
+from graphsvc.domain.errors import InvalidLimit
+from graphsvc.domain.model import Entry, IdPage, Page
+from graphsvc.settings import Settings
+
+Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
+FetchIds = Callable[[str, int], Awaitable[tuple[int, list[str]]]]
+
+
+class Pager:
+    def __init__(self, settings: Settings) -> None:
+        self._codec = CursorCodec(settings.cursor_secret)
+        self._default = settings.page_limit_default
+        self._max = settings.page_limit_max
+
+    def limit(self, limit: int | None) -> int:
+        if limit is None:
+            return min(self._default, self._max)
+        if not 1 <= limit <= self._max:
+            raise InvalidLimit(f"limit must be between 1 and {self._max}, got {limit}")
+        return limit
+
+    async def page(self, scope: str, limit: int | None, cursor: str | None, fetch: Fetch) -> Page:
+        """A page of a list in (since, id) or (score, since, id) order."""
+        limit = self.limit(limit)
+        after = self._codec.decode(scope, cursor) if cursor else None
+        entries = await fetch(after, limit + 1)
+        items = entries[:limit]
+        more = len(entries) > limit
+        return Page(items, self._codec.encode(scope, items[-1].position) if more else None)
+
+    async def id_page(
+        self, scope: str, limit: int | None, cursor: str | None, fetch: FetchIds
+    ) -> IdPage:
+        """A page of a list in id order, with the exact total."""
+        limit = self.limit(limit)
+        after = self._codec.decode(scope, cursor).user_id if cursor else ""
+        total, ids = await fetch(after, limit + 1)
+        more = len(ids) > limit
+        ids = ids[:limit]
+        return IdPage(total, ids, self._codec.encode(scope, Position(0, ids[-1])) if more else None)

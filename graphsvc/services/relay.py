@@ -1,0 +1,129 @@
+"""The outbox relay: every event committed in Neo4j reaches the event stream, and every
+user whose mirror write was lost is repaired, even across crashes and Redis outages.
+
+Each round takes the outbox events (``:GraphEvent``) older than OUTBOX_GRACE_SECONDS (long
+enough for a request to have appended its own). Events the stream has acked are forgotten.
+For the rest, the mirror write of the same request was lost too, so their users are repaired
+from Neo4j first, and then the events are appended. Only then are they deleted from the
+outbox: a relay that dies half way repeats the round (consumers drop repeated ids).
+
+While Redis is unreachable the rounds fail and the outbox grows; it is the durable list of
+dirty users, and it drains when Redis is back (also after a restart that lost everything).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graphsvc.adapters.neo4j.outbox import OutboxStore
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.domain.model import GraphEvent
+from graphsvc.services.jobs import Jobs
+from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RelayReport:
+    delivered: int = 0  # events taken from the outbox
+    recovered: int = 0  # of those, appended by the relay (their request's append was lost)
+    repaired: int = 0  # users whose mirrors were rebuilt
+
+
+class Relay:
+    def __init__(
+        self,
+        outbox: OutboxStore,
+        stream: EventStream,
+        sync: MirrorSync,
+        cache: SuggestionCache,
+        jobs: Jobs,
+        settings: Settings,
+    ) -> None:
+        self._outbox = outbox
+        self._stream = stream
+        self._sync = sync
+        self._cache = cache
+        self._jobs = jobs
+        self._settings = settings
+        self._lease = max(60.0, 10 * settings.outbox_relay_seconds)
+
+    async def once(
+        self, *, grace: float | None = None, progress: Callable[[int], None] | None = None
+    ) -> RelayReport:
+        """Drain the outbox of events older than ``grace`` seconds (OUTBOX_GRACE_SECONDS);
+        ``progress`` is told how many events each step delivered."""
+        settings = self._settings
+        grace = settings.outbox_grace_seconds if grace is None else grace
+        report = RelayReport()
+        holder = uuid.uuid4().hex
+        if not await self._stream.take_lease(holder, self._lease):
+            return report  # another process is relaying
+        try:
+            while await self._stream.renew_lease(holder, self._lease):  # else another took over
+                cutoff = time.time_ns() // 1_000 - int(grace * 1_000_000)
+                events = await self._outbox.due(cutoff, settings.outbox_batch)
+                if not events:
+                    break
+                if not await self._deliver(events, holder, report):
+                    return report  # too slow: another relay took over
+                if progress is not None:
+                    progress(len(events))
+                if len(events) < settings.outbox_batch:
+                    break
+        finally:
+            await self._stream.release_lease(holder)
+        if report.recovered:
+            log.warning(
+                "relay: %d of %d events had lost their append; %d users repaired",
+                report.recovered, report.delivered, report.repaired,
+            )  # fmt: skip
+        return report
+
+    async def _deliver(self, events: list[GraphEvent], holder: str, report: RelayReport) -> bool:
+        """One step: repair the users of lost events, append those, forget them all. False
+        when the lease was lost half way (the next holder repeats the step)."""
+        acked = await self._stream.acked_among([e.id for e in events])
+        lost = [e for e in events if e.id not in acked]
+        if lost:
+            users = sorted({u for e in lost for u in (e.src, e.dst) if u})
+            size = self._settings.rebuild_batch_users
+            for start in range(0, len(users), size):
+                if not await self._stream.renew_lease(holder, self._lease):
+                    return False
+                chunk = users[start : start + size]
+                await self._sync.repair(chunk, force=False)
+                await self._cache.invalidate(*chunk)
+            await self._stream.append(lost)
+            report.recovered += len(lost)
+            report.repaired += len(users)
+        await self._outbox.delete([e.id for e in events])
+        await self._stream.forget_acked([e.id for e in events], older_than=86_400)
+        report.delivered += len(events)
+        return True
+
+    async def run(self) -> None:
+        """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled. Also restarts, once a
+        minute, this process's background jobs (fan-outs, erasures) that gave up while a store
+        was down."""
+        every = self._settings.outbox_relay_seconds
+        next_retry = time.monotonic() + 60
+        while True:
+            try:
+                if time.monotonic() >= next_retry:
+                    next_retry = time.monotonic() + 60
+                    self._jobs.retry_given_up()
+                await self.once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a store is down: the outbox keeps the work
+                log.warning("relay round failed (%s); retrying", exc)
+            await asyncio.sleep(every)

@@ -1,0 +1,94 @@
+"""The write order, in one place.
+
+Every write of the follow graph goes the same way:
+
+1. **Queue.** One user's writes queue in this process (a per-user asyncio lock), rather than
+   in Neo4j's lock queue, where many waiters make Neo4j report (false) deadlocks and the
+   driver backs off for seconds.
+2. **Commit in Neo4j**, the truth: the change and its outbox event (``:GraphEvent``) in one
+   transaction. The caller does this step, under the lock; its rules are checked there.
+3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
+   one per user), the invalidation of the users' suggestion caches, and the events' appends to
+   the stream with their acks, which run only once the mirror write did (on a cluster, in a
+   second round trip). No-op repeats are mirrored too: the scripts are idempotent, so a
+   retried request repairs a mirror write that an earlier attempt lost.
+4. **A Redis failure** never undoes or fails the committed write. Unreachable: the breaker
+   opens (reads go to Neo4j for REDIS_RETRY_SECONDS). Refused (OOM, READONLY): logged, and any
+   ack that got through is withdrawn. Either way the outbox relay appends the events and
+   repairs the users from Neo4j later, as it does when this process dies between 2 and 3.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.domain.model import EdgeChange, GraphEvent
+from graphsvc.services.fallback import Breaker
+from graphsvc.services.keyed_lock import KeyedLock
+
+log = logging.getLogger(__name__)
+
+
+class Writes:
+    def __init__(
+        self,
+        mirror: Mirror,
+        statuses: StatusSet,
+        stream: EventStream,
+        cache: SuggestionCache,
+        breaker: Breaker,
+    ) -> None:
+        self._mirror = mirror
+        self._statuses = statuses
+        self._stream = stream
+        self._cache = cache
+        self._breaker = breaker
+        self._locks = KeyedLock()
+
+    def hold(self, *user_ids: str) -> AbstractAsyncContextManager[None]:
+        """Step 1: the in-process write lock of these users, taken in id order (so two
+        writers of the same pair cannot deadlock). Background jobs take it per batch."""
+        if len(user_ids) == 1:
+            return self._locks.hold(user_ids[0])
+        return self._locks.hold_all(*user_ids)
+
+    async def after_commit(
+        self,
+        changes: Sequence[EdgeChange] = (),
+        events: Sequence[GraphEvent] = (),
+        *,
+        invalidate: Sequence[str] = (),
+        status: tuple[str, bool, int] | None = None,
+    ) -> None:
+        """Steps 3 and 4 for a committed change: its edge changes, its events, the users
+        whose suggestions it changed, and a status change (user, inactive, version)."""
+        if self._breaker.open or not all(change.counts_read for change in changes):
+            return  # the relay appends the events, and repairs the users from Neo4j
+
+        def alongside(pipe: Any) -> None:
+            self._cache.invalidate_on(pipe, invalidate)
+
+        def after(pipe: Any) -> None:
+            self._stream.append_to(pipe, events)
+
+        try:
+            if status is not None:
+                await self._statuses.set_status(*status)
+            await self._mirror.apply_many(changes, alongside=alongside, after=after)
+        except REDIS_DOWN as exc:
+            self._breaker.trip(exc)
+        except RedisError:
+            log.exception("mirror update failed; the outbox relay repairs it")
+            with contextlib.suppress(RedisError):  # an ack that got through must not stay
+                await self._stream.unack([event.id for event in events])
