@@ -67,6 +67,7 @@ status: install
 lint: install
 	$(BIN)/ruff check graphsvc tests bench
 	$(BIN)/ruff format --check graphsvc tests bench
+	$(BIN)/lint-imports --no-cache
 
 format: install
 	$(BIN)/ruff check --fix graphsvc tests bench
