@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +99,19 @@ class Settings(BaseSettings):
         description="kind -> weight (JSON in the environment)",
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_local_server_knobs(cls, data: Any) -> Any:
+        # Settings ignores unknown names (the environment holds many): a local-server knob
+        # passed here by mistake would otherwise be dropped without a word.
+        if isinstance(data, dict):
+            misplaced = sorted(set(data) & set(LocalServerSettings.model_fields))
+            if misplaced:
+                raise ValueError(
+                    f"{', '.join(misplaced)}: set on LocalServerSettings, not Settings"
+                )
+        return data
 
     @field_validator("interaction_weights")
     @classmethod

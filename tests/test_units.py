@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from graphsvc.adapters.neo4j.queries import query_dir, statements
 from graphsvc.adapters.redis.scripts import script_source
+from graphsvc.api.app import create_app
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidCursor, InvalidUserId
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
 from graphsvc.ops.edge_files import LoadError, read_edge_file
+from graphsvc.settings import LocalServerSettings, Settings
 
 CODEC = CursorCodec("a-test-secret-of-enough-length")
 
@@ -148,3 +151,22 @@ async def test_a_job_that_gave_up_runs_again_when_retried(monkeypatch: pytest.Mo
     await jobs.drain()
     assert len(calls) == 2 and jobs.done() == 1
     assert jobs.retry_given_up() == 0
+
+
+def test_a_local_server_knob_given_to_the_serving_settings_is_refused() -> None:
+    with pytest.raises(ValidationError, match="neo4j_heap, state_dir: set on LocalServerSettings"):
+        Settings(state_dir="/tmp/elsewhere", neo4j_heap="1g")
+    assert LocalServerSettings(state_dir="relative").state_dir.is_absolute()
+
+
+def test_every_error_response_is_documented_as_json() -> None:
+    paths = create_app(Settings()).openapi()["paths"]
+    documented = [
+        (path, method, status, response.get("content", {}))
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        for status, response in operation["responses"].items()
+        if status[0] in "45"
+    ]
+    assert len(documented) > 50
+    assert [d for d in documented if list(d[3]) != ["application/json"]] == []

@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import Feed, UserId
+from graphsvc.api.params import UserId, services_of
 from graphsvc.domain.errors import InvalidParameter
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
@@ -60,12 +60,12 @@ async def _resume_after(
     summary="Server-Sent Events: the user's new followers, as they follow",
 )
 async def new_followers(
-    feed: Feed,
+    request: Request,
     user_id: Annotated[str, Depends(_watched)],
     last_event_id: Annotated[str | None, Depends(_resume_after)],
 ) -> AsyncIterator[ServerSentEvent]:
     yield ServerSentEvent(comment="connected")
-    async with feed.watch(user_id, last_event_id) as followers:
+    async with services_of(request).feed.watch(user_id, last_event_id) as followers:
         async for item in followers:
             data = {"follower": item.follower, "since": iso_utc(item.version),
                     "event_id": item.event_id}  # fmt: skip

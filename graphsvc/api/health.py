@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from graphsvc.api.params import HealthService
+from graphsvc.api.params import services_of
 
 router = APIRouter()
 
@@ -23,5 +23,5 @@ class HealthBody(BaseModel):
     tags=["operations"],
     summary="Both backing stores answer",
 )
-async def health(checker: HealthService) -> HealthBody:
-    return HealthBody(**await checker.check())
+async def health(request: Request) -> HealthBody:
+    return HealthBody(**await services_of(request).health.check())

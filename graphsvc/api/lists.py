@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
@@ -14,13 +14,13 @@ from graphsvc.api.params import (
     FastJSON,
     IdPageBody,
     Limit,
-    ListsService,
     OtherId,
     PageBody,
     TargetId,
     UserId,
     id_page_body,
     page_body,
+    services_of,
 )
 
 router = APIRouter()
@@ -44,14 +44,16 @@ class CountsBody(BaseModel):
 )
 async def followers(
     user_id: UserId,
-    lists: ListsService,
+    request: Request,
     limit: Limit = None,
     cursor: Cursor = None,
     not_followed_back: Annotated[
         bool, Query(description="only followers the user does not follow")
     ] = False,
 ) -> Response:
-    page = await lists.followers(user_id, limit, cursor, not_followed_back=not_followed_back)
+    page = await services_of(request).lists.followers(
+        user_id, limit, cursor, not_followed_back=not_followed_back
+    )
     return page_body(page)
 
 
@@ -64,7 +66,7 @@ async def followers(
 )
 async def following(
     user_id: UserId,
-    lists: ListsService,
+    request: Request,
     limit: Limit = None,
     cursor: Cursor = None,
     not_following_back: Annotated[
@@ -74,7 +76,7 @@ async def following(
         bool, Query(description="only users with at least CELEBRITY_FOLLOWERS followers")
     ] = False,
 ) -> Response:
-    page = await lists.following(
+    page = await services_of(request).lists.following(
         user_id, limit, cursor,
         not_following_back=not_following_back, celebrities_only=celebrities_only,
     )  # fmt: skip
@@ -89,9 +91,9 @@ async def following(
     summary="Active mutual follows, by when the user followed them, newest first",
 )
 async def friends(
-    user_id: UserId, lists: ListsService, limit: Limit = None, cursor: Cursor = None
+    user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
-    return page_body(await lists.friends(user_id, limit, cursor))
+    return page_body(await services_of(request).lists.friends(user_id, limit, cursor))
 
 
 @router.get(
@@ -101,7 +103,8 @@ async def friends(
     tags=["lists"],
     summary="Exact counts: totals, active users only, friends",
 )
-async def counts(user_id: UserId, lists: ListsService) -> Response:
+async def counts(user_id: UserId, request: Request) -> Response:
+    lists = services_of(request).lists
     result = await lists.counts(user_id)
     return FastJSON({
         "followers": result.followers,
@@ -121,10 +124,12 @@ async def counts(user_id: UserId, lists: ListsService) -> Response:
     summary="Active users both follow, in id order, with the total",
 )
 async def common_following(
-    user_id: UserId, other_id: OtherId, lists: ListsService,
+    user_id: UserId, other_id: OtherId, request: Request,
     limit: Limit = None, cursor: Cursor = None,
 ) -> Response:  # fmt: skip
-    return id_page_body(await lists.common_following(user_id, other_id, limit, cursor))
+    return id_page_body(
+        await services_of(request).lists.common_following(user_id, other_id, limit, cursor)
+    )
 
 
 @router.get(
@@ -135,10 +140,12 @@ async def common_following(
     summary="Active users who follow both, in id order, with the total",
 )
 async def common_followers(
-    user_id: UserId, other_id: OtherId, lists: ListsService,
+    user_id: UserId, other_id: OtherId, request: Request,
     limit: Limit = None, cursor: Cursor = None,
 ) -> Response:  # fmt: skip
-    return id_page_body(await lists.common_followers(user_id, other_id, limit, cursor))
+    return id_page_body(
+        await services_of(request).lists.common_followers(user_id, other_id, limit, cursor)
+    )
 
 
 @router.get(
@@ -149,6 +156,8 @@ async def common_followers(
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
 )
 async def familiar_followers(
-    user_id: UserId, target_id: TargetId, lists: ListsService, limit: Limit = None
+    user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
 ) -> Response:
-    return id_page_body(await lists.familiar_followers(user_id, target_id, limit))
+    return id_page_body(
+        await services_of(request).lists.familiar_followers(user_id, target_id, limit)
+    )

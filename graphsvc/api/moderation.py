@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import FastJSON, ModerationService, UserId
+from graphsvc.api.params import FastJSON, UserId, services_of
 from graphsvc.domain.model import UserState
 from graphsvc.services.moderation import Moderation
 
@@ -55,9 +55,8 @@ def _status_body(user_id: str, state: UserState | None, moderation: Moderation) 
     tags=["moderation"],
     summary="Set active, suspended or spam; dependent counts update in the background",
 )
-async def set_status(
-    user_id: UserId, body: StatusRequest, moderation: ModerationService
-) -> StatusBody:
+async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> StatusBody:
+    moderation = services_of(request).moderation
     state = await moderation.set_status(user_id, body.status)
     return _status_body(user_id, state, moderation)
 
@@ -69,7 +68,8 @@ async def set_status(
     tags=["moderation"],
     summary="A user's status, and whether a fan-out or erasure is still running",
 )
-async def get_status(user_id: UserId, moderation: ModerationService) -> StatusBody:
+async def get_status(user_id: UserId, request: Request) -> StatusBody:
+    moderation = services_of(request).moderation
     return _status_body(user_id, await moderation.user_state(user_id), moderation)
 
 
@@ -81,7 +81,7 @@ async def get_status(user_id: UserId, moderation: ModerationService) -> StatusBo
     tags=["moderation"],
     summary="Erase a user and every edge, in the background (see GET .../status)",
 )
-async def erase(user_id: UserId, moderation: ModerationService) -> Response:
-    if await moderation.erase(user_id):
+async def erase(user_id: UserId, request: Request) -> Response:
+    if await services_of(request).moderation.erase(user_id):
         return FastJSON({"user_id": user_id, "state": "erasing"}, status_code=202)
     return FastJSON({"user_id": user_id, "state": "absent"}, status_code=200)

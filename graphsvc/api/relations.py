@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
-from graphsvc.api.params import FastJSON, RelationsService, TargetId, UserId
+from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 
 router = APIRouter()
 
@@ -54,8 +54,8 @@ class UnblockBody(BaseModel):
     tags=["relations"],
     summary="Follow a user (idempotent)",
 )
-async def follow(user_id: UserId, target_id: TargetId, relations: RelationsService) -> FollowBody:
-    created = await relations.follow(user_id, target_id)
+async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FollowBody:
+    created = await services_of(request).relations.follow(user_id, target_id)
     return FollowBody(following=True, created=created)
 
 
@@ -66,10 +66,8 @@ async def follow(user_id: UserId, target_id: TargetId, relations: RelationsServi
     tags=["relations"],
     summary="Unfollow a user (idempotent)",
 )
-async def unfollow(
-    user_id: UserId, target_id: TargetId, relations: RelationsService
-) -> UnfollowBody:
-    removed = await relations.unfollow(user_id, target_id)
+async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> UnfollowBody:
+    removed = await services_of(request).relations.unfollow(user_id, target_id)
     return UnfollowBody(following=False, removed=removed)
 
 
@@ -82,11 +80,11 @@ async def unfollow(
 )
 async def relationships(
     user_id: UserId,
-    relations: RelationsService,
+    request: Request,
     ids: Annotated[str, Query(description="comma-separated user ids (1-100)")],
 ) -> Response:
     others = [part.strip() for part in ids.split(",")] if ids else []
-    found = await relations.relationships(user_id, others)
+    found = await services_of(request).relations.relationships(user_id, others)
     return FastJSON({
         "relationships": {
             rel.user_id: {
@@ -108,8 +106,8 @@ async def relationships(
     tags=["blocks"],
     summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
 )
-async def block(user_id: UserId, target_id: TargetId, relations: RelationsService) -> BlockBody:
-    change = await relations.block(user_id, target_id)
+async def block(user_id: UserId, target_id: TargetId, request: Request) -> BlockBody:
+    change = await services_of(request).relations.block(user_id, target_id)
     removed = sum(c.changed for c in change.removed)
     return BlockBody(blocking=True, created=change.created, removed_follows=removed)
 
@@ -121,6 +119,6 @@ async def block(user_id: UserId, target_id: TargetId, relations: RelationsServic
     tags=["blocks"],
     summary="Unblock a user (removed follows are not restored; idempotent)",
 )
-async def unblock(user_id: UserId, target_id: TargetId, relations: RelationsService) -> UnblockBody:
-    removed = await relations.unblock(user_id, target_id)
+async def unblock(user_id: UserId, target_id: TargetId, request: Request) -> UnblockBody:
+    removed = await services_of(request).relations.unblock(user_id, target_id)
     return UnblockBody(blocking=False, removed=removed)

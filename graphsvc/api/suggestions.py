@@ -6,17 +6,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     FastJSON,
-    InteractionsService,
-    SuggestionsService,
     TargetId,
     UserId,
+    services_of,
 )
 from graphsvc.domain.model import Interaction
 
@@ -74,8 +73,10 @@ class DismissBody(BaseModel):
     tags=["people you may know"],
     summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
 )
-async def interactions(events: list[InteractionIn], recorder: InteractionsService) -> Response:
-    accepted = await recorder.record([Interaction(e.actor, e.target, e.kind, e.at) for e in events])
+async def interactions(events: list[InteractionIn], request: Request) -> Response:
+    accepted = await services_of(request).interactions.record(
+        [Interaction(e.actor, e.target, e.kind, e.at) for e in events]
+    )
     return FastJSON({"accepted": accepted}, status_code=202)
 
 
@@ -88,10 +89,10 @@ async def interactions(events: list[InteractionIn], recorder: InteractionsServic
 )
 async def suggestions(
     user_id: UserId,
-    suggester: SuggestionsService,
+    request: Request,
     limit: Annotated[int, Query(description="1-50")] = 10,
 ) -> Response:
-    found = await suggester.suggestions(user_id, limit)
+    found = await services_of(request).suggestions.suggestions(user_id, limit)
     return FastJSON({"items": [s.as_json() for s in found]})
 
 
@@ -102,10 +103,8 @@ async def suggestions(
     tags=["people you may know"],
     summary="Never suggest the target to the user again",
 )
-async def dismiss(
-    user_id: UserId, target_id: TargetId, suggester: SuggestionsService
-) -> DismissBody:
-    created = await suggester.dismiss(user_id, target_id)
+async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
+    created = await services_of(request).suggestions.dismiss(user_id, target_id)
     return DismissBody(dismissed=True, created=created)
 
 
@@ -118,8 +117,8 @@ async def dismiss(
 )
 async def affinities(
     user_id: UserId,
-    recorder: InteractionsService,
+    request: Request,
     limit: Annotated[int, Query(description="1-1000")] = 20,
 ) -> Response:
-    found = await recorder.affinities(user_id, limit)
+    found = await services_of(request).interactions.affinities(user_id, limit)
     return FastJSON({"items": [{"user_id": u, "affinity": a} for u, a in found]})

@@ -1,7 +1,7 @@
 """The ``graphsvc`` command: serve the API, run the local servers, load and check graphs.
 
-Each command is one small function; a failure the operator can fix (a bad file, a server
-that does not start, unreachable stores) ends in one line on stderr, never a traceback.
+Each command is one small function. A bad edge file or a local server that does not start
+ends in one line on stderr (exit 2).
 """
 
 from __future__ import annotations
@@ -178,9 +178,19 @@ def _reconcile(args: argparse.Namespace, settings: Settings, _: LocalServerSetti
 
 
 async def _relay_outbox(settings: Settings, grace: float | None) -> None:
+    bars: list[tqdm] = []  # shown once this process holds the relay's lease and relays
+
+    def relayed(events: int) -> None:
+        if not bars:
+            bars.append(tqdm(desc="relayed", unit="event"))
+        bars[0].update(events)
+
     async with open_services(settings) as services:
-        with tqdm(desc="relayed", unit="event") as bar:
-            report = await services.relay.once(grace=grace, progress=bar.update)
+        try:
+            report = await services.relay.once(grace=grace, progress=relayed)
+        finally:
+            for bar in bars:
+                bar.close()
     _print(
         f"relayed {report.delivered:,} outbox events: {report.recovered:,} had lost their append "
         f"and were appended now, after repairing {report.repaired:,} users"
@@ -263,7 +273,7 @@ COMMANDS: dict[str, Command] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__)
+    parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn)")

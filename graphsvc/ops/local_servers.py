@@ -25,6 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
+import redis
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
 from graphsvc.settings import PROJECT_ROOT, LocalServerSettings, Settings
 
 Say = Callable[[str], None]
@@ -213,8 +219,6 @@ class LocalNeo4j:
             raise ServerError(f"could not set the Neo4j password:\n{result.stdout}{result.stderr}")
 
     def answers(self) -> bool:
-        from neo4j import GraphDatabase
-        from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
         auth = (self.settings.neo4j_user, self.settings.neo4j_password)
         try:
@@ -345,7 +349,6 @@ class LocalRedis:
         return found
 
     def answers(self) -> bool:
-        import redis
 
         try:
             client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
@@ -413,9 +416,6 @@ class LocalRedisCluster:
 
     def _info(self, port: int) -> dict[str, str]:
         """The node's CLUSTER INFO; empty when it does not answer (asked once, no retries)."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         try:
             client = redis.Redis(

@@ -49,8 +49,8 @@ def _entry_key(entry_id: str) -> tuple[int, int]:
 
 
 class FollowerFeed:
-    def __init__(self, events: EventStream) -> None:
-        self._events = events
+    def __init__(self, stream: EventStream) -> None:
+        self._stream = stream
         self._watchers: dict[str, set[_Watcher]] = {}
         self._reader: asyncio.Task[None] | None = None
 
@@ -95,7 +95,7 @@ class FollowerFeed:
         found: list[NewFollower] = []
         after, scanned = last_id, 0
         while scanned < REPLAY_MAX:
-            entries = await self._events.read(after, 1_000)
+            entries = await self._stream.read(after, 1_000)
             if not entries:
                 break
             scanned += len(entries)
@@ -111,7 +111,7 @@ class FollowerFeed:
         """Where live reading starts: the stream's last entry (or now, if Redis is down: what
         is appended later is newer than that, and older entries are not live)."""
         try:
-            return await self._events.last_id()
+            return await self._stream.last_id()
         except REDIS_DOWN:
             return f"{time.time_ns() // 1_000_000}-0"
 
@@ -119,7 +119,7 @@ class FollowerFeed:
         after = await self._tail()
         while self._watchers:
             try:
-                entries = await self._events.read(after, 500, block_ms=1_000)
+                entries = await self._stream.read(after, 500, block_ms=1_000)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis down or failing over: try again shortly

@@ -18,13 +18,6 @@ def query_dir() -> Path:
     return QUERY_DIR
 
 
-def query_names() -> list[str]:
-    """Every query, as ``family/name``."""
-    return sorted(
-        p.relative_to(QUERY_DIR).with_suffix("").as_posix() for p in QUERY_DIR.rglob("*.cypher")
-    )
-
-
 @cache
 def query(name: str) -> str:
     """The text of ``cypher/<family>/<name>.cypher`` for ``family/name``; raises

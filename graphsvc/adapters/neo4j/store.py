@@ -17,7 +17,6 @@ from typing import Any
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
 from graphsvc.adapters.neo4j.queries import query, statements
@@ -32,10 +31,6 @@ from graphsvc.domain.model import (
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
-
-# What Neo4j raises when it is unreachable, stopping or starting (DatabaseUnavailable is a
-# TransientError), or still failing after NEO4J_RETRY_SECONDS of retries (deadlocks).
-NEO4J_DOWN = (ServiceUnavailable, SessionExpired, TransientError)
 
 NO_LIMIT = 2**31 - 1
 

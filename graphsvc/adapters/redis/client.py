@@ -122,52 +122,58 @@ def is_cluster(client: object) -> bool:
 
 class Batch:
     """Scripts and commands for one pipelined round trip (not a transaction), on a single
-    Redis or a cluster, where they are grouped by node; replies come back in order."""
+    Redis or a cluster, where they are grouped by node; replies come back in order.
+
+    Scripts are sent first, each as one command, and then the other commands in the order they
+    were queued: so the first replies are the scripts', which is how a script a cluster node
+    lacked (NOSCRIPT) is found and sent again, whatever the other commands queued.
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
-        self._ops: list[tuple[AsyncScript | None, Any]] = []
+        self._scripts: list[tuple[AsyncScript, tuple[Any, ...]]] = []
+        self._calls: list[Callable[[Pipe], object]] = []
 
     def __len__(self) -> int:
-        return len(self._ops)
+        return len(self._scripts) + len(self._calls)
 
     def script(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> None:
-        self._ops.append((script, ("EVALSHA", script.sha, len(keys), *keys, *args)))
+        self._scripts.append((script, ("EVALSHA", script.sha, len(keys), *keys, *args)))
 
     def call(self, queue: Callable[[Pipe], object]) -> None:
-        """Any other command, queued by ``queue(pipe)`` (e.g. ``lambda p: p.zadd(...)``)."""
-        self._ops.append((None, queue))
-
-    @staticmethod
-    def _queue(pipe: Pipe, op: tuple[AsyncScript | None, Any]) -> None:
-        script, what = op
-        if script is None:
-            what(pipe)
-        else:
-            if not isinstance(pipe, ClusterPipeline):
-                pipe.scripts.add(script)  # the single server's pipeline loads it if missing
-            pipe.execute_command(*what)
+        """Other commands, queued by ``queue(pipe)`` (e.g. ``lambda p: p.zadd(...)``), after
+        every script, in the order given."""
+        self._calls.append(queue)
 
     async def _send(
-        self, ops: list[tuple[AsyncScript | None, Any]], raise_on_error: bool
+        self,
+        scripts: Sequence[tuple[AsyncScript, tuple[Any, ...]]],
+        calls: Sequence[Callable[[Pipe], object]],
+        raise_on_error: bool,
     ) -> list[Any]:
         async with self._client.pipeline(transaction=False) as pipe:
-            for op in ops:
-                self._queue(pipe, op)
+            for script, command in scripts:
+                if not isinstance(pipe, ClusterPipeline):
+                    pipe.scripts.add(script)  # the single server's pipeline loads it if missing
+                pipe.execute_command(*command)
+            for queue in calls:
+                queue(pipe)
             return await pipe.execute(raise_on_error=raise_on_error)
 
     async def execute(self) -> list[Any]:
-        if not self._ops:
+        if not len(self):
             return []
         if not is_cluster(self._client):
-            return await self._send(self._ops, raise_on_error=True)
-        replies = await self._send(self._ops, raise_on_error=False)
-        missing = [n for n, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+            return await self._send(self._scripts, self._calls, raise_on_error=True)
+        replies = await self._send(self._scripts, self._calls, raise_on_error=False)
+        missing = [
+            n for n, reply in enumerate(replies[: len(self._scripts)])
+            if isinstance(reply, NoScriptError)
+        ]  # fmt: skip
         if missing:  # a node started after the scripts were loaded (or never saw them)
-            scripts = {self._ops[n][0].sha: self._ops[n][0] for n in missing}
-            for script in scripts.values():
+            for script in {self._scripts[n][0].sha: self._scripts[n][0] for n in missing}.values():
                 await self._client.script_load(script.script)  # on every primary
-            again = await self._send([self._ops[n] for n in missing], raise_on_error=False)
+            again = await self._send([self._scripts[n] for n in missing], [], raise_on_error=False)
             for n, reply in zip(missing, again, strict=True):
                 replies[n] = reply
         for reply in replies:

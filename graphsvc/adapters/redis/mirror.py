@@ -12,7 +12,7 @@ and ``<prefix>recent`` (user -> when its mirror was last written, for reconcile 
 inactive users that pages leave out are in ``statuses.StatusSet``.
 
 All logic that must be atomic lives in the Lua scripts beside this file (``lua/``); each script
-touches one user's keys only (or the two ``{status}`` keys). The protocol is described in
+touches one user's keys only. The protocol is described in
 ``lua/common.lua``. On a single Redis a page is one script that also filters out inactive users;
 on a Redis Cluster the inactive set lives in another slot, so the page script returns the raw
 entries and the filter is a second round trip (SMISMEMBER).
