@@ -1,7 +1,8 @@
 """The ``graphsvc`` command: serve the API, run the local servers, load and check graphs.
 
-Each command is one small function. A bad edge file or a local server that does not start
-ends in one line on stderr (exit 2).
+Each command is one small function. A failure the operator must act on (a bad edge file, a
+local server that does not start, a store that refuses or cannot be reached) ends in one
+line on stderr naming the cause (exit 2), never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 import uvicorn
+from neo4j.exceptions import DriverError, Neo4jError
+from redis.exceptions import RedisError
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
@@ -356,6 +359,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LoadError, local_servers.ServerError) as exc:
         print(f"graphsvc: {exc}", file=sys.stderr)
         return 2
+    except (Neo4jError, DriverError, RedisError) as exc:
+        print(f"graphsvc {args.command}: {store_failure(exc)}", file=sys.stderr)
+        return 2
+
+
+def store_failure(exc: Exception) -> str:
+    """One line naming the store and its reason (Neo4j's error code, when it sent one)."""
+    if isinstance(exc, RedisError):
+        return f"redis: {type(exc).__name__}: {exc}".splitlines()[0]
+    if isinstance(exc, Neo4jError):
+        message = " ".join((exc.message or "").split())
+        return f"neo4j: {exc.code}: {message}"
+    return f"neo4j: {type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 if __name__ == "__main__":

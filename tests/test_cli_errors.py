@@ -1,0 +1,25 @@
+"""A CLI command that a store fails ends in one line naming the cause, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import free_port
+
+
+def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
+    edges = tmp_path / "edges.txt"
+    edges.write_text("a b\nb c\n")
+    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}",
+           "NEO4J_RETRY_SECONDS": "1", "NEO4J_CONNECT_TIMEOUT": "1"}  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "load", str(edges), "--no-progress"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("graphsvc load: neo4j: ServiceUnavailable: "), result.stderr
