@@ -100,6 +100,11 @@ class Settings(BaseSettings):
     )
     affinity_half_life_days: float = Field(default=14.0, gt=0)
 
+    @property
+    def affinity_half_life_us(self) -> int:
+        """AFFINITY_HALF_LIFE_DAYS in microseconds, as the affinity queries take it."""
+        return int(self.affinity_half_life_days * 86_400 * 1_000_000)
+
     @model_validator(mode="before")
     @classmethod
     def _no_local_server_knobs(cls, data: Any) -> Any:

@@ -1,5 +1,5 @@
-"""What routes take and give: path and query parameters, the service each route calls (as a
-FastAPI dependency), and the list bodies several routers share.
+"""What routes take and give: path and query parameters, the services a route calls
+(``services_of``), and the list bodies several routers share.
 
 User ids are plain strings here: the services validate them, so the 422 names the parameter
 (``target_id 'x y' is not a valid user id``) in the one error shape.

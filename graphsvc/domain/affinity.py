@@ -41,8 +41,3 @@ def aggregate(events: Sequence[WeightedInteraction], half_life_us: int) -> list[
             combine(pairs[key], (weight, at), half_life_us) if key in pairs else (weight, at)
         )
     return [{"a": a, "b": b, "w": w, "at": at} for (a, b), (w, at) in sorted(pairs.items())]
-
-
-def half_life_us(days: float) -> int:
-    """AFFINITY_HALF_LIFE_DAYS in microseconds."""
-    return int(days * DAY_US)

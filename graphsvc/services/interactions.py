@@ -16,7 +16,7 @@ from datetime import UTC
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
-from graphsvc.domain.affinity import WeightedInteraction, aggregate, half_life_us
+from graphsvc.domain.affinity import WeightedInteraction, aggregate
 from graphsvc.domain.errors import InvalidInteraction, InvalidLimit
 from graphsvc.domain.ids import is_user_id, validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
@@ -32,7 +32,11 @@ class Interactions:
         self._store = store
         self.buffer = buffer
         self._settings = settings
-        self.half_life_us = half_life_us(settings.affinity_half_life_days)
+
+    @property
+    def half_life_us(self) -> int:
+        """The half-life the interactions decay by (AFFINITY_HALF_LIFE_DAYS, in µs)."""
+        return self._settings.affinity_half_life_us
 
     async def record(self, events: Sequence[Interaction]) -> int:
         """Validate a batch (all or nothing) and buffer it durably; returns how many."""
@@ -77,10 +81,10 @@ class Interactions:
             return 0
         events = [event for batch in batches for event in batch.events]
         applied = await self._store.apply_interactions(
-            aggregate(events, self.half_life_us),
+            aggregate(events, self._settings.affinity_half_life_us),
             checkpoint=last,
             last=batches[-1].entry_id,
-            half_life_us=self.half_life_us,
+            half_life_us=self._settings.affinity_half_life_us,
         )
         if not applied:  # another process flushed these first
             return 0
@@ -112,5 +116,8 @@ class Interactions:
         if not 1 <= limit <= 1_000:
             raise InvalidLimit(f"limit must be between 1 and 1000, got {limit}")
         return await self._store.affinities(
-            user_id, now=time.time_ns() // 1_000, half_life_us=self.half_life_us, limit=limit
+            user_id,
+            now=time.time_ns() // 1_000,
+            half_life_us=self._settings.affinity_half_life_us,
+            limit=limit,
         )

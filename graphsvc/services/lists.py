@@ -17,7 +17,7 @@ from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror import HotPage, Mirror
 from graphsvc.adapters.redis.statuses import StatusesMissing
-from graphsvc.domain.affinity import AFFINITY_REFERENCE_US, half_life_us
+from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import InvalidCursor, InvalidParameter
 from graphsvc.domain.ids import validate_user_id
@@ -51,7 +51,6 @@ class Lists:
         self._breaker = breaker
         self._settings = settings
         self._pager = Pager(settings)
-        self._half_life_us = half_life_us(settings.affinity_half_life_days)
 
     # -- counts ---------------------------------------------------------------------------------
 
@@ -200,7 +199,11 @@ class Lists:
             if after is not None and after.score is None:  # a cursor from before the score
                 raise InvalidCursor("cursor is from an older friends order; start again without it")
             return await self._lists.friends_page(
-                user_id, after, wanted, ref=AFFINITY_REFERENCE_US, half_life_us=self._half_life_us
+                user_id,
+                after,
+                wanted,
+                ref=AFFINITY_REFERENCE_US,
+                half_life_us=self._settings.affinity_half_life_us,
             )
 
         return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
@@ -210,7 +213,7 @@ class Lists:
     ) -> IdPage:
         """Active users both follow, in id order, with the exact total."""
         _valid_pair(user_id, other_id)
-        self._pager.limit(limit)
+        self._pager.limit(limit)  # a bad limit is named before "the same user twice", as ever
         _two_users(user_id, other_id)
         return await self._common(
             "lists/common_following", "common_following", user_id, other_id, limit, cursor

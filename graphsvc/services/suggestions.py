@@ -18,7 +18,6 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.domain.affinity import half_life_us
 from graphsvc.domain.errors import InvalidInteraction, InvalidLimit
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
@@ -43,7 +42,6 @@ class Suggestions:
         self.cache = cache
         self._breaker = breaker
         self._settings = settings
-        self._half_life_us = half_life_us(settings.affinity_half_life_days)
         self._popular_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
@@ -68,7 +66,7 @@ class Suggestions:
         rows = await self._store.suggestions(
             user_id,
             now=time.time_ns() // 1_000,
-            h=self._half_life_us,
+            h=settings.affinity_half_life_us,
             intermediaries=settings.suggest_intermediaries,
             edges=settings.suggest_edges_per_intermediary,
             alpha=settings.suggest_affinity_weight,
