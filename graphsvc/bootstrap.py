@@ -27,6 +27,7 @@ from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
 from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_state import MirrorState
@@ -35,12 +36,14 @@ from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.follower_feed import FollowerFeed
 from graphsvc.services.health import Health
+from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
 from graphsvc.services.jobs import Jobs
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.moderation_jobs import ModerationJobs
+from graphsvc.services.ranker import RankerSource
 from graphsvc.services.relations import Relations
 from graphsvc.services.relay import Relay
 from graphsvc.services.suggestions import Suggestions
@@ -95,6 +98,7 @@ class RedisAdapters:
     stream: EventStream
     interactions: InteractionBuffer
     suggestion_cache: SuggestionCache
+    impressions: ImpressionStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,7 @@ class Services:
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
+    impressions: Impressions
     relay: Relay
     feed: FollowerFeed
     health: Health
@@ -152,6 +157,7 @@ def redis_adapters(
         stream=EventStream(client, settings),
         interactions=InteractionBuffer(client, settings),
         suggestion_cache=SuggestionCache(client, settings),
+        impressions=ImpressionStore(client, settings),
     )
 
 
@@ -162,6 +168,7 @@ def build(
     neo4j = neo4j_adapters(settings, connections.driver)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = Breaker(settings.redis_retry_seconds)
+    impressions = Impressions(redis.impressions, breaker, settings)
     writes = Writes(redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, breaker)
     jobs = Jobs()
     sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
@@ -183,7 +190,15 @@ def build(
         ),
         moderation=Moderation(neo4j.moderation, writes, jobs, work),
         interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
-        suggestions=Suggestions(neo4j.suggestions, redis.suggestion_cache, breaker, settings),
+        suggestions=Suggestions(
+            neo4j.suggestions,
+            redis.suggestion_cache,
+            breaker,
+            settings,
+            RankerSource(neo4j.suggestions, settings),
+            impressions,
+        ),
+        impressions=impressions,
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
         feed=FollowerFeed(redis.stream),
         health=Health(neo4j.store, redis.mirror),

@@ -105,6 +105,11 @@ class Settings(BaseSettings):
         """AFFINITY_HALF_LIFE_DAYS in microseconds, as the affinity queries take it."""
         return int(self.affinity_half_life_days * 86_400 * 1_000_000)
 
+    @property
+    def fresh_half_life_us(self) -> int:
+        """SUGGEST_FRESH_DAYS in microseconds, as the candidate queries take it."""
+        return int(self.suggest_fresh_days * 86_400 * 1_000_000)
+
     @model_validator(mode="before")
     @classmethod
     def _no_local_server_knobs(cls, data: Any) -> Any:
@@ -141,17 +146,43 @@ class Settings(BaseSettings):
     suggest_intermediaries: int = Field(
         default=200, ge=1, description="followings expanded per suggestion query, closest first"
     )
+    suggest_scan: int = Field(
+        default=1_000, ge=1, description="edges read from each expanded following"
+    )
     suggest_edges_per_intermediary: int = Field(
-        default=200, ge=1, description="edges read from each expanded user"
+        default=200, ge=1, description="edges kept per co-follower, and followers read"
     )
-    suggest_affinity_weight: float = Field(
-        default=0.5, ge=0, description="how much affinity adds to a path's weight"
+    suggest_cofollow_items: int = Field(
+        default=20, ge=0, description="least followed follows whose followers are co-followers"
     )
-    suggest_damping: float = Field(
-        default=1.0, ge=0, description="a path through m weighs 1/degree(m)^this (0: 1/log)"
+    suggest_cofollowers: int = Field(
+        default=50, ge=0, description="most similar co-followers whose follows are candidates"
     )
-    suggest_follower_weight: float = Field(
-        default=3.0, ge=0, description="what a follower not followed back adds to its score"
+    suggest_candidates: int = Field(
+        default=300, ge=50, description="candidates with features passed to the ranker"
+    )
+    suggest_thin: int = Field(
+        default=50, ge=0, description="below this many candidates, three-hop ones are added"
+    )
+    suggest_fresh_days: float = Field(
+        default=30.0, gt=0, description="half-life of the freshness of paths and activity"
+    )
+    pymk_model_name: str = Field(
+        default="default", min_length=1, description="the stored ranker the API serves"
+    )
+    pymk_model_refresh_seconds: float = Field(
+        default=30.0, gt=0, description="how often an API process looks for a newer ranker"
+    )
+    suggest_impressions_free: int = Field(
+        default=3, ge=1, description="times a suggestion is shown before it sinks at all"
+    )
+    suggest_impression_decay: float = Field(
+        default=0.5, gt=0, le=1, description="score multiplier per show beyond the free ones"
+    )
+    suggest_impressions_days: float = Field(
+        default=30.0,
+        gt=0,
+        description="how long a user's show counts are kept (refreshed by each recorded show)",
     )
     suggest_cache_seconds: int = Field(default=60, ge=1)
     popular_cache_seconds: int = Field(default=600, ge=1)

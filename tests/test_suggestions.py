@@ -200,7 +200,8 @@ async def test_suggestions_with_reasons_and_exclusions(
     assert found[cand["close-only"]]["reasons"] == {"mutual_count": 1, "via": [close]}
     assert found[cand["other-only"]]["reasons"] == {"mutual_count": 1, "via": [other]}
     assert found[fan]["sources"] == ["follows_you"]
-    assert found[cand["both"]]["sources"] == ["friends_of_friends"]
+    # close also follows `followed`, as I do: a co-follower, whose follows are candidates too
+    assert found[cand["both"]]["sources"] == ["co_followers", "friends_of_friends"]
     # two paths beat one; a close intermediary beats a distant one
     ranked = [item["user_id"] for item in items]
     assert ranked.index(cand["both"]) < ranked.index(cand["close-only"])
@@ -240,12 +241,18 @@ async def test_the_cache_is_invalidated_by_follow_dismiss_and_block(
     assert c not in by_id(await suggested(client, me))
 
 
-async def test_cold_start_suggests_popular_accounts(
+async def test_cold_start_suggests_recently_active_then_popular_accounts(
     client: httpx.AsyncClient, uid: UserIds
 ) -> None:
-    newcomer = uid("newcomer")
-    items = await suggested(client, newcomer, limit=5)
-    assert items and all(item["sources"] == ["popular"] for item in items)
+    newcomer, fresh, followed = uid("newcomer"), uid("fresh"), uid("followed")
+    await follow(client, (fresh, followed))  # the newest edge of the graph: fresh is active
+    services = service_of(client)  # the shared lists are cached: drop the one of a former run
+    await services.redis.client.delete(f"{services.settings.redis_prefix}accounts:recent")
+    items = await suggested(client, newcomer, limit=50)
+    sources = [item["sources"] for item in items]
+    assert items[0]["user_id"] == fresh and sources[0] == ["recently_active"]
+    assert set(map(tuple, sources)) <= {("recently_active",), ("popular",)}
+    assert sources == sorted(sources, key=lambda s: s != ["recently_active"])  # recent first
     assert all(item["reasons"] == {"mutual_count": 0, "via": []} for item in items)
     top = items[0]["user_id"]
     await client.put(f"/v1/users/{newcomer}/blocks/{top}")

@@ -1,5 +1,5 @@
-"""Routes of people you may know: interactions, suggestions, dismissals, and the internal
-affinities."""
+"""Routes of people you may know: interactions, suggestions, dismissals, impressions, and the
+internal affinities."""
 
 from __future__ import annotations
 
@@ -49,10 +49,12 @@ class Reasons(BaseModel):
 
 class SuggestionItem(BaseModel):
     user_id: str
-    score: float
+    score: float = Field(description="the ranker's probability that the user follows them")
     reasons: Reasons
     sources: list[str] = Field(
-        description="friends_of_friends, follows_you (a follower you do not follow), popular"
+        description="which sources found them: friends_of_friends, follows_you (a follower "
+        "you do not follow), co_followers (followed by people who follow what you follow), "
+        "three_hop, and to fill a short list recently_active and popular"
     )
 
 
@@ -63,6 +65,20 @@ class SuggestionsBody(BaseModel):
 class DismissBody(BaseModel):
     dismissed: bool
     created: bool = Field(description="false when it was dismissed before")
+
+
+class ImpressionsIn(BaseModel):
+    # The 1-50 bound is documented here and checked by the service, so a request breaking it
+    # gets the service's too_many_ids, as any other caller does.
+    ids: list[str] = Field(
+        description="the suggested users shown (1-50; a repeated id counts once)",
+        json_schema_extra={"minItems": 1, "maxItems": 50},
+        examples=[["bob", "carol"]],
+    )
+
+
+class RecordedBody(BaseModel):
+    recorded: int = Field(description="distinct users whose show was counted")
 
 
 @router.post(
@@ -106,6 +122,21 @@ async def suggestions(
 async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
     created = await services_of(request).suggestions.dismiss(user_id, target_id)
     return DismissBody(dismissed=True, created=created)
+
+
+@router.post(
+    "/v1/users/{user_id}/suggestions/impressions",
+    response_model=RecordedBody,
+    status_code=202,
+    responses=ERRORS,
+    tags=["people you may know"],
+    summary="Record which suggestions were shown",
+    description="Each show beyond SUGGEST_IMPRESSIONS_FREE sinks the suggestion (all or "
+    "nothing: a bad id records none).",
+)
+async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
+    recorded = await services_of(request).impressions.record(user_id, body.ids)
+    return FastJSON({"recorded": recorded}, status_code=202)
 
 
 @router.get(

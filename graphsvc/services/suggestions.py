@@ -1,17 +1,27 @@
-"""People you may know: suggestions, their cache, the cold start, and dismissals.
+"""People you may know: candidates from every source, ranked, cached; the cold start; dismissals.
 
-One bounded Cypher query finds friends of friends through the user's closest follows, and
-followers not followed back, weighed by affinity and damped by the intermediaries' degrees
-(``cypher/suggestions/suggestions.cypher``). The 50 best are cached per user for
-SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``). Too few
-candidates (a user who follows nobody): the most followed accounts fill the list.
+One bounded Cypher query gathers candidates with their features from friends of friends,
+followers not followed back and co-followers (``cypher/suggestions/candidates.cypher``); a
+user with fewer than SUGGEST_THIN of them also gets three-hop candidates
+(``three_hop.cypher``). The ranker (``domain/ranking``, the newest model `graphsvc train-pymk`
+stored, or the built-in default) scores them in this process. The 50 best are cached per user
+for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
+Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
+cache. Too few candidates (a user who follows nobody): recently active accounts, then the most
+followed, fill the list.
+
+``candidate_rows`` is also what `graphsvc train-pymk` learns from (with the held-out edges made
+invisible), so the model is trained on exactly the features it is served.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -21,13 +31,17 @@ from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.errors import InvalidInteraction, InvalidLimit
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
+from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.services.fallback import Breaker
+from graphsvc.services.impressions import Impressions
+from graphsvc.services.ranker import RankerSource
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
 POPULAR_KEPT = 200
+RECENT_SCAN = 2_000  # newest edges read to find the recently active accounts
 
 
 class Suggestions:
@@ -37,11 +51,15 @@ class Suggestions:
         cache: SuggestionCache,
         breaker: Breaker,
         settings: Settings,
+        ranker: RankerSource,
+        impressions: Impressions,
     ) -> None:
         self._store = store
         self.cache = cache
         self._breaker = breaker
         self._settings = settings
+        self.ranker = ranker
+        self._impressions = impressions
         self._popular_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
@@ -58,50 +76,91 @@ class Suggestions:
             return found
 
         found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
+        found = await self._impressions.rerank(user_id, found)
         return found[:limit]
 
     async def compute(self, user_id: str) -> list[Suggestion]:
-        """Suggestions computed now (no cache)."""
-        settings = self._settings
-        rows = await self._store.suggestions(
-            user_id,
-            now=time.time_ns() // 1_000,
-            h=settings.affinity_half_life_us,
-            intermediaries=settings.suggest_intermediaries,
-            edges=settings.suggest_edges_per_intermediary,
-            alpha=settings.suggest_affinity_weight,
-            beta=settings.suggest_damping,
-            follower_weight=settings.suggest_follower_weight,
-            limit=SUGGESTIONS_KEPT,
-        )
-        found = [
-            Suggestion(row["id"], row["score"], row["mutual"], list(row["via"]),
-                       sorted(row["sources"]))
-            for row in rows
-        ]  # fmt: skip
-        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: the most followed
-            taken = {s.user_id for s in found}
-            popular = [uid for uid in await self._popular() if uid not in taken]
-            for uid in await self._store.suggestable(user_id, popular):
-                if len(found) == SUGGESTIONS_KEPT:
-                    break
-                found.append(Suggestion(uid, 0.0, 0, [], ["popular"]))
+        """Suggestions computed now (no cache, no impressions)."""
+        ranker = await self.ranker.ranker()
+        rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
+        found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
+        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
+            await self._fill(user_id, found)
         return found
+
+    async def candidate_rows(
+        self,
+        user_id: str,
+        *,
+        now: int,
+        before: int | None = None,
+        hidden: Sequence[str] = (),
+    ) -> list[dict[str, Any]]:
+        """Every candidate with its features, as the ranker takes them. ``before`` and
+        ``hidden`` make edges invisible (training: see candidates.cypher); ``now`` is the
+        moment of the decays (training: the cut)."""
+        settings = self._settings
+        common = {
+            "now": now, "before": before, "hidden": list(hidden),
+            "fresh_h": settings.fresh_half_life_us, "candidates": settings.suggest_candidates,
+            "intermediaries": settings.suggest_intermediaries,
+            "edges": settings.suggest_edges_per_intermediary,
+        }  # fmt: skip
+        near = await self._store.candidates(
+            user_id,
+            h=settings.affinity_half_life_us,
+            scan=settings.suggest_scan,
+            items=settings.suggest_cofollow_items,
+            cofollowers=settings.suggest_cofollowers,
+            **common,
+        )
+        rows = [dict(row) for row in near]
+        if len(rows) < settings.suggest_thin:
+            far = await self._store.three_hop(user_id, items=settings.suggest_cofollowers, **common)
+            merge_three_hop(rows, [dict(row) for row in far])
+        return rows
+
+    async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
+        taken = {s.user_id for s in found}
+        for source, accounts in (("recently_active", self._recent), ("popular", self._popular)):
+            fill = [uid for uid in await accounts() if uid not in taken]
+            for uid in await self._store.suggestable(user_id, fill):
+                if len(found) == SUGGESTIONS_KEPT:
+                    return
+                found.append(Suggestion(uid, 0.0, 0, [], [source]))
+                taken.add(uid)
+
+    async def _recent(self) -> list[str]:
+        return await self._breaker.read(
+            "recently_active",
+            lambda: self._cached_list("recent", self._fetch_recent),
+            self._fetch_recent,
+        )
+
+    async def _fetch_recent(self) -> list[str]:
+        return await self._store.recently_active(RECENT_SCAN, POPULAR_KEPT)
 
     async def _popular(self) -> list[str]:
         return await self._breaker.read(
-            "popular", self._cached_popular, lambda: self._store.popular(POPULAR_KEPT)
+            "popular",
+            lambda: self._cached_list("popular", self._fetch_popular),
+            self._fetch_popular,
         )
 
-    async def _cached_popular(self) -> list[str]:
-        popular = await self.cache.popular()
-        if popular is None:
+    async def _fetch_popular(self) -> list[str]:
+        return await self._store.popular(POPULAR_KEPT)
+
+    async def _cached_list(self, name: str, fetch: Any) -> list[str]:
+        found = await self.cache.account_list(name)
+        if found is None:
             async with self._popular_lock:  # one scan per process when the list expires
-                popular = await self.cache.popular()
-                if popular is None:
-                    popular = await self._store.popular(POPULAR_KEPT)
-                    await self.cache.put_popular(popular, self._settings.popular_cache_seconds)
-        return popular
+                found = await self.cache.account_list(name)
+                if found is None:
+                    found = await fetch()
+                    await self.cache.put_account_list(
+                        name, found, self._settings.popular_cache_seconds
+                    )
+        return found
 
     async def dismiss(self, user_id: str, target_id: str) -> bool:
         """Never suggest the target to the user again."""
@@ -117,3 +176,32 @@ class Suggestions:
         except RedisError:
             log.exception("suggestion cache invalidation failed after a dismiss")
         return created
+
+
+def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
+    """The candidates as suggestions, best first. The score is the ranker's probability, so
+    impressions can discount it by multiplication; ties go to the smaller id (stable pages)."""
+    scored = []
+    for row in rows:
+        z = ranker.score(with_derived(raw_vector(row)))
+        probability = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+        scored.append((probability, row))
+    scored.sort(key=lambda item: (-item[0], item[1]["id"]))
+    return [
+        Suggestion(row["id"], probability, int(row.get("paths") or 0), list(row.get("via") or []),
+                   sorted(row["sources"]))
+        for probability, row in scored
+    ]  # fmt: skip
+
+
+def merge_three_hop(rows: list[dict[str, Any]], far: Sequence[dict[str, Any]]) -> None:
+    """Add three-hop features to the candidates found closer, and the new ones as candidates."""
+    known = {row["id"]: row for row in rows}
+    for extra in far:
+        row = known.get(extra["id"])
+        if row is None:
+            row = {"id": extra["id"], "sources": [], "via": [], **extra}
+            rows.append(row)
+            known[extra["id"]] = row
+        row["hop3"], row["hop3_paths"] = extra["hop3"], extra["hop3_paths"]
+        row["sources"] = [*row["sources"], "three_hop"]

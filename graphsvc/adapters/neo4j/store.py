@@ -33,6 +33,8 @@ from graphsvc.settings import Settings
 log = logging.getLogger(__name__)
 
 NO_LIMIT = 2**31 - 1
+# What a caller that can carry on without Neo4j for a moment catches.
+STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
 
 
 def open_driver(settings: Settings) -> AsyncDriver:

@@ -1,5 +1,7 @@
 """Interactions, affinity and suggestions in Neo4j: the exactly-once interaction apply, the
-bounded suggestion query, the popular accounts of the cold start, and dismissals."""
+bounded candidate queries (with the ranker's features), the fills of the cold start (recently
+active and popular accounts), dismissals, the stored rankers, and the training reads of
+`graphsvc train-pymk`."""
 
 from __future__ import annotations
 
@@ -34,8 +36,44 @@ class SuggestionStore:
         rows = await self._store.read("suggestions/affinities", params)
         return [(row["id"], row["affinity"]) for row in rows]
 
-    async def suggestions(self, user_id: str, **params: Any) -> list[neo4j.Record]:
-        return await self._store.read("suggestions/suggestions", {"id": user_id, **params})
+    async def candidates(self, user_id: str, **params: Any) -> list[neo4j.Record]:
+        return await self._store.read("suggestions/candidates", {"id": user_id, **params})
+
+    async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
+        return await self._store.read("suggestions/three_hop", {"id": user_id, **params})
+
+    async def recently_active(self, scan: int, limit: int) -> list[str]:
+        rows = await self._store.read("suggestions/recently_active", {"scan": scan, "limit": limit})
+        return [row["id"] for row in rows]
+
+    async def model_version(self, name: str) -> int:
+        (row,) = await self._store.read("suggestions/model_version", {"name": name}, fresh=True)
+        return int(row["version"])
+
+    async def latest_model(self, name: str) -> tuple[int, str] | None:
+        rows = await self._store.read("suggestions/model_latest", {"name": name}, fresh=True)
+        return (int(rows[0]["version"]), rows[0]["body"]) if rows else None
+
+    async def save_model(self, name: str, body: str, metrics: str, created: int) -> int:
+        params = {"name": name, "body": body, "metrics": metrics, "created": created}
+        (row,) = await self._store.write("suggestions/model_save", params)
+        return int(row["version"])
+
+    async def holdout_cutoff(self, share: float) -> tuple[int, int | None]:
+        (row,) = await self._store.read("suggestions/holdout_cutoff", {"share": share})
+        return int(row["edges"]), row["cutoff"]
+
+    async def holdout_newest(self, cutoff: int) -> dict[str, list[str]]:
+        rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff})
+        return {row["id"]: list(row["held"]) for row in rows}
+
+    async def active_users(self, min_following: int) -> list[str]:
+        rows = await self._store.read("suggestions/active_users", {"min": min_following})
+        return [row["id"] for row in rows]
+
+    async def followings_of(self, user_ids: Sequence[str]) -> dict[str, list[str]]:
+        rows = await self._store.read("suggestions/followings_of", {"ids": list(user_ids)})
+        return {row["id"]: list(row["following"]) for row in rows}
 
     async def popular(self, limit: int) -> list[str]:
         rows = await self._store.read("suggestions/popular", {"limit": limit})

@@ -13,3 +13,6 @@ FOR (e:GraphEvent) REQUIRE e.id IS UNIQUE;
 
 CREATE RANGE INDEX graph_event_version IF NOT EXISTS
 FOR (e:GraphEvent) ON (e.v);
+
+CREATE CONSTRAINT ranker_model_version IF NOT EXISTS
+FOR (m:RankerModel) REQUIRE (m.name, m.version) IS UNIQUE;

@@ -1,0 +1,132 @@
+"""The suggestion ranker: candidate features in, one score per candidate out.
+
+Why a learned linear model over log features: the classic link predictors are each one
+feature here (common neighbours = ``paths``, Adamic-Adar = ``aa``, resource allocation = ``ra``),
+and a weighted sum of their logarithms is a weighted *product* of them, so the model can
+express each heuristic alone and any blend in between; the blend that fits a graph is learned
+from that graph's own newest edges by ``graphsvc train-pymk``, not tuned by hand on the data
+we evaluate on. Scoring 300 candidates is a few thousand multiplications in pure Python: it
+needs neither numpy nor the training stack in the API process.
+
+A model is a plain JSON document (kind, features, per-feature scale, standardisation, weights,
+and how it was trained), so it can be stored in Neo4j, read by every API process, diffed and
+shown in the README. ``DEFAULT`` is used until a model is trained: it ranks as the first
+generation did (resource allocation through friends, followers not followed back high).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Raw features, as the candidate queries return them (0 when a source did not find the user).
+RAW_FEATURES: tuple[str, ...] = (
+    "paths",  # friends-of-friends paths (common neighbours, through my follows)
+    "ra",  # sum of 1/degree over those paths (resource allocation)
+    "aa",  # sum of 1/log(2 + degree) (Adamic-Adar)
+    "affinity_ra",  # sum of affinity(me, m)/degree(m): paths through close friends
+    "fresh",  # the newest path's freshness, 2^(-age / half-life)
+    "follows_you",  # 1 when the candidate follows me and I do not follow back
+    "follower_affinity",  # my affinity with that follower
+    "cof",  # co-followers: people who follow what I follow also follow the candidate
+    "cof_paths",
+    "hop3",  # three follows away (only asked for thin neighbourhoods)
+    "hop3_paths",
+    "followers",  # the candidate's degrees and recent activity
+    "follows",
+    "active",
+)
+# Binary or [0, 1] features are used as they are; the others through log1p(x / scale).
+UNSCALED = frozenset({"follows_you", "fresh", "active"})
+# Derived: the share of the candidate's followers I reach (Jaccard-like; corrects for size).
+DERIVED: tuple[str, ...] = ("paths_share",)
+FEATURES: tuple[str, ...] = RAW_FEATURES + DERIVED
+
+
+def raw_vector(row: Mapping[str, Any]) -> list[float]:
+    return [float(row.get(name) or 0.0) for name in RAW_FEATURES]
+
+
+def with_derived(raw: Sequence[float]) -> list[float]:
+    values = dict(zip(RAW_FEATURES, raw, strict=True))
+    share = values["paths"] / (1.0 + values["followers"])
+    return [*raw, share]
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A logistic model over transformed features; ``score`` is its log-odds (monotone in the
+    probability, so it ranks the same and costs no exp)."""
+
+    weights: dict[str, float]
+    intercept: float = 0.0
+    scale: dict[str, float] = field(default_factory=dict)
+    mean: dict[str, float] = field(default_factory=dict)
+    std: dict[str, float] = field(default_factory=dict)
+    version: int = 0  # 0: the built-in default
+    trained: dict[str, Any] = field(default_factory=dict)  # how, on what, and its metrics
+
+    def transform(self, vector: Sequence[float]) -> list[float]:
+        """Features as the model sees them: log-scaled, then standardised."""
+        out = []
+        for name, value in zip(FEATURES, vector, strict=True):
+            if name not in UNSCALED:
+                value = math.log1p(max(value, 0.0) / self.scale.get(name, 1.0))
+            out.append((value - self.mean.get(name, 0.0)) / (self.std.get(name) or 1.0))
+        return out
+
+    def score(self, vector: Sequence[float]) -> float:
+        features = self.transform(vector)
+        return self.intercept + sum(
+            self.weights.get(name, 0.0) * value
+            for name, value in zip(FEATURES, features, strict=True)
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": "logistic",
+            "features": list(FEATURES),
+            "weights": self.weights,
+            "intercept": self.intercept,
+            "scale": self.scale,
+            "mean": self.mean,
+            "std": self.std,
+            "version": self.version,
+            "trained": self.trained,
+        }
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> Ranker:
+        """A stored model; refuses one made for other features (an older or newer graphsvc)."""
+        if body.get("kind") != "logistic" or list(body.get("features", [])) != list(FEATURES):
+            raise ValueError(
+                f"model kind {body.get('kind')!r} with features {body.get('features')} "
+                f"is not this version's ({list(FEATURES)})"
+            )
+        return cls(
+            weights=dict(body["weights"]),
+            intercept=float(body["intercept"]),
+            scale=dict(body["scale"]),
+            mean=dict(body["mean"]),
+            std=dict(body["std"]),
+            version=int(body["version"]),
+            trained=dict(body.get("trained", {})),
+        )
+
+
+# Until a model is trained: friends-of-friends by resource allocation (with close friends'
+# paths counting more), a follower not followed back about as much as a strong path, then
+# co-followers and three-hop paths as tie-breakers for thin neighbourhoods.
+DEFAULT = Ranker(
+    weights={
+        "ra": 4.0,
+        "affinity_ra": 1.0,
+        "follows_you": 1.0,
+        "follower_affinity": 0.5,
+        "cof": 1.0,
+        "hop3": 0.5,
+    },
+    scale={"ra": 0.1, "affinity_ra": 0.1, "follower_affinity": 1.0, "cof": 0.01, "hop3": 0.001},
+)

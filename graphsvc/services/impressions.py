@@ -1,0 +1,74 @@
+"""Impression discounting of people you may know: record which suggestions a user was shown,
+and sink those shown more than SUGGEST_IMPRESSIONS_FREE times (``domain/impressions``).
+
+Shows are counted in Redis (``adapters/redis/impressions``). The discount is applied to the
+computed (and cached) list when it is served, not stored in the cache: a recorded show then
+moves the order at the next request, with no cache invalidation. The discount only refines an
+order; when Redis cannot be reached the list is served undiscounted rather than not at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from redis.exceptions import RedisError
+
+from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.impressions import ImpressionStore
+from graphsvc.domain.errors import InvalidInteraction, TooManyIds
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.impressions import rerank
+from graphsvc.domain.model import Suggestion
+from graphsvc.services.fallback import Breaker
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+IMPRESSIONS_MAX_IDS = 50  # a page of suggestions holds at most 50 (SUGGESTIONS_KEPT)
+
+
+class Impressions:
+    def __init__(self, store: ImpressionStore, breaker: Breaker, settings: Settings) -> None:
+        self.store = store
+        self._breaker = breaker
+        self._settings = settings
+
+    async def record(self, user_id: str, target_ids: Sequence[str]) -> int:
+        """Count one show of each target (all or nothing: a bad id records none); returns how
+        many distinct targets were counted (a target listed twice is one show)."""
+        validate_user_id(user_id)
+        if not 1 <= len(target_ids) <= IMPRESSIONS_MAX_IDS:
+            raise TooManyIds(
+                f"ids must name 1 to {IMPRESSIONS_MAX_IDS} users, got {len(target_ids)}"
+            )
+        for target_id in target_ids:
+            validate_user_id(target_id, "ids item")
+            if target_id == user_id:
+                raise InvalidInteraction(f"user {user_id!r} cannot be shown itself")
+        distinct = list(dict.fromkeys(target_ids))
+        try:
+            await self.store.record(user_id, distinct)
+        except REDIS_DOWN as exc:  # a 503; the next read skips Redis for a while
+            self._breaker.trip(exc)
+            raise
+        return len(distinct)
+
+    async def rerank(self, user_id: str, suggestions: list[Suggestion]) -> list[Suggestion]:
+        """The suggestions discounted by how often each was shown, best first; unchanged when
+        Redis cannot be reached (or the breaker says it could not a moment ago)."""
+        validate_user_id(user_id)
+        if not suggestions or self._breaker.open:
+            return suggestions
+        try:
+            shows = await self.store.shows(user_id, [s.user_id for s in suggestions])
+        except REDIS_DOWN as exc:
+            self._breaker.trip(exc)
+            return suggestions
+        except RedisError as exc:  # up but refusing (OOM, READONLY...): this read only
+            log.warning("redis refused an impressions read (%s); served undiscounted", exc)
+            return suggestions
+        settings = self._settings
+        return rerank(
+            suggestions, shows, settings.suggest_impressions_free, settings.suggest_impression_decay
+        )
