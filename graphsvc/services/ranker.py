@@ -61,7 +61,7 @@ class RankerSource:
             return self._current
         version, body = stored
         try:
-            self._current = Ranker.from_json(json.loads(body))
+            self._current = Ranker.from_json({**json.loads(body), "version": version})
         except (ValueError, KeyError, TypeError) as exc:
             self._skipped_version = version
             log.error("ranker %s v%d cannot be served, keeping v%d: %s",

@@ -5,6 +5,7 @@ active and popular accounts), dismissals, the stored rankers, and the training r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,8 +61,12 @@ class SuggestionStore:
         return int(row["version"])
 
     async def holdout_cutoff(self, share: float) -> tuple[int, int | None]:
-        (row,) = await self._store.read("suggestions/holdout_cutoff", {"share": share})
-        return int(row["edges"]), row["cutoff"]
+        """How many edges there are, and the time from which the newest ``share`` were made."""
+        (row,) = await self._store.read("suggestions/edge_count", {})
+        edges = int(row["edges"])
+        count = max(1, math.ceil(edges * share))
+        (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count})
+        return edges, row["cutoff"]
 
     async def holdout_newest(self, cutoff: int) -> dict[str, list[str]]:
         rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff})
