@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -24,10 +26,20 @@ from graphsvc.ops import local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.ops.demo import demo_edges
 from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file
-from graphsvc.ops.evaluation import Dataset, evaluate, read_dataset, table
+from graphsvc.ops.evaluation import (
+    DEFAULT_SEEDS,
+    DEFAULT_USERS,
+    Dataset,
+    Split,
+    Summary,
+    evaluate_seeds,
+    read_dataset,
+    table,
+)
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load, rebuild_mirror
 from graphsvc.ops.reconcile import reconcile, reconcile_recent
+from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
     LocalServerSettings,
     Settings,
@@ -239,28 +251,103 @@ def eval_settings(
     return servers, own
 
 
-async def _evaluate(
-    settings: Settings, data: Dataset, users: int, seed: int, progress: bool
-) -> None:
-    async with open_services(settings) as services:
-        await services.neo4j.bulk.wipe()
-        await services.redis.client.flushdb()  # a cluster client sends it to every primary
-        await services.neo4j.store.apply_schema()
-        results, sampled = await evaluate(
-            services, data, seed=seed, users=users, progress=progress, say=_print
+async def _evaluate(settings: Settings, data: Dataset, args: argparse.Namespace) -> Summary:
+    async def trained(services: Services, _: Split) -> str:
+        """Fit the ranker on the training graph just loaded (its newest edges held out) and
+        serve it: the evaluation's held-out edges are never seen by the trainer."""
+        report = await train(
+            services, seed=min(args.seeds), users=args.users, progress=False, say=_print
         )
-    for line in table(data.name, results, sampled):
-        _print(line)
+        await services.suggestions.ranker.refresh()
+        return "ranker: " + "\n  ".join(report.lines())
+
+    async with open_services(settings) as services:
+        return await evaluate_seeds(
+            services,
+            data,
+            seeds=args.seeds,
+            users=args.users,
+            progress=not args.no_progress,
+            say=_print,
+            after_load=trained if args.ranker == "trained" else None,
+        )
 
 
 def _eval_pymk(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    """Run the evaluation on its own servers (wiped per seed), print the table, and write
+    the JSON if asked; a JSON path that cannot be written is refused before the long run."""
+    if args.json is not None and not os.access(args.json.parent, os.W_OK):
+        raise SystemExit(f"graphsvc eval-pymk: cannot write {args.json} (no such directory?)")
     data = read_dataset(args.edges, undirected=args.undirected, interactions=args.interactions)
     servers, own = eval_settings(settings, local)
     local_servers.up(servers, own, _print)
-    asyncio.run(_evaluate(servers, data, args.users, args.seed, not args.no_progress))
+    summary = asyncio.run(_evaluate(servers, data, args))
+    for line in table(summary):
+        _print(line)
+    if args.json is not None:
+        args.json.write_text(json.dumps(summary.as_json(), indent=2, allow_nan=False) + "\n")
+        _print(f"wrote {args.json}")
+
+
+def _seed_list(text: str) -> list[int]:
+    """``--seeds 1,2,3``: distinct integers (a repeated seed would understate the spread)."""
+    try:
+        seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not comma-separated integers: {text!r}") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"expected distinct integers: {text!r}")
+    return seeds
+
+
+def _positive(text: str) -> int:
+    """A count of users: a whole number above zero (zero users would score nothing)."""
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer: {text!r}")
+    return int(text)
+
+
+def _one_seed(text: str) -> list[int]:
+    """``--seed S``, kept for old command lines: the one-seed list."""
+    try:
+        return [int(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+async def _train_once(settings: Settings, args: argparse.Namespace) -> None:
+    async with open_services(settings) as services:
+        report = await train(
+            services,
+            holdout=args.holdout,
+            share=args.share,
+            seed=args.seed,
+            users=args.users,
+            store=not args.dry_run,
+            progress=not args.no_progress,
+            say=_print,
+        )
+    for line in report.lines():
+        _print(line)
+
+
+def _train_pymk(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> None:
+    """Train once, or every ``--every`` seconds (a failed round is reported and retried at the
+    next one: the served model stays the last good one)."""
+    while True:
+        try:
+            asyncio.run(_train_once(settings, args))
+        except TrainError as exc:
+            if args.every is None:
+                raise
+            _print(f"graphsvc train-pymk: {exc}")
+        if args.every is None:
+            return
+        time.sleep(args.every)
 
 
 COMMANDS: dict[str, Command] = {
+    "train-pymk": _train_pymk,
     "serve": _serve,
     "services": _services,
     "load": _load,
@@ -273,6 +360,43 @@ COMMANDS: dict[str, Command] = {
     "check": _check,
     "rebuild": _rebuild,
 }
+
+
+def _add_eval_parser(sub: argparse._SubParsersAction) -> None:
+    """`eval-pymk`'s options, apart: `--seed S` (one seed) still works beside `--seeds`."""
+    ev = sub.add_parser(
+        "eval-pymk", help="score suggestions against link-prediction baselines on a graph"
+    )
+    ev.add_argument("--edges", type=Path, required=True, help="edge list: src dst [unix_ts]")
+    ev.add_argument("--interactions", type=Path, help="src dst unix_ts per interaction")
+    direction = ev.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="undirected", action="store_false")
+    direction.add_argument("--undirected", dest="undirected", action="store_true")
+    ev.add_argument(
+        "--users",
+        type=_positive,
+        default=DEFAULT_USERS,
+        help=f"users sampled per seed (default {DEFAULT_USERS:,}, or all with held-out pairs)",
+    )
+    seeds = ev.add_mutually_exclusive_group()
+    seeds.add_argument(
+        "--seeds",
+        type=_seed_list,
+        metavar="S,S,...",
+        help="seeds, each a fresh split, load and sample (default "
+        + ",".join(map(str, DEFAULT_SEEDS))
+        + ")",
+    )
+    seeds.add_argument("--seed", dest="seeds", type=_one_seed, metavar="S", help="one seed")
+    ev.set_defaults(seeds=list(DEFAULT_SEEDS))
+    ev.add_argument("--json", type=Path, metavar="PATH", help="write per-seed and summary results")
+    ev.add_argument(
+        "--ranker",
+        choices=("trained", "default"),
+        default="trained",
+        help="train-pymk on each training graph first (default), or the built-in weights",
+    )
+    ev.add_argument("--no-progress", action="store_true")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -310,17 +434,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("jobs", help="finish status fan-outs and erasures left unfinished")
 
-    ev = sub.add_parser(
-        "eval-pymk", help="score suggestions against link-prediction baselines on a graph"
+    tr = sub.add_parser("train-pymk", help="fit the suggestion ranker on the served graph")
+    tr.add_argument(
+        "--holdout",
+        choices=("newest", "random"),
+        default="newest",
+        help="hold out the newest edges (default) or a seeded random share",
     )
-    ev.add_argument("--edges", type=Path, required=True, help="edge list: src dst [unix_ts]")
-    ev.add_argument("--interactions", type=Path, help="src dst unix_ts per interaction")
-    direction = ev.add_mutually_exclusive_group()
-    direction.add_argument("--directed", dest="undirected", action="store_false")
-    direction.add_argument("--undirected", dest="undirected", action="store_true")
-    ev.add_argument("--users", type=int, default=500, help="users sampled (default 500)")
-    ev.add_argument("--seed", type=int, default=1)
-    ev.add_argument("--no-progress", action="store_true")
+    tr.add_argument("--share", type=float, default=0.1, help="share held out (default 0.1)")
+    tr.add_argument("--seed", type=int, default=1)
+    tr.add_argument("--users", type=_positive, default=2_000, help="users sampled (default 2,000)")
+    tr.add_argument("--every", type=float, metavar="SECONDS", help="retrain forever, this often")
+    tr.add_argument("--dry-run", action="store_true", help="report, but store no model")
+    tr.add_argument("--no-progress", action="store_true")
+
+    _add_eval_parser(sub)
 
     rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
     rec.add_argument("users", nargs="*", help="user ids")
@@ -356,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args, get_settings(), get_local_server_settings()) or 0
-    except (LoadError, local_servers.ServerError) as exc:
+    except (LoadError, local_servers.ServerError, TrainError) as exc:
         print(f"graphsvc: {exc}", file=sys.stderr)
         return 2
     except (Neo4jError, DriverError, RedisError) as exc:

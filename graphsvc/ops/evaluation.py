@@ -1,32 +1,68 @@
 """Offline evaluation of "people you may know" against classic link-prediction baselines.
 
-Holds out 10% of a graph's edges (the newest 10% when the file has times, else a seeded random
-10%), loads the rest into the service's Neo4j and Redis (its own servers: `graphsvc eval-pymk`
-wipes them per run), asks the service for 10 suggestions for a seeded sample of users with
-held-out edges, and scores the held-out edges they recover. The baselines (random, popularity,
-common neighbours, Adamic-Adar, Jaccard) are computed with networkx on the same training graph,
-on its undirected view, and exclude what the user already follows, as the service does.
+The protocol, and why each part of it is so:
+
+- Held out: 10% of the follow pairs; the newest 10% when the file has times (the future is
+  what a suggestion has to predict), else a seeded random 10%. An undirected pair is held out
+  whole, both directions: the reverse direction left in training would give the answer away.
+- Training times: a timed file keeps its own times, shifted so that the split is "now". An
+  untimed file gets a seeded random order, 1 ms apart and ending at now. Sorted-pair order
+  would make "newest" mean "highest ids", and a trainer that holds out the newest slice of
+  the training graph would then learn from a biased slice.
+- The training graph (and, for a timed file, the interactions before the split) is loaded
+  into the service's own stores, which `evaluate_seeds` wipes before every seed. An optional
+  ``after_load`` hook then runs on exactly that graph (to train a ranker, say) before the
+  service is asked.
+- Every method suggests 10 users to each sampled user (1,000 users with held-out pairs by
+  default) under one exclusion rule: the user itself and whom it already follows, nothing
+  else. The baselines (random, popularity, common neighbours, Adamic-Adar, resource
+  allocation, Jaccard) run with networkx on the undirected view of the training graph, over
+  2-hop candidates.
+- Metrics: precision@10, recall@10, MRR, NDCG@10 (binary relevance) and catalog coverage. A
+  seed is one draw of held-out pairs and users, and one draw can flip a thin margin, so the
+  summary is the mean, sample standard deviation and range over seeds (1, 2, 3 by default).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import random
+import statistics
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import networkx as nx
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import EdgeSet
+from graphsvc.ops.edge_files import EdgeSet, LoadError
 from graphsvc.ops.loader import load_edges
 
 K = 10
 HOLDOUT_SHARE = 0.10
-METHODS = ("service", "random", "popularity", "common neighbours", "Adamic-Adar", "Jaccard")
+SINCE_STEP_US = 1_000  # between consecutive training follows of an untimed file
+DEFAULT_USERS = 1_000
+DEFAULT_SEEDS = (1, 2, 3)
+METHODS = (
+    "service",
+    "random",
+    "popularity",
+    "common neighbours",
+    "Adamic-Adar",
+    "resource allocation",
+    "Jaccard",
+)
+NEIGHBOURHOOD = ("common neighbours", "Adamic-Adar", "resource allocation")  # the lift's bar
+METRICS = {
+    "precision": "precision@10",
+    "recall": "recall@10",
+    "mrr": "MRR",
+    "ndcg": "NDCG@10",
+    "coverage": "coverage",
+}
 
 
 @dataclass
@@ -45,6 +81,8 @@ class Dataset:
 
 
 def read_dataset(path: Path, *, undirected: bool, interactions: Path | None = None) -> Dataset:
+    """Read an edge list (and optionally interaction events); a file that cannot be read
+    raises LoadError naming it, which the CLI shows as one line."""
     rows, loops = _read_rows(path)
     messages = []
     if interactions is not None:
@@ -56,17 +94,31 @@ def read_dataset(path: Path, *, undirected: bool, interactions: Path | None = No
 def _read_rows(path: Path) -> tuple[list[tuple[str, str, int | None]], int]:
     rows: list[tuple[str, str, int | None]] = []
     loops = 0
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            src, dst = parts[0], parts[1]
-            if src == dst:
-                loops += 1
-                continue
-            rows.append((src, dst, int(float(parts[2])) if len(parts) > 2 else None))
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                parts = line.split()
+                if not parts or parts[0].startswith("#"):
+                    continue
+                if len(parts) < 2:
+                    raise LoadError(f"{path}:{number}: expected 'src dst [unix_ts]'")
+                if parts[0] == parts[1]:
+                    loops += 1
+                    continue
+                when = _seconds(parts[2], f"{path}:{number}") if len(parts) > 2 else None
+                rows.append((parts[0], parts[1], when))
+    except OSError as exc:
+        raise LoadError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise LoadError(f"{path}: not UTF-8 text") from None
     return rows, loops
+
+
+def _seconds(text: str, where: str) -> int:
+    try:
+        return int(float(text))
+    except ValueError:
+        raise LoadError(f"{where}: time {text!r} is not unix seconds") from None
 
 
 @dataclass
@@ -77,33 +129,52 @@ class Split:
     split_at: int  # µs (shifted): "now" of the evaluation
 
 
-def split(data: Dataset, seed: int, now_us: int) -> Split:
-    """Hold out the newest (or a random) 10% of the edges; shift times so the split is now."""
+def _first_times(data: Dataset) -> dict[tuple[str, str], int | None]:
+    """Each pair once (an undirected pair as (min, max), whichever way its lines run) with
+    its earliest time: the pair, not the line, is the unit held out."""
     first: dict[tuple[str, str], int | None] = {}
     for src, dst, t in data.rows:
         key = (min(src, dst), max(src, dst)) if data.undirected else (src, dst)
         if key not in first or (t is not None and (first[key] is None or t < first[key])):
             first[key] = t
+    return first
+
+
+def _random_times(
+    pairs: Iterable[tuple[str, str]], rng: random.Random, now_us: int
+) -> dict[tuple[str, str], int]:
+    """Training times for an untimed file: a seeded random order, SINCE_STEP_US apart, the
+    last at now, so the newest slice of the training graph is a random one."""
+    order = list(pairs)
+    rng.shuffle(order)
+    last = len(order) - 1
+    return {pair: now_us - (last - n) * SINCE_STEP_US for n, pair in enumerate(order)}
+
+
+def split(data: Dataset, seed: int, now_us: int) -> Split:
+    """Hold out 10% of the pairs (the newest, or a seeded random 10%) and time the rest so
+    that the split is ``now_us``. Both directions of an undirected pair are held out, or
+    trained on, together, with the same since."""
+    first = _first_times(data)
     pairs = sorted(first)
     count = max(1, int(len(pairs) * HOLDOUT_SHARE))
+    rng = random.Random(seed)
+    offset = split_s = 0
     if data.timed:
         ordered = sorted(pairs, key=lambda p: (first[p], p))
         held_pairs, train_pairs = ordered[-count:], ordered[:-count]
-        split_s = first[held_pairs[0]]
+        split_s = first[held_pairs[0]] or 0
         offset = now_us - split_s * 1_000_000
         since = {p: first[p] * 1_000_000 + offset for p in train_pairs}
     else:
-        rng = random.Random(seed)
         held_pairs = rng.sample(pairs, count)
         chosen = set(held_pairs)
-        train_pairs = [p for p in pairs if p not in chosen]
-        since = {p: now_us - (len(train_pairs) - n) * 1_000 for n, p in enumerate(train_pairs)}
-        offset = 0
+        since = _random_times((p for p in pairs if p not in chosen), rng, now_us)
     train: dict[tuple[str, str], int] = {}
-    for pair in train_pairs:
-        train[pair] = since[pair]
+    for (a, b), t in since.items():
+        train[(a, b)] = t
         if data.undirected:
-            train[(pair[1], pair[0])] = since[pair]
+            train[(b, a)] = t
     held: dict[str, set[str]] = {}
     for a, b in held_pairs:
         held.setdefault(a, set()).add(b)
@@ -111,9 +182,11 @@ def split(data: Dataset, seed: int, now_us: int) -> Split:
             held.setdefault(b, set()).add(a)
     messages = []
     if data.timed and data.messages:
-        split_s = min(first[p] for p in held_pairs)
         messages = [(s, d, t * 1_000_000 + offset) for s, d, t in data.messages if t < split_s]
     return Split(train, held, messages, now_us)
+
+
+# -- metrics -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -121,27 +194,54 @@ class Scores:
     precision: float
     recall: float
     mrr: float
+    ndcg: float
     coverage: float
 
 
+def ndcg_at_k(top: Sequence[str], truth: set[str], k: int = K) -> float:
+    """NDCG@k with binary relevance: each hit discounted by log2(rank + 1), over the best a
+    list of k can do (min(k, |truth|) hits at the top), so a perfect list scores 1 even for
+    a user with more than k held-out follows."""
+    dcg = sum(1 / math.log2(n + 2) for n, v in enumerate(top[:k]) if v in truth)
+    ideal = sum(1 / math.log2(n + 2) for n in range(min(k, len(truth))))
+    return dcg / ideal if ideal else 0.0
+
+
 def score(recommended: dict[str, list[str]], held: dict[str, set[str]], catalog: int) -> Scores:
-    """precision@10, recall@10, mean reciprocal rank of the first hit, catalog coverage
-    (share of the graph's users suggested to anyone)."""
+    """precision@10, recall@10, mean reciprocal rank of the first hit, NDCG@10, averaged
+    over users, and catalog coverage (share of the graph's users suggested to anyone)."""
     users = list(recommended)
-    precision = recall = mrr = 0.0
+    precision = recall = mrr = ndcg = 0.0
     for user in users:
         top, truth = recommended[user][:K], held[user]
         hits = [n for n, v in enumerate(top) if v in truth]
         precision += len(hits) / K
         recall += len(hits) / len(truth)
         mrr += 1 / (hits[0] + 1) if hits else 0.0
+        ndcg += ndcg_at_k(top, truth)
     shown = {v for top in recommended.values() for v in top[:K]}
     n = max(len(users), 1)
-    return Scores(precision / n, recall / n, mrr / n, len(shown) / max(catalog, 1))
+    return Scores(precision / n, recall / n, mrr / n, ndcg / n, len(shown) / max(catalog, 1))
+
+
+# -- the baselines -----------------------------------------------------------------------------
+
+
+def admissible(suggested: Iterable[str], excluded: set[str]) -> list[str]:
+    """The exclusion every method is held to, the service included: drop the user itself,
+    whom it already follows, and repeats (a repeated hit would count twice)."""
+    seen = set(excluded)
+    kept = []
+    for user in suggested:
+        if user not in seen:
+            seen.add(user)
+            kept.append(user)
+    return kept
 
 
 class Baselines:
-    """The classic link predictors, with networkx, on the training graph."""
+    """The classic link predictors, with networkx, on the undirected view of the training
+    graph over 2-hop candidates; exclusion uses the directed graph (what the user follows)."""
 
     def __init__(self, train: Iterable[tuple[str, str]], seed: int) -> None:
         self.directed = nx.DiGraph(list(train))
@@ -150,40 +250,98 @@ class Baselines:
         self.nodes = sorted(self.graph.nodes)
         self.popular = sorted(self.nodes, key=lambda v: (-self.directed.in_degree(v), v))
 
-    def _excluded(self, user: str) -> set[str]:
+    def excluded(self, user: str) -> set[str]:
+        """The user and whom it follows in training: all that any method may not suggest."""
         return {user, *self.directed.successors(user)} if user in self.directed else {user}
 
-    def _candidates(self, user: str) -> list[str]:
+    def _candidates(self, user: str, excluded: set[str]) -> list[str]:
         if user not in self.graph:
             return []
         near = set(self.graph[user])
         for neighbour in list(near):
             near.update(self.graph[neighbour])
-        return sorted(near - self._excluded(user))
+        return sorted(near - excluded)
 
-    @staticmethod
-    def _top(scored: Iterable[tuple[str, float]]) -> list[str]:
-        return [v for v, s in sorted(scored, key=lambda item: (-item[1], item[0])) if s > 0][:K]
+    def _scores(self, method: str, pairs: list[tuple[str, str]]) -> Iterable[tuple[str, float]]:
+        graph = self.graph
+        if method == "common neighbours":
+            return ((v, len(list(nx.common_neighbors(graph, u, v)))) for u, v in pairs)
+        predictors = {
+            "Adamic-Adar": nx.adamic_adar_index,
+            "resource allocation": nx.resource_allocation_index,
+            "Jaccard": nx.jaccard_coefficient,
+        }
+        if method not in predictors:
+            raise ValueError(method)
+        return ((v, s) for _, v, s in predictors[method](graph, pairs))
 
     def recommend(self, method: str, user: str) -> list[str]:
-        excluded = self._excluded(user)
+        """Up to K users by ``method``; ties broken by id, zero scores never suggested."""
+        excluded = self.excluded(user)
         if method == "random":
-            pool = self.rng.sample(self.nodes, min(len(self.nodes), 4 * K + 50))
-            return [v for v in pool if v not in excluded][:K]
+            pool = self.rng.sample(self.nodes, min(len(self.nodes), K + len(excluded)))
+            return admissible(pool, excluded)[:K]
         if method == "popularity":
-            return [v for v in self.popular[: K + len(excluded)] if v not in excluded][:K]
-        pairs = [(user, c) for c in self._candidates(user)]
+            return admissible(self.popular[: K + len(excluded)], excluded)[:K]
+        pairs = [(user, c) for c in self._candidates(user, excluded)]
         if not pairs:
             return []
-        if method == "common neighbours":
-            return self._top(
-                (v, len(list(nx.common_neighbors(self.graph, u, v)))) for u, v in pairs
-            )
-        if method == "Adamic-Adar":
-            return self._top((v, s) for _, v, s in nx.adamic_adar_index(self.graph, pairs))
-        if method == "Jaccard":
-            return self._top((v, s) for _, v, s in nx.jaccard_coefficient(self.graph, pairs))
-        raise ValueError(method)
+        scored = sorted(self._scores(method, pairs), key=lambda item: (-item[1], item[0]))
+        return [v for v, s in scored if s > 0][:K]
+
+
+# -- one seed ----------------------------------------------------------------------------------
+
+
+AfterLoad = Callable[[Services, Split], Awaitable[str | None]]
+
+
+@dataclass
+class SeedResult:
+    seed: int
+    users: int  # sampled (fewer than asked when fewer users have held-out pairs)
+    scores: dict[str, Scores]
+
+
+async def _load(services: Services, cut: Split, progress: bool) -> None:
+    await load_edges(services, EdgeSet(edges=dict(cut.train)), progress=progress)
+    if cut.messages:
+        weight = services.settings.interaction_weights["message"]
+        events = [(s, d, weight, t) for s, d, t in cut.messages]
+        for start in range(0, len(events), 1_000):
+            await services.interactions.record_raw(events[start : start + 1_000])
+        await services.interactions.flush_all()
+
+
+def _sample(cut: Split, seed: int, users: int) -> list[str]:
+    """Users with held-out pairs who are in the training graph (the others are cold starts,
+    which no method here can answer), a seeded sample of ``users`` of them."""
+    known = {u for pair in cut.train for u in pair}
+    eligible = sorted(u for u in cut.held if u in known)
+    return sorted(random.Random(seed).sample(eligible, min(users, len(eligible))))
+
+
+async def _ask_service(
+    services: Services, sample: list[str], progress: bool
+) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    with tqdm(total=len(sample), desc="service", unit="user", disable=not progress) as bar:
+        for start in range(0, len(sample), 8):
+            chunk = sample[start : start + 8]
+            lists = await asyncio.gather(*(services.suggestions.suggestions(u, K) for u in chunk))
+            for user, suggestions in zip(chunk, lists, strict=True):
+                found[user] = [s.user_id for s in suggestions]
+            bar.update(len(chunk))
+    return found
+
+
+def _describe(data: Dataset, cut: Split, seed: int) -> str:
+    return (
+        f"{data.name}, seed {seed}: {len(cut.train):,} training follows, "
+        f"{sum(len(v) for v in cut.held.values()):,} held out"
+        + (f", {len(cut.messages):,} training interactions" if cut.messages else "")
+        + (f", {data.self_loops} self-loops skipped" if data.self_loops else "")
+    )
 
 
 async def evaluate(
@@ -191,60 +349,184 @@ async def evaluate(
     data: Dataset,
     *,
     seed: int = 1,
-    users: int = 500,
+    users: int = DEFAULT_USERS,
     progress: bool = True,
     say: Callable[[str], None] = print,
-) -> tuple[dict[str, Scores], int]:
-    """Load the training graph into the (empty) service, then score every method; returns
-    the scores and how many users were sampled."""
-    now_us = time.time_ns() // 1_000
+    after_load: AfterLoad | None = None,
+) -> SeedResult:
+    """One seed: split, load the training graph into the service's (empty) stores, await
+    ``after_load`` (its line, if any, is said), then ask every method about the same sampled
+    users under the same exclusion and score them."""
     if data.messages and not data.timed:
         say(f"{data.name}: the edges have no times, so the interactions are not used")
-    cut = split(data, seed, now_us)
-    edges = EdgeSet(edges=dict(cut.train))
-    say(
-        f"{data.name}: {len(cut.train):,} training follows, "
-        f"{sum(len(v) for v in cut.held.values()):,} held out"
-        + (f", {len(cut.messages):,} training interactions" if cut.messages else "")
-        + (f", {data.self_loops} self-loops skipped" if data.self_loops else "")
-    )
-    await load_edges(services, edges, progress=progress)
-    if cut.messages:
-        weight = services.settings.interaction_weights["message"]
-        events = [(s, d, weight, t) for s, d, t in cut.messages]
-        for start in range(0, len(events), 1_000):
-            await services.interactions.record_raw(events[start : start + 1_000])
-        await services.interactions.flush_all()
-    known = {u for pair in cut.train for u in pair}
-    candidates = sorted(u for u in cut.held if u in known)
-    sample = sorted(random.Random(seed).sample(candidates, min(users, len(candidates))))
-    held = {u: cut.held[u] for u in sample}
-    recommended: dict[str, dict[str, list[str]]] = {m: {} for m in METHODS}
-    with tqdm(total=len(sample), desc="service", unit="user", disable=not progress) as bar:
-        for start in range(0, len(sample), 8):
-            chunk = sample[start : start + 8]
-            found = await asyncio.gather(*(services.suggestions.suggestions(u, K) for u in chunk))
-            for user, suggestions in zip(chunk, found, strict=True):
-                recommended["service"][user] = [s.user_id for s in suggestions]
-            bar.update(len(chunk))
+    cut = split(data, seed, time.time_ns() // 1_000)
+    say(_describe(data, cut, seed))
+    await _load(services, cut, progress)
+    if after_load is not None and (note := await after_load(services, cut)):
+        say(note)
+    sample = _sample(cut, seed, users)
     baselines = Baselines(cut.train, seed)
+    raw = {"service": await _ask_service(services, sample, progress)}
     for method in METHODS[1:]:
-        for user in tqdm(sample, desc=method, unit="user", disable=not progress):
-            recommended[method][user] = baselines.recommend(method, user)
-    catalog = len(known)
-    return {m: score(recommended[m], held, catalog) for m in METHODS}, len(sample)
+        bar = tqdm(sample, desc=method, unit="user", disable=not progress)
+        raw[method] = {user: baselines.recommend(method, user) for user in bar}
+    recommended = {
+        m: {u: admissible(top, baselines.excluded(u)) for u, top in raw[m].items()} for m in METHODS
+    }
+    dropped = sum(len(raw["service"][u]) - len(recommended["service"][u]) for u in sample)
+    if dropped:
+        say(f"seed {seed}: the service suggested {dropped} followed or repeated users (dropped)")
+    held = {u: cut.held[u] for u in sample}
+    catalog = len(baselines.nodes)
+    scores = {m: score(recommended[m], held, catalog) for m in METHODS}
+    return SeedResult(seed, len(sample), scores)
 
 
-def table(name: str, results: dict[str, Scores], users: int) -> list[str]:
-    lines = [
-        f"{name} ({users} users sampled)",
-        f"{'method':20} {'precision@10':>12} {'recall@10':>10} {'MRR':>8} {'coverage':>9}",
-    ]
-    for method, s in results.items():
-        lines.append(
-            f"{method:20} {s.precision:12.4f} {s.recall:10.4f} {s.mrr:8.4f} {s.coverage:9.4f}"
+# -- over seeds --------------------------------------------------------------------------------
+
+
+@dataclass
+class Spread:
+    mean: float
+    std: float | None  # sample standard deviation; None from a single seed
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        std = statistics.stdev(values) if len(values) > 1 else None
+        return cls(statistics.fmean(values), std, min(values), max(values))
+
+
+@dataclass
+class Lift:
+    """The service's precision@10 over the best neighbourhood baseline's (CN, AA, RA). The
+    baseline is chosen once, on its mean over seeds, and every seed is compared with that
+    one, so the per-seed ratios and the ratio of the means measure the same thing."""
+
+    baseline: str  # the best of them on mean precision@10
+    ratio: float | None  # of the means; None when the baseline scored 0
+    per_seed: list[float | None]  # each seed's service over the same baseline
+
+
+def _lift(runs: list[SeedResult], spread: dict[str, dict[str, Spread]]) -> Lift:
+    def ratio(service: float, baseline: float) -> float | None:
+        return service / baseline if baseline else None
+
+    best = max(NEIGHBOURHOOD, key=lambda m: spread[m]["precision"].mean)
+    per_seed = [ratio(r.scores["service"].precision, r.scores[best].precision) for r in runs]
+    overall = ratio(spread["service"]["precision"].mean, spread[best]["precision"].mean)
+    return Lift(best, overall, per_seed)
+
+
+@dataclass
+class Summary:
+    dataset: str
+    undirected: bool
+    users: int  # asked for per seed
+    runs: list[SeedResult]
+    spread: dict[str, dict[str, Spread]]  # method -> metric -> over seeds
+    lift: Lift
+
+    def as_json(self) -> dict[str, object]:
+        """Plain JSON values (no NaN or infinity): per seed, the summary, and the lift."""
+        return {
+            "dataset": self.dataset,
+            "undirected": self.undirected,
+            "k": K,
+            "users": self.users,
+            "seeds": [run.seed for run in self.runs],
+            "per_seed": [
+                {
+                    "seed": r.seed,
+                    "users": r.users,
+                    "scores": {m: asdict(s) for m, s in r.scores.items()},
+                }
+                for r in self.runs
+            ],
+            "summary": {
+                m: {metric: asdict(s) for metric, s in by.items()} for m, by in self.spread.items()
+            },
+            "lift": asdict(self.lift),
+        }
+
+
+def summarize(data: Dataset, users: int, runs: list[SeedResult]) -> Summary:
+    """Each method's metrics over the seeds: mean, sample standard deviation, min-max."""
+    spread = {
+        m: {metric: Spread.of([getattr(r.scores[m], metric) for r in runs]) for metric in METRICS}
+        for m in METHODS
+    }
+    return Summary(data.name, data.undirected, users, runs, spread, _lift(runs, spread))
+
+
+async def reset(services: Services) -> None:
+    """Empty Neo4j and Redis and put the schema back. Deletes everything: only ever for the
+    evaluation's own servers (`graphsvc eval-pymk` points ``services`` at them)."""
+    await services.neo4j.bulk.wipe()
+    await services.redis.client.flushdb()  # a cluster client sends it to every primary
+    await services.neo4j.store.apply_schema()
+
+
+async def evaluate_seeds(
+    services: Services,
+    data: Dataset,
+    *,
+    seeds: Sequence[int] = DEFAULT_SEEDS,
+    users: int = DEFAULT_USERS,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+    after_load: AfterLoad | None = None,
+) -> Summary:
+    """`evaluate` once per seed, each on freshly wiped stores (a seed's held-out pairs are
+    another seed's training pairs, so nothing may carry over), then the spread over seeds.
+    WIPES the stores of ``services``."""
+    if not seeds:
+        raise ValueError("evaluate_seeds needs at least one seed")
+    runs = []
+    for seed in seeds:
+        await reset(services)
+        runs.append(
+            await evaluate(
+                services,
+                data,
+                seed=seed,
+                users=users,
+                progress=progress,
+                say=say,
+                after_load=after_load,
+            )
         )
-    aa = results["Adamic-Adar"].precision
-    lift = (results["service"].precision / aa - 1) if aa else float("inf")
-    lines.append(f"service vs Adamic-Adar precision@10: {lift:+.1%}")
+    return summarize(data, users, runs)
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def _times(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.2f}x"
+
+
+def _cell(spread: Spread) -> str:
+    std = "-" if spread.std is None else f"{spread.std:.4f}"
+    return f"{spread.mean:.4f} ± {std:<6}"
+
+
+def table(summary: Summary) -> list[str]:
+    """Each method's `mean ± std` per metric over the seeds, then the service's lift."""
+    seeds = ", ".join(str(r.seed) for r in summary.runs)
+    sampled = ", ".join(str(r.users) for r in summary.runs)
+    lines = [
+        f"{summary.dataset} ({'undirected' if summary.undirected else 'directed'}; "
+        f"seeds {seeds}; users sampled per seed: {sampled})",
+        f"{'method':20}" + "".join(f" {label:>17}" for label in METRICS.values()),
+    ]
+    for method, by in summary.spread.items():
+        lines.append(f"{method:20}" + "".join(f" {_cell(by[m]):>17}" for m in METRICS))
+    lift = summary.lift
+    per_seed = ", ".join(_times(r) for r in lift.per_seed)
+    lines.append(
+        f"service / best of (CN, AA, RA) precision@10: {_times(lift.ratio)} "
+        f"(per seed: {per_seed}; the best: {lift.baseline})"
+    )
     return lines
