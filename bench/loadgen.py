@@ -149,14 +149,22 @@ async def _run(scenario: Scenario) -> Outcome:
                 async with driver.session(database=settings.neo4j_database) as session:
                     await (await session.run(naive, {"id": who})).consume()
 
-        elif kind == "suggest_compute":  # the service's query, uncached, in process (no HTTP)
+        elif kind in ("suggest_compute", "suggest_cached"):  # in process (no HTTP)
             driver = open_driver(settings)
             client = open_redis(settings)
             closers += [driver.close, client.aclose]
             suggestions = build(settings, Connections(driver, client)).suggestions
+            if kind == "suggest_compute":  # the queries and the ranker, no cache
 
-            async def op(n: int) -> None:
-                await suggestions.compute(scenario.targets[n % len(scenario.targets)])
+                async def op(n: int) -> None:
+                    await suggestions.compute(scenario.targets[n % len(scenario.targets)])
+
+            else:  # a cache hit (warmed first), with the impressions' re-rank
+                for who in scenario.targets:
+                    await suggestions.suggestions(who, 10)
+
+                async def op(n: int) -> None:
+                    await suggestions.suggestions(scenario.targets[n % len(scenario.targets)], 10)
 
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
             driver = open_driver(settings)
