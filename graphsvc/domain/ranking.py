@@ -122,11 +122,11 @@ class Ranker:
 DEFAULT = Ranker(
     weights={
         "ra": 4.0,
-        "affinity_ra": 1.0,
+        "affinity_ra": 2.0,
         "follows_you": 1.0,
         "follower_affinity": 0.5,
-        "cof": 1.0,
+        "cof": 0.5,
         "hop3": 0.5,
     },
-    scale={"ra": 0.1, "affinity_ra": 0.1, "follower_affinity": 1.0, "cof": 0.01, "hop3": 0.001},
+    scale={"ra": 0.1, "affinity_ra": 0.1, "follower_affinity": 1.0, "cof": 0.1, "hop3": 0.01},
 )

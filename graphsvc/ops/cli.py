@@ -251,13 +251,14 @@ def eval_settings(
     return servers, own
 
 
+EVAL_TRAIN_USERS = 1_000  # the trainer's sample of each training graph (not --users)
+
+
 async def _evaluate(settings: Settings, data: Dataset, args: argparse.Namespace) -> Summary:
     async def trained(services: Services, _: Split) -> str:
         """Fit the ranker on the training graph just loaded (its newest edges held out) and
         serve it: the evaluation's held-out edges are never seen by the trainer."""
-        report = await train(
-            services, seed=min(args.seeds), users=args.users, progress=False, say=_print
-        )
+        report = await train(services, seed=1, users=EVAL_TRAIN_USERS, progress=False, say=_print)
         await services.suggestions.ranker.refresh()
         return "ranker: " + "\n  ".join(report.lines())
 

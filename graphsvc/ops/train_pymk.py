@@ -22,12 +22,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from sklearn.linear_model import LogisticRegression
 from tqdm import tqdm
 
@@ -202,25 +202,23 @@ def fit(examples: Sequence[Example], seed: int) -> Ranker:
     """A logistic regression on log-scaled, standardised features. Each feature's scale is the
     median of its non-zero values, so log1p(x / scale) is about log 2 for a typical value
     whatever the units (a count of paths, a sum of 1/degree)."""
-    vectors = [v for e in examples for v in e.vectors]
-    labels = [y for e in examples for y in e.labels]
-    scale = {}
+    vectors = np.array([v for e in examples for v in e.vectors], dtype=float)
+    labels = np.array([y for e in examples for y in e.labels])
+    scale: dict[str, float] = {}
+    logged = vectors.copy()
     for n, name in enumerate(FEATURES):
-        nonzero = [v[n] for v in vectors if v[n] > 0]
-        if name not in UNSCALED:
-            scale[name] = statistics.median(nonzero) if nonzero else 1.0
-    plain = Ranker(weights={}, scale=scale)
-    logged = [plain.transform(v) for v in vectors]
-    columns = list(zip(*logged, strict=True))
-    mean = {name: statistics.fmean(col) for name, col in zip(FEATURES, columns, strict=True)}
-    std = {
-        name: (statistics.pstdev(col) or 1.0) for name, col in zip(FEATURES, columns, strict=True)
-    }
-    standard = Ranker(weights={}, scale=scale, mean=mean, std=std)
-    matrix = [standard.transform(v) for v in vectors]
+        if name in UNSCALED:
+            continue
+        nonzero = vectors[:, n][vectors[:, n] > 0]
+        scale[name] = float(np.median(nonzero)) if nonzero.size else 1.0
+        logged[:, n] = np.log1p(np.maximum(vectors[:, n], 0.0) / scale[name])
+    means, stds = logged.mean(axis=0), logged.std(axis=0)
+    stds[stds == 0] = 1.0
     model = LogisticRegression(C=1.0, max_iter=5_000, random_state=seed)
-    model.fit(matrix, labels)
+    model.fit((logged - means) / stds, labels)
     weights = {name: float(w) for name, w in zip(FEATURES, model.coef_[0], strict=True)}
+    mean = {name: float(m) for name, m in zip(FEATURES, means, strict=True)}
+    std = {name: float(d) for name, d in zip(FEATURES, stds, strict=True)}
     return Ranker(weights, float(model.intercept_[0]), scale, mean, std)
 
 

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
 POPULAR_KEPT = 200
 RECENT_SCAN = 2_000  # newest edges read to find the recently active accounts
+WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
 
 
 class Suggestions:
@@ -82,7 +83,10 @@ class Suggestions:
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
         ranker = await self.ranker.ranker()
-        rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
+        now = time.time_ns() // 1_000
+        rows = await self.candidate_rows(user_id, now=now)
+        if len(rows) < SUGGESTIONS_KEPT:  # never fill while friends of friends exist: go wider
+            rows = await self.candidate_rows(user_id, now=now, widen=WIDEN)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
             await self._fill(user_id, found)
@@ -95,21 +99,24 @@ class Suggestions:
         now: int,
         before: int | None = None,
         hidden: Sequence[str] = (),
+        widen: int = 1,
     ) -> list[dict[str, Any]]:
         """Every candidate with its features, as the ranker takes them. ``before`` and
         ``hidden`` make edges invisible (training: see candidates.cypher); ``now`` is the
-        moment of the decays (training: the cut)."""
+        moment of the decays (training: the cut). ``widen`` expands that many times more
+        followings, reading proportionally fewer edges from each (the same bound on work):
+        for a user with many friends whose first ones yield too few new names."""
         settings = self._settings
         common = {
             "now": now, "before": before, "hidden": list(hidden),
             "fresh_h": settings.fresh_half_life_us, "candidates": settings.suggest_candidates,
-            "intermediaries": settings.suggest_intermediaries,
+            "intermediaries": settings.suggest_intermediaries * widen,
             "edges": settings.suggest_edges_per_intermediary,
         }  # fmt: skip
         near = await self._store.candidates(
             user_id,
             h=settings.affinity_half_life_us,
-            scan=settings.suggest_scan,
+            scan=max(1, settings.suggest_scan // widen),
             items=settings.suggest_cofollow_items,
             cofollowers=settings.suggest_cofollowers,
             **common,

@@ -3,9 +3,10 @@
 // Sources, each bounded whatever the degrees (degrees are O(1) reads of the degree store):
 //   friends_of_friends  me -> m -> c: at most $intermediaries of my followings are expanded
 //                       (closest by affinity first, then the least followed: their paths say
-//                       most); from each, at most $scan edges are read and the first $edges
-//                       people I do not follow yet are kept (so a dense community whose
-//                       members I mostly follow still yields its few new names).
+//                       most); from each, at most $scan edges are read, and the people I
+//                       already follow are excluded once per candidate after the paths are
+//                       summed (so a dense community whose members I mostly follow still
+//                       yields its few new names, with no per-edge existence check).
 //   follows_you         my followers I do not follow back (at most $scan read, $edges kept).
 //   co_followers        me -> x <- w -> c (SALSA, "who to follow"): my $items least followed
 //                       follows x; their followers w (at most $edges each) weighed by the

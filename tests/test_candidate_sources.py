@@ -1,0 +1,382 @@
+"""The candidate sources of people you may know, one by one, on the real servers: what each
+finds on a hand-made graph (the features it gives), that every exclusion holds for every source,
+that a hub's friends of friends are suggested rather than fills, and `graphsvc train-pymk`
+(deterministic for a seed; a stored model is served by a running API without a restart)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import pytest
+from helpers import service_of
+from test_suggestions import by_id, follow, suggested
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.ops import train_pymk
+from graphsvc.ops.edge_files import batches
+from graphsvc.ops.loader import rebuild_mirror
+
+UserIds = Callable[[str], str]
+MakeClient = Callable[..., httpx.AsyncClient]
+MakeService = Callable[..., Services]
+
+SOURCES = ("friends_of_friends", "follows_you", "co_followers", "three_hop")
+EXCLUSIONS = ("followed", "blocked", "blocker", "spam", "dismissed", "self")
+FILLS = {"recently_active", "popular"}
+T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the newest of the DB
+
+
+@pytest.fixture
+async def client(make_client: MakeClient) -> AsyncIterator[httpx.AsyncClient]:
+    """Every graph here is tiny: three-hop candidates are asked for (SUGGEST_THIN's default,
+    set explicitly so the environment cannot turn them off)."""
+    async with make_client(suggest_thin=50) as http:
+        yield http
+
+
+async def rows_of(client: httpx.AsyncClient, me: str) -> dict[str, dict[str, Any]]:
+    """The candidates with their features, as the ranker gets them (no cache)."""
+    rows = await service_of(client).suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
+    return {row["id"]: row for row in rows}
+
+
+async def graph_for(
+    client: httpx.AsyncClient, uid: UserIds, source: str, *, itself: bool = False
+) -> tuple[str, str]:
+    """(me, candidate): a graph where only ``source`` finds the candidate (``itself``: the
+    candidate is me, so the source's paths lead back to me)."""
+    me = uid("me")
+    cand = me if itself else uid(source)
+    if source == "friends_of_friends":
+        m = uid("m")
+        await follow(client, (me, m), (m, cand))
+    elif source == "follows_you":
+        await follow(client, (cand, me))
+    elif source == "co_followers":
+        x, w = uid("x"), uid("w")  # w follows x as I do: what w follows is a candidate
+        await follow(client, (me, x), (w, x), (w, cand))
+    else:
+        a, b = uid("a"), uid("b")
+        await follow(client, (me, a), (a, b), (b, cand))
+    return me, cand
+
+
+# -- 1. what each source finds -------------------------------------------------------------------
+
+
+async def test_friends_of_friends(client: httpx.AsyncClient, uid: UserIds) -> None:
+    me, m, c = uid("me"), uid("m"), uid("c")
+    await follow(client, (me, m), (m, c))
+    row = (await rows_of(client, me))[c]
+    assert row["sources"] == ["friends_of_friends"]
+    assert (row["paths"], row["via"], row["follows_you"], row["cof"]) == (1, [m], 0.0, 0.0)
+    # m: 1 follower and 1 follow, so degree 2
+    assert row["ra"] == pytest.approx(0.5)
+    assert row["aa"] == pytest.approx(1 / math.log(4))
+    item = by_id(await suggested(client, me))[c]
+    assert item["sources"] == ["friends_of_friends"]
+    assert item["reasons"] == {"mutual_count": 1, "via": [m]}
+
+
+async def test_follows_you(client: httpx.AsyncClient, uid: UserIds) -> None:
+    me, f = uid("me"), uid("f")
+    await follow(client, (f, me))
+    row = (await rows_of(client, me))[f]
+    assert row["sources"] == ["follows_you"]
+    assert (row["follows_you"], row["paths"], row["via"], row["cof"]) == (1.0, 0, [], 0.0)
+    item = by_id(await suggested(client, me))[f]
+    assert item["sources"] == ["follows_you"]
+    assert item["reasons"] == {"mutual_count": 0, "via": []}
+
+
+async def test_co_followers(client: httpx.AsyncClient, uid: UserIds) -> None:
+    me, x, w, v = uid("me"), uid("x"), uid("w"), uid("v")
+    await follow(client, (me, x), (w, x), (w, v))
+    rows = await rows_of(client, me)
+    assert set(rows) == {v}  # x: I follow it; w: neither path nor follower of mine
+    row = rows[v]
+    assert row["sources"] == ["co_followers"]
+    # similarity of w: 1 / followers(x) = 1/2; shared over w's 2 follows
+    assert row["cof"] == pytest.approx(0.25)
+    assert (row["cof_paths"], row["paths"], row["follows_you"]) == (1, 0, 0.0)
+    assert by_id(await suggested(client, me))[v]["sources"] == ["co_followers"]
+
+
+async def test_three_hop_for_a_thin_neighbourhood(
+    client: httpx.AsyncClient, make_service: MakeService, uid: UserIds
+) -> None:
+    me, a, b, t = uid("me"), uid("a"), uid("b"), uid("t")
+    await follow(client, (me, a), (a, b), (b, t))
+    rows = await rows_of(client, me)
+    assert set(rows) == {b, t}
+    assert rows[b]["sources"] == ["friends_of_friends"]
+    row = rows[t]
+    assert row["sources"] == ["three_hop"]
+    # reach of b: 1 / degree(a) = 1/2; over degree(b) = 2
+    assert row["hop3"] == pytest.approx(0.25)
+    assert (row["hop3_paths"], row.get("paths", 0), row["via"]) == (1, 0, [])
+    assert by_id(await suggested(client, me))[t]["sources"] == ["three_hop"]
+    # not thin (SUGGEST_THIN=1 and 1 candidate found closer): no three-hop candidates at all
+    thick = make_service(suggest_thin=1)
+    assert [r["id"] for r in await thick.suggestions.candidate_rows(me, now=0)] == [b]
+
+
+# -- 2. every exclusion holds for every source ---------------------------------------------------
+
+
+async def exclude(client: httpx.AsyncClient, me: str, cand: str, exclusion: str) -> None:
+    if exclusion == "followed":
+        await follow(client, (me, cand))
+    elif exclusion in ("blocked", "blocker"):
+        a, b = (me, cand) if exclusion == "blocked" else (cand, me)
+        response = await client.put(f"/v1/users/{a}/blocks/{b}")
+        assert response.status_code == 200, response.text
+    elif exclusion == "spam":
+        response = await client.put(f"/v1/users/{cand}/status", json={"status": "spam"})
+        assert response.status_code == 200, response.text
+        await service_of(client).jobs.drain()
+    elif exclusion == "dismissed":
+        response = await client.delete(f"/v1/users/{me}/suggestions/{cand}")
+        assert response.json() == {"dismissed": True, "created": True}
+    else:
+        raise AssertionError(exclusion)
+
+
+@pytest.mark.parametrize("exclusion", EXCLUSIONS)
+@pytest.mark.parametrize("source", SOURCES)
+async def test_every_exclusion_holds_for_every_source(
+    client: httpx.AsyncClient, uid: UserIds, source: str, exclusion: str
+) -> None:
+    if exclusion == "self":
+        if source == "follows_you":  # I cannot follow myself, so I am never my own follower
+            me = uid("me")
+            response = await client.put(f"/v1/users/{me}/following/{me}")
+            assert response.status_code == 422, response.text
+            assert me not in by_id(await suggested(client, me))
+            return
+        me, _ = await graph_for(client, uid, source, itself=True)
+        assert me not in await rows_of(client, me)
+        assert me not in by_id(await suggested(client, me))
+        return
+    me, cand = await graph_for(client, uid, source)
+    # before: the candidate is there, found by this source alone (no cache is filled)
+    assert (await rows_of(client, me))[cand]["sources"] == [source]
+    await exclude(client, me, cand, exclusion)
+    assert cand not in by_id(await suggested(client, me))  # neither ranked nor a fill
+    assert cand not in await rows_of(client, me)
+
+
+# -- 3. a hub's friends of friends, not fills ----------------------------------------------------
+
+HUB_FANS = 3_000
+CLIQUE = 5
+
+
+async def load(services: Services, users: list[str], rows: list[dict[str, Any]]) -> int:
+    """Users and edges by batched transactions, then the users' mirrors rebuilt."""
+    for chunk in batches(users, 10_000):
+        await services.neo4j.bulk.load_users(chunk)
+    created = 0
+    for chunk in batches(rows, 10_000):
+        created += await services.neo4j.bulk.load_edges(chunk)
+    await rebuild_mirror(services, users, progress=False)
+    return created
+
+
+@pytest.mark.parametrize(
+    "shared",
+    [
+        pytest.param(False, id="an-outsider-per-fan"),
+        pytest.param(True, id="an-outsider-per-clique"),
+    ],
+)
+async def test_a_hub_gets_friends_of_friends_not_fills(
+    client: httpx.AsyncClient, backends: Services, uid: UserIds, shared: bool
+) -> None:
+    """A hub following 3,000 users who all follow it back, in cliques of 5, each also
+    following an outsider the hub does not follow (its own, or its clique's): the hub's
+    suggestions are outsiders, friends of friends among them, and never fills while
+    friend-of-friend candidates exist."""
+    hub = uid("hub")
+    fans = [uid(f"fan{n}") for n in range(HUB_FANS)]
+    fans_per_outsider = CLIQUE if shared else 1
+    outsiders = [uid(f"out{n}") for n in range(HUB_FANS // fans_per_outsider)]
+    owners: dict[str, set[str]] = defaultdict(set)
+    pairs = []
+    for n, fan in enumerate(fans):
+        outsider = outsiders[n // fans_per_outsider]
+        owners[outsider].add(fan)
+        pairs += [(fan, hub), (hub, fan), (fan, outsider)]
+        clique = range(n - n % CLIQUE, n - n % CLIQUE + CLIQUE)
+        pairs += [(fan, fans[k]) for k in clique if k != n]
+    rows = [{"s": s, "d": d, "t": T0 + n} for n, (s, d) in enumerate(pairs)]
+    assert await load(backends, [hub, *fans, *outsiders], rows) == len(rows)
+
+    items = await suggested(client, hub)
+    assert [i for i in items if FILLS & set(i["sources"])] == []
+    assert len(items) == 50
+    assert {i["user_id"] for i in items} <= set(outsiders)
+    mutual = [i for i in items if "friends_of_friends" in i["sources"]]
+    assert mutual
+    for item in mutual:
+        reasons = item["reasons"]
+        assert reasons["mutual_count"] == fans_per_outsider
+        assert len(reasons["via"]) == min(3, fans_per_outsider)
+        assert set(reasons["via"]) <= owners[item["user_id"]]
+    # friend-of-friend candidates: one outsider per expanded follow of the hub
+    rows_found = await rows_of(client, hub)
+    by_paths = [r for r in rows_found.values() if "friends_of_friends" in r["sources"]]
+    assert len(by_paths) == backends.settings.suggest_intermediaries // fans_per_outsider
+
+
+# -- 4. train-pymk ---------------------------------------------------------------------------------
+
+TRAIN_USERS = 300
+TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users
+
+
+def generated_follows(users: list[str], seed: int) -> list[tuple[str, str]]:
+    """Follows in the order they were made: a few random ones each, then mostly triadic
+    closure (a friend's follow) and follow-backs, so the newest edges are predictable."""
+    rng = random.Random(seed)
+    follows: dict[str, set[str]] = {u: set() for u in users}
+    followers: dict[str, set[str]] = {u: set() for u in users}
+    made: list[tuple[str, str]] = []
+
+    def add(a: str, b: str) -> None:
+        if a != b and b not in follows[a]:
+            follows[a].add(b)
+            followers[b].add(a)
+            made.append((a, b))
+
+    for u in users:
+        for v in rng.sample(users, 3):
+            add(u, v)
+    while len(made) < TRAIN_EDGES:
+        u = rng.choice(users)
+        if rng.random() < 0.75:
+            v = rng.choice(sorted(follows[u]))
+            if follows[v]:
+                add(u, rng.choice(sorted(follows[v])))
+        elif followers[u]:
+            add(u, rng.choice(sorted(followers[u])))
+    return made
+
+
+def newest_holdout_of(
+    services: Services, rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Make the trainer's two database-wide reads of the newest holdout (holdout_cutoff: the
+    time of the newest share of *all* edges; holdout_newest: every user who followed since)
+    read this graph only, as those queries would on a database holding nothing else: the
+    shared test database holds other tests' edges, and `train` has no way to restrict itself
+    to some users. Everything else (features, fit, validation, storing) is the trainer's."""
+    times = sorted(row["t"] for row in rows)
+
+    async def holdout_cutoff(share: float) -> tuple[int, int]:
+        return len(rows), times[-max(1, math.ceil(len(rows) * share))]
+
+    async def holdout_newest(cutoff: int) -> dict[str, list[str]]:
+        return held_since(rows, cutoff)
+
+    store = services.neo4j.suggestions
+    monkeypatch.setattr(store, "holdout_cutoff", holdout_cutoff)
+    monkeypatch.setattr(store, "holdout_newest", holdout_newest)
+
+
+def held_since(rows: list[dict[str, Any]], cutoff: int) -> dict[str, list[str]]:
+    """Who followed whom from the cutoff on, for the users who also followed before it."""
+    held: dict[str, list[str]] = defaultdict(list)
+    before: Counter[str] = Counter()
+    for row in rows:
+        if row["t"] >= cutoff:
+            held[row["s"]].append(row["d"])
+        else:
+            before[row["s"]] += 1
+    return {u: sorted(v) for u, v in held.items() if before[u]}
+
+
+@pytest.fixture
+async def pymk_graph(backends: Services, uid: UserIds) -> list[dict[str, Any]]:
+    users = [uid(f"g{n}") for n in range(TRAIN_USERS)]
+    made = generated_follows(users, seed=3)
+    rows = [{"s": s, "d": d, "t": T0 + n * 1_000_000} for n, (s, d) in enumerate(made)]
+    assert await load(backends, users, rows) == len(rows)
+    return rows
+
+
+async def test_train_pymk_is_deterministic_for_a_seed(
+    make_service: MakeService,
+    uid: UserIds,
+    pymk_graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services = make_service(pymk_model_name=uid("model"))
+    newest_holdout_of(services, pymk_graph, monkeypatch)
+    cutoff = sorted(row["t"] for row in pymk_graph)[-math.ceil(len(pymk_graph) * 0.1)]
+    held = held_since(pymk_graph, cutoff)
+    assert len(held) > 200  # so `users=200` samples
+
+    async def run(seed: int) -> train_pymk.TrainReport:
+        return await train_pymk.train(
+            services, seed=seed, users=200, store=False, progress=False, say=lambda _: None
+        )
+
+    first, again, other = await run(7), await run(7), await run(8)
+    assert first.version == 0  # not stored
+    assert first.users == 200 and first.candidates > 1_000
+    assert first.positives >= train_pymk.MIN_POSITIVES
+    sample = train_pymk._sample(sorted(held), 200, 7)
+    assert first.held == sum(len(held[u]) for u in sample)  # the sampled users' held follows
+    assert set(first.validation) == {"model", "default", *train_pymk.SINGLE}
+    assert first.validation["model"] > 0
+    # the generator's signals: a quarter of the later follows are follow-backs, most of the
+    # rest close a triangle
+    assert first.weights["follows_you"] > 0.1
+    assert first.weights["ra"] > 0 and first.weights["paths"] > 0
+    same = ("users", "candidates", "positives", "held", "validation", "weights")
+    assert {k: getattr(again, k) for k in same} == {k: getattr(first, k) for k in same}
+    assert other.weights != first.weights  # another seed: other users, another model
+    assert await services.neo4j.suggestions.model_version(services.settings.pymk_model_name) == 0
+
+
+async def test_a_stored_model_is_served_by_a_running_api(
+    make_client: MakeClient,
+    make_service: MakeService,
+    uid: UserIds,
+    pymk_graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = uid("model")
+    me = pymk_graph[0]["s"]
+    async with make_client(pymk_model_name=name, pymk_model_refresh_seconds=0.1) as client:
+        source = service_of(client).suggestions.ranker
+        before = await suggested(client, me)
+        assert len(before) == 50
+        assert source.current.version == 0 and source.current == DEFAULT
+
+        trainer = make_service(pymk_model_name=name)
+        newest_holdout_of(trainer, pymk_graph, monkeypatch)
+        report = await train_pymk.train(
+            trainer, seed=7, users=200, store=True, progress=False, say=lambda _: None
+        )
+        assert report.version == 1  # the model's name is this test's own
+        stored = await trainer.neo4j.suggestions.latest_model(name)
+        assert stored is not None and stored[0] == 1
+
+        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        await service_of(client).suggestions.cache.invalidate(me)  # else served from the cache
+        after = await suggested(client, me)
+        assert source.current.version == report.version
+        assert source.current.weights == report.weights
+        assert source.current.trained["seed"] == 7
+        assert isinstance(source.current, Ranker) and source.current != DEFAULT
+        assert [i["score"] for i in after] != [i["score"] for i in before]
