@@ -23,6 +23,7 @@ from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops import train_pymk
 from graphsvc.ops.edge_files import batches
 from graphsvc.ops.loader import rebuild_mirror
+from graphsvc.services.suggestions import WIDEN
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -231,10 +232,15 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
         assert reasons["mutual_count"] == fans_per_outsider
         assert len(reasons["via"]) == min(3, fans_per_outsider)
         assert set(reasons["via"]) <= owners[item["user_id"]]
-    # friend-of-friend candidates: one outsider per expanded follow of the hub
+    # friend-of-friend candidates: one outsider per expanded follow of the hub; when the first
+    # SUGGEST_INTERMEDIARIES follows yield fewer than 50, WIDEN times as many are expanded
+    settings = backends.settings
+    expanded = settings.suggest_intermediaries
+    if expanded // fans_per_outsider < 50:
+        expanded = min(HUB_FANS, expanded * WIDEN)
     rows_found = await rows_of(client, hub)
     by_paths = [r for r in rows_found.values() if "friends_of_friends" in r["sources"]]
-    assert len(by_paths) == backends.settings.suggest_intermediaries // fans_per_outsider
+    assert len(by_paths) == min(settings.suggest_candidates, expanded // fans_per_outsider)
 
 
 # -- 4. train-pymk ---------------------------------------------------------------------------------

@@ -79,16 +79,6 @@ async def test_recording_counts_each_show_and_keeps_the_key_for_the_configured_d
     assert 2 * 86_400 - 10 <= ttl <= 2 * 86_400
 
 
-async def test_forget_on_drops_only_the_given_targets(service: Services, uid: UserIds) -> None:
-    me, a, b = uid("me"), uid("a"), uid("b")
-    await service.impressions.record(me, [a, b])
-    store = service.redis.impressions
-    async with service.redis.client.pipeline(transaction=False) as pipe:
-        store.forget_on(pipe, me, [a])
-        await pipe.execute()
-    assert await store.shows(me, [a, b]) == {a: 0, b: 1}
-
-
 async def test_a_target_shown_beyond_the_free_shows_sinks_below_an_undisturbed_one(
     make_service: MakeService, uid: UserIds
 ) -> None:

@@ -20,6 +20,7 @@ next version in Neo4j, where every API process picks it up (``services/ranker``)
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import time
@@ -245,7 +246,7 @@ def precision_at_k(ranker: Ranker, examples: Sequence[Example]) -> float:
 
 async def save(services: Services, model: Ranker, trained: dict[str, Any]) -> int:
     name = services.settings.pymk_model_name
-    body = Ranker(**{**model.__dict__, "trained": trained}).as_json()
+    body = dataclasses.replace(model, trained=trained).as_json()
     version = await services.neo4j.suggestions.save_model(
         name, json.dumps(body), json.dumps(trained), time.time_ns() // 1_000
     )

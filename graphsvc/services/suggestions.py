@@ -20,7 +20,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -61,7 +61,7 @@ class Suggestions:
         self._settings = settings
         self.ranker = ranker
         self._impressions = impressions
-        self._popular_lock = asyncio.Lock()
+        self._list_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
         validate_user_id(user_id)
@@ -83,10 +83,7 @@ class Suggestions:
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
         ranker = await self.ranker.ranker()
-        now = time.time_ns() // 1_000
-        rows = await self.candidate_rows(user_id, now=now)
-        if len(rows) < SUGGESTIONS_KEPT:  # never fill while friends of friends exist: go wider
-            rows = await self.candidate_rows(user_id, now=now, widen=WIDEN)
+        rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
             await self._fill(user_id, found)
@@ -99,33 +96,50 @@ class Suggestions:
         now: int,
         before: int | None = None,
         hidden: Sequence[str] = (),
-        widen: int = 1,
     ) -> list[dict[str, Any]]:
-        """Every candidate with its features, as the ranker takes them. ``before`` and
-        ``hidden`` make edges invisible (training: see candidates.cypher); ``now`` is the
-        moment of the decays (training: the cut). ``widen`` expands that many times more
-        followings, reading proportionally fewer edges from each (the same bound on work):
-        for a user with many friends whose first ones yield too few new names."""
+        """Every candidate with its features, as the ranker takes them, the same for serving
+        and training. ``before`` and ``hidden`` make edges invisible (training: see
+        candidates.cypher); ``now`` is the moment of the decays (training: the cut).
+
+        A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
+        (many friends whose first ones yield few new names) is asked again WIDEN times wider,
+        reading a WIDEN-th of the edges from each following (the same bound on work): the list
+        is never filled with popular accounts while friends of friends exist. Then, if the
+        neighbourhood is still thin, three-hop candidates are added."""
         settings = self._settings
         common = {
             "now": now, "before": before, "hidden": list(hidden),
             "fresh_h": settings.fresh_half_life_us, "candidates": settings.suggest_candidates,
-            "intermediaries": settings.suggest_intermediaries * widen,
             "edges": settings.suggest_edges_per_intermediary,
         }  # fmt: skip
+        rows = await self._near(user_id, common, widen=1)
+        if (
+            len(rows) < SUGGESTIONS_KEPT
+            and await self._store.following_count(user_id) > settings.suggest_intermediaries
+        ):
+            rows = await self._near(user_id, common, widen=WIDEN)
+        if len(rows) < settings.suggest_thin:
+            far = await self._store.three_hop(
+                user_id,
+                intermediaries=settings.suggest_intermediaries,
+                items=settings.suggest_cofollowers,
+                **common,
+            )
+            merge_three_hop(rows, [dict(row) for row in far])
+        return rows
+
+    async def _near(self, user_id: str, common: dict[str, Any], widen: int) -> list[dict[str, Any]]:
+        settings = self._settings
         near = await self._store.candidates(
             user_id,
             h=settings.affinity_half_life_us,
+            intermediaries=settings.suggest_intermediaries * widen,
             scan=max(1, settings.suggest_scan // widen),
             items=settings.suggest_cofollow_items,
             cofollowers=settings.suggest_cofollowers,
             **common,
         )
-        rows = [dict(row) for row in near]
-        if len(rows) < settings.suggest_thin:
-            far = await self._store.three_hop(user_id, items=settings.suggest_cofollowers, **common)
-            merge_three_hop(rows, [dict(row) for row in far])
-        return rows
+        return [dict(row) for row in near]
 
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
         taken = {s.user_id for s in found}
@@ -157,10 +171,10 @@ class Suggestions:
     async def _fetch_popular(self) -> list[str]:
         return await self._store.popular(POPULAR_KEPT)
 
-    async def _cached_list(self, name: str, fetch: Any) -> list[str]:
+    async def _cached_list(self, name: str, fetch: Callable[[], Awaitable[list[str]]]) -> list[str]:
         found = await self.cache.account_list(name)
         if found is None:
-            async with self._popular_lock:  # one scan per process when the list expires
+            async with self._list_lock:  # one scan per process when the list expires
                 found = await self.cache.account_list(name)
                 if found is None:
                     found = await fetch()

@@ -40,6 +40,10 @@ class SuggestionStore:
     async def candidates(self, user_id: str, **params: Any) -> list[neo4j.Record]:
         return await self._store.read("suggestions/candidates", {"id": user_id, **params})
 
+    async def following_count(self, user_id: str) -> int:
+        (row,) = await self._store.read("suggestions/following_count", {"id": user_id})
+        return int(row["following"])
+
     async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
         return await self._store.read("suggestions/three_hop", {"id": user_id, **params})
 

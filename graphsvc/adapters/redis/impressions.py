@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphsvc.adapters.redis.client import Client, Pipe
+from graphsvc.adapters.redis.client import Client
 from graphsvc.settings import Settings
 
 
@@ -41,9 +41,3 @@ class ImpressionStore:
             return {}
         counts = await self._redis.hmget(self.key(user_id), list(target_ids))
         return {t: int(c) if c else 0 for t, c in zip(target_ids, counts, strict=True)}
-
-    def forget_on(self, pipe: Pipe, user_id: str, target_ids: Sequence[str]) -> None:
-        """Queue dropping these targets' counts on a pipeline the caller runs (e.g. once the
-        user acted on them: a suggestion acted on was not ignored)."""
-        if target_ids:
-            pipe.hdel(self.key(user_id), *target_ids)
