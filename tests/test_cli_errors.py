@@ -23,3 +23,16 @@ def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("graphsvc load: neo4j: ServiceUnavailable: "), result.stderr
+
+
+def test_train_pymk_refusing_its_input_is_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "train-pymk", "--share", "1.5", "--dry-run",
+         "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        "graphsvc: the held-out share must be between 0 and 1, got 1.5"
+    ), result.stderr
