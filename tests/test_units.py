@@ -122,7 +122,8 @@ def test_every_query_file_is_parameterized_and_loads() -> None:
         names
     )
     schema = statements("schema/schema")
-    assert len(schema) == 5 and not any(part.endswith(";") for part in schema)
+    assert len(schema) == 6 and not any(part.endswith(";") for part in schema)
+    assert any("ranker_model_version" in part for part in schema)  # one version per model
 
 
 def test_read_only_script_keeps_its_flags_line_first() -> None:
