@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
@@ -31,11 +32,13 @@ from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.services.access import KeyRing
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.follower_feed import FollowerFeed
-from graphsvc.services.health import Health
+from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
 from graphsvc.services.jobs import Jobs
@@ -44,6 +47,7 @@ from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.moderation_jobs import ModerationJobs
 from graphsvc.services.ranker import RankerSource
+from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
 from graphsvc.services.relay import Relay
 from graphsvc.services.suggestions import Suggestions
@@ -87,6 +91,7 @@ class Neo4jAdapters:
     outbox: OutboxStore
     suggestions: SuggestionStore
     bulk: BulkStore
+    keys: KeyStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,7 @@ class RedisAdapters:
     interactions: InteractionBuffer
     suggestion_cache: SuggestionCache
     impressions: ImpressionStore
+    rate_limits: RateLimitStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,9 @@ class Services:
     relay: Relay
     feed: FollowerFeed
     health: Health
+    gauges: Gauges
+    access: KeyRing
+    rate_limits: RateLimits
 
     async def close(self) -> None:
         """Stop what runs in the background (unfinished jobs resume at the next start)."""
@@ -140,6 +149,7 @@ def neo4j_adapters(settings: Settings, driver: AsyncDriver) -> Neo4jAdapters:
         outbox=OutboxStore(store),
         suggestions=SuggestionStore(store),
         bulk=BulkStore(store),
+        keys=KeyStore(store),
     )
 
 
@@ -158,6 +168,7 @@ def redis_adapters(
         interactions=InteractionBuffer(client, settings),
         suggestion_cache=SuggestionCache(client, settings),
         impressions=ImpressionStore(client, settings),
+        rate_limits=RateLimitStore(settings),
     )
 
 
@@ -202,6 +213,9 @@ def build(
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
         feed=FollowerFeed(redis.stream),
         health=Health(neo4j.store, redis.mirror),
+        gauges=Gauges(breaker, jobs, neo4j.outbox),
+        access=KeyRing(neo4j.keys, settings),
+        rate_limits=RateLimits(redis.rate_limits, settings),
     )
 
 

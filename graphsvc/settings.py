@@ -197,6 +197,41 @@ class Settings(BaseSettings):
     api_port: int = 8000
     api_workers: int = Field(default=1, ge=1)
     api_access_log: bool = Field(default=False, description="log every request (costs CPU)")
+    log_json: bool = Field(
+        default=False, description="one JSON log line per request, with its X-Request-ID"
+    )
+
+    # API keys and per-key rate limits.
+    api_key_secret: str = Field(
+        default="graphsvc-dev-api-key-secret",
+        min_length=16,
+        description="HMAC key under which API keys are stored; set it in production",
+    )
+    api_key_cache_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="how long an API process trusts a key it looked up (a revoked key "
+        "stops working within this time)",
+    )
+    rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
+    rate_limit_reads: str = Field(
+        default="6000/minute", description="GET requests per key (limits' notation)"
+    )
+    rate_limit_writes: str = Field(
+        default="1200/minute", description="other requests per key (limits' notation)"
+    )
+
+    @field_validator("rate_limit_reads", "rate_limit_writes")
+    @classmethod
+    def _rate(cls, text: str) -> str:
+        from limits import parse
+
+        try:
+            parse(text)
+        except ValueError as exc:
+            raise ValueError(f"{text!r} is not a rate such as '600/minute'") from exc
+        return text
 
 
 class LocalServerSettings(BaseSettings):

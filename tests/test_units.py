@@ -122,7 +122,7 @@ def test_every_query_file_is_parameterized_and_loads() -> None:
         names
     )
     schema = statements("schema/schema")
-    assert len(schema) == 6 and not any(part.endswith(";") for part in schema)
+    assert len(schema) == 7 and not any(part.endswith(";") for part in schema)
     assert any("ranker_model_version" in part for part in schema)  # one version per model
 
 

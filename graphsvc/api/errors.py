@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from graphsvc.domain.errors import GraphError
 
@@ -76,10 +77,24 @@ async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "invalid_request", describe_validation(exc))
 
 
-async def http_error(_: Request, exc: Exception) -> JSONResponse:
+def allowed_methods(request: Request) -> str:
+    """Every method some route serves at this path: the router's own 405 names only the
+    first route that matched the path, though PUT and DELETE of one path are two routes."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return ", ".join(sorted(methods))
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return error_response(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = allowed_methods(request) or headers.get("Allow", "")
+    return error_response(exc.status_code, code, str(exc.detail), headers or None)
 
 
 def _unavailable(

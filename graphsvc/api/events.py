@@ -17,8 +17,10 @@ import orjson
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, services_of
+from graphsvc.domain.access import Scope
 from graphsvc.domain.errors import InvalidParameter
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
@@ -58,6 +60,7 @@ async def _resume_after(
     responses=_JSON_ERRORS,
     tags=["relations"],
     summary="Server-Sent Events: the user's new followers, as they follow",
+    openapi_extra=requires(Scope.READ),
 )
 async def new_followers(
     request: Request,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     Cursor,
@@ -22,6 +23,7 @@ from graphsvc.api.params import (
     page_body,
     services_of,
 )
+from graphsvc.domain.access import Scope
 
 router = APIRouter()
 
@@ -41,6 +43,7 @@ class CountsBody(BaseModel):
     responses=ERRORS,
     tags=["lists"],
     summary="Who follows the user, newest first (active users only)",
+    openapi_extra=requires(Scope.READ),
 )
 async def followers(
     user_id: UserId,
@@ -63,6 +66,7 @@ async def followers(
     responses=ERRORS,
     tags=["lists"],
     summary="Whom the user follows, newest first (active users only)",
+    openapi_extra=requires(Scope.READ),
 )
 async def following(
     user_id: UserId,
@@ -89,6 +93,7 @@ async def following(
     responses=ERRORS,
     tags=["lists"],
     summary="Active mutual follows, by when the user followed them, newest first",
+    openapi_extra=requires(Scope.READ),
 )
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
@@ -102,6 +107,7 @@ async def friends(
     responses=ERRORS,
     tags=["lists"],
     summary="Exact counts: totals, active users only, friends",
+    openapi_extra=requires(Scope.READ),
 )
 async def counts(user_id: UserId, request: Request) -> Response:
     lists = services_of(request).lists
@@ -122,6 +128,7 @@ async def counts(user_id: UserId, request: Request) -> Response:
     responses=ERRORS,
     tags=["relations"],
     summary="Active users both follow, in id order, with the total",
+    openapi_extra=requires(Scope.READ),
 )
 async def common_following(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -138,6 +145,7 @@ async def common_following(
     responses=ERRORS,
     tags=["relations"],
     summary="Active users who follow both, in id order, with the total",
+    openapi_extra=requires(Scope.READ),
 )
 async def common_followers(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -154,6 +162,7 @@ async def common_followers(
     responses=ERRORS,
     tags=["relations"],
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
+    openapi_extra=requires(Scope.READ),
 )
 async def familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None

@@ -8,8 +8,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
+from graphsvc.domain.access import Scope
 
 router = APIRouter()
 
@@ -53,6 +55,7 @@ class UnblockBody(BaseModel):
     responses=ERRORS | FOLLOW_ERRORS,
     tags=["relations"],
     summary="Follow a user (idempotent)",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FollowBody:
     created = await services_of(request).relations.follow(user_id, target_id)
@@ -65,6 +68,7 @@ async def follow(user_id: UserId, target_id: TargetId, request: Request) -> Foll
     responses=ERRORS,
     tags=["relations"],
     summary="Unfollow a user (idempotent)",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> UnfollowBody:
     removed = await services_of(request).relations.unfollow(user_id, target_id)
@@ -77,6 +81,7 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Un
     responses=ERRORS,
     tags=["relations"],
     summary="How the user relates to up to 100 others, in one call",
+    openapi_extra=requires(Scope.READ),
 )
 async def relationships(
     user_id: UserId,
@@ -105,6 +110,7 @@ async def relationships(
     responses=ERRORS,
     tags=["blocks"],
     summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def block(user_id: UserId, target_id: TargetId, request: Request) -> BlockBody:
     change = await services_of(request).relations.block(user_id, target_id)
@@ -118,6 +124,7 @@ async def block(user_id: UserId, target_id: TargetId, request: Request) -> Block
     responses=ERRORS,
     tags=["blocks"],
     summary="Unblock a user (removed follows are not restored; idempotent)",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def unblock(user_id: UserId, target_id: TargetId, request: Request) -> UnblockBody:
     removed = await services_of(request).relations.unblock(user_id, target_id)

@@ -10,13 +10,16 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     FastJSON,
     TargetId,
     UserId,
+    api_key_of,
     services_of,
 )
+from graphsvc.domain.access import Scope, authorize
 from graphsvc.domain.model import Interaction
 
 router = APIRouter()
@@ -88,8 +91,11 @@ class RecordedBody(BaseModel):
     responses=ERRORS,
     tags=["people you may know"],
     summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
+    openapi_extra=requires(Scope.WRITE),
 )
 async def interactions(events: list[InteractionIn], request: Request) -> Response:
+    for actor in {e.actor for e in events}:  # a user-bound key records only its user's acts
+        authorize(api_key_of(request), Scope.WRITE, actor)
     accepted = await services_of(request).interactions.record(
         [Interaction(e.actor, e.target, e.kind, e.at) for e in events]
     )
@@ -102,6 +108,7 @@ async def interactions(events: list[InteractionIn], request: Request) -> Respons
     responses=ERRORS,
     tags=["people you may know"],
     summary="People the user may know, best first, with reasons",
+    openapi_extra=requires(Scope.READ),
 )
 async def suggestions(
     user_id: UserId,
@@ -118,6 +125,7 @@ async def suggestions(
     responses=ERRORS,
     tags=["people you may know"],
     summary="Never suggest the target to the user again",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
     created = await services_of(request).suggestions.dismiss(user_id, target_id)
@@ -133,6 +141,7 @@ async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> Dis
     summary="Record which suggestions were shown",
     description="Each show beyond SUGGEST_IMPRESSIONS_FREE sinks the suggestion (all or "
     "nothing: a bad id records none).",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
 async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
     recorded = await services_of(request).impressions.record(user_id, body.ids)
@@ -145,6 +154,7 @@ async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) ->
     responses=ERRORS,
     tags=["internal"],
     summary="Whom the user is closest to, with affinity (internal: never shown to users)",
+    openapi_extra=requires(Scope.INTERNAL),
 )
 async def affinities(
     user_id: UserId,

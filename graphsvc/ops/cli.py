@@ -22,7 +22,9 @@ from redis.exceptions import RedisError
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
-from graphsvc.ops import local_servers
+from graphsvc.domain.access import parse_scopes
+from graphsvc.domain.errors import GraphError
+from graphsvc.ops import keys, local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.ops.demo import demo_edges
 from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file
@@ -347,7 +349,29 @@ def _train_pymk(args: argparse.Namespace, settings: Settings, _: LocalServerSett
         time.sleep(args.every)
 
 
+def _keys(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    if args.action == "create":
+        scopes = parse_scopes(args.scopes)
+        new = asyncio.run(keys.create(settings, scopes, args.user, args.name or ""))
+        _print(f"key id: {new.key.id}")
+        _print(f"key (shown once, keep it): {new.token}")
+    elif args.action == "list":
+        for line in keys.lines(asyncio.run(keys.listing(settings))):
+            _print(line)
+    elif args.action == "revoke":
+        changed = asyncio.run(keys.revoke(settings, args.id))
+        _print(f"revoked {args.id}" if changed else f"{args.id} was already revoked")
+    else:  # local: the admin key of a local `make run`
+        path = local.state_dir / "admin-key"
+        token, created = asyncio.run(keys.local_admin(settings, keys.saved_key(path)))
+        if created:
+            keys.save_key(path, token)
+        state = "created" if created else "kept"
+        _print(f"local admin key ({state}; saved in {path}): {token}")
+
+
 COMMANDS: dict[str, Command] = {
+    "keys": _keys,
     "train-pymk": _train_pymk,
     "serve": _serve,
     "services": _services,
@@ -451,6 +475,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_eval_parser(sub)
 
+    ks = sub.add_parser("keys", help="create, list and revoke API keys")
+    kactions = ks.add_subparsers(dest="action", required=True)
+    kc = kactions.add_parser("create", help="create a key (shown once)")
+    kc.add_argument("--scopes", required=True, help="comma-separated: read,write,admin,internal")
+    kc.add_argument("--user", help="bind the key to this acting user")
+    kc.add_argument("--name", help="what the key is for")
+    kactions.add_parser("list", help="every key (never the keys themselves)")
+    kr = kactions.add_parser("revoke", help="revoke a key by id")
+    kr.add_argument("id")
+    kactions.add_parser("local", help="the local admin key of `make run` (created if needed)")
+
     rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
     rec.add_argument("users", nargs="*", help="user ids")
     rec.add_argument("--all", action="store_true", help="every user in Neo4j")
@@ -485,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args, get_settings(), get_local_server_settings()) or 0
-    except (LoadError, local_servers.ServerError, TrainError) as exc:
+    except (LoadError, local_servers.ServerError, TrainError, GraphError) as exc:
         print(f"graphsvc: {exc}", file=sys.stderr)
         return 2
     except (Neo4jError, DriverError, RedisError) as exc:

@@ -18,6 +18,7 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.services.telemetry import MIRROR_FALLBACKS, MIRROR_HITS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,10 +65,14 @@ class Breaker:
         """``mirrored()``, or ``fallback()`` (from Neo4j) when Redis cannot be reached."""
         if not self.open:
             try:
-                return await mirrored()
+                answer = await mirrored()
             except REDIS_DOWN as exc:
                 self.trip(exc)
             except RedisError as exc:  # up but refusing (OOM, READONLY, MISCONF): this read only
                 log.warning("redis refused a %s read (%s); answered from Neo4j", what, exc)
+            else:
+                MIRROR_HITS.inc()
+                return answer
+        MIRROR_FALLBACKS.inc()
         note_fallback(what)
         return await fallback()

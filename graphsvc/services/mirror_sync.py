@@ -20,6 +20,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.domain.model import Counts, Side
 from graphsvc.services.single_flight import SingleFlight
+from graphsvc.services.telemetry import COLD_REBUILDS
 from graphsvc.settings import Settings
 
 
@@ -59,9 +60,12 @@ class MirrorSync:
     async def build_cold_list(self, user_id: str, side: Side) -> int:
         """Build one cold list on read: once for all concurrent readers, within the limit of
         concurrent builds (503 ``overloaded`` past REBUILD_WAIT_SECONDS)."""
-        return await self._cold.run(
-            ("list", user_id, side), lambda: self.rebuild([user_id], [side])
-        )
+
+        async def build() -> int:
+            COLD_REBUILDS.inc()
+            return await self.rebuild([user_id], [side])
+
+        return await self._cold.run(("list", user_id, side), build)
 
     async def build_cold_counts(self, user_id: str) -> Counts:
         """A cold user's counts, from Neo4j, installed for the next read (zeros for an
@@ -69,6 +73,7 @@ class MirrorSync:
         return await self._cold.run(("counts", user_id), lambda: self._build_counts(user_id))
 
     async def _build_counts(self, user_id: str) -> Counts:
+        COLD_REBUILDS.inc()
         snapshot = (await self._snapshots.snapshots([user_id])).get(user_id)
         if snapshot is None:
             return Counts.zero()

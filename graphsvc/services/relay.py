@@ -26,6 +26,7 @@ from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.jobs import Jobs
 from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.telemetry import RELAY_REPAIRS
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ class Relay:
             await self._stream.append(lost)
             report.recovered += len(lost)
             report.repaired += len(users)
+            RELAY_REPAIRS.inc(len(users))
         await self._outbox.delete([e.id for e in events])
         await self._stream.forget_acked([e.id for e in events], older_than=86_400)
         report.delivered += len(events)

@@ -35,6 +35,7 @@ from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.ranker import RankerSource
+from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,9 @@ class Suggestions:
         async def cached() -> list[Suggestion]:
             stored, generation = await self.cache.get(user_id)
             if stored is not None:
+                SUGGESTION_CACHE_HITS.inc()
                 return [Suggestion.from_json(item) for item in stored]
+            SUGGESTION_CACHE_MISSES.inc()
             found = await self.compute(user_id)
             await self.cache.put(user_id, generation, [s.as_json() for s in found])
             return found

@@ -26,3 +26,7 @@ class OutboxStore:
     async def delete(self, event_ids: Sequence[str]) -> int:
         (row,) = await self._store.write("outbox/outbox_delete", {"ids": list(event_ids)})
         return int(row["deleted"])
+
+    async def backlog(self) -> int:
+        (row,) = await self._store.read("outbox/outbox_backlog", {})
+        return int(row["backlog"])

@@ -16,3 +16,6 @@ FOR (e:GraphEvent) ON (e.v);
 
 CREATE CONSTRAINT ranker_model_version IF NOT EXISTS
 FOR (m:RankerModel) REQUIRE (m.name, m.version) IS UNIQUE;
+
+CREATE CONSTRAINT api_key_id_unique IF NOT EXISTS
+FOR (k:ApiKey) REQUIRE k.id IS UNIQUE;

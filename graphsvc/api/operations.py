@@ -1,0 +1,70 @@
+"""Routes for operators and their probes, none of which needs a key: liveness (no
+dependency is called, so a Neo4j blip never restarts a pod), readiness (Neo4j must answer;
+Redis need not, reads then come from Neo4j), and the Prometheus metrics."""
+
+from __future__ import annotations
+
+import os
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
+from pydantic import BaseModel, Field
+
+from graphsvc.api.errors import ErrorBody
+from graphsvc.api.health import HealthBody
+from graphsvc.api.params import services_of
+
+router = APIRouter()
+
+
+class LiveBody(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+@router.get(
+    "/livez",
+    response_model=LiveBody,
+    tags=["operations"],
+    summary="The process answers (no store is called)",
+)
+async def livez() -> LiveBody:
+    return LiveBody(status="ok")
+
+
+@router.get(
+    "/readyz",
+    response_model=HealthBody,
+    responses={503: {"model": ErrorBody, "description": "Neo4j does not answer"}},
+    tags=["operations"],
+    summary="Ready to serve: Neo4j answers (Redis may be unavailable: reads then use Neo4j)",
+)
+async def readyz(request: Request) -> HealthBody:
+    return HealthBody(**await services_of(request).health.check())
+
+
+def _registry() -> CollectorRegistry:
+    """Every worker's values under PROMETHEUS_MULTIPROC_DIR, else this process's."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return REGISTRY
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    return registry
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}}},
+    tags=["operations"],
+    summary="Prometheus metrics: requests by route and status, and the service's own",
+)
+async def metrics(request: Request) -> Response:
+    await services_of(request).gauges.refresh()
+    return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,115 @@
+"""API keys: created and revoked through Neo4j (the truth), checked on every request from a
+short-lived cache in each API process.
+
+Cache policy: a looked-up key (or the absence of one) is trusted for API_KEY_CACHE_SECONDS,
+so a revocation reaches every process within that time while a busy key costs one Neo4j read
+per process per period. The cache is bounded (least recently used go first), and concurrent
+misses of one key share one read. When Neo4j cannot be reached, a key already cached keeps
+working (stale), because refusing every caller during a database blip turns a partial outage
+into a total one; a key never seen stays refused (the 503 of a store that is down).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from graphsvc.adapters.neo4j.keys import KeyStore
+from graphsvc.adapters.neo4j.store import STORE_DOWN
+from graphsvc.domain.access import (
+    ApiKey,
+    InvalidKeyRequest,
+    NewKey,
+    Scope,
+    Unauthenticated,
+    UnknownKey,
+    digest,
+    key_id_of,
+    matches,
+    new_token,
+)
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.services.single_flight import SingleFlight
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CACHE_ENTRIES = 10_000
+NAME_MAX = 100
+
+
+class KeyRing:
+    def __init__(self, store: KeyStore, settings: Settings) -> None:
+        self._store = store
+        self._secret = settings.api_key_secret.encode()
+        self._ttl = settings.api_key_cache_seconds
+        self._cache: OrderedDict[str, tuple[float, ApiKey | None]] = OrderedDict()
+        self._loads = SingleFlight(concurrency=16, wait_seconds=5.0)
+
+    # -- managing keys (the CLI and the admin routes) ------------------------------------------
+
+    async def create(
+        self, scopes: frozenset[Scope], *, user: str | None = None, name: str = ""
+    ) -> NewKey:
+        if not scopes:
+            raise InvalidKeyRequest("a key needs at least one scope")
+        if user is not None:
+            validate_user_id(user, "user")
+        if len(name) > NAME_MAX:
+            raise InvalidKeyRequest(f"a key's name is at most {NAME_MAX} characters")
+        key_id, token = new_token()
+        key = ApiKey(
+            id=key_id,
+            digest=digest(self._secret, token),
+            scopes=scopes,
+            user=user,
+            name=name,
+            created=time.time_ns() // 1_000,
+        )
+        await self._store.create(key)
+        return NewKey(key, token)
+
+    async def list(self) -> Sequence[ApiKey]:
+        return await self._store.list()
+
+    async def revoke(self, key_id: str) -> bool:
+        """True when revoked by this call, False when it already was; 404 when unknown."""
+        revoked = await self._store.revoke(key_id)
+        if revoked is None:
+            raise UnknownKey(f"no API key has id {key_id!r}")
+        self._cache.pop(key_id, None)
+        return revoked
+
+    async def live_count(self) -> int:
+        return await self._store.live_count()
+
+    # -- checking a request's key ----------------------------------------------------------------
+
+    async def authenticate(self, token: str) -> ApiKey:
+        """The live key this token proves; 401 otherwise (unknown, wrong secret, revoked)."""
+        key_id = key_id_of(token)
+        key = await self._lookup(key_id) if key_id else None
+        if key is None or not matches(key, self._secret, token):
+            raise Unauthenticated("the API key is unknown or revoked")
+        return key
+
+    async def _lookup(self, key_id: str) -> ApiKey | None:
+        now = time.monotonic()
+        cached = self._cache.get(key_id)
+        if cached is not None and now - cached[0] < self._ttl:
+            self._cache.move_to_end(key_id)
+            return cached[1]
+        try:
+            key = await self._loads.run(key_id, lambda: self._store.find(key_id))
+        except STORE_DOWN as exc:
+            if cached is None:
+                raise
+            log.warning("neo4j unreachable; key %s served from a stale cache (%s)", key_id, exc)
+            return cached[1]
+        self._cache[key_id] = (time.monotonic(), key)
+        self._cache.move_to_end(key_id)
+        while len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        return key

@@ -1,0 +1,305 @@
+"""The front door (issue 13) on the real servers: API keys and scopes on every route, the
+acting user of a user-bound key, revocation through the cache, per-key budgets shared by two
+API processes through Redis, the probes, /metrics, and keys never kept or logged in clear."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import pytest
+from conftest import new_user_id
+from helpers import free_port
+
+from graphsvc.adapters.neo4j.store import open_driver
+from graphsvc.adapters.redis.client import open_redis
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.domain.access import ALL_SCOPES, Scope
+from graphsvc.settings import Settings
+
+MakeClient = Callable[..., httpx.AsyncClient]
+MakeService = Callable[..., Services]
+PARAM = re.compile(r"\{(\w+)\}")
+BODIES: dict[tuple[str, str], Any] = {
+    ("PUT", "/v1/users/{user_id}/status"): {"status": "active"},
+    ("POST", "/v1/interactions"): [
+        {"actor": "ACTOR", "target": "T", "kind": "message", "at": "2026-11-01T00:00:00Z"}
+    ],
+    ("POST", "/v1/users/{user_id}/suggestions/impressions"): {"ids": ["T"]},
+    ("POST", "/v1/keys"): {"scopes": ["read"], "name": "made by test_access"},
+}
+
+
+def guarded_operations(app_schema: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(method, path template, scope) of every operation that needs a key."""
+    return [
+        (method.upper(), path, op["x-required-scope"])
+        for path, ops in app_schema["paths"].items()
+        for method, op in ops.items()
+        if "x-required-scope" in op
+    ]
+
+
+def request_for(method: str, template: str, me: str) -> tuple[str, Any]:
+    """A valid request of an operation, acting as ``me`` (SSE streams are not opened: the
+    key is checked before the stream starts, so a refused one never streams)."""
+    values = {"user_id": me, "key_id": "0123456789abcdef"}
+    path = PARAM.sub(lambda m: values.get(m.group(1), new_user_id("other")), template)
+    body = BODIES.get((method, template))
+    if body is not None:
+        body = json.loads(json.dumps(body).replace("ACTOR", me))
+    if template.endswith("/relationships"):
+        path += "?ids=x"
+    return path, body
+
+
+async def send(http: httpx.AsyncClient, method: str, path: str, body: Any) -> httpx.Response:
+    return (
+        await http.request(method, path, json=body)
+        if body is not None
+        else await http.request(method, path)
+    )
+
+
+@pytest.fixture
+async def keys(backends: Services) -> dict[str, str]:
+    """One key per single scope, and one all-scope key bound to a user."""
+    made = {s.value: (await backends.access.create(frozenset({s}), name="t")).token for s in Scope}
+    bound_user = new_user_id("bound")
+    made["bound"] = (await backends.access.create(ALL_SCOPES, user=bound_user, name="t")).token
+    made["bound_user"] = bound_user
+    return made
+
+
+async def test_every_route_needs_a_key_and_its_scope(
+    make_client: MakeClient, keys: dict[str, str]
+) -> None:
+    async with make_client(key=None) as anonymous:
+        schema = (await anonymous.get("/openapi.json")).json()
+        operations = guarded_operations(schema)
+        assert len(operations) >= 24
+        for method, template, _ in operations:
+            path, body = request_for(method, template, new_user_id("me"))
+            response = await send(anonymous, method, path, body)
+            assert response.status_code == 401, (method, template, response.text)
+            assert response.headers["www-authenticate"].startswith("Bearer")
+            assert response.json()["error"]["code"] == "unauthenticated"
+    async with make_client(key="gsk_0123456789abcdef_" + "x" * 43) as forged:
+        response = await forged.get(f"/v1/users/{new_user_id()}/counts")
+        assert response.status_code == 401
+    for method, template, scope in operations:
+        other = next(s.value for s in Scope if s.value != scope)
+        async with make_client(key=keys[other]) as lacking:
+            path, body = request_for(method, template, new_user_id("me"))
+            response = await send(lacking, method, path, body)
+            assert response.status_code == 403, (method, template, response.text)
+            assert response.json()["error"]["code"] == "missing_scope"
+        async with make_client(key=keys[scope]) as right:
+            path, body = request_for(method, template, new_user_id("me"))
+            if template.endswith("/events"):
+                continue  # a stream: tested in test_events with a key
+            response = await send(right, method, path, body)
+            assert response.status_code not in (401, 403), (method, template, response.text)
+            assert response.status_code < 500, (method, template, response.text)
+
+
+async def test_a_user_bound_key_acts_only_as_its_user(
+    make_client: MakeClient, keys: dict[str, str]
+) -> None:
+    me, someone = keys["bound_user"], new_user_id("someone")
+    target = new_user_id("target")
+    async with make_client(key=keys["bound"]) as http:
+        as_me = await http.put(f"/v1/users/{me}/following/{target}")
+        assert as_me.status_code == 200 and as_me.json()["created"]
+        for method, path, body in (
+            ("PUT", f"/v1/users/{someone}/following/{target}", None),
+            ("DELETE", f"/v1/users/{someone}/following/{target}", None),
+            ("PUT", f"/v1/users/{someone}/blocks/{target}", None),
+            ("DELETE", f"/v1/users/{someone}/suggestions/{target}", None),
+            ("POST", f"/v1/users/{someone}/suggestions/impressions", {"ids": [target]}),
+            ("POST", "/v1/interactions", [
+                {"actor": someone, "target": target, "kind": "like", "at": "2026-11-01T00:00:00Z"}
+            ]),
+        ):  # fmt: skip
+            response = await send(http, method, path, body)
+            assert response.status_code == 403, (method, path, response.text)
+            assert response.json()["error"]["code"] == "wrong_acting_user"
+        # reads are not acts: a bound key reads anyone's lists
+        assert (await http.get(f"/v1/users/{someone}/followers")).status_code == 200
+        assert (await http.get(f"/v1/users/{target}/followers")).json()["items"][0]["user_id"] == me
+        # nothing was changed on someone's behalf
+        assert (await http.get(f"/v1/users/{someone}/counts")).json()["following"] == 0
+
+
+async def test_revocation_takes_effect_within_the_cache_time(
+    make_client: MakeClient, backends: Services
+) -> None:
+    new = await backends.access.create(frozenset({Scope.READ}), name="to revoke")
+    async with make_client(key=new.token, api_key_cache_seconds=0.5) as http:
+        url = f"/v1/users/{new_user_id()}/counts"
+        assert (await http.get(url)).status_code == 200
+        assert await backends.access.revoke(new.key.id) is True  # another process revokes
+        assert await backends.access.revoke(new.key.id) is False
+        await asyncio.sleep(0.6)
+        refused = await http.get(url)
+        assert refused.status_code == 401, refused.text
+    listed = {k.id: k for k in await backends.access.list()}
+    assert listed[new.key.id].revoked
+
+
+async def test_a_budget_is_shared_by_two_api_processes_and_resets(
+    make_service: MakeService, backends: Services
+) -> None:
+    """Two apps, each with its own services (key cache, limiter), as two API processes
+    are: the budget lives in Redis, so it is spent across both."""
+    token = (await backends.access.create(frozenset({Scope.READ}), name="budget")).token
+    limited = {"rate_limits_enabled": True, "rate_limit_reads": "4 per 2 seconds"}
+    apps = [create_app(s.settings, s) for s in (make_service(**limited), make_service(**limited))]
+    clients = [
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://graphsvc",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        for app in apps
+    ]
+    url = f"/v1/users/{new_user_id()}/counts"
+    try:
+        await asyncio.sleep(2 - (asyncio.get_running_loop().time() % 2) + 0.05)
+        answers = [await clients[n % 2].get(url) for n in range(6)]
+        statuses = [r.status_code for r in answers]
+        assert statuses[:4] == [200] * 4 and statuses[4:] == [429, 429], (statuses, answers[0].text)
+        first, refused = answers[0], answers[4]
+        assert first.headers["ratelimit-limit"] == "4"
+        assert first.headers["ratelimit-remaining"] == "3"
+        assert 0 < int(first.headers["ratelimit-reset"]) <= 2
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(refused.headers["retry-after"]) <= 2
+        assert refused.headers["ratelimit-remaining"] == "0"
+        await asyncio.sleep(int(refused.headers["retry-after"]) + 0.1)
+        assert (await clients[1].get(url)).status_code == 200  # the window reset
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+async def test_metrics_count_a_request_and_need_no_key(make_client: MakeClient) -> None:
+    route = "/v1/users/{user_id}/counts"
+    line = re.compile(
+        r'^graphsvc_http_requests_total\{method="GET",route="' + re.escape(route)
+        + r'",status="200"\} ([0-9.e+]+)$', re.M
+    )  # fmt: skip
+
+    async def scraped(http: httpx.AsyncClient) -> float:
+        response = await http.get("/metrics")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/plain")
+        found = line.search(response.text)
+        return float(found.group(1)) if found else 0.0
+
+    async with make_client() as http, make_client(key=None) as anonymous:
+        before = await scraped(anonymous)
+        assert (await http.get(f"/v1/users/{new_user_id()}/counts")).status_code == 200
+        assert await scraped(anonymous) == before + 1
+        text = (await anonymous.get("/metrics")).text
+        for name in (
+            "graphsvc_http_request_seconds_bucket",
+            "graphsvc_mirror_reads_total",
+            "graphsvc_redis_breaker_open",
+            "graphsvc_outbox_backlog",
+            "graphsvc_jobs_running",
+        ):
+            assert name in text, name
+
+
+async def test_every_response_carries_a_request_id(make_client: MakeClient) -> None:
+    async with make_client() as http:
+        echoed = await http.get("/livez", headers={"X-Request-ID": "abc-123"})
+        assert echoed.headers["x-request-id"] == "abc-123"
+        made = await http.get(f"/v1/users/{new_user_id()}/counts")
+        assert re.fullmatch(r"[0-9a-f]{32}", made.headers["x-request-id"])
+        replaced = await http.get("/livez", headers={"X-Request-ID": "spaces are not ok"})
+        assert re.fullmatch(r"[0-9a-f]{32}", replaced.headers["x-request-id"])
+
+
+@pytest.fixture
+async def unreachable(server_settings: Settings) -> AsyncIterator[Callable[..., Services]]:
+    """Services whose Neo4j or Redis has nothing listening (a stopped server)."""
+    opened: list[Connections] = []
+
+    def make(*, neo4j: bool = True, redis: bool = True) -> Services:
+        settings = server_settings.model_copy(update={
+            "neo4j_uri": server_settings.neo4j_uri if neo4j else f"bolt://127.0.0.1:{free_port()}",
+            "redis_url": server_settings.redis_url if redis else f"redis://127.0.0.1:{free_port()}/0",
+            "neo4j_connect_timeout": 1.0,
+            "neo4j_retry_seconds": 0.5,
+        })  # fmt: skip
+        connections = Connections(open_driver(settings), open_redis(settings))
+        opened.append(connections)
+        return build(settings, connections)
+
+    yield make
+    for connections in opened:
+        await connections.redis.aclose()
+        await connections.driver.close()
+
+
+async def test_probes(unreachable: Callable[..., Services]) -> None:
+    async def probe(services: Services, path: str) -> httpx.Response:
+        app = create_app(services.settings, services)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
+            return await http.get(path)
+
+    no_neo4j, no_redis = unreachable(neo4j=False), unreachable(redis=False)
+    assert (await probe(no_neo4j, "/livez")).json() == {"status": "ok"}  # calls no store
+    down = await probe(no_neo4j, "/readyz")
+    assert down.status_code == 503 and down.json()["error"]["code"] == "neo4j_unavailable"
+    degraded = await probe(no_redis, "/readyz")
+    assert degraded.status_code == 200
+    assert degraded.json() == {"neo4j": "ok", "redis": "unavailable"}
+    assert (await probe(no_redis, "/metrics")).status_code == 200
+
+
+async def test_keys_are_never_kept_or_logged_in_clear(
+    make_client: MakeClient, backends: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with make_client() as admin:
+        made = await admin.post("/v1/keys", json={"scopes": ["read"], "name": "clear?"})
+        assert made.status_code == 201, made.text
+        token, key_id = made.json()["key"], made.json()["id"]
+        assert token.startswith(f"gsk_{key_id}_")
+        listed = (await admin.get("/v1/keys")).json()["items"]
+        assert key_id in {k["id"] for k in listed} and "key" not in listed[0]
+    secret = token.rsplit("_", 1)[1]
+    records = await backends.neo4j.store.driver.execute_query(
+        "MATCH (k:ApiKey {id: $id}) RETURN properties(k) AS p", {"id": key_id}
+    )
+    stored = json.dumps(records.records[0]["p"])
+    assert secret not in stored and token not in stored
+    caplog.set_level(logging.DEBUG)  # everything any library logs, the driver's queries too
+    request_log = logging.getLogger("graphsvc.requests")  # writes to stderr, not to the root
+    request_log.addHandler(caplog.handler)
+    async with make_client(key=token, log_json=True) as http:
+        assert (await http.get(f"/v1/users/{new_user_id()}/counts")).status_code == 200
+    async with make_client(key=token + "x", log_json=True) as http:
+        assert (await http.get(f"/v1/users/{new_user_id()}/counts")).status_code == 401
+    request_log.removeHandler(caplog.handler)
+    logged = [json.loads(r.getMessage()) for r in caplog.records if r.name == "graphsvc.requests"]
+    assert [entry["status"] for entry in logged] == [200, 401]
+    assert logged[0]["key_id"] == key_id and logged[0]["route"] == "/v1/users/{user_id}/counts"
+    assert secret not in caplog.text
+
+
+async def test_unsupported_methods_say_what_is_allowed(make_client: MakeClient) -> None:
+    async with make_client() as http:
+        response = await http.post(f"/v1/users/{new_user_id()}/following/{new_user_id()}")
+        assert response.status_code == 405
+        assert response.headers["allow"] == "DELETE, PUT"
+        assert response.json()["error"]["code"] == "method_not_allowed"
