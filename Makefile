@@ -30,6 +30,7 @@ demo: services
 	$(BIN)/graphsvc demo
 
 run: demo
+	$(BIN)/graphsvc keys local
 	$(BIN)/graphsvc serve
 
 # `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the

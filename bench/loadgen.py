@@ -41,6 +41,7 @@ class Scenario:
     warmup: int = 200
     settings: dict[str, Any] = field(default_factory=dict)
     api_url: str = ""
+    api_key: str = ""  # sent as Authorization: Bearer (every /v1 route needs one)
     sqlite_path: str = ""
     targets: list[str] = field(default_factory=list)
     run_id: str = ""
@@ -94,6 +95,7 @@ async def _run(scenario: Scenario) -> Outcome:
             http = aiohttp.ClientSession(
                 base_url=scenario.api_url,
                 connector=aiohttp.TCPConnector(limit=scenario.concurrency),
+                headers={"Authorization": f"Bearer {scenario.api_key}"},
             )
             closers.append(http.close)
 

@@ -32,7 +32,8 @@ from bench.loadgen import Outcome, Scenario, run
 from bench.sqlite_baseline import SqliteFollows
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
-from graphsvc.ops import local_servers
+from graphsvc.domain.access import ALL_SCOPES, Unauthenticated
+from graphsvc.ops import keys, local_servers
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load
@@ -195,15 +196,41 @@ def pick_users(path: Path) -> Picks:
 # -- the API under test -----------------------------------------------------------------------
 
 
+async def bench_key(settings: Settings) -> str:
+    """The load generator's API key (every scope), stored in the bench Neo4j: the one saved in
+    STATE/bench-key while it still works, else a new one (a fresh database has none)."""
+    path = STATE / "bench-key"
+    saved = keys.saved_key(path)
+    async with open_services(settings) as services:
+        if saved:
+            try:
+                await services.access.authenticate(saved)
+                return saved
+            except Unauthenticated:
+                pass  # the database was emptied, or another API_KEY_SECRET
+        token = (await services.access.create(ALL_SCOPES, name="make bench")).token
+    keys.save_key(path, token)
+    return token
+
+
 class ServedApi:
-    def __init__(self, workers: int) -> None:
+    """`graphsvc serve` under test. ``budgets``: per-key rate limits on (with a budget no
+    scenario spends), to measure what they cost; off otherwise."""
+
+    def __init__(
+        self, workers: int, settings: Settings, *, port: int = API_PORT, budgets: bool = False
+    ) -> None:
         env = {
             **os.environ,
             **{k.upper(): v for k, v in BENCH_SETTINGS.items()},
             "STATE_DIR": str(STATE),
-            "API_PORT": str(API_PORT),
+            "API_PORT": str(port),
+            # The secret the load generator's key was made under.
+            "API_KEY_SECRET": settings.api_key_secret,
+            "RATE_LIMITS_ENABLED": "1" if budgets else "0",
+            "RATE_LIMIT_READS": "1000000000/minute",
         }
-        self.url = f"http://127.0.0.1:{API_PORT}"
+        self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)],
             env=env,
@@ -300,13 +327,23 @@ async def _entries(client: Any, stream: str) -> Any:
         after = f"({chunk[-1][0]}"
 
 
-def scenarios(picks: Picks, sqlite: Path, targets: list[str], api: str) -> list[Scenario]:
-    common = {"settings": BENCH_SETTINGS, "api_url": api, "sqlite_path": str(sqlite)}
+def scenarios(
+    picks: Picks, sqlite: Path, targets: list[str], api: str, api_key: str, budgeted: str
+) -> list[Scenario]:
+    common = {
+        "settings": BENCH_SETTINGS,
+        "api_url": api,
+        "api_key": api_key,
+        "sqlite_path": str(sqlite),
+    }
     run_id = str(int(time.time()))
     plan = []
     for who, user in (("celebrity", picks.celebrity), ("median", picks.median)):
         for kind in ("api_page", "cypher_page", "redis_page"):
             plan.append(Scenario(f"page/{who}/{kind}", kind, user, **common))
+        # the same page through an API whose per-key budgets are on (a Redis counter a request)
+        plan.append(Scenario(f"page/{who}/api_page_budgeted", "api_page", user,
+                             **{**common, "api_url": budgeted}))  # fmt: skip
         for kind in ("api_count", "redis_count", "cypher_count", "sqlite_count"):
             plan.append(Scenario(f"count/{who}/{kind}", kind, user, **common))
     relations = {"concurrency": 4, "warmup": 20, "max_requests": 5_000}
@@ -377,6 +414,19 @@ def build_rows(
                 "measured": f"API/Cypher throughput {through:.1f}x; API p50 = {over_floor:.1f}x raw Redis",
                 "target": ">= 10x Cypher; <= 3x raw Redis" if who == "celebrity" else "(reported)",
                 "pass": (through >= 10 and over_floor <= 3) if who == "celebrity" else None,
+            }
+        )
+    for who in ("celebrity", "median"):
+        plain, budgeted = r[f"page/{who}/api_page"], r[f"page/{who}/api_page_budgeted"]
+        rows.append(
+            {
+                "row": f"(a) followers page, {who}, with the per-key budget on (one Redis counter "
+                f"a request) against off (the key checked from the cache in both): "
+                f"p50 {budgeted['p50_us']:,.0f}us against {plain['p50_us']:,.0f}us, "
+                f"{budgeted['per_second']:,.0f}/s against {plain['per_second']:,.0f}/s",
+                "measured": f"budget costs {budgeted['p50_us'] - plain['p50_us']:+,.0f}us p50",
+                "target": "(reported)",
+                "pass": None,
             }
         )
     ratio = p50("count/celebrity/api_count") / p50("count/median/api_count")
@@ -565,11 +615,14 @@ def main() -> None:
     targets = [str(n) for n in range(10)] * 3 + [
         str(n) for n in range(0, SIZES[args.size].users, 97)
     ]
-    api = ServedApi(args.workers)
+    api_key = asyncio.run(bench_key(settings))  # after the load: a reload empties Neo4j
+    api = ServedApi(args.workers, settings)
+    budgeted = ServedApi(args.workers, settings, port=API_PORT + 1, budgets=True)
     outcomes: dict[str, Outcome] = {}
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-            for scenario in scenarios(picks, sqlite, targets, api.url):
+            plan = scenarios(picks, sqlite, targets, api.url, api_key, budgeted.url)
+            for scenario in plan:
                 outcome = pool.submit(run, scenario).result()
                 outcomes[scenario.name] = outcome
                 if scenario.kind == "api_interactions":
@@ -581,6 +634,7 @@ def main() -> None:
                 )
     finally:
         api.stop()
+        budgeted.stop()
     memory = asyncio.run(mirror_memory(settings))
     summary = {name: summarize(o) for name, o in outcomes.items()}
     summary["interactions/drain"] = drained

@@ -22,6 +22,7 @@ import pytest
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops import local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import LocalServerSettings, Settings
@@ -96,14 +97,27 @@ def service(make_service: Callable[..., Services]) -> Services:
     return make_service()
 
 
-@pytest.fixture
-def make_client(make_service: Callable[..., Services]) -> Callable[..., httpx.AsyncClient]:
-    """An HTTP client for the real ASGI app over a service with the given overrides."""
+@pytest.fixture(scope="session")
+async def service_key(backends: Services) -> str:
+    """A service key with every scope, stored in Neo4j like any other (a session's one)."""
+    return (await backends.access.create(ALL_SCOPES, name=f"tests {RUN}")).token
 
-    def make(**overrides: object) -> httpx.AsyncClient:
-        service = make_service(**overrides)
+
+@pytest.fixture
+def make_client(
+    make_service: Callable[..., Services], service_key: str
+) -> Callable[..., httpx.AsyncClient]:
+    """An HTTP client for the real ASGI app over a service with the given overrides, sending
+    the session's all-scope key (``key=None``: none). Per-key budgets are off unless a test
+    turns them on (``rate_limits_enabled=True``): the suite sends more than any budget."""
+
+    def make(*, key: str | None = service_key, **overrides: object) -> httpx.AsyncClient:
+        service = make_service(**{"rate_limits_enabled": False, **overrides})
         app = create_app(service.settings, service)
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://graphsvc")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://graphsvc", headers=headers
+        )
 
     return make
 

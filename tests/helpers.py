@@ -6,7 +6,10 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -140,3 +143,43 @@ class ThrowawayRedis:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.kill9()
+
+
+@contextmanager
+def served_api(settings: Settings, **env: str) -> Iterator[str]:
+    """`graphsvc serve` in its own process on a free port, over the given servers; yields its
+    base URL once /livez answers, and stops it after."""
+    port = free_port()
+    environment = {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j_uri,
+        "REDIS_URL": settings.redis_url,
+        "REDIS_CLUSTER": str(int(settings.redis_cluster)),
+        "API_KEY_SECRET": settings.api_key_secret,
+        "API_PORT": str(port),
+        **env,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(process.stderr.read() if process.stderr else "exited")
+            try:
+                if httpx.get(f"{url}/livez", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("the API did not start") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -303,3 +303,39 @@ async def test_unsupported_methods_say_what_is_allowed(make_client: MakeClient) 
         assert response.status_code == 405
         assert response.headers["allow"] == "DELETE, PUT"
         assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+async def test_keys_from_the_command_line(
+    make_client: MakeClient, server_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`graphsvc keys create|list|revoke`: the printed key works until revoked; a bad scope
+    or an unknown id is one line and exit code 2."""
+    from graphsvc.ops import cli
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    me = new_user_id("cli")
+    code, out, _ = await asyncio.to_thread(
+        run, "keys", "create", "--scopes", "read,write", "--user", me, "--name", "cli test"
+    )
+    assert code == 0
+    token = re.search(r"key \(shown once, keep it\): (gsk_\S+)", out).group(1)
+    key_id = re.search(r"key id: ([0-9a-f]{16})", out).group(1)
+    async with make_client(key=token, api_key_cache_seconds=0.1) as http:
+        target = new_user_id("t")
+        assert (await http.put(f"/v1/users/{me}/following/{target}")).status_code == 200
+        code, out, _ = await asyncio.to_thread(run, "keys", "list")
+        line = next(row for row in out.splitlines() if row.startswith(key_id))
+        assert "read,write" in line and me in line and "live" in line and token not in out
+        assert (await asyncio.to_thread(run, "keys", "revoke", key_id))[0] == 0
+        await asyncio.sleep(0.2)
+        assert (await http.get(f"/v1/users/{me}/counts")).status_code == 401
+    for argv, message in (
+        (("keys", "create", "--scopes", "read,root"), "scopes must be a non-empty list"),
+        (("keys", "revoke", "0123456789abcdef"), "no API key has id '0123456789abcdef'"),
+    ):
+        code, _, err = await asyncio.to_thread(run, *argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err

@@ -34,6 +34,10 @@ async def events_after(service: Services, start: str, users: set[str]) -> list[d
     return found
 
 
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
 def shape(events: list[dict]) -> list[tuple[str, ...]]:
     return [
         (e["type"], e["src"], e["dst"], e.get("status", ""), e.get("cause", "")) for e in events
@@ -118,18 +122,20 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
 
 
 async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
-    server_settings: Settings, throwaway_redis: ThrowawayRedis
+    server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
     settings = server_settings.model_copy(update={
         "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rd:",
-        "redis_retry_seconds": 0.2,
+        "redis_retry_seconds": 0.2, "rate_limits_enabled": False,
     })  # fmt: skip
     run = os.urandom(4).hex()
     a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))
     async with open_services(settings) as service:
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
+        ) as http:
             for fan in (a, b):
                 assert (await http.put(f"/v1/users/{fan}/following/{star}")).status_code == 200
             warm = await http.get(f"/v1/users/{star}/followers")
@@ -197,11 +203,11 @@ async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
 
 
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
-    served: str, service: Services, uid: UserIds
+    served: str, service: Services, service_key: str, uid: UserIds
 ) -> None:
     star, f0, f1, f2, f3 = uid("star"), uid("f0"), uid("f1"), uid("f2"), uid("f3")
     other = uid("other")
-    async with httpx.AsyncClient(base_url=served, timeout=10) as http:
+    async with httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key)) as http:
         async with http.stream("GET", f"/v1/users/{star}/events") as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
@@ -256,16 +262,19 @@ async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
 
 
 async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
-    server_settings: Settings, throwaway_redis: ThrowawayRedis
+    server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
     settings = server_settings.model_copy(update={
         "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rr:",
+        "rate_limits_enabled": False,
     })  # fmt: skip
     user = f"rr{os.urandom(4).hex()}.star"
     async with open_services(settings) as service:
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as http:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
+        ) as http:
             assert (await http.get(f"/v1/users/{user}/counts")).status_code == 200  # pooled
             throwaway_redis.kill9()
             throwaway_redis.start()  # the pooled connection is now dead

@@ -42,6 +42,7 @@ from helpers import ThrowawayRedis, free_port
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
+from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops.consistency import Drift, check_users
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
@@ -62,6 +63,17 @@ REPORT = re.compile(
 
 def say(line: str) -> None:
     print(f"[faults] {line}", flush=True)
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def create_key(settings: Settings) -> str:
+    """An all-scope key stored in this module's own Neo4j (the session's key lives in the
+    shared one)."""
+    async with open_services(settings) as services:
+        return (await services.access.create(ALL_SCOPES, name="test_fault_processes")).token
 
 
 # -- processes ----------------------------------------------------------------------------------
@@ -146,6 +158,7 @@ class Stack:
     env: dict[str, str]  # for `graphsvc` subprocesses
     logs: Path
     api: ApiProcess  # two workers
+    key: str  # an all-scope API key, stored in the throwaway Neo4j
 
     def truth(self, followers: list[str]) -> set[tuple[str, str]]:
         """Every FOLLOWS edge out of these users, read from Neo4j."""
@@ -219,6 +232,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "NEO4J_RETRY_SECONDS": "2",
         "NEO4J_CONNECT_TIMEOUT": "1",
         "FOLLOWS_PER_DAY": "1000000",
+        "API_KEY_SECRET": settings.api_key_secret,  # the secret the key is made under
+        "RATE_LIMITS_ENABLED": "0",  # the loads send more than a key's budget
     }
     neo4j = LocalNeo4j(settings, local)
     api = ApiProcess(env, base / "api.log", workers=2)
@@ -227,24 +242,25 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         throwaway_redis.start()
         neo4j.up(say)
         say(f"throwaway Neo4j and Redis up in {time.monotonic() - started:.0f}s")
+        key = asyncio.run(create_key(settings))
         started = time.monotonic()
         api.start()
         say(f"API with 2 workers up in {time.monotonic() - started:.1f}s")
         started = time.monotonic()
-        warm_up(api.url)
+        warm_up(api.url, key)
         say(f"warm-up requests done in {time.monotonic() - started:.1f}s")
-        yield Stack(settings, neo4j, throwaway_redis, env, base, api)
+        yield Stack(settings, neo4j, throwaway_redis, env, base, api, key)
     finally:
         api.stop()
         throwaway_redis.stop()
         neo4j.down(say)
 
 
-def warm_up(url: str) -> None:
+def warm_up(url: str, key: str) -> None:
     """A cold JVM plans and compiles each query slowly: send every kind of request a few times
     (new connections, so both workers) before any timing matters."""
     star = f"fp{RUN}.warm.star"
-    with Load._client(url) as http:
+    with Load._client(url, key) as http:
         for n in range(6):
             fan = f"fp{RUN}.warm.f{n}"
             for method, path in (
@@ -306,6 +322,7 @@ class Load:
     order of its writer's acknowledged writes), and reader threads."""
 
     url: str
+    key: str  # the API key sent with every request
     pairs_of: list[list[tuple[str, str]]]  # per writer thread
     read_paths: list[str]
     readers: int = 2
@@ -320,15 +337,15 @@ class Load:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @staticmethod
-    def _client(url: str) -> httpx.Client:
+    def _client(url: str, key: str) -> httpx.Client:
         # No keep-alive: every request is a new connection, so both workers get requests.
         limits = httpx.Limits(max_keepalive_connections=0)
-        return httpx.Client(base_url=url, timeout=30, limits=limits)
+        return httpx.Client(base_url=url, timeout=30, limits=limits, headers=bearer(key))
 
     def _write_loop(self, number: int) -> None:
         rng = random.Random(f"{self.seed}-w{number}")
         pairs = self.pairs_of[number]
-        with self._client(self.url) as http:
+        with self._client(self.url, self.key) as http:
             while not self.stop.is_set():
                 pair = rng.choice(pairs)
                 method = "PUT" if rng.random() < 0.65 else "DELETE"
@@ -338,7 +355,7 @@ class Load:
 
     def _read_loop(self, number: int) -> None:
         rng = random.Random(f"{self.seed}-r{number}")
-        with self._client(self.url) as http:
+        with self._client(self.url, self.key) as http:
             while not self.stop.is_set():
                 path = rng.choice(self.read_paths)
                 read = send_read(http, path, {"limit": 50} if "counts" not in path else {})
@@ -346,7 +363,7 @@ class Load:
                     self.reads.append(read)
 
     def _cold_loop(self) -> None:
-        with self._client(self.url) as http:
+        with self._client(self.url, self.key) as http:
             for number in itertools.count():
                 if self.stop.is_set():
                     return
@@ -490,7 +507,7 @@ async def test_redis_killed_under_write_load_and_restarted_empty(stack: Stack) -
     users = followers + targets
     paths = [f"/v1/users/{t}/{side}" for t in targets for side in ("followers", "counts")]
     paths += [f"/v1/users/{f}/following" for f in followers[::3]]
-    load = Load(stack.api.url, pairs_of, paths, readers=2, seed=1)
+    load = Load(stack.api.url, stack.key, pairs_of, paths, readers=2, seed=1)
 
     def timeline() -> dict[str, float]:
         began = time.monotonic()
@@ -569,7 +586,9 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
     followers, targets = users_of(pairs_of)
     users = followers + targets
     made = {pair for pairs in pairs_of for pair in pairs[:: len(targets)]}
-    async with httpx.AsyncClient(base_url=stack.api.url, timeout=30) as http:
+    async with httpx.AsyncClient(
+        base_url=stack.api.url, timeout=30, headers=bearer(stack.key)
+    ) as http:
         # Every pair's users exist and every target is warm (its mirror built) before the stop.
         for follower, target in sorted(made):
             response = await http.put(f"/v1/users/{follower}/following/{target}")
@@ -579,8 +598,8 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
                 response = await http.get(f"/v1/users/{target}/{side}")
                 assert response.status_code == 200, response.text
     paths = [f"/v1/users/{t}/{side}" for t in targets for side in ("followers", "counts")]
-    load = Load(stack.api.url, pairs_of, paths, readers=2, seed=2, following_before=made,
-                cold_prefix=f"fp{RUN}.nd.cold")  # fmt: skip
+    load = Load(stack.api.url, stack.key, pairs_of, paths, readers=2, seed=2,
+                following_before=made, cold_prefix=f"fp{RUN}.nd.cold")  # fmt: skip
 
     def timeline() -> dict[str, float]:
         try:
@@ -664,7 +683,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
         rng = random.Random(f"race-{number}")
         url = apis[number % 2].url
         follow = number % 4 < 2
-        with Load._client(url) as http:
+        with Load._client(url, stack.key) as http:
             while not stop.is_set():
                 pair = rng.choice(pairs)
                 method = "PUT" if follow else "DELETE"
@@ -675,7 +694,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
 
     def reader(number: int) -> None:
         rng = random.Random(f"race-r{number}")
-        with Load._client(apis[number % 2].url) as http:
+        with Load._client(apis[number % 2].url, stack.key) as http:
             while not stop.is_set():
                 path = f"/v1/users/{rng.choice(users)}/" + rng.choice(
                     ["followers", "following", "counts", "friends"]

@@ -12,6 +12,7 @@ from helpers import free_port, sync_redis
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import open_services
+from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
@@ -30,6 +31,7 @@ def own_neo4j(
         "redis_prefix": PREFIX,
         "neo4j_retry_seconds": 2.0,
         "neo4j_connect_timeout": 1.0,
+        "rate_limits_enabled": False,
     })  # fmt: skip
     local = LocalServerSettings(
         state_dir=tmp_path_factory.mktemp("fault-neo4j"), neo4j_heap="512m", neo4j_pagecache="128m"
@@ -57,9 +59,14 @@ async def test_neo4j_down_writes_fail_cleanly_and_warm_reads_go_on(
 ) -> None:
     settings, server = own_neo4j
     async with open_services(settings) as service:
+        # A key of this Neo4j's own (the session's key lives in the shared one).
+        key = (await service.access.create(ALL_SCOPES, name="test_faults")).token
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://graphsvc") as client:
+        headers = {"Authorization": f"Bearer {key}"}
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://graphsvc", headers=headers
+        ) as client:
             for fan in ("f1", "f2", "f3"):
                 assert (await client.put(f"/v1/users/{fan}/following/star")).status_code == 200
             warm_page = (await client.get("/v1/users/star/followers")).json()

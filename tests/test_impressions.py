@@ -13,7 +13,7 @@ from helpers import free_port, service_of
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.bootstrap import Services
-from graphsvc.domain.errors import InvalidInteraction, InvalidUserId, TooManyIds
+from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
 from graphsvc.domain.impressions import discounted, rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.services.fallback import Breaker
@@ -123,7 +123,7 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
         ([], TooManyIds, "1 to 50 users, got 0"),
         ([f"x{n}" for n in range(51)], TooManyIds, "got 51"),
         (["ok", "bad id"], InvalidUserId, "ids item 'bad id'"),
-        (["ok", "SELF"], InvalidInteraction, "cannot be shown itself"),
+        (["ok", "SELF"], SelfAction, "cannot be shown itself"),
     ],
 )
 async def test_bad_records_raise_and_count_nothing(
@@ -156,20 +156,21 @@ async def test_the_route_records_shows_with_202(client: httpx.AsyncClient, uid: 
         ({"ids": []}, "too_many_ids", "1 to 50 users, got 0"),
         ({"ids": [f"x{n}" for n in range(51)]}, "too_many_ids", "got 51"),
         ({"ids": ["ok", "bad id"]}, "invalid_user_id", "'bad id' is not a valid user id"),
-        ({"ids": ["ok", "SELF"]}, "invalid_interaction", "cannot be shown itself"),
+        ({"ids": ["ok", "SELF"]}, "self_action", "cannot be shown itself"),
         ({"ids": "ok"}, "invalid_request", "ids"),
         ({}, "invalid_request", "ids"),
         ({"ids": ["ok", 7]}, "invalid_request", "ids.1"),
     ],
 )
-async def test_bad_impression_requests_are_422_naming_the_problem_and_count_nothing(
+async def test_bad_impression_requests_are_refused_naming_the_problem_and_count_nothing(
     client: httpx.AsyncClient, uid: UserIds, body: dict, code: str, expected: str
 ) -> None:
+    """422 for what breaks the schema; 403 for a rule it cannot state (showing oneself)."""
     me = uid("me")
     if body.get("ids") and isinstance(body["ids"], list):
         body = {"ids": [me if t == "SELF" else t for t in body["ids"]]}
     response = await client.post(f"/v1/users/{me}/suggestions/impressions", json=body)
-    assert response.status_code == 422, response.text
+    assert response.status_code == (403 if code == "self_action" else 422), response.text
     error = response.json()["error"]
     assert error["code"] == code and expected in error["message"], error
     store = service_of(client).redis.impressions

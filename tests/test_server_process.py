@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from helpers import free_port, full_counts
+from helpers import full_counts, served_api
 
 from graphsvc.settings import Settings
 
@@ -19,42 +15,14 @@ UserIds = Callable[[str], str]
 
 @pytest.fixture(scope="module")
 def base_url(server_settings: Settings) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "NEO4J_URI": server_settings.neo4j_uri,
-        "REDIS_URL": server_settings.redis_url,
-        "REDIS_CLUSTER": str(int(server_settings.redis_cluster)),
-        "API_PORT": str(port),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert process.poll() is None, process.stdout.read() if process.stdout else ""
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError("the API did not start")
+    with served_api(server_settings) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
-def test_served_api_follows_pages_and_counts(base_url: str, uid: UserIds) -> None:
+def test_served_api_follows_pages_and_counts(base_url: str, service_key: str, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    with httpx.Client(base_url=base_url, timeout=10) as http:
+    headers = {"Authorization": f"Bearer {service_key}"}
+    with httpx.Client(base_url=base_url, timeout=10, headers=headers) as http:
         assert http.put(f"/v1/users/{a}/following/{c}").json() == {
             "following": True,
             "created": True,

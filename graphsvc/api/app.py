@@ -20,6 +20,7 @@ from graphsvc.api import (
     suggestions,
 )
 from graphsvc.api.access import document_security, guard_routes
+from graphsvc.api.contract import state_settings
 from graphsvc.api.errors import install_error_handlers
 from graphsvc.api.middleware import GraphSourceHeader
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
@@ -62,18 +63,18 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         # reads 10-15% of their throughput here (make bench and an interleaved A/B).
         app.router.routes.extend(family.router.routes)
     guard_routes(app)
-    _document_security(app)
+    _document(app, settings)
     return app
 
 
-def _document_security(app: FastAPI) -> None:
-    """The bearer scheme in the OpenAPI document (the Authorize button of /docs); each
-    guarded route already names it and its scope."""
+def _document(app: FastAPI, settings: Settings) -> None:
+    """The bearer scheme and auth errors (the Authorize button of /docs), and the rules that
+    come from settings, in the OpenAPI document."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = document_security(generate())
+            app.openapi_schema = state_settings(document_security(generate()), settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

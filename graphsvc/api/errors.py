@@ -80,11 +80,17 @@ async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
 def allowed_methods(request: Request) -> str:
     """Every method some route serves at this path: the router's own 405 names only the
     first route that matched the path, though PUT and DELETE of one path are two routes."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
-            methods |= getattr(route, "methods", None) or set()
+    matching = [
+        route
+        for route in request.app.router.routes
+        if route.matches(request.scope)[0] is not Match.NONE and getattr(route, "methods", None)
+    ]
+    if not matching:
+        return ""
+    # The most specific template owns the path: .../suggestions/impressions is the POST of
+    # impressions, though the DELETE of .../suggestions/{target_id} would match it too.
+    fewest = min(route.path.count("{") for route in matching)
+    methods = {m for r in matching if r.path.count("{") == fewest for m in r.methods}
     return ", ".join(sorted(methods))
 
 

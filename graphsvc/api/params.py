@@ -14,17 +14,33 @@ from fastapi import Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from graphsvc.api.contract import settings_extra
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
 from graphsvc.domain.ids import USER_ID_PATTERN
 from graphsvc.domain.model import IdPage, Page, iso_utc
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
-UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
-TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
-OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra={"pattern": USER_ID_PATTERN})]
-Limit = Annotated[int | None, Query(description="page size, 1-200 (default 20)")]
-Cursor = Annotated[str | None, Query(description="next_cursor of the previous page")]
+# Documented, and checked by the services (whose 422 names the parameter in the one shape).
+ID_SCHEMA = {"pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64}
+UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+Limit = Annotated[
+    int | None,
+    Query(
+        description="page size, 1-PAGE_LIMIT_MAX (default PAGE_LIMIT_DEFAULT)",
+        json_schema_extra={"minimum": 1, **settings_extra(maximum="page_limit_max")},
+    ),
+]
+Cursor = Annotated[
+    str | None,
+    Query(
+        description="next_cursor of the previous page (opaque; a tampered one is a 400); "
+        "empty or absent for the first page",
+        json_schema_extra={"pattern": r"^([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$", "maxLength": 512},
+    ),
+]
 
 
 # -- the services a route calls ---------------------------------------------------------------

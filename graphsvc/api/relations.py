@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from graphsvc.api.access import requires
+from graphsvc.api.contract import settings_extra
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -86,9 +87,15 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Un
 async def relationships(
     user_id: UserId,
     request: Request,
-    ids: Annotated[str, Query(description="comma-separated user ids (1-100)")],
+    ids: Annotated[
+        str,
+        Query(
+            description="comma-separated user ids, 1 to RELATIONSHIPS_MAX_IDS (no spaces)",
+            json_schema_extra=settings_extra(id_list="relationships_max_ids"),
+        ),
+    ],
 ) -> Response:
-    others = [part.strip() for part in ids.split(",")] if ids else []
+    others = ids.split(",") if ids else []  # strictly as the schema says: no spaces
     found = await services_of(request).relations.relationships(user_id, others)
     return FastJSON({
         "relationships": {

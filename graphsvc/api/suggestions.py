@@ -4,15 +4,17 @@ internal affinities."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from graphsvc.api.access import requires
+from graphsvc.api.contract import settings_extra
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
+    ID_SCHEMA,
     FastJSON,
     TargetId,
     UserId,
@@ -26,10 +28,24 @@ router = APIRouter()
 
 
 class InteractionIn(BaseModel):
-    actor: str = Field(examples=["alice"])
-    target: str = Field(examples=["bob"])
-    kind: str = Field(description="a kind of INTERACTION_WEIGHTS", examples=["message"])
-    at: datetime = Field(description="when it happened (ISO-8601; UTC if no zone)")
+    actor: str = Field(examples=["alice"], json_schema_extra=ID_SCHEMA)
+    target: str = Field(examples=["bob"], json_schema_extra=ID_SCHEMA)
+    kind: str = Field(
+        description="a kind of INTERACTION_WEIGHTS",
+        examples=["message"],
+        json_schema_extra=settings_extra(enum_keys="interaction_weights"),
+    )
+    at: datetime = Field(
+        description="when it happened (ISO-8601; UTC if no zone; not in the future)"
+    )
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _text_only(cls, value: Any) -> Any:
+        # pydantic would also take a number (seconds since the epoch); the contract says text
+        if not isinstance(value, str):
+            raise ValueError("an ISO-8601 date-time string is required")
+        return value
 
 
 class AcceptedBody(BaseModel):
@@ -75,7 +91,7 @@ class ImpressionsIn(BaseModel):
     # gets the service's too_many_ids, as any other caller does.
     ids: list[str] = Field(
         description="the suggested users shown (1-50; a repeated id counts once)",
-        json_schema_extra={"minItems": 1, "maxItems": 50},
+        json_schema_extra={"minItems": 1, "maxItems": 50, "items": {"type": "string", **ID_SCHEMA}},
         examples=[["bob", "carol"]],
     )
 
@@ -93,7 +109,15 @@ class RecordedBody(BaseModel):
     summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
     openapi_extra=requires(Scope.WRITE),
 )
-async def interactions(events: list[InteractionIn], request: Request) -> Response:
+async def interactions(
+    events: Annotated[
+        list[InteractionIn],
+        Body(
+            json_schema_extra={"minItems": 1, **settings_extra(maxItems="interactions_max_batch")}
+        ),
+    ],
+    request: Request,
+) -> Response:
     for actor in {e.actor for e in events}:  # a user-bound key records only its user's acts
         authorize(api_key_of(request), Scope.WRITE, actor)
     accepted = await services_of(request).interactions.record(
@@ -113,7 +137,9 @@ async def interactions(events: list[InteractionIn], request: Request) -> Respons
 async def suggestions(
     user_id: UserId,
     request: Request,
-    limit: Annotated[int, Query(description="1-50")] = 10,
+    limit: Annotated[
+        int, Query(description="1-50", json_schema_extra={"minimum": 1, "maximum": 50})
+    ] = 10,
 ) -> Response:
     found = await services_of(request).suggestions.suggestions(user_id, limit)
     return FastJSON({"items": [s.as_json() for s in found]})
@@ -159,7 +185,9 @@ async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) ->
 async def affinities(
     user_id: UserId,
     request: Request,
-    limit: Annotated[int, Query(description="1-1000")] = 20,
+    limit: Annotated[
+        int, Query(description="1-1000", json_schema_extra={"minimum": 1, "maximum": 1000})
+    ] = 20,
 ) -> Response:
     found = await services_of(request).interactions.affinities(user_id, limit)
     return FastJSON({"items": [{"user_id": u, "affinity": a} for u, a in found]})

@@ -2,6 +2,13 @@
 
 The service layer raises these; the API turns them into ``{"error": {"code", "message"}}``
 without knowing which use case failed. Adapters never raise them for HTTP reasons.
+
+Which status: 422 when the request breaks the published contract (the OpenAPI schema states
+every id pattern, bound and enum, so a caller or generated SDK can check before sending);
+400 for an opaque token the schema cannot describe (a tampered cursor); 403 when a
+well-formed request is refused by a rule the schema cannot state (acting on oneself, a
+block, a suspension, an event dated in the future); 409 for a conflict with the present
+state; 429 and 503 to retry later.
 """
 
 from __future__ import annotations
@@ -22,9 +29,18 @@ class InvalidUserId(GraphError):
     code = "invalid_user_id"
 
 
-class SelfFollow(GraphError):
-    status = 422
+class SelfAction(GraphError):
+    status = 403
+    code = "self_action"
+
+
+class SelfFollow(SelfAction):
     code = "self_follow"
+
+
+class FutureEvent(GraphError):
+    status = 403
+    code = "event_in_future"
 
 
 class InvalidLimit(GraphError):

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -59,13 +60,21 @@ def _print(line: str) -> None:
 # -- serving and servers ------------------------------------------------------------------------
 
 
-def _serve(args: argparse.Namespace, settings: Settings, _: LocalServerSettings) -> None:
+def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+    workers = args.workers or settings.api_workers
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # /metrics sums every worker's values from files in this directory (a fresh one: the
+        # files of a previous run would be counted again)
+        shared = local.state_dir / "metrics" / str(os.getpid())
+        shutil.rmtree(shared, ignore_errors=True)
+        shared.mkdir(parents=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     uvicorn.run(
         "graphsvc.api.app:create_app",
         factory=True,
         host=args.host or settings.api_host,
         port=args.port or settings.api_port,
-        workers=args.workers or settings.api_workers,
+        workers=workers,
         log_level="info",
         access_log=settings.api_access_log,
     )
@@ -424,6 +433,21 @@ def _add_eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--no-progress", action="store_true")
 
 
+def _add_keys_parser(sub: argparse._SubParsersAction) -> None:
+    ks = sub.add_parser("keys", help="create, list and revoke API keys")
+    actions = ks.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="create a key (shown once)")
+    create.add_argument(
+        "--scopes", required=True, help="comma-separated: read,write,admin,internal"
+    )
+    create.add_argument("--user", help="bind the key to this acting user")
+    create.add_argument("--name", help="what the key is for")
+    actions.add_parser("list", help="every key (never the keys themselves)")
+    revoke = actions.add_parser("revoke", help="revoke a key by id")
+    revoke.add_argument("id")
+    actions.add_parser("local", help="the local admin key of `make run` (created if needed)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -474,17 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--no-progress", action="store_true")
 
     _add_eval_parser(sub)
-
-    ks = sub.add_parser("keys", help="create, list and revoke API keys")
-    kactions = ks.add_subparsers(dest="action", required=True)
-    kc = kactions.add_parser("create", help="create a key (shown once)")
-    kc.add_argument("--scopes", required=True, help="comma-separated: read,write,admin,internal")
-    kc.add_argument("--user", help="bind the key to this acting user")
-    kc.add_argument("--name", help="what the key is for")
-    kactions.add_parser("list", help="every key (never the keys themselves)")
-    kr = kactions.add_parser("revoke", help="revoke a key by id")
-    kr.add_argument("id")
-    kactions.add_parser("local", help="the local admin key of `make run` (created if needed)")
+    _add_keys_parser(sub)
 
     rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
     rec.add_argument("users", nargs="*", help="user ids")

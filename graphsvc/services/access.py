@@ -106,7 +106,9 @@ class KeyRing:
         except STORE_DOWN as exc:
             if cached is None:
                 raise
+            # trusted for one more period: one attempt per key and period, and one log line
             log.warning("neo4j unreachable; key %s served from a stale cache (%s)", key_id, exc)
+            self._cache[key_id] = (time.monotonic(), cached[1])
             return cached[1]
         self._cache[key_id] = (time.monotonic(), key)
         self._cache.move_to_end(key_id)

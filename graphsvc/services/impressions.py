@@ -16,7 +16,7 @@ from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.impressions import ImpressionStore
-from graphsvc.domain.errors import InvalidInteraction, TooManyIds
+from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import rerank
 from graphsvc.domain.model import Suggestion
@@ -45,7 +45,7 @@ class Impressions:
         for target_id in target_ids:
             validate_user_id(target_id, "ids item")
             if target_id == user_id:
-                raise InvalidInteraction(f"user {user_id!r} cannot be shown itself")
+                raise SelfAction(f"user {user_id!r} cannot be shown itself")
         distinct = list(dict.fromkeys(target_ids))
         try:
             await self.store.record(user_id, distinct)

@@ -17,7 +17,7 @@ from datetime import UTC
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.domain.affinity import WeightedInteraction, aggregate
-from graphsvc.domain.errors import InvalidInteraction, InvalidLimit
+from graphsvc.domain.errors import FutureEvent, InvalidInteraction, InvalidLimit, SelfAction
 from graphsvc.domain.ids import is_user_id, validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
 from graphsvc.settings import Settings
@@ -57,7 +57,7 @@ class Interactions:
             if not is_user_id(value):
                 raise InvalidInteraction(f"event {n}: {name} {value!r} is not a valid user id")
         if event.actor == event.target:
-            raise InvalidInteraction(f"event {n}: {event.actor!r} interacts with itself")
+            raise SelfAction(f"event {n}: {event.actor!r} interacts with itself")
         weight = self._settings.interaction_weights.get(event.kind)
         if weight is None:
             known = ", ".join(sorted(self._settings.interaction_weights))
@@ -65,7 +65,7 @@ class Interactions:
         moment = event.at if event.at.tzinfo else event.at.replace(tzinfo=UTC)
         at = micros_from_datetime(moment)
         if at > horizon:
-            raise InvalidInteraction(f"event {n}: time {event.at.isoformat()} is in the future")
+            raise FutureEvent(f"event {n}: time {event.at.isoformat()} is in the future")
         return (event.actor, event.target, weight, at)
 
     async def record_raw(self, events: Sequence[WeightedInteraction]) -> None:

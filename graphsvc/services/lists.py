@@ -11,6 +11,7 @@ the graph itself (friends, common, familiar, celebrities) are bounded Cypher que
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
@@ -19,7 +20,7 @@ from graphsvc.adapters.redis.mirror import HotPage, Mirror
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import InvalidCursor, InvalidParameter
+from graphsvc.domain.errors import InvalidCursor, SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, IdPage, Page, Side
 from graphsvc.services.fallback import Breaker
@@ -98,37 +99,50 @@ class Lists:
         not_following_back: bool = False,
         celebrities_only: bool = False,
     ) -> Page:
-        """Whom the user follows, newest first; optionally only those not following back, or
-        only celebrities (at least CELEBRITY_FOLLOWERS followers)."""
+        """Whom the user follows, newest first; optionally only those not following back,
+        only celebrities (at least CELEBRITY_FOLLOWERS followers), or both."""
         validate_user_id(user_id)
-        if not_following_back and celebrities_only:
-            raise InvalidParameter("use either not_following_back or celebrities_only, not both")
+        scope = "following-not-following-back" if not_following_back else "following"
         if celebrities_only:
             threshold = self._settings.celebrity_followers
+            scope = f"celebrities-{scope}"
 
-            async def celebrities(after: Position | None, wanted: int) -> list[Entry]:
+            async def celebrity_entries(
+                side: Side, user_id: str, after: Position | None, wanted: int
+            ) -> list[Entry]:
                 return await self._lists.page(
-                    Side.FOLLOWING, user_id, after, wanted,
+                    side, user_id, after, wanted,
                     name="lists/celebrities_page", threshold=threshold,
                 )  # fmt: skip
 
-            return await self._pager.page(f"celebrities|{user_id}", limit, cursor, celebrities)
-        scope = "following-not-following-back" if not_following_back else "following"
+            entries = celebrity_entries
+        else:
+            entries = self._entries
 
         async def visible(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._visible(Side.FOLLOWING, user_id, after, wanted, not_following_back)
+            return await self._visible(
+                Side.FOLLOWING, user_id, after, wanted, not_following_back, entries
+            )
 
         return await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
 
     async def _visible(
-        self, side: Side, user_id: str, after: Position | None, wanted: int, not_back: bool
+        self,
+        side: Side,
+        user_id: str,
+        after: Position | None,
+        wanted: int,
+        not_back: bool,
+        entries_of: Callable[[Side, str, Position | None, int], Awaitable[list[Entry]]]
+        | None = None,
     ) -> list[Entry]:
         """Up to ``wanted`` entries of a list without inactive users (and, with ``not_back``,
         without those the user also follows / is followed by), scanning on as needed."""
+        entries_of = entries_of or self._entries
         kept: list[Entry] = []
         position, chunk = after, wanted
         while len(kept) < wanted:
-            entries = await self._entries(side, user_id, position, chunk)
+            entries = await entries_of(side, user_id, position, chunk)
             if entries:
                 kept += await self._without_followed_back(side, user_id, entries, not_back)
             if len(entries) < chunk:
@@ -269,4 +283,4 @@ def _valid_pair(user_id: str, other_id: str) -> None:
 
 def _two_users(user_id: str, other_id: str) -> None:
     if user_id == other_id:
-        raise InvalidParameter(f"common lists need two different users, got {user_id!r} twice")
+        raise SelfAction(f"common lists compare two different users, got {user_id!r} twice")

@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.domain.errors import InvalidInteraction, InvalidLimit
+from graphsvc.domain.errors import InvalidLimit, SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
@@ -191,7 +191,7 @@ class Suggestions:
         validate_user_id(user_id, "user_id")
         validate_user_id(target_id, "target_id")
         if user_id == target_id:
-            raise InvalidInteraction(f"user {user_id!r} cannot dismiss itself")
+            raise SelfAction(f"user {user_id!r} cannot dismiss itself")
         created = await self._store.dismiss(user_id, target_id)
         try:
             await self.cache.invalidate(user_id)
