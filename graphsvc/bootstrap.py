@@ -213,7 +213,7 @@ def build(
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
         feed=FollowerFeed(redis.stream),
         health=Health(neo4j.store, redis.mirror),
-        gauges=Gauges(breaker, jobs, neo4j.outbox),
+        gauges=Gauges(neo4j.outbox),
         access=KeyRing(neo4j.keys, settings),
         rate_limits=RateLimits(redis.rate_limits, settings),
     )

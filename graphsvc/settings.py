@@ -214,6 +214,12 @@ class Settings(BaseSettings):
         description="how long an API process trusts a key it looked up (a revoked key "
         "stops working within this time)",
     )
+    api_key_stale_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description="while Neo4j is unreachable, how long after its last read a cached key "
+        "keeps working",
+    )
     rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
     rate_limit_reads: str = Field(
         default="6000/minute", description="GET requests per key (limits' notation)"

@@ -20,7 +20,7 @@ from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import ALL_SCOPES, Scope
+from graphsvc.domain.access import ALL_SCOPES, InvalidKeyRequest, Scope
 from graphsvc.settings import Settings
 
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -69,10 +69,11 @@ async def send(http: httpx.AsyncClient, method: str, path: str, body: Any) -> ht
 
 @pytest.fixture
 async def keys(backends: Services) -> dict[str, str]:
-    """One key per single scope, and one all-scope key bound to a user."""
+    """One key per single scope, and a read and write key bound to a user."""
     made = {s.value: (await backends.access.create(frozenset({s}), name="t")).token for s in Scope}
     bound_user = new_user_id("bound")
-    made["bound"] = (await backends.access.create(ALL_SCOPES, user=bound_user, name="t")).token
+    read_write = frozenset({Scope.READ, Scope.WRITE})
+    made["bound"] = (await backends.access.create(read_write, user=bound_user, name="t")).token
     made["bound_user"] = bound_user
     return made
 
@@ -339,3 +340,51 @@ async def test_keys_from_the_command_line(
     ):
         code, _, err = await asyncio.to_thread(run, *argv)
         assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+async def test_only_read_and_write_keys_may_be_bound_to_a_user(backends: Services) -> None:
+    """An admin or internal key acts for everyone (it could mint an unbound key, erase any
+    user, read anyone's affinities), so binding one to a user would be a false promise."""
+    user = new_user_id("bound")
+    for scope in (Scope.ADMIN, Scope.INTERNAL):
+        with pytest.raises(InvalidKeyRequest, match="read and write only"):
+            await backends.access.create(frozenset({Scope.READ, scope}), user=user)
+    made = await backends.access.create(frozenset({Scope.READ, Scope.WRITE}), user=user)
+    assert made.key.user == user
+
+
+async def test_budgets_fail_open_when_redis_is_unreachable(
+    unreachable: Callable[..., Services], service_key: str
+) -> None:
+    services = unreachable(redis=False)
+    app = create_app(services.settings, services)  # budgets on (the default)
+    transport = httpx.ASGITransport(app=app)
+    headers = {"Authorization": f"Bearer {service_key}"}
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://graphsvc", headers=headers
+    ) as http:
+        before = (await http.get("/metrics")).text
+        answers = [await http.get(f"/v1/users/{new_user_id()}/counts") for _ in range(3)]
+        assert [a.status_code for a in answers] == [200, 200, 200]  # from Neo4j, unmetered
+        assert answers[0].headers["x-graph-source"] == "neo4j"
+        assert "ratelimit-limit" not in answers[0].headers
+        after = (await http.get("/metrics")).text
+
+    def fail_open(text: str) -> float:
+        found = re.search(r"^graphsvc_rate_limit_fail_open_total ([0-9.e+]+)$", text, re.M)
+        return float(found.group(1)) if found else 0.0
+
+    assert fail_open(after) == fail_open(before) + 3
+
+
+async def test_refused_keys_are_counted(make_client: MakeClient) -> None:
+    async with make_client(key=None) as anonymous:
+        pattern = re.compile(r'^graphsvc_auth_failures_total\{status="401"\} ([0-9.e+]+)$', re.M)
+
+        def refused(text: str) -> float:
+            found = pattern.search(text)
+            return float(found.group(1)) if found else 0.0
+
+        before = refused((await anonymous.get("/metrics")).text)
+        assert (await anonymous.get(f"/v1/users/{new_user_id()}/counts")).status_code == 401
+        assert refused((await anonymous.get("/metrics")).text) == before + 1

@@ -36,3 +36,15 @@ def test_train_pymk_refusing_its_input_is_one_line() -> None:
     assert result.stderr.strip() == (
         "graphsvc: the held-out share must be between 0 and 1, got 1.5"
     ), result.stderr
+
+
+def test_serving_beyond_loopback_with_the_development_secrets_is_refused() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("API_KEY_SECRET", "CURSOR_SECRET")}
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--host", "0.0.0.0", "--port", "1"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        "graphsvc serve: set API_KEY_SECRET and CURSOR_SECRET to serve on 0.0.0.0"
+    ), result.stderr

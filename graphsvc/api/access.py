@@ -20,9 +20,16 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graphsvc.domain.access import (
+    MissingScope,
+    Unauthenticated,
+    WrongActingUser,
+    authorize,
+    bearer_token,
+)
 from graphsvc.domain.access import Scope as KeyScope
-from graphsvc.domain.access import authorize, bearer_token
 from graphsvc.services.rate_limits import RateLimited
+from graphsvc.services.telemetry import AUTH_FAILURES
 
 SCOPE_FIELD = "x-required-scope"
 SECURITY_SCHEME = "ApiKey"
@@ -59,11 +66,15 @@ class Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         services = scope["app"].state.services
         header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
-        key = await services.access.authenticate(
-            bearer_token(header.decode("latin-1") if header is not None else None)
-        )
-        acting = scope["path_params"].get(ACTING_USER) if self.acts_as_user else None
-        authorize(key, self.needed, acting)
+        try:
+            key = await services.access.authenticate(
+                bearer_token(header.decode("latin-1") if header is not None else None)
+            )
+            acting = scope["path_params"].get(ACTING_USER) if self.acts_as_user else None
+            authorize(key, self.needed, acting)
+        except (Unauthenticated, MissingScope, WrongActingUser) as refused:
+            AUTH_FAILURES.labels(str(refused.status)).inc()
+            raise
         write = scope["method"] not in READ_METHODS
         budget = await services.rate_limits.spend(key.id, write=write)
         if budget is not None and not budget.allowed:

@@ -24,6 +24,7 @@ from graphsvc.api.contract import state_settings
 from graphsvc.api.errors import install_error_handlers
 from graphsvc.api.middleware import GraphSourceHeader
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
+from graphsvc.api.operations import forget_this_process
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.settings import Settings, get_settings
 from graphsvc.version import __version__
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         async with open_services(settings, resume=True) as opened:
             app.state.services = opened
             yield
+        forget_this_process()
 
     app = FastAPI(
         title="graphsvc",

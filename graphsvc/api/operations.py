@@ -58,6 +58,12 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
+def forget_this_process() -> None:
+    """A worker that stops drops its live gauges from the shared files (livesum, livemax)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(os.getpid())
+
+
 @router.get(
     "/metrics",
     response_class=Response,

@@ -60,7 +60,25 @@ def _print(line: str) -> None:
 # -- serving and servers ------------------------------------------------------------------------
 
 
-def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _dev_secrets(settings: Settings) -> list[str]:
+    fields = Settings.model_fields
+    return [
+        name.upper()
+        for name in ("api_key_secret", "cursor_secret")
+        if getattr(settings, name) == fields[name].default
+    ]
+
+
+def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> int:
+    host = args.host or settings.api_host
+    if host not in LOOPBACK and _dev_secrets(settings):
+        # the development secrets are in the source: anyone could mint cursors or match keys
+        names = " and ".join(_dev_secrets(settings))
+        print(f"graphsvc serve: set {names} to serve on {host}", file=sys.stderr)
+        return 2
     workers = args.workers or settings.api_workers
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # /metrics sums every worker's values from files in this directory (a fresh one: the
@@ -72,12 +90,13 @@ def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSetti
     uvicorn.run(
         "graphsvc.api.app:create_app",
         factory=True,
-        host=args.host or settings.api_host,
+        host=host,
         port=args.port or settings.api_port,
         workers=workers,
         log_level="info",
         access_log=settings.api_access_log,
     )
+    return 0
 
 
 def _services(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
@@ -375,8 +394,10 @@ def _keys(args: argparse.Namespace, settings: Settings, local: LocalServerSettin
         token, created = asyncio.run(keys.local_admin(settings, keys.saved_key(path)))
         if created:
             keys.save_key(path, token)
-        state = "created" if created else "kept"
-        _print(f"local admin key ({state}; saved in {path}): {token}")
+        if created:  # shown once; afterwards, where it is
+            _print(f"local admin key (created; saved in {path}, shown once): {token}")
+        else:
+            _print(f"local admin key: the one in {path} (KEY=$(cat {path}))")
 
 
 COMMANDS: dict[str, Command] = {

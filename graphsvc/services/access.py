@@ -3,10 +3,13 @@ short-lived cache in each API process.
 
 Cache policy: a looked-up key (or the absence of one) is trusted for API_KEY_CACHE_SECONDS,
 so a revocation reaches every process within that time while a busy key costs one Neo4j read
-per process per period. The cache is bounded (least recently used go first), and concurrent
-misses of one key share one read. When Neo4j cannot be reached, a key already cached keeps
-working (stale), because refusing every caller during a database blip turns a partial outage
-into a total one; a key never seen stays refused (the 503 of a store that is down).
+per process per period. The caches are bounded (least recently used go first); ids with no
+key are kept apart, so a flood of made-up keys never evicts a real one; concurrent misses of
+one key share one read. When Neo4j cannot be reached, a key already cached keeps working for
+up to API_KEY_STALE_SECONDS after it was read, because refusing every caller during a
+database blip turns a partial outage into a total one (warm reads are served from Redis);
+past that, or for a key never seen, the answer is the 503 of a store that is down. Only keys
+with read and write may be bound to a user: an admin or internal key acts for everyone.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.store import STORE_DOWN
@@ -37,6 +41,8 @@ from graphsvc.settings import Settings
 log = logging.getLogger(__name__)
 
 CACHE_ENTRIES = 10_000
+UNKNOWN_ENTRIES = 1_000  # ids with no key, kept apart so a flood of them evicts no real key
+BOUND_SCOPES = frozenset({Scope.READ, Scope.WRITE})
 NAME_MAX = 100
 
 
@@ -45,8 +51,12 @@ class KeyRing:
         self._store = store
         self._secret = settings.api_key_secret.encode()
         self._ttl = settings.api_key_cache_seconds
-        self._cache: OrderedDict[str, tuple[float, ApiKey | None]] = OrderedDict()
-        self._loads = SingleFlight(concurrency=16, wait_seconds=5.0)
+        self._stale_limit = settings.api_key_stale_seconds
+        self._cache: OrderedDict[str, tuple[float, ApiKey]] = OrderedDict()
+        self._unknown: OrderedDict[str, float] = OrderedDict()
+        self._loads = SingleFlight(
+            concurrency=32, wait_seconds=2.0, busy="too many API keys are being looked up"
+        )
 
     # -- managing keys (the CLI and the admin routes) ------------------------------------------
 
@@ -57,6 +67,9 @@ class KeyRing:
             raise InvalidKeyRequest("a key needs at least one scope")
         if user is not None:
             validate_user_id(user, "user")
+            if not scopes <= BOUND_SCOPES:
+                # admin could mint an unbound key or erase anyone; internal reads others' data
+                raise InvalidKeyRequest("a key bound to a user may hold read and write only")
         if len(name) > NAME_MAX:
             raise InvalidKeyRequest(f"a key's name is at most {NAME_MAX} characters")
         key_id, token = new_token()
@@ -101,17 +114,24 @@ class KeyRing:
         if cached is not None and now - cached[0] < self._ttl:
             self._cache.move_to_end(key_id)
             return cached[1]
+        missing_since = self._unknown.get(key_id)
+        if missing_since is not None and now - missing_since < self._ttl:
+            return None
         try:
             key = await self._loads.run(key_id, lambda: self._store.find(key_id))
         except STORE_DOWN as exc:
-            if cached is None:
+            if cached is None or now - cached[0] > self._stale_limit:
                 raise
-            # trusted for one more period: one attempt per key and period, and one log line
+            # trusted a while longer (never past API_KEY_STALE_SECONDS since it was read)
             log.warning("neo4j unreachable; key %s served from a stale cache (%s)", key_id, exc)
-            self._cache[key_id] = (time.monotonic(), cached[1])
             return cached[1]
-        self._cache[key_id] = (time.monotonic(), key)
-        self._cache.move_to_end(key_id)
-        while len(self._cache) > CACHE_ENTRIES:
-            self._cache.popitem(last=False)
+        self._remember(key_id, key)
         return key
+
+    def _remember(self, key_id: str, key: ApiKey | None) -> None:
+        table: OrderedDict[str, Any] = self._cache if key is not None else self._unknown
+        (self._unknown if key is not None else self._cache).pop(key_id, None)
+        table[key_id] = (time.monotonic(), key) if key is not None else time.monotonic()
+        table.move_to_end(key_id)
+        while len(table) > (CACHE_ENTRIES if key is not None else UNKNOWN_ENTRIES):
+            table.popitem(last=False)

@@ -18,7 +18,7 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.services.telemetry import MIRROR_FALLBACKS, MIRROR_HITS
+from graphsvc.services.telemetry import BREAKER_OPEN, MIRROR_FALLBACKS, MIRROR_HITS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,6 +58,7 @@ class Breaker:
         if not self.open:
             log.warning("redis unreachable (%s); serving from Neo4j for %.1f s", exc, self._retry)
         self._until = time.monotonic() + self._retry
+        BREAKER_OPEN.set(1)
 
     async def read(
         self, what: str, mirrored: Callable[[], Awaitable[T]], fallback: Callable[[], Awaitable[T]]
@@ -72,6 +73,9 @@ class Breaker:
                 log.warning("redis refused a %s read (%s); answered from Neo4j", what, exc)
             else:
                 MIRROR_HITS.inc()
+                if self._until:  # closed again: say so once
+                    self._until = 0.0
+                    BREAKER_OPEN.set(0)
                 return answer
         MIRROR_FALLBACKS.inc()
         note_fallback(what)

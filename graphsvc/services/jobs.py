@@ -12,6 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from graphsvc.services.telemetry import JOBS_RUNNING
+
 log = logging.getLogger(__name__)
 
 
@@ -57,6 +59,13 @@ class Jobs:
         self._jobs[key] = _Job(task, progress)
 
     async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
+        JOBS_RUNNING.inc()
+        try:
+            await self._attempts(key, factory, progress)
+        finally:
+            JOBS_RUNNING.dec()
+
+    async def _attempts(self, key: str, factory: JobFactory, progress: Progress) -> None:
         failures = 0
         while True:
             try:

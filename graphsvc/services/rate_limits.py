@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from dataclasses import dataclass
 
 from graphsvc.adapters.redis.rate_limits import RATE_STORE_DOWN, RateLimitStore
@@ -53,17 +54,24 @@ class RateLimits:
     def __init__(self, store: RateLimitStore, settings: Settings) -> None:
         self._store = store
         self._enabled = settings.rate_limits_enabled
+        self._retry = settings.redis_retry_seconds
+        self._skip_until = 0.0  # after a failure, Redis is not tried again for a while
 
     async def spend(self, key_id: str, *, write: bool) -> Budget | None:
         """Spend one request of the key's budget; None when not limited (disabled, or Redis
-        unreachable)."""
+        unreachable: then not tried again for REDIS_RETRY_SECONDS, so an outage costs one
+        failed attempt per interval, not one per request)."""
         if not self._enabled:
+            return None
+        if time.monotonic() < self._skip_until:
+            telemetry.RATE_LIMIT_FAIL_OPEN.inc()
             return None
         try:
             count, limit, reset = await self._store.hit(key_id, write=write)
         except RATE_STORE_DOWN as exc:
             telemetry.RATE_LIMIT_FAIL_OPEN.inc()
-            log.warning("rate limits unavailable, not enforced (%s)", exc)
+            self._skip_until = time.monotonic() + self._retry
+            log.warning("rate limits unavailable, not enforced for %.1f s (%s)", self._retry, exc)
             return None
         budget = Budget(count <= limit, limit, max(0, limit - count), reset)
         if not budget.allowed:

@@ -18,10 +18,16 @@ T = TypeVar("T")
 
 
 class SingleFlight:
-    def __init__(self, concurrency: int, wait_seconds: float) -> None:
+    def __init__(
+        self,
+        concurrency: int,
+        wait_seconds: float,
+        busy: str = "too many cold users are being rebuilt from the graph database",
+    ) -> None:
         self._flights: dict[Hashable, asyncio.Future] = {}
         self._slots = asyncio.Semaphore(concurrency)
         self._wait = wait_seconds
+        self._busy = busy
 
     def in_flight(self) -> int:
         return len(self._flights)
@@ -38,7 +44,7 @@ class SingleFlight:
                 await asyncio.wait_for(self._slots.acquire(), self._wait)
             except TimeoutError:
                 raise Overloaded(
-                    "too many cold users are being rebuilt from the graph database; retry shortly",
+                    f"{self._busy}; retry shortly",
                     headers={"Retry-After": "1"},
                 ) from None
             try:

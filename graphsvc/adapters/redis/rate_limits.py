@@ -51,5 +51,9 @@ class RateLimitStore:
             self._storage.incr(name, item.get_expiry()), self._storage.get_expiry(name)
         )
         window = float(item.get_expiry())
-        reset = expires_at - time.time()  # read beside the incr: a new window has no TTL yet
-        return int(count), item.amount, reset if 0 < reset <= window else window
+        # read beside the incr: a new window may have no TTL yet (the whole window is left);
+        # TTL is in whole seconds, so an ending window reads 0 or less (a second is left)
+        reset = expires_at - time.time()
+        if reset <= 0 or reset > window:
+            reset = window if count <= 1 else 1.0
+        return int(count), item.amount, reset
