@@ -20,7 +20,7 @@ from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import ALL_SCOPES, InvalidKeyRequest, Scope
+from graphsvc.domain.access import InvalidKeyRequest, Scope
 from graphsvc.settings import Settings
 
 MakeClient = Callable[..., httpx.AsyncClient]

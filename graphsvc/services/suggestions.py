@@ -142,7 +142,7 @@ class Suggestions:
             cofollowers=settings.suggest_cofollowers,
             **common,
         )
-        return [dict(row) for row in near]
+        return [with_closest_vias(row) for row in near]
 
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
         taken = {s.user_id for s in found}
@@ -216,6 +216,13 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
                    sorted(row["sources"]))
         for probability, row in scored
     ]  # fmt: skip
+
+
+def with_closest_vias(row: dict[str, Any], kept: int = 3) -> dict[str, Any]:
+    """The row's ``via``: its closest intermediaries (by affinity, then id), from ``vias``."""
+    vias = sorted(row.pop("vias", None) or [], key=lambda v: (-v["affinity"], v["id"]))
+    row["via"] = [v["id"] for v in vias[:kept]]
+    return row
 
 
 def merge_three_hop(rows: list[dict[str, Any]], far: Sequence[dict[str, Any]]) -> None:

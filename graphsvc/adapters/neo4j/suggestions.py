@@ -13,6 +13,12 @@ import neo4j
 
 from graphsvc.adapters.neo4j.store import Neo4jStore
 
+# The columns of each candidate row of candidates.cypher, in its order.
+CANDIDATE_COLUMNS = (
+    "id", "sources", "paths", "ra", "aa", "affinity_ra", "fresh", "cof", "cof_paths",
+    "follows_you", "follower_affinity", "followers", "follows", "active", "vias",
+)  # fmt: skip
+
 
 class SuggestionStore:
     def __init__(self, store: Neo4jStore) -> None:
@@ -37,8 +43,11 @@ class SuggestionStore:
         rows = await self._store.read("suggestions/affinities", params)
         return [(row["id"], row["affinity"]) for row in rows]
 
-    async def candidates(self, user_id: str, **params: Any) -> list[neo4j.Record]:
-        return await self._store.read("suggestions/candidates", {"id": user_id, **params})
+    async def candidates(self, user_id: str, **params: Any) -> list[dict[str, Any]]:
+        """Every candidate as a dict of CANDIDATE_COLUMNS."""
+        records = await self._store.read("suggestions/candidates", {"id": user_id, **params})
+        rows = records[0]["rows"] if records else []
+        return [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in rows]
 
     async def following_count(self, user_id: str) -> int:
         (row,) = await self._store.read("suggestions/following_count", {"id": user_id})

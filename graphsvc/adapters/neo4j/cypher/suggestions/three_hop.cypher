@@ -29,25 +29,23 @@ CALL (me, w) {
   RETURN c LIMIT $edges
 }
 WITH me, c, sum(share) AS hop3, count(*) AS hop3_paths
-WHERE NOT c:Inactive AND NOT c:Erasing
+// best first, the exclusions checked lazily until $candidates pass (as in candidates.cypher)
+ORDER BY hop3 DESC, c.id
+WITH * WHERE NOT c:Inactive AND NOT c:Erasing
   AND (c.id IN $hidden OR NOT EXISTS {
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
-WITH me, c, hop3, hop3_paths
-ORDER BY hop3 DESC, c.id
 LIMIT $candidates
-CALL (c) {
-  WITH c WHERE $before IS NULL
-  RETURN COUNT { (c)<-[:FOLLOWS]-() } AS followers, COUNT { (c)-[:FOLLOWS]->() } AS follows,
-         c.clk AS active
-  UNION ALL
-  WITH c WHERE $before IS NOT NULL
-  OPTIONAL MATCH (c)-[r:FOLLOWS]->()
-  WHERE r.since < $before
-  WITH c, count(r) AS follows, max(r.since) AS active
-  RETURN COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } AS followers, follows, active
-}
+// degrees and last activity as of $before when training (one CASE branch is evaluated)
+WITH c, hop3, hop3_paths,
+     CASE WHEN $before IS NULL THEN COUNT { (c)<-[:FOLLOWS]-() }
+          ELSE COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } END AS followers,
+     CASE WHEN $before IS NULL THEN COUNT { (c)-[:FOLLOWS]->() }
+          ELSE COUNT { (c)-[r:FOLLOWS]->() WHERE r.since < $before } END AS follows,
+     CASE WHEN $before IS NULL THEN c.clk
+          ELSE COLLECT { MATCH (c)-[r:FOLLOWS]->() WHERE r.since < $before
+                         RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
 RETURN c.id AS id, hop3, hop3_paths, followers, follows,
        CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END
          AS active
