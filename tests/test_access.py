@@ -20,7 +20,7 @@ from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import InvalidKeyRequest, Scope
+from graphsvc.domain.access import BoundKeyScope, Scope
 from graphsvc.settings import Settings
 
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -347,7 +347,7 @@ async def test_only_read_and_write_keys_may_be_bound_to_a_user(backends: Service
     user, read anyone's affinities), so binding one to a user would be a false promise."""
     user = new_user_id("bound")
     for scope in (Scope.ADMIN, Scope.INTERNAL):
-        with pytest.raises(InvalidKeyRequest, match="read and write only"):
+        with pytest.raises(BoundKeyScope, match="read and write only"):
             await backends.access.create(frozenset({Scope.READ, scope}), user=user)
     made = await backends.access.create(frozenset({Scope.READ, Scope.WRITE}), user=user)
     assert made.key.user == user

@@ -58,6 +58,13 @@ class InvalidKeyRequest(GraphError):
     code = "invalid_key_request"
 
 
+class BoundKeyScope(GraphError):
+    """Only read and write keys may be bound to a user (a rule, so a 403: see errors.py)."""
+
+    status = 403
+    code = "bound_key_scope"
+
+
 class UnknownKey(GraphError):
     status = 404
     code = "unknown_key"

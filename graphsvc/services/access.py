@@ -24,6 +24,7 @@ from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.domain.access import (
     ApiKey,
+    BoundKeyScope,
     InvalidKeyRequest,
     NewKey,
     Scope,
@@ -69,7 +70,7 @@ class KeyRing:
             validate_user_id(user, "user")
             if not scopes <= BOUND_SCOPES:
                 # admin could mint an unbound key or erase anyone; internal reads others' data
-                raise InvalidKeyRequest("a key bound to a user may hold read and write only")
+                raise BoundKeyScope("a key bound to a user may hold read and write only")
         if len(name) > NAME_MAX:
             raise InvalidKeyRequest(f"a key's name is at most {NAME_MAX} characters")
         key_id, token = new_token()
