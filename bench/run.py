@@ -85,8 +85,15 @@ def graph_file(size: str) -> Path:
 
 
 def fresh_database(settings: Settings) -> None:
-    """Stop the bench Neo4j, delete its data, start it empty."""
+    """Stop the bench Neo4j, delete its data, start it empty. Refused when the port is held by
+    a server of another home (deleting our files would leave that one's data in place, and the
+    graph would be loaded on top of it)."""
     server = local_servers.LocalNeo4j(settings, BENCH_SERVERS)
+    if server.answers() and not server.owned():
+        raise SystemExit(
+            f"bench: {settings.neo4j_uri} is held by a Neo4j not started from {server.home}; "
+            "stop it first"
+        )
     server.down(say)
     shutil.rmtree(server.data, ignore_errors=True)
     server.up(say)

@@ -1,13 +1,19 @@
-"""The benchmark's own parts: the graph generator and the SQLite baseline."""
+"""The benchmark's own parts: the graph generator, the SQLite baseline, and the guard of its
+fresh database."""
 
 from __future__ import annotations
 
 import collections
 from pathlib import Path
 
+import pytest
+
+from bench import run as bench_run
 from bench.sqlite_baseline import SqliteFollows
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
+from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.settings import LocalServerSettings, Settings
 
 
 def test_generator_is_deterministic_by_seed() -> None:
@@ -53,3 +59,16 @@ def test_sqlite_baseline_answers_like_the_truth(tmp_path: Path) -> None:
         assert db.follower_count(user) == len(truth)
         assert db.followers_page(user, 20) == [(src, since) for since, src in truth[:20]]
     db.close()
+
+
+def test_a_fresh_bench_database_is_refused_on_a_port_another_home_holds(
+    tmp_path: Path, server_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench wipes its own Neo4j's files; if another home's server holds the port (the
+    test servers here), wiping ours would load the graph on top of that one's data."""
+    monkeypatch.setattr(bench_run, "BENCH_SERVERS", LocalServerSettings(state_dir=tmp_path))
+    other = LocalNeo4j(server_settings, LocalServerSettings(state_dir=tmp_path))
+    assert other.answers() and not other.owned()
+    with pytest.raises(SystemExit, match="held by a Neo4j not started from"):
+        bench_run.fresh_database(server_settings)
+    assert other.answers()  # untouched

@@ -233,12 +233,17 @@ class LocalNeo4j:
         except (ServiceUnavailable, Neo4jError, OSError):
             return False
 
+    def owned(self) -> bool:
+        """A server started from this home runs (its pid file names a live process)."""
+        return _pid_alive(self.pid_file) is not None
+
     def up(self, say: Say) -> None:
         if not _is_loopback(self.host):
             say(f"neo4j: NEO4J_URI points at {self.host}; not starting a local server")
             return
         if self.answers():
-            say(f"neo4j: running at {self.address}")
+            theirs = "" if self.owned() else f" (not the one of {self.home}: using it)"
+            say(f"neo4j: running at {self.address}{theirs}")
             return
         java = self._java()
         self.resolve(say)
