@@ -1,6 +1,6 @@
 """The OpenAPI document states every rule the service enforces that a schema can state, with
 the values of this deployment's settings (a page's largest size is PAGE_LIMIT_MAX, not a
-number written twice). Routes mark such places ``{"x-settings": {keyword: setting}}``;
+number written twice). Routes mark such places ``schemas.settings_extra(keyword=setting)``;
 ``state_settings`` writes the setting's value in and drops the mark when the document is
 generated. Rules a schema cannot state (acting on oneself, a block, a time in the future)
 are refused with 403, never with the 422 that means "the schema forbids this"."""
@@ -10,17 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from graphsvc.domain.ids import USER_ID_PATTERN
+from graphsvc.schemas import SETTINGS_MARK
 from graphsvc.settings import Settings
 
-MARK = "x-settings"
 _ID = USER_ID_PATTERN.strip("^$")
-
-
-def settings_extra(**keywords: str) -> dict[str, Any]:
-    """``json_schema_extra`` that takes keywords from settings: ``maximum="page_limit_max"``;
-    ``id_list`` names the largest count of a comma-separated id list; ``enum_keys`` a dict
-    setting whose keys are the allowed values."""
-    return {MARK: keywords}
 
 
 def _apply(node: dict[str, Any], marks: dict[str, str], settings: Settings) -> None:
@@ -37,7 +30,7 @@ def _apply(node: dict[str, Any], marks: dict[str, str], settings: Settings) -> N
 def state_settings(schema: Any, settings: Settings) -> Any:
     """Replace every mark in the generated document, in place."""
     if isinstance(schema, dict):
-        marks = schema.pop(MARK, None)
+        marks = schema.pop(SETTINGS_MARK, None)
         if marks:
             _apply(schema, marks, settings)
         for value in schema.values():

@@ -15,24 +15,15 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
-from pydantic import BaseModel, Field
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from graphsvc.domain.errors import GraphError
+from graphsvc.schemas import ErrorBody
 
 log = logging.getLogger(__name__)
-
-
-class ErrorDetail(BaseModel):
-    code: str = Field(examples=["invalid_user_id"])
-    message: str = Field(examples=["target_id 'bad id' is not a valid user id"])
-
-
-class ErrorBody(BaseModel):
-    error: ErrorDetail
 
 
 # The error responses every route documents; follows add their refusals.

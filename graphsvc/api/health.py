@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
 
 from graphsvc.api.params import services_of
+from graphsvc.schemas import HealthBody
 
 router = APIRouter()
-
-
-class HealthBody(BaseModel):
-    neo4j: str = Field(examples=["ok"])
-    redis: str = Field(
-        examples=["ok"], description="ok, or unavailable (reads are then served from Neo4j)"
-    )
 
 
 @router.get(

@@ -7,51 +7,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
 
 from graphsvc.api.access import requires
-from graphsvc.api.errors import ERRORS, ErrorBody
+from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, services_of
 from graphsvc.domain.access import ApiKey, Scope
-from graphsvc.domain.ids import USER_ID_PATTERN
 from graphsvc.domain.model import iso_utc
+from graphsvc.schemas import ErrorBody, KeyRequest, KeysBody, NewKeyBody, RevokeBody
 
 router = APIRouter()
 
 KeyId = Annotated[str, Path(description="a key's id (16 hex digits)", pattern=r"^[0-9a-f]{16}$")]
-
-
-class KeyRequest(BaseModel):
-    scopes: list[Scope] = Field(min_length=1, max_length=4, examples=[["read", "write"]])
-    user: str | None = Field(
-        default=None,
-        pattern=USER_ID_PATTERN,
-        description="bind the key to this acting user (omit for a service key)",
-    )
-    name: str = Field(default="", max_length=100, examples=["timeline service"])
-
-
-class KeyBody(BaseModel):
-    id: str
-    scopes: list[Scope]
-    user: str | None
-    name: str
-    created: str = Field(description="ISO-8601 UTC")
-    revoked: bool
-
-
-class NewKeyBody(KeyBody):
-    key: str = Field(description="the key itself: shown in this response only, never again")
-
-
-class KeysBody(BaseModel):
-    items: list[KeyBody]
-
-
-class RevokeBody(BaseModel):
-    id: str
-    revoked: bool
-    changed: bool = Field(description="false when the key was already revoked")
 
 
 def _key_json(key: ApiKey) -> dict[str, object]:

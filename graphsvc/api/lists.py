@@ -6,17 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
 
 from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     Cursor,
     FastJSON,
-    IdPageBody,
     Limit,
     OtherId,
-    PageBody,
     TargetId,
     UserId,
     id_page_body,
@@ -24,17 +21,9 @@ from graphsvc.api.params import (
     services_of,
 )
 from graphsvc.domain.access import Scope
+from graphsvc.schemas import CountsBody, IdPageBody, PageBody
 
 router = APIRouter()
-
-
-class CountsBody(BaseModel):
-    followers: int = Field(description="exact, every follower")
-    following: int = Field(description="exact, every followed user")
-    followers_active: int = Field(description="followers that are not suspended or spam")
-    following_active: int = Field(description="followed users that are not suspended or spam")
-    friends: int = Field(description="active mutual follows")
-    celebrity: bool = Field(description="followers >= CELEBRITY_FOLLOWERS")
 
 
 @router.get(

@@ -2,40 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
 
 from graphsvc.api.access import requires
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, UserId, services_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState
+from graphsvc.schemas import EraseBody, StatusBody, StatusRequest
 from graphsvc.services.moderation import Moderation
 
 router = APIRouter()
-
-
-class StatusRequest(BaseModel):
-    status: Literal["active", "suspended", "spam"]
-
-
-class StatusBody(BaseModel):
-    user_id: str
-    exists: bool
-    status: str
-    fanout_pending: bool = Field(description="counts depending on the status still updating")
-    erasing: bool = Field(description="the user is being erased")
-    progress: dict[str, int] | None = Field(
-        default=None, description="edges done by this process's running job, when it has one"
-    )
-
-
-class EraseBody(BaseModel):
-    user_id: str
-    state: Literal["erasing", "absent"]
 
 
 def _status_body(user_id: str, state: UserState | None, moderation: Moderation) -> StatusBody:

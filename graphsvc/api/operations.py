@@ -15,17 +15,11 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from pydantic import BaseModel, Field
 
-from graphsvc.api.errors import ErrorBody
-from graphsvc.api.health import HealthBody
 from graphsvc.api.params import services_of
+from graphsvc.schemas import ErrorBody, HealthBody, LiveBody
 
 router = APIRouter()
-
-
-class LiveBody(BaseModel):
-    status: str = Field(examples=["ok"])
 
 
 @router.get(

@@ -12,17 +12,13 @@ from typing import Annotated, Any
 import orjson
 from fastapi import Path, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
 
-from graphsvc.api.contract import settings_extra
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
-from graphsvc.domain.ids import USER_ID_PATTERN
 from graphsvc.domain.model import IdPage, Page, iso_utc
+from graphsvc.schemas import ID_SCHEMA, settings_extra
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
-# Documented, and checked by the services (whose 422 names the parameter in the one shape).
-ID_SCHEMA = {"pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64}
 UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
@@ -69,26 +65,6 @@ class FastJSON(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
-
-
-class Item(BaseModel):
-    user_id: str
-    since: str = Field(
-        description="follow time, ISO-8601 UTC", examples=["2026-11-22T10:00:00.000000Z"]
-    )
-
-
-class PageBody(BaseModel):
-    items: list[Item]
-    next_cursor: str | None = Field(
-        description="pass as ?cursor= for the next page; null at the end"
-    )
-
-
-class IdPageBody(BaseModel):
-    total: int = Field(description="exact size of the whole list")
-    items: list[str]
-    next_cursor: str | None = None
 
 
 def page_body(page: Page) -> FastJSON:

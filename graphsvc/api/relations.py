@@ -6,48 +6,21 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
 
 from graphsvc.api.access import requires
-from graphsvc.api.contract import settings_extra
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
+from graphsvc.schemas import (
+    BlockBody,
+    FollowBody,
+    RelationshipsBody,
+    UnblockBody,
+    UnfollowBody,
+    settings_extra,
+)
 
 router = APIRouter()
-
-
-class FollowBody(BaseModel):
-    following: bool
-    created: bool = Field(description="false when the follow already existed")
-
-
-class UnfollowBody(BaseModel):
-    following: bool
-    removed: bool = Field(description="false when there was no follow to remove")
-
-
-class RelationshipBody(BaseModel):
-    following: bool = Field(description="the user follows this id")
-    followed_by: bool = Field(description="this id follows the user")
-    mutual: bool
-    blocking: bool = Field(description="the user blocks this id")
-    blocked_by: bool = Field(description="this id blocks the user")
-
-
-class RelationshipsBody(BaseModel):
-    relationships: dict[str, RelationshipBody] = Field(description="keyed by the ids asked for")
-
-
-class BlockBody(BaseModel):
-    blocking: bool
-    created: bool = Field(description="false when the block already existed")
-    removed_follows: int = Field(description="follows removed by this block (0-2)")
-
-
-class UnblockBody(BaseModel):
-    blocking: bool
-    removed: bool = Field(description="false when there was no block to remove")
 
 
 @router.put(

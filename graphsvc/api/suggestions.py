@@ -3,18 +3,14 @@ internal affinities."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, field_validator
 
 from graphsvc.api.access import requires
-from graphsvc.api.contract import settings_extra
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
-    ID_SCHEMA,
     FastJSON,
     TargetId,
     UserId,
@@ -23,81 +19,18 @@ from graphsvc.api.params import (
 )
 from graphsvc.domain.access import Scope, authorize
 from graphsvc.domain.model import Interaction
+from graphsvc.schemas import (
+    AcceptedBody,
+    AffinitiesBody,
+    DismissBody,
+    ImpressionsIn,
+    InteractionIn,
+    RecordedBody,
+    SuggestionsBody,
+    settings_extra,
+)
 
 router = APIRouter()
-
-
-class InteractionIn(BaseModel):
-    actor: str = Field(examples=["alice"], json_schema_extra=ID_SCHEMA)
-    target: str = Field(examples=["bob"], json_schema_extra=ID_SCHEMA)
-    kind: str = Field(
-        description="a kind of INTERACTION_WEIGHTS",
-        examples=["message"],
-        json_schema_extra=settings_extra(enum_keys="interaction_weights"),
-    )
-    at: datetime = Field(
-        description="when it happened (ISO-8601; UTC if no zone; not in the future)"
-    )
-
-    @field_validator("at", mode="before")
-    @classmethod
-    def _text_only(cls, value: Any) -> Any:
-        # pydantic would also take a number (seconds since the epoch); the contract says text
-        if not isinstance(value, str):
-            raise ValueError("an ISO-8601 date-time string is required")
-        return value
-
-
-class AcceptedBody(BaseModel):
-    accepted: int = Field(description="events buffered; affinity reflects them within seconds")
-
-
-class AffinityItem(BaseModel):
-    user_id: str
-    affinity: float
-
-
-class AffinitiesBody(BaseModel):
-    items: list[AffinityItem]
-
-
-class Reasons(BaseModel):
-    mutual_count: int = Field(description="people you follow who follow them")
-    via: list[str] = Field(description="up to 3 of those, closest to you first")
-
-
-class SuggestionItem(BaseModel):
-    user_id: str
-    score: float = Field(description="the ranker's probability that the user follows them")
-    reasons: Reasons
-    sources: list[str] = Field(
-        description="which sources found them: friends_of_friends, follows_you (a follower "
-        "you do not follow), co_followers (followed by people who follow what you follow), "
-        "three_hop, and to fill a short list recently_active and popular"
-    )
-
-
-class SuggestionsBody(BaseModel):
-    items: list[SuggestionItem]
-
-
-class DismissBody(BaseModel):
-    dismissed: bool
-    created: bool = Field(description="false when it was dismissed before")
-
-
-class ImpressionsIn(BaseModel):
-    # The 1-50 bound is documented here and checked by the service, so a request breaking it
-    # gets the service's too_many_ids, as any other caller does.
-    ids: list[str] = Field(
-        description="the suggested users shown (1-50; a repeated id counts once)",
-        json_schema_extra={"minItems": 1, "maxItems": 50, "items": {"type": "string", **ID_SCHEMA}},
-        examples=[["bob", "carol"]],
-    )
-
-
-class RecordedBody(BaseModel):
-    recorded: int = Field(description="distinct users whose show was counted")
 
 
 @router.post(

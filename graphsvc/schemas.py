@@ -1,0 +1,237 @@
+"""The JSON bodies of the HTTP API, shared by the routes (which validate and document them)
+and by ``graphsvc.client`` (which returns them typed): one definition, so the client cannot
+drift from the server. Plain pydantic: importing this module pulls in no server library.
+
+Where a rule comes from a deployment's settings (a page's largest size, the interaction
+kinds), the schema carries a mark that the server's OpenAPI document fills in
+(``api/contract.py``); the client takes what the server says.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from graphsvc.domain.access import Scope
+from graphsvc.domain.ids import USER_ID_PATTERN
+
+SETTINGS_MARK = "x-settings"
+# Documented, and checked by the services (whose 422 names the parameter in the one shape).
+ID_SCHEMA: dict[str, Any] = {"pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64}
+
+
+def settings_extra(**keywords: str) -> dict[str, Any]:
+    """``json_schema_extra`` that takes keywords from settings: ``maximum="page_limit_max"``;
+    ``id_list`` names the largest count of a comma-separated id list; ``enum_keys`` a dict
+    setting whose keys are the allowed values."""
+    return {SETTINGS_MARK: keywords}
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(examples=["invalid_user_id"])
+    message: str = Field(examples=["target_id 'bad id' is not a valid user id"])
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class HealthBody(BaseModel):
+    neo4j: str = Field(examples=["ok"])
+    redis: str = Field(
+        examples=["ok"], description="ok, or unavailable (reads are then served from Neo4j)"
+    )
+
+
+class LiveBody(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class Item(BaseModel):
+    user_id: str
+    since: str = Field(
+        description="follow time, ISO-8601 UTC", examples=["2026-11-22T10:00:00.000000Z"]
+    )
+
+
+class PageBody(BaseModel):
+    items: list[Item]
+    next_cursor: str | None = Field(
+        description="pass as ?cursor= for the next page; null at the end"
+    )
+
+
+class IdPageBody(BaseModel):
+    total: int = Field(description="exact size of the whole list")
+    items: list[str]
+    next_cursor: str | None = None
+
+
+class FollowBody(BaseModel):
+    following: bool
+    created: bool = Field(description="false when the follow already existed")
+
+
+class UnfollowBody(BaseModel):
+    following: bool
+    removed: bool = Field(description="false when there was no follow to remove")
+
+
+class RelationshipBody(BaseModel):
+    following: bool = Field(description="the user follows this id")
+    followed_by: bool = Field(description="this id follows the user")
+    mutual: bool
+    blocking: bool = Field(description="the user blocks this id")
+    blocked_by: bool = Field(description="this id blocks the user")
+
+
+class RelationshipsBody(BaseModel):
+    relationships: dict[str, RelationshipBody] = Field(description="keyed by the ids asked for")
+
+
+class BlockBody(BaseModel):
+    blocking: bool
+    created: bool = Field(description="false when the block already existed")
+    removed_follows: int = Field(description="follows removed by this block (0-2)")
+
+
+class UnblockBody(BaseModel):
+    blocking: bool
+    removed: bool = Field(description="false when there was no block to remove")
+
+
+class CountsBody(BaseModel):
+    followers: int = Field(description="exact, every follower")
+    following: int = Field(description="exact, every followed user")
+    followers_active: int = Field(description="followers that are not suspended or spam")
+    following_active: int = Field(description="followed users that are not suspended or spam")
+    friends: int = Field(description="active mutual follows")
+    celebrity: bool = Field(description="followers >= CELEBRITY_FOLLOWERS")
+
+
+class StatusRequest(BaseModel):
+    status: Literal["active", "suspended", "spam"]
+
+
+class StatusBody(BaseModel):
+    user_id: str
+    exists: bool
+    status: str
+    fanout_pending: bool = Field(description="counts depending on the status still updating")
+    erasing: bool = Field(description="the user is being erased")
+    progress: dict[str, int] | None = Field(
+        default=None, description="edges done by this process's running job, when it has one"
+    )
+
+
+class EraseBody(BaseModel):
+    user_id: str
+    state: Literal["erasing", "absent"]
+
+
+class InteractionIn(BaseModel):
+    actor: str = Field(examples=["alice"], json_schema_extra=ID_SCHEMA)
+    target: str = Field(examples=["bob"], json_schema_extra=ID_SCHEMA)
+    kind: str = Field(
+        description="a kind of INTERACTION_WEIGHTS",
+        examples=["message"],
+        json_schema_extra=settings_extra(enum_keys="interaction_weights"),
+    )
+    at: datetime = Field(
+        description="when it happened (ISO-8601; UTC if no zone; not in the future)"
+    )
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _text_only(cls, value: Any) -> Any:
+        # pydantic would also take a number (seconds since the epoch); the contract says text
+        if not isinstance(value, str):
+            raise ValueError("an ISO-8601 date-time string is required")
+        return value
+
+
+class AcceptedBody(BaseModel):
+    accepted: int = Field(description="events buffered; affinity reflects them within seconds")
+
+
+class AffinityItem(BaseModel):
+    user_id: str
+    affinity: float
+
+
+class AffinitiesBody(BaseModel):
+    items: list[AffinityItem]
+
+
+class Reasons(BaseModel):
+    mutual_count: int = Field(description="people you follow who follow them")
+    via: list[str] = Field(description="up to 3 of those, closest to you first")
+
+
+class SuggestionItem(BaseModel):
+    user_id: str
+    score: float = Field(description="the ranker's probability that the user follows them")
+    reasons: Reasons
+    sources: list[str] = Field(
+        description="which sources found them: friends_of_friends, follows_you (a follower "
+        "you do not follow), co_followers (followed by people who follow what you follow), "
+        "three_hop, and to fill a short list recently_active and popular"
+    )
+
+
+class SuggestionsBody(BaseModel):
+    items: list[SuggestionItem]
+
+
+class DismissBody(BaseModel):
+    dismissed: bool
+    created: bool = Field(description="false when it was dismissed before")
+
+
+class ImpressionsIn(BaseModel):
+    # The 1-50 bound is documented here and checked by the service, so a request breaking it
+    # gets the service's too_many_ids, as any other caller does.
+    ids: list[str] = Field(
+        description="the suggested users shown (1-50; a repeated id counts once)",
+        json_schema_extra={"minItems": 1, "maxItems": 50, "items": {"type": "string", **ID_SCHEMA}},
+        examples=[["bob", "carol"]],
+    )
+
+
+class RecordedBody(BaseModel):
+    recorded: int = Field(description="distinct users whose show was counted")
+
+
+class KeyRequest(BaseModel):
+    scopes: list[Scope] = Field(min_length=1, max_length=4, examples=[["read", "write"]])
+    user: str | None = Field(
+        default=None,
+        pattern=USER_ID_PATTERN,
+        description="bind the key to this acting user (omit for a service key)",
+    )
+    name: str = Field(default="", max_length=100, examples=["timeline service"])
+
+
+class KeyBody(BaseModel):
+    id: str
+    scopes: list[Scope]
+    user: str | None
+    name: str
+    created: str = Field(description="ISO-8601 UTC")
+    revoked: bool
+
+
+class NewKeyBody(KeyBody):
+    key: str = Field(description="the key itself: shown in this response only, never again")
+
+
+class KeysBody(BaseModel):
+    items: list[KeyBody]
+
+
+class RevokeBody(BaseModel):
+    id: str
+    revoked: bool
+    changed: bool = Field(description="false when the key was already revoked")
