@@ -18,7 +18,7 @@ CLUSTER_ENV := STATE_DIR=.local/cluster NEO4J_URI=bolt://127.0.0.1:18687 \
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --editable '.[dev,bench]'
+	$(BIN)/pip install --quiet --editable '.[server,client,dev,bench]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

@@ -1,0 +1,82 @@
+"""What both clients share: the configuration, one request described as a ``Call``, the
+decoding of answers into the server's own models, and the retry policy.
+
+Retry policy: a connection error, a 503 and a 429 are retried up to ``max_retries`` times,
+waiting ``Retry-After`` when the server says it, else an exponential backoff with full
+jitter (``backoff`` doubled each time, at most ``backoff_max``). Every write route of
+graphsvc is idempotent (follow, unfollow, block, unblock, dismiss, status, erase: repeating
+one changes nothing more), so they are retried like reads. Recording interactions and
+impressions adds to counts, so those are retried only on a 429 or 503 answer (the server did
+nothing), never after a connection error (it may have).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from graphsvc.client.errors import GraphError, RateLimited, Unavailable, error_for
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConfig:
+    base_url: str
+    api_key: str | None
+    timeout: float = 10.0
+    max_retries: int = 3
+    backoff: float = 0.2
+    backoff_max: float = 5.0
+
+    @classmethod
+    def resolve(cls, base_url: str | None, api_key: str | None, **options: Any) -> ClientConfig:
+        """Arguments first, then GRAPHSVC_URL and GRAPHSVC_API_KEY."""
+        return cls(
+            base_url=(base_url or os.environ.get("GRAPHSVC_URL") or DEFAULT_URL).rstrip("/"),
+            api_key=api_key or os.environ.get("GRAPHSVC_API_KEY"),
+            **options,
+        )
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request and how to read its answer."""
+
+    method: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict)
+    body: Any = None
+    model: type[BaseModel] | None = None
+    idempotent: bool = True
+
+    def at(self, **params: Any) -> Call:
+        """The same call with other query parameters (the next page)."""
+        return Call(
+            self.method, self.path, {**self.params, **params}, self.body, self.model,
+            self.idempotent,
+        )  # fmt: skip
+
+
+def decode(call: Call, status: int, payload: Any, headers: dict[str, str]) -> Any:
+    if status >= 400:
+        raise error_for(status, payload, headers)
+    return call.model.model_validate(payload) if call.model is not None else payload
+
+
+def retry_delay(call: Call, error: GraphError, attempt: int, config: ClientConfig) -> float | None:
+    """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
+    if attempt >= config.max_retries or not isinstance(error, (RateLimited, Unavailable)):
+        return None
+    if error.status is None and not call.idempotent:
+        return None  # no answer: the server may have recorded it
+    if error.retry_after is not None:
+        return error.retry_after
+    return random.uniform(0, min(config.backoff_max, config.backoff * 2**attempt))

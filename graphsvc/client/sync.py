@@ -1,0 +1,59 @@
+"""``GraphClient``: the blocking client (scripts, notebooks)."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from graphsvc.client._core import Call, ClientConfig, decode, retry_delay
+from graphsvc.client._routes import Routes
+from graphsvc.client.errors import GraphError, Unavailable
+from graphsvc.client.listing import Listing
+
+
+class GraphClient(Routes):
+    """graphsvc over HTTP. ``base_url`` defaults to GRAPHSVC_URL, ``api_key`` to
+    GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or ``close()``."""
+
+    def __init__(
+        self, base_url: str | None = None, api_key: str | None = None, **options: Any
+    ) -> None:
+        self.config = ClientConfig.resolve(base_url, api_key, **options)
+        self._http = httpx.Client(
+            base_url=self.config.base_url, headers=self.config.headers(),
+            timeout=self.config.timeout,
+        )  # fmt: skip
+
+    def _call(self, call: Call) -> Any:
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method, call.path, params=call.params or None, json=call.body
+                )
+                payload = response.json() if response.content else None
+                return decode(call, response.status_code, payload, dict(response.headers))
+            except (GraphError, httpx.TransportError) as exc:
+                error = exc if isinstance(exc, GraphError) else Unavailable(str(exc))
+                wait = retry_delay(call, error, attempt, self.config)
+                if wait is None:
+                    raise error from exc if error is not exc else None
+                time.sleep(wait)
+                attempt += 1
+
+    def _list(self, call: Call, limit: int | None, progress: bool) -> Listing:
+        return Listing(self._call, call, limit, progress)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> GraphClient:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,97 @@
+"""graphsvc.client against `graphsvc serve` on the real servers: the methods, paging across
+pages, the typed exceptions, retries (a 429's Retry-After honoured, measured; connection
+errors backed off), and the async client answering as the sync one does."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from conftest import new_user_id
+from helpers import free_port, served_api
+
+from graphsvc.client import (
+    AsyncGraphClient,
+    BadRequest,
+    Forbidden,
+    GraphClient,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+)
+from graphsvc.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def api(server_settings: Settings) -> Iterator[str]:
+    with served_api(server_settings, RATE_LIMITS_ENABLED="0") as url:
+        yield url
+
+
+def test_follow_counts_and_a_walk_across_pages(api: str, service_key: str) -> None:
+    star, fans = new_user_id("star"), [new_user_id("fan") for _ in range(120)]
+    with GraphClient(api, service_key) as graph:
+        for fan in fans:
+            assert graph.follow(fan, star).created is True
+        assert graph.follow(fans[0], star).created is False  # idempotent
+        assert graph.counts(star).followers == 120
+        walked = [item.user_id for item in graph.followers(star, page_size=7)]
+        assert walked == list(reversed(fans))  # newest first, every one once, over 18 pages
+        pages = list(graph.followers(star, page_size=50).pages())
+        assert [len(p.items) for p in pages] == [50, 50, 20]
+        assert [i.user_id for i in graph.followers(star, page_size=7, limit=10)] == walked[:10]
+        frame = graph.followers(star, limit=5).to_pandas()
+        assert list(frame["user_id"]) == walked[:5] and "since" in frame
+        rel = graph.relationships(fans[0], [star]).relationships[star]
+        assert rel.following and not rel.followed_by
+
+
+async def test_the_async_client_answers_as_the_sync_one(api: str, service_key: str) -> None:
+    star, fans = new_user_id("star"), [new_user_id("fan") for _ in range(30)]
+    async with AsyncGraphClient(api, service_key) as graph:
+        for fan in fans:
+            await graph.follow(fan, star)
+        walked = [item.user_id async for item in graph.followers(star, page_size=4)]
+        counts = await graph.counts(star)
+    with GraphClient(api, service_key) as sync:
+        assert walked == [item.user_id for item in sync.followers(star, page_size=4)]
+        assert counts == sync.counts(star)
+
+
+def test_errors_are_typed(api: str, service_key: str) -> None:
+    me = new_user_id("me")
+    with GraphClient(api, service_key) as graph:
+        with pytest.raises(BadRequest) as bad:
+            graph.follow(me, "not valid")
+        assert bad.value.status == 422 and bad.value.code == "invalid_user_id"
+        with pytest.raises(Forbidden) as own:
+            graph.follow(me, me)
+        assert own.value.code == "self_follow"
+    with GraphClient(api, api_key=None) as anonymous, pytest.raises(Unauthorized):
+        anonymous.counts(me)
+
+
+def test_a_429_is_retried_after_its_retry_after(
+    server_settings: Settings, service_key: str
+) -> None:
+    with served_api(server_settings, RATE_LIMIT_READS="2 per 2 seconds") as url:
+        with GraphClient(url, service_key, max_retries=0) as impatient:
+            impatient.counts(new_user_id())
+            impatient.counts(new_user_id())
+            with pytest.raises(RateLimited) as spent:
+                impatient.counts(new_user_id())
+            assert 1 <= spent.value.retry_after <= 2
+        with GraphClient(url, service_key, max_retries=2) as patient:
+            started = time.monotonic()
+            assert patient.counts(new_user_id()).followers == 0  # waited for the next window
+            assert time.monotonic() - started >= 0.9
+
+
+def test_an_unreachable_server_is_retried_then_unavailable() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    with GraphClient(url, "k", max_retries=3, backoff=0.05) as graph:
+        started = time.monotonic()
+        with pytest.raises(Unavailable):
+            graph.counts("someone")
+        assert time.monotonic() - started < 2  # three short, jittered backoffs
