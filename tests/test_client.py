@@ -95,3 +95,46 @@ def test_an_unreachable_server_is_retried_then_unavailable() -> None:
         with pytest.raises(Unavailable):
             graph.counts("someone")
         assert time.monotonic() - started < 2  # three short, jittered backoffs
+
+
+def test_helpers_for_data_scientists(api: str, service_key: str) -> None:
+    hub, fans = new_user_id("hub"), [new_user_id("fan") for _ in range(6)]
+    far = new_user_id("far")
+    with GraphClient(api, service_key) as graph:
+        for fan in fans:
+            graph.follow(fan, hub)
+        graph.follow(hub, fans[0])
+        graph.follow(far, fans[1])  # two hops from the hub
+        many = graph.counts_many([hub, *fans, hub])
+        assert list(many) == [hub, *fans] and many[hub].followers == 6
+        strangers = [new_user_id("x") for _ in range(230)]
+        rels = graph.relationships_many(hub, [*fans, *strangers])  # 3 calls of <= 100
+        assert len(rels) == 236 and rels[fans[0]].mutual and not rels[strangers[0]].following
+        one = graph.ego_graph(hub)
+        assert set(one.nodes) == {hub, *fans}
+        assert set(one.predecessors(hub)) == set(fans) and set(one.successors(hub)) == {fans[0]}
+        since = {i.user_id: i.since for i in graph.followers(hub)}
+        assert all(one.edges[fan, hub]["since"] == since[fan] for fan in fans)
+        two = graph.ego_graph(hub, radius=2)
+        assert far in two and two.has_edge(far, fans[1])
+        assert graph.ego_graph(hub, radius=2, max_nodes=4).number_of_nodes() == 4
+        sub = graph.subgraph([hub, fans[0], fans[1], far])
+        assert set(sub.edges) == {(fans[0], hub), (fans[1], hub), (hub, fans[0]), (far, fans[1])}
+
+
+async def test_new_followers_stream(api: str, service_key: str) -> None:
+    import asyncio
+
+    star, fan = new_user_id("star"), new_user_id("fan")
+    async with AsyncGraphClient(api, service_key) as graph:
+        stream = graph.new_followers(star)
+
+        async def first() -> dict:
+            return await anext(stream)
+
+        waiting = asyncio.create_task(first())
+        await asyncio.sleep(0.5)  # connected
+        await graph.follow(fan, star)
+        event = await asyncio.wait_for(waiting, 10)
+        assert event["follower"] == fan and event["entry_id"]
+        await stream.aclose()

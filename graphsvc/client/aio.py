@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from graphsvc.client._core import Call, ClientConfig, decode, retry_delay
 from graphsvc.client._routes import Routes
-from graphsvc.client.errors import GraphError, Unavailable
+from graphsvc.client.errors import GraphError, Unavailable, error_for
 from graphsvc.client.listing import AsyncListing
 
 
@@ -43,6 +46,28 @@ class AsyncGraphClient(Routes):
 
     def _list(self, call: Call, limit: int | None, progress: bool) -> AsyncListing:
         return AsyncListing(self._call, call, limit, progress)
+
+    async def new_followers(
+        self, user_id: str, *, last_event_id: str | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The user's new followers as they follow (Server-Sent Events), each
+        ``{"follower", "since", "event_id", "entry_id"}``; pass the last ``entry_id`` as
+        ``last_event_id`` to replay what came after it."""
+        headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
+        path = f"/v1/users/{quote(user_id, safe='')}/events"
+        async with self._http.stream("GET", path, headers=headers, timeout=None) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                raise error_for(response.status_code, response.json(), dict(response.headers))
+            event: dict[str, str] = {}
+            async for line in response.aiter_lines():
+                if not line:
+                    if event.get("event") == "follower" and "data" in event:
+                        yield {**json.loads(event["data"]), "entry_id": event.get("id")}
+                    event = {}
+                elif not line.startswith(":"):
+                    name, _, value = line.partition(":")
+                    event[name] = value.removeprefix(" ")
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -47,6 +47,28 @@ class GraphClient(Routes):
     def _list(self, call: Call, limit: int | None, progress: bool) -> Listing:
         return Listing(self._call, call, limit, progress)
 
+    # -- for data scientists (see analysis.py) ----------------------------------------------
+
+    def counts_many(self, user_ids: Any) -> dict[str, Any]:
+        from graphsvc.client import analysis
+
+        return analysis.counts_many(self, user_ids)
+
+    def relationships_many(self, viewer: str, user_ids: Any) -> dict[str, Any]:
+        from graphsvc.client import analysis
+
+        return analysis.relationships_many(self, viewer, list(user_ids))
+
+    def ego_graph(self, user: str, *, radius: int = 1, max_nodes: int = 500) -> Any:
+        from graphsvc.client import analysis
+
+        return analysis.ego_graph(self, user, radius=radius, max_nodes=max_nodes)
+
+    def subgraph(self, users: Any) -> Any:
+        from graphsvc.client import analysis
+
+        return analysis.subgraph(self, list(users))
+
     def close(self) -> None:
         self._http.close()
 

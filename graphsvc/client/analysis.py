@@ -1,0 +1,80 @@
+"""Helpers for data scientists, on the blocking client: many users' counts or relationships
+in as few calls as the server's limits allow, and neighbourhoods as networkx graphs (networkx
+imported on first use, an optional extra)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from graphsvc.client.sync import GraphClient
+
+RELATIONSHIPS_PER_CALL = 100  # the server's default RELATIONSHIPS_MAX_IDS
+
+
+def counts_many(graph: GraphClient, user_ids: Iterable[str]) -> dict[str, Any]:
+    """Every user's counts (one call each: counts are O(1) on the server)."""
+    return {user: graph.counts(user) for user in dict.fromkeys(user_ids)}
+
+
+def relationships_many(
+    graph: GraphClient, viewer: str, user_ids: Sequence[str], per_call: int = RELATIONSHIPS_PER_CALL
+) -> dict[str, Any]:
+    """How the viewer relates to each id, in calls of at most ``per_call`` ids."""
+    ids = list(dict.fromkeys(user_ids))
+    found: dict[str, Any] = {}
+    for start in range(0, len(ids), per_call):
+        found.update(graph.relationships(viewer, ids[start : start + per_call]).relationships)
+    return found
+
+
+def ego_graph(graph: GraphClient, user: str, *, radius: int = 1, max_nodes: int = 500) -> Any:
+    """The user's neighbourhood as a ``networkx.DiGraph``: followers and followings out to
+    ``radius`` (1 or 2) hops, at most ``max_nodes`` nodes (nearest first), each edge with
+    its ``since``. Edges among the nodes that neither end's walked lists reached are absent."""
+    import networkx
+
+    if radius not in (1, 2):
+        raise ValueError("radius is 1 or 2")
+    ego = networkx.DiGraph()
+    ego.add_node(user)
+    frontier = [user]
+    for _ in range(radius):
+        next_frontier: list[str] = []
+        for node in frontier:
+            room = max_nodes - ego.number_of_nodes()
+            if room <= 0:
+                return ego
+            for item in graph.followers(node, limit=room):
+                _add(ego, item.user_id, node, item.since, next_frontier, max_nodes)
+            room = max_nodes - ego.number_of_nodes()
+            if room > 0:
+                for item in graph.following(node, limit=room):
+                    _add(ego, node, item.user_id, item.since, next_frontier, max_nodes)
+        frontier = next_frontier
+    return ego
+
+
+def _add(ego: Any, src: str, dst: str, since: str, frontier: list[str], max_nodes: int) -> None:
+    for node in (src, dst):
+        if node not in ego:
+            if ego.number_of_nodes() >= max_nodes:
+                return
+            ego.add_node(node)
+            frontier.append(node)
+    ego.add_edge(src, dst, since=since)
+
+
+def subgraph(graph: GraphClient, users: Sequence[str]) -> Any:
+    """The follows among ``users`` as a ``networkx.DiGraph`` (asked per user, in batches of
+    relationships), without ``since``: who follows whom, and nothing else."""
+    import networkx
+
+    nodes = list(dict.fromkeys(users))
+    sub = networkx.DiGraph()
+    sub.add_nodes_from(nodes)
+    for user in nodes:
+        for other, rel in relationships_many(graph, user, [n for n in nodes if n != user]).items():
+            if rel.following:
+                sub.add_edge(user, other)
+    return sub
