@@ -25,7 +25,8 @@ from graphsvc.settings import Settings
 
 @pytest.fixture(scope="module")
 def api(server_settings: Settings) -> Iterator[str]:
-    with served_api(server_settings, RATE_LIMITS_ENABLED="0") as url:
+    # a hot list of 50: the walks below cross from the Redis mirror into Neo4j
+    with served_api(server_settings, RATE_LIMITS_ENABLED="0", HOT_LIST_CAP="50") as url:
         yield url
 
 
@@ -138,3 +139,29 @@ async def test_new_followers_stream(api: str, service_key: str) -> None:
         event = await asyncio.wait_for(waiting, 10)
         assert event["follower"] == fan and event["entry_id"]
         await stream.aclose()
+
+
+def test_every_other_method(api: str, service_key: str) -> None:
+    from datetime import UTC, datetime
+
+    a, b, c = new_user_id("a"), new_user_id("b"), new_user_id("c")
+    with GraphClient(api, service_key) as graph:
+        for src, dst in ((a, b), (b, a), (a, c), (b, c), (c, a)):
+            graph.follow(src, dst)
+        assert [i.user_id for i in graph.friends(a)] == [c, b]
+        assert {i.user_id for i in graph.following(a, not_following_back=True)} == set()
+        assert list(graph.common_following(a, b)) == [c]
+        assert list(graph.common_followers(a, c)) == [b]
+        assert graph.unfollow(a, c).removed is True
+        assert graph.block(a, b).removed_follows == 2
+        assert graph.unblock(a, b).removed is True
+        assert graph.set_status(c, "suspended").status == "suspended"
+        assert graph.status(c).status == "suspended"
+        assert graph.set_status(c, "active").status == "active"
+        now = datetime.now(UTC)
+        assert graph.record_interactions([(a, c, "message", now)]).accepted == 1
+        assert isinstance(graph.suggestions(a).items, list)
+        assert graph.dismiss(a, new_user_id("d")).dismissed is True
+        assert graph.record_impressions(a, [b, c]).recorded == 2
+        assert isinstance(graph.affinities(a).items, list)
+        assert graph.erase(new_user_id("ghost")).state == "absent"
