@@ -5,9 +5,17 @@ imported on first use, an optional extra)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from graphsvc.client.sync import GraphClient
+
+class GraphClient(Protocol):
+    """What these helpers use of ``graphsvc.client.GraphClient``."""
+
+    def counts(self, user_id: str) -> Any: ...
+    def relationships(self, user_id: str, ids: Iterable[str]) -> Any: ...
+    def followers(self, user_id: str, *, limit: int | None = None) -> Any: ...
+    def following(self, user_id: str, *, limit: int | None = None) -> Any: ...
+
 
 RELATIONSHIPS_PER_CALL = 100  # the server's default RELATIONSHIPS_MAX_IDS
 
