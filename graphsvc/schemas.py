@@ -184,6 +184,16 @@ class SuggestionItem(BaseModel):
 class SuggestionsBody(BaseModel):
     items: list[SuggestionItem]
 
+    def to_pandas(self) -> Any:
+        """One row per suggestion, reasons flattened (pandas, an optional extra of the client)."""
+        import pandas
+
+        return pandas.DataFrame([
+            {"user_id": s.user_id, "score": s.score, "mutual_count": s.reasons.mutual_count,
+             "via": s.reasons.via, "sources": s.sources}
+            for s in self.items
+        ])  # fmt: skip
+
 
 class DismissBody(BaseModel):
     dismissed: bool

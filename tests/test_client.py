@@ -14,6 +14,7 @@ from helpers import free_port, served_api
 from graphsvc.client import (
     AsyncGraphClient,
     BadRequest,
+    Conflict,
     Forbidden,
     GraphClient,
     RateLimited,
@@ -78,6 +79,7 @@ def test_a_429_is_retried_after_its_retry_after(
 ) -> None:
     with served_api(server_settings, RATE_LIMIT_READS="2 per 2 seconds") as url:
         with GraphClient(url, service_key, max_retries=0) as impatient:
+            time.sleep(2 - time.time() % 2 + 0.05)  # budgets are windows aligned to the clock
             impatient.counts(new_user_id())
             impatient.counts(new_user_id())
             with pytest.raises(RateLimited) as spent:
@@ -160,8 +162,21 @@ def test_every_other_method(api: str, service_key: str) -> None:
         assert graph.set_status(c, "active").status == "active"
         now = datetime.now(UTC)
         assert graph.record_interactions([(a, c, "message", now)]).accepted == 1
-        assert isinstance(graph.suggestions(a).items, list)
+        found = graph.suggestions(a)
+        frame = found.to_pandas()
+        assert list(frame.columns) == ["user_id", "score", "mutual_count", "via", "sources"]
+        assert list(frame["user_id"]) == [s.user_id for s in found.items]
         assert graph.dismiss(a, new_user_id("d")).dismissed is True
         assert graph.record_impressions(a, [b, c]).recorded == 2
         assert isinstance(graph.affinities(a).items, list)
         assert graph.erase(new_user_id("ghost")).state == "absent"
+
+
+def test_a_conflict_is_typed(server_settings: Settings, service_key: str) -> None:
+    me = new_user_id("me")
+    limited = served_api(server_settings, RATE_LIMITS_ENABLED="0", MAX_FOLLOWING="1")
+    with limited as url, GraphClient(url, service_key) as graph:
+        graph.follow(me, new_user_id("one"))
+        with pytest.raises(Conflict) as full:
+            graph.follow(me, new_user_id("two"))
+        assert full.value.status == 409 and full.value.code == "following_limit"
