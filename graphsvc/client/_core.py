@@ -71,6 +71,24 @@ def decode(call: Call, status: int, payload: Any, headers: dict[str, str]) -> An
     return call.model.model_validate(payload) if call.model is not None else payload
 
 
+def answer(call: Call, response: Any) -> Any:
+    """The decoded answer of an httpx response (either client's)."""
+    payload = response.json() if response.content else None
+    return decode(call, response.status_code, payload, dict(response.headers))
+
+
+def wait_or_raise(call: Call, exc: Exception, attempt: int, config: ClientConfig) -> float:
+    """Seconds to wait before retrying after ``exc`` (a GraphError, or a transport error,
+    which is an ``Unavailable`` with no answer); raises the GraphError when not to retry."""
+    error = exc if isinstance(exc, GraphError) else Unavailable(str(exc))
+    wait = retry_delay(call, error, attempt, config)
+    if wait is None:
+        if error is exc:
+            raise error
+        raise error from exc
+    return wait
+
+
 def retry_delay(call: Call, error: GraphError, attempt: int, config: ClientConfig) -> float | None:
     """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
     if attempt >= config.max_retries or not isinstance(error, (RateLimited, Unavailable)):

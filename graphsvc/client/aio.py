@@ -11,9 +11,9 @@ from urllib.parse import quote
 
 import httpx
 
-from graphsvc.client._core import Call, ClientConfig, decode, retry_delay
+from graphsvc.client._core import Call, ClientConfig, answer, wait_or_raise
 from graphsvc.client._routes import Routes
-from graphsvc.client.errors import GraphError, Unavailable, error_for
+from graphsvc.client.errors import GraphError, error_for
 from graphsvc.client.listing import AsyncListing
 
 
@@ -34,15 +34,11 @@ class AsyncGraphClient(Routes):
                 response = await self._http.request(
                     call.method, call.path, params=call.params or None, json=call.body
                 )
-                payload = response.json() if response.content else None
-                return decode(call, response.status_code, payload, dict(response.headers))
+                return answer(call, response)
             except (GraphError, httpx.TransportError) as exc:
-                error = exc if isinstance(exc, GraphError) else Unavailable(str(exc))
-                wait = retry_delay(call, error, attempt, self.config)
-                if wait is None:
-                    raise error from exc if error is not exc else None
-                await asyncio.sleep(wait)
-                attempt += 1
+                wait = wait_or_raise(call, exc, attempt, self.config)
+            await asyncio.sleep(wait)
+            attempt += 1
 
     def _list(self, call: Call, limit: int | None, progress: bool) -> AsyncListing:
         return AsyncListing(self._call, call, limit, progress)

@@ -22,28 +22,43 @@ def _bar(progress: bool, total: int | None) -> Any:
     return tqdm(total=total, unit="user")
 
 
+class _Walk:
+    """The state of one walk, the same for both clients: each page fetched is trimmed to
+    ``limit``, counted on the bar, and answered with the next call (None: the end)."""
+
+    def __init__(self, call: Call, limit: int | None, progress: bool) -> None:
+        self.call, self._limit, self._seen = call, limit, 0
+        self._bar = _bar(progress, limit)
+
+    def step(self, page: Any) -> Call | None:
+        if self._limit is not None:
+            page.items = page.items[: self._limit - self._seen]
+        self._seen += len(page.items)
+        if self._bar is not None:
+            self._bar.update(len(page.items))
+        if page.next_cursor is None or (self._limit is not None and self._seen >= self._limit):
+            return None
+        return self.call.at(cursor=page.next_cursor)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
 class Listing:
     def __init__(self, fetch: Callable[[Call], Any], call: Call, limit: int | None, progress: bool):
         self._fetch, self._call, self._limit, self._progress = fetch, call, limit, progress
 
     def pages(self) -> Iterator[Any]:
-        call, seen = self._call, 0
-        bar = _bar(self._progress, self._limit)
+        walk = _Walk(self._call, self._limit, self._progress)
+        call: Call | None = self._call
         try:
-            while True:
+            while call is not None:
                 page = self._fetch(call)
-                if self._limit is not None:
-                    page.items = page.items[: self._limit - seen]
-                seen += len(page.items)
-                if bar is not None:
-                    bar.update(len(page.items))
+                call = walk.step(page)
                 yield page
-                if page.next_cursor is None or (self._limit is not None and seen >= self._limit):
-                    return
-                call = call.at(cursor=page.next_cursor)
         finally:
-            if bar is not None:
-                bar.close()
+            walk.close()
 
     def __iter__(self) -> Iterator[Any]:
         for page in self.pages():
@@ -63,23 +78,15 @@ class AsyncListing:
         self._fetch, self._call, self._limit, self._progress = fetch, call, limit, progress
 
     async def pages(self) -> AsyncIterator[Any]:
-        call, seen = self._call, 0
-        bar = _bar(self._progress, self._limit)
+        walk = _Walk(self._call, self._limit, self._progress)
+        call: Call | None = self._call
         try:
-            while True:
+            while call is not None:
                 page = await self._fetch(call)
-                if self._limit is not None:
-                    page.items = page.items[: self._limit - seen]
-                seen += len(page.items)
-                if bar is not None:
-                    bar.update(len(page.items))
+                call = walk.step(page)
                 yield page
-                if page.next_cursor is None or (self._limit is not None and seen >= self._limit):
-                    return
-                call = call.at(cursor=page.next_cursor)
         finally:
-            if bar is not None:
-                bar.close()
+            walk.close()
 
     async def __aiter__(self) -> AsyncIterator[Any]:
         async for page in self.pages():

@@ -96,9 +96,6 @@ class KeyRing:
         self._cache.pop(key_id, None)
         return revoked
 
-    async def live_count(self) -> int:
-        return await self._store.live_count()
-
     # -- checking a request's key ----------------------------------------------------------------
 
     async def authenticate(self, token: str) -> ApiKey:
@@ -130,9 +127,18 @@ class KeyRing:
         return key
 
     def _remember(self, key_id: str, key: ApiKey | None) -> None:
-        table: OrderedDict[str, Any] = self._cache if key is not None else self._unknown
-        (self._unknown if key is not None else self._cache).pop(key_id, None)
-        table[key_id] = (time.monotonic(), key) if key is not None else time.monotonic()
-        table.move_to_end(key_id)
-        while len(table) > (CACHE_ENTRIES if key is not None else UNKNOWN_ENTRIES):
-            table.popitem(last=False)
+        now = time.monotonic()
+        if key is None:
+            self._cache.pop(key_id, None)
+            _put(self._unknown, key_id, now, UNKNOWN_ENTRIES)
+        else:
+            self._unknown.pop(key_id, None)
+            _put(self._cache, key_id, (now, key), CACHE_ENTRIES)
+
+
+def _put(table: OrderedDict[str, Any], key_id: str, value: Any, most: int) -> None:
+    """Newest last; the least recently used go first past ``most``."""
+    table[key_id] = value
+    table.move_to_end(key_id)
+    while len(table) > most:
+        table.popitem(last=False)

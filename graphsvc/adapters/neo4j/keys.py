@@ -47,7 +47,3 @@ class KeyStore:
         """True when revoked now, False when it already was, None when unknown."""
         rows = await self._store.write("keys/revoke", {"id": key_id})
         return (not rows[0]["was_revoked"]) if rows else None
-
-    async def live_count(self) -> int:
-        (row,) = await self._store.read("keys/count_live", {}, fresh=True)
-        return int(row["live"])
