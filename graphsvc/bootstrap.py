@@ -35,8 +35,10 @@ from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
 from graphsvc.services.access import KeyRing
 from graphsvc.services.fallback import Breaker
+from graphsvc.services.feed_jobs import FeedJobs
 from graphsvc.services.follower_feed import FollowerFeed
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
@@ -51,6 +53,8 @@ from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
 from graphsvc.services.relay import Relay
 from graphsvc.services.suggestions import Suggestions
+from graphsvc.services.timeline_events import TimelineEvents
+from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 
@@ -105,6 +109,9 @@ class RedisAdapters:
     suggestion_cache: SuggestionCache
     impressions: ImpressionStore
     rate_limits: RateLimitStore
+    outboxes: Outboxes
+    inboxes: Inboxes
+    feed_queue: FeedQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +137,9 @@ class Services:
     gauges: Gauges
     access: KeyRing
     rate_limits: RateLimits
+    timelines: Timelines
+    feed_jobs: FeedJobs
+    timeline_events: TimelineEvents
 
     async def close(self) -> None:
         """Stop what runs in the background (unfinished jobs resume at the next start)."""
@@ -169,6 +179,9 @@ def redis_adapters(
         suggestion_cache=SuggestionCache(client, settings),
         impressions=ImpressionStore(client, settings),
         rate_limits=RateLimitStore(settings),
+        outboxes=Outboxes(client, mirror, statuses, settings),
+        inboxes=Inboxes(client, mirror, settings),
+        feed_queue=FeedQueue(client, settings),
     )
 
 
@@ -180,9 +193,13 @@ def build(
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = Breaker(settings.redis_retry_seconds)
     impressions = Impressions(redis.impressions, breaker, settings)
-    writes = Writes(redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, breaker)
+    writes = Writes(
+        redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
+    )
     jobs = Jobs()
     sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
+    lists = Lists(neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings)
+    feed_jobs = FeedJobs(redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings)
     work = ModerationJobs(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
         settings,
@@ -196,9 +213,7 @@ def build(
         jobs=jobs,
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
-        lists=Lists(
-            neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings
-        ),
+        lists=lists,
         moderation=Moderation(neo4j.moderation, writes, jobs, work),
         interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
         suggestions=Suggestions(
@@ -216,6 +231,11 @@ def build(
         gauges=Gauges(neo4j.outbox),
         access=KeyRing(neo4j.keys, settings),
         rate_limits=RateLimits(redis.rate_limits, settings),
+        timelines=Timelines(
+            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, feed_jobs, settings
+        ),
+        feed_jobs=feed_jobs,
+        timeline_events=TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings),
     )
 
 
@@ -226,13 +246,18 @@ async def open_services(
     """Ready services (schema applied) for the API, scripts, notebooks and the CLI.
 
     ``resume`` (serving processes) restarts fan-outs and erasures a stopped process left
-    unfinished and runs the interaction flusher and the outbox relay; on exit, running jobs
+    unfinished and runs the interaction flusher, the outbox relay, the timelines' event
+    consumer and the resumption of timeline fan-outs a stopped process left; on exit, running jobs
     are waited for when ``finish`` is set (the CLI), else stopped (they resume at the next
     start).
     """
     async with Connections.open(settings) as connections:
         services = build(settings, connections)
         await services.neo4j.store.apply_schema()
+        try:
+            await services.timeline_events.prepare()
+        except REDIS_DOWN as exc:  # the consumer creates its group once Redis answers
+            log.warning("timeline consumer group not ready (%s)", exc)
         loops: list[asyncio.Task[None]] = []
         try:
             if resume:
@@ -240,6 +265,8 @@ async def open_services(
                 loop = asyncio.get_running_loop()
                 loops.append(loop.create_task(services.interactions.run_flusher()))
                 loops.append(loop.create_task(services.relay.run()))
+                loops.append(loop.create_task(services.timeline_events.run()))
+                loops.append(loop.create_task(services.feed_jobs.run()))
             yield services
             if finish:
                 await services.jobs.drain()

@@ -245,3 +245,50 @@ class RevokeBody(BaseModel):
     id: str
     revoked: bool
     changed: bool = Field(description="false when the key was already revoked")
+
+
+class PostIn(BaseModel):
+    at: datetime = Field(
+        description="when it was posted (ISO-8601; UTC if no zone; at most "
+        "FEED_MAX_FUTURE_SECONDS ahead of the server's clock)",
+        examples=["2026-11-23T10:00:00Z"],
+    )
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _text_only(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise ValueError("an ISO-8601 date-time string is required")
+        return value
+
+
+class PostBody(BaseModel):
+    post_id: str
+    author: str
+    at: str | None = Field(description="the post's time, ISO-8601 UTC (null once deleted)")
+    mode: Literal["push", "pull", ""] = Field(
+        description="push: fanned out into followers' inboxes; pull: merged on read (the "
+        "author is a celebrity); empty once deleted"
+    )
+    state: Literal["fanning_out", "done", "deleting", "deleted"]
+    followers: int = Field(description="followers the fan-out has walked so far")
+    pushed: int = Field(description="inboxes it was pushed into (active readers)")
+    created: bool | None = Field(
+        default=None, description="on publish: false when the post existed already"
+    )
+
+
+class PostDeletedBody(BaseModel):
+    deleted: bool = Field(description="false for an unknown post")
+    state: Literal["deleting", "absent"]
+
+
+class TimelineItem(BaseModel):
+    post_id: str
+    author: str
+    at: str = Field(description="ISO-8601 UTC")
+
+
+class TimelineBody(BaseModel):
+    items: list[TimelineItem]
+    next_cursor: str | None = Field(description="null on the last page")

@@ -18,7 +18,63 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-class Settings(BaseSettings):
+class _TimelineSettings(BaseSettings):
+    """Home timelines' knobs: part of ``Settings`` (one object), kept apart to stay readable."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    # Home timelines: push for ordinary authors, pull for celebrities, merged on read.
+    feed_celebrity_followers: int = Field(
+        default=10_000,
+        ge=1,
+        description="followers from which an author's posts are pulled on read, not pushed",
+    )
+    feed_hysteresis: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="a pulled author is pushed again below this share of "
+        "FEED_CELEBRITY_FOLLOWERS (no flapping at the threshold)",
+    )
+    feed_outbox_cap: int = Field(default=1_000, ge=1, description="newest posts per author")
+    feed_inbox_cap: int = Field(default=800, ge=1, description="newest posts per inbox")
+    feed_active_days: float = Field(
+        default=14.0, gt=0, description="readers who read within this many days get pushes"
+    )
+    feed_backfill_posts: int = Field(
+        default=200, ge=0, description="newest posts of an author a new follower receives"
+    )
+    feed_rebuild_authors: int = Field(
+        default=500, ge=1, description="followed authors (newest follows first) a rebuild reads"
+    )
+    feed_rebuild_posts: int = Field(
+        default=100, ge=1, description="newest posts read per author when an inbox is rebuilt"
+    )
+    feed_fanout_batch: int = Field(default=1_000, ge=1, description="followers per fan-out step")
+    feed_job_lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="a fan-out whose process stopped renewing it for this long is resumed",
+    )
+    feed_cache_seconds: int = Field(
+        default=300, ge=1, description="how long a reader's list of pulled authors is cached"
+    )
+    feed_max_future_seconds: int = Field(
+        default=300, ge=0, description="how far ahead of the server's clock a post may be dated"
+    )
+    feed_tombstone_days: float = Field(
+        default=30.0, gt=0, description="how long a deleted post id is remembered"
+    )
+    feed_consumer_group: str = Field(
+        default="timelines", min_length=1, description="the event stream's consumer group"
+    )
+
+    @property
+    def feed_active_ms(self) -> int:
+        return int(self.feed_active_days * 86_400_000)
+
+
+class Settings(_TimelineSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
     # Neo4j: the source of truth for FOLLOWS edges.

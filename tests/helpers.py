@@ -145,10 +145,9 @@ class ThrowawayRedis:
             self.kill9()
 
 
-@contextmanager
-def served_api(settings: Settings, **env: str) -> Iterator[str]:
-    """`graphsvc serve` in its own process on a free port, over the given servers; yields its
-    base URL once /livez answers, and stops it after."""
+def start_api(settings: Settings, **env: str) -> tuple[subprocess.Popen[str], str]:
+    """`graphsvc serve` in its own process on a free port, over the given servers: the process
+    and its base URL, once /livez answers."""
     port = free_port()
     environment = {
         **os.environ,
@@ -167,18 +166,25 @@ def served_api(settings: Settings, **env: str) -> Iterator[str]:
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            raise AssertionError(process.stderr.read() if process.stderr else "exited")
+        try:
+            if httpx.get(f"{url}/livez", timeout=1).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError("the API did not start") from None
+            time.sleep(0.2)
+
+
+@contextmanager
+def served_api(settings: Settings, **env: str) -> Iterator[str]:
+    """`graphsvc serve` in its own process (``start_api``); stopped after."""
+    process, url = start_api(settings, **env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(process.stderr.read() if process.stderr else "exited")
-            try:
-                if httpx.get(f"{url}/livez", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("the API did not start") from None
-                time.sleep(0.2)
         yield url
     finally:
         process.terminate()

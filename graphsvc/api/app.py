@@ -18,6 +18,7 @@ from graphsvc.api import (
     operations,
     relations,
     suggestions,
+    timelines,
 )
 from graphsvc.api.access import document_security, guard_routes
 from graphsvc.api.contract import state_settings
@@ -58,7 +59,17 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         json_request_logs()
     if services is not None:
         app.state.services = services
-    families = (relations, lists, moderation, suggestions, keys, health, operations, events)
+    families = (
+        relations,
+        lists,
+        moderation,
+        suggestions,
+        timelines,
+        keys,
+        health,
+        operations,
+        events,
+    )
     for family in families:
         # The app's own routes, matched in one flat list as if declared on the app: FastAPI's
         # include_router keeps the router and matches through it on every request, which cost

@@ -38,6 +38,11 @@ FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
 }
 
+POST_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "no such post"},
+    409: {"model": ErrorBody, "description": "the post exists with another time, or was deleted"},
+}
+
 
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None

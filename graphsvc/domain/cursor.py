@@ -54,8 +54,20 @@ class CursorCodec:
         payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}|{score}".encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}"
 
-    def decode(self, scope: str, cursor: str) -> Position:
-        """Return the position, or raise InvalidCursor saying what is wrong with it."""
+    def sign(self, scope: str, text: str) -> str:
+        """A cursor carrying free ``text`` (a position no ``Position`` can hold), for ``scope``."""
+        payload = f"t|{scope}|{text}".encode()
+        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+
+    def verify(self, scope: str, cursor: str) -> str:
+        """The text of a cursor made by ``sign`` for ``scope``, or InvalidCursor."""
+        kind, _, rest = self._payload(cursor).partition("|")
+        if kind != "t" or not rest.startswith(f"{scope}|"):
+            raise InvalidCursor("cursor belongs to a different list; start again without cursor")
+        return rest[len(scope) + 1 :]
+
+    def _payload(self, cursor: str) -> str:
+        """The signed payload, or InvalidCursor saying what is wrong with the cursor."""
         body, dot, mac = cursor.partition(".")
         if not dot or not body or not mac:
             raise InvalidCursor("cursor is malformed: expected the opaque value from next_cursor")
@@ -65,7 +77,11 @@ class CursorCodec:
             raise InvalidCursor("cursor is malformed: not URL-safe base64") from None
         if not hmac.compare_digest(given, self._mac(payload)):
             raise InvalidCursor("cursor signature does not match: it was altered or not issued")
-        version, _, rest = payload.decode(errors="replace").partition("|")
+        return payload.decode(errors="replace")
+
+    def decode(self, scope: str, cursor: str) -> Position:
+        """Return the position, or raise InvalidCursor saying what is wrong with it."""
+        version, _, rest = self._payload(cursor).partition("|")
         if version not in ("1", _VERSION):
             raise InvalidCursor(f"cursor version {version!r} is not supported")
         score = ""

@@ -98,6 +98,28 @@ class InvalidInteraction(GraphError):
     code = "invalid_interaction"
 
 
+class InvalidPost(GraphError):
+    """A bad post id or time (the issue's contract: both are 422s, the time included)."""
+
+    status = 422
+    code = "invalid_post"
+
+
+class PostConflict(GraphError):
+    status = 409
+    code = "post_conflict"
+
+
+class PostDeleted(GraphError):
+    status = 409
+    code = "post_deleted"
+
+
+class UnknownPost(GraphError):
+    status = 404
+    code = "post_not_found"
+
+
 class Overloaded(GraphError):
     status = 503
     code = "overloaded"

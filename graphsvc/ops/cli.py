@@ -42,6 +42,7 @@ from graphsvc.ops.evaluation import (
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load, rebuild_mirror
 from graphsvc.ops.reconcile import reconcile, reconcile_recent
+from graphsvc.ops.timeline_check import reconcile_timelines
 from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
     LocalServerSettings,
@@ -207,9 +208,15 @@ async def _reconcile_users(settings: Settings, args: argparse.Namespace) -> int:
             await reconcile_recent(services, args.every, say=_print)
             return 0
         report = await reconcile(services, _batches_of(services, args.users, args.all))
-    for drift in report.drifts:
-        _print(str(drift))
-    _print(report.line())
+        for drift in report.drifts:
+            _print(str(drift))
+        _print(report.line())
+        if args.timelines:
+            feeds = await reconcile_timelines(services, _batches_of(services, args.users, args.all))
+            for drift in feeds.drifts:
+                _print(str(drift))
+            _print("timelines: " + feeds.line())
+            return 1 if report.left or feeds.left else 0
     return 1 if report.left else 0
 
 
@@ -417,6 +424,20 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+def _add_reconcile_parser(sub: argparse._SubParsersAction) -> None:
+    rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
+    rec.add_argument("users", nargs="*", help="user ids")
+    rec.add_argument("--all", action="store_true", help="every user in Neo4j")
+    rec.add_argument(
+        "--every", type=float, metavar="SECONDS", help="repeat over recently written users"
+    )
+    rec.add_argument(
+        "--timelines",
+        action="store_true",
+        help="also check each user's timeline inbox against the rules, and repair it",
+    )
+
+
 def _add_eval_parser(sub: argparse._SubParsersAction) -> None:
     """`eval-pymk`'s options, apart: `--seed S` (one seed) still works beside `--seeds`."""
     ev = sub.add_parser(
@@ -521,12 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_parser(sub)
     _add_keys_parser(sub)
 
-    rec = sub.add_parser("reconcile", help="find and repair drift between the mirror and Neo4j")
-    rec.add_argument("users", nargs="*", help="user ids")
-    rec.add_argument("--all", action="store_true", help="every user in Neo4j")
-    rec.add_argument(
-        "--every", type=float, metavar="SECONDS", help="repeat over recently written users"
-    )
+    _add_reconcile_parser(sub)
 
     rel = sub.add_parser(
         "relay", help="deliver outbox events to the event stream, repairing lost mirror writes"

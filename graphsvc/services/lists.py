@@ -126,6 +126,13 @@ class Lists:
 
         return await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
 
+    async def walk(
+        self, side: Side, user_id: str, after: Position | None, size: int
+    ) -> list[Entry]:
+        """Up to ``size`` active entries of a list strictly after ``after``, newest first: for
+        background walks (fan-outs), which page by position without cursors."""
+        return await self._visible(side, user_id, after, size, False)
+
     async def _visible(
         self,
         side: Side,

@@ -8,8 +8,10 @@ Every write of the follow graph goes the same way:
 2. **Commit in Neo4j**, the truth: the change and its outbox event (``:GraphEvent``) in one
    transaction. The caller does this step, under the lock; its rules are checked there.
 3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
-   one per user), the invalidation of the users' suggestion caches, and the events' appends to
-   the stream with their acks, which run only once the mirror write did (on a cluster, in a
+   one per user), the invalidation of the users' suggestion caches and of their lists of
+   pulled (celebrity) authors, and the events' appends to
+   the stream with their acks (the timelines' consumer group reads them), which run only
+   once the mirror write did (on a cluster, in a
    second round trip). No-op repeats are mirrored too: the scripts are idempotent, so a
    retried request repairs a mirror write that an earlier attempt lost.
 4. **A Redis failure** never undoes or fails the committed write. Unreachable: the breaker
@@ -33,6 +35,7 @@ from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.adapters.redis.timelines import Inboxes
 from graphsvc.domain.model import EdgeChange, GraphEvent
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.keyed_lock import KeyedLock
@@ -47,12 +50,14 @@ class Writes:
         statuses: StatusSet,
         stream: EventStream,
         cache: SuggestionCache,
+        feeds: Inboxes,
         breaker: Breaker,
     ) -> None:
         self._mirror = mirror
         self._statuses = statuses
         self._stream = stream
         self._cache = cache
+        self._feeds = feeds
         self._breaker = breaker
         self._locks = KeyedLock()
 
@@ -78,6 +83,7 @@ class Writes:
 
         def alongside(pipe: Any) -> None:
             self._cache.invalidate_on(pipe, invalidate)
+            self._feeds.invalidate_on(pipe, invalidate)
 
         def after(pipe: Any) -> None:
             self._stream.append_to(pipe, events)

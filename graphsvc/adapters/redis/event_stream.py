@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from redis.exceptions import ResponseError
+
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.model import GraphEvent
 from graphsvc.settings import Settings
@@ -93,3 +95,41 @@ class EventStream:
     async def last_id(self) -> str:
         entries = await self._redis.xrevrange(self.stream, count=1)
         return entries[0][0] if entries else "0-0"
+
+    # -- consumer groups (at least once: an entry is acked only after it was applied) --------
+
+    async def ensure_group(self, group: str) -> None:
+        """Create the consumer group at the stream's end (new events only), once."""
+        try:
+            await self._redis.xgroup_create(self.stream, group, id="$", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def read_group(
+        self, group: str, consumer: str, count: int, block_ms: int | None = None
+    ) -> list[tuple[str, dict[str, str]]]:
+        """Entries never delivered to the group, now delivered to ``consumer``."""
+        reply = await self._redis.xreadgroup(
+            group, consumer, {self.stream: ">"}, count=count, block=block_ms
+        )
+        return reply[0][1] if reply else []
+
+    async def claim_stale(
+        self, group: str, consumer: str, idle_ms: int, count: int
+    ) -> list[tuple[str, dict[str, str]]]:
+        """Entries delivered to a consumer that has not acked them for ``idle_ms`` (it
+        stopped): delivered to ``consumer`` now."""
+        reply = await self._redis.xautoclaim(
+            self.stream, group, consumer, idle_ms, "0-0", count=count
+        )
+        return [(entry_id, fields) for entry_id, fields in reply[1] if fields is not None]
+
+    async def ack(self, group: str, entry_ids: Sequence[str]) -> None:
+        if entry_ids:
+            await self._redis.xack(self.stream, group, *entry_ids)
+
+    async def pending(self, group: str) -> int:
+        """Entries delivered to the group and not acked yet."""
+        summary = await self._redis.xpending(self.stream, group)
+        return int(summary["pending"])

@@ -29,8 +29,11 @@ Calls = list[tuple[list[str], list[Any]]]
 
 @cache
 def script_source(name: str) -> str:
-    """A script with the shared prelude; a ``#!lua`` flags line must stay the first line."""
+    """A script with the shared prelude; a ``#!lua`` flags line must stay the first line.
+    Timeline scripts (``feed_*``) stand alone: the prelude is the mirror's protocol."""
     body = (_LUA / f"{name}.lua").read_text(encoding="utf-8")
+    if name.startswith("feed_"):
+        return body
     shebang = ""
     if body.startswith("#!"):
         shebang, _, body = body.partition("\n")

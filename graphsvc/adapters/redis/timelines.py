@@ -1,0 +1,417 @@
+"""Redis adapter: home timelines (outboxes, inboxes, modes, and the durable fan-out queue).
+
+Per author ``a`` and reader ``r`` (each user's keys carry its ``{user}`` tag, the slot of its
+mirror keys, so every script touches one slot and runs unchanged on Redis Cluster):
+
+- ``<prefix>po:{a}``  outbox: the author's newest FEED_OUTBOX_CAP posts (member ``a|post``)
+- ``<prefix>ps:{a}``  hash post id -> its state (JSON: at, mode, state, fan-out progress)
+- ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining)
+- ``<prefix>in:{r}``  inbox: the newest FEED_INBOX_CAP pushed posts, score = post time (µs)
+- ``<prefix>rd:{r}``  the reader is active while this exists (FEED_ACTIVE_DAYS after a read)
+- ``<prefix>fc:{r}``  cached list of the pulled authors the reader follows; ``fv:{r}`` the
+  reader's follow generation, which every follow or unfollow of the reader moves
+
+and, in the ``{feed}`` slot: ``pulled`` (authors readers pull, a set), ``gen`` (moved by every
+switch of an author, so cached lists are recomputed), ``deleted`` (tombstones ``a|post`` ->
+deletion time, for FEED_TOMBSTONE_DAYS), ``jobs`` (durable fan-out queue: job -> lease expiry)
+and ``jobpos`` (each job's position in its walk of followers).
+
+Inboxes are small sorted sets: with ``zset-max-listpack-entries`` above FEED_INBOX_CAP (the
+local servers set 1024) Redis keeps them as listpacks, about 30 bytes a post.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from redis.crc import key_slot
+
+from graphsvc.adapters.redis.client import Batch, Client, is_cluster
+from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.scripts import register
+from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
+from graphsvc.domain.timeline import Post, author_of
+from graphsvc.settings import Settings
+
+READERS_PER_CALL = 500  # readers per push script on a single Redis
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRead:
+    """What ``feed_read.lua`` found: the inbox's posts after the position, and the cache."""
+
+    rebuild: bool
+    following_complete: bool = False
+    exhausted: bool = True
+    cache_generation: str | None = None  # None: no valid cached list of pulled authors
+    generation: str = "0"  # the switches' generation now (a cache of another one is stale)
+    pulled: tuple[str, ...] = ()
+    posts: tuple[Post, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    status: str  # counts, enter_pull, conflict, exists, published
+    mode: str
+    extra: str
+
+
+def feed_key(settings: Settings, name: str) -> str:
+    """A key of the ``{feed}`` slot (every user's timeline shares these few)."""
+    return f"{settings.redis_prefix}{{feed}}:{name}"
+
+
+class Outboxes:
+    """The author side: outboxes, post states, modes, the pulled set, tombstones."""
+
+    def __init__(
+        self, client: Client, mirror: Mirror, statuses: StatusSet, settings: Settings
+    ) -> None:
+        self._redis = client
+        self._mirror = mirror
+        self._statuses = statuses
+        self._settings = settings
+        self._prefix = settings.redis_prefix
+        self._pulled = feed_key(settings, "pulled")
+        self._generation = feed_key(settings, "gen")
+        self._deleted = feed_key(settings, "deleted")
+        self._publish = register(client, "feed_publish")
+        self._progress = register(client, "feed_progress")
+        self._delete = register(client, "feed_delete")
+        self._finish_drain = register(client, "feed_finish_drain")
+
+    def key(self, kind: str, user_id: str) -> str:
+        return f"{self._prefix}{kind}:{{{user_id}}}"
+
+    async def publish(
+        self, post: Post, post_id: str, *, switch: str = "", followers: int | None = None
+    ) -> Published:
+        s = self._settings
+        author = post.author
+        keys = [self.key(k, author) for k in ("po", "ps", "fm")] + [self._mirror.key("m", author)]
+        enter = s.feed_celebrity_followers
+        args = [post_id, post.at, post.member, s.feed_outbox_cap, enter,
+                enter * s.feed_hysteresis, switch, "" if followers is None else followers]  # fmt: skip
+        status, mode, extra = await self._publish(keys=keys, args=args)
+        return Published(status, mode, extra)
+
+    async def state(self, author: str, post_id: str) -> dict[str, Any] | None:
+        raw = await self._redis.hget(self.key("ps", author), post_id)
+        return orjson.loads(raw) if raw else None
+
+    async def progress(
+        self, author: str, post_id: str, state: str, followers: int, reached: int
+    ) -> bool:
+        """Add a fan-out step's work to the post's state; False when the post is deleted."""
+        args = [post_id, state, followers, reached]
+        return bool(await self._progress(keys=[self.key("ps", author)], args=args))
+
+    async def tombstone(self, member: str) -> None:
+        """Remember a deleted post (reads hide it at once; its id cannot be published again)."""
+        now = time.time()
+        keep = self._settings.feed_tombstone_days * 86_400
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self._deleted, {member: now})
+            pipe.zremrangebyscore(self._deleted, "-inf", now - keep)
+            await pipe.execute()
+
+    async def deleted_among(self, members: Sequence[str]) -> set[str]:
+        if not members:
+            return set()
+        scores = await self._redis.zmscore(self._deleted, list(members))
+        return {m for m, score in zip(members, scores, strict=True) if score is not None}
+
+    async def hidden(
+        self, authors: Sequence[str], inbox_members: Sequence[str]
+    ) -> tuple[set[str], set[str]]:
+        """(the inactive among these authors, the deleted among these posts), one round trip.
+        Raises StatusesMissing when the set of inactive users must be built first."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.smismember(self._statuses.inactive_key, [*authors, ""])
+            if inbox_members:
+                pipe.zmscore(self._deleted, list(inbox_members))
+            replies = await pipe.execute()
+        flags = replies[0]
+        if not flags[-1]:
+            raise StatusesMissing
+        inactive = {a for a, flag in zip(authors, flags, strict=False) if flag}
+        scores = replies[1] if inbox_members else []
+        deleted = {m for m, sc in zip(inbox_members, scores, strict=True) if sc is not None}
+        return inactive, deleted
+
+    async def delete(self, author: str, post_id: str, member: str) -> int | None:
+        """Out of the outbox, marked deleting; its time, or None for an unknown post."""
+        keys = [self.key("po", author), self.key("ps", author)]
+        known, at = await self._delete(keys=keys, args=[post_id, member])
+        return int(at) if known else None
+
+    async def forget(self, author: str, post_id: str) -> None:
+        """The removal is done: the tombstone alone remembers the post."""
+        await self._redis.hdel(self.key("ps", author), post_id)
+
+    async def newest(self, author: str, count: int) -> list[Post]:
+        rows = await self._redis.zrevrange(self.key("po", author), 0, count - 1, withscores=True)
+        return [Post(int(at), member) for member, at in rows]
+
+    async def newest_many(self, authors: Sequence[str], count: int) -> dict[str, list[Post]]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for author in authors:
+                pipe.zrevrange(self.key("po", author), 0, count - 1, withscores=True)
+            replies = await pipe.execute()
+        return {
+            author: [Post(int(at), member) for member, at in rows]
+            for author, rows in zip(authors, replies, strict=True)
+        }
+
+    async def outbox_pages(
+        self, authors: Sequence[str], after: Post | None, want: int
+    ) -> list[list[Post]]:
+        """Each author's newest posts strictly after ``after``, ``want`` at most, one round trip
+        (on a cluster, one pipeline per node, in parallel)."""
+        if not authors:
+            return []
+        high = "+inf" if after is None else after.at
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for author in authors:
+                # Posts of the position's own microsecond may come first: read a few more.
+                pipe.zrevrangebyscore(
+                    self.key("po", author), high, "-inf", start=0, num=want + 8, withscores=True
+                )
+            replies = await pipe.execute()
+        pages = []
+        for rows in replies:
+            posts = [Post(int(at), member) for member, at in rows]
+            pages.append([p for p in posts if after is None or p < after][:want])
+        return pages
+
+    async def mode(self, author: str) -> str:
+        return await self._redis.hget(self.key("fm", author), "mode") or "push"
+
+    async def finish_drain(self, author: str) -> bool:
+        """draining -> push (the drain job pushed the outbox everywhere); False when the
+        author is no longer draining (it became a celebrity again)."""
+        return bool(await self._finish_drain(keys=[self.key("fm", author)]))
+
+    async def pull(self, author: str) -> None:
+        """Readers pull this author from their next read on (cached lists are recomputed)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self._pulled, author)
+            pipe.incr(self._generation)
+            await pipe.execute()
+
+    async def stop_pulling(self, author: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.srem(self._pulled, author)
+            pipe.incr(self._generation)
+            await pipe.execute()
+
+    async def pushing_among(self, authors: Sequence[str]) -> list[str]:
+        """The authors whose posts are pushed (push or draining)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for author in authors:
+                pipe.hget(self.key("fm", author), "mode")
+            modes = await pipe.execute()
+        return [a for a, mode in zip(authors, modes, strict=True) if mode != "pull"]
+
+    async def pulled_among(self, authors: Sequence[str]) -> list[str]:
+        if not authors:
+            return []
+        flags = await self._redis.smismember(self._pulled, list(authors))
+        return [a for a, flag in zip(authors, flags, strict=True) if flag]
+
+    async def generation(self) -> str:
+        return await self._redis.get(self._generation) or "0"
+
+    async def forget_author(self, user_id: str) -> None:
+        """An erased user's outbox, posts and mode go, and readers stop pulling it."""
+        await self._redis.unlink(*[self.key(kind, user_id) for kind in ("po", "ps", "fm")])
+        await self.stop_pulling(user_id)
+
+
+class Inboxes:
+    """The reader side: inboxes, activity marks, cached lists of pulled authors."""
+
+    def __init__(self, client: Client, mirror: Mirror, settings: Settings) -> None:
+        self._redis = client
+        self._mirror = mirror
+        self._cluster = is_cluster(client)
+        self._settings = settings
+        self._prefix = settings.redis_prefix
+        self._generation = feed_key(settings, "gen")
+        self._push = register(client, "feed_push")
+        self._read = register(client, "feed_read")
+        self._remove_author = register(client, "feed_remove_author")
+        self._cache_put = register(client, "feed_cache_put")
+
+    def key(self, kind: str, user_id: str) -> str:
+        return f"{self._prefix}{kind}:{{{user_id}}}"
+
+    async def push(self, readers: Sequence[str], posts: Sequence[Post]) -> tuple[int, int]:
+        """Push posts into the inboxes of those readers who are active: (readers reached,
+        posts added). One round trip (on a cluster, one pipeline per node)."""
+        if not readers or not posts:
+            return 0, 0
+        entries: list[Any] = [self._settings.feed_inbox_cap]
+        for post in posts:
+            entries += (post.at, post.member)
+        batch = Batch(self._redis)
+        for keys in self._inbox_keys(readers):
+            batch.script(self._push, keys, entries)
+        replies = await batch.execute()
+        return sum(r[0] for r in replies), sum(r[1] for r in replies)
+
+    def _inbox_keys(self, readers: Iterable[str]) -> list[list[str]]:
+        """Readers' (inbox, mark) keys, grouped so that each group goes in one script call."""
+        groups: dict[int, list[str]] = {}
+        for n, reader in enumerate(readers):
+            keys = [self.key("in", reader), self.key("rd", reader)]
+            group = key_slot(keys[0].encode()) if self._cluster else n // READERS_PER_CALL
+            groups.setdefault(group, []).extend(keys)
+        return list(groups.values())
+
+    async def remove_post(self, readers: Sequence[str], member: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for reader in readers:
+                pipe.zrem(self.key("in", reader), member)
+            await pipe.execute()
+
+    async def remove_author(self, reader: str, author: str) -> int:
+        return await self._remove_author(keys=[self.key("in", reader)], args=[author])
+
+    async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> InboxRead:
+        keys = [self.key("in", reader), self.key("rd", reader), self._mirror.key("g", reader),
+                self._mirror.key("m", reader), self.key("fc", reader), self.key("fv", reader)]  # fmt: skip
+        args = ["+inf" if after is None else after.at, "" if after is None else after.member,
+                want, self._settings.feed_active_ms, scan_max]  # fmt: skip
+        batch = Batch(self._redis)
+        batch.script(self._read, keys, args)
+        batch.call(lambda pipe: pipe.get(self._generation))
+        reply, generation = await batch.execute()
+        if reply[0] == "rebuild":
+            return InboxRead(rebuild=True)
+        n = int(reply[4])
+        pulled, flat = tuple(reply[5 : 5 + n]), reply[5 + n :]
+        posts = tuple(Post(int(flat[i + 1]), flat[i]) for i in range(0, len(flat), 2))
+        return InboxRead(
+            rebuild=False,
+            following_complete=bool(reply[1]),
+            exhausted=bool(reply[2]),
+            cache_generation=reply[3] or None,
+            generation=generation or "0",
+            pulled=pulled,
+            posts=posts,
+        )
+
+    async def follow_generation(self, reader: str) -> str:
+        return await self._redis.get(self.key("fv", reader)) or "0"
+
+    async def cache_pulled(
+        self, reader: str, follow_generation: str, generation: str, pulled: Sequence[str]
+    ) -> None:
+        value = f"{follow_generation}|{generation}|{','.join(pulled)}"
+        keys = [self.key("fc", reader), self.key("fv", reader)]
+        ttl = self._settings.feed_cache_seconds
+        await self._cache_put(keys=keys, args=[follow_generation, value, ttl])
+
+    def invalidate_on(self, pipe: Any, readers: Sequence[str]) -> None:
+        """Queue, on a pipeline the caller runs, what a follow or unfollow of these readers
+        changes: their lists of pulled authors."""
+        for reader in readers:
+            pipe.incr(self.key("fv", reader))
+
+    async def invalidate(self, readers: Sequence[str]) -> None:
+        if readers:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                self.invalidate_on(pipe, readers)
+                await pipe.execute()
+
+    async def is_active(self, reader: str) -> bool:
+        return bool(await self._redis.exists(self.key("rd", reader)))
+
+    async def mark_active(self, readers: Sequence[str]) -> None:
+        """Readers who read just now (benchmarks; a timeline read does this itself)."""
+        ttl = self._settings.feed_active_ms
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for reader in readers:
+                pipe.set(self.key("rd", reader), "1", px=ttl)
+            await pipe.execute()
+
+    async def active_among(self, readers: Sequence[str]) -> list[str]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for reader in readers:
+                pipe.exists(self.key("rd", reader))
+            found = await pipe.execute()
+        return [r for r, n in zip(readers, found, strict=True) if n]
+
+    async def inbox(self, reader: str) -> list[Post]:
+        """The whole inbox, newest first (checks and repairs)."""
+        rows = await self._redis.zrevrange(self.key("in", reader), 0, -1, withscores=True)
+        return [Post(int(at), member) for member, at in rows]
+
+    async def repair_inbox(self, reader: str, add: Sequence[Post], remove: Sequence[str]) -> None:
+        """Add missing posts and drop wrong ones, keeping whatever was pushed meanwhile."""
+        if remove:
+            await self._redis.zrem(self.key("in", reader), *remove)
+        if add:
+            await self.push([reader], add)
+
+    async def inbox_memory(self, reader: str) -> tuple[int, int]:
+        """(bytes Redis uses for the inbox, posts in it)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.memory_usage(self.key("in", reader), samples=0)
+            pipe.zcard(self.key("in", reader))
+            used, size = await pipe.execute()
+        return int(used or 0), int(size)
+
+    async def forget_reader(self, user_id: str) -> None:
+        """An erased user's inbox and marks go."""
+        await self._redis.unlink(*[self.key(kind, user_id) for kind in ("in", "rd", "fc", "fv")])
+
+
+class FeedQueue:
+    """The durable queue of fan-out jobs: job -> lease expiry, and each job's position."""
+
+    def __init__(self, client: Client, settings: Settings) -> None:
+        self._redis = client
+        self._settings = settings
+        self._jobs = feed_key(settings, "jobs")
+        self._jobpos = feed_key(settings, "jobpos")
+        self._claim = register(client, "feed_claim")
+
+    async def enqueue(self, job: str) -> bool:
+        """Queue a job, leased to the caller (which runs it now); False if already queued."""
+        lease = time.time() + self._settings.feed_job_lease_seconds
+        return bool(await self._redis.zadd(self._jobs, {job: lease}, nx=True))
+
+    async def renew(self, job: str) -> None:
+        lease = time.time() + self._settings.feed_job_lease_seconds
+        await self._redis.zadd(self._jobs, {job: lease}, xx=True)
+
+    async def claim_due(self, count: int) -> list[str]:
+        """Jobs whose lease ran out (their process stopped): leased to the caller now."""
+        now = time.time()
+        lease = now + self._settings.feed_job_lease_seconds
+        return await self._claim(keys=[self._jobs], args=[now, lease, count])
+
+    async def queued(self) -> int:
+        return await self._redis.zcard(self._jobs)
+
+    async def position(self, job: str) -> str | None:
+        return await self._redis.hget(self._jobpos, job)
+
+    async def save_position(self, job: str, position: str) -> None:
+        await self._redis.hset(self._jobpos, job, position)
+
+    async def finish(self, job: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(self._jobs, job)
+            pipe.hdel(self._jobpos, job)
+            await pipe.execute()
+
+
+def authors_of(posts: Iterable[Post]) -> list[str]:
+    return list(dict.fromkeys(author_of(p.member) for p in posts))

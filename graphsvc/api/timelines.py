@@ -1,0 +1,95 @@
+"""Routes of home timelines: publish, inspect and delete posts (ids only), read a timeline."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import Response
+
+from graphsvc.api.access import requires
+from graphsvc.api.errors import ERRORS, POST_ERRORS
+from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of
+from graphsvc.domain.access import Scope
+from graphsvc.domain.model import iso_utc
+from graphsvc.domain.timeline import PostState
+from graphsvc.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, TimelineBody
+
+router = APIRouter()
+PostId = Annotated[
+    str, Path(description="the product's post id: 1-64 characters from [A-Za-z0-9_.-]",
+              json_schema_extra=ID_SCHEMA)
+]  # fmt: skip
+
+
+def _post_body(state: PostState, created: bool | None = None) -> dict[str, object]:
+    body: dict[str, object] = {
+        "post_id": state.post_id,
+        "author": state.author,
+        "at": iso_utc(state.at) if state.state != "deleted" else None,
+        "mode": state.mode,
+        "state": state.state,
+        "followers": state.followers,
+        "pushed": state.pushed,
+    }
+    if created is not None:
+        body["created"] = created
+    return body
+
+
+@router.put(
+    "/v1/users/{user_id}/posts/{post_id}",
+    response_model=PostBody,
+    status_code=202,
+    responses=ERRORS | POST_ERRORS,
+    tags=["timelines"],
+    summary="Publish a post (its id and time): in the outbox now, fanned out in the background",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+)
+async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Request) -> Response:
+    state, created = await services_of(request).timelines.publish(user_id, post_id, body.at)
+    return FastJSON(_post_body(state, created), status_code=202 if created else 200)
+
+
+@router.get(
+    "/v1/users/{user_id}/posts/{post_id}",
+    response_model=PostBody,
+    responses=ERRORS | {404: POST_ERRORS[404]},
+    tags=["timelines"],
+    summary="A post's state and the progress of its fan-out",
+    openapi_extra=requires(Scope.READ),
+)
+async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
+    return FastJSON(_post_body(await services_of(request).timelines.post(user_id, post_id)))
+
+
+@router.delete(
+    "/v1/users/{user_id}/posts/{post_id}",
+    response_model=PostDeletedBody,
+    status_code=202,
+    responses=ERRORS,
+    tags=["timelines"],
+    summary="Delete a post: hidden at once, removed from every inbox in the background",
+    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+)
+async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Response:
+    deleted = await services_of(request).timelines.delete(user_id, post_id)
+    if not deleted:
+        return FastJSON({"deleted": False, "state": "absent"}, status_code=200)
+    return FastJSON({"deleted": True, "state": "deleting"}, status_code=202)
+
+
+@router.get(
+    "/v1/users/{user_id}/timeline",
+    response_model=TimelineBody,
+    responses=ERRORS,
+    tags=["timelines"],
+    summary="The user's home timeline, newest first",
+    openapi_extra=requires(Scope.READ),
+)
+async def timeline(
+    user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
+) -> Response:
+    page = await services_of(request).timelines.timeline(user_id, limit, cursor or None)
+    items = [{"post_id": p.post_id, "author": p.author, "at": iso_utc(p.at)} for p in page.items]
+    return FastJSON({"items": items, "next_cursor": page.next_cursor})

@@ -1,0 +1,106 @@
+"""Home timelines as plain values: a post reference, an author's feed mode and its switches,
+and the merge of an inbox with celebrities' outboxes (no I/O).
+
+A post is known by its author and an id the product chose (``PUT /v1/users/a/posts/p1``); the
+content stays in the product's own store. In Redis a post is the member ``author|post_id``
+scored by its time in microseconds, in its author's outbox and in its readers' inboxes. Both
+ids come from ``[A-Za-z0-9_.-]``, so ``|`` cannot occur in either, and members sort by author
+and then post id, which breaks ties between posts of the same microsecond.
+
+An author is in one of three modes, decided when it posts (``lua/feed_publish.lua``):
+
+- ``push`` (ordinary): a post goes to the outbox and is pushed into every active follower's
+  inbox by a background fan-out.
+- ``pull`` (celebrity): a post goes to the outbox only; readers merge it on read.
+- ``draining`` (a celebrity fallen below the exit threshold): posts are pushed again, readers
+  still pull the author, and a job pushes the author's outbox into every follower's inbox;
+  then the author is ``push`` and readers stop pulling it.
+
+Hysteresis (enter at FEED_CELEBRITY_FOLLOWERS, leave below FEED_HYSTERESIS of it) keeps an
+author near the threshold from flapping, since each switch back to push costs a fan-out.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+SEPARATOR = "|"
+
+
+class Mode(enum.StrEnum):
+    PUSH = "push"
+    PULL = "pull"
+    DRAINING = "draining"
+
+    @property
+    def pushes(self) -> bool:
+        """Posts of this author go into followers' inboxes."""
+        return self is not Mode.PULL
+
+    @property
+    def pulled(self) -> bool:
+        """Readers merge this author's outbox on read."""
+        return self is not Mode.PUSH
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Post:
+    """A post in a timeline. Ordered as timelines are (oldest first; read them reversed)."""
+
+    at: int  # microseconds since the epoch
+    member: str  # author|post_id
+
+    @classmethod
+    def of(cls, author: str, post_id: str, at: int) -> Post:
+        return cls(at, f"{author}{SEPARATOR}{post_id}")
+
+    @property
+    def author(self) -> str:
+        return self.member.partition(SEPARATOR)[0]
+
+    @property
+    def post_id(self) -> str:
+        return self.member.partition(SEPARATOR)[2]
+
+
+def author_of(member: str) -> str:
+    return member.partition(SEPARATOR)[0]
+
+
+def newest_first(sources: Iterable[list[Post]]) -> list[Post]:
+    """Merge lists that each run newest first into one, newest first, each post once (a post
+    pushed before its author became a celebrity is in the inbox and in the outbox)."""
+    merged: list[Post] = []
+    seen: set[str] = set()
+    for post in heapq.merge(*sources, reverse=True):
+        if post.member not in seen:
+            seen.add(post.member)
+            merged.append(post)
+    return merged
+
+
+def after(post: Post, position: Post | None) -> bool:
+    """``post`` comes strictly after ``position`` in newest-first order."""
+    return position is None or post < position
+
+
+@dataclass(frozen=True, slots=True)
+class PostState:
+    """A published post, as ``GET /v1/users/{a}/posts/{p}`` reports it."""
+
+    author: str
+    post_id: str
+    at: int
+    mode: str  # push or pull: how this post reached readers
+    state: str  # fanning_out, done, deleting, deleted
+    followers: int = 0  # followers the fan-out walked
+    pushed: int = 0  # inbox writes (active followers reached)
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePage:
+    items: list[Post]
+    next_cursor: str | None

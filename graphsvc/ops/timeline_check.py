@@ -1,0 +1,90 @@
+"""Check a reader's inbox against what the rules say it should hold, and repair it.
+
+The rules (``services/timelines.py``, ``feed_jobs.py``, ``timeline_events.py``) guarantee an
+active reader's inbox holds, of every author it follows whose posts are pushed, at least the
+newest min(FEED_BACKFILL_POSTS, FEED_REBUILD_POSTS) posts, within the newest FEED_INBOX_CAP
+of all of them; and nothing of an author it does not follow, nor a deleted post. A post
+older than a full inbox's oldest entry is not missing (the cap trimmed it). Posts of pulled
+authors are merged on read and may stay in inboxes from before their author's switch.
+
+An inactive reader's inbox is not checked: its next read rebuilds it. The repair adds what
+is missing and removes what is wrong, keeping whatever was pushed meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from tqdm import tqdm
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Side
+from graphsvc.domain.timeline import Post, newest_first
+from graphsvc.ops.consistency import Drift
+from graphsvc.ops.reconcile import Report
+
+
+async def _diff(services: Services, reader: str) -> tuple[list[Post], list[str]] | None:
+    """(missing posts, wrong members) of an active reader's inbox; None when inactive."""
+    outboxes, inboxes = services.redis.outboxes, services.redis.inboxes
+    settings = services.settings
+    if not await inboxes.is_active(reader):
+        return None
+    following = await services.lists.walk(Side.FOLLOWING, reader, None, settings.max_following)
+    followed = [e.user_id for e in following]
+    pulled = set(await outboxes.pulled_among(followed))
+    pushing = [a for a in followed if a not in pulled or await outboxes.mode(a) == "draining"]
+    each = min(settings.feed_backfill_posts, settings.feed_rebuild_posts)
+    must = newest_first(await outboxes.outbox_pages(pushing, None, each))[: settings.feed_inbox_cap]
+    inbox = await inboxes.inbox(reader)
+    held = {p.member for p in inbox}
+    floor = inbox[-1] if len(inbox) >= settings.feed_inbox_cap else None
+    missing = [p for p in must if p.member not in held and (floor is None or p > floor)]
+    deleted = await outboxes.deleted_among([p.member for p in inbox])
+    allowed = set(followed)
+    wrong = [p.member for p in inbox if p.author not in allowed or p.member in deleted]
+    return missing, wrong
+
+
+async def check_timelines(services: Services, readers: Sequence[str]) -> list[Drift]:
+    drifts: list[Drift] = []
+    for reader in readers:
+        diff = await _diff(services, reader)
+        if diff is None:
+            continue
+        missing, wrong = diff
+        if missing:
+            found = [p.member for p in missing[:5]]
+            drifts.append(Drift(reader, "missing from the inbox", found, None))
+        if wrong:
+            drifts.append(Drift(reader, "not for this inbox", None, wrong[:5]))
+    return drifts
+
+
+async def repair_timelines(services: Services, readers: Sequence[str]) -> int:
+    """Repair the inboxes of these readers; returns how many needed it."""
+    repaired = 0
+    for reader in readers:
+        diff = await _diff(services, reader)
+        if diff is not None and (diff[0] or diff[1]):
+            await services.redis.inboxes.repair_inbox(reader, *diff)
+            repaired += 1
+    return repaired
+
+
+async def reconcile_timelines(
+    services: Services, batches: AsyncIterator[list[str]], *, progress: bool = True
+) -> Report:
+    report = Report()
+    with tqdm(desc="timelines", unit="user", disable=not progress) as bar:
+        async for batch in batches:
+            drifts = await check_timelines(services, batch)
+            report.checked += len(batch)
+            if drifts:
+                users = sorted({d.user_id for d in drifts})
+                report.found += len(drifts)
+                report.drifts += drifts[: max(0, 20 - len(report.drifts))]
+                report.repaired += await repair_timelines(services, users)
+                report.left += len(await check_timelines(services, users))
+            bar.update(len(batch))
+    return report

@@ -1,0 +1,120 @@
+"""Timelines follow the graph: a consumer group on the event stream (``graph:events``).
+
+- A follow of an ordinary author backfills the author's newest FEED_BACKFILL_POSTS posts into
+  the follower's inbox (if the follower reads its timeline; else its next read rebuilds it).
+  A followed celebrity needs nothing: the follower's list of pulled authors is recomputed,
+  since the follow moved the follower's follow generation (``writes.py``).
+- An unfollow (also one a block caused) or a block takes the author's posts out of the
+  reader's inbox; an erasure drops the erased user's outbox and inbox.
+
+Delivery is at least once (an entry is acked after it was applied; entries a stopped
+consumer held are claimed by another after CLAIM_IDLE_MS) and every step is idempotent. The
+order of events of one edge can differ from the order of its changes (the relay appends lost
+events late), which is why reads never trust the inbox alone: a post shows only while its
+reader follows its author (``timelines.py``), so a late backfill cannot show an unfollowed
+author, and reconcile repairs what the inbox should hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+
+from redis.exceptions import ResponseError
+
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
+from graphsvc.settings import Settings
+
+log = logging.getLogger(__name__)
+
+BATCH = 500
+CLAIM_IDLE_MS = 30_000
+
+
+class TimelineEvents:
+    def __init__(
+        self, outboxes: Outboxes, inboxes: Inboxes, stream: EventStream, settings: Settings
+    ) -> None:
+        self._outboxes = outboxes
+        self._inboxes = inboxes
+        self._stream = stream
+        self._group = settings.feed_consumer_group
+        self._backfill = settings.feed_backfill_posts
+        self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+    async def prepare(self) -> None:
+        """The consumer group exists (created at the stream's end: new events only)."""
+        await self._stream.ensure_group(self._group)
+
+    async def consume(self, block_ms: int | None = None) -> int:
+        """Apply and ack one batch: entries a stopped consumer left, then new ones. Returns
+        how many entries were applied."""
+        try:
+            entries = await self._stream.claim_stale(
+                self._group, self.consumer, CLAIM_IDLE_MS, BATCH
+            )
+            if not entries:
+                entries = await self._stream.read_group(self._group, self.consumer, BATCH, block_ms)
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            await self.prepare()  # the stream or group went (a flushed Redis): start again
+            return 0
+        await self.apply([fields for _, fields in entries])
+        await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])
+        return len(entries)
+
+    async def settle(self) -> int:
+        """Apply everything delivered so far (tests, the CLI); returns how many entries."""
+        applied = 0
+        while n := await self.consume():
+            applied += n
+        return applied
+
+    async def run(self) -> None:
+        """Consume until cancelled."""
+        while True:
+            try:
+                await self.consume(block_ms=1_000)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis down or failing over: entries wait in the stream
+                log.warning("timeline consumer failed (%s); retrying", exc)
+                await asyncio.sleep(1.0)
+
+    async def apply(self, events: list[dict[str, str]]) -> None:
+        """Apply events in stream order; the lookups of a batch's follows are batched."""
+        follows = [(e["src"], e["dst"]) for e in events if e.get("type") == "follow"]
+        backfills = await self._backfills(follows)
+        # Their lists of pulled authors (the write did it too, unless Redis was down then).
+        moved = {e["src"] for e in events if e.get("type") in ("follow", "unfollow", "block")}
+        await self._inboxes.invalidate(sorted(moved | {
+            e["dst"] for e in events if e.get("type") == "block"
+        }))  # fmt: skip
+        for event in events:
+            kind, src, dst = event.get("type"), event.get("src", ""), event.get("dst", "")
+            if kind == "follow" and (src, dst) in backfills:
+                await self._inboxes.push([src], backfills[(src, dst)])
+            elif kind == "unfollow":
+                await self._inboxes.remove_author(src, dst)
+            elif kind == "block":
+                await self._inboxes.remove_author(src, dst)
+                await self._inboxes.remove_author(dst, src)
+            elif kind == "erase":
+                await self._inboxes.forget_user(src)
+
+    async def _backfills(self, follows: list[tuple[str, str]]) -> dict:
+        """For each follow whose follower reads its timeline and whose author pushes: the
+        author's newest posts."""
+        if not follows or not self._backfill:
+            return {}
+        readers = sorted({reader for reader, _ in follows})
+        authors = sorted({author for _, author in follows})
+        active = set(await self._inboxes.active_among(readers))
+        pushing = set(await self._outboxes.pushing_among(authors))
+        wanted = [(r, a) for r, a in follows if r in active and a in pushing]
+        newest = await self._outboxes.newest_many(sorted({a for _, a in wanted}), self._backfill)
+        return {(r, a): newest[a] for r, a in wanted if newest.get(a)}

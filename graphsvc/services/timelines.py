@@ -1,0 +1,244 @@
+"""Home timelines: publish and delete posts, read a reader's timeline.
+
+A timeline is the reader's inbox (posts pushed by ordinary authors) merged, on read, with the
+outboxes of the pulled authors (celebrities) the reader follows, newest first. Each read:
+
+1. ``feed_read.lua`` on the reader's slot: marks the reader active, pages its inbox (skipping
+   authors it no longer follows) and returns its cached list of pulled authors. A reader who
+   was inactive gets its inbox rebuilt from outboxes first (``_rebuild``).
+2. One pipeline: the pulled authors' outbox pages, which authors are inactive (suspended,
+   spam), which posts are deleted. Then the merge.
+
+So a post never shows once its author is unfollowed, blocked, inactive or the post deleted,
+whatever the background work (fan-outs, the event consumer) has done yet. Pages are keyset
+cursors on (time, author|post): posts that arrive while a reader pages are newer than any
+position it holds, so pages never skip or repeat a post.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.redis.statuses import StatusesMissing
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, authors_of
+from graphsvc.domain.cursor import CursorCodec
+from graphsvc.domain.errors import (
+    InvalidCursor,
+    InvalidPost,
+    PostConflict,
+    PostDeleted,
+    UnknownPost,
+)
+from graphsvc.domain.ids import is_user_id, validate_user_id
+from graphsvc.domain.model import Side, micros_from_datetime
+from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
+from graphsvc.services.feed_jobs import FeedJobs
+from graphsvc.services.lists import Lists
+from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.paging import Pager
+from graphsvc.settings import Settings
+
+ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
+SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)
+
+
+class Timelines:
+    def __init__(
+        self,
+        outboxes: Outboxes,
+        inboxes: Inboxes,
+        lists: Lists,
+        sync: MirrorSync,
+        edges: EdgeStore,
+        jobs: FeedJobs,
+        settings: Settings,
+    ) -> None:
+        self._outboxes = outboxes
+        self._inboxes = inboxes
+        self._lists = lists
+        self._sync = sync
+        self._edges = edges
+        self._jobs = jobs
+        self._settings = settings
+        self._pager = Pager(settings)
+        self._codec = CursorCodec(settings.cursor_secret)
+
+    # -- posts ------------------------------------------------------------------------------
+
+    async def publish(self, author: str, post_id: str, at: datetime) -> tuple[PostState, bool]:
+        """Put the post in its author's outbox and start its fan-out (ordinary authors); the
+        state, and whether the post is new. Idempotent; the same id at another time is a
+        conflict, and a deleted id is not published again."""
+        post = self._valid_post(author, post_id, at)
+        if await self._outboxes.deleted_among([post.member]):
+            raise PostDeleted(f"post {post_id!r} of {author!r} was deleted; use a new id")
+        followers: int | None = None  # the mirror's count, unless it is cold
+        outcome = await self._outboxes.publish(post, post_id)
+        if outcome.status == "counts":
+            followers = (await self._lists.counts(author)).followers
+            outcome = await self._outboxes.publish(post, post_id, followers=followers)
+        if outcome.status == "enter_pull":  # readers pull it before it stops pushing
+            await self._outboxes.pull(author)
+            outcome = await self._outboxes.publish(
+                post, post_id, switch="pull", followers=followers
+            )
+        if outcome.status == "conflict":
+            raise PostConflict(
+                f"post {post_id!r} of {author!r} exists with another time; a post's time "
+                "cannot change (delete it and publish a new id)"
+            )
+        created = outcome.status == "published"
+        if created and outcome.mode == "push":
+            await self._jobs.start(f"push|{author}|{post_id}")
+        if outcome.extra == "1":  # back below the threshold: push the outbox everywhere
+            await self._jobs.start(f"drain|{author}")
+        return await self.post(author, post_id), created
+
+    async def post(self, author: str, post_id: str) -> PostState:
+        _valid_ids(author, post_id)
+        state = await self._outboxes.state(author, post_id)
+        if state is None:
+            member = Post.of(author, post_id, 0).member
+            if await self._outboxes.deleted_among([member]):
+                return PostState(author, post_id, 0, "", "deleted")
+            raise UnknownPost(f"user {author!r} has no post {post_id!r}")
+        return PostState(
+            author, post_id, int(state["at"]), state["mode"], state["state"],
+            state["followers"], state["pushed"],
+        )  # fmt: skip
+
+    async def delete(self, author: str, post_id: str) -> bool:
+        """Hide the post at once (tombstone), take it out of the outbox, and remove it from
+        every inbox it reached in the background; False for an unknown post."""
+        _valid_ids(author, post_id)
+        member = Post.of(author, post_id, 0).member
+        if await self._outboxes.state(author, post_id) is None:
+            return False
+        await self._outboxes.tombstone(member)
+        if await self._outboxes.delete(author, post_id, member) is None:
+            return False
+        await self._jobs.start(f"remove|{author}|{post_id}")
+        return True
+
+    def _valid_post(self, author: str, post_id: str, at: datetime) -> Post:
+        _valid_ids(author, post_id)
+        moment = at if at.tzinfo else at.replace(tzinfo=UTC)
+        micros = micros_from_datetime(moment)
+        horizon = time.time_ns() // 1_000 + self._settings.feed_max_future_seconds * 1_000_000
+        if micros > horizon:
+            raise InvalidPost(f"post time {at.isoformat()} is in the future")
+        if micros < 0:
+            raise InvalidPost(f"post time {at.isoformat()} is before 1970")
+        return Post.of(author, post_id, micros)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def timeline(
+        self, reader: str, limit: int | None = None, cursor: str | None = None
+    ) -> TimelinePage:
+        validate_user_id(reader)
+        limit = self._pager.limit(limit)
+        scope = f"timeline|{reader}"
+        position = _position(self._codec.verify(scope, cursor)) if cursor else None
+        items: list[Post] = []
+        for _ in range(ROUNDS):
+            posts, horizon = await self._round(reader, position, limit + 1 - len(items))
+            items += posts
+            if len(items) > limit or horizon is None:
+                break
+            position = horizon  # filters emptied this round: go on below what it covered
+        more = len(items) > limit or horizon is not None
+        items = items[:limit]
+        last = items[-1] if items else position
+        token = f"{last.at}|{last.member}" if more and last is not None else None
+        return TimelinePage(items, self._codec.sign(scope, token) if token else None)
+
+    async def _round(
+        self, reader: str, position: Post | None, want: int
+    ) -> tuple[list[Post], Post | None]:
+        """Visible posts after ``position``, newest first, and the horizon: the oldest post
+        this round covered completely (None when every source is exhausted)."""
+        inbox = await self._inboxes.read(reader, position, want, SCAN_MAX)
+        if inbox.rebuild:
+            await self._rebuild(reader)
+            inbox = await self._inboxes.read(reader, position, want, SCAN_MAX)
+        posts = list(inbox.posts)
+        if not inbox.following_complete:
+            posts = await self._followed_only(reader, posts)
+        pulled = list(inbox.pulled)
+        if inbox.cache_generation is None or inbox.cache_generation != inbox.generation:
+            pulled = await self._pulled_authors(reader)
+        pages = await self._outboxes.outbox_pages(pulled, position, want)
+        # Where each source stopped short of its end, the merge is complete only above it.
+        ends = [page[-1] for page in pages if len(page) >= want]
+        if not inbox.exhausted and inbox.posts:
+            ends.append(inbox.posts[-1])
+        horizon = max(ends) if ends else None
+        merged = [p for p in newest_first([posts, *pages]) if horizon is None or p >= horizon]
+        return await self._visible(merged, inbox_members={p.member for p in posts}), horizon
+
+    async def _visible(self, posts: list[Post], inbox_members: set[str]) -> list[Post]:
+        """Without posts of inactive authors and deleted posts (outboxes hold none)."""
+        authors = authors_of(posts)
+        pushed = [p.member for p in posts if p.member in inbox_members]
+        try:
+            inactive, deleted = await self._outboxes.hidden(authors, pushed)
+        except StatusesMissing:
+            await self._sync.load_statuses()
+            inactive, deleted = await self._outboxes.hidden(authors, pushed)
+        return [p for p in posts if p.author not in inactive and p.member not in deleted]
+
+    async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
+        """The reader's following list is not mirrored in full: ask Neo4j who it follows."""
+        authors = authors_of(posts)
+        followed: set[str] = set()
+        for start in range(0, len(authors), 100):
+            relations = await self._edges.relationships(reader, authors[start : start + 100])
+            followed |= {rel.user_id for rel in relations if rel.following}
+        return [p for p in posts if p.author in followed]
+
+    async def _pulled_authors(self, reader: str) -> list[str]:
+        """The pulled authors the reader follows, computed and cached (the cache holds the
+        generations it was computed at: a follow or a switch since makes it stale)."""
+        follow_generation = await self._inboxes.follow_generation(reader)
+        generation = await self._outboxes.generation()
+        following = await self._lists.walk(
+            Side.FOLLOWING, reader, None, self._settings.max_following
+        )
+        pulled = await self._outboxes.pulled_among([e.user_id for e in following])
+        await self._inboxes.cache_pulled(reader, follow_generation, generation, pulled)
+        return pulled
+
+    async def _rebuild(self, reader: str) -> None:
+        """The inbox of a reader who was inactive: the newest posts of the authors it follows
+        (newest follows first, FEED_REBUILD_AUTHORS of them, FEED_REBUILD_POSTS each) that
+        push, and of those draining back to push (their drain may have passed the reader)."""
+        settings = self._settings
+        following = await self._lists.walk(
+            Side.FOLLOWING, reader, None, settings.feed_rebuild_authors
+        )
+        authors = [e.user_id for e in following]
+        pulled = set(await self._outboxes.pulled_among(authors))
+        draining = {a for a in pulled if await self._outboxes.mode(a) == "draining"}
+        pushing = [a for a in authors if a not in pulled or a in draining]
+        pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
+        await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
+
+
+def _valid_ids(author: str, post_id: str) -> None:
+    validate_user_id(author, "user_id")
+    if not isinstance(post_id, str) or not is_user_id(post_id):
+        shown = post_id[:80] if isinstance(post_id, str) else post_id
+        raise InvalidPost(
+            f"post_id {shown!r} is not a valid post id: use 1-64 characters from [A-Za-z0-9_.-]"
+        )
+
+
+def _position(text: str) -> Post:
+    at, _, member = text.partition("|")
+    author, _, post_id = member.partition("|")
+    if not at.isdigit() or not is_user_id(author) or not is_user_id(post_id):
+        raise InvalidCursor("cursor is malformed: bad position")
+    return Post(int(at), member)
