@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 import orjson
 
+from bench import timelines
 from bench.loadgen import Outcome, Scenario, run
 from bench.sqlite_baseline import SqliteFollows
 from graphsvc.adapters.redis.client import open_redis
@@ -607,6 +608,9 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=1, help="uvicorn workers of the API under test"
     )
+    parser.add_argument(
+        "--timelines-only", action="store_true", help="only the timeline rows (a quick run)"
+    )
     args = parser.parse_args()
     settings = Settings(**BENCH_SETTINGS)
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -626,6 +630,15 @@ def main() -> None:
     api = ServedApi(args.workers, settings)
     budgeted = ServedApi(args.workers, settings, port=API_PORT + 1, budgets=True)
     outcomes: dict[str, Outcome] = {}
+    if args.timelines_only:
+        try:
+            feed = asyncio.run(timelines.measure(settings, path, api.url, api_key, picks.celebrity))
+        finally:
+            api.stop()
+            budgeted.stop()
+        print_table(timelines.rows(feed))
+        (RESULTS / "timelines.json").write_text(json.dumps(feed, indent=2, default=str))
+        return
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
             plan = scenarios(picks, sqlite, targets, api.url, api_key, budgeted.url)
@@ -639,13 +652,15 @@ def main() -> None:
                     f"  {scenario.name:32} {s['per_second']:>9,.0f}/s  p50 {s['p50_us']:>8,.0f}us  p99 {s['p99_us']:>9,.0f}us"
                     + (f"  errors {s['errors']}" if s["errors"] else "")
                 )
+        say("timelines: hybrid, push-everything and pull-everything")
+        feed = asyncio.run(timelines.measure(settings, path, api.url, api_key, picks.celebrity))
     finally:
         api.stop()
         budgeted.stop()
     memory = asyncio.run(mirror_memory(settings))
     summary = {name: summarize(o) for name, o in outcomes.items()}
     summary["interactions/drain"] = drained
-    rows = build_rows(summary, load_record, memory, picks)
+    rows = build_rows(summary, load_record, memory, picks) + timelines.rows(feed)
     print_table(rows)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = {
@@ -655,6 +670,7 @@ def main() -> None:
         "load": load_record,
         "memory": memory,
         "scenarios": summary,
+        "timelines": feed,
         "rows": rows,
         "celebrity": picks.celebrity,
         "median_user": picks.median,

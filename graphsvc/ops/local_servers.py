@@ -379,6 +379,8 @@ class LocalRedis:
             "daemonize yes\nappendonly yes\nappendfsync everysec\n"
             # The mirror holds exact counts, not disposable cache entries: never evict.
             "maxmemory-policy noeviction\n"
+            # Timeline inboxes (FEED_INBOX_CAP = 800 posts) stay compact listpacks.
+            "zset-max-listpack-entries 1024\n"
         )
         result = subprocess.run([binary, str(conf)], capture_output=True, text=True)
         if result.returncode != 0:
@@ -449,6 +451,7 @@ class LocalRedisCluster:
             f"dir {home}\npidfile {self._pid_file(port)}\nlogfile {home / 'redis.log'}\n"
             "daemonize yes\nappendonly yes\nappendfsync everysec\n"
             "maxmemory-policy noeviction\n"
+            "zset-max-listpack-entries 1024\n"
             # nodes.conf (relative to dir) keeps the node's identity and slots across restarts
             "cluster-enabled yes\ncluster-config-file nodes.conf\ncluster-node-timeout 5000\n"
             # the bus port is port + 10 rather than Redis's port + 10000, which could land in the

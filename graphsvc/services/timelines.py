@@ -170,25 +170,26 @@ class Timelines:
         pulled = list(inbox.pulled)
         if inbox.cache_generation is None or inbox.cache_generation != inbox.generation:
             pulled = await self._pulled_authors(reader)
-        pages = await self._outboxes.outbox_pages(pulled, position, want)
+        try:
+            pages, inactive, deleted = await self._outboxes.pages_and_hidden(
+                pulled, position, want, posts
+            )
+        except StatusesMissing:
+            await self._sync.load_statuses()
+            pages, inactive, deleted = await self._outboxes.pages_and_hidden(
+                pulled, position, want, posts
+            )
         # Where each source stopped short of its end, the merge is complete only above it.
         ends = [page[-1] for page in pages if len(page) >= want]
         if not inbox.exhausted and inbox.posts:
             ends.append(inbox.posts[-1])
         horizon = max(ends) if ends else None
-        merged = [p for p in newest_first([posts, *pages]) if horizon is None or p >= horizon]
-        return await self._visible(merged, inbox_members={p.member for p in posts}), horizon
-
-    async def _visible(self, posts: list[Post], inbox_members: set[str]) -> list[Post]:
-        """Without posts of inactive authors and deleted posts (outboxes hold none)."""
-        authors = authors_of(posts)
-        pushed = [p.member for p in posts if p.member in inbox_members]
-        try:
-            inactive, deleted = await self._outboxes.hidden(authors, pushed)
-        except StatusesMissing:
-            await self._sync.load_statuses()
-            inactive, deleted = await self._outboxes.hidden(authors, pushed)
-        return [p for p in posts if p.author not in inactive and p.member not in deleted]
+        visible = [
+            p for p in newest_first([posts, *pages])
+            if (horizon is None or p >= horizon)
+            and p.author not in inactive and p.member not in deleted
+        ]  # fmt: skip
+        return visible, horizon
 
     async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
         """The reader's following list is not mirrored in full: ask Neo4j who it follows."""

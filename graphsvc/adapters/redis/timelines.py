@@ -143,6 +143,33 @@ class Outboxes:
         deleted = {m for m, sc in zip(inbox_members, scores, strict=True) if sc is not None}
         return inactive, deleted
 
+    async def pages_and_hidden(
+        self, authors: Sequence[str], after: Post | None, want: int, inbox: Sequence[Post]
+    ) -> tuple[list[list[Post]], set[str], set[str]]:
+        """``outbox_pages`` of the pulled authors and ``hidden`` of their posts' and the inbox's
+        authors and of the inbox's posts, in one round trip. The outbox pages' own posts are
+        never deleted (a deletion takes a post out of its outbox first)."""
+        high = "+inf" if after is None else after.at
+        everyone = list(dict.fromkeys([*authors, *(p.author for p in inbox)]))
+        members = [p.member for p in inbox]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for author in authors:
+                pipe.zrevrangebyscore(
+                    self.key("po", author), high, "-inf", start=0, num=want + 8, withscores=True
+                )
+            pipe.smismember(self._statuses.inactive_key, [*everyone, ""])
+            if members:
+                pipe.zmscore(self._deleted, members)
+            replies = await pipe.execute()
+        pages = [_page(rows, after, want) for rows in replies[: len(authors)]]
+        flags = replies[len(authors)]
+        if not flags[-1]:
+            raise StatusesMissing
+        inactive = {a for a, flag in zip(everyone, flags, strict=False) if flag}
+        scores = replies[len(authors) + 1] if members else []
+        deleted = {m for m, sc in zip(members, scores, strict=True) if sc is not None}
+        return pages, inactive, deleted
+
     async def delete(self, author: str, post_id: str, member: str) -> int | None:
         """Out of the outbox, marked deleting; its time, or None for an unknown post."""
         keys = [self.key("po", author), self.key("ps", author)]
@@ -182,11 +209,7 @@ class Outboxes:
                     self.key("po", author), high, "-inf", start=0, num=want + 8, withscores=True
                 )
             replies = await pipe.execute()
-        pages = []
-        for rows in replies:
-            posts = [Post(int(at), member) for member, at in rows]
-            pages.append([p for p in posts if after is None or p < after][:want])
-        return pages
+        return [_page(rows, after, want) for rows in replies]
 
     async def mode(self, author: str) -> str:
         return await self._redis.hget(self.key("fm", author), "mode") or "push"
@@ -411,6 +434,11 @@ class FeedQueue:
             pipe.zrem(self._jobs, job)
             pipe.hdel(self._jobpos, job)
             await pipe.execute()
+
+
+def _page(rows: list[tuple[str, float]], after: Post | None, want: int) -> list[Post]:
+    posts = [Post(int(at), member) for member, at in rows]
+    return [p for p in posts if after is None or p < after][:want]
 
 
 def authors_of(posts: Iterable[Post]) -> list[str]:

@@ -1,0 +1,274 @@
+"""`make bench`'s timeline rows: the hybrid (push for ordinary authors, pull for celebrities)
+against push-everything and pull-everything, measured in the same run on the loaded graph.
+
+- Publish: the top celebrity's post through the API (outbox only, as pull-everything would
+  do), against pushing that post into every follower's inbox (push-everything: the same push
+  code the fan-out runs, over the same follower walk); an ordinary author with about 1,000
+  followers through the API (202) and until its fan-out is done. Every follower is marked as
+  a reader, so every push is an inbox write.
+- Fan-out rate: inbox writes per second of the push-everything run.
+- Read: a reader following 300 ordinary authors and the 5 top celebrities, through the API;
+  and in this process, the hybrid read (the service's own) against pull-everything (merge
+  the newest posts of every followed outbox on read, filtered the same way).
+- Memory: bytes Redis uses per inbox entry, over full inboxes (FEED_INBOX_CAP posts).
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from graphsvc.bootstrap import Services, open_services
+from graphsvc.domain.model import Side
+from graphsvc.domain.timeline import Post, newest_first
+from graphsvc.settings import Settings
+
+READER = "bench.reader"
+ORDINARY_AUTHORS = 300
+CELEBRITIES = 5
+SAMPLES = 300
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _micros(values: list[float]) -> dict[str, float]:
+    return {
+        "p50_us": statistics.median(values) * 1e6,
+        "p99_us": _percentile(values, 0.99) * 1e6,
+        "n": len(values),
+    }
+
+
+async def _timed(call: Callable[[], Awaitable[Any]], n: int) -> list[float]:
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        await call()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def _follower_counts(path: Path) -> collections.Counter[str]:
+    followers: collections.Counter[str] = collections.Counter()
+    with path.open() as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                followers[line.split()[1]] += 1
+    return followers
+
+
+async def _followers(services: Services, user: str) -> list[str]:
+    found, position = [], None
+    while True:
+        page = await services.lists.walk(Side.FOLLOWERS, user, position, 1_000)
+        found += [e.user_id for e in page]
+        if len(page) < 1_000:
+            return found
+        position = page[-1].position
+
+
+async def _push_everything(services: Services, author: str, post: Post) -> tuple[float, int]:
+    """Push one post into every follower's inbox, as push-everything would: (seconds, writes)."""
+    started = time.perf_counter()
+    writes, position = 0, None
+    while True:
+        page = await services.lists.walk(Side.FOLLOWERS, author, position, 1_000)
+        readers = [e.user_id for e in page if e.user_id != READER]  # its timeline is measured
+        reached, _ = await services.redis.inboxes.push(readers, [post])
+        writes += reached
+        if len(page) < 1_000:
+            return time.perf_counter() - started, writes
+        position = page[-1].position
+
+
+async def _pull_everything(services: Services, reader: str, limit: int) -> list[Post]:
+    """The reader's timeline with no inbox: every followed outbox merged on read."""
+    following = await services.lists.walk(Side.FOLLOWING, reader, None, 5_000)
+    authors = [e.user_id for e in following]
+    pages = await services.redis.outboxes.outbox_pages(authors, None, limit + 1)
+    merged = newest_first(pages)
+    inactive, _ = await services.redis.outboxes.hidden(authors, [])
+    return [p for p in merged if p.author not in inactive][:limit]
+
+
+async def _setup_reader(
+    services: Services, followers: collections.Counter[str], celebrities: list[str]
+) -> list[str]:
+    """The reader follows 300 ordinary authors (50-5,000 followers) and the top celebrities;
+    the authors post twice each, the celebrities 20 times (once per run: ids are stable)."""
+    ordinary = sorted(u for u, n in followers.items() if 50 <= n < 5_000)[:ORDINARY_AUTHORS]
+    base = datetime.now(UTC) - timedelta(days=1)
+    await services.timelines.timeline(READER, 1)  # the reader reads: pushes reach it
+    for author in [*ordinary, *celebrities]:
+        await services.relations.follow(READER, author)
+    for n, author in enumerate(ordinary):
+        for k in range(2):
+            at = base + timedelta(seconds=n * 2 + k)
+            await services.timelines.publish(author, f"bench-o{k}", at)
+    for n, star in enumerate(celebrities):
+        for k in range(20):
+            await services.timelines.publish(star, f"bench-c{k}", base + timedelta(seconds=n + k))
+    await services.jobs.drain()
+    return ordinary
+
+
+async def _bytes_per_entry(services: Services, authors: list[str]) -> float:
+    """Fill 100 inboxes to FEED_INBOX_CAP with posts of real author ids; bytes per entry."""
+    cap = services.settings.feed_inbox_cap
+    readers = [f"bench.mem{n}" for n in range(100)]
+    await services.redis.inboxes.mark_active(readers)
+    base = int(time.time() * 1e6) - 86_400_000_000
+    posts = [Post.of(authors[n % len(authors)], f"p{n:07d}", base + n * 1_000) for n in range(cap)]
+    await services.redis.inboxes.push(readers, posts)
+    used = entries = 0
+    for reader in readers:
+        size, count = await services.redis.inboxes.inbox_memory(reader)
+        used, entries = used + size, entries + count
+    return used / max(entries, 1)
+
+
+async def measure(
+    settings: Settings, graph: Path, api_url: str, api_key: str, celebrity: str
+) -> dict[str, Any]:
+    followers = _follower_counts(graph)
+    celebrities = [u for u, _ in followers.most_common(CELEBRITIES)]
+    ordinary_1k = min(followers, key=lambda u: (abs(followers[u] - 1_000), u))
+    figures: dict[str, Any] = {"ordinary_author": ordinary_1k, "celebrity": celebrity}
+    run = int(time.time())
+    async with open_services(settings) as services:
+        await services.timeline_events.prepare()
+        ordinary = await _setup_reader(services, followers, celebrities)
+        star_fans = await _followers(services, celebrity)
+        plain_fans = await _followers(services, ordinary_1k)
+        await services.redis.inboxes.mark_active(star_fans + plain_fans)
+        figures["celebrity_followers"] = len(star_fans)
+        figures["ordinary_followers"] = len(plain_fans)
+
+        # push-everything: the celebrity's post into every follower's inbox (3 runs)
+        runs = []
+        for k in range(3):
+            post = Post.of(celebrity, f"bench-push-{run}-{k}", int(time.time() * 1e6))
+            runs.append(await _push_everything(services, celebrity, post))
+        seconds = statistics.median(s for s, _ in runs)
+        figures["push_everything_celebrity_s"] = seconds
+        figures["push_everything_writes_per_s"] = statistics.median(w / s for s, w in runs)
+        # the hybrid's largest fan-out: the most followed author below the threshold
+        threshold = services.settings.feed_celebrity_followers
+        biggest = max((u for u, n in followers.items() if n < threshold), key=followers.get)
+        big_fans = await _followers(services, biggest)
+        await services.redis.inboxes.mark_active(big_fans)
+        runs = []
+        for k in range(3):
+            post = Post.of(biggest, f"bench-push-{run}-{k}", int(time.time() * 1e6))
+            runs.append(await _push_everything(services, biggest, post))
+        figures["fanout_author_followers"] = len(big_fans)
+        figures["fanout_writes_per_s"] = statistics.median(w / s for s, w in runs)
+
+        # reads in this process: hybrid against pull-everything
+        await services.timelines.timeline(READER, 20)
+        figures["read_hybrid_inproc"] = _micros(
+            await _timed(lambda: services.timelines.timeline(READER, 20), SAMPLES)
+        )
+        figures["read_pull_everything_inproc"] = _micros(
+            await _timed(lambda: _pull_everything(services, READER, 20), SAMPLES // 3)
+        )
+        hybrid_items = [p.member for p in (await services.timelines.timeline(READER, 20)).items]
+        pulled_items = [p.member for p in await _pull_everything(services, READER, 20)]
+        figures["same_answer"] = hybrid_items == pulled_items
+        figures["bytes_per_inbox_entry"] = await _bytes_per_entry(services, ordinary)
+        figures["reader_inbox"] = (await services.redis.inboxes.inbox_memory(READER))[1]
+
+        headers = {"Authorization": f"Bearer {api_key}"}
+        async with httpx.AsyncClient(base_url=api_url, headers=headers, timeout=30) as http:
+            stamp = datetime.now(UTC) - timedelta(minutes=1)
+            n = iter(range(10**9))
+
+            async def publish(author: str) -> None:
+                body = {"at": stamp.isoformat()}
+                response = await http.put(f"/v1/users/{author}/posts/b{run}-{next(n)}", json=body)
+                assert response.status_code == 202, response.text
+
+            await http.get(f"/v1/users/{READER}/timeline", params={"limit": 20})
+            figures["read_api"] = _micros(
+                await _timed(
+                    lambda: http.get(f"/v1/users/{READER}/timeline", params={"limit": 20}),
+                    SAMPLES,
+                )
+            )
+            await publish(celebrity)  # a first post may switch the celebrity to pull
+            figures["publish_celebrity_api"] = _micros(
+                await _timed(lambda: publish(celebrity), SAMPLES)
+            )
+            # one ordinary post, until its fan-out is done
+            started = time.perf_counter()
+            post_id = f"b{run}-done"
+            body = {"at": stamp.isoformat()}
+            await http.put(f"/v1/users/{ordinary_1k}/posts/{post_id}", json=body)
+            path = f"/v1/users/{ordinary_1k}/posts/{post_id}"
+            for _ in range(100_000):  # polled as a product would
+                if (await http.get(path)).json()["state"] == "done":
+                    break
+            figures["ordinary_fanout_done_s"] = time.perf_counter() - started
+            figures["publish_ordinary_api"] = _micros(
+                await _timed(lambda: publish(ordinary_1k), 50)
+            )
+    figures["ordinary_authors_followed"] = len(ordinary)
+    return figures
+
+
+def rows(f: dict[str, Any]) -> list[dict[str, Any]]:
+    """The table's rows, each against its alternatives and target."""
+    star, plain = f["publish_celebrity_api"], f["publish_ordinary_api"]
+    hybrid, pull, api = f["read_hybrid_inproc"], f["read_pull_everything_inproc"], f["read_api"]
+    speedup = pull["p50_us"] / hybrid["p50_us"]
+    return [
+        {
+            "row": f"timeline publish, top celebrity ({f['celebrity_followers']:,} followers): "
+            f"hybrid/pull-everything through the API p50 {star['p50_us']:,.0f}us p99 "
+            f"{star['p99_us']:,.0f}us; push-everything {f['push_everything_celebrity_s'] * 1e3:,.0f} ms "
+            f"of inbox writes per post",
+            "measured": f"p99 {star['p99_us'] / 1e3:.2f} ms; push-everything "
+            f"{f['push_everything_celebrity_s'] * 1e6 / star['p50_us']:,.0f}x the hybrid's p50",
+            "target": "celebrity publish p99 <= 5 ms",
+            "pass": star["p99_us"] <= 5_000,
+        },
+        {
+            "row": f"timeline publish, ordinary author ({f['ordinary_followers']:,} followers): "
+            f"API 202 p50 {plain['p50_us']:,.0f}us p99 {plain['p99_us']:,.0f}us; fan-out done "
+            f"in {f['ordinary_fanout_done_s'] * 1e3:,.0f} ms (push-everything: the same; "
+            "pull-everything: the outbox write only)",
+            "measured": f"{f['fanout_writes_per_s']:,.0f} inbox writes/s (walk and push, the "
+            f"largest ordinary author: {f['fanout_author_followers']:,} followers); "
+            f"push-everything at the celebrity {f['push_everything_writes_per_s']:,.0f}/s (two "
+            "thirds of its followers come from Neo4j, past the hot list)",
+            "target": "fan-out >= 50,000 inbox writes/s",
+            "pass": f["fanout_writes_per_s"] >= 50_000,
+        },
+        {
+            "row": f"timeline read, reader of {f['ordinary_authors_followed']} ordinary authors + 5 "
+            f"celebrities (limit 20): API p50 {api['p50_us']:,.0f}us p99 {api['p99_us']:,.0f}us; "
+            f"in process hybrid p50 {hybrid['p50_us']:,.0f}us p99 {hybrid['p99_us']:,.0f}us, "
+            f"pull-everything p50 {pull['p50_us']:,.0f}us p99 {pull['p99_us']:,.0f}us"
+            f" (same first page: {f['same_answer']})",
+            "measured": f"API p99 {api['p99_us'] / 1e3:.2f} ms; hybrid {speedup:.1f}x faster "
+            "than pull-everything (p50, same process and client)",
+            "target": "API p99 <= 10 ms and >= 10x faster than pull-everything",
+            "pass": api["p99_us"] <= 10_000 and speedup >= 10,
+        },
+        {
+            "row": f"timeline memory: full inboxes of {800} posts (listpack encoding)",
+            "measured": f"{f['bytes_per_inbox_entry']:.1f} bytes per inbox entry",
+            "target": "<= 40 bytes per entry",
+            "pass": f["bytes_per_inbox_entry"] <= 40,
+        },
+    ]
