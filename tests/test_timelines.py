@@ -341,7 +341,7 @@ async def test_a_restart_in_the_middle_of_a_fanout_loses_nothing(
 ) -> None:
     service = make_service()
     author = uid("author")
-    readers = [uid("reader") for _ in range(400)]
+    readers = [uid("reader") for _ in range(600)]
     for reader in readers:
         await service.relations.follow(reader, author)
     await service.redis.inboxes.mark_active(readers)
@@ -352,7 +352,11 @@ async def test_a_restart_in_the_middle_of_a_fanout_loses_nothing(
         async with httpx.AsyncClient(base_url=url, headers=headers) as http:
             response = await http.put(f"/v1/users/{author}/posts/p1", json={"at": at(1)})
             assert response.status_code == 202, response.text
-            await asyncio.sleep(0.3)
+            for _ in range(1_000):  # kill it as soon as the fan-out has made some steps
+                state = await service.redis.outboxes.state(author, "p1")
+                if state and state["followers"] >= 20:
+                    break
+                await asyncio.sleep(0.005)
     finally:
         process.kill()  # SIGKILL: no shutdown, the job's lease just stops being renewed
         process.wait(timeout=30)

@@ -20,9 +20,11 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+import orjson
+
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.statuses import StatusesMissing
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, authors_of
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, authors_of, has_more
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import (
     InvalidCursor,
@@ -72,8 +74,6 @@ class Timelines:
         state, and whether the post is new. Idempotent; the same id at another time is a
         conflict, and a deleted id is not published again."""
         post = self._valid_post(author, post_id, at)
-        if await self._outboxes.deleted_among([post.member]):
-            raise PostDeleted(f"post {post_id!r} of {author!r} was deleted; use a new id")
         followers: int | None = None  # the mirror's count, unless it is cold
         outcome = await self._outboxes.publish(post, post_id)
         if outcome.status == "counts":
@@ -84,6 +84,11 @@ class Timelines:
             outcome = await self._outboxes.publish(
                 post, post_id, switch="pull", followers=followers
             )
+        if outcome.deleted:  # checked with the publish: take back what it wrote, if anything
+            if outcome.status == "published":
+                await self._outboxes.delete(author, post_id, post.member)
+                await self._outboxes.forget(author, post_id)
+            raise PostDeleted(f"post {post_id!r} of {author!r} was deleted; use a new id")
         if outcome.status == "conflict":
             raise PostConflict(
                 f"post {post_id!r} of {author!r} exists with another time; a post's time "
@@ -94,7 +99,11 @@ class Timelines:
             await self._jobs.start(f"push|{author}|{post_id}")
         if outcome.extra == "1":  # back below the threshold: push the outbox everywhere
             await self._jobs.start(f"drain|{author}")
-        return await self.post(author, post_id), created
+        if not created:
+            state = orjson.loads(outcome.extra)
+            return _state(author, post_id, state), False
+        way = "done" if outcome.mode == "pull" else "fanning_out"
+        return PostState(author, post_id, post.at, outcome.mode, way), True
 
     async def post(self, author: str, post_id: str) -> PostState:
         _valid_ids(author, post_id)
@@ -104,10 +113,7 @@ class Timelines:
             if await self._outboxes.deleted_among([member]):
                 return PostState(author, post_id, 0, "", "deleted")
             raise UnknownPost(f"user {author!r} has no post {post_id!r}")
-        return PostState(
-            author, post_id, int(state["at"]), state["mode"], state["state"],
-            state["followers"], state["pushed"],
-        )  # fmt: skip
+        return _state(author, post_id, state)
 
     async def delete(self, author: str, post_id: str) -> bool:
         """Hide the post at once (tombstone), take it out of the outbox, and remove it from
@@ -180,7 +186,7 @@ class Timelines:
                 pulled, position, want, posts
             )
         # Where each source stopped short of its end, the merge is complete only above it.
-        ends = [page[-1] for page in pages if len(page) >= want]
+        ends = [page[-1] for page in pages if has_more(page)]
         if not inbox.exhausted and inbox.posts:
             ends.append(inbox.posts[-1])
         horizon = max(ends) if ends else None
@@ -226,6 +232,13 @@ class Timelines:
         pushing = [a for a in authors if a not in pulled or a in draining]
         pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
         await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
+
+
+def _state(author: str, post_id: str, state: dict) -> PostState:
+    return PostState(
+        author, post_id, int(state["at"]), state["mode"], state["state"],
+        state["followers"], state["pushed"],
+    )  # fmt: skip
 
 
 def _valid_ids(author: str, post_id: str) -> None:

@@ -129,8 +129,14 @@ class Batch:
     lacked (NOSCRIPT) is found and sent again, whatever the other commands queued.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *, resend_missing: bool = False) -> None:
+        """``resend_missing``: on a single Redis too, send scripts as raw EVALSHA (no SCRIPT
+        EXISTS round trip first, which redis-py's pipeline makes each time) and send again
+        those the server lacked, as on a cluster. Only for batches whose other commands may
+        run whether or not the scripts did (reads, or idempotent writes): a mirror write's
+        event must not be appended when its script was refused."""
         self._client = client
+        self._resend = resend_missing or is_cluster(client)
         self._scripts: list[tuple[AsyncScript, tuple[Any, ...]]] = []
         self._calls: list[Callable[[Pipe], object]] = []
 
@@ -153,7 +159,7 @@ class Batch:
     ) -> list[Any]:
         async with self._client.pipeline(transaction=False) as pipe:
             for script, command in scripts:
-                if not isinstance(pipe, ClusterPipeline):
+                if not self._resend:
                     pipe.scripts.add(script)  # the single server's pipeline loads it if missing
                 pipe.execute_command(*command)
             for queue in calls:
@@ -163,7 +169,7 @@ class Batch:
     async def execute(self) -> list[Any]:
         if not len(self):
             return []
-        if not is_cluster(self._client):
+        if not self._resend:
             return await self._send(self._scripts, self._calls, raise_on_error=True)
         replies = await self._send(self._scripts, self._calls, raise_on_error=False)
         missing = [

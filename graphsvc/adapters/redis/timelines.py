@@ -58,6 +58,7 @@ class Published:
     status: str  # counts, enter_pull, conflict, exists, published
     mode: str
     extra: str
+    deleted: bool = False  # the post id has a tombstone (checked in the same round trip)
 
 
 def feed_key(settings: Settings, name: str) -> str:
@@ -96,8 +97,11 @@ class Outboxes:
         enter = s.feed_celebrity_followers
         args = [post_id, post.at, post.member, s.feed_outbox_cap, enter,
                 enter * s.feed_hysteresis, switch, "" if followers is None else followers]  # fmt: skip
-        status, mode, extra = await self._publish(keys=keys, args=args)
-        return Published(status, mode, extra)
+        batch = Batch(self._redis, resend_missing=True)
+        batch.script(self._publish, keys, args)
+        batch.call(lambda pipe: pipe.zscore(self._deleted, post.member))
+        (status, mode, extra), tombstone = await batch.execute()
+        return Published(status, mode, extra, deleted=tombstone is not None)
 
     async def state(self, author: str, post_id: str) -> dict[str, Any] | None:
         raw = await self._redis.hget(self.key("ps", author), post_id)
@@ -150,18 +154,23 @@ class Outboxes:
         authors and of the inbox's posts, in one round trip. The outbox pages' own posts are
         never deleted (a deletion takes a post out of its outbox first)."""
         high = "+inf" if after is None else after.at
+        ties = 0 if after is None else 8  # posts of the position's microsecond come first
         everyone = list(dict.fromkeys([*authors, *(p.author for p in inbox)]))
         members = [p.member for p in inbox]
         async with self._redis.pipeline(transaction=False) as pipe:
             for author in authors:
                 pipe.zrevrangebyscore(
-                    self.key("po", author), high, "-inf", start=0, num=want + 8, withscores=True
+                    self.key("po", author), high, "-inf", start=0, num=want + ties, withscores=True
                 )
             pipe.smismember(self._statuses.inactive_key, [*everyone, ""])
             if members:
                 pipe.zmscore(self._deleted, members)
             replies = await pipe.execute()
+        # A page that read all it asked for may have more beyond it (None: it ended).
         pages = [_page(rows, after, want) for rows in replies[: len(authors)]]
+        for n, rows in enumerate(replies[: len(authors)]):
+            if len(rows) == want + ties and pages[n]:
+                pages[n] = _Full(pages[n])
         flags = replies[len(authors)]
         if not flags[-1]:
             raise StatusesMissing
@@ -202,11 +211,11 @@ class Outboxes:
         if not authors:
             return []
         high = "+inf" if after is None else after.at
+        ties = 0 if after is None else 8  # posts of the position's microsecond come first
         async with self._redis.pipeline(transaction=False) as pipe:
             for author in authors:
-                # Posts of the position's own microsecond may come first: read a few more.
                 pipe.zrevrangebyscore(
-                    self.key("po", author), high, "-inf", start=0, num=want + 8, withscores=True
+                    self.key("po", author), high, "-inf", start=0, num=want + ties, withscores=True
                 )
             replies = await pipe.execute()
         return [_page(rows, after, want) for rows in replies]
@@ -281,7 +290,7 @@ class Inboxes:
         entries: list[Any] = [self._settings.feed_inbox_cap]
         for post in posts:
             entries += (post.at, post.member)
-        batch = Batch(self._redis)
+        batch = Batch(self._redis, resend_missing=True)  # idempotent pushes
         for keys in self._inbox_keys(readers):
             batch.script(self._push, keys, entries)
         replies = await batch.execute()
@@ -310,7 +319,7 @@ class Inboxes:
                 self._mirror.key("m", reader), self.key("fc", reader), self.key("fv", reader)]  # fmt: skip
         args = ["+inf" if after is None else after.at, "" if after is None else after.member,
                 want, self._settings.feed_active_ms, scan_max]  # fmt: skip
-        batch = Batch(self._redis)
+        batch = Batch(self._redis, resend_missing=True)
         batch.script(self._read, keys, args)
         batch.call(lambda pipe: pipe.get(self._generation))
         reply, generation = await batch.execute()
@@ -434,6 +443,14 @@ class FeedQueue:
             pipe.zrem(self._jobs, job)
             pipe.hdel(self._jobpos, job)
             await pipe.execute()
+
+
+class _Full(list):
+    """A page of an outbox that has more posts beyond it."""
+
+
+def has_more(page: list[Post]) -> bool:
+    return isinstance(page, _Full)
 
 
 def _page(rows: list[tuple[str, float]], after: Post | None, want: int) -> list[Post]:

@@ -1,6 +1,6 @@
 -- feed_read: one page of a reader's inbox, and what the reader's timeline needs besides.
 -- Touches one reader's keys only. Marks the reader active for ACTIVE_MS (and its inbox with
--- it). A reader that was inactive has missed pushes: its inbox is dropped and the caller
+-- it; renewed hourly). A reader that was inactive has missed pushes: its inbox is dropped and the caller
 -- rebuilds it from outboxes; pushes that land meanwhile stay (the rebuild adds to them).
 -- Posts of authors the reader no longer follows are skipped when the reader's following
 -- list is mirrored in full (m:{r} gs set and gb = -1); otherwise the caller filters them.
@@ -15,13 +15,29 @@ if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1])
   return {'rebuild'}
 end
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+-- renewed at most once an hour (a write per read would cost every read an AOF append)
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) - 3600000 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
 local meta = redis.call('HMGET', KEYS[4], 'gs', 'gb', 'fg')
 local complete = meta[1] and tonumber(meta[2] or '-1') < 0
   and (tonumber(meta[3] or '0') == 0 or redis.call('EXISTS', KEYS[3]) == 1)
+-- A short following list (a listpack up to zset-max-listpack-entries, where each ZSCORE
+-- scans it) is read once into a table; a long one (a skiplist) is asked member by member.
+local following = nil
 local function followed(author)
-  return (not complete) or redis.call('ZSCORE', KEYS[3], author) ~= false
+  if not complete then return true end
+  if not following then
+    following = {}
+    if redis.call('ZCARD', KEYS[3]) <= 1024 then
+      for _, user in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do following[user] = true end
+    else
+      following = false
+    end
+  end
+  if following == false then return redis.call('ZSCORE', KEYS[3], author) ~= false end
+  return following[author] == true
 end
 local function less_bytes(a, b) -- Lua's `<` follows the server's locale
   local n = math.min(#a, #b)
