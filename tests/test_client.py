@@ -180,3 +180,26 @@ def test_a_conflict_is_typed(server_settings: Settings, service_key: str) -> Non
         with pytest.raises(Conflict) as full:
             graph.follow(me, new_user_id("two"))
         assert full.value.status == 409 and full.value.code == "following_limit"
+
+
+def test_timelines_through_the_client(api: str, service_key: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    reader, author = new_user_id("reader"), new_user_id("author")
+    start = datetime.now(UTC) - timedelta(hours=1)
+    with GraphClient(api, service_key) as graph:
+        assert list(graph.timeline(reader)) == []  # a first read: the reader is active now
+        graph.follow(reader, author)
+        posted = [graph.publish(author, f"p{n}", start + timedelta(minutes=n)) for n in range(3)]
+        assert [p.mode for p in posted] == ["push"] * 3
+        assert graph.publish(author, "p0", start).created is False
+        for _ in range(200):  # the fan-outs run in the server
+            if all(graph.post(author, f"p{n}").state == "done" for n in range(3)):
+                break
+            time.sleep(0.05)
+        walked = [item.post_id for item in graph.timeline(reader, page_size=2)]
+        assert walked == ["p2", "p1", "p0"]
+        assert graph.delete_post(author, "p1").deleted is True
+        frame = graph.timeline(reader).to_pandas()
+        assert list(frame["post_id"]) == ["p2", "p0"] and set(frame) == {"post_id", "author", "at"}
+        assert graph.post(author, "p1").state in ("deleting", "deleted")

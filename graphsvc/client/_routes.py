@@ -145,6 +145,31 @@ class Routes:
                                body={"ids": list(ids)}, model=schemas.RecordedBody,
                                idempotent=False))  # fmt: skip
 
+    # -- timelines ------------------------------------------------------------------------
+
+    def publish(self, user_id: str, post_id: str, at: datetime) -> Any:
+        """Publish a post's id and time (idempotent): ``PostBody`` (``mode`` push or pull)."""
+        return self._call(Call("PUT", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
+                               body={"at": at.isoformat()}, model=schemas.PostBody))  # fmt: skip
+
+    def post(self, user_id: str, post_id: str) -> Any:
+        """A post's state and fan-out progress: ``PostBody``."""
+        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
+                               model=schemas.PostBody))  # fmt: skip
+
+    def delete_post(self, user_id: str, post_id: str) -> Any:
+        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
+                               model=schemas.PostDeletedBody))  # fmt: skip
+
+    def timeline(
+        self, user_id: str, *, limit: int | None = None, page_size: int = 50,
+        progress: bool = False,
+    ) -> Any:  # fmt: skip
+        """The home timeline, newest first, across pages (``limit``: stop early)."""
+        call = Call("GET", f"/v1/users/{_u(user_id)}/timeline", {"limit": page_size},
+                    model=schemas.TimelineBody)  # fmt: skip
+        return self._list(call, limit, progress)
+
     def affinities(self, user_id: str, *, limit: int = 20) -> Any:
         """Whom the user is closest to (the ``internal`` scope)."""
         return self._call(Call("GET", f"/v1/internal/users/{_u(user_id)}/affinities",
