@@ -41,7 +41,9 @@ def _post_body(state: PostState, created: bool | None = None) -> dict[str, objec
     "/v1/users/{user_id}/posts/{post_id}",
     response_model=PostBody,
     status_code=202,
-    responses=ERRORS | POST_ERRORS,
+    responses=ERRORS
+    | POST_ERRORS
+    | {200: {"model": PostBody, "description": "the same post again (created: false)"}},
     tags=["timelines"],
     summary="Publish a post (its id and time): in the outbox now, fanned out in the background",
     openapi_extra=requires(Scope.WRITE, acts_as_user=True),
@@ -67,7 +69,8 @@ async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
     "/v1/users/{user_id}/posts/{post_id}",
     response_model=PostDeletedBody,
     status_code=202,
-    responses=ERRORS,
+    responses=ERRORS
+    | {200: {"model": PostDeletedBody, "description": "no such post (deleted: false)"}},
     tags=["timelines"],
     summary="Delete a post: hidden at once, removed from every inbox in the background",
     openapi_extra=requires(Scope.WRITE, acts_as_user=True),

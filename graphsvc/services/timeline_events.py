@@ -24,6 +24,7 @@ import uuid
 
 from redis.exceptions import ResponseError
 
+from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
 from graphsvc.settings import Settings
@@ -95,16 +96,25 @@ class TimelineEvents:
             e["dst"] for e in events if e.get("type") == "block"
         }))  # fmt: skip
         for event in events:
-            kind, src, dst = event.get("type"), event.get("src", ""), event.get("dst", "")
-            if kind == "follow" and (src, dst) in backfills:
-                await self._inboxes.push([src], backfills[(src, dst)])
-            elif kind == "unfollow":
-                await self._inboxes.remove_author(src, dst)
-            elif kind == "block":
-                await self._inboxes.remove_author(src, dst)
-                await self._inboxes.remove_author(dst, src)
-            elif kind == "erase":
-                await self._inboxes.forget_user(src)
+            try:
+                await self._apply_one(event, backfills)
+            except REDIS_DOWN:
+                raise  # not acked: applied again once Redis answers
+            except Exception:  # one bad entry must not stop the consumer for good
+                log.exception("timeline consumer skipped event %s", event.get("id"))
+
+    async def _apply_one(self, event: dict[str, str], backfills: dict) -> None:
+        kind, src, dst = event.get("type"), event.get("src", ""), event.get("dst", "")
+        if kind == "follow" and (src, dst) in backfills:
+            await self._inboxes.push([src], backfills[(src, dst)])
+        elif kind == "unfollow":
+            await self._inboxes.remove_author(src, dst)
+        elif kind == "block":
+            await self._inboxes.remove_author(src, dst)
+            await self._inboxes.remove_author(dst, src)
+        elif kind == "erase":
+            await self._outboxes.forget_author(src)
+            await self._inboxes.forget_reader(src)
 
     async def _backfills(self, follows: list[tuple[str, str]]) -> dict:
         """For each follow whose follower reads its timeline and whose author pushes: the
