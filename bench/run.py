@@ -262,11 +262,18 @@ class ServedApi:
 # -- memory -----------------------------------------------------------------------------------
 
 
+# The timelines' keys (measured on their own row), left out of the mirror's memory.
+TIMELINE_KINDS = {"po", "ps", "fm", "in", "rd", "fc", "fv", "{feed}"}
+
+
 async def mirror_memory(settings: Settings) -> dict[str, Any]:
     async with open_services(settings) as services:
         redis = services.redis.client
+        prefix = settings.redis_prefix
         keys = [
-            key async for key in redis.scan_iter(match=f"{settings.redis_prefix}*", count=10_000)
+            key
+            async for key in redis.scan_iter(match=f"{prefix}*", count=10_000)
+            if key[len(prefix) :].split(":", 1)[0] not in TIMELINE_KINDS
         ]
         total = entries = 0
         for start in range(0, len(keys), 5_000):

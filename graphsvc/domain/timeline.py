@@ -23,9 +23,9 @@ author near the threshold from flapping, since each switch back to push costs a 
 from __future__ import annotations
 
 import enum
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 SEPARATOR = "|"
 
@@ -46,9 +46,9 @@ class Mode(enum.StrEnum):
         return self is not Mode.PUSH
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Post:
-    """A post in a timeline. Ordered as timelines are (oldest first; read them reversed)."""
+class Post(NamedTuple):
+    """A post in a timeline. A tuple, so that posts compare as timelines order them (oldest
+    first; read them reversed) at C speed: merges compare them thousands of times a second."""
 
     at: int  # microseconds since the epoch
     member: str  # author|post_id
@@ -71,15 +71,11 @@ def author_of(member: str) -> str:
 
 
 def newest_first(sources: Iterable[list[Post]]) -> list[Post]:
-    """Merge lists that each run newest first into one, newest first, each post once (a post
-    pushed before its author became a celebrity is in the inbox and in the outbox)."""
-    merged: list[Post] = []
-    seen: set[str] = set()
-    for post in heapq.merge(*sources, reverse=True):
-        if post.member not in seen:
-            seen.add(post.member)
-            merged.append(post)
-    return merged
+    """Posts of several sources in one list, newest first, each post once (a post pushed
+    before its author became a celebrity is in the inbox and in the outbox). A sort rather
+    than a heap merge: the lists are short, and tuples sort in C."""
+    unique = {post.member: post for source in sources for post in source}
+    return sorted(unique.values(), reverse=True)
 
 
 def after(post: Post, position: Post | None) -> bool:

@@ -9,11 +9,10 @@ Every write of the follow graph goes the same way:
    transaction. The caller does this step, under the lock; its rules are checked there.
 3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
    one per user), the invalidation of the users' suggestion caches and of their lists of
-   pulled (celebrity) authors, and the events' appends to
-   the stream with their acks (the timelines' consumer group reads them), which run only
-   once the mirror write did (on a cluster, in a
-   second round trip). No-op repeats are mirrored too: the scripts are idempotent, so a
-   retried request repairs a mirror write that an earlier attempt lost.
+   pulled (celebrity) authors, and the events' appends to the stream with their acks (the
+   timelines' consumer group reads them), which run only once the mirror write did (on a
+   cluster, in a second round trip). No-op repeats are mirrored too: the scripts are
+   idempotent, so a retried request repairs a mirror write that an earlier attempt lost.
 4. **A Redis failure** never undoes or fails the committed write. Unreachable: the breaker
    opens (reads go to Neo4j for REDIS_RETRY_SECONDS). Refused (OOM, READONLY): logged, and any
    ack that got through is withdrawn. Either way the outbox relay appends the events and
