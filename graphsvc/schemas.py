@@ -10,9 +10,9 @@ kinds), the schema carries a mark that the server's OpenAPI document fills in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, Field
 
 from graphsvc.domain.access import Scope
 from graphsvc.domain.ids import USER_ID_PATTERN
@@ -20,6 +20,16 @@ from graphsvc.domain.ids import USER_ID_PATTERN
 SETTINGS_MARK = "x-settings"
 # Documented, and checked by the services (whose 422 names the parameter in the one shape).
 ID_SCHEMA: dict[str, Any] = {"pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64}
+
+
+def _iso_text(value: Any) -> Any:
+    # pydantic would also take a number (seconds since the epoch); the contract says text
+    if not isinstance(value, str):
+        raise ValueError("an ISO-8601 date-time string is required")
+    return value
+
+
+IsoDateTime = Annotated[datetime, BeforeValidator(_iso_text)]
 
 
 def settings_extra(**keywords: str) -> dict[str, Any]:
@@ -139,17 +149,9 @@ class InteractionIn(BaseModel):
         examples=["message"],
         json_schema_extra=settings_extra(enum_keys="interaction_weights"),
     )
-    at: datetime = Field(
+    at: IsoDateTime = Field(
         description="when it happened (ISO-8601; UTC if no zone; not in the future)"
     )
-
-    @field_validator("at", mode="before")
-    @classmethod
-    def _text_only(cls, value: Any) -> Any:
-        # pydantic would also take a number (seconds since the epoch); the contract says text
-        if not isinstance(value, str):
-            raise ValueError("an ISO-8601 date-time string is required")
-        return value
 
 
 class AcceptedBody(BaseModel):
@@ -248,18 +250,11 @@ class RevokeBody(BaseModel):
 
 
 class PostIn(BaseModel):
-    at: datetime = Field(
+    at: IsoDateTime = Field(
         description="when it was posted (ISO-8601; UTC if no zone; at most "
         "FEED_MAX_FUTURE_SECONDS ahead of the server's clock)",
         examples=["2026-11-23T10:00:00Z"],
     )
-
-    @field_validator("at", mode="before")
-    @classmethod
-    def _text_only(cls, value: Any) -> Any:
-        if not isinstance(value, str):
-            raise ValueError("an ISO-8601 date-time string is required")
-        return value
 
 
 class PostBody(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -36,21 +36,37 @@ class Report:
         )
 
 
+Check = Callable[[Services, Sequence[str]], Awaitable[list[Drift]]]
+Repair = Callable[[Services, Sequence[str]], Awaitable[object]]
+
+
+async def _repair_mirrors(services: Services, users: Sequence[str]) -> None:
+    await services.mirror_sync.repair(users)
+
+
 async def reconcile(
-    services: Services, batches: AsyncIterator[list[str]], *, progress: bool = True
+    services: Services,
+    batches: AsyncIterator[list[str]],
+    *,
+    progress: bool = True,
+    check: Check = check_users,
+    repair: Repair = _repair_mirrors,
+    desc: str = "reconciled",
 ) -> Report:
+    """Check each batch, repair the users found drifted, check them again (the mirror by
+    default; the timelines with ``ops/timeline_check.py``'s check and repair)."""
     report = Report()
-    with tqdm(desc="reconciled", unit="user", disable=not progress) as bar:
+    with tqdm(desc=desc, unit="user", disable=not progress) as bar:
         async for batch in batches:
-            drifts = await check_users(services, batch)
+            drifts = await check(services, batch)
             report.checked += len(batch)
             if drifts:
                 users = sorted({d.user_id for d in drifts})
                 report.found += len(drifts)
                 report.repaired += len(users)
                 report.drifts += drifts[: max(0, 20 - len(report.drifts))]
-                await services.mirror_sync.repair(users)
-                report.left += len(await check_users(services, users))
+                await repair(services, users)
+                report.left += len(await check(services, users))
             bar.update(len(batch))
     return report
 

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
-from tqdm import tqdm
-
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.domain.timeline import Post, newest_first
 from graphsvc.ops.consistency import Drift
-from graphsvc.ops.reconcile import Report
+from graphsvc.ops.reconcile import Report, reconcile
 
 
 async def _diff(services: Services, reader: str) -> tuple[list[Post], list[str]] | None:
@@ -75,16 +73,7 @@ async def repair_timelines(services: Services, readers: Sequence[str]) -> int:
 async def reconcile_timelines(
     services: Services, batches: AsyncIterator[list[str]], *, progress: bool = True
 ) -> Report:
-    report = Report()
-    with tqdm(desc="timelines", unit="user", disable=not progress) as bar:
-        async for batch in batches:
-            drifts = await check_timelines(services, batch)
-            report.checked += len(batch)
-            if drifts:
-                users = sorted({d.user_id for d in drifts})
-                report.found += len(drifts)
-                report.drifts += drifts[: max(0, 20 - len(report.drifts))]
-                report.repaired += await repair_timelines(services, users)
-                report.left += len(await check_timelines(services, users))
-            bar.update(len(batch))
-    return report
+    return await reconcile(
+        services, batches, progress=progress, check=check_timelines, repair=repair_timelines,
+        desc="timelines",
+    )  # fmt: skip
