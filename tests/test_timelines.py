@@ -352,7 +352,7 @@ async def test_a_restart_in_the_middle_of_a_fanout_loses_nothing(
         async with httpx.AsyncClient(base_url=url, headers=headers) as http:
             response = await http.put(f"/v1/users/{author}/posts/p1", json={"at": at(1)})
             assert response.status_code == 202, response.text
-            for _ in range(1_000):  # kill it as soon as the fan-out has made some steps
+            for _ in range(6_000):  # kill it as soon as the fan-out has made some steps
                 state = await service.redis.outboxes.state(author, "p1")
                 if state and state["followers"] >= 20:
                     break
