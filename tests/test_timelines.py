@@ -380,3 +380,62 @@ async def test_a_restart_in_the_middle_of_a_fanout_loses_nothing(
     store = service.redis.inboxes
     missing = [r for r in readers if member not in {p.member for p in await store.inbox(r)}]
     assert missing == []
+
+
+async def test_filtered_posts_never_end_a_timeline_early(
+    api: httpx.AsyncClient, uid: Callable[[str], str]
+) -> None:
+    reader, author = uid("reader"), uid("author")
+    await timeline(api, reader)
+    await follow(api, reader, author)
+    for n in range(30):
+        await publish(api, author, f"p{n}", n)
+    await settle(api)
+    assert (await api.delete(f"/v1/users/{author}/posts/p25")).status_code == 202
+    # pages of 20 (21 asked of the inbox): the deleted post is among the first 21
+    walked = await timeline(api, reader, limit=20)
+    assert [p for _, p in walked] == [f"p{n}" for n in reversed(range(30)) if n != 25]
+
+
+async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_out(
+    api: httpx.AsyncClient, uid: Callable[[str], str]
+) -> None:
+    from graphsvc.domain.timeline import Post
+
+    reader, author = uid("reader"), uid("author")
+    await follow(api, reader, author)
+    await publish(api, author, "p0", 0)
+    await settle(api)
+    assert await timeline(api, reader) == [(author, "p0")]  # rebuilt at its first read
+    inboxes = service_of(api).redis.inboxes
+    # a rebuild that stopped half way: marked due, its inbox emptied
+    await inboxes._redis.set(inboxes.key("rb", reader), "1")
+    await inboxes._redis.delete(inboxes.key("in", reader))
+    assert await timeline(api, reader) == [(author, "p0")]
+    assert len(await inboxes.inbox(reader)) == 1
+
+    # a publish whose fan-out was never queued (the process stopped after the outbox write)
+    post = Post.of(author, "p1", int(BASE.timestamp() * 1e6) + 60_000_000)
+    assert (await service_of(api).redis.outboxes.publish(post, "p1")).status == "published"
+    again = await api.put(f"/v1/users/{author}/posts/p1", json={"at": at(1)})
+    assert again.status_code == 200 and again.json()["created"] is False
+    await settle(api)
+    assert (await api.get(f"/v1/users/{author}/posts/p1")).json()["state"] == "done"
+    assert [p.post_id for p in await inboxes.inbox(reader)] == ["p1", "p0"]
+
+
+async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
+    api: httpx.AsyncClient, uid: Callable[[str], str]
+) -> None:
+    from graphsvc.ops.timeline_check import check_timelines
+
+    reader, author = uid("reader"), uid("author")
+    await timeline(api, reader)
+    await follow(api, reader, author)
+    await publish(api, author, "p0", 0)
+    await settle(api)
+    response = await api.put(f"/v1/users/{author}/status", json={"status": "suspended"})
+    assert response.status_code == 200, response.text
+    await service_of(api).jobs.drain()
+    assert await timeline(api, reader) == []  # hidden on read
+    assert await check_timelines(service_of(api), [reader]) == []  # but not wrong

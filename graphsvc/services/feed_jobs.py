@@ -72,7 +72,7 @@ class FeedJobs:
                     log.error("unknown timeline job %r dropped", job)
             await self._queue.finish(job)
 
-        self._jobs.start(f"feed:{job}", work)
+        self._jobs.start(f"feed:{job}", work, forget=True)
 
     async def resume_due(self) -> int:
         """Run here the jobs whose process stopped (their lease ran out)."""

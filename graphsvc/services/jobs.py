@@ -46,8 +46,10 @@ class Jobs:
         self._gave_up: dict[str, JobFactory] = {}
         self._closed = False
 
-    def start(self, key: str, factory: JobFactory) -> None:
-        """Run ``factory`` for ``key``; if a job for ``key`` is running, run it once more after."""
+    def start(self, key: str, factory: JobFactory, *, forget: bool = False) -> None:
+        """Run ``factory`` for ``key``; if a job for ``key`` is running, run it once more after.
+        ``forget``: drop the job from the registry once done (jobs by the thousand, such as
+        timeline fan-outs, whose progress is kept elsewhere)."""
         if self._closed:
             return
         running = self._jobs.get(key)
@@ -57,6 +59,13 @@ class Jobs:
         progress = Progress()
         task = asyncio.get_running_loop().create_task(self._run(key, factory, progress), name=key)
         self._jobs[key] = _Job(task, progress)
+        if forget:
+            task.add_done_callback(lambda done: self._forget(key, done))
+
+    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
+        job = self._jobs.get(key)
+        if job is not None and job.task is task:
+            del self._jobs[key]
 
     async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
         JOBS_RUNNING.inc()

@@ -100,8 +100,12 @@ class Timelines:
         if outcome.extra == "1":  # back below the threshold: push the outbox everywhere
             await self._jobs.start(f"drain|{author}")
         if not created:
-            state = orjson.loads(outcome.extra)
-            return _state(author, post_id, state), False
+            state = _state(author, post_id, orjson.loads(outcome.extra))
+            if state.mode == "push" and state.state == "fanning_out":
+                # a publish retried after its fan-out was never queued (an error, a crash):
+                # queue it now (a fan-out already queued is left to its holder)
+                await self._jobs.start(f"push|{author}|{post_id}")
+            return state, False
         way = "done" if outcome.mode == "pull" else "fanning_out"
         return PostState(author, post_id, post.at, outcome.mode, way), True
 
@@ -232,6 +236,7 @@ class Timelines:
         pushing = [a for a in authors if a not in pulled or a in draining]
         pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
         await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
+        await self._inboxes.rebuilt(reader)
 
 
 def _state(author: str, post_id: str, state: dict) -> PostState:

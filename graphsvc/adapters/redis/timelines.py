@@ -7,7 +7,8 @@ mirror keys, so every script touches one slot and runs unchanged on Redis Cluste
 - ``<prefix>ps:{a}``  hash post id -> its state (JSON: at, mode, state, fan-out progress)
 - ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining)
 - ``<prefix>in:{r}``  inbox: the newest FEED_INBOX_CAP pushed posts, score = post time (µs)
-- ``<prefix>rd:{r}``  the reader is active while this exists (FEED_ACTIVE_DAYS after a read)
+- ``<prefix>rd:{r}``  the reader is active while this exists (FEED_ACTIVE_DAYS after a read);
+  ``rb:{r}`` while its inbox's rebuild is not done
 - ``<prefix>fc:{r}``  cached list of the pulled authors the reader follows; ``fv:{r}`` the
   reader's follow generation, which every follow or unfollow of the reader moves
 
@@ -316,7 +317,8 @@ class Inboxes:
 
     async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> InboxRead:
         keys = [self.key("in", reader), self.key("rd", reader), self._mirror.key("g", reader),
-                self._mirror.key("m", reader), self.key("fc", reader), self.key("fv", reader)]  # fmt: skip
+                self._mirror.key("m", reader), self.key("fc", reader), self.key("fv", reader),
+                self.key("rb", reader)]  # fmt: skip
         args = ["+inf" if after is None else after.at, "" if after is None else after.member,
                 want, self._settings.feed_active_ms, scan_max]  # fmt: skip
         batch = Batch(self._redis, resend_missing=True)
@@ -337,6 +339,10 @@ class Inboxes:
             pulled=pulled,
             posts=posts,
         )
+
+    async def rebuilt(self, reader: str) -> None:
+        """The reader's rebuild is done (until then every read rebuilds it again)."""
+        await self._redis.delete(self.key("rb", reader))
 
     async def follow_generation(self, reader: str) -> str:
         return await self._redis.get(self.key("fv", reader)) or "0"
@@ -401,7 +407,8 @@ class Inboxes:
 
     async def forget_reader(self, user_id: str) -> None:
         """An erased user's inbox and marks go."""
-        await self._redis.unlink(*[self.key(kind, user_id) for kind in ("in", "rd", "fc", "fv")])
+        kinds = ("in", "rd", "fc", "fv", "rb")
+        await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
 
 
 class FeedQueue:

@@ -6,15 +6,18 @@
 -- list is mirrored in full (m:{r} gs set and gb = -1); otherwise the caller filters them.
 -- The celebrity list cache fc:{r} ("v|generation|c1,c2,...") is valid while v equals the
 -- reader's follow generation fv:{r}; its celebrities no longer followed are dropped here.
--- KEYS: in:{r}, rd:{r}, g:{r}, m:{r}, fc:{r}, fv:{r}
+-- KEYS: in:{r}, rd:{r}, g:{r}, m:{r}, fc:{r}, fv:{r}, rb:{r} (a rebuild is due until it is deleted)
 -- ARGV: after_at ('+inf' or µs), after_member, WANT, ACTIVE_MS, SCAN_MAX
 -- Returns {'rebuild'}, or {'ok', complete, exhausted, cache generation or '', n celebrities,
 --          celebrities..., member, at, member, at, ...}
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
+  redis.call('SET', KEYS[7], '1', 'PX', ARGV[4])
   redis.call('DEL', KEYS[1])
   return {'rebuild'}
 end
+-- a rebuild that did not finish (an error, a stopped process) is done again
+if redis.call('EXISTS', KEYS[7]) == 1 then return {'rebuild'} end
 -- renewed at most once an hour (a write per read would cost every read an AOF append)
 if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) - 3600000 then
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
@@ -82,7 +85,7 @@ while kept < want and scanned < scan_max do
   end
   scanned = scanned + #rows / 2
   if #rows / 2 < chunk then
-    reply[3] = 1
+    if kept < want then reply[3] = 1 end -- else rows this chunk did not hand out may remain
     break
   end
 end
