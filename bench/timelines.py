@@ -95,10 +95,10 @@ async def _pull_everything(services: Services, reader: str, limit: int) -> list[
     """The reader's timeline with no inbox: every followed outbox merged on read."""
     following = await services.lists.walk(Side.FOLLOWING, reader, None, 5_000)
     authors = [e.user_id for e in following]
-    pages = await services.redis.outboxes.outbox_pages(authors, None, limit + 1)
-    merged = newest_first(pages)
-    inactive, _ = await services.redis.outboxes.hidden(authors, [])
-    return [p for p in merged if p.author not in inactive][:limit]
+    pages, inactive, _ = await services.redis.outboxes.pages_and_hidden(
+        authors, None, limit + 1, []
+    )
+    return [p for p in newest_first(pages) if p.author not in inactive][:limit]
 
 
 async def _setup_reader(

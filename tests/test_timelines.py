@@ -9,6 +9,9 @@ FEED_HYSTERESIS = 0.5), so a handful of users shows every case.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
@@ -330,6 +333,29 @@ async def test_reconcile_repairs_a_drifted_inbox(
     assert await repair_timelines(services, [reader]) == 1
     assert await check_timelines(services, [reader]) == []
     assert len(await store.inbox(reader)) == 6
+
+
+async def test_reconcile_timelines_from_the_command_line(
+    api: httpx.AsyncClient, uid: Callable[[str], str], server_settings: Settings
+) -> None:
+    reader, author = uid("reader"), uid("author")
+    await timeline(api, reader)
+    await follow(api, reader, author)
+    await publish(api, author, "p0", 0)
+    await settle(api)
+    inboxes = service_of(api).redis.inboxes
+    await inboxes._redis.delete(inboxes.key("in", reader))  # every push lost
+    env = {**os.environ, "NEO4J_URI": server_settings.neo4j_uri,
+           "REDIS_URL": server_settings.redis_url,
+           "REDIS_CLUSTER": str(int(server_settings.redis_cluster))}  # fmt: skip
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "graphsvc.ops.cli", "reconcile", reader, "--timelines"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "timelines: checked 1 users: 1 drifts in 1 users, repaired; 0 left" in result.stdout
+    assert [p.post_id for p in await inboxes.inbox(reader)] == ["p0"]
 
 
 @pytest.mark.faults

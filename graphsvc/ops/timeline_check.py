@@ -31,8 +31,7 @@ async def _diff(services: Services, reader: str) -> tuple[list[Post], list[str]]
     inbox = await inboxes.inbox(reader)  # before the rules: a backfill landing after is kept
     following = await services.lists.walk(Side.FOLLOWING, reader, None, settings.max_following)
     followed = [e.user_id for e in following]
-    pulled = set(await outboxes.pulled_among(followed))
-    pushing = [a for a in followed if a not in pulled or await outboxes.mode(a) == "draining"]
+    pushing = await outboxes.pushing_among(followed)
     each = min(settings.feed_backfill_posts, settings.feed_rebuild_posts)
     must = newest_first(await outboxes.outbox_pages(pushing, None, each))[: settings.feed_inbox_cap]
     held = {p.member for p in inbox}
@@ -41,19 +40,11 @@ async def _diff(services: Services, reader: str) -> tuple[list[Post], list[str]]
     deleted = await outboxes.deleted_among([p.member for p in inbox])
     # The walk leaves inactive users out: an author it lacks may still be followed (its posts
     # are hidden on read, not wrong), so Neo4j decides.
-    allowed = set(followed) | await _followed_among(
-        services, reader, sorted({p.author for p in inbox} - set(followed))
+    allowed = set(followed) | await services.timelines.followed_among(
+        reader, sorted({p.author for p in inbox} - set(followed))
     )
     wrong = [p.member for p in inbox if p.author not in allowed or p.member in deleted]
     return missing, wrong
-
-
-async def _followed_among(services: Services, reader: str, authors: list[str]) -> set[str]:
-    followed: set[str] = set()
-    for start in range(0, len(authors), 100):
-        relations = await services.neo4j.edges.relationships(reader, authors[start : start + 100])
-        followed |= {rel.user_id for rel in relations if rel.following}
-    return followed
 
 
 async def check_timelines(services: Services, readers: Sequence[str]) -> list[Drift]:

@@ -106,8 +106,7 @@ class FeedJobs:
             if len(followers) < size:
                 return
             position = followers[-1].position
-            await self._queue.save_position(job, f"{position.since}|{position.user_id}")
-            await self._queue.renew(job)
+            await self._queue.advance(job, f"{position.since}|{position.user_id}")
 
     async def _push(self, job: str, author: str, post_id: str, progress: Progress) -> None:
         state = await self._outboxes.state(author, post_id)

@@ -18,13 +18,20 @@ position it holds, so pages never skip or repeat a post.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import orjson
 
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.statuses import StatusesMissing
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, authors_of, has_more
+from graphsvc.adapters.redis.timelines import (
+    Inboxes,
+    InboxRead,
+    Outboxes,
+    authors_of,
+    has_more,
+)
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import (
     InvalidCursor,
@@ -120,15 +127,13 @@ class Timelines:
         return _state(author, post_id, state)
 
     async def delete(self, author: str, post_id: str) -> bool:
-        """Hide the post at once (tombstone), take it out of the outbox, and remove it from
-        every inbox it reached in the background; False for an unknown post."""
+        """Take the post out of the outbox, hide its copies at once (tombstone), and remove
+        them from every inbox it reached in the background; False for an unknown post."""
         _valid_ids(author, post_id)
         member = Post.of(author, post_id, 0).member
-        if await self._outboxes.state(author, post_id) is None:
-            return False
-        await self._outboxes.tombstone(member)
         if await self._outboxes.delete(author, post_id, member) is None:
             return False
+        await self._outboxes.tombstone(member)
         await self._jobs.start(f"remove|{author}|{post_id}")
         return True
 
@@ -179,7 +184,7 @@ class Timelines:
             posts = await self._followed_only(reader, posts)
         pulled = list(inbox.pulled)
         if inbox.cache_generation is None or inbox.cache_generation != inbox.generation:
-            pulled = await self._pulled_authors(reader)
+            pulled = await self._pulled_authors(reader, inbox)
         try:
             pages, inactive, deleted = await self._outboxes.pages_and_hidden(
                 pulled, position, want, posts
@@ -203,37 +208,39 @@ class Timelines:
 
     async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
         """The reader's following list is not mirrored in full: ask Neo4j who it follows."""
-        authors = authors_of(posts)
-        followed: set[str] = set()
-        for start in range(0, len(authors), 100):
-            relations = await self._edges.relationships(reader, authors[start : start + 100])
-            followed |= {rel.user_id for rel in relations if rel.following}
+        followed = await self.followed_among(reader, authors_of(posts))
         return [p for p in posts if p.author in followed]
 
-    async def _pulled_authors(self, reader: str) -> list[str]:
-        """The pulled authors the reader follows, computed and cached (the cache holds the
-        generations it was computed at: a follow or a switch since makes it stale)."""
-        follow_generation = await self._inboxes.follow_generation(reader)
-        generation = await self._outboxes.generation()
+    async def followed_among(self, reader: str, authors: Sequence[str]) -> set[str]:
+        """Which of these authors the reader follows, as Neo4j says (inactive ones too)."""
+        followed: set[str] = set()
+        for start in range(0, len(authors), 100):
+            relations = await self._edges.relationships(reader, list(authors[start : start + 100]))
+            followed |= {rel.user_id for rel in relations if rel.following}
+        return followed
+
+    async def pushing_followed(self, reader: str, count: int) -> list[str]:
+        """The reader's newest ``count`` follows whose posts are pushed (push or draining:
+        a drain may have passed the reader): what its inbox holds posts of."""
+        following = await self._lists.walk(Side.FOLLOWING, reader, None, count)
+        return await self._outboxes.pushing_among([e.user_id for e in following])
+
+    async def _pulled_authors(self, reader: str, read: InboxRead) -> list[str]:
+        """The pulled authors the reader follows, computed and cached under the generations
+        ``read`` saw before it (a follow or a switch since makes the cache stale)."""
         following = await self._lists.walk(
             Side.FOLLOWING, reader, None, self._settings.max_following
         )
         pulled = await self._outboxes.pulled_among([e.user_id for e in following])
-        await self._inboxes.cache_pulled(reader, follow_generation, generation, pulled)
+        await self._inboxes.cache_pulled(reader, read.follow_generation, read.generation, pulled)
         return pulled
 
     async def _rebuild(self, reader: str) -> None:
         """The inbox of a reader who was inactive: the newest posts of the authors it follows
-        (newest follows first, FEED_REBUILD_AUTHORS of them, FEED_REBUILD_POSTS each) that
-        push, and of those draining back to push (their drain may have passed the reader)."""
+        (newest follows first, FEED_REBUILD_AUTHORS of them, FEED_REBUILD_POSTS each) whose
+        posts are pushed."""
         settings = self._settings
-        following = await self._lists.walk(
-            Side.FOLLOWING, reader, None, settings.feed_rebuild_authors
-        )
-        authors = [e.user_id for e in following]
-        pulled = set(await self._outboxes.pulled_among(authors))
-        draining = {a for a in pulled if await self._outboxes.mode(a) == "draining"}
-        pushing = [a for a in authors if a not in pulled or a in draining]
+        pushing = await self.pushing_followed(reader, settings.feed_rebuild_authors)
         pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
         await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
         await self._inboxes.rebuilt(reader)

@@ -1,4 +1,4 @@
-"""The mirror's Lua scripts (``lua/``, sharing the prelude ``common.lua``) and the bulk path
+"""The Lua scripts (``lua/``; the mirror's share the prelude ``common.lua``) and the bulk path
 that runs one script for many users in one pipelined stream.
 
 Large batches (bulk loads, rebuilds) are packed by hiredis in C and written on one connection:
@@ -29,16 +29,16 @@ Calls = list[tuple[list[str], list[Any]]]
 
 @cache
 def script_source(name: str) -> str:
-    """A script with the shared prelude; a ``#!lua`` flags line must stay the first line.
-    Timeline scripts (``feed_*``) stand alone: the prelude is the mirror's protocol."""
+    """A script with its preludes; a ``#!lua`` flags line must stay the first line. Every
+    script gets ``bytes.lua``; the mirror's get ``common.lua`` (the mirror's protocol) too."""
     body = (_LUA / f"{name}.lua").read_text(encoding="utf-8")
-    if name.startswith("feed_"):
-        return body
     shebang = ""
     if body.startswith("#!"):
         shebang, _, body = body.partition("\n")
         shebang += "\n"
-    return shebang + (_LUA / "common.lua").read_text(encoding="utf-8") + "\n" + body
+    preludes = ["bytes"] if name.startswith("feed_") else ["bytes", "common"]
+    shared = "".join((_LUA / f"{p}.lua").read_text(encoding="utf-8") + "\n" for p in preludes)
+    return shebang + shared + body
 
 
 def register(client: Client, name: str) -> AsyncScript:

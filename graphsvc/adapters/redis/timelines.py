@@ -50,6 +50,7 @@ class InboxRead:
     exhausted: bool = True
     cache_generation: str | None = None  # None: no valid cached list of pulled authors
     generation: str = "0"  # the switches' generation now (a cache of another one is stale)
+    follow_generation: str = "0"  # the reader's, now (what a list computed next is tagged)
     pulled: tuple[str, ...] = ()
     posts: tuple[Post, ...] = ()
 
@@ -77,7 +78,6 @@ class Outboxes:
         self._mirror = mirror
         self._statuses = statuses
         self._settings = settings
-        self._prefix = settings.redis_prefix
         self._pulled = feed_key(settings, "pulled")
         self._generation = feed_key(settings, "gen")
         self._deleted = feed_key(settings, "deleted")
@@ -87,7 +87,7 @@ class Outboxes:
         self._finish_drain = register(client, "feed_finish_drain")
 
     def key(self, kind: str, user_id: str) -> str:
-        return f"{self._prefix}{kind}:{{{user_id}}}"
+        return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
 
     async def publish(
         self, post: Post, post_id: str, *, switch: str = "", followers: int | None = None
@@ -130,48 +130,21 @@ class Outboxes:
         scores = await self._redis.zmscore(self._deleted, list(members))
         return {m for m, score in zip(members, scores, strict=True) if score is not None}
 
-    async def hidden(
-        self, authors: Sequence[str], inbox_members: Sequence[str]
-    ) -> tuple[set[str], set[str]]:
-        """(the inactive among these authors, the deleted among these posts), one round trip.
-        Raises StatusesMissing when the set of inactive users must be built first."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.smismember(self._statuses.inactive_key, [*authors, ""])
-            if inbox_members:
-                pipe.zmscore(self._deleted, list(inbox_members))
-            replies = await pipe.execute()
-        flags = replies[0]
-        if not flags[-1]:
-            raise StatusesMissing
-        inactive = {a for a, flag in zip(authors, flags, strict=False) if flag}
-        scores = replies[1] if inbox_members else []
-        deleted = {m for m, sc in zip(inbox_members, scores, strict=True) if sc is not None}
-        return inactive, deleted
-
     async def pages_and_hidden(
         self, authors: Sequence[str], after: Post | None, want: int, inbox: Sequence[Post]
     ) -> tuple[list[list[Post]], set[str], set[str]]:
         """``outbox_pages`` of the pulled authors and ``hidden`` of their posts' and the inbox's
         authors and of the inbox's posts, in one round trip. The outbox pages' own posts are
         never deleted (a deletion takes a post out of its outbox first)."""
-        high = "+inf" if after is None else after.at
-        ties = 0 if after is None else 8  # posts of the position's microsecond come first
         everyone = list(dict.fromkeys([*authors, *(p.author for p in inbox)]))
         members = [p.member for p in inbox]
         async with self._redis.pipeline(transaction=False) as pipe:
-            for author in authors:
-                pipe.zrevrangebyscore(
-                    self.key("po", author), high, "-inf", start=0, num=want + ties, withscores=True
-                )
+            asked = self._queue_pages(pipe, authors, after, want)
             pipe.smismember(self._statuses.inactive_key, [*everyone, ""])
             if members:
                 pipe.zmscore(self._deleted, members)
             replies = await pipe.execute()
-        # A page that read all it asked for may have more beyond it (None: it ended).
-        pages = [_page(rows, after, want) for rows in replies[: len(authors)]]
-        for n, rows in enumerate(replies[: len(authors)]):
-            if len(rows) == want + ties and pages[n]:
-                pages[n] = _Full(pages[n])
+        pages = _pages(replies[: len(authors)], after, want, asked)
         flags = replies[len(authors)]
         if not flags[-1]:
             raise StatusesMissing
@@ -191,8 +164,7 @@ class Outboxes:
         await self._redis.hdel(self.key("ps", author), post_id)
 
     async def newest(self, author: str, count: int) -> list[Post]:
-        rows = await self._redis.zrevrange(self.key("po", author), 0, count - 1, withscores=True)
-        return [Post(int(at), member) for member, at in rows]
+        return (await self.newest_many([author], count))[author]
 
     async def newest_many(self, authors: Sequence[str], count: int) -> dict[str, list[Post]]:
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -211,15 +183,21 @@ class Outboxes:
         (on a cluster, one pipeline per node, in parallel)."""
         if not authors:
             return []
-        high = "+inf" if after is None else after.at
-        ties = 0 if after is None else 8  # posts of the position's microsecond come first
         async with self._redis.pipeline(transaction=False) as pipe:
-            for author in authors:
-                pipe.zrevrangebyscore(
-                    self.key("po", author), high, "-inf", start=0, num=want + ties, withscores=True
-                )
+            asked = self._queue_pages(pipe, authors, after, want)
             replies = await pipe.execute()
-        return [_page(rows, after, want) for rows in replies]
+        return _pages(replies, after, want, asked)
+
+    def _queue_pages(self, pipe: Any, authors: Sequence[str], after: Post | None, want: int) -> int:
+        """Queue each author's page after ``after``; returns how many posts each asks for
+        (posts of the position's own microsecond come first, so a few more past it)."""
+        asked = want if after is None else want + 8
+        high = "+inf" if after is None else after.at
+        for author in authors:
+            pipe.zrevrangebyscore(
+                self.key("po", author), high, "-inf", start=0, num=asked, withscores=True
+            )
+        return asked
 
     async def mode(self, author: str) -> str:
         return await self._redis.hget(self.key("fm", author), "mode") or "push"
@@ -256,9 +234,6 @@ class Outboxes:
         flags = await self._redis.smismember(self._pulled, list(authors))
         return [a for a, flag in zip(authors, flags, strict=True) if flag]
 
-    async def generation(self) -> str:
-        return await self._redis.get(self._generation) or "0"
-
     async def forget_author(self, user_id: str) -> None:
         """An erased user's outbox, posts and mode go, and readers stop pulling it."""
         await self._redis.unlink(*[self.key(kind, user_id) for kind in ("po", "ps", "fm")])
@@ -273,7 +248,6 @@ class Inboxes:
         self._mirror = mirror
         self._cluster = is_cluster(client)
         self._settings = settings
-        self._prefix = settings.redis_prefix
         self._generation = feed_key(settings, "gen")
         self._push = register(client, "feed_push")
         self._read = register(client, "feed_read")
@@ -281,7 +255,7 @@ class Inboxes:
         self._cache_put = register(client, "feed_cache_put")
 
     def key(self, kind: str, user_id: str) -> str:
-        return f"{self._prefix}{kind}:{{{user_id}}}"
+        return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
 
     async def push(self, readers: Sequence[str], posts: Sequence[Post]) -> tuple[int, int]:
         """Push posts into the inboxes of those readers who are active: (readers reached,
@@ -327,8 +301,8 @@ class Inboxes:
         reply, generation = await batch.execute()
         if reply[0] == "rebuild":
             return InboxRead(rebuild=True)
-        n = int(reply[4])
-        pulled, flat = tuple(reply[5 : 5 + n]), reply[5 + n :]
+        n = int(reply[5])
+        pulled, flat = tuple(reply[6 : 6 + n]), reply[6 + n :]
         posts = tuple(Post(int(flat[i + 1]), flat[i]) for i in range(0, len(flat), 2))
         return InboxRead(
             rebuild=False,
@@ -336,6 +310,7 @@ class Inboxes:
             exhausted=bool(reply[2]),
             cache_generation=reply[3] or None,
             generation=generation or "0",
+            follow_generation=reply[4],
             pulled=pulled,
             posts=posts,
         )
@@ -343,9 +318,6 @@ class Inboxes:
     async def rebuilt(self, reader: str) -> None:
         """The reader's rebuild is done (until then every read rebuilds it again)."""
         await self._redis.delete(self.key("rb", reader))
-
-    async def follow_generation(self, reader: str) -> str:
-        return await self._redis.get(self.key("fv", reader)) or "0"
 
     async def cache_pulled(
         self, reader: str, follow_generation: str, generation: str, pulled: Sequence[str]
@@ -426,24 +398,22 @@ class FeedQueue:
         lease = time.time() + self._settings.feed_job_lease_seconds
         return bool(await self._redis.zadd(self._jobs, {job: lease}, nx=True))
 
-    async def renew(self, job: str) -> None:
-        lease = time.time() + self._settings.feed_job_lease_seconds
-        await self._redis.zadd(self._jobs, {job: lease}, xx=True)
-
     async def claim_due(self, count: int) -> list[str]:
         """Jobs whose lease ran out (their process stopped): leased to the caller now."""
         now = time.time()
         lease = now + self._settings.feed_job_lease_seconds
         return await self._claim(keys=[self._jobs], args=[now, lease, count])
 
-    async def queued(self) -> int:
-        return await self._redis.zcard(self._jobs)
-
     async def position(self, job: str) -> str | None:
         return await self._redis.hget(self._jobpos, job)
 
-    async def save_position(self, job: str, position: str) -> None:
-        await self._redis.hset(self._jobpos, job, position)
+    async def advance(self, job: str, position: str) -> None:
+        """A step of the job is done: its position saved and its lease renewed, together."""
+        lease = time.time() + self._settings.feed_job_lease_seconds
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self._jobpos, job, position)
+            pipe.zadd(self._jobs, {job: lease}, xx=True)
+            await pipe.execute()
 
     async def finish(self, job: str) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -460,9 +430,16 @@ def has_more(page: list[Post]) -> bool:
     return isinstance(page, _Full)
 
 
-def _page(rows: list[tuple[str, float]], after: Post | None, want: int) -> list[Post]:
-    posts = [Post(int(at), member) for member, at in rows]
-    return [p for p in posts if after is None or p < after][:want]
+def _pages(
+    replies: Sequence[list[tuple[str, float]]], after: Post | None, want: int, asked: int
+) -> list[list[Post]]:
+    """Pages strictly after ``after``; one that read all it asked for may have more."""
+    pages: list[list[Post]] = []
+    for rows in replies:
+        posts = [Post(int(at), member) for member, at in rows]
+        page = [p for p in posts if after is None or p < after][:want]
+        pages.append(_Full(page) if len(rows) == asked and page else page)
+    return pages
 
 
 def authors_of(posts: Iterable[Post]) -> list[str]:

@@ -22,15 +22,6 @@
 -- Numbers above 2^47 lose digits in Lua's tostring: format them with '%.0f' or pass the
 -- original string.
 
-local function less_bytes(a, b)
-  local n = math.min(#a, #b)
-  for i = 1, n do
-    local x, y = a:byte(i), b:byte(i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
-
 local function count_field(side)
   if side == 'r' then return 'fr' end
   return 'fg'

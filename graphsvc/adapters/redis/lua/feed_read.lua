@@ -8,8 +8,8 @@
 -- reader's follow generation fv:{r}; its celebrities no longer followed are dropped here.
 -- KEYS: in:{r}, rd:{r}, g:{r}, m:{r}, fc:{r}, fv:{r}, rb:{r} (a rebuild is due until it is deleted)
 -- ARGV: after_at ('+inf' or µs), after_member, WANT, ACTIVE_MS, SCAN_MAX
--- Returns {'rebuild'}, or {'ok', complete, exhausted, cache generation or '', n celebrities,
---          celebrities..., member, at, member, at, ...}
+-- Returns {'rebuild'}, or {'ok', complete, exhausted, cache generation or '', the reader's
+--          follow generation, n celebrities, celebrities..., member, at, member, at, ...}
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
   redis.call('SET', KEYS[7], '1', 'PX', ARGV[4])
@@ -42,28 +42,21 @@ local function followed(author)
   if following == false then return redis.call('ZSCORE', KEYS[3], author) ~= false end
   return following[author] == true
 end
-local function less_bytes(a, b) -- Lua's `<` follows the server's locale
-  local n = math.min(#a, #b)
-  for i = 1, n do
-    local x, y = a:byte(i), b:byte(i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
 local function author_of(member)
   return string.sub(member, 1, (string.find(member, '|', 1, true) or 0) - 1)
 end
 
-local reply = {'ok', complete and 1 or 0, 0, '', 0}
+local follow_generation = redis.call('GET', KEYS[6]) or '0'
+local reply = {'ok', complete and 1 or 0, 0, '', follow_generation, 0}
 local cached = redis.call('GET', KEYS[5])
 if cached then
   local version, generation, list = string.match(cached, '^([^|]*)|([^|]*)|(.*)$')
-  if version and version == (redis.call('GET', KEYS[6]) or '0') then
+  if version and version == follow_generation then
     reply[4] = generation
     for celebrity in string.gmatch(list, '[^,]+') do
       if followed(celebrity) then
         reply[#reply + 1] = celebrity
-        reply[5] = reply[5] + 1
+        reply[6] = reply[6] + 1
       end
     end
   end
