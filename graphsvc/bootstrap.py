@@ -45,6 +45,7 @@ from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
 from graphsvc.services.jobs import Jobs
 from graphsvc.services.lists import Lists
+from graphsvc.services.loops import stopped
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.moderation_jobs import ModerationJobs
@@ -271,7 +272,5 @@ async def open_services(
             if finish:
                 await services.jobs.drain()
         finally:
-            for task in loops:
-                task.cancel()
-            await asyncio.gather(*loops, return_exceptions=True)
+            await stopped(loops)
             await services.close()

@@ -171,3 +171,37 @@ def test_every_error_response_is_documented_as_json() -> None:
     ]
     assert len(documented) > 50
     assert [d for d in documented if list(d[3]) != ["application/json"]] == []
+
+
+async def test_a_loop_whose_cancellation_was_swallowed_still_stops() -> None:
+    import asyncio
+    import contextlib
+
+    from graphsvc.services.loops import stop_if_asked, stopped
+
+    rounds = 0
+
+    async def loop() -> None:  # as a library awaited by a loop may do
+        nonlocal rounds
+        while True:
+            stop_if_asked()
+            rounds += 1
+            with contextlib.suppress(asyncio.CancelledError):  # swallowed
+                await asyncio.sleep(0.01)
+
+    task = asyncio.get_running_loop().create_task(loop())
+    await asyncio.sleep(0.05)
+    await stopped([task], seconds=5)
+    assert task.done() and task.cancelled()
+
+    async def stubborn() -> None:
+        while True:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.01)
+
+    other = asyncio.get_running_loop().create_task(stubborn())
+    await asyncio.sleep(0.02)
+    started = asyncio.get_running_loop().time()
+    await stopped([other], seconds=0.2)  # bounded: it gives up on a task that never stops
+    assert asyncio.get_running_loop().time() - started < 2 and not other.done()
+    other.cancel()

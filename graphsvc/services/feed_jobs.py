@@ -28,6 +28,7 @@ from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
 from graphsvc.services.jobs import Jobs, Progress
 from graphsvc.services.lists import Lists
+from graphsvc.services.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class FeedJobs:
     async def run(self) -> None:
         """Look for stopped jobs every second, until cancelled."""
         while True:
+            stop_if_asked()
             try:
                 await self.resume_due()
             except asyncio.CancelledError:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.services.loops import stop_if_asked
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,7 @@ class FollowerFeed:
     async def _read(self) -> None:
         after = await self._tail()
         while self._watchers:
+            stop_if_asked()
             try:
                 entries = await self._stream.read(after, 500, block_ms=1_000)
             except asyncio.CancelledError:

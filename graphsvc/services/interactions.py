@@ -20,6 +20,7 @@ from graphsvc.domain.affinity import WeightedInteraction, aggregate
 from graphsvc.domain.errors import FutureEvent, InvalidInteraction, InvalidLimit, SelfAction
 from graphsvc.domain.ids import is_user_id, validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
+from graphsvc.services.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class Interactions:
     async def run_flusher(self) -> None:
         """The write-behind loop of a serving process (any number may run: exactly once)."""
         while True:
+            stop_if_asked()
             try:
                 if await self.flush():
                     continue

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from graphsvc.services.loops import stop_if_asked, stopped
 from graphsvc.services.telemetry import JOBS_RUNNING
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class Jobs:
     async def _attempts(self, key: str, factory: JobFactory, progress: Progress) -> None:
         failures = 0
         while True:
+            stop_if_asked()
             try:
                 await factory(progress)
             except asyncio.CancelledError:
@@ -125,7 +127,4 @@ class Jobs:
     async def close(self) -> None:
         """Stop every job (shutdown); unfinished work resumes at the next start."""
         self._closed = True
-        tasks = [job.task for job in self._jobs.values() if not job.task.done()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await stopped(job.task for job in self._jobs.values())

@@ -25,6 +25,7 @@ from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.jobs import Jobs
+from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.telemetry import RELAY_REPAIRS
 from graphsvc.settings import Settings
@@ -119,6 +120,7 @@ class Relay:
         every = self._settings.outbox_relay_seconds
         next_retry = time.monotonic() + 60
         while True:
+            stop_if_asked()
             try:
                 if time.monotonic() >= next_retry:
                     next_retry = time.monotonic() + 60

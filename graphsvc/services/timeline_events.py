@@ -27,6 +27,7 @@ from redis.exceptions import ResponseError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
+from graphsvc.services.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class TimelineEvents:
     async def run(self) -> None:
         """Consume until cancelled."""
         while True:
+            stop_if_asked()
             try:
                 await self.consume(block_ms=1_000)
             except asyncio.CancelledError:
