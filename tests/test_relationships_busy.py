@@ -1,0 +1,82 @@
+"""Relationships between busy users, over the real servers: a viewer and others with hundreds
+of relationships each (Neo4j keeps such nodes' relationships grouped by type and direction,
+another storage path than the few-relationship users of test_queries), with blocks both ways
+and a celebrity on either side of the question."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from graphsvc.bootstrap import Services
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.loader import load_edges
+
+UserIds = Callable[[str], str]
+NO = {"following": False, "followed_by": False, "mutual": False}
+UNBLOCKED = {"blocking": False, "blocked_by": False}
+
+
+async def relationships(client: httpx.AsyncClient, user: str, ids: list[str]) -> dict:
+    response = await client.get(f"/v1/users/{user}/relationships", params={"ids": ",".join(ids)})
+    assert response.status_code == 200, response.text
+    return response.json()["relationships"]
+
+
+async def test_relationships_of_busy_users(
+    make_client: Callable[..., httpx.AsyncClient],
+    make_service: Callable[..., Services],
+    tmp_path: Path,
+    remember: Callable[[list[str]], None],
+    uid: UserIds,
+) -> None:
+    prefix = uid("rb") + "."
+    lines = [f"v f{n:03d} {1_700_000_000 + n}\n" for n in range(300)]  # v follows 300
+    lines += [f"fan{n:04d} v 1700000000\n" for n in range(400)]  # 400 follow v
+    lines += [f"f{n:03d} v 1700000000\n" for n in range(0, 300, 3)]  # every 3rd follows back
+    lines += [f"fan{n:04d} star 1700000000\n" for n in range(2_000)]  # a celebrity
+    lines += ["v star 1700000000\n", "star v 1700000000\n"]
+    lines += [f"stranger{n} f{n:03d} 1700000000\n" for n in range(100)]
+    path = tmp_path / "busy.txt"
+    path.write_text("".join(lines))
+    edges = read_edge_file(path, prefix=prefix)
+    remember(edges.users)
+    await load_edges(make_service(), edges, progress=False)
+    p = prefix.__add__
+    async with make_client() as client:
+        for blocked in ("f299", "fan0399"):  # v blocks a followed user and a fan
+            response = await client.put(f"/v1/users/{p('v')}/blocks/{p(blocked)}")
+            assert response.status_code == 200, response.text
+        response = await client.put(f"/v1/users/{p('f298')}/blocks/{p('v')}")
+        assert response.status_code == 200, response.text
+
+        asked = ["f000", "f001", "f298", "f299", "fan0000", "fan0399", "star", "stranger5"]
+        rel = await relationships(client, p("v"), [p(a) for a in [*asked, "ghost"]])
+        assert rel[p("f000")] == UNBLOCKED | {
+            "following": True,
+            "followed_by": True,
+            "mutual": True,
+        }
+        assert rel[p("f001")] == UNBLOCKED | NO | {"following": True}
+        assert rel[p("f298")] == NO | {"blocking": False, "blocked_by": True}  # unfollowed
+        assert rel[p("f299")] == NO | {"blocking": True, "blocked_by": False}
+        assert rel[p("fan0000")] == UNBLOCKED | NO | {"followed_by": True}
+        assert rel[p("fan0399")] == NO | {"blocking": True, "blocked_by": False}
+        assert rel[p("star")] == UNBLOCKED | {
+            "following": True,
+            "followed_by": True,
+            "mutual": True,
+        }
+        assert rel[p("stranger5")] == rel[p("ghost")] == UNBLOCKED | NO
+
+        # the celebrity as the viewer: its 2,000 followers are never the side walked
+        star = await relationships(client, p("star"), [p("v"), p("fan0001"), p("f001")])
+        assert star[p("v")] == UNBLOCKED | {"following": True, "followed_by": True, "mutual": True}
+        assert star[p("fan0001")] == UNBLOCKED | NO | {"followed_by": True}
+        assert star[p("f001")] == UNBLOCKED | NO
+
+        # the other way round: each side sees the block from its own end
+        back = await relationships(client, p("f299"), [p("v")])
+        assert back[p("v")] == NO | {"blocking": False, "blocked_by": True}
