@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
+import asyncpg
 import neo4j
 
-from bench.sqlite_baseline import SqliteFollows
+from bench import postgres
 from graphsvc.adapters.neo4j.lists import NEWEST
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import open_driver
@@ -42,7 +43,7 @@ class Scenario:
     settings: dict[str, Any] = field(default_factory=dict)
     api_url: str = ""
     api_key: str = ""  # sent as Authorization: Bearer (every /v1 route needs one)
-    sqlite_path: str = ""
+    postgres_dsn: str = ""  # the relational baseline's server (bench.postgres)
     targets: list[str] = field(default_factory=list)
     run_id: str = ""
     timeout: float = 10.0  # seconds, for queries that may not finish (naive_suggest)
@@ -225,11 +226,44 @@ async def _run(scenario: Scenario) -> Outcome:
             async def op(n: int) -> None:
                 await client.hmget(key, "fr", "fg")
 
-        elif kind == "sqlite_count":
-            db = SqliteFollows(scenario.sqlite_path)
+        elif kind.startswith("pg_"):  # the relational baseline, a server over loopback too
+            pool = await asyncpg.create_pool(
+                scenario.postgres_dsn, min_size=scenario.concurrency, max_size=scenario.concurrency
+            )
+            closers.append(pool.close)
+            if kind == "pg_count":  # count(*) over the followee index
 
-            async def op(n: int) -> None:  # embedded: runs on the caller's thread, as SQLite does
-                db.follower_count(user)
+                async def op(n: int) -> None:
+                    await postgres.follower_count(pool, user)
+
+            elif kind == "pg_count_table":  # the counts row kept by every follow
+
+                async def op(n: int) -> None:
+                    await postgres.counts(pool, user)
+
+            elif kind == "pg_page":  # the first page, keyset from the newest
+
+                async def op(n: int) -> None:
+                    await postgres.page(pool, user, 20)
+
+            elif kind == "pg_page_walk":  # each worker walks the list page by page, then again
+                after = [postgres.NEWEST] * scenario.concurrency
+
+                async def op(n: int) -> None:
+                    slot = n % scenario.concurrency
+                    rows = await postgres.page(pool, user, 20, after[slot])
+                    after[slot] = (rows[-1][1], rows[-1][0]) if rows else postgres.NEWEST
+
+            elif kind == "pg_follow":  # the edge and, when new, both counters: one transaction
+                rng = random.Random(7)
+
+                async def op(n: int) -> None:
+                    src = f"bw{scenario.run_id}.pg.{n}"
+                    since = time.time_ns() // 1000
+                    await postgres.follow(pool, src, rng.choice(scenario.targets), since)
+
+            else:
+                raise ValueError(f"unknown scenario kind {kind}")
 
         else:
             raise ValueError(f"unknown scenario kind {kind}")

@@ -1,5 +1,5 @@
-"""The benchmark's own parts: the graph generator, the SQLite baseline, and the guard of its
-fresh database."""
+"""The benchmark's own parts: the graph generator and the guard of its fresh database (the
+PostgreSQL baseline has its own module, test_postgres_baseline)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bench import run as bench_run
-from bench.sqlite_baseline import SqliteFollows
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
 from graphsvc.ops.local_servers import LocalNeo4j
@@ -45,20 +44,6 @@ def test_generated_file_loads_as_written(tmp_path: Path) -> None:
     assert write_edge_file(path, GraphSize(500, 5_000), seed=2, progress=False) == 5_000
     edges = read_edge_file(path)
     assert len(edges.edges) == 5_000 and edges.self_loops == 0 and edges.duplicates == 0
-
-
-def test_sqlite_baseline_answers_like_the_truth(tmp_path: Path) -> None:
-    rows = [(str(s), str(d), t * 1_000_000) for s, d, t in generate(800, 12_000, seed=5)]
-    db = SqliteFollows(tmp_path / "f.db")
-    assert db.load(rows + rows[:100]) == 12_000  # duplicates ignored
-    followers: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
-    for src, dst, since in rows:
-        followers[dst].append((since, src))
-    for user in ["0", "1", "4", "17", "799", "nobody"]:
-        truth = sorted(followers.get(user, []), reverse=True)
-        assert db.follower_count(user) == len(truth)
-        assert db.followers_page(user, 20) == [(src, since) for since, src in truth[:20]]
-    db.close()
 
 
 def test_a_fresh_bench_database_is_refused_on_a_port_another_home_holds(
