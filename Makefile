@@ -61,6 +61,8 @@ stop:
 	@test -x $(BIN)/graphsvc && $(CLUSTER_ENV) $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster/eval NEO4J_URI=bolt://127.0.0.1:18688 \
 		REDIS_URL=redis://127.0.0.1:16521/0 REDIS_CLUSTER=1 $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down || true
+	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down --home .local/test-postgres || true
 
 status: install
 	$(BIN)/graphsvc services status
