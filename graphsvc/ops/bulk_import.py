@@ -2,110 +2,107 @@
 
 Transactions cannot reach 100k edges/s on a small machine; Neo4j's offline importer can. When
 the target is the local server this project runs and its database is empty, the loader
-writes the importer's CSV files, stops Neo4j, imports and restarts it, and meanwhile builds
-the Redis mirror straight from the same edges: in an empty database they are the whole truth.
+stops Neo4j while it writes the importer's CSV files and plans the mirror, imports, and
+restarts it while the Redis mirror is installed straight from the same edges: in an empty
+database they are the whole truth.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from tqdm import tqdm
+import numpy as np
+import pyarrow as pa
+from pyarrow import csv as pacsv
 
 from graphsvc.bootstrap import Services
-from graphsvc.domain.model import Counts, Side
-from graphsvc.ops.edge_files import EdgeSet, LoadReport, batches
+from graphsvc.ops.bulk_mirror import install_plan, plan_mirror
+from graphsvc.ops.edge_columns import EdgeColumns
+from graphsvc.ops.edge_files import Edges, LoadReport
 from graphsvc.ops.local_servers import LocalNeo4j
 
+_PLAIN = pacsv.WriteOptions(quoting_style="none", batch_size=1 << 16)
 
-def write_import_files(edges: EdgeSet, folder: Path, *, progress: bool) -> tuple[Path, Path]:
-    """nodes.csv (id, clock past the user's newest follow) and relationships.csv."""
+
+def clocks(edges: EdgeColumns) -> np.ndarray:
+    """Each user's clock: its newest follow time (0 for a user who follows no one), so live
+    writes after the load are ordered after it."""
+    clock = np.zeros(len(edges.ids), dtype=np.int64)
+    if edges.count:
+        first = np.flatnonzero(np.concatenate([[True], edges.src[1:] != edges.src[:-1]]))
+        clock[edges.src[first]] = np.maximum.reduceat(edges.since, first)
+    return clock
+
+
+def write_import_files(edges: EdgeColumns, folder: Path) -> tuple[Path, Path]:
+    """users.csv (an integer import id, the user id, the clock) and follows.csv (import ids):
+    the importer maps integers much faster than strings, and never stores them."""
     folder.mkdir(parents=True, exist_ok=True)
-    clocks: dict[str, int] = dict.fromkeys(edges.users, 0)
-    relationships = folder / "follows.csv"
-    with (
-        relationships.open("w", encoding="ascii") as out,
-        tqdm(total=len(edges.edges), desc="csv", unit="edge", disable=not progress) as bar,
-    ):
-        out.write(":START_ID,:END_ID,since:long\n")
-        for count, ((src, dst), since) in enumerate(edges.edges.items(), start=1):
-            out.write(f"{src},{dst},{since}\n")
-            if since > clocks[src]:
-                clocks[src] = since
-            if count % 100_000 == 0:
-                bar.update(100_000)
-        bar.update(len(edges.edges) % 100_000)
-    nodes = folder / "users.csv"
-    with nodes.open("w", encoding="ascii") as out:
-        out.write("id:ID,clk:long\n")
-        out.writelines(f"{uid},{clock}\n" for uid, clock in clocks.items())
+    nodes, relationships = folder / "users.csv", folder / "follows.csv"
+    users = pa.table({
+        ":ID": pa.array(np.arange(len(edges.ids), dtype=np.int64)),
+        "id": edges.ids,
+        "clk:long": pa.array(clocks(edges)),
+    })  # fmt: skip
+    pacsv.write_csv(users, nodes, _PLAIN)
+    follows = pa.table({
+        ":START_ID": pa.array(edges.src), ":END_ID": pa.array(edges.dst),
+        "since:long": pa.array(edges.since),
+    })  # fmt: skip
+    pacsv.write_csv(follows, relationships, _PLAIN)
     return nodes, relationships
-
-
-def _newest(pairs: list[tuple[int, str]], keep: int) -> list[tuple[int, str]]:
-    return heapq.nlargest(keep, pairs) if len(pairs) > keep else sorted(pairs, reverse=True)
-
-
-async def mirror_from_edges(services: Services, edges: EdgeSet, at: int, *, progress: bool) -> None:
-    """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would."""
-    keep = services.settings.hot_list_cap + 1
-    followers: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    following: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    friends: dict[str, int] = defaultdict(int)
-    pairs = edges.edges
-    for (src, dst), since in pairs.items():
-        followers[dst].append((since, src))
-        following[src].append((since, dst))
-        if (dst, src) in pairs:
-            friends[src] += 1
-    users = edges.users
-    with tqdm(total=len(users), desc="mirror", unit="user", disable=not progress) as bar:
-        for batch in batches(users, 5_000):
-            lists = []
-            for uid in batch:
-                fr, fg = followers.get(uid, []), following.get(uid, [])
-                # A freshly imported graph has only active users.
-                counts = Counts(len(fr), len(fg), len(fr), len(fg), friends.get(uid, 0))
-                lists.append((uid, Side.FOLLOWERS, at, counts, _newest(fr, keep)))
-                lists.append((uid, Side.FOLLOWING, at, counts, _newest(fg, keep)))
-            await services.redis.mirror.install_lists(lists)
-            bar.update(len(batch))
 
 
 async def import_edges(
     services: Services,
-    edges: EdgeSet,
+    edges: Edges,
     server: LocalNeo4j,
     *,
     progress: bool = True,
     say: Callable[[str], None] = print,
 ) -> LoadReport:
     started = time.perf_counter()
-    nodes, relationships = write_import_files(edges, server.home / "import", progress=progress)
-    # The server goes down first: the mirror's snapshot time is taken after the last write
-    # Neo4j could accept, so any write stamped earlier (and erased by the import) is fenced out.
-    await asyncio.to_thread(server.down, say)
+    columns = edges.columns()
+    # The server stops while the files are written and the mirror planned. The mirror's
+    # snapshot time is taken once it is down, after the last write Neo4j could accept, so any
+    # write stamped earlier (and erased by the import) is fenced out.
+    stopping = asyncio.create_task(asyncio.to_thread(server.down, say))
+    nodes, relationships = await asyncio.to_thread(
+        write_import_files, columns, server.home / "import"
+    )
+    plan = await asyncio.to_thread(plan_mirror, columns, services.settings.hot_list_cap)
+    prepared = time.perf_counter()
+    await stopping
+    stopped = time.perf_counter()
     at = int(time.time() * 1_000_000)  # the local server and this process share the clock
     removed = await services.redis.mirror.clear()  # an empty database leaves only stale mirrors
     if removed:
         say(f"mirror: removed {removed:,} stale keys")
+    took: dict[str, float] = {}
+
+    async def timed(name: str, work: Awaitable[None]) -> None:
+        begun = time.perf_counter()
+        await work
+        took[name] = time.perf_counter() - begun
+
     try:
         async with asyncio.TaskGroup() as group:
-            group.create_task(asyncio.to_thread(server.import_csv, nodes, relationships, say))
-            group.create_task(mirror_from_edges(services, edges, at, progress=progress))
+            imported = asyncio.to_thread(server.import_csv, nodes, relationships, say)
+            group.create_task(timed("import", imported))
+            group.create_task(timed("mirror", install_plan(services, plan, at, progress=progress)))
     except BaseExceptionGroup as failed:
         # Never leave a mirror of edges that Neo4j does not have.
         await services.redis.mirror.clear()
         raise failed.exceptions[0] from None
-    await services.neo4j.store.apply_schema()
-    await services.neo4j.store.await_indexes()
+    await timed("schema", services.neo4j.store.apply_schema())
+    await timed("indexes", services.neo4j.store.await_indexes())
     nodes.unlink()
     relationships.unlink()
-    return LoadReport(
-        len(edges.users), len(edges.edges), len(edges.edges), time.perf_counter() - started
-    )
+    say(f"load: files and mirror plan {prepared - started:.1f}s (the server stopping meanwhile, "
+        f"down after {stopped - started:.1f}s); import and restart {took['import']:.1f}s, "
+        f"mirror {took['mirror']:.1f}s beside it; schema {took['schema']:.1f}s, "
+        f"indexes {took['indexes']:.1f}s")  # fmt: skip
+    return LoadReport(len(columns.ids), columns.count, columns.count, time.perf_counter() - started)

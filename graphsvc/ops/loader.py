@@ -7,24 +7,30 @@ writes do, after which the mirror of every user touched is rebuilt from Neo4j.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.bulk_import import import_edges
-from graphsvc.ops.edge_files import EdgeSet, LoadReport, batches
+from graphsvc.ops.edge_columns import EdgeColumns
+from graphsvc.ops.edge_files import Edges, LoadReport, batches
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, get_local_server_settings
 
 IMPORT_MIN_EDGES = 200_000  # below this, restarting Neo4j costs more than transactions
+EDGES_PER_TRANSACTION = 20_000
+CONCURRENT_TRANSACTIONS = 2  # disjoint followers: they only meet on followed users' nodes
 
 
 async def load(
     services: Services,
-    edges: EdgeSet,
+    edges: Edges,
     *,
     local: LocalServerSettings | None = None,
     progress: bool = True,
@@ -36,7 +42,7 @@ async def load(
     ``online`` forces transactions; ``local`` names the local servers (default: from the
     environment)."""
     server = LocalNeo4j(services.settings, local or get_local_server_settings())
-    large = len(edges.edges) >= IMPORT_MIN_EDGES
+    large = edges.count >= IMPORT_MIN_EDGES
     empty = large and not online and server.managed()
     if empty and await services.neo4j.snapshots.user_count() == 0:
         say("neo4j: the database is empty: bulk import (the server restarts)")
@@ -44,24 +50,70 @@ async def load(
     return await load_edges(services, edges, progress=progress)
 
 
+def follower_groups(edges: EdgeColumns, size: int) -> Iterator[list[dict[str, Any]]]:
+    """Transactions of about ``size`` edges, each a list of per-follower groups (a follower's
+    edges are never split), with the clock target of ``bulk/load_follows``."""
+    if not edges.count:
+        return
+    names = edges.ids.to_numpy(zero_copy_only=False).astype(object)
+    src = edges.src
+    starts = np.flatnonzero(np.concatenate([[True], src[1:] != src[:-1]]))
+    sizes = np.diff(np.append(starts, len(src)))
+    position = np.arange(len(src)) - np.repeat(starts, sizes)  # 0-based within the group
+    target = np.maximum.reduceat(edges.since + np.repeat(sizes, sizes) - 1 - position, starts)
+    followers = names[src[starts]].tolist()
+    followed = names[edges.dst].tolist()
+    since = edges.since.tolist()
+    batch: list[dict[str, Any]] = []
+    held = 0
+    for g, (begin, k, m) in enumerate(zip(starts.tolist(), sizes.tolist(), target.tolist(),
+                                           strict=True)):  # fmt: skip
+        end = begin + k
+        batch.append({"s": followers[g], "k": k, "m": m, "d": followed[begin:end],
+                      "t": since[begin:end]})  # fmt: skip
+        held += k
+        if held >= size:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
 async def load_edges(
-    services: Services, edges: EdgeSet, *, batch: int = 10_000, progress: bool = True
+    services: Services,
+    edges: Edges,
+    *,
+    batch: int = EDGES_PER_TRANSACTION,
+    concurrency: int = CONCURRENT_TRANSACTIONS,
+    progress: bool = True,
 ) -> LoadReport:
     """Write the edges to Neo4j, then rebuild the mirror of every user they touch."""
     started = time.perf_counter()
-    users = edges.users
+    columns = edges.columns()
+    users = columns.users
     with tqdm(total=len(users), desc="users", unit="user", disable=not progress) as bar:
         for chunk in batches(users, batch):
             await services.neo4j.bulk.load_users(chunk)
             bar.update(len(chunk))
-    rows = [{"s": s, "d": d, "t": t} for (s, d), t in edges.edges.items()]
     created = 0
-    with tqdm(total=len(rows), desc="edges", unit="edge", disable=not progress) as bar:
-        for chunk in batches(rows, batch):
-            created += await services.neo4j.bulk.load_edges(chunk)
-            bar.update(len(chunk))
+    slots = asyncio.Semaphore(concurrency)
+
+    async def write(groups: list[dict[str, Any]], bar: tqdm) -> None:
+        nonlocal created
+        try:
+            new = await services.neo4j.bulk.load_follows(groups)
+            created += new  # after the await: tasks add up one at a time
+            bar.update(sum(group["k"] for group in groups))
+        finally:
+            slots.release()
+
+    with tqdm(total=columns.count, desc="edges", unit="edge", disable=not progress) as bar:
+        async with asyncio.TaskGroup() as group:
+            for groups in follower_groups(columns, batch):
+                await slots.acquire()
+                group.create_task(write(groups, bar))
     await rebuild_mirror(services, users, progress=progress)
-    return LoadReport(len(users), len(rows), created, time.perf_counter() - started)
+    return LoadReport(len(users), columns.count, created, time.perf_counter() - started)
 
 
 async def rebuild_mirror(

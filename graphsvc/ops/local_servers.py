@@ -296,14 +296,16 @@ class LocalNeo4j:
         """Replace the database with CSV files through Neo4j's offline importer, then restart.
 
         For an empty database only: the importer writes a new store, far faster than
-        transactions, but needs the server stopped. The server is restarted either way.
+        transactions, but needs the server stopped. The server is restarted either way. Node
+        files carry integer import ids (``:ID``, not stored), which the importer maps fastest.
         """
         java = self._java()
         self.down(say)
         # The database name goes first: the file options take any number of values.
         cmd = [java, "-cp", f"{self.lib}/*", "org.neo4j.cli.AdminTool", "database", "import",
                "full", self.settings.neo4j_database, "--overwrite-destination=true",
-               "--id-type=string", f"--report-file={self.home / 'import.report'}",
+               "--id-type=integer", f"--threads={os.cpu_count() or 1}",
+               "--high-parallel-io=on", f"--report-file={self.home / 'import.report'}",
                f"--nodes=User={nodes}",
                f"--relationships=FOLLOWS={relationships}"]  # fmt: skip
         try:

@@ -20,6 +20,12 @@ class BulkStore:
         (row,) = await self._store.write("bulk/load_edges", {"rows": list(rows)})
         return int(row["created"])
 
+    async def load_follows(self, groups: Sequence[Mapping[str, Any]]) -> int:
+        """Edges grouped by follower (see ``cypher/bulk/load_follows.cypher``); returns how
+        many were new."""
+        (row,) = await self._store.write("bulk/load_follows", {"groups": list(groups)})
+        return int(row["created"])
+
     async def wipe(self) -> None:
         """Delete everything (in batches, by the query itself)."""
         await self._store.write_auto_commit("bulk/wipe", {})

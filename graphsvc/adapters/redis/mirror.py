@@ -186,13 +186,26 @@ class Mirror:
     ) -> None:
         """Install lists given as (user, side, read at, counts, newest (since, member) pairs,
         newest first, up to cap + 1 of them)."""
-        calls = []
+        flat = []
         for user_id, side, at, counts, pairs in lists:
             hot, rest = pairs[: self._cap], pairs[self._cap : self._cap + 1]
-            boundary = rest[0] if rest else (-1, "")
-            args: list[Any] = [side.value, at, *counts.values(), self._cap, *boundary]
+            args: list[Any] = []
             for since, member in hot:
                 args += (since, member)
+            flat.append((user_id, side, at, counts, rest[0] if rest else None, args))
+        await self.install_flat(flat)
+
+    async def install_flat(
+        self,
+        lists: Iterable[tuple[str, Side, int, Counts, tuple[int, str] | None, Sequence[Any]]],
+    ) -> None:
+        """Install lists given as (user, side, read at, counts, the first entry past the cap
+        or None, the newest entries up to the cap flattened: since, member, since, ...): bulk
+        loads build these arguments in bulk."""
+        calls = []
+        for user_id, side, at, counts, boundary, flat in lists:
+            args: list[Any] = [side.value, at, *counts.values(), self._cap,
+                               *(boundary or (-1, "")), *flat]  # fmt: skip
             calls.append((self._side_keys(user_id, side), args))
         await run_many(self._redis, self._install, calls)
 

@@ -58,20 +58,30 @@ async def run_many(client: Client, script: AsyncScript, calls: Calls) -> None:
     sha = await client.script_load(script.script)
     pool = client.connection_pool
     connection = await pool.get_connection()
+    first_error: Exception | None = None
+    unread = 0  # replies of the chunk sent before: read once the next one is on its way
+
+    async def read(replies: int) -> None:
+        nonlocal first_error
+        for _ in range(replies):  # every reply is read, as a pipeline would, before raising
+            try:
+                await connection.read_response()
+            except ResponseError as exc:
+                first_error = first_error or exc
+
     try:
         for start in range(0, len(calls), 1_000):
             chunk = calls[start : start + 1_000]
             await connection.send_packed_command(b"".join(
                 pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in chunk
             ))  # fmt: skip
-            first_error: Exception | None = None
-            for _ in chunk:  # every reply is read, as a pipeline would, before raising
-                try:
-                    await connection.read_response()
-                except ResponseError as exc:
-                    first_error = first_error or exc
+            await read(unread)  # Redis runs this chunk while the next one is packed
+            unread = len(chunk)
             if first_error is not None:
                 raise first_error
+        await read(unread)
+        if first_error is not None:
+            raise first_error
     except BaseException:
         await connection.disconnect()  # unread replies would confuse the next user
         raise
