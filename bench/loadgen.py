@@ -26,6 +26,8 @@ from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import Connections, build
+from graphsvc.services.group_commit import GroupCommit
+from graphsvc.services.keyed_lock import KeyedLock
 from graphsvc.settings import Settings
 
 Op = Callable[[int], Awaitable[Any]]
@@ -187,15 +189,30 @@ async def _run(scenario: Scenario) -> Outcome:
                 async def op(n: int) -> None:
                     await driver.execute_query(text, {"id": user}, **params)
 
-            elif kind == "neo4j_follow":
+            elif kind == "neo4j_follow":  # batched as the service batches (group commit)
                 text = query("baselines/follow_only")
                 rng = random.Random(7)
+                locks = KeyedLock()
+
+                async def commit(batch: list[tuple[str, str]]) -> list[bool]:
+                    async with locks.hold_all(*{user for pair in batch for user in pair}):
+                        rows = [{"src": s, "dst": d} for s, d in sorted(batch)]
+                        records = (
+                            await driver.execute_query(text, {"rows": rows}, **params)
+                        ).records
+                    changed = {record["src"]: record["changed"] for record in records}
+                    return [changed[src] for src, _ in batch]
+
+                group: GroupCommit[tuple[str, str], bool] = GroupCommit(
+                    commit,
+                    window_ms=settings.write_batch_window_ms,
+                    max_size=settings.write_batch_max,
+                    concurrency=settings.write_batch_concurrency,
+                )
 
                 async def op(n: int) -> None:
                     src = f"bw{scenario.run_id}.neo4j.{n}"
-                    await driver.execute_query(
-                        text, {"src": src, "dst": rng.choice(scenario.targets)}, **params
-                    )
+                    await group.submit((src, rng.choice(scenario.targets)))
 
             else:  # service_follow: Neo4j then the mirror, in process (no HTTP)
                 client = open_redis(settings)

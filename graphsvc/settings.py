@@ -90,6 +90,23 @@ class Settings(_TimelineSettings):
     )
     neo4j_connect_timeout: float = Field(default=3.0, gt=0, description="seconds to connect")
 
+    # Group commit: follows, unfollows and blocks that arrive together share a transaction.
+    write_batch_window_ms: float = Field(
+        default=1.0,
+        ge=0,
+        le=100,
+        description="how long an idle batch stays open for more writes to join it",
+    )
+    write_batch_max: int = Field(
+        default=64, ge=1, le=1_000, description="most writes in one batch (one transaction)"
+    )
+    write_batch_concurrency: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="batches committing at once per process; later writes wait in the next one",
+    )
+
     # Redis: the mirror of hot lists and exact counts.
     redis_url: str = "redis://127.0.0.1:16379/0"
     redis_pool_size: int = Field(default=64, ge=1)

@@ -3,6 +3,9 @@
 Each write reads top-down, as Mastodon's ``FollowService#call`` does: the guards a request
 can fail before anything is written, then the commit in Neo4j (whose rules, checked under the
 acting user's lock, may still refuse it), then what happens after the commit (``writes``).
+Writes that arrive together share the commit and what follows it (``group_commit``): a
+refusal still refuses only its own write, and each caller is answered once its write is
+committed and mirrored.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
+from graphsvc.domain.edge_writes import EdgeWrite, FollowLimits, WriteKind
 from graphsvc.domain.errors import (
     Blocked,
     FollowingLimit,
@@ -30,6 +34,7 @@ from graphsvc.domain.model import (
     Relationship,
     iso_utc,
 )
+from graphsvc.services.group_commit import GroupCommit
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 
@@ -39,52 +44,75 @@ class Relations:
         self._edges = edges
         self._writes = writes
         self._settings = settings
+        self._limits = FollowLimits(
+            max_following=settings.max_following,
+            per_window=settings.follows_per_day,
+            window_us=settings.follow_window_seconds * 1_000_000,
+        )
+        self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
+            self._commit_batch,
+            window_ms=settings.write_batch_window_ms,
+            max_size=settings.write_batch_max,
+            concurrency=settings.write_batch_concurrency,
+        )
 
     async def follow(self, user_id: str, target_id: str) -> bool:
         """Make ``user_id`` follow ``target_id``; True when the edge is new. Repeating a
         follow is never refused and changes nothing."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
-        async with self._writes.hold(user_id):
-            outcome = await self._edges.follow(
-                user_id,
-                target_id,
-                max_following=self._settings.max_following,
-                per_window=self._settings.follows_per_day,
-                window_us=self._settings.follow_window_seconds * 1_000_000,
-            )
-            if isinstance(outcome, Refusal):
-                raise self._refused(outcome, user_id, target_id)
-            await self._writes.after_commit([outcome], _events_of(outcome), invalidate=[user_id])
+        write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits)
+        outcome = await self._batches.submit(write)
+        if isinstance(outcome, Refusal):
+            raise self._refused(outcome, user_id, target_id)
+        assert isinstance(outcome, EdgeChange)
         return outcome.changed
 
     async def unfollow(self, user_id: str, target_id: str) -> bool:
         """Remove the follow; True when there was one to remove."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
-        async with self._writes.hold(user_id):
-            change = await self._edges.unfollow(user_id, target_id)
-            if change is None:  # neither user ever existed: nothing to mirror
-                return False
-            await self._writes.after_commit([change], _events_of(change), invalidate=[user_id])
-        return change.changed
+        change = await self._batches.submit(EdgeWrite(WriteKind.UNFOLLOW, user_id, target_id))
+        return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
         """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
-        async with self._writes.hold(user_id, target_id):
-            change = await self._edges.block(user_id, target_id)
-            await self._writes.after_commit(
-                change.removed, change.events, invalidate=[user_id, target_id]
-            )
+        change = await self._batches.submit(EdgeWrite(WriteKind.BLOCK, user_id, target_id))
+        assert isinstance(change, BlockChange)
         return change
 
     async def unblock(self, user_id: str, target_id: str) -> bool:
         """Remove the block (the follows it removed stay removed); True when there was one."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
-        async with self._writes.hold(user_id):
-            event = await self._edges.unblock(user_id, target_id)
-            if event is not None:
-                await self._writes.after_commit(events=[event])
+        event = await self._batches.submit(EdgeWrite(WriteKind.UNBLOCK, user_id, target_id))
         return event is not None
+
+    async def _commit_batch(self, writes: list[EdgeWrite]) -> list[WriteOutcome]:
+        """The write order (``writes``) for a batch: the in-process lock of every user it
+        writes, one commit in Neo4j for all, then one Redis round trip for all their mirror
+        writes and events. The lock covers followed users too, not only the acting ones: two
+        batches of a process then never wait for each other's node locks inside Neo4j, where
+        a waiter on a node whose holder goes on to change that node's relationships is
+        reported as a deadlock (a false one, but the whole batch would be retried)."""
+        async with self._writes.hold(*{u for w in writes for u in (w.src, w.dst)}):
+            outcomes = await self._edges.commit(writes)
+            changes: list[EdgeChange] = []
+            events: list[GraphEvent] = []
+            invalidate: set[str] = set()
+            for write, outcome in zip(writes, outcomes, strict=True):
+                match outcome:
+                    case EdgeChange():
+                        changes.append(outcome)
+                        events += _events_of(outcome)
+                        invalidate.add(write.src)
+                    case BlockChange():
+                        changes += outcome.removed
+                        events += outcome.events
+                        invalidate.update((write.src, write.dst))
+                    case GraphEvent():
+                        events.append(outcome)
+            if changes or events:
+                await self._writes.after_commit(changes, events, invalidate=sorted(invalidate))
+        return outcomes
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         """How ``user_id`` relates to each of ``others`` (in the order given, once each)."""

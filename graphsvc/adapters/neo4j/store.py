@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
 
 from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
 from graphsvc.adapters.neo4j.queries import query, statements
+from graphsvc.domain.edge_writes import (
+    EdgeWrite,
+    FollowLimits,
+    WriteKind,
+    batch_users,
+    plan_rounds,
+)
 from graphsvc.domain.model import (
     BlockChange,
     EdgeChange,
@@ -32,7 +39,11 @@ from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
-NO_LIMIT = 2**31 - 1
+T = TypeVar("T")
+# Neo4j's db.relationship_grouping_threshold: below it, a relationship change locks its nodes.
+DENSE_NODE_THRESHOLD = 50
+# Runs one named statement of a transaction: (query name, params) -> its records.
+Statements = Callable[[str, Mapping[str, Any]], Awaitable[list[neo4j.Record]]]
 # What a caller that can carry on without Neo4j for a moment catches.
 STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
 
@@ -89,6 +100,23 @@ class Neo4jStore:
         )
         return result.records
 
+    async def transaction(self, work: Callable[[Statements], Awaitable[T]]) -> T:
+        """Several named statements in one managed write transaction: ``work`` gets a runner
+        (name, params -> records) and is run again from the start if the driver retries the
+        transaction (a deadlock, a leader switch), so it must only read what it wrote."""
+
+        async def unit(tx: neo4j.AsyncManagedTransaction) -> T:
+            async def run(name: str, params: Mapping[str, Any]) -> list[neo4j.Record]:
+                result = await tx.run(query(name), params)
+                return [record async for record in result]
+
+            return await work(run)
+
+        async with self.driver.session(
+            database=self.database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
+        ) as session:
+            return await session.execute_write(unit)
+
     async def write_auto_commit(self, name: str, params: Mapping[str, Any]) -> None:
         """A write that manages its own transactions (``CALL { } IN TRANSACTIONS``), which
         only an auto-commit transaction may run."""
@@ -120,55 +148,65 @@ class Neo4jStore:
 
 
 class EdgeStore:
-    """Follows, unfollows, blocks and unblocks, each one transaction that also creates the
-    change's outbox event; then the counts the mirror needs, read after the commit."""
+    """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
+    writes that arrive together (each under its acting user's lock, and each creating its
+    outbox event), then one read of the counts the mirror needs for every user they touched."""
 
     def __init__(self, store: Neo4jStore, read_counts: ReadCounts) -> None:
         self._store = store
         self._count_reads = CountReads(read_counts)
 
+    async def commit(self, writes: Sequence[EdgeWrite]) -> list[WriteOutcome]:
+        """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
+        refuses only its own write. Outcomes in the order of ``writes``: an EdgeChange or a
+        Refusal for a follow, an EdgeChange or None (neither user ever existed) for an
+        unfollow, a BlockChange for a block, the GraphEvent or None (no block) for an unblock."""
+        batch = list(writes)
+        events = [[event_id() for _ in range(3)] for _ in batch]
+        rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
+        touched = {
+            user
+            for write, row in zip(batch, rows, strict=True)
+            if _needs_counts(write, row)
+            for user in (write.src, write.dst)
+        }
+        counts = await self._counts_after_commit(sorted(touched)) if touched else {}
+        return [
+            _outcome(write, row, ids, counts)
+            for write, row, ids in zip(batch, rows, events, strict=True)
+        ]
+
     async def follow(
-        self,
-        src: str,
-        dst: str,
-        *,
-        max_following: int = NO_LIMIT,
-        per_window: int = NO_LIMIT,
-        window_us: int = 1,
+        self, src: str, dst: str, *, limits: FollowLimits | None = None
     ) -> EdgeChange | Refusal:
-        """Follow unless a rule refuses the new edge (then nothing changed); the limits'
-        defaults are off (the service passes its settings)."""
-        params = {"src": src, "dst": dst, "max_following": max_following,
-                  "per_window": per_window, "window_us": window_us, "event": event_id()}  # fmt: skip
-        (row,) = await self._store.write("relations/follow", params)
-        if row["refused"] is not None:
-            return Refusal(row["refused"], row["retry_at"])
-        return await self._change(params, row, following=True)
+        """Follow unless a rule refuses the new edge (then nothing changed); the limits are
+        off unless given (the service passes its settings)."""
+        write = EdgeWrite(WriteKind.FOLLOW, src, dst, limits or FollowLimits())
+        (outcome,) = await self.commit([write])
+        return outcome  # type: ignore[return-value]
 
     async def unfollow(self, src: str, dst: str) -> EdgeChange | None:
         """None when either user has never existed (nothing to change, nothing to mirror)."""
-        params = {"src": src, "dst": dst, "event": event_id()}
-        rows = await self._store.write("relations/unfollow", params)
-        return await self._change(params, rows[0], following=False) if rows else None
+        (outcome,) = await self.commit([EdgeWrite(WriteKind.UNFOLLOW, src, dst)])
+        return outcome  # type: ignore[return-value]
 
-    async def _change(
-        self, params: Mapping[str, Any], row: neo4j.Record, *, following: bool
-    ) -> EdgeChange:
-        # Counts are read after the commit: the followed user is not locked by the write, so
-        # only a read that starts after the commit is sure to include it.
-        src, dst, changed, version = params["src"], params["dst"], row["changed"], row["version"]
-        counts = await self._counts_after_commit([src, dst])
-        kind = "follow" if following else "unfollow"
-        event = GraphEvent(params["event"], kind, src, dst, version) if changed else None
-        if counts is None:
-            return EdgeChange(src, dst, following, bool(changed), version, None, None, event, False)
-        return EdgeChange(
-            src, dst, following, bool(changed), version, counts.get(src), counts.get(dst), event
-        )
+    async def block(self, src: str, dst: str) -> BlockChange:
+        """Block; both directions come back as removals, also when there was no follow: the
+        mirror applies a removal newer than any instance of the edge harmlessly, so a retried
+        block repairs a mirror write that an earlier attempt lost."""
+        (outcome,) = await self.commit([EdgeWrite(WriteKind.BLOCK, src, dst)])
+        return outcome  # type: ignore[return-value]
+
+    async def unblock(self, src: str, dst: str) -> GraphEvent | None:
+        """The unblock's event; None when there was no block."""
+        (outcome,) = await self.commit([EdgeWrite(WriteKind.UNBLOCK, src, dst)])
+        return outcome  # type: ignore[return-value]
 
     async def _counts_after_commit(self, user_ids: Sequence[str]) -> dict[str, UserCounts] | None:
-        """Counts read after a commit; None when Neo4j became unreachable since: the write is
-        committed all the same, and the outbox relay mirrors it when Neo4j is back."""
+        """Counts read after a commit (the followed user is not locked by a follow, so only a
+        read that starts after the commit is sure to include it); None when Neo4j became
+        unreachable since: the writes are committed all the same, and the outbox relay mirrors
+        them when Neo4j is back."""
         try:
             return await self._count_reads.read(user_ids)
         except Exception as exc:  # the write stands whatever went wrong here
@@ -185,39 +223,117 @@ class EdgeStore:
         counts = await (
             self._counts_after_commit(users) if committed else self._count_reads.read(users)
         )
-        if counts is None:
-            return [EdgeChange(s, d, False, True, v, None, None, None, False) for s, d, v in pairs]
-        return [EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d)) for s, d, v in pairs]
-
-    async def block(self, src: str, dst: str) -> BlockChange:
-        """Block; both directions come back as removals, also when there was no follow: the
-        mirror applies a removal newer than any instance of the edge harmlessly, so a retried
-        block repairs a mirror write that an earlier attempt lost."""
-        ids = [event_id() for _ in range(3)]
-        params = {"src": src, "dst": dst, "ids": sorted((src, dst)), "events": ids}
-        (row,) = await self._store.write("relations/block", params)
-        ab, ba = row["following_version"], row["followed_by_version"]
-        changes = await self.removals([(src, dst, ab), (dst, src, ba)], committed=True)
-        removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
-        changes = [replace(c, changed=r) for c, r in zip(changes, removed, strict=True)]
-        events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
-        events += [
-            GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
-            for n, s, d, v, r in ((1, src, dst, ab, removed[0]), (2, dst, src, ba, removed[1]))
-            if r
-        ]
-        return BlockChange(bool(row["created"]), changes, events)
-
-    async def unblock(self, src: str, dst: str) -> GraphEvent | None:
-        """The unblock's event; None when there was no block."""
-        params = {"src": src, "dst": dst, "event": event_id()}
-        (row,) = await self._store.write("relations/unblock", params)
-        if not row["removed"]:
-            return None
-        return GraphEvent(params["event"], "unblock", src, dst, row["version"])
+        return [_removal(s, d, v, counts) for s, d, v in pairs]
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         (row,) = await self._store.read(
             "relations/relationships", {"id": user_id, "ids": list(others)}
         )
         return [Relationship(*values) for values in row["rows"]]
+
+
+# What one committed write comes to (see EdgeStore.commit).
+WriteOutcome = EdgeChange | Refusal | BlockChange | GraphEvent | None
+Row = dict[str, Any]
+
+
+async def _commit_rounds(
+    run: Statements, batch: list[EdgeWrite], events: list[list[str]]
+) -> list[Row]:
+    """The statements of one batch, in one transaction: the acting users' locks in id order,
+    then each round's writes (a statement per kind, or per block: blocks are rare and lock two
+    users). One result row per write, in batch order."""
+    rows: list[Row | None] = [None] * len(batch)
+    users = [{"id": u.id, "acting": u.acting, "create": u.create} for u in batch_users(batch)]
+    (locked,) = await run("relations/lock_users", {"users": users, "sparse": DENSE_NODE_THRESHOLD})
+    if locked["missing"]:
+        await run("relations/create_users", {"ids": locked["missing"]})
+    for round_ in plan_rounds(batch):
+        for kind, members in round_.by_kind.items():
+            if kind is WriteKind.FOLLOW:
+                params = [{"i": i, "src": w.src, "dst": w.dst, "event": events[i][0],
+                           "max_following": w.limits.max_following,
+                           "per_window": w.limits.per_window,
+                           "window_us": w.limits.window_us} for i, w in members]  # fmt: skip
+                found = await run("relations/follow", {"rows": params})
+            elif kind is WriteKind.UNFOLLOW:
+                params = [{"i": i, "src": w.src, "dst": w.dst, "event": events[i][0]}
+                          for i, w in members]  # fmt: skip
+                found = await run("relations/unfollow", {"rows": params})
+            else:
+                found = []
+                for i, w in members:
+                    found += [
+                        {**dict(record), "i": i}
+                        for record in await run(f"relations/{kind.value}", _single(w, events[i]))
+                    ]
+            for record in found:
+                rows[record["i"]] = dict(record)
+    # A follow whose user was erased and deleted since the batch began gives no row.
+    erased: Row = {"refused": "erasing", "retry_at": None}
+    return [row if row is not None else erased for row in rows]
+
+
+def _single(write: EdgeWrite, ids: list[str]) -> Row:
+    """Parameters of block.cypher / unblock.cypher, which run once per write."""
+    if write.kind is WriteKind.BLOCK:
+        return {"src": write.src, "dst": write.dst, "ids": sorted((write.src, write.dst)),
+                "events": ids}  # fmt: skip
+    return {"src": write.src, "dst": write.dst, "event": ids[0]}
+
+
+def _needs_counts(write: EdgeWrite, row: Row) -> bool:
+    """Whether the mirror gets a write for it: repeats too (its scripts are idempotent, so a
+    retried request repairs a mirror write an earlier attempt lost), refusals and unblocks not."""
+    match write.kind:
+        case WriteKind.FOLLOW:
+            return row["refused"] is None
+        case WriteKind.UNFOLLOW:
+            return bool(row["known"])
+        case WriteKind.BLOCK:
+            return True
+    return False
+
+
+def _outcome(
+    write: EdgeWrite, row: Row, ids: list[str], counts: dict[str, UserCounts] | None
+) -> WriteOutcome:
+    src, dst = write.src, write.dst
+    match write.kind:
+        case WriteKind.FOLLOW if row["refused"] is not None:
+            return Refusal(row["refused"], row["retry_at"])
+        case WriteKind.FOLLOW | WriteKind.UNFOLLOW:
+            if write.kind is WriteKind.UNFOLLOW and not row["known"]:
+                return None
+            following = write.kind is WriteKind.FOLLOW
+            changed, version = bool(row["changed"]), row["version"]
+            event = GraphEvent(ids[0], write.kind.value, src, dst, version) if changed else None
+            if counts is None:
+                return EdgeChange(src, dst, following, changed, version, None, None, event, False)
+            return EdgeChange(
+                src, dst, following, changed, version, counts.get(src), counts.get(dst), event
+            )
+        case WriteKind.BLOCK:
+            ab, ba = row["following_version"], row["followed_by_version"]
+            removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
+            changes = [
+                replace(_removal(s, d, v, counts), changed=r)
+                for (s, d, v), r in zip(((src, dst, ab), (dst, src, ba)), removed, strict=True)
+            ]
+            events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
+            events += [
+                GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
+                for n, s, d, v, r in ((1, src, dst, ab, removed[0]), (2, dst, src, ba, removed[1]))
+                if r
+            ]
+            return BlockChange(bool(row["created"]), changes, events)
+    if not row["removed"]:
+        return None
+    return GraphEvent(ids[0], "unblock", src, dst, row["version"])
+
+
+def _removal(src: str, dst: str, version: int, counts: dict[str, UserCounts] | None) -> EdgeChange:
+    """A committed removal of src -> dst; without counts when they could not be read."""
+    if counts is None:
+        return EdgeChange(src, dst, False, True, version, None, None, None, False)
+    return EdgeChange(src, dst, False, True, version, counts.get(src), counts.get(dst))

@@ -1,0 +1,97 @@
+"""Edge writes as plain values, and the order a batch of them commits in.
+
+Writes that arrive together commit in one Neo4j transaction (group commit). Inside it, each
+write still runs under the lock of its acting user (the follower; both users of a block), so
+the batch is cut into rounds: a write goes to the round after the last earlier write that acts
+for one of its users. Within a round no two writes share an acting user, so their order does
+not matter and each kind runs as one statement over all its rows; rounds run in arrival order,
+so writes of one user (a follow, then an unfollow of the same pair) apply in the order they came.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+NO_LIMIT = 2**31 - 1
+
+
+class WriteKind(StrEnum):
+    FOLLOW = "follow"
+    UNFOLLOW = "unfollow"
+    BLOCK = "block"
+    UNBLOCK = "unblock"
+
+
+@dataclass(frozen=True, slots=True)
+class FollowLimits:
+    """The rules of a new follow that depend on settings; the defaults are off."""
+
+    max_following: int = NO_LIMIT
+    per_window: int = NO_LIMIT
+    window_us: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeWrite:
+    kind: WriteKind
+    src: str  # the acting user: the follower, or the blocker
+    dst: str
+    limits: FollowLimits = field(default_factory=FollowLimits)
+
+    @property
+    def acting(self) -> tuple[str, ...]:
+        """Whose lock the write runs under: a block writes both users' edges."""
+        return (self.src, self.dst) if self.kind is WriteKind.BLOCK else (self.src,)
+
+
+@dataclass(slots=True)
+class Round:
+    """Writes of a batch that share no acting user: (position in the batch, write), by kind."""
+
+    by_kind: dict[WriteKind, list[tuple[int, EdgeWrite]]] = field(default_factory=dict)
+
+
+def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
+    """Rounds in commit order; each round's rows sorted by acting user (a fixed lock order)."""
+    rounds: list[Round] = []
+    last_round: dict[str, int] = {}
+    for position, write in enumerate(writes):
+        number = 1 + max((last_round.get(user, -1) for user in write.acting), default=-1)
+        for user in write.acting:
+            last_round[user] = number
+        if number == len(rounds):
+            rounds.append(Round())
+        rounds[number].by_kind.setdefault(write.kind, []).append((position, write))
+    for round_ in rounds:
+        for rows in round_.by_kind.values():
+            rows.sort(key=lambda row: (row[1].src, row[1].dst))
+    return rounds
+
+
+def acting_users(writes: list[EdgeWrite]) -> list[str]:
+    """Every acting user of a batch, sorted: the order their locks are taken in."""
+    return sorted({user for write in writes for user in write.acting})
+
+
+@dataclass(frozen=True, slots=True)
+class BatchUser:
+    """A user a batch writes: whether it acts (its edges are checked under its lock) and
+    whether a write of the batch creates it when unknown (follows and blocks do)."""
+
+    id: str
+    acting: bool
+    create: bool
+
+
+def batch_users(writes: list[EdgeWrite]) -> list[BatchUser]:
+    """Every user of a batch, sorted by id: the one order in which batches take locks."""
+    acting = set(acting_users(writes))
+    creating = {
+        user
+        for write in writes
+        if write.kind in (WriteKind.FOLLOW, WriteKind.BLOCK)
+        for user in (write.src, write.dst)
+    }
+    users = sorted({user for write in writes for user in (write.src, write.dst)})
+    return [BatchUser(user, user in acting, user in creating) for user in users]

@@ -1,0 +1,103 @@
+"""Group commit: writes that arrive together are committed together.
+
+Policy. A write joins the open batch. The batch closes when it holds WRITE_BATCH_MAX writes,
+or WRITE_BATCH_WINDOW_MS after its first write came, whichever is first; then one call commits
+it (one Neo4j transaction, one count read, one Redis pipeline) and each caller gets its own
+write's outcome (or exception) only once that call returned, that is once its write is
+committed and mirrored. At most WRITE_BATCH_CONCURRENCY batches commit at once: while all
+are busy, arriving writes wait in the next batch, which closes as soon as one finishes. So a
+quiet process pays about the window per write, and a busy one pays nothing extra: its
+batches grow with the load, and the fixed costs of a commit are shared by more writes.
+
+A caller that gives up (its request is cancelled) does not take its write out of a batch that
+is already committing, as with any timeout; a write not yet in a committing batch is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+W = TypeVar("W")
+R = TypeVar("R")
+# Commits one batch: an outcome (or the exception of that write alone) per write, in order.
+CommitBatch = Callable[[list[W]], Awaitable[Sequence[R | BaseException]]]
+
+
+class GroupCommit(Generic[W, R]):
+    def __init__(
+        self, commit: CommitBatch[W, R], *, window_ms: float, max_size: int, concurrency: int
+    ) -> None:
+        self._commit = commit
+        self._window = window_ms / 1_000
+        self._max = max_size
+        self._concurrency = concurrency
+        self._pending: list[tuple[W, asyncio.Future[R]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._due = False
+        self._running: set[asyncio.Task[None]] = set()
+
+    async def submit(self, write: W) -> R:
+        """Queue ``write`` and return its outcome once its batch is committed."""
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        self._pending.append((write, future))
+        self._pump()
+        return await future
+
+    def _pump(self) -> None:
+        """Start every batch that may start now; otherwise make sure one will."""
+        while self._pending and len(self._running) < self._concurrency:
+            if not self._due and len(self._pending) < self._max:
+                if self._timer is None:
+                    self._timer = asyncio.get_running_loop().call_later(self._window, self._expire)
+                return
+            self._start(self._pending[: self._max])
+            del self._pending[: self._max]
+            # Writes left over have waited for a free slot already: no new window for them.
+            self._due = bool(self._pending)
+        if self._timer is not None and not self._pending:
+            self._timer.cancel()
+            self._timer = None
+
+    def _expire(self) -> None:
+        self._timer = None
+        self._due = True
+        self._pump()
+
+    def _start(self, batch: list[tuple[W, asyncio.Future[R]]]) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        task = asyncio.get_running_loop().create_task(self._run(batch))
+        self._running.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._due = self._due or bool(self._pending)
+        self._pump()
+
+    async def _run(self, batch: list[tuple[W, asyncio.Future[R]]]) -> None:
+        live = [(write, future) for write, future in batch if not future.done()]
+        if not live:
+            return
+        try:
+            outcomes = await self._commit([write for write, _ in live])
+        except Exception as exc:  # the batch failed as a whole: every write with it
+            for _, future in live:
+                if not future.done():
+                    future.set_exception(exc)
+        else:
+            for (_, future), outcome in zip(live, outcomes, strict=True):
+                if future.done():  # its caller gave up
+                    continue
+                if isinstance(outcome, BaseException):
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
+        finally:
+            # Cancelled mid-commit (shutdown): nobody may wait forever. It may have committed.
+            for _, future in live:
+                if not future.done():
+                    future.set_exception(RuntimeError("the write's batch was cancelled"))
