@@ -25,7 +25,11 @@ from graphsvc.settings import LocalServerSettings, get_local_server_settings
 
 IMPORT_MIN_EDGES = 200_000  # below this, restarting Neo4j costs more than transactions
 EDGES_PER_TRANSACTION = 20_000
-CONCURRENT_TRANSACTIONS = 2  # disjoint followers: they only meet on followed users' nodes
+# One at a time: batches of disjoint followers still deadlock (a follower of one batch is
+# followed in another, and creating a relationship locks a sparse node), and Neo4j's retries
+# then cost more than the overlap gains on two cores.
+CONCURRENT_TRANSACTIONS = 1
+MIRROR_BATCHES_AT_ONCE = 2  # Neo4j reads one batch while Redis installs the one before
 
 
 async def load(
@@ -123,9 +127,21 @@ async def rebuild_mirror(
     ids = list(user_ids)
     size = services.settings.rebuild_batch_users
     built = 0
-    with tqdm(total=len(ids), desc="mirror", unit="user", disable=not progress) as bar:
-        for chunk in batches(ids, size):
+    slots = asyncio.Semaphore(MIRROR_BATCHES_AT_ONCE)
+
+    async def build(chunk: list[str], bar: tqdm) -> None:
+        nonlocal built
+        try:
             await services.redis.mirror.drop(chunk)
-            built += await services.mirror_sync.rebuild(chunk, tuple(Side))
+            done = await services.mirror_sync.rebuild(chunk, tuple(Side))
+            built += done  # after the await: tasks add up one at a time
             bar.update(len(chunk))
+        finally:
+            slots.release()
+
+    with tqdm(total=len(ids), desc="mirror", unit="user", disable=not progress) as bar:
+        async with asyncio.TaskGroup() as group:
+            for chunk in batches(ids, size):
+                await slots.acquire()
+                group.create_task(build(chunk, bar))
     return built
