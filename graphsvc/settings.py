@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -269,6 +269,9 @@ class Settings(_TimelineSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_workers: int = Field(default=1, ge=1)
+    api_server: Literal["uvicorn", "granian"] = Field(
+        default="uvicorn", description="the HTTP server of `graphsvc serve`"
+    )
     api_access_log: bool = Field(default=False, description="log every request (costs CPU)")
     log_json: bool = Field(
         default=False, description="one JSON log line per request, with its X-Request-ID"

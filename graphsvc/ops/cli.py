@@ -17,7 +17,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-import uvicorn
 from neo4j.exceptions import DriverError, Neo4jError
 from redis.exceptions import RedisError
 from tqdm import tqdm
@@ -25,7 +24,7 @@ from tqdm import tqdm
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import parse_scopes
 from graphsvc.domain.errors import GraphError
-from graphsvc.ops import keys, local_servers
+from graphsvc.ops import http_server, keys, local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.ops.demo import demo_edges
 from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file
@@ -88,14 +87,14 @@ def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSetti
         shutil.rmtree(shared, ignore_errors=True)
         shared.mkdir(parents=True)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
-    uvicorn.run(
-        "graphsvc.api.app:create_app",
-        factory=True,
-        host=host,
-        port=args.port or settings.api_port,
-        workers=workers,
-        log_level="info",
-        access_log=settings.api_access_log,
+    http_server.run(
+        http_server.Serving(
+            server=args.server or settings.api_server,
+            host=host,
+            port=args.port or settings.api_port,
+            workers=workers,
+            access_log=settings.api_access_log,
+        )
     )
     return 0
 
@@ -494,10 +493,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphsvc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn)")
+    serve = sub.add_parser("serve", help="serve the HTTP API (uvicorn or granian)")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int)
+    serve.add_argument("--server", choices=["uvicorn", "granian"], help="default: API_SERVER")
 
     services = sub.add_parser("services", help="run the local Neo4j and Redis servers")
     services.add_argument("action", choices=["up", "down", "status"])
