@@ -23,6 +23,7 @@ from graphsvc.api import (
 from graphsvc.api.access import document_security, guard_routes
 from graphsvc.api.contract import state_settings
 from graphsvc.api.errors import install_error_handlers
+from graphsvc.api.fast_routes import add_fast_lanes
 from graphsvc.api.middleware import GraphSourceHeader
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
 from graphsvc.api.operations import forget_this_process
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         # include_router keeps the router and matches through it on every request, which cost
         # reads 10-15% of their throughput here (make bench and an interleaved A/B).
         app.router.routes.extend(family.router.routes)
+    add_fast_lanes(app)  # before the guard, which wraps whichever handler the route has
     guard_routes(app)
     _document(app, settings)
     return app
