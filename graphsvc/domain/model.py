@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from graphsvc.domain.cursor import Position
 
@@ -14,9 +15,17 @@ STATUSES = ("active", "suspended", "spam")
 
 
 def iso_utc(micros: int) -> str:
-    """Microseconds since the epoch as exact ISO-8601 UTC (no float rounding)."""
-    moment = _EPOCH + timedelta(microseconds=micros)
-    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """Microseconds since the epoch as exact ISO-8601 UTC (no float rounding).
+
+    A page formats one per entry: the whole seconds are formatted once and remembered (pages
+    and bulk loads share seconds), the microseconds appended."""
+    seconds, fraction = divmod(micros, 1_000_000)
+    return f"{_iso_second(seconds)}.{fraction:06d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _iso_second(seconds: int) -> str:
+    return (_EPOCH + timedelta(seconds=seconds)).isoformat()[:19]
 
 
 def micros_from_datetime(moment: datetime) -> int:
