@@ -222,7 +222,13 @@ class ServedApi:
     scenario spends), to measure what they cost; off otherwise."""
 
     def __init__(
-        self, workers: int, settings: Settings, *, port: int = API_PORT, budgets: bool = False
+        self,
+        workers: int,
+        settings: Settings,
+        *,
+        port: int = API_PORT,
+        budgets: bool = False,
+        server: str = "",
     ) -> None:
         env = {
             **os.environ,
@@ -236,7 +242,8 @@ class ServedApi:
         }
         self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)],
+            [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)]
+            + (["--server", server] if server else []),  # else API_SERVER, as deployed
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -671,7 +678,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default=os.environ.get("SIZE", "S"), choices=sorted(SIZES))
     parser.add_argument(
-        "--workers", type=int, default=1, help="uvicorn workers of the API under test"
+        "--workers", type=int, default=1, help="worker processes of the API under test"
+    )
+    parser.add_argument(
+        "--server", choices=["uvicorn", "granian"], help="HTTP server of the API under test"
     )
     parser.add_argument(
         "--timelines-only", action="store_true", help="only the timeline rows (a quick run)"
@@ -698,8 +708,10 @@ def main() -> None:
         str(n) for n in range(0, SIZES[args.size].users, 97)
     ]
     api_key = asyncio.run(bench_key(settings))  # after the load: a reload empties Neo4j
-    api = ServedApi(args.workers, settings)
-    budgeted = ServedApi(args.workers, settings, port=API_PORT + 1, budgets=True)
+    api = ServedApi(args.workers, settings, server=args.server or "")
+    budgeted = ServedApi(
+        args.workers, settings, port=API_PORT + 1, budgets=True, server=args.server or ""
+    )
     outcomes: dict[str, Outcome] = {}
     if args.timelines_only:
         try:
