@@ -5,12 +5,16 @@ and a celebrity on either side of the question."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from graphsvc.bootstrap import Services
+from graphsvc.domain.errors import InvalidUserId
+from graphsvc.domain.ids import is_user_id, validate_user_ids
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.loader import load_edges
 
@@ -80,3 +84,16 @@ async def test_relationships_of_busy_users(
         # the other way round: each side sees the block from its own end
         back = await relationships(client, p("f299"), [p("v")])
         assert back[p("v")] == NO | {"blocking": False, "blocked_by": True}
+
+
+@pytest.mark.parametrize(
+    "ids", [["a", ""], ["a", "x" * 65], ["a", "b c"], ["a,b"], ["a", ",b"], [""], ["ok", "x{y}"]]
+)
+def test_a_list_of_ids_is_checked_as_each_id_would_be(ids: list[str]) -> None:
+    bad = next(i for i in ids if not is_user_id(i))
+    with pytest.raises(InvalidUserId, match=re.escape(repr(bad))):
+        validate_user_ids(ids, "ids item")
+
+
+def test_a_list_of_valid_ids_passes() -> None:
+    validate_user_ids(["a", "b.c", "x" * 64, "A-9_"], "ids item")

@@ -25,7 +25,7 @@ from graphsvc.domain.errors import (
     UserErasing,
     UserSuspended,
 )
-from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.ids import validate_user_id, validate_user_ids
 from graphsvc.domain.model import (
     BlockChange,
     EdgeChange,
@@ -120,8 +120,7 @@ class Relations:
         maximum = self._settings.relationships_max_ids
         if not 1 <= len(others) <= maximum:
             raise TooManyIds(f"ids must name 1 to {maximum} users, got {len(others)}")
-        for other in others:
-            validate_user_id(other, "ids item")
+        validate_user_ids(others, "ids item")
         return await self._edges.relationships(user_id, list(dict.fromkeys(others)))
 
     def _refused(self, refusal: Refusal, user_id: str, target_id: str) -> GraphError:
