@@ -34,6 +34,7 @@ def empty_server(server_settings: Settings, empty_local: LocalServerSettings) ->
     settings = server_settings.model_copy(update={
         "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
         "redis_prefix": "imp:",  # the import clears every mirror key under its prefix
+        "hot_list_cap": 40,  # celebrities' lists are cut: their boundaries are checked too
     })  # fmt: skip
     server = LocalNeo4j(settings, empty_local)
     server.up(print)

@@ -7,7 +7,6 @@ go to Redis already flattened into the install script's arguments.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
-from graphsvc.domain.model import Counts, Side
+from graphsvc.domain.model import Counts
 from graphsvc.ops.edge_columns import EdgeColumns
 
 USERS_PER_BATCH = 5_000
@@ -48,17 +47,16 @@ def _side(owner: np.ndarray, other: np.ndarray, since: np.ndarray, names: np.nda
     return SideLists(flat, np.cumsum(kept_total) - kept_total, total)
 
 
-def _lists(
-    lists: SideLists, side: Side, users: range, at: int, counts: list[Counts], names: list[str],
-    cap: int,
-) -> Iterator[tuple[str, Side, int, Counts, tuple[int, str] | None, list[Any]]]:  # fmt: skip
-    for u in users:
-        begin = 2 * int(lists.start[u])
-        hot = min(int(lists.total[u]), cap)
-        boundary = None
-        if lists.total[u] > cap:
-            boundary = (lists.flat[begin + 2 * cap], lists.flat[begin + 2 * cap + 1])
-        yield names[u], side, at, counts[u], boundary, lists.flat[begin : begin + 2 * hot].tolist()
+def _side_args(lists: SideLists, u: int, cap: int) -> list[Any]:
+    """One side of one user as install_loaded.lua reads it: boundary score and member (the
+    newest entry past the cap; -1 and "" when the list is complete), count, entries."""
+    begin = 2 * int(lists.start[u])
+    total = int(lists.total[u])
+    hot = min(total, cap)
+    boundary = [-1, ""]
+    if total > cap:
+        boundary = [lists.flat[begin + 2 * cap], lists.flat[begin + 2 * cap + 1]]
+    return [*boundary, hot, *lists.flat[begin : begin + 2 * hot].tolist()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +92,16 @@ def plan_mirror(edges: EdgeColumns, cap: int) -> MirrorPlan:
 
 
 async def install_plan(services: Services, plan: MirrorPlan, at: int, *, progress: bool) -> None:
-    """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would."""
+    """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would.
+    Only right after the mirror was cleared, while Neo4j is down (see install_loaded)."""
     cap = services.settings.hot_list_cap
     users = len(plan.names)
     with tqdm(total=users, desc="mirror", unit="user", disable=not progress) as bar:
         for begin in range(0, users, USERS_PER_BATCH):
             batch = range(begin, min(begin + USERS_PER_BATCH, users))
-            calls = [
-                *_lists(plan.followers, Side.FOLLOWERS, batch, at, plan.counts, plan.names, cap),
-                *_lists(plan.following, Side.FOLLOWING, batch, at, plan.counts, plan.names, cap),
-            ]
-            await services.redis.mirror.install_flat(calls)
+            await services.redis.mirror.install_loaded(
+                (plan.names[u], at, plan.counts[u], _side_args(plan.followers, u, cap),
+                 _side_args(plan.following, u, cap))
+                for u in batch
+            )  # fmt: skip
             bar.update(len(batch))

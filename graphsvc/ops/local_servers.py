@@ -193,6 +193,10 @@ class LocalNeo4j:
             "dbms.security.auth_enabled": "true",
             "dbms.usage_report.enabled": "false",
             "db.tx_log.rotation.retention_policy": "2 files",
+            # Bolt waits 5 s for its threads and 5 s for its connections when stopping, after
+            # the databases stopped; a restart for a bulk import need not.
+            "internal.server.bolt.thread_pool_shutdown_wait_time": "0s",
+            "internal.server.bolt.connection_shutdown_wait_time": "0s",
         }
         text = "".join(f"{key}={value}\n" for key, value in settings.items())
         (self.conf / "neo4j.conf").write_text(

@@ -72,6 +72,7 @@ class Mirror:
         self._edge = register(client, "edge")
         self._install = register(client, "install")
         self._install_counts = register(client, "install_counts")
+        self._install_loaded = register(client, "install_loaded")
         self._page = register(client, "page")
         self._refresh_counts = register(client, "refresh_counts")
         self._drop = register(client, "drop")
@@ -186,28 +187,28 @@ class Mirror:
     ) -> None:
         """Install lists given as (user, side, read at, counts, newest (since, member) pairs,
         newest first, up to cap + 1 of them)."""
-        flat = []
+        calls = []
         for user_id, side, at, counts, pairs in lists:
             hot, rest = pairs[: self._cap], pairs[self._cap : self._cap + 1]
-            args: list[Any] = []
+            boundary = rest[0] if rest else (-1, "")
+            args: list[Any] = [side.value, at, *counts.values(), self._cap, *boundary]
             for since, member in hot:
                 args += (since, member)
-            flat.append((user_id, side, at, counts, rest[0] if rest else None, args))
-        await self.install_flat(flat)
-
-    async def install_flat(
-        self,
-        lists: Iterable[tuple[str, Side, int, Counts, tuple[int, str] | None, Sequence[Any]]],
-    ) -> None:
-        """Install lists given as (user, side, read at, counts, the first entry past the cap
-        or None, the newest entries up to the cap flattened: since, member, since, ...): bulk
-        loads build these arguments in bulk."""
-        calls = []
-        for user_id, side, at, counts, boundary, flat in lists:
-            args: list[Any] = [side.value, at, *counts.values(), self._cap,
-                               *(boundary or (-1, "")), *flat]  # fmt: skip
             calls.append((self._side_keys(user_id, side), args))
         await run_many(self._redis, self._install, calls)
+
+    async def install_loaded(
+        self,
+        users: Iterable[tuple[str, int, Counts, Sequence[Any], Sequence[Any]]],
+    ) -> None:
+        """Install users of a bulk load into an empty database, only right after ``clear``
+        while Neo4j accepts no writes: (user, read at, counts, followers, following), each
+        side given as its boundary score and member ((-1, "") when complete), the number of
+        entries and the entries up to the cap, newest first (since, member, since, ...)."""
+        calls = [([self.key("m", uid), self.key("r", uid), self.key("g", uid)],
+                  [at, *counts.values(), *followers, *following])
+                 for uid, at, counts, followers, following in users]  # fmt: skip
+        await run_many(self._redis, self._install_loaded, calls)
 
     async def drop(self, user_ids: Iterable[str]) -> None:
         """Forget users' counts and lists; their next read rebuilds them from Neo4j.
