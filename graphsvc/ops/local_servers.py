@@ -296,12 +296,19 @@ class LocalNeo4j:
         """True when NEO4J_URI is a server this project started (and may stop and restart)."""
         return _is_loopback(self.host) and _pid_alive(self.pid_file) is not None
 
-    def import_csv(self, nodes: Path, relationships: Path, say: Say) -> None:
+    def import_csv(
+        self,
+        nodes: Path,
+        relationships: Path,
+        say: Say,
+        imported: Callable[[], None] | None = None,
+    ) -> None:
         """Replace the database with CSV files through Neo4j's offline importer, then restart.
 
         For an empty database only: the importer writes a new store, far faster than
         transactions, but needs the server stopped. The server is restarted either way. Node
         files carry integer import ids (``:ID``, not stored), which the importer maps fastest.
+        ``imported`` is called once the import succeeded, before the server starts.
         """
         java = self._java()
         self.down(say)
@@ -314,6 +321,8 @@ class LocalNeo4j:
                f"--relationships=FOLLOWS={relationships}"]  # fmt: skip
         try:
             result = subprocess.run(cmd, capture_output=True, text=True, env=self._env())
+            if result.returncode == 0 and imported is not None:
+                imported()
         finally:
             self.up(say)
         if result.returncode != 0:
