@@ -27,7 +27,7 @@ from graphsvc.domain.errors import GraphError
 from graphsvc.ops import http_server, keys, local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.ops.demo import demo_edges
-from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file
+from graphsvc.ops.edge_files import Edges, LoadError, read_edge_file
 from graphsvc.ops.evaluation import (
     DEFAULT_SEEDS,
     DEFAULT_USERS,
@@ -113,7 +113,7 @@ def _services(args: argparse.Namespace, settings: Settings, local: LocalServerSe
 async def _load_edges(
     settings: Settings,
     local: LocalServerSettings,
-    edges: EdgeSet,
+    edges: Edges,
     progress: bool,
     online: bool = False,
 ) -> None:
