@@ -28,6 +28,14 @@ def query(name: str) -> str:
     return (QUERY_DIR / family / f"{rest}.cypher").read_text(encoding="utf-8")
 
 
+@cache
+def with_prelude(prelude: str, name: str) -> str:
+    """``name`` with ``prelude`` run first in the same statement, as a CALL subquery (its
+    result rows, one, are not used): one round trip where two statements would take two.
+    ``prelude`` must be valid as a subquery (no leading importing WITH) and return one row."""
+    return f"CALL {{\n{query(prelude)}\n}}\n{query(name)}"
+
+
 def statements(name: str) -> list[str]:
     """A multi-statement file (such as the schema) split on ``;`` at line ends."""
     body = "\n".join(

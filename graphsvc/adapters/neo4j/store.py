@@ -19,7 +19,7 @@ import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
 
 from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
-from graphsvc.adapters.neo4j.queries import query, statements
+from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.domain.edge_writes import (
     EdgeWrite,
     FollowLimits,
@@ -42,8 +42,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Neo4j's db.relationship_grouping_threshold: below it, a relationship change locks its nodes.
 DENSE_NODE_THRESHOLD = 50
-# Runs one named statement of a transaction: (query name, params) -> its records.
-Statements = Callable[[str, Mapping[str, Any]], Awaitable[list[neo4j.Record]]]
+# Runs one named statement of a transaction: (query name, params, prelude) -> its records.
+Statements = Callable[[str, Mapping[str, Any], str | None], Awaitable[list[neo4j.Record]]]
 # What a caller that can carry on without Neo4j for a moment catches.
 STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
 
@@ -106,8 +106,11 @@ class Neo4jStore:
         transaction (a deadlock, a leader switch), so it must only read what it wrote."""
 
         async def unit(tx: neo4j.AsyncManagedTransaction) -> T:
-            async def run(name: str, params: Mapping[str, Any]) -> list[neo4j.Record]:
-                result = await tx.run(query(name), params)
+            async def run(
+                name: str, params: Mapping[str, Any], prelude: str | None = None
+            ) -> list[neo4j.Record]:
+                text = with_prelude(prelude, name) if prelude else query(name)
+                result = await tx.run(text, params)
                 return [record async for record in result]
 
             return await work(run)
@@ -240,38 +243,50 @@ Row = dict[str, Any]
 async def _commit_rounds(
     run: Statements, batch: list[EdgeWrite], events: list[list[str]]
 ) -> list[Row]:
-    """The statements of one batch, in one transaction: the acting users' locks in id order,
-    then each round's writes (a statement per kind, or per block: blocks are rare and lock two
-    users). One result row per write, in batch order."""
+    """The statements of one batch, in one transaction: the locks of its users in id order
+    (``lock_users``, as the prelude of the first follow or unfollow statement, or alone when
+    the batch starts with a block), then each round's writes: a statement per kind, or per
+    block and unblock (rare, and a block locks two users). One result row per write, in
+    batch order."""
     rows: list[Row | None] = [None] * len(batch)
     users = [{"id": u.id, "acting": u.acting, "create": u.create} for u in batch_users(batch)]
-    (locked,) = await run("relations/lock_users", {"users": users, "sparse": DENSE_NODE_THRESHOLD})
-    if locked["missing"]:
-        await run("relations/create_users", {"ids": locked["missing"]})
-    for round_ in plan_rounds(batch):
-        for kind, members in round_.by_kind.items():
-            if kind is WriteKind.FOLLOW:
-                params = [{"i": i, "src": w.src, "dst": w.dst, "event": events[i][0],
-                           "max_following": w.limits.max_following,
-                           "per_window": w.limits.per_window,
-                           "window_us": w.limits.window_us} for i, w in members]  # fmt: skip
-                found = await run("relations/follow", {"rows": params})
-            elif kind is WriteKind.UNFOLLOW:
-                params = [{"i": i, "src": w.src, "dst": w.dst, "event": events[i][0]}
-                          for i, w in members]  # fmt: skip
-                found = await run("relations/unfollow", {"rows": params})
+    lock: Row | None = {"users": users, "sparse": DENSE_NODE_THRESHOLD}
+    rounds = plan_rounds(batch)
+    if not rounds[0].by_kind.keys() & {WriteKind.FOLLOW, WriteKind.UNFOLLOW}:
+        await run("relations/lock_users", lock, None)
+        lock = None
+    for round_ in rounds:
+        for kind, members in sorted(round_.by_kind.items(), key=lambda item: _KIND_ORDER[item[0]]):
+            if kind in (WriteKind.FOLLOW, WriteKind.UNFOLLOW):
+                params = {"rows": [_row(i, w, events[i][0]) for i, w in members], **(lock or {})}
+                found = [dict(record) for record in await run(
+                    f"relations/{kind.value}", params, "relations/lock_users" if lock else None
+                )]  # fmt: skip
+                lock = None
             else:
                 found = []
                 for i, w in members:
-                    found += [
-                        {**dict(record), "i": i}
-                        for record in await run(f"relations/{kind.value}", _single(w, events[i]))
-                    ]
+                    records = await run(f"relations/{kind.value}", _single(w, events[i]), None)
+                    found += [{**dict(record), "i": i} for record in records]
             for record in found:
-                rows[record["i"]] = dict(record)
+                rows[record["i"]] = record
     # A follow whose user was erased and deleted since the batch began gives no row.
     erased: Row = {"refused": "erasing", "retry_at": None}
     return [row if row is not None else erased for row in rows]
+
+
+# Within a round the kinds touch no common acting user; follows and unfollows go first, so
+# the batch's first statement can carry its locks.
+_KIND_ORDER = {WriteKind.FOLLOW: 0, WriteKind.UNFOLLOW: 1, WriteKind.BLOCK: 2, WriteKind.UNBLOCK: 3}
+
+
+def _row(position: int, write: EdgeWrite, event: str) -> Row:
+    """A row of follow.cypher or unfollow.cypher."""
+    row: Row = {"i": position, "src": write.src, "dst": write.dst, "event": event}
+    if write.kind is WriteKind.FOLLOW:
+        row.update(max_following=write.limits.max_following,
+                   per_window=write.limits.per_window, window_us=write.limits.window_us)  # fmt: skip
+    return row
 
 
 def _single(write: EdgeWrite, ids: list[str]) -> Row:

@@ -1,6 +1,6 @@
 // follow: for each row, create (src)-[:FOLLOWS]->(dst) unless it exists or a rule refuses it.
-// Runs inside a batch's transaction (group commit), after lock_users.cypher locked every known
-// follower in id order. The rows of one statement have distinct followers (the caller puts a
+// Runs inside a batch's transaction (group commit), after lock_users.cypher locked every
+// follower in id order (the first statement of a batch runs it as its prelude). The rows of one statement have distinct followers (the caller puts a
 // follower's next write in the next statement, in arrival order), so each row's checks see
 // only its own follower's edges, exactly as one follow at a time would.
 // Only the follower's node is written, and so locked: the followed user's node is not (unless
@@ -11,7 +11,7 @@
 // Each row ticks the follower's hybrid logical clock, clk = max(now, clk + 1), in
 // microseconds. A new edge's time is that tick: the follow time shown to clients and the
 // version by which the Redis mirror orders writes to this edge. Both users exist: the batch
-// created the unknown ones first (create_users.cypher). A row whose user was erased and
+// created the unknown ones first (lock_users.cypher). A row whose user was erased and
 // deleted since then gives no result row (the caller refuses it as being erased).
 // Rules for a NEW edge (an existing one is simply reported): neither user is being erased,
 // neither is suspended, no block either way, the follower follows fewer than

@@ -1,5 +1,6 @@
 // unfollow: for each row, delete (src)-[:FOLLOWS]->(dst) if it exists. Runs inside a batch's
-// transaction (group commit), after lock_users.cypher locked every known follower in id order;
+// transaction (group commit), after lock_users.cypher locked every follower in id order (the
+// first statement of a batch runs it as its prelude);
 // the rows of one statement have distinct followers, as in follow.cypher.
 // Ticks only the follower's clock. The tick is the removal's version; for a no-op it is still
 // newer than any instance of this edge, so the mirror can use it to repair a stale entry. A
