@@ -33,7 +33,7 @@ async def test_the_lane_and_fastapi_answer_alike(
 ) -> None:
     service = make_service(rate_limits_enabled=False)
     fast, plain = create_app(service.settings, service), create_app(service.settings, service)
-    assert without_lanes(plain) >= 8  # the lists, counts, relationships, timeline...
+    assert without_lanes(plain) >= 10  # the lists, counts, relationships, follow, unfollow...
     headers = {"Authorization": f"Bearer {service_key}"}
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(3)]
 
@@ -80,6 +80,25 @@ async def test_the_lane_and_fastapi_answer_alike(
             assert mine.headers["content-type"] == theirs.headers["content-type"], path
         page = (await a.get(f"/v1/users/{star}/followers?not_followed_back=true")).json()
         assert [item["user_id"] for item in page["items"]] == [fans[2], fans[1]]
+        # Follows and unfollows (no body) take the lane too: the same writes, each app for a
+        # follower of its own, answer alike (up to the follower's id in error messages).
+        mine_user, their_user = uid("mine"), uid("theirs")
+        writes = [
+            ("PUT", "/v1/users/{u}/following/" + star),
+            ("PUT", "/v1/users/{u}/following/" + star),
+            ("PUT", "/v1/users/{u}/following/{u}"),
+            ("PUT", "/v1/users/not%20valid/following/{u}"),
+            ("PUT", "/v1/users/{u}/following/" + star + "?extra=1"),
+            ("DELETE", "/v1/users/{u}/following/" + star),
+            ("DELETE", "/v1/users/{u}/following/" + star),
+        ]
+        for method, template in writes:
+            mine = await a.request(method, template.format(u=mine_user))
+            theirs = await b.request(method, template.format(u=their_user))
+            assert mine.status_code == theirs.status_code, template
+            assert mine.text.replace(mine_user, their_user) == theirs.text, template
+            assert mine.headers["content-type"] == theirs.headers["content-type"], template
+        assert (await a.get(f"/v1/users/{star}/counts")).json()["followers"] == 3
 
 
 @pytest.mark.parametrize("key", [None, "gs_not-a-key"])

@@ -1,4 +1,7 @@
-"""A fast lane for simple GET routes: well-formed requests skip FastAPI's parameter solving.
+"""A fast lane for simple routes: well-formed requests skip FastAPI's parameter solving.
+
+Simple routes: GETs, and PUTs and DELETEs without a body (follow, unfollow), whose parameters
+are all plain.
 
 FastAPI re-inspects every parameter's annotation on every request (is it a sequence, a
 model, which alias...): for the followers page that was about a quarter of the API process's
@@ -73,7 +76,7 @@ class _QueryParam(typing.NamedTuple):
 
 
 class FastGet:
-    """A GET route's handler: the plain-request lane, else the route's FastAPI handler."""
+    """A simple route's handler: the plain-request lane, else the route's FastAPI handler."""
 
     def __init__(
         self,
@@ -126,7 +129,7 @@ def fast_lane(route: APIRoute) -> FastGet | None:
     """The lane for ``route``, or None when its parameters are not all plain."""
     dependant = route.dependant
     if (
-        route.methods != {"GET"}
+        route.methods not in ({"GET"}, {"PUT"}, {"DELETE"})
         or dependant.dependencies
         or dependant.header_params
         or dependant.cookie_params
@@ -175,7 +178,7 @@ def _plain(annotation: Any) -> Any:
 
 
 def add_fast_lanes(app: FastAPI) -> None:
-    """Give every plain GET route the lane (each app its own copy of the shared route)."""
+    """Give every simple route the lane (each app its own copy of the shared route)."""
     routes = app.router.routes
     for n, route in enumerate(routes):
         if isinstance(route, APIRoute):

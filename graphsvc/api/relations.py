@@ -31,9 +31,9 @@ router = APIRouter()
     summary="Follow a user (idempotent)",
     openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
-async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FollowBody:
+async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
     created = await services_of(request).relations.follow(user_id, target_id)
-    return FollowBody(following=True, created=created)
+    return FastJSON({"following": True, "created": created})  # FollowBody
 
 
 @router.delete(
@@ -44,9 +44,9 @@ async def follow(user_id: UserId, target_id: TargetId, request: Request) -> Foll
     summary="Unfollow a user (idempotent)",
     openapi_extra=requires(Scope.WRITE, acts_as_user=True),
 )
-async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> UnfollowBody:
+async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
     removed = await services_of(request).relations.unfollow(user_id, target_id)
-    return UnfollowBody(following=False, removed=removed)
+    return FastJSON({"following": False, "removed": removed})  # UnfollowBody
 
 
 @router.get(
