@@ -23,6 +23,7 @@ from redis.crc import key_slot
 from redis.exceptions import RedisClusterException
 
 from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.domain.model import Counts
 from graphsvc.ops.loader import rebuild_mirror
 from graphsvc.settings import Settings
 
@@ -117,6 +118,10 @@ async def workload(service: Services, uid: UserIds) -> None:
     await service.suggestions.suggestions(a, 5)  # cached
     await service.suggestions.dismiss(a, c)
     await rebuild_mirror(service, fans, progress=False)  # 260 install calls
+    # A bulk load's one-script install (in a real load only right after a clear): a user
+    # unknown to Neo4j, installed empty, which the suite's consistency checks accept.
+    empty = (-1, "", 0)
+    await service.redis.mirror.install_loaded([(uid("loaded"), now, Counts.zero(), empty, empty)])
     await service.mirror_sync.repair([b])  # drop, rebuild, force_status (a transaction)
 
 
