@@ -14,6 +14,7 @@ import collections
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -399,6 +400,33 @@ def scenarios(
     return plan
 
 
+ONLINE_EDGES = 100_000
+
+
+async def online_load(settings: Settings, size: str) -> dict[str, Any]:
+    """Transactions into the loaded (non-empty) database, end to end: the `--online` path of
+    `graphsvc load` for a file of new follows among 20,000 new users (a prefix of this run,
+    so the bench graph's own users are untouched), parse and mirror included."""
+    users = 20_000
+    rng = random.Random(SEED)
+    path = DATA / f"online-{size}.txt"
+    if not path.exists():
+        pairs = {(rng.randrange(users), rng.randrange(users)) for _ in range(ONLINE_EDGES * 2)}
+        lines = [f"{a} {b}\n" for a, b in sorted(pairs) if a != b][:ONLINE_EDGES]
+        path.write_text("".join(lines))
+    started = time.perf_counter()
+    edges = read_edge_file(path, prefix=f"on{int(time.time())}.")
+    async with open_services(settings) as services:
+        report = await load(services, edges, local=BENCH_SERVERS, online=True, progress=False)
+    seconds = time.perf_counter() - started
+    record = {"edges": report.edges, "seconds": round(seconds, 2),
+              "edges_per_second": report.edges / seconds}  # fmt: skip
+    say(
+        f"online load: {report.edges:,} edges in {seconds:.1f}s: {record['edges_per_second']:,.0f} edges/s"
+    )
+    return record
+
+
 def build_rows(
     r: dict[str, dict[str, Any]],
     load_record: dict[str, Any],
@@ -421,6 +449,17 @@ def build_rows(
             "pass": eps >= 100_000,
         }
     )
+    if "online" in load_record:
+        online = load_record["online"]["edges_per_second"]
+        rows.append(
+            {
+                "row": f"load online: {load_record['online']['edges']:,} new edges by transactions "
+                "into the loaded database, end to end (parse, Neo4j, mirror rebuilt from Neo4j)",
+                "measured": f"{online:,.0f} edges/s",
+                "target": ">= 30,000 edges/s",
+                "pass": online >= 30_000,
+            }
+        )
     for who in ("celebrity", "median"):
         api, cy, rd = (f"page/{who}/{k}" for k in ("api_page", "cypher_page", "redis_page"))
         through = rate(api) / rate(cy)
@@ -464,10 +503,15 @@ def build_rows(
     overhead = 1 - svc_w / neo_w
     rows.append(
         {
-            "row": f"(c) follows/s at 16 concurrent: API {api_w:,.0f}; service (Neo4j + mirror, no HTTP) {svc_w:,.0f}; Neo4j alone {neo_w:,.0f}",
-            "measured": f"API {api_w:,.0f}/s; mirror overhead {overhead:.0%}",
-            "target": ">= 1,000/s and <= 30%",
-            "pass": api_w >= 1000 and overhead <= 0.30,
+            "row": f"(c) follows/s at 16 concurrent, group commit: API {api_w:,.0f} (p50 "
+            f"{p50('follow/api_follow') / 1000:,.1f} ms, p99 {r['follow/api_follow']['p99_us'] / 1000:,.1f} ms); "
+            f"service (Neo4j + mirror, no HTTP) {svc_w:,.0f}; Neo4j alone, batched the same way {neo_w:,.0f}",
+            "measured": f"API {api_w:,.0f}/s, p99 {r['follow/api_follow']['p99_us'] / 1000:,.1f} ms; "
+            f"mirror overhead {overhead:.0%}",
+            "target": ">= 1,000/s, p99 <= 50 ms, overhead <= 30%",
+            "pass": api_w >= 1000
+            and r["follow/api_follow"]["p99_us"] <= 50_000
+            and overhead <= 0.30,
         }
     )
     rows += postgres_rows(r, picks)
@@ -698,6 +742,8 @@ def main() -> None:
     local_servers.up(settings, BENCH_SERVERS, say)
     path = graph_file(args.size)
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
+    if not args.only and not args.timelines_only:
+        load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
     picks = pick_users(path)
     say(
