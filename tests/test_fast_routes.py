@@ -10,7 +10,7 @@ import pytest
 
 from graphsvc.api.access import Guard
 from graphsvc.api.app import create_app
-from graphsvc.api.fast_routes import FastGet
+from graphsvc.api.fast_routes import FastLane
 from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
@@ -22,7 +22,7 @@ def without_lanes(app: object) -> int:
     for route in app.router.routes:  # type: ignore[attr-defined]
         guard = getattr(route, "app", None)
         holder = guard if isinstance(guard, Guard) else route
-        if isinstance(holder.app, FastGet):
+        if isinstance(holder.app, FastLane):
             holder.app = holder.app.fallback
             replaced += 1
     return replaced

@@ -75,7 +75,7 @@ class _QueryParam(typing.NamedTuple):
     default: Any
 
 
-class FastGet:
+class FastLane:
     """A simple route's handler: the plain-request lane, else the route's FastAPI handler."""
 
     def __init__(
@@ -125,7 +125,7 @@ class FastGet:
         return kwargs
 
 
-def fast_lane(route: APIRoute) -> FastGet | None:
+def fast_lane(route: APIRoute) -> FastLane | None:
     """The lane for ``route``, or None when its parameters are not all plain."""
     dependant = route.dependant
     if (
@@ -158,7 +158,7 @@ def fast_lane(route: APIRoute) -> FastGet | None:
             return None
         required = info.is_required()
         query.append(_QueryParam(field.name, field.alias, parse, required, info.default))
-    return FastGet(
+    return FastLane(
         route.endpoint,
         [field.name for field in dependant.path_params],
         query,

@@ -69,11 +69,6 @@ def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
     return rounds
 
 
-def acting_users(writes: list[EdgeWrite]) -> list[str]:
-    """Every acting user of a batch, sorted: the order their locks are taken in."""
-    return sorted({user for write in writes for user in write.acting})
-
-
 @dataclass(frozen=True, slots=True)
 class BatchUser:
     """A user a batch writes: whether it acts (its edges are checked under its lock) and
@@ -86,7 +81,7 @@ class BatchUser:
 
 def batch_users(writes: list[EdgeWrite]) -> list[BatchUser]:
     """Every user of a batch, sorted by id: the one order in which batches take locks."""
-    acting = set(acting_users(writes))
+    acting = {user for write in writes for user in write.acting}
     creating = {
         user
         for write in writes

@@ -1,14 +1,7 @@
 """Edge files read line by line: the reference parser, and the fallback of the column reader
 (which hands a file here to find the line of an error, or for the rare layouts it does not
-read itself).
-
-Accepted files:
-- edge lists, ``src dst [unix_ts]`` per line (whitespace separated, ``#`` comments), as SNAP
-  publishes them;
-- CSV, ``src,dst[,since]``, with an optional header row; ``since`` is unix seconds or ISO-8601.
-
-Self-loops are skipped and duplicates merged (the earliest time wins); both are counted. Lines
-without a time get distinct, increasing times ending now, so file order is follow order.
+read itself). The accepted files and the rules (self-loops, duplicates, untimed lines) are
+those of ``edge_files``.
 """
 
 from __future__ import annotations

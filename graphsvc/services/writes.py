@@ -2,11 +2,13 @@
 
 Every write of the follow graph goes the same way:
 
-1. **Queue.** One user's writes queue in this process (a per-user asyncio lock), rather than
-   in Neo4j's lock queue, where many waiters make Neo4j report (false) deadlocks and the
-   driver backs off for seconds.
-2. **Commit in Neo4j**, the truth: the change and its outbox event (``:GraphEvent``) in one
-   transaction. The caller does this step, under the lock; its rules are checked there.
+1. **Queue.** One user's writes queue in this process (per-user locks, first come first
+   served; a batch of writes queues on all its users at once), rather than in Neo4j's lock
+   queue, where many waiters make Neo4j report (false) deadlocks and the driver backs off for
+   seconds.
+2. **Commit in Neo4j**, the truth: the changes and their outbox events (``:GraphEvent``) in one
+   transaction (a batch of writes that arrived together: ``group_commit``). The caller does
+   this step, under the locks; the rules are checked there, per write.
 3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
    one per user), the invalidation of the users' suggestion caches and of their lists of
    pulled (celebrity) authors, and the events' appends to the stream with their acks (the
@@ -61,10 +63,8 @@ class Writes:
         self._locks = KeyedLock()
 
     def hold(self, *user_ids: str) -> AbstractAsyncContextManager[None]:
-        """Step 1: the in-process write lock of these users, taken in id order (so two
-        writers of the same pair cannot deadlock). Background jobs take it per batch."""
-        if len(user_ids) == 1:
-            return self._locks.hold(user_ids[0])
+        """Step 1: the in-process write locks of these users, queued on all at once (so two
+        holders of the same users cannot deadlock). Background jobs take them per batch."""
         return self._locks.hold_all(*user_ids)
 
     async def after_commit(
