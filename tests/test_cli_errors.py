@@ -25,6 +25,18 @@ def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
     assert last.startswith("graphsvc load: neo4j: ServiceUnavailable: "), result.stderr
 
 
+def test_a_bad_setting_in_the_environment_is_one_line_naming_it() -> None:
+    env = {**os.environ, "WRITE_BATCH_MAX": "0"}
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        "graphsvc: setting WRITE_BATCH_MAX='0': Input should be greater than or equal to 1"
+    ), result.stderr
+
+
 def test_train_pymk_refusing_its_input_is_one_line() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "train-pymk", "--share", "1.5", "--dry-run",

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from neo4j.exceptions import DriverError, Neo4jError
+from pydantic import ValidationError
 from redis.exceptions import RedisError
 from tqdm import tqdm
 
@@ -577,6 +578,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Neo4jError, DriverError, RedisError) as exc:
         print(f"graphsvc {args.command}: {store_failure(exc)}", file=sys.stderr)
         return 2
+    except ValidationError as exc:  # a setting from the environment
+        print(f"graphsvc: {bad_setting(exc)}", file=sys.stderr)
+        return 2
+
+
+def bad_setting(exc: ValidationError) -> str:
+    """One line naming the environment variable and what is wrong with its value."""
+    error = exc.errors()[0]
+    name = str(error["loc"][0]).upper() if error["loc"] else "settings"
+    return f"setting {name}={error.get('input')!r}: {error['msg']}"
 
 
 def store_failure(exc: Exception) -> str:
