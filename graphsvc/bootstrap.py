@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -149,7 +150,7 @@ class Services:
 
 
 def neo4j_adapters(settings: Settings, driver: AsyncDriver) -> Neo4jAdapters:
-    store = Neo4jStore(driver, settings.neo4j_database)
+    store = Neo4jStore(driver, settings.neo4j_database, settings.neo4j_retry_seconds)
     snapshots = SnapshotStore(store)
     return Neo4jAdapters(
         store=store,
@@ -262,6 +263,9 @@ async def open_services(
         loops: list[asyncio.Task[None]] = []
         try:
             if resume:
+                started = time.monotonic()
+                await services.neo4j.edges.prepare()
+                log.info("write statements planned in %.2f s", time.monotonic() - started)
                 await services.moderation.resume_pending()
                 loop = asyncio.get_running_loop()
                 loops.append(loop.create_task(services.interactions.run_flusher()))

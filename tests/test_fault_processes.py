@@ -668,6 +668,9 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
     )
 
 
+RACE_WRITES_EACH = 60
+
+
 async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
     a, b, x, y = (f"fp{RUN}.race.{name}" for name in "abxy")
     users = [a, b, x, y]
@@ -706,13 +709,24 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
     threads += [threading.Thread(target=reader, args=(n,)) for n in range(2)]
 
+    def answered(process: int) -> int:
+        with lock:
+            return sum(w.thread % 2 == process for w in writes)
+
     def run() -> None:
         try:
             for api in apis:
                 api.start()
             for thread in threads:
                 thread.start()
-            time.sleep(6.0)
+            # At least 6 s, and until each process has answered RACE_WRITES_EACH writes: the
+            # first seconds of a Neo4j that has just started are slow, and unevenly so.
+            started = time.monotonic()
+            while time.monotonic() - started < 60 and (
+                time.monotonic() - started < 6
+                or min(answered(n) for n in (0, 1)) < RACE_WRITES_EACH
+            ):
+                time.sleep(0.2)
         finally:
             stop.set()
             for thread in threads:
@@ -730,7 +744,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
         f"statuses {status_table(reads)}"
     )
     per_process = collections.Counter(w.thread % 2 for w in writes)
-    assert min(per_process.values()) > 0.2 * len(writes), per_process
+    assert min(per_process.values()) >= RACE_WRITES_EACH, per_process  # both processes raced
     assert all(w.status == 200 for w in writes), status_table(writes)
     assert all(r.status == 200 for r in reads), status_table(reads)
     for api in apis:

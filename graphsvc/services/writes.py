@@ -4,8 +4,8 @@ Every write of the follow graph goes the same way:
 
 1. **Queue.** One user's writes queue in this process (per-user locks, first come first
    served; a batch of writes queues on all its users at once), rather than in Neo4j's lock
-   queue, where many waiters make Neo4j report (false) deadlocks and the driver backs off for
-   seconds.
+   queue, where many waiters make Neo4j report (false) deadlocks and roll whole batches back
+   (they run again within milliseconds, but the work is lost).
 2. **Commit in Neo4j**, the truth: the changes and their outbox events (``:GraphEvent``) in one
    transaction (a batch of writes that arrived together: ``group_commit``). The caller does
    this step, under the locks; the rules are checked there, per write.

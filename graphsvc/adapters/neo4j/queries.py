@@ -33,7 +33,7 @@ def with_prelude(prelude: str, name: str) -> str:
     """``name`` with ``prelude`` run first in the same statement, as a CALL subquery (its
     result rows, one, are not used): one round trip where two statements would take two.
     ``prelude`` must be valid as a subquery (no leading importing WITH) and return one row."""
-    return f"CALL {{\n{query(prelude)}\n}}\n{query(name)}"
+    return f"CALL () {{\n{query(prelude)}\n}}\n{query(name)}"
 
 
 def statements(name: str) -> list[str]:

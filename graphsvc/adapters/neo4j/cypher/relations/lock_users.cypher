@@ -15,8 +15,9 @@
 // edge write does first: the batch's own later ticks stay newer, and a clock only moves forward.
 // Unknown users of unfollows and unblocks are not created (those writes change nothing).
 // Within one process the service never lets two batches of the same users meet here (its
-// in-process locks); across processes, Neo4j may still report a deadlock when a batch waits
-// for a node whose holder then changes that node's relationships, and the driver retries it.
+// in-process locks); across processes, Neo4j may still report a deadlock (on locks no query
+// can order, such as the relationship chains of shared neighbours), and the batch runs again
+// within milliseconds (deadlocks.py).
 // Params: $users (sorted by id), each {id, acting, create}; $sparse (the dense threshold).
 // Returns locked (how many users were locked or created).
 UNWIND $users AS user

@@ -1,0 +1,68 @@
+"""Deadlock retries: a transaction Neo4j rolled back as a deadlock's victim runs again after
+a few milliseconds, not after the driver's second.
+
+Batches lock their users in one order (``relations/lock_users.cypher``), but Neo4j also takes
+locks no query can order: the relationship-chain and relationship-group locks of nodes that
+two transactions share only as neighbours. So writers in different processes (or a batch and
+a background job) over overlapping users still meet a deadlock now and then, and Neo4j rolls
+one of them back. The driver retries every transient error after 1 s, doubling: right for a
+server that is restarting, far too long for a lock cycle that the rollback already broke. A
+batch waits under the service's in-process locks of its users all that time, so one deadlock
+stalled every write of those users for a second.
+
+Policy: the unit of work turns a deadlock into ``Deadlock``, which the driver passes through
+without retrying, and ``retry_deadlocks`` runs the whole transaction again after a random
+wait of up to 5 ms, doubling per attempt up to 200 ms ("full jitter": two victims of the same
+cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed; then the deadlock error
+itself is raised (a 503 to a caller). Other transient errors (a server stopping or starting)
+keep the driver's own retries within the same time budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import neo4j
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected"
+FIRST_WAIT_SECONDS = 0.005
+LONGEST_WAIT_SECONDS = 0.2
+
+
+class Deadlock(Exception):
+    """A deadlock victim's error, carried past the driver's retries to ``retry_deadlocks``."""
+
+    def __init__(self, error: neo4j.exceptions.Neo4jError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def is_deadlock(error: BaseException) -> bool:
+    return isinstance(error, neo4j.exceptions.Neo4jError) and error.code == DEADLOCK_DETECTED
+
+
+async def retry_deadlocks(attempt: Callable[[], Awaitable[T]], seconds: float) -> T:
+    """Run ``attempt`` (a whole transaction) until it does not end in ``Deadlock``, or until
+    ``seconds`` have passed, waiting with full jitter between attempts."""
+    deadline = time.monotonic() + seconds
+    longest = FIRST_WAIT_SECONDS
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            return await attempt()
+        except Deadlock as deadlock:
+            wait = random.uniform(0, longest)
+            if time.monotonic() + wait > deadline:
+                raise deadlock.error from None
+            log.debug("deadlock victim (attempt %d), again in %.1f ms", tries, wait * 1000)
+            await asyncio.sleep(wait)
+            longest = min(longest * 2, LONGEST_WAIT_SECONDS)

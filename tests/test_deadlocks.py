@@ -1,0 +1,92 @@
+"""Deadlocks: a transaction Neo4j picks as a deadlock's victim runs again at once (not after
+the driver's one-second back-off) and commits; and a restarted service plans its write
+statements before serving, changing nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from graphsvc.adapters.neo4j.deadlocks import is_deadlock
+from graphsvc.adapters.neo4j.store import Statements
+from graphsvc.bootstrap import Services
+
+UserIds = Callable[[str], str]
+
+
+def lock(user_id: str) -> Mapping[str, Any]:
+    """lock_users.cypher's parameters for one existing user (its clock ticks, so it is
+    write-locked until the transaction ends)."""
+    return {"users": [{"id": user_id, "acting": True, "create": False}], "sparse": 50}
+
+
+async def test_a_deadlock_victim_runs_again_and_both_commit(
+    backends: Services, uid: UserIds, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b = uid("dl.a"), uid("dl.b")
+    await backends.relations.follow(a, b)  # both users exist
+    store = backends.neo4j.store
+    holding = {a: asyncio.Event(), b: asyncio.Event()}
+    attempts: Counter[str] = Counter()
+
+    def crosswise(first: str, second: str) -> Callable[[Statements], Any]:
+        """Lock ``first``, wait until the other transaction holds ``second``, then lock it:
+        two of these in opposite orders are a deadlock Neo4j must break."""
+
+        async def work(run: Statements) -> int:
+            attempts[first] += 1
+            await run("relations/lock_users", lock(first), None)
+            holding[first].set()
+            await asyncio.wait_for(holding[second].wait(), timeout=30)
+            (row,) = await run("relations/lock_users", lock(second), None)
+            return int(row["locked"])
+
+        return work
+
+    caplog.set_level(logging.DEBUG)
+    results = await asyncio.gather(
+        store.transaction(crosswise(a, b)), store.transaction(crosswise(b, a))
+    )
+    assert results == [1, 1]  # both committed
+    assert sorted(attempts.values()) == [1, 2], attempts  # one victim, run once more
+    victims = [r for r in caplog.records if r.name == "graphsvc.adapters.neo4j.deadlocks"]
+    assert len(victims) == 1, [r.getMessage() for r in victims]
+    driver_retries = [r for r in caplog.records if "will be retried" in r.getMessage()]
+    assert driver_retries == [], "the driver backed off itself"
+
+
+async def test_is_deadlock_names_only_deadlocks(backends: Services, uid: UserIds) -> None:
+    """A rule error (here: a syntax error) is not taken for a deadlock and is not retried."""
+    store = backends.neo4j.store
+    attempts = 0
+
+    async def work(run: Statements) -> None:
+        nonlocal attempts
+        attempts += 1
+        await run("relations/lock_users", {"users": "not a list", "sparse": 50}, None)
+
+    with pytest.raises(Exception) as raised:
+        await store.transaction(work)
+    assert attempts == 1
+    assert not is_deadlock(raised.value)
+
+
+async def test_rehearsing_the_write_statements_changes_nothing(backends: Services) -> None:
+    count = "MATCH (n) RETURN count(n) AS nodes, COUNT { ()-[]->() } AS edges"
+
+    async def totals() -> tuple[int, int]:
+        records, _, _ = await backends.neo4j.store.driver.execute_query(count)
+        return records[0]["nodes"], records[0]["edges"]
+
+    before = await totals()
+    await backends.neo4j.edges.prepare()
+    assert await totals() == before
+    ghosts, _, _ = await backends.neo4j.store.driver.execute_query(
+        "MATCH (u:User) WHERE u.id STARTS WITH 'rehearsal:' RETURN count(u) AS n"
+    )
+    assert ghosts[0]["n"] == 0
