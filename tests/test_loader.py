@@ -7,8 +7,10 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from conftest import assert_consistent
 
 from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Side
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.loader import load_edges
 
@@ -17,18 +19,24 @@ DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tuple[int, int]]:
-    """Per user (followers, following), asserting that Redis and Neo4j agree."""
+    """Per user (followers, following) as the service serves them (a loaded user nobody had
+    read is cold, and this read builds it), asserting that the mirror then holds Neo4j's."""
     truth = {}
     for start in range(0, len(users), 500):
         batch = users[start : start + 500]
         snapshots = await service.neo4j.snapshots.snapshots(batch)
         for user in batch:
+            served = await service.lists.counts(user)
             mirrored = await service.redis.mirror.counts(user)
             snap = snapshots[user]
-            assert mirrored is not None, f"{user} was not mirrored by the load"
-            assert (mirrored.followers, mirrored.following) == (
-                snap.followers_count,
-                snap.following_count,
+            assert mirrored is not None, f"{user} was not mirrored by its read"
+            assert (
+                (served.followers, served.following)
+                == (
+                    mirrored.followers,
+                    mirrored.following,
+                )
+                == (snap.followers_count, snap.following_count)
             )
             truth[user] = (snap.followers_count, snap.following_count)
     return truth
@@ -81,3 +89,52 @@ async def test_real_graph_matches_networkx(
     got = await counts_everywhere(service, edges.users)
     expected = {n: (graph.in_degree(n), graph.out_degree(n)) for n in graph.nodes}
     assert got == expected
+
+
+async def test_a_load_rebuilds_mirrored_users_and_leaves_cold_ones_cold(
+    service: Services, tmp_path: Path, uid: UserIds, remember: Callable[[list[str]], None]
+) -> None:
+    """Into a database that has users: one whose mirror is warm is rebuilt with the loaded
+    edges; one nobody read stays cold (its first read builds it from Neo4j)."""
+    prefix = uid("warmcold") + "."
+    warm, cold, fan = prefix + "warm", prefix + "cold", prefix + "fan"
+    remember([warm, cold, fan])
+    await service.relations.follow(fan, warm)
+    assert await service.lists.counts(warm)  # read: warm is mirrored now
+    await service.redis.mirror.drop([cold, fan])  # nothing of these is mirrored
+    path = tmp_path / "edges.txt"
+    path.write_text("fan cold 100\ncold warm 200\n")
+    await load_edges(service, read_edge_file(path, prefix=prefix), progress=False)
+
+    warm_counts = await service.redis.mirror.counts(warm)
+    assert warm_counts is not None and warm_counts.followers == 2  # rebuilt: fan and cold
+    assert await service.redis.mirror.counts(cold) is None  # cold, not built by the load
+    page = await service.lists.followers(warm)
+    assert {e.user_id for e in page.items} == {fan, cold}
+    assert (await service.lists.counts(cold)).followers == 1  # built on its first read
+    await assert_consistent(service, {warm, cold, fan})
+
+
+async def test_a_snapshot_read_before_a_load_is_refused_after_it(
+    service: Services, tmp_path: Path, uid: UserIds, remember: Callable[[list[str]], None]
+) -> None:
+    """A cold read that read Neo4j before the load's edges were committed and installs after
+    the load must not leave a mirror without them: the load's floor refuses it."""
+    prefix = uid("stale") + "."
+    star, fan = prefix + "star", prefix + "fan"
+    remember([star, fan])
+    await service.relations.follow(fan + "0", star)
+    remember([fan + "0"])
+    await service.redis.mirror.drop([star])
+    stale = await service.neo4j.snapshots.snapshots([star], followers_limit=100)  # 1 follower
+    path = tmp_path / "edges.txt"
+    path.write_text("fan star 100\n")
+    await load_edges(service, read_edge_file(path, prefix=prefix), progress=False)
+
+    await service.redis.mirror.install(stale.values(), [Side.FOLLOWERS])  # the late install
+    assert await service.redis.mirror.counts(star) is None  # refused: still cold
+    assert (await service.lists.counts(star)).followers == 2
+    page = await service.lists.followers(star)
+    assert {e.user_id for e in page.items} == {fan, fan + "0"}
+    ttl = await service.redis.client.ttl(service.redis.mirror.key("m", star))
+    assert ttl == -1, "a meta with counts must not expire"

@@ -2,7 +2,8 @@
 
 Into an empty local database, large files go through Neo4j's offline importer
 (``bulk_import``); everything else goes in batched transactions that lock followers as live
-writes do, after which the mirror of every user touched is rebuilt from Neo4j.
+writes do, after which the users touched are dropped from the mirror under a floor, and those
+that were mirrored are rebuilt from Neo4j (``settle_mirror``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ EDGES_PER_TRANSACTION = 20_000
 # then cost more than the overlap gains on two cores.
 CONCURRENT_TRANSACTIONS = 1
 MIRROR_BATCHES_AT_ONCE = 2  # Neo4j reads one batch while Redis installs the one before
+DROP_BATCH_USERS = 10_000
 
 
 async def load(
@@ -116,14 +118,34 @@ async def load_edges(
             for groups in follower_groups(columns, batch):
                 await slots.acquire()
                 group.create_task(write(groups, bar))
-    await rebuild_mirror(services, users, progress=progress)
+    await settle_mirror(services, users, progress=progress)
     return LoadReport(len(users), columns.count, created, time.perf_counter() - started)
 
 
-async def rebuild_mirror(
+async def settle_mirror(
     services: Services, user_ids: Iterable[str], *, progress: bool = True
 ) -> int:
-    """Drop and rebuild these users' mirrors from Neo4j, in pipelined batches."""
+    """After edges were written into Neo4j past the mirror: drop every user they touched
+    under a floor read from Neo4j after the last commit, then rebuild only those that had
+    something mirrored. The others were cold and stay cold: their first read builds them
+    from Neo4j, which has every loaded edge, and the floor refuses a build that read Neo4j
+    before the load ended (without it, such a build would install a list without the
+    loaded edges, and nothing would correct it). Returns how many users were rebuilt."""
+    ids = list(user_ids)
+    floor = await services.neo4j.snapshots.clock()
+    mirrored: list[str] = []
+    with tqdm(total=len(ids), desc="drop", unit="user", disable=not progress) as bar:
+        for chunk in batches(ids, DROP_BATCH_USERS):
+            mirrored += await services.redis.mirror.drop(chunk, floor=floor)
+            bar.update(len(chunk))
+    return await rebuild_mirror(services, mirrored, progress=progress, dropped=True)
+
+
+async def rebuild_mirror(
+    services: Services, user_ids: Iterable[str], *, progress: bool = True, dropped: bool = False
+) -> int:
+    """Drop (unless ``dropped`` already) and rebuild these users' mirrors from Neo4j, in
+    pipelined batches."""
     ids = list(user_ids)
     size = services.settings.rebuild_batch_users
     built = 0
@@ -132,7 +154,8 @@ async def rebuild_mirror(
     async def build(chunk: list[str], bar: tqdm) -> None:
         nonlocal built
         try:
-            await services.redis.mirror.drop(chunk)
+            if not dropped:
+                await services.redis.mirror.drop(chunk)
             done = await services.mirror_sync.rebuild(chunk, tuple(Side))
             built += done  # after the await: tasks add up one at a time
             bar.update(len(chunk))

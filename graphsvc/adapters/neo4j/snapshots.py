@@ -93,6 +93,12 @@ class SnapshotStore:
             yield ids
             after = ids[-1]
 
+    async def clock(self) -> int:
+        """Neo4j's clock (microseconds), read where writes go: later than every commit
+        before this call."""
+        (row,) = await self._store.read("snapshots/clock", {}, fresh=True)
+        return int(row["at"])
+
     async def user_count(self) -> int:
         (row,) = await self._store.read("snapshots/user_count", {})
         return int(row["users"])

@@ -32,6 +32,10 @@ from graphsvc.domain.cursor import Position
 from graphsvc.domain.model import Counts, EdgeChange, Entry, Side, Snapshot, UserCounts
 from graphsvc.settings import Settings
 
+# How long a dropped user with nothing mirrored keeps its floor: far longer than any snapshot
+# read takes from Neo4j to Redis, so every one read before the floor is refused.
+FLOOR_ONLY_SECONDS = 3_600
+
 # Queues commands on a pipeline the mirror runs (``lambda pipe: pipe.xadd(...)``).
 Queue = Callable[[Any], None]
 # The meta hash's count fields, in the order of Counts.values().
@@ -210,14 +214,19 @@ class Mirror:
                  for uid, at, counts, followers, following in users]  # fmt: skip
         await run_many(self._redis, self._install_loaded, calls)
 
-    async def drop(self, user_ids: Iterable[str]) -> None:
-        """Forget users' counts and lists; their next read rebuilds them from Neo4j.
+    async def drop(self, user_ids: Iterable[str], *, floor: int = 0) -> list[str]:
+        """Forget users' counts and lists; their next read rebuilds them from Neo4j. Returns
+        the users that had counts or a list mirrored.
 
         The journal stays: writes in flight while the user is rebuilt are replayed from it.
-        A floor stays too: a snapshot read before the drop is refused (see ``lua/drop.lua``).
+        A floor stays too: a snapshot read before the drop, or before ``floor`` (a Neo4j time),
+        is refused (see ``lua/drop.lua``); on a user with nothing mirrored, only for
+        FLOOR_ONLY_SECONDS.
         """
-        calls = [(self.keys(user_id)[:3], []) for user_id in user_ids]
-        await run_many(self._redis, self._drop, calls)
+        ids = list(user_ids)
+        calls = [(self.keys(user_id)[:3], [floor, FLOOR_ONLY_SECONDS]) for user_id in ids]
+        replies = await run_many(self._redis, self._drop, calls)
+        return [user_id for user_id, had in zip(ids, replies, strict=True) if int(had)]
 
     async def expire(self, user_id: str, seconds: int) -> None:
         """Let an erased user's counts and lists go after ``seconds`` (they are exact zeros

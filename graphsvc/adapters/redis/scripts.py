@@ -45,27 +45,28 @@ def register(client: Client, name: str) -> AsyncScript:
     return client.register_script(script_source(name))
 
 
-async def run_many(client: Client, script: AsyncScript, calls: Calls) -> None:
+async def run_many(client: Client, script: AsyncScript, calls: Calls) -> list[Any]:
     """Run one script for many (keys, args) calls, in as few round trips as the server
-    allows; every reply is read before the first error is raised."""
+    allows; their replies, in order. Every reply is read before the first error is raised."""
+    replies: list[Any] = []
     if pack_command is None or len(calls) < PACKED_FROM or is_cluster(client):
         for start in range(0, len(calls), 1_000):
             batch = Batch(client)
             for keys, args in calls[start : start + 1_000]:
                 batch.script(script, keys, args)
-            await batch.execute()
-        return
+            replies += await batch.execute()
+        return replies
     sha = await client.script_load(script.script)
     pool = client.connection_pool
     connection = await pool.get_connection()
     first_error: Exception | None = None
     unread = 0  # replies of the chunk sent before: read once the next one is on its way
 
-    async def read(replies: int) -> None:
+    async def read(count: int) -> None:
         nonlocal first_error
-        for _ in range(replies):  # every reply is read, as a pipeline would, before raising
+        for _ in range(count):  # every reply is read, as a pipeline would, before raising
             try:
-                await connection.read_response()
+                replies.append(await connection.read_response())
             except ResponseError as exc:
                 first_error = first_error or exc
 
@@ -87,3 +88,4 @@ async def run_many(client: Client, script: AsyncScript, calls: Calls) -> None:
         raise
     finally:
         await pool.release(connection)
+    return replies

@@ -80,6 +80,9 @@ local function set_counts(meta, at, counts)
   if tonumber(at) >= current then
     redis.call('HSET', meta, unpack(reading(COUNTS, at, counts)))
   end
+  -- counts in a meta that had none: it was fresh or floor-only, and a floor-only meta expires
+  -- (drop.lua); one with counts keeps any expiry it has (an erased user's)
+  if current < 0 then redis.call('PERSIST', meta) end
 end
 
 -- counts of a write to a user whose counts are cold: kept aside, not served, until a snapshot
@@ -89,6 +92,7 @@ local function park_counts(meta, at, counts)
   if tonumber(at) > parked then
     redis.call('HSET', meta, unpack(reading(PARKED, at, counts)))
   end
+  redis.call('PERSIST', meta)  -- parked only while counts are cold: fresh or floor-only
 end
 
 -- a reading from after a write's commit: refreshes loaded counts, else is parked
