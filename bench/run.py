@@ -735,7 +735,8 @@ def main() -> None:
         "--only",
         default="",
         help="only the scenarios whose name contains one of these comma-separated parts "
-        "(e.g. count/,page/celebrity); prints their figures and the rows they complete",
+        "(e.g. count/,page/celebrity; load/online: the online load); prints their figures and "
+        "the rows they complete",
     )
     args = parser.parse_args()
     settings = Settings(**BENCH_SETTINGS)
@@ -743,7 +744,7 @@ def main() -> None:
     local_servers.up(settings, BENCH_SERVERS, say)
     path = graph_file(args.size)
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
-    if not args.only and not args.timelines_only:
+    if (not args.only and not args.timelines_only) or "load/online" in args.only.split(","):
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
     picks = pick_users(path)
