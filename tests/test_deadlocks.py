@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from graphsvc.adapters.neo4j.deadlocks import is_deadlock
-from graphsvc.adapters.neo4j.store import Statements
+from graphsvc.adapters.neo4j.store import DENSE_NODE_THRESHOLD, Statements
 from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
@@ -22,7 +22,10 @@ UserIds = Callable[[str], str]
 def lock(user_id: str) -> Mapping[str, Any]:
     """lock_users.cypher's parameters for one existing user (its clock ticks, so it is
     write-locked until the transaction ends)."""
-    return {"users": [{"id": user_id, "acting": True, "create": False}], "sparse": 50}
+    return {
+        "users": [{"id": user_id, "acting": True, "create": False}],
+        "sparse": DENSE_NODE_THRESHOLD,
+    }
 
 
 async def test_a_deadlock_victim_runs_again_and_both_commit(
@@ -60,7 +63,7 @@ async def test_a_deadlock_victim_runs_again_and_both_commit(
     assert driver_retries == [], "the driver backed off itself"
 
 
-async def test_is_deadlock_names_only_deadlocks(backends: Services, uid: UserIds) -> None:
+async def test_is_deadlock_names_only_deadlocks(backends: Services) -> None:
     """A rule error (here: a syntax error) is not taken for a deadlock and is not retried."""
     store = backends.neo4j.store
     attempts = 0
@@ -68,7 +71,9 @@ async def test_is_deadlock_names_only_deadlocks(backends: Services, uid: UserIds
     async def work(run: Statements) -> None:
         nonlocal attempts
         attempts += 1
-        await run("relations/lock_users", {"users": "not a list", "sparse": 50}, None)
+        await run(
+            "relations/lock_users", {"users": "not a list", "sparse": DENSE_NODE_THRESHOLD}, None
+        )
 
     with pytest.raises(Exception) as raised:
         await store.transaction(work)

@@ -76,6 +76,11 @@ def _runner(tx: neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction) -> State
     return run
 
 
+def _event_ids(batch: Sequence[EdgeWrite]) -> list[list[str]]:
+    """Outbox event ids a batch's writes may need (a block makes up to three events)."""
+    return [[event_id() for _ in range(3)] for _ in batch]
+
+
 def event_id() -> str:
     """A new outbox event id (unique per change: consumers drop repeats by it)."""
     return uuid.uuid4().hex
@@ -109,8 +114,8 @@ class Neo4jStore:
 
     async def transaction(self, work: Callable[[Statements], Awaitable[T]]) -> T:
         """Several named statements in one managed write transaction: ``work`` gets a runner
-        (name, params -> records) and is run again from the start if the driver retries the
-        transaction (a deadlock, a leader switch), so it must only read what it wrote."""
+        (name, params -> records) and is run again from the start if the transaction is
+        retried (a deadlock, a leader switch), so it must only read what it wrote."""
 
         async def unit(tx: neo4j.AsyncManagedTransaction) -> T:
             try:
@@ -187,7 +192,7 @@ class EdgeStore:
         Refusal for a follow, an EdgeChange or None (neither user ever existed) for an
         unfollow, a BlockChange for a block, the GraphEvent or None (no block) for an unblock."""
         batch = list(writes)
-        events = [[event_id() for _ in range(3)] for _ in batch]
+        events = _event_ids(batch)
         rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
         touched = {
             user
@@ -209,7 +214,7 @@ class EdgeStore:
         lost. Rehearses a batch of each shape on two users no request can name (an id the
         API refuses), in a transaction that is rolled back."""
         for batch in _REHEARSALS:
-            events = [[event_id() for _ in range(3)] for _ in batch]
+            events = _event_ids(batch)
             await self._store.rehearse(
                 lambda run, batch=batch, events=events: _commit_rounds(run, batch, events)
             )
