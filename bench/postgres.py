@@ -1,10 +1,12 @@
 """The relational baseline: the same follow edges in PostgreSQL, a server over loopback like ours.
 
 PostgreSQL is Debian's package (installed with apt when missing and running as root), run as a
-server process of its own: ``initdb`` and ``pg_ctl`` from ``/usr/lib/postgresql/<ver>/bin``, data
-under the given folder, listening on 127.0.0.1 only, on its own port, trusting loopback (a
-benchmark's throwaway server). PostgreSQL refuses to run as root, so under root it runs as the
-``postgres`` user (``nobody`` when there is none), which then owns the folder.
+server process of its own: ``initdb`` and ``pg_ctl`` from ``/usr/lib/postgresql/<ver>/bin``,
+listening on 127.0.0.1 only, on its own port, trusting loopback (a benchmark's throwaway
+server). PostgreSQL refuses to run as root, so under root it runs as the ``postgres`` user
+(``nobody`` when there is none). That user cannot be assumed to reach the checkout (root's home
+and ``mktemp -d`` folders are mode 0700), so under root the data and log live in a folder of
+that user's own under ``/var/tmp``, named after the given folder; otherwise in the given folder.
 
 The schema is what a careful engineer would build for these questions: one row per edge keyed by
 (follower, followee), an index for "who follows X, newest first" and one for "whom X follows",
@@ -16,6 +18,7 @@ the same problem the mirror solves.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import pwd
 import shutil
@@ -130,7 +133,7 @@ class LocalPostgres:
 
     def __init__(self, settings: PostgresSettings) -> None:
         self.settings = settings
-        self.home = settings.home
+        self.home = _reachable_home(settings.home)
         self.data = self.home / "data"
         self.log = self.home / "postgres.log"
 
@@ -180,7 +183,7 @@ class LocalPostgres:
             say(f"postgres: running at {where}")
             return
         bindir = self._bin(say)
-        self.home.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         if os.geteuid() == 0:
             user = pwd.getpwnam(_owner())
             for path in (self.home, *self.home.rglob("*")):
@@ -248,6 +251,16 @@ def _newest_bin() -> Path | None:
         return None
     newest = max(found, key=lambda p: int(Path(p).parent.parent.name.split(".")[0]))
     return Path(newest).parent
+
+
+def _reachable_home(home: Path) -> Path:
+    """Where the server's files live: ``home`` itself, or under root a folder the server's
+    user can reach whatever the modes of ``home``'s parents (one per ``home``, so the bench's
+    and the tests' servers stay apart)."""
+    if os.geteuid() != 0:
+        return home
+    digest = hashlib.sha256(str(home.resolve()).encode()).hexdigest()[:16]
+    return Path("/var/tmp") / f"graphsvc-postgres-{digest}"
 
 
 def _owner() -> str:

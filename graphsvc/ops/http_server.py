@@ -23,6 +23,7 @@ class Serving:
     port: int
     workers: int
     access_log: bool
+    app: str = APP  # the factory served ("module:function")
 
 
 def run(serving: Serving) -> None:
@@ -37,7 +38,7 @@ def _uvicorn(serving: Serving) -> None:
     import uvicorn
 
     uvicorn.run(
-        APP,
+        serving.app,
         factory=True,
         host=serving.host,
         port=serving.port,
@@ -56,7 +57,7 @@ def _granian(serving: Serving) -> None:
     except ImportError:
         raise SystemExit("graphsvc serve: API_SERVER=granian needs granian installed") from None
     Granian(
-        APP,
+        serving.app,
         factory=True,
         address=serving.host,
         port=serving.port,

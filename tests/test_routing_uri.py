@@ -1,0 +1,96 @@
+"""The cluster path: a ``neo4j://`` URI makes the driver route, asking the server for a routing
+table and sending read-access sessions to readers and write-access ones to the leader. Against
+the local single server every role is that server, so the answers must equal those through
+``bolt://``; a deployment on a cluster is then not the first time the routing path runs.
+
+Reads are asked twice through the routing app: over the shared mirror, and over a mirror of its
+own (another key prefix, so every list and count is built from Neo4j through read sessions).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Connections, build
+from graphsvc.settings import Settings
+
+UserIds = Callable[[str], str]
+
+
+def routing(settings: Settings) -> str:
+    scheme, _, rest = settings.neo4j_uri.partition("://")
+    if scheme not in ("bolt", "neo4j"):
+        pytest.skip(f"the servers are reached through {scheme}://, not bolt://")
+    return f"neo4j://{rest}"
+
+
+@asynccontextmanager
+async def routed_client(
+    settings: Settings, key: str, **overrides: object
+) -> AsyncIterator[httpx.AsyncClient]:
+    routed = settings.model_copy(
+        update={"neo4j_uri": routing(settings), "rate_limits_enabled": False, **overrides}
+    )
+    async with Connections.open(routed) as connections:
+        service = build(routed, connections)
+        app = create_app(routed, service)
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://graphsvc",
+            headers={"Authorization": f"Bearer {key}"},
+        ) as http:
+            yield http
+        await service.close()
+
+
+CORE_READS = (
+    "/v1/users/{a}/followers?limit=2",
+    "/v1/users/{a}/following",
+    "/v1/users/{a}/friends",
+    "/v1/users/{a}/counts",
+    "/v1/users/{b}/counts",
+    "/v1/users/{b}/followers",
+    "/v1/users/{a}/common-following/{b}",
+    "/v1/users/{a}/common-followers/{b}",
+    "/v1/users/{a}/familiar-followers/{c}",
+    "/v1/users/{a}/relationships?ids={b},{c},{d}",
+    "/v1/users/{a}/status",
+    "/v1/users/{a}/suggestions?limit=5",
+)
+
+
+async def answers(http: httpx.AsyncClient, users: dict[str, str]) -> list[tuple[int, object]]:
+    found = []
+    for template in CORE_READS:
+        response = await http.get(template.format(**users))
+        found.append((response.status_code, response.json()))
+    return found
+
+
+async def test_core_routes_through_a_routing_uri_answer_as_through_bolt(
+    client: httpx.AsyncClient, server_settings: Settings, service_key: str, uid: UserIds
+) -> None:
+    users = {name: uid(name) for name in "abcd"}
+    a, b, c, d = (users[n] for n in "abcd")
+    for src, dst in ((a, b), (b, a), (a, c), (b, c), (c, b), (d, a), (d, b)):
+        assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
+    async with routed_client(server_settings, service_key) as routed:
+        # writes through the routing driver (leader sessions)
+        follow = await routed.put(f"/v1/users/{c}/following/{a}")
+        assert (follow.status_code, follow.json()) == (200, {"following": True, "created": True})
+        block = await routed.put(f"/v1/users/{a}/blocks/{d}")
+        assert block.status_code == 200, block.text
+        unfollow = await routed.delete(f"/v1/users/{b}/following/{c}")
+        assert unfollow.json() == {"following": False, "removed": True}
+        expected = await answers(client, users)
+        assert all(status == 200 for status, _ in expected), expected
+        assert await answers(routed, users) == expected
+    prefix = f"rt{uuid.uuid4().hex[:8]}:"
+    async with routed_client(server_settings, service_key, redis_prefix=prefix) as cold:
+        assert await answers(cold, users) == expected
