@@ -1,5 +1,6 @@
 # Two commands do everything on a fresh machine:
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
+#                and one worker for the background work
 #   make test  - venv, install, Neo4j + Redis up, the whole test suite
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
@@ -29,9 +30,11 @@ services: install
 demo: services
 	$(BIN)/graphsvc demo
 
+# the API and one worker beside it (background work: relay, fan-outs, jobs); Ctrl-C stops both
 run: demo
 	$(BIN)/graphsvc keys local
-	$(BIN)/graphsvc serve
+	$(BIN)/graphsvc worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+		$(BIN)/graphsvc serve
 
 # `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the
 # cluster path honest; `make test-cluster` runs every test there.

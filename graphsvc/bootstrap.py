@@ -3,14 +3,16 @@ service once, wired together (Cosmic Python's ``bootstrap``). The API, the CLI, 
 notebooks all start here; nothing else constructs a service.
 
 ``build`` does no I/O, so tests can build services with other settings over connections
-they share; ``open_services`` opens the connections, applies the schema and, for a serving
-process, starts its loops (the interaction flusher, the outbox relay) and resumes unfinished
-background jobs.
+they share; ``open_services`` opens the connections and applies the schema.
+
+Where background work runs is decided here, once. A serving process (``serve=True``) only
+records it (marks in Neo4j, jobs queued in Redis) for the workers (``workers/worker.py``) to
+run, and runs no loop of its own; every other process (the worker, the CLI, tests, notebooks)
+runs the jobs it starts itself, at most WORKER_JOBS at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -31,6 +33,7 @@ from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
+from graphsvc.adapters.redis.leases import Leases
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
@@ -46,7 +49,6 @@ from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
 from graphsvc.services.jobs import Jobs
 from graphsvc.services.lists import Lists
-from graphsvc.services.loops import stopped
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.moderation_jobs import ModerationJobs
@@ -114,6 +116,7 @@ class RedisAdapters:
     outboxes: Outboxes
     inboxes: Inboxes
     feed_queue: FeedQueue
+    leases: Leases
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,13 +187,19 @@ def redis_adapters(
         outboxes=Outboxes(client, mirror, statuses, settings),
         inboxes=Inboxes(client, mirror, settings),
         feed_queue=FeedQueue(client, settings),
+        leases=Leases(client, settings),
     )
 
 
 def build(
-    settings: Settings, connections: Connections, *, split_page: bool | None = None
+    settings: Settings,
+    connections: Connections,
+    *,
+    split_page: bool | None = None,
+    serve: bool = False,
 ) -> Services:
-    """Every adapter and service, wired; no I/O."""
+    """Every adapter and service, wired; no I/O. ``serve``: a serving process, which leaves
+    background jobs to the workers."""
     neo4j = neo4j_adapters(settings, connections.driver)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = Breaker(settings.redis_retry_seconds)
@@ -198,10 +207,13 @@ def build(
     writes = Writes(
         redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
     )
-    jobs = Jobs()
+    jobs = Jobs(settings.worker_jobs)
+    here = not serve
     sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
     lists = Lists(neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings)
-    feed_jobs = FeedJobs(redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings)
+    feed_jobs = FeedJobs(
+        redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings, here=here
+    )
     work = ModerationJobs(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
         settings,
@@ -216,7 +228,7 @@ def build(
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
         lists=lists,
-        moderation=Moderation(neo4j.moderation, writes, jobs, work),
+        moderation=Moderation(neo4j.moderation, writes, jobs, work, here=here),
         interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
         suggestions=Suggestions(
             neo4j.suggestions,
@@ -243,38 +255,29 @@ def build(
 
 @asynccontextmanager
 async def open_services(
-    settings: Settings, *, resume: bool = False, finish: bool = False
+    settings: Settings, *, serve: bool = False, finish: bool = False
 ) -> AsyncIterator[Services]:
-    """Ready services (schema applied) for the API, scripts, notebooks and the CLI.
+    """Ready services (schema applied) for the API, the worker, scripts, notebooks and the CLI.
 
-    ``resume`` (serving processes) restarts fan-outs and erasures a stopped process left
-    unfinished and runs the interaction flusher, the outbox relay, the timelines' event
-    consumer and the resumption of timeline fan-outs a stopped process left; on exit, running jobs
-    are waited for when ``finish`` is set (the CLI), else stopped (they resume at the next
-    start).
+    ``serve``: a serving process: background jobs are left to the workers, and the write
+    statements are planned before the first request (a fresh Neo4j plans each in 0.2-4 s).
+    On exit, running jobs are waited for when ``finish`` is set (the CLI), else stopped
+    (their durable records let a worker resume them).
     """
     async with Connections.open(settings) as connections:
-        services = build(settings, connections)
+        services = build(settings, connections, serve=serve)
         await services.neo4j.store.apply_schema()
         try:
             await services.timeline_events.prepare()
         except REDIS_DOWN as exc:  # the consumer creates its group once Redis answers
             log.warning("timeline consumer group not ready (%s)", exc)
-        loops: list[asyncio.Task[None]] = []
         try:
-            if resume:
+            if serve:
                 started = time.monotonic()
                 await services.neo4j.edges.prepare()
                 log.info("write statements planned in %.2f s", time.monotonic() - started)
-                await services.moderation.resume_pending()
-                loop = asyncio.get_running_loop()
-                loops.append(loop.create_task(services.interactions.run_flusher()))
-                loops.append(loop.create_task(services.relay.run()))
-                loops.append(loop.create_task(services.timeline_events.run()))
-                loops.append(loop.create_task(services.feed_jobs.run()))
             yield services
             if finish:
                 await services.jobs.drain()
         finally:
-            await stopped(loops)
             await services.close()

@@ -74,7 +74,32 @@ class _TimelineSettings(BaseSettings):
         return int(self.feed_active_days * 86_400_000)
 
 
-class Settings(_TimelineSettings):
+class _WorkerSettings(BaseSettings):
+    """The worker's knobs (`graphsvc worker`: background work, out of the serving processes):
+    part of ``Settings`` (one object), kept apart to stay readable."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    worker_jobs: int = Field(
+        default=8, ge=1, description="background jobs one worker runs at once (the rest wait)"
+    )
+    worker_poll_seconds: float = Field(
+        default=1.0, gt=0, description="how often a worker looks for queued or orphaned work"
+    )
+    worker_queue_max: int = Field(
+        default=100_000,
+        ge=1,
+        description="timeline jobs queued at most; a publish or delete past it is a 503",
+    )
+    worker_lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="a moderation job whose worker stopped renewing it for this long is "
+        "taken over by another worker",
+    )
+
+
+class Settings(_TimelineSettings, _WorkerSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
     # Neo4j: the source of truth for FOLLOWS edges.

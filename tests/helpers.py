@@ -145,6 +145,45 @@ class ThrowawayRedis:
             self.kill9()
 
 
+def server_env(settings: Settings, **env: str) -> dict[str, str]:
+    """The environment of `graphsvc` subprocesses over the given servers."""
+    return {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j_uri,
+        "REDIS_URL": settings.redis_url,
+        "REDIS_CLUSTER": str(int(settings.redis_cluster)),
+        "API_KEY_SECRET": settings.api_key_secret,
+        **env,
+    }
+
+
+def start_worker(env: dict[str, str], log: Path | None = None) -> subprocess.Popen[bytes]:
+    """`graphsvc worker` in its own process (and session), once it says it runs."""
+    out = log.open("ab") if log is not None else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-m", "graphsvc.ops.cli", "worker"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=out,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().decode()
+    assert "running" in line, f"the worker did not start: {line!r}"
+    return process
+
+
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
 def start_api(settings: Settings, **env: str) -> tuple[subprocess.Popen[str], str]:
     """`graphsvc serve` in its own process on a free port, over the given servers: the process
     and its base URL, once /livez answers."""
@@ -182,10 +221,15 @@ def start_api(settings: Settings, **env: str) -> tuple[subprocess.Popen[str], st
 
 @contextmanager
 def served_api(settings: Settings, **env: str) -> Iterator[str]:
-    """`graphsvc serve` in its own process (``start_api``); stopped after."""
-    process, url = start_api(settings, **env)
+    """`graphsvc serve` in its own process (``start_api``) and a `graphsvc worker` beside it,
+    as deployed; stopped after."""
+    worker = start_worker(server_env(settings, **env))
     try:
-        yield url
+        process, url = start_api(settings, **env)
+        try:
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop_process(worker)

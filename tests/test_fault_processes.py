@@ -38,7 +38,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import RUN
-from helpers import ThrowawayRedis, free_port
+from helpers import ThrowawayRedis, free_port, start_worker, stop_process
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
@@ -103,7 +103,8 @@ def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = Non
 
 
 class ApiProcess:
-    """`python -m graphsvc.ops.cli serve` in its own process group (uvicorn and its workers)."""
+    """`python -m graphsvc.ops.cli serve` in its own process group (uvicorn and its workers),
+    and a `graphsvc worker` beside it, as deployed; both start and stop together."""
 
     def __init__(self, env: dict[str, str], log: Path, workers: int = 1) -> None:
         self.port = free_port()
@@ -111,8 +112,10 @@ class ApiProcess:
         self.log = log
         self.env = env | {"API_PORT": str(self.port), "API_WORKERS": str(workers)}
         self.process: subprocess.Popen[bytes] | None = None
+        self.worker: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        self.worker = start_worker(self.env, self.log.with_suffix(".worker.log"))
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
@@ -136,6 +139,8 @@ class ApiProcess:
         return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
+        worker, self.worker = self.worker, None
+        stop_process(worker)
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return

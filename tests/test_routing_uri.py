@@ -61,7 +61,6 @@ CORE_READS = (
     "/v1/users/{a}/familiar-followers/{c}",
     "/v1/users/{a}/relationships?ids={b},{c},{d}",
     "/v1/users/{a}/status",
-    "/v1/users/{a}/suggestions?limit=5",
 )
 
 

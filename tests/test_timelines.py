@@ -20,7 +20,7 @@ import pytest
 
 from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
-from tests.helpers import service_of, start_api
+from tests.helpers import server_env, service_of, start_api, start_worker, stop_process
 
 FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
@@ -359,46 +359,53 @@ async def test_reconcile_timelines_from_the_command_line(
 
 
 @pytest.mark.faults
-async def test_a_restart_in_the_middle_of_a_fanout_loses_nothing(
+async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
     make_service: Callable[..., Services],
     uid: Callable[[str], str],
     server_settings: Settings,
     service_key: str,
 ) -> None:
+    """The API only queues the fan-out; a worker runs it; killed mid-walk (SIGKILL: its lease
+    just stops being renewed), a second worker takes the job over and finishes it."""
     service = make_service()
     author = uid("author")
     readers = [uid("reader") for _ in range(600)]
     for reader in readers:
         await service.relations.follow(reader, author)
     await service.redis.inboxes.mark_active(readers)
-    env = {"FEED_FANOUT_BATCH": "1", "FEED_JOB_LEASE_SECONDS": "1"}
+    env = {"FEED_FANOUT_BATCH": "1", "FEED_JOB_LEASE_SECONDS": "1", "WORKER_POLL_SECONDS": "0.1"}
     headers = {"Authorization": f"Bearer {service_key}"}
     process, url = start_api(server_settings, **env)
     try:
         async with httpx.AsyncClient(base_url=url, headers=headers) as http:
             response = await http.put(f"/v1/users/{author}/posts/p1", json={"at": at(1)})
             assert response.status_code == 202, response.text
-            for _ in range(6_000):  # kill it as soon as the fan-out has made some steps
-                state = await service.redis.outboxes.state(author, "p1")
-                if state and state["followers"] >= 20:
-                    break
-                await asyncio.sleep(0.005)
-    finally:
-        process.kill()  # SIGKILL: no shutdown, the job's lease just stops being renewed
-        process.wait(timeout=30)
-    halfway = await service.redis.outboxes.state(author, "p1")
-    assert halfway is not None and 0 < halfway["followers"] < len(readers), halfway
-
-    process, url = start_api(server_settings, **env)
-    try:
-        async with httpx.AsyncClient(base_url=url, headers=headers) as http:
-            for _ in range(300):
-                state = (await http.get(f"/v1/users/{author}/posts/p1")).json()
-                if state["state"] == "done":
-                    break
-                await asyncio.sleep(0.2)
-        assert state["state"] == "done", state
-        assert state["followers"] >= len(readers)  # a step may be repeated after the kill
+            await asyncio.sleep(0.5)
+            queued = await service.redis.outboxes.state(author, "p1")
+            assert queued is not None and queued["followers"] == 0, "no worker runs yet"
+            first = start_worker(server_env(server_settings, **env))
+            try:
+                for _ in range(6_000):  # kill it as soon as the fan-out has made some steps
+                    state = await service.redis.outboxes.state(author, "p1")
+                    if state and state["followers"] >= 20:
+                        break
+                    await asyncio.sleep(0.005)
+            finally:
+                first.kill()
+                first.wait(timeout=30)
+            halfway = await service.redis.outboxes.state(author, "p1")
+            assert halfway is not None and 0 < halfway["followers"] < len(readers), halfway
+            second = start_worker(server_env(server_settings, **env))
+            try:
+                for _ in range(300):
+                    state = (await http.get(f"/v1/users/{author}/posts/p1")).json()
+                    if state["state"] == "done":
+                        break
+                    await asyncio.sleep(0.2)
+                assert state["state"] == "done", state
+                assert state["followers"] >= len(readers)  # a step may be repeated after the kill
+            finally:
+                stop_process(second)
     finally:
         process.terminate()
         process.wait(timeout=30)

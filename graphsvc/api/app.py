@@ -34,7 +34,8 @@ from graphsvc.version import __version__
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """The ASGI app. Pass ``services`` to serve already-open ones (tests, notebooks): their
-    owner closes them; otherwise the app opens its own, with the serving loops running."""
+    owner closes them; otherwise the app opens its own, serving only: background work is
+    left to `graphsvc worker`."""
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -42,7 +43,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         if services is not None:  # already open, owned by the caller
             yield
             return
-        async with open_services(settings, resume=True) as opened:
+        async with open_services(settings, serve=True) as opened:
             app.state.services = opened
             yield
         forget_this_process()

@@ -123,3 +123,10 @@ class UnknownPost(GraphError):
 class Overloaded(GraphError):
     status = 503
     code = "overloaded"
+
+
+class QueueFull(Overloaded):
+    """The background work queue is at its bound: the request is refused before it changes
+    anything, to be retried once workers have caught up."""
+
+    code = "queue_full"

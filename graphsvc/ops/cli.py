@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -50,6 +51,7 @@ from graphsvc.settings import (
     get_local_server_settings,
     get_settings,
 )
+from graphsvc.workers.worker import Worker
 
 Command = Callable[[argparse.Namespace, Settings, LocalServerSettings], int | None]
 
@@ -98,6 +100,25 @@ def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSetti
         )
     )
     return 0
+
+
+async def _work(settings: Settings) -> None:
+    """Run the worker until SIGINT or SIGTERM; its jobs' records let another resume them."""
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, main.cancel)
+    async with open_services(settings) as services:
+        _print(f"graphsvc worker: running (at most {settings.worker_jobs} jobs at once)")
+        try:
+            await Worker(services).run()
+        except asyncio.CancelledError:
+            _print("graphsvc worker: stopping")
+
+
+def _worker(_: argparse.Namespace, settings: Settings, __: LocalServerSettings) -> None:
+    asyncio.run(_work(settings))
 
 
 def _services(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> None:
@@ -255,9 +276,10 @@ def _relay(args: argparse.Namespace, settings: Settings, _: LocalServerSettings)
 
 async def _finish_jobs(settings: Settings) -> None:
     """Finish the fan-outs and erasures a stopped service left, showing progress."""
-    async with open_services(settings, resume=True, finish=False) as services:
+    async with open_services(settings) as services:
         jobs = services.jobs
         pending = await services.neo4j.moderation.pending_work()
+        await services.moderation.resume_pending()
         _print(f"{len(pending)} unfinished job(s)")
         with tqdm(desc="edges", unit="edge") as bar:
             while jobs.running():
@@ -411,6 +433,7 @@ COMMANDS: dict[str, Command] = {
     "keys": _keys,
     "train-pymk": _train_pymk,
     "serve": _serve,
+    "worker": _worker,
     "services": _services,
     "load": _load,
     "gen": _gen,
@@ -500,6 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int)
     serve.add_argument("--server", choices=["uvicorn", "granian"], help="default: API_SERVER")
 
+    sub.add_parser("worker", help="run the background work (relay, fan-outs, jobs) beside `serve`")
     services = sub.add_parser("services", help="run the local Neo4j and Redis servers")
     services.add_argument("action", choices=["up", "down", "status"])
 

@@ -9,10 +9,14 @@ Three kinds of job, each named by what it works on:
 - ``drain|author``: an author fallen back below the celebrity threshold: push its outbox into
   every active follower's inbox, then stop readers pulling it (``domain/timeline.py``).
 
-A job is queued in Redis (``{feed}:jobs``) with a lease before it starts, and its position in
-the walk of followers is saved after every step. A process runs the jobs it queued and renews
-their leases; a job whose lease runs out (its process stopped) is claimed by whichever process
-looks next (every second), and resumes at its saved position. Every step is idempotent, so a
+A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
+followers is saved after every step. A serving process only queues it, due at once, and
+workers (``graphsvc worker``) claim due jobs every WORKER_POLL_SECONDS, each with a lease it
+renews at every step; a job whose lease runs out (its worker stopped) is claimed again by
+whichever worker looks next, and resumes at its saved position. A process that runs its own
+background work (the CLI, tests) leases the job to itself at once and runs it. The queue holds
+at most WORKER_QUEUE_MAX jobs: past it, a publish or delete is refused (503) before it changes
+anything. Every step is idempotent, so a
 step run twice changes nothing. Followers who follow during a push are reached by the follow
 event's backfill instead (``timeline_events.py``); a post deleted during its push stops it.
 """
@@ -24,6 +28,7 @@ import logging
 
 from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
 from graphsvc.domain.cursor import Position
+from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
 from graphsvc.services.jobs import Jobs, Progress
@@ -43,6 +48,8 @@ class FeedJobs:
         lists: Lists,
         jobs: Jobs,
         settings: Settings,
+        *,
+        here: bool = True,
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes
@@ -50,11 +57,21 @@ class FeedJobs:
         self._lists = lists
         self._jobs = jobs
         self._settings = settings
+        self._here = here
+
+    async def ensure_room(self) -> None:
+        """Refuse new work while the queue is full (the caller has changed nothing yet)."""
+        if await self._queue.depth() >= self._settings.worker_queue_max:
+            raise QueueFull(
+                f"the timeline job queue holds WORKER_QUEUE_MAX "
+                f"({self._settings.worker_queue_max}) jobs; retry once workers catch up",
+                headers={"Retry-After": "5"},
+            )
 
     async def start(self, job: str) -> None:
-        """Queue the job (leased to this process) and run it here; a job already queued is
-        left to its holder."""
-        if await self._queue.enqueue(job):
+        """Queue the job; a process with its own background work runs it here. A job already
+        queued is left to its holder."""
+        if await self._queue.enqueue(job, leased=self._here) and self._here:
             self._run(job)
 
     def _run(self, job: str) -> None:
@@ -76,15 +93,19 @@ class FeedJobs:
         self._jobs.start(f"feed:{job}", work, forget=True)
 
     async def resume_due(self) -> int:
-        """Run here the jobs whose process stopped (their lease ran out)."""
-        claimed = await self._queue.claim_due(100)
+        """Run here the jobs that are due: queued by a serving process, or left by a worker
+        that stopped (their lease ran out); no more than this process has free slots for."""
+        free = self._jobs.free()
+        if not free:
+            return 0
+        claimed = await self._queue.claim_due(min(100, free))
         for job in claimed:
             log.info("resuming timeline job %s", job)
             self._run(job)
         return len(claimed)
 
     async def run(self) -> None:
-        """Look for stopped jobs every second, until cancelled."""
+        """Claim due jobs every WORKER_POLL_SECONDS, until cancelled."""
         while True:
             stop_if_asked()
             try:
@@ -93,7 +114,7 @@ class FeedJobs:
                 raise
             except Exception as exc:  # Redis down: the queue keeps the jobs
                 log.warning("timeline job queue unavailable (%s); retrying", exc)
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(self._settings.worker_poll_seconds)
 
     async def _followers(self, job: str, author: str, progress: Progress):
         """The author's followers in steps, from the job's saved position; each step's

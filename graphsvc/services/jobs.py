@@ -1,8 +1,10 @@
-"""The background jobs of one process: status fan-outs and erasures, keyed by what they work on.
+"""The background jobs of one process: status fan-outs, erasures and timeline fan-outs, keyed
+by what they work on.
 
-The durable record of pending work is in Neo4j (labels :Fanout and :Erasing), so a job that
-dies with its process resumes at the next start; this registry only runs jobs, runs a job
-again when new work for its key arrives while it runs, and reports progress.
+The durable record of pending work is in the stores (labels :Fanout and :Erasing in Neo4j, the
+timeline job queue in Redis), so a job that dies with its process is resumed by another; this
+registry only runs jobs, at most ``concurrency`` at once (the others wait their turn), runs a
+job again when new work for its key arrives while it runs, and reports progress.
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ class _Job:
 
 
 class Jobs:
-    def __init__(self) -> None:
+    def __init__(self, concurrency: int | None = None) -> None:
         self._jobs: dict[str, _Job] = {}
         self._gave_up: dict[str, JobFactory] = {}
         self._closed = False
+        self.concurrency = concurrency
+        self._slots = asyncio.Semaphore(concurrency) if concurrency else None
 
     def start(self, key: str, factory: JobFactory, *, forget: bool = False) -> None:
         """Run ``factory`` for ``key``; if a job for ``key`` is running, run it once more after.
@@ -69,11 +73,15 @@ class Jobs:
             del self._jobs[key]
 
     async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
+        if self._slots is not None:
+            await self._slots.acquire()
         JOBS_RUNNING.inc()
         try:
             await self._attempts(key, factory, progress)
         finally:
             JOBS_RUNNING.dec()
+            if self._slots is not None:
+                self._slots.release()
 
     async def _attempts(self, key: str, factory: JobFactory, progress: Progress) -> None:
         failures = 0
@@ -114,6 +122,16 @@ class Jobs:
 
     def running(self) -> int:
         return sum(not job.task.done() for job in self._jobs.values())
+
+    def free(self) -> int:
+        """How many more jobs would start at once (a worker claims no more than this)."""
+        if self.concurrency is None:
+            return 1_000
+        return max(0, self.concurrency - self.running())
+
+    def holds(self, key: str) -> bool:
+        job = self._jobs.get(key)
+        return job is not None and not job.task.done()
 
     def done(self) -> int:
         """Work done by every job this process ran (for progress bars)."""

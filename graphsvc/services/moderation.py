@@ -5,9 +5,15 @@ A status change commits in Neo4j and is mirrored at once (lists hide the user ri
 the counts of the users it follows and of its followers follow in a background fan-out. An
 erasure marks the user at once (no new follow to or from it is accepted) and removes its
 edges in the background.
+
+The marks in Neo4j (:Fanout, :Erasing) are the queue of that background work: a serving
+process only marks, and a worker (``workers/worker.py``) finds the marks and runs the jobs;
+a process that runs its own background work (the CLI, tests) starts them at once.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.domain.errors import InvalidStatus
@@ -20,12 +26,19 @@ from graphsvc.services.writes import Writes
 
 class Moderation:
     def __init__(
-        self, moderation: ModerationStore, writes: Writes, jobs: Jobs, work: ModerationJobs
+        self,
+        moderation: ModerationStore,
+        writes: Writes,
+        jobs: Jobs,
+        work: ModerationJobs,
+        *,
+        here: bool = True,
     ) -> None:
         self._moderation = moderation
         self._writes = writes
         self._jobs = jobs
         self._work = work
+        self._here = here
 
     async def set_status(self, user_id: str, status: str) -> UserState:
         """Set a user's status; counts that depend on it are fanned out in the background."""
@@ -58,10 +71,18 @@ class Moderation:
         return found
 
     def start_fanout(self, user_id: str) -> None:
-        self._jobs.start(f"fanout:{user_id}", lambda p: self._work.fan_out_status(user_id, p))
+        if self._here:
+            self._jobs.start(f"fanout:{user_id}", self.job(user_id, erasing=False))
 
     def start_erasure(self, user_id: str) -> None:
-        self._jobs.start(f"erase:{user_id}", lambda p: self._work.erase_user(user_id, p))
+        if self._here:
+            self._jobs.start(f"erase:{user_id}", self.job(user_id, erasing=True))
+
+    def job(self, user_id: str, erasing: bool) -> Callable[[Progress], Awaitable[None]]:
+        """The work of a marked user: its erasure, else its status fan-out."""
+        if erasing:
+            return lambda progress: self._work.erase_user(user_id, progress)
+        return lambda progress: self._work.fan_out_status(user_id, progress)
 
     def progress(self, user_id: str) -> Progress | None:
         """This process's running job for the user (an erasure first), if any."""

@@ -81,6 +81,7 @@ class Timelines:
         state, and whether the post is new. Idempotent; the same id at another time is a
         conflict, and a deleted id is not published again."""
         post = self._valid_post(author, post_id, at)
+        await self._jobs.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
         outcome = await self._outboxes.publish(post, post_id)
         if outcome.status == "counts":
@@ -130,6 +131,7 @@ class Timelines:
         """Take the post out of the outbox, hide its copies at once (tombstone), and remove
         them from every inbox it reached in the background; False for an unknown post."""
         _valid_ids(author, post_id)
+        await self._jobs.ensure_room()
         member = Post.of(author, post_id, 0).member
         if await self._outboxes.delete(author, post_id, member) is None:
             return False

@@ -393,10 +393,15 @@ class FeedQueue:
         self._jobpos = feed_key(settings, "jobpos")
         self._claim = register(client, "feed_claim")
 
-    async def enqueue(self, job: str) -> bool:
-        """Queue a job, leased to the caller (which runs it now); False if already queued."""
-        lease = time.time() + self._settings.feed_job_lease_seconds
-        return bool(await self._redis.zadd(self._jobs, {job: lease}, nx=True))
+    async def enqueue(self, job: str, *, leased: bool) -> bool:
+        """Queue a job; False if already queued. ``leased``: leased to the caller, which runs it
+        now; else due at once, for whichever worker claims it first."""
+        due = time.time() + (self._settings.feed_job_lease_seconds if leased else 0.0)
+        return bool(await self._redis.zadd(self._jobs, {job: due}, nx=True))
+
+    async def depth(self) -> int:
+        """Jobs queued or running."""
+        return await self._redis.zcard(self._jobs)
 
     async def claim_due(self, count: int) -> list[str]:
         """Jobs whose lease ran out (their process stopped): leased to the caller now."""

@@ -1,0 +1,43 @@
+"""CPU time of a server process and its children, from ``/proc/<pid>/stat``: read around a
+scenario, it gives the server's CPU per request (user + system, every worker process)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    # the command name is in parentheses and may hold spaces: split after its closing one
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def cpu_seconds(root: int) -> float:
+    """User + system seconds used so far by ``root`` and its live descendants."""
+    total = 0
+    for pid in _tree(root):
+        fields = _stat(pid)
+        if fields is not None:
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / _TICK

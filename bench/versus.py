@@ -1,0 +1,185 @@
+"""graphsvc against its peer, the FastAPI + PostgreSQL service a team would write instead
+(``bench.peer``), over HTTP, in the same run.
+
+Both are served by the same HTTP server with the same number of workers, and driven by both
+load generators (the bench's own, ``bench.loadgen``, and wrk) at the same concurrency: reads
+at 8 connections, follows at 16. For each case and driver, graphsvc runs first and the peer
+right after, so both see the same minute of the shared machine. Around every run the server's
+CPU time is read from ``/proc``, which gives each server's CPU per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench import peer, proc_cpu, wrk
+from bench.loadgen import Scenario, run
+
+READ_CONNECTIONS = 8
+WRITE_CONNECTIONS = 16
+WRK_SECONDS = 10
+SIDES = ("graphsvc", "peer")
+DRIVERS = ("loadgen", "wrk")
+
+
+class PeerServer:
+    """The peer served on its own port, accepting the bench's key."""
+
+    def __init__(self, dsn: str, api_key: str, port: int, workers: int, server: str) -> None:
+        asyncio.run(peer.add_key(dsn, api_key, "make bench"))
+        self.url = f"http://127.0.0.1:{port}"
+        cmd = [sys.executable, "-m", "bench.peer", "--dsn", dsn, "--port", str(port),
+               "--workers", str(workers), "--server", server]  # fmt: skip
+        self.process = subprocess.Popen(
+            cmd, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/openapi.json", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the peer did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # page/celebrity, count/median, follow...
+    method: str
+    paths: list[str]  # for wrk; "{n}" is the request's number
+    kind: str  # the load generator's scenario kind
+    user: str
+    connections: int
+
+
+def cases(celebrity: str, median: str, targets: list[str], run_id: str) -> list[Case]:
+    found = []
+    for who, user in (("celebrity", celebrity), ("median", median)):
+        found.append(Case(f"page/{who}", "GET", [f"/v1/users/{user}/followers?limit=20"],
+                          "api_page", user, READ_CONNECTIONS))  # fmt: skip
+        found.append(Case(f"count/{who}", "GET", [f"/v1/users/{user}/counts"], "api_count",
+                          user, READ_CONNECTIONS))  # fmt: skip
+    follows = [f"/v1/users/bx{run_id}.wrk.{{n}}.{i}/following/{t}" for i, t in enumerate(targets)]
+    found.append(Case("follow", "PUT", follows, "api_follow", "", WRITE_CONNECTIONS))
+    return found
+
+
+def measure(
+    plan: list[Case],
+    urls: dict[str, str],
+    pids: dict[str, int],
+    api_key: str,
+    targets: list[str],
+    run_id: str,
+    say: Callable[[str], None],
+) -> dict[str, dict[str, Any]]:
+    """Every case, driver and side: rate, p50, p99, errors and server CPU per request.
+    Keys: ``"{case}/{driver}/{side}"``."""
+    found: dict[str, dict[str, Any]] = {}
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        for case in plan:
+            for driver in DRIVERS:
+                for side in SIDES:
+                    before = proc_cpu.cpu_seconds(pids[side])
+                    if driver == "wrk":
+                        result = wrk.run(urls[side], api_key, case.method, case.paths,
+                                         connections=case.connections, seconds=WRK_SECONDS)  # fmt: skip
+                        figures = {"requests": result.requests, "errors": result.errors,
+                                   "per_second": result.per_second, "p50_us": result.p50_us,
+                                   "p99_us": result.p99_us}  # fmt: skip
+                        sent = result.requests
+                    else:
+                        scenario = Scenario(
+                            f"{case.name}/{driver}/{side}", case.kind, case.user,
+                            concurrency=case.connections, api_url=urls[side], api_key=api_key,
+                            targets=targets, run_id=f"{run_id}{side[0]}", warmup=50,
+                            max_requests=200_000,
+                        )  # fmt: skip
+                        outcome = pool.submit(run, scenario).result()
+                        lat = sorted(outcome.latencies_us)
+                        figures = {
+                            "requests": outcome.requests,
+                            "errors": outcome.errors,
+                            "per_second": outcome.requests / outcome.seconds,
+                            "p50_us": lat[len(lat) // 2] if lat else float("nan"),
+                            "p99_us": lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+                            if lat
+                            else float("nan"),
+                        }
+                        sent = outcome.requests + outcome.errors + scenario.warmup
+                    cpu = proc_cpu.cpu_seconds(pids[side]) - before
+                    figures["cpu_us_per_request"] = cpu / sent * 1e6 if sent else float("nan")
+                    name = f"{case.name}/{driver}/{side}"
+                    found[name] = figures
+                    say(
+                        f"  {name:32} {figures['per_second']:>9,.0f}/s  p50 {figures['p50_us']:>8,.0f}us"
+                        f"  p99 {figures['p99_us']:>9,.0f}us  CPU {figures['cpu_us_per_request']:>6,.0f}us/req"
+                        + (f"  errors {figures['errors']}" if figures["errors"] else "")
+                    )
+    return found
+
+
+def rows(found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per case and driver: graphsvc / peer throughput, the tail of each, and the CPU
+    each server spent per request; with the targets."""
+    table = []
+    names = sorted({name.rsplit("/", 2)[0] for name in found}, key=_order)
+    for case in names:
+        for driver in DRIVERS:
+            ours, theirs = (
+                found.get(f"{case}/{driver}/graphsvc"),
+                found.get(f"{case}/{driver}/peer"),
+            )
+            if ours is None or theirs is None:
+                continue
+            ratio = ours["per_second"] / theirs["per_second"] if theirs["per_second"] else 0.0
+            tail = ours["p99_us"] / ours["p50_us"] if ours["p50_us"] else float("inf")
+            if case == "follow":
+                target = ">= 1.0x the peer; p99 <= 50 ms"
+                passed = ratio >= 1.0 and ours["p99_us"] <= 50_000
+            else:
+                target = ">= 1.5x the peer; p99 <= 3x p50"
+                passed = ratio >= 1.5 and tail <= 3
+            table.append(
+                {
+                    "row": f"(vs peer) {case}, {driver}, {_connections(case)} connections: graphsvc "
+                    f"{_figures(ours)}; peer (FastAPI + PostgreSQL) {_figures(theirs)}",
+                    "measured": f"graphsvc/peer {ratio:.2f}x; graphsvc p99/p50 {tail:.1f}; CPU/request "
+                    f"graphsvc {ours['cpu_us_per_request']:,.0f}us, peer {theirs['cpu_us_per_request']:,.0f}us",
+                    "target": target,
+                    "pass": passed,
+                }
+            )
+    return table
+
+
+def _order(case: str) -> tuple[int, str]:
+    return (["page", "count", "follow"].index(case.split("/")[0]), case)
+
+
+def _connections(case: str) -> int:
+    return WRITE_CONNECTIONS if case == "follow" else READ_CONNECTIONS
+
+
+def _figures(f: dict[str, Any]) -> str:
+    errors = f" ({f['errors']} errors)" if f["errors"] else ""
+    return (
+        f"{f['per_second']:,.0f}/s p50 {f['p50_us'] / 1000:,.2f} ms p99 "
+        f"{f['p99_us'] / 1000:,.2f} ms{errors}"
+    )

@@ -1,0 +1,37 @@
+"""Leases: which worker process runs a job now, so several workers never run one job at once.
+
+A lease is a key holding its holder's random token, with an expiry the holder renews while it
+works. A worker that stops (killed, partitioned) stops renewing; once its lease runs out,
+another worker takes the job over and resumes it from its durable record. Renewing checks the
+token in the same script, so a holder that lost its lease cannot extend the next holder's.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from graphsvc.adapters.redis.client import Client
+from graphsvc.adapters.redis.scripts import register
+from graphsvc.settings import Settings
+
+
+class Leases:
+    def __init__(self, client: Client, settings: Settings) -> None:
+        self._redis = client
+        self._prefix = f"{settings.redis_prefix}lease:"
+        self._script = register(client, "lease")
+
+    def _key(self, name: str) -> str:
+        return f"{self._prefix}{{{name}}}"
+
+    async def take(self, name: str, seconds: float) -> str | None:
+        """The lease's token when it was free (now the caller's), else None."""
+        token = uuid.uuid4().hex
+        taken = await self._redis.set(self._key(name), token, nx=True, px=int(seconds * 1000))
+        return token if taken else None
+
+    async def renew(self, name: str, token: str, seconds: float) -> bool:
+        """The lease lasts ``seconds`` from now; False when it had run out (someone else may
+        hold it)."""
+        ms = max(1, int(seconds * 1000))
+        return bool(await self._script(keys=[self._key(name)], args=[token, ms]))

@@ -1,0 +1,1 @@
+"""Background work, out of the serving processes: ``graphsvc worker``."""

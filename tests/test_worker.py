@@ -1,0 +1,192 @@
+"""The worker against the real servers: a serving process only records background work, and
+workers run it, each job once however many workers run, within the queue's bound.
+
+(A worker killed in the middle of a timeline fan-out, resumed by another worker process, is in
+``test_timelines.py``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+
+import httpx
+
+from graphsvc.api.app import create_app
+from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.settings import Settings
+from graphsvc.workers.worker import Worker
+
+UserIds = Callable[[str], str]
+AT = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=1)).isoformat()
+
+
+def settings_of(server_settings: Settings, **overrides: object) -> Settings:
+    return server_settings.model_copy(
+        update={"rate_limits_enabled": False, "worker_poll_seconds": 0.1, **overrides}
+    )
+
+
+@asynccontextmanager
+async def serving(
+    settings: Settings, connections: Connections, key: str
+) -> AsyncIterator[tuple[httpx.AsyncClient, Services]]:
+    """An app over services built as `graphsvc serve` builds them (background work left to
+    workers)."""
+    services = build(settings, connections, serve=True)
+    app = create_app(settings, services)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://graphsvc",
+        headers={"Authorization": f"Bearer {key}"},
+    ) as http:
+        yield http, services
+
+
+@asynccontextmanager
+async def worker(settings: Settings, connections: Connections) -> AsyncIterator[Services]:
+    """A worker's services and loops, as `graphsvc worker` runs them."""
+    services = build(settings, connections)
+    await services.timeline_events.prepare()
+    task = asyncio.get_running_loop().create_task(Worker(services).run())
+    try:
+        yield services
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await services.close()
+
+
+async def wait_for(check: Callable[[], object], seconds: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await check():  # type: ignore[misc]
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_one(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    settings = settings_of(server_settings, feed_celebrity_followers=1_000)
+    author, reader, other = uid("author"), uid("reader"), uid("other")
+    async with serving(settings, connections, service_key) as (http, services):
+        for src, dst in ((reader, author), (other, author), (author, other)):
+            assert (await http.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
+        assert (await http.get(f"/v1/users/{author}/counts")).json()["followers"] == 2
+        followers = (await http.get(f"/v1/users/{author}/followers")).json()["items"]
+        assert [item["user_id"] for item in followers] == [other, reader]
+        await services.redis.inboxes.mark_active([reader, other])
+        published = await http.put(f"/v1/users/{author}/posts/p1", json={"at": AT})
+        assert published.status_code == 202, published.text
+        status = await http.put(f"/v1/users/{other}/status", json={"status": "suspended"})
+        assert status.status_code == 200 and status.json()["fanout_pending"] is True
+        await asyncio.sleep(0.5)  # nothing runs the work meanwhile
+        post = (await http.get(f"/v1/users/{author}/posts/p1")).json()
+        assert (post["state"], post["followers"]) == ("fanning_out", 0)
+        pending = await services.neo4j.moderation.pending_work()
+        assert (other, False) in pending
+        async with worker(settings, connections):
+
+            async def post_done() -> bool:
+                body = (await http.get(f"/v1/users/{author}/posts/p1")).json()
+                return body["state"] == "done"
+
+            async def fanout_done() -> bool:
+                body = (await http.get(f"/v1/users/{other}/status")).json()
+                return body["fanout_pending"] is False
+
+            await wait_for(post_done)
+            await wait_for(fanout_done)
+        inbox = await services.redis.inboxes.inbox(reader)
+        assert [p.post_id for p in inbox] == ["p1"]
+        counts = (await http.get(f"/v1/users/{author}/counts")).json()
+        assert (counts["followers"], counts["followers_active"]) == (2, 1)
+
+
+async def test_two_workers_run_each_job_once(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    settings = settings_of(server_settings)
+    users = [uid("suspended") for _ in range(6)]
+    hub = uid("hub")
+    async with serving(settings, connections, service_key) as (http, services):
+        for user in users:
+            assert (await http.put(f"/v1/users/{user}/following/{hub}")).status_code == 200
+            await http.put(f"/v1/users/{hub}/following/{user}")
+        for user in users:
+            body = {"status": "spam"}
+            assert (await http.put(f"/v1/users/{user}/status", json=body)).status_code == 200
+        for n in range(6):
+            response = await http.put(f"/v1/users/{hub}/posts/q{n}", json={"at": AT})
+            assert response.status_code == 202
+        one, two = build(settings, connections), build(settings, connections)
+        taken = await asyncio.gather(
+            Worker(one).take_moderation_jobs(), Worker(two).take_moderation_jobs()
+        )
+        mine = {f"fanout:{user}" for user in users}
+        started = [key for keys in taken for key in keys if key in mine]
+        assert sorted(started) == sorted(mine), "each job started by exactly one worker"
+        claimed = await asyncio.gather(one.feed_jobs.resume_due(), two.feed_jobs.resume_due())
+        await asyncio.gather(one.jobs.drain(), two.jobs.drain())
+        assert sum(claimed) >= 6
+        for n in range(6):
+            assert (await http.get(f"/v1/users/{hub}/posts/q{n}")).json()["state"] == "done"
+        again = await Worker(one).take_moderation_jobs()
+        assert not mine & set(again), "a finished job is not taken again"
+        assert not {u for u, _ in await services.neo4j.moderation.pending_work()} & set(users)
+        counts = (await http.get(f"/v1/users/{hub}/counts")).json()
+        assert (counts["followers"], counts["followers_active"]) == (6, 0)
+
+
+async def test_a_dead_workers_moderation_job_is_taken_over_once_its_lease_runs_out(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    settings = settings_of(server_settings, worker_lease_seconds=1.0)
+    user, fan = uid("user"), uid("fan")
+    async with serving(settings, connections, service_key) as (http, services):
+        await http.put(f"/v1/users/{fan}/following/{user}")
+        await http.put(f"/v1/users/{user}/status", json={"status": "suspended"})
+        # a worker took the job and died: its lease is held, and never renewed
+        assert await services.redis.leases.take(f"fanout:{user}", 1.0) is not None
+        survivor = build(settings, connections)
+        assert f"fanout:{user}" not in await Worker(survivor).take_moderation_jobs()
+        await asyncio.sleep(1.2)
+        assert f"fanout:{user}" in await Worker(survivor).take_moderation_jobs()
+        await survivor.jobs.drain()
+        assert (await http.get(f"/v1/users/{user}/status")).json()["fanout_pending"] is False
+
+
+async def test_a_full_queue_refuses_new_work_and_loses_nothing(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    # a queue of its own (another key prefix): the shared one may hold other tests' jobs
+    own = uuid.uuid4().hex[:10]
+    settings = settings_of(server_settings, worker_queue_max=2, redis_prefix=f"wq{own}:")
+    author, reader = f"wq{own}.author", f"wq{own}.reader"
+    async with serving(settings, connections, service_key) as (http, services):
+        await http.put(f"/v1/users/{reader}/following/{author}")
+        await services.redis.inboxes.mark_active([reader])
+        for post in ("a", "b"):
+            response = await http.put(f"/v1/users/{author}/posts/{post}", json={"at": AT})
+            assert response.status_code == 202, response.text
+        refused = await http.put(f"/v1/users/{author}/posts/c", json={"at": AT})
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["code"] == "queue_full"
+        assert "WORKER_QUEUE_MAX" in refused.json()["error"]["message"]
+        assert refused.headers["retry-after"]
+        assert (await http.get(f"/v1/users/{author}/posts/c")).status_code == 404
+        async with worker(settings, connections):
+
+            async def drained() -> bool:
+                return await services.redis.feed_queue.depth() == 0
+
+            await wait_for(drained)
+        again = await http.put(f"/v1/users/{author}/posts/c", json={"at": AT})
+        assert again.status_code == 202, again.text
+        async with worker(settings, connections):
+            await wait_for(drained)
+        inbox = await services.redis.inboxes.inbox(reader)
+        assert sorted(p.post_id for p in inbox) == ["a", "b", "c"]
