@@ -41,7 +41,8 @@ run: demo
 CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_events.py \
 	tests/test_paging.py tests/test_mirror_order.py tests/test_concurrency.py \
 	tests/test_reconcile.py tests/test_cold_reads.py tests/test_cold_mirror.py \
-	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py
+	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py \
+	tests/test_worker.py
 
 test: services
 	$(BIN)/pytest

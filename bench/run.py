@@ -220,8 +220,9 @@ async def bench_key(settings: Settings) -> str:
 
 
 class ServedApi:
-    """`graphsvc serve` under test. ``budgets``: per-key rate limits on (with a budget no
-    scenario spends), to measure what they cost; off otherwise."""
+    """`graphsvc serve` under test, and one `graphsvc worker` beside it, as deployed.
+    ``budgets``: per-key rate limits on (with a budget no scenario spends), to measure what
+    they cost; off otherwise."""
 
     def __init__(
         self,
@@ -243,6 +244,12 @@ class ServedApi:
             "RATE_LIMIT_READS": "1000000000/minute",
         }
         self.url = f"http://127.0.0.1:{port}"
+        self.worker = subprocess.Popen(
+            [sys.executable, "-m", "graphsvc.ops.cli", "worker"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)]
             + (["--server", server] if server else []),  # else API_SERVER, as deployed
@@ -260,8 +267,9 @@ class ServedApi:
         raise RuntimeError("the API did not start")
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        for process in (self.process, self.worker):
+            process.terminate()
+            process.wait(timeout=30)
 
 
 # -- memory -----------------------------------------------------------------------------------
