@@ -164,7 +164,13 @@ class LocalPostgres:
         return ["runuser", "-u", _owner(), "--", *cmd]
 
     def _run(self, cmd: list[str], what: str) -> None:
-        result = subprocess.run(self._as_owner(cmd), capture_output=True, text=True)
+        # in a folder the server's user can enter: its tools fail where they cannot see the cwd
+        result = subprocess.run(
+            self._as_owner(cmd),
+            capture_output=True,
+            text=True,
+            cwd=self.home if self.home.exists() else "/",
+        )
         if result.returncode != 0:
             raise PostgresError(f"{what} failed: {result.stdout}{result.stderr}\n{_tail(self.log)}")
 
