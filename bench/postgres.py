@@ -34,6 +34,7 @@ import asyncpg
 from tqdm import tqdm
 
 from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.local_servers import ServerError, apt_install
 
 Say = Callable[[str], None]
 
@@ -144,14 +145,10 @@ class LocalPostgres:
         if os.geteuid() != 0:
             raise PostgresError("PostgreSQL is missing: run `sudo apt-get install -y postgresql`")
         say("postgres: installing Debian's postgresql with apt")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for cmd in (
-            ["apt-get", "update", "-qq"],
-            ["apt-get", "install", "-y", "-qq", "postgresql"],
-        ):
-            result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            if result.returncode != 0:
-                raise PostgresError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+        try:
+            apt_install("postgresql")
+        except ServerError as exc:
+            raise PostgresError(str(exc)) from None
         found = _newest_bin()
         if not found:
             raise PostgresError("apt installed postgresql but /usr/lib/postgresql/*/bin is empty")

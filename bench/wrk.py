@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphsvc.ops.local_servers import ServerError, apt_install
+
 
 class WrkError(RuntimeError):
     """wrk cannot be found, installed or run; the message says what to do."""
@@ -38,11 +40,10 @@ def ensure_installed() -> str:
         return found
     if os.geteuid() != 0:
         raise WrkError("wrk is missing: run `sudo apt-get install -y wrk`")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "wrk"]):
-        result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if result.returncode != 0:
-            raise WrkError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+    try:
+        apt_install("wrk")
+    except ServerError as exc:
+        raise WrkError(str(exc)) from None
     found = shutil.which("wrk")
     if not found:
         raise WrkError("apt installed wrk but it is not on PATH")

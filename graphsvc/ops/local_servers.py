@@ -355,14 +355,7 @@ class LocalRedis:
         if os.geteuid() != 0:
             raise ServerError("redis-server is missing: run `sudo apt-get install -y redis-server`")
         say("redis: installing Debian's redis-server with apt")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for cmd in (
-            ["apt-get", "update", "-qq"],
-            ["apt-get", "install", "-y", "-qq", "redis-server"],
-        ):
-            result = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            if result.returncode != 0:
-                raise ServerError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+        apt_install("redis-server")
         found = shutil.which("redis-server")
         if not found:
             raise ServerError("apt installed redis-server but it is not on PATH")
@@ -550,3 +543,13 @@ def down(settings: Settings, local: LocalServerSettings, say: Say = _say) -> Non
 
 def status(settings: Settings, local: LocalServerSettings) -> list[str]:
     return [LocalNeo4j(settings, local).status(), local_redis(settings, local).status()]
+
+
+def apt_install(package: str) -> None:
+    """Install one of Debian's packages with apt (as root); a failure is a ServerError that
+    names the command and carries its output."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", package]):
+        result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if result.returncode != 0:
+            raise ServerError(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
