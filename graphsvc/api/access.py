@@ -1,26 +1,27 @@
-"""Every ``/v1`` route says the scope it needs; this module enforces it, in one place.
+"""Every ``/v1`` route says the scope it needs where it is declared; one function enforces it.
 
-A route declares ``openapi_extra=requires(Scope.READ)`` (the OpenAPI document then shows the
-security requirement and the scope); ``guard_routes`` wraps each such route's ASGI app with
-``Guard`` when the app is built. Wrapping the matched route, rather than a middleware that
-matches routes a second time, costs nothing on routes that need no key (probes, metrics,
-docs), reads path parameters already parsed (the acting user), and leaves 404 and 405 to the
-router. A ``/v1`` route that forgets to declare a scope stops the app from starting.
+A FastAPI route declares ``**guarded(Scope.READ)`` in its decorator: the scope and the
+acting-user rule go to the OpenAPI document (the security requirement, ``x-required-scope``)
+and a dependency calls ``admit``. The few routes served by hand (``hot_routes.py``) call
+``admit`` as their first line. An app with a ``/v1`` FastAPI route that declares no scope
+refuses to start (``check_guarded``).
 
 Order of checks: the key (401), its scope and acting user (403), then the caller's budget
-(429), so a refused or anonymous request never spends a budget.
+(429), so a refused or anonymous request never spends a budget. A dependency is solved before
+FastAPI reports invalid parameters, so an anonymous request with a bad id is a 401, not a 422.
+The budget's headers are noted in the request's state; ``middleware.NotedHeaders`` adds them
+to the response, whatever the route returns.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI, Request
 from fastapi.routing import APIRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphsvc.domain.access import (
+    ApiKey,
     MissingScope,
     Unauthenticated,
     WrongActingUser,
@@ -36,11 +37,12 @@ SECURITY_SCHEME = "ApiKey"
 # The path parameter naming the user a write acts for (checked against a user-bound key).
 ACTING_USER = "user_id"
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+BUDGET_HEADERS = "budget_headers"  # the state's key of the budget's response headers
 
 
 def requires(scope: KeyScope, *, acts_as_user: bool = False) -> dict[str, Any]:
     """The route's ``openapi_extra``: its scope, and whether ``{user_id}`` is the user it
-    acts for (a user-bound key may act only as its user)."""
+    acts for."""
     return {
         SCOPE_FIELD: scope.value,
         "x-acts-as-path-user": acts_as_user,
@@ -55,62 +57,53 @@ AUTH_ERRORS = {
 }
 
 
-class Guard:
-    """Authenticate, authorize and rate-limit one route's requests."""
+async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = False) -> ApiKey:
+    """Authenticate, authorize and charge one request; the key, also noted in its state."""
+    services = request.app.state.services
+    try:
+        key = await services.access.authenticate(bearer_token(request.headers.get("authorization")))
+        acting = request.path_params.get(ACTING_USER) if acts_as_user else None
+        authorize(key, needed, acting)
+    except (Unauthenticated, MissingScope, WrongActingUser) as refused:
+        AUTH_FAILURES.labels(str(refused.status)).inc()
+        raise
+    budget = await services.rate_limits.spend(key.id, write=request.method not in READ_METHODS)
+    if budget is not None and not budget.allowed:
+        raise RateLimited(budget)
+    state = request.scope.setdefault("state", {})
+    state["api_key"] = key
+    if budget is not None:
+        state[BUDGET_HEADERS] = budget.headers()
+    return key
 
-    def __init__(self, app: ASGIApp, needed: KeyScope, acts_as_user: bool) -> None:
-        self.app = app
+
+class Admission:
+    """The dependency of a guarded FastAPI route (``guarded``)."""
+
+    def __init__(self, needed: KeyScope, acts_as_user: bool) -> None:
         self.needed = needed
         self.acts_as_user = acts_as_user
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        services = scope["app"].state.services
-        header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
-        try:
-            key = await services.access.authenticate(
-                bearer_token(header.decode("latin-1") if header is not None else None)
-            )
-            acting = scope["path_params"].get(ACTING_USER) if self.acts_as_user else None
-            authorize(key, self.needed, acting)
-        except (Unauthenticated, MissingScope, WrongActingUser) as refused:
-            AUTH_FAILURES.labels(str(refused.status)).inc()
-            raise
-        write = scope["method"] not in READ_METHODS
-        budget = await services.rate_limits.spend(key.id, write=write)
-        if budget is not None and not budget.allowed:
-            raise RateLimited(budget)
-        scope.setdefault("state", {})["api_key"] = key
-        if budget is None:
-            await self.app(scope, receive, send)
-            return
-        extra = [(name.lower().encode(), value.encode()) for name, value in budget.headers()]
-
-        async def send_with_budget(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_budget)
+    async def __call__(self, request: Request) -> None:
+        await admit(request, self.needed, acts_as_user=self.acts_as_user)
 
 
-def guard_routes(app: FastAPI) -> None:
-    """Wrap every route that declares a scope; refuse to build an app with an unguarded
-    ``/v1`` route."""
-    routes = app.router.routes
-    for n, route in enumerate(routes):
-        if not isinstance(route, APIRoute):
+def guarded(scope: KeyScope, *, acts_as_user: bool = False) -> dict[str, Any]:
+    """A route decorator's arguments for a route that needs ``scope``; ``acts_as_user``:
+    ``{user_id}`` is the user it acts for (a user-bound key may act only as its user)."""
+    return {
+        "openapi_extra": requires(scope, acts_as_user=acts_as_user),
+        "dependencies": [Depends(Admission(scope, acts_as_user))],
+    }
+
+
+def check_guarded(app: FastAPI) -> None:
+    """Refuse to build an app with an unguarded ``/v1`` FastAPI route."""
+    for route in app.router.routes:
+        if not isinstance(route, APIRoute) or not route.path.startswith("/v1/"):
             continue
-        extra = route.openapi_extra or {}
-        needed = extra.get(SCOPE_FIELD)
-        if needed is None:
-            if route.path.startswith("/v1/"):
-                raise RuntimeError(f"{sorted(route.methods)} {route.path} declares no scope")
-            continue
-        # The routers' route objects are shared by every app built (tests build many): each
-        # app guards its own copy, never one already guarded by another.
-        guarded = copy.copy(route)
-        guarded.app = Guard(route.app, KeyScope(needed), bool(extra.get("x-acts-as-path-user")))
-        routes[n] = guarded
+        if not any(isinstance(d.dependency, Admission) for d in route.dependencies):
+            raise RuntimeError(f"{sorted(route.methods)} {route.path} declares no scope")
 
 
 def document_security(schema: dict[str, Any]) -> dict[str, Any]:

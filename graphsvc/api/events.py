@@ -17,7 +17,7 @@ import orjson
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, services_of
 from graphsvc.domain.access import Scope
@@ -60,7 +60,7 @@ async def _resume_after(
     responses=_JSON_ERRORS,
     tags=["relations"],
     summary="Server-Sent Events: the user's new followers, as they follow",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def new_followers(
     request: Request,

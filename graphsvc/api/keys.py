@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, services_of
 from graphsvc.domain.access import ApiKey, Scope
@@ -38,7 +38,7 @@ def _key_json(key: ApiKey) -> dict[str, object]:
     responses=ERRORS,
     tags=["keys"],
     summary="Create an API key (the key is shown in this response only)",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def create_key(body: KeyRequest, request: Request) -> Response:
     new = await services_of(request).access.create(
@@ -53,7 +53,7 @@ async def create_key(body: KeyRequest, request: Request) -> Response:
     responses=ERRORS,
     tags=["keys"],
     summary="Every API key, newest first (never the keys themselves)",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def list_keys(request: Request) -> Response:
     keys = await services_of(request).access.list()
@@ -66,7 +66,7 @@ async def list_keys(request: Request) -> Response:
     responses=ERRORS | {404: {"model": ErrorBody, "description": "no key has this id"}},
     tags=["keys"],
     summary="Revoke a key: every API process refuses it within API_KEY_CACHE_SECONDS",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def revoke_key(key_id: KeyId, request: Request) -> RevokeBody:
     changed = await services_of(request).access.revoke(key_id)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     Cursor,
@@ -32,7 +32,7 @@ router = APIRouter()
     responses=ERRORS,
     tags=["lists"],
     summary="Who follows the user, newest first (active users only)",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def followers(
     user_id: UserId,
@@ -55,7 +55,7 @@ async def followers(
     responses=ERRORS,
     tags=["lists"],
     summary="Whom the user follows, newest first (active users only)",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def following(
     user_id: UserId,
@@ -82,7 +82,7 @@ async def following(
     responses=ERRORS,
     tags=["lists"],
     summary="Active mutual follows, by when the user followed them, newest first",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
@@ -96,7 +96,7 @@ async def friends(
     responses=ERRORS,
     tags=["lists"],
     summary="Exact counts: totals, active users only, friends",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def counts(user_id: UserId, request: Request) -> Response:
     lists = services_of(request).lists
@@ -117,7 +117,7 @@ async def counts(user_id: UserId, request: Request) -> Response:
     responses=ERRORS,
     tags=["relations"],
     summary="Active users both follow, in id order, with the total",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def common_following(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -134,7 +134,7 @@ async def common_following(
     responses=ERRORS,
     tags=["relations"],
     summary="Active users who follow both, in id order, with the total",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def common_followers(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -151,7 +151,7 @@ async def common_followers(
     responses=ERRORS,
     tags=["relations"],
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None

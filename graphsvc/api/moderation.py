@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -34,7 +34,7 @@ def _status_body(user_id: str, state: UserState | None, moderation: Moderation) 
     responses=ERRORS,
     tags=["moderation"],
     summary="Set active, suspended or spam; dependent counts update in the background",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> StatusBody:
     moderation = services_of(request).moderation
@@ -48,7 +48,7 @@ async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> 
     responses=ERRORS,
     tags=["moderation"],
     summary="A user's status, and whether a fan-out or erasure is still running",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def get_status(user_id: UserId, request: Request) -> StatusBody:
     moderation = services_of(request).moderation
@@ -62,7 +62,7 @@ async def get_status(user_id: UserId, request: Request) -> StatusBody:
     responses=ERRORS | {200: {"model": EraseBody, "description": "no such user"}},
     tags=["moderation"],
     summary="Erase a user and every edge, in the background (see GET .../status)",
-    openapi_extra=requires(Scope.ADMIN),
+    **guarded(Scope.ADMIN),
 )
 async def erase(user_id: UserId, request: Request) -> Response:
     if await services_of(request).moderation.erase(user_id):

@@ -51,7 +51,7 @@ def services_of(request: Request) -> Services:
 
 
 def api_key_of(request: Request) -> ApiKey:
-    """The key that was checked for this request (set by ``access.Guard``)."""
+    """The key that was checked for this request (set by ``access.admit``)."""
     return request.scope["state"]["api_key"]
 
 

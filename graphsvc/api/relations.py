@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -29,7 +29,7 @@ router = APIRouter()
     responses=ERRORS | FOLLOW_ERRORS,
     tags=["relations"],
     summary="Follow a user (idempotent)",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
     created = await services_of(request).relations.follow(user_id, target_id)
@@ -42,7 +42,7 @@ async def follow(user_id: UserId, target_id: TargetId, request: Request) -> Fast
     responses=ERRORS,
     tags=["relations"],
     summary="Unfollow a user (idempotent)",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
     removed = await services_of(request).relations.unfollow(user_id, target_id)
@@ -55,7 +55,7 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Fa
     responses=ERRORS,
     tags=["relations"],
     summary="How the user relates to up to 100 others, in one call",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def relationships(
     user_id: UserId,
@@ -90,7 +90,7 @@ async def relationships(
     responses=ERRORS,
     tags=["blocks"],
     summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def block(user_id: UserId, target_id: TargetId, request: Request) -> BlockBody:
     change = await services_of(request).relations.block(user_id, target_id)
@@ -104,7 +104,7 @@ async def block(user_id: UserId, target_id: TargetId, request: Request) -> Block
     responses=ERRORS,
     tags=["blocks"],
     summary="Unblock a user (removed follows are not restored; idempotent)",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def unblock(user_id: UserId, target_id: TargetId, request: Request) -> UnblockBody:
     removed = await services_of(request).relations.unblock(user_id, target_id)

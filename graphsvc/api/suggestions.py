@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     FastJSON,
@@ -40,7 +40,7 @@ router = APIRouter()
     responses=ERRORS,
     tags=["people you may know"],
     summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
-    openapi_extra=requires(Scope.WRITE),
+    **guarded(Scope.WRITE),
 )
 async def interactions(
     events: Annotated[
@@ -65,7 +65,7 @@ async def interactions(
     responses=ERRORS,
     tags=["people you may know"],
     summary="People the user may know, best first, with reasons",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def suggestions(
     user_id: UserId,
@@ -84,7 +84,7 @@ async def suggestions(
     responses=ERRORS,
     tags=["people you may know"],
     summary="Never suggest the target to the user again",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
     created = await services_of(request).suggestions.dismiss(user_id, target_id)
@@ -100,7 +100,7 @@ async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> Dis
     summary="Record which suggestions were shown",
     description="Each show beyond SUGGEST_IMPRESSIONS_FREE sinks the suggestion (all or "
     "nothing: a bad id records none).",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
     recorded = await services_of(request).impressions.record(user_id, body.ids)
@@ -113,7 +113,7 @@ async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) ->
     responses=ERRORS,
     tags=["internal"],
     summary="Whom the user is closest to, with affinity (internal: never shown to users)",
-    openapi_extra=requires(Scope.INTERNAL),
+    **guarded(Scope.INTERNAL),
 )
 async def affinities(
     user_id: UserId,

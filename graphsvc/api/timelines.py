@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import requires
+from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS, POST_ERRORS
 from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -46,7 +46,7 @@ def _post_body(state: PostState, created: bool | None = None) -> dict[str, objec
     | {200: {"model": PostBody, "description": "the same post again (created: false)"}},
     tags=["timelines"],
     summary="Publish a post (its id and time): in the outbox now, fanned out in the background",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Request) -> Response:
     state, created = await services_of(request).timelines.publish(user_id, post_id, body.at)
@@ -59,7 +59,7 @@ async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Reque
     responses=ERRORS | {404: POST_ERRORS[404]},
     tags=["timelines"],
     summary="A post's state and the progress of its fan-out",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
     return FastJSON(_post_body(await services_of(request).timelines.post(user_id, post_id)))
@@ -73,7 +73,7 @@ async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
     | {200: {"model": PostDeletedBody, "description": "no such post (deleted: false)"}},
     tags=["timelines"],
     summary="Delete a post: hidden at once, removed from every inbox in the background",
-    openapi_extra=requires(Scope.WRITE, acts_as_user=True),
+    **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Response:
     deleted = await services_of(request).timelines.delete(user_id, post_id)
@@ -88,7 +88,7 @@ async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Res
     responses=ERRORS,
     tags=["timelines"],
     summary="The user's home timeline, newest first",
-    openapi_extra=requires(Scope.READ),
+    **guarded(Scope.READ),
 )
 async def timeline(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None

@@ -1,5 +1,6 @@
-"""The fast lane of plain GET routes answers exactly as FastAPI's own handling does: the same
-app is asked the same questions with and without the lane, over the real servers."""
+"""The routes served by hand (``api/hot_routes.py``) answer exactly as their FastAPI
+declarations, which document them: the same app is asked the same questions with and without
+them, over the real servers."""
 
 from __future__ import annotations
 
@@ -8,32 +9,29 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from graphsvc.api.access import Guard
 from graphsvc.api.app import create_app
-from graphsvc.api.fast_routes import FastLane
+from graphsvc.api.hot_routes import ROUTES
 from graphsvc.bootstrap import Services
+from graphsvc.domain.access import ALL_SCOPES
 
 UserIds = Callable[[str], str]
 
 
-def without_lanes(app: object) -> int:
-    """Put every route's FastAPI handler back in place of its lane; how many were replaced."""
-    replaced = 0
-    for route in app.router.routes:  # type: ignore[attr-defined]
-        guard = getattr(route, "app", None)
-        holder = guard if isinstance(guard, Guard) else route
-        if isinstance(holder.app, FastLane):
-            holder.app = holder.app.fallback
-            replaced += 1
-    return replaced
+def without_hot_routes(app: object) -> int:
+    """Leave the FastAPI declarations to serve; how many hand-written routes were taken out."""
+    routes = app.router.routes  # type: ignore[attr-defined]
+    kept = [route for route in routes if route not in ROUTES]
+    taken = len(routes) - len(kept)
+    routes[:] = kept
+    return taken
 
 
-async def test_the_lane_and_fastapi_answer_alike(
+async def test_the_hand_written_routes_and_fastapi_answer_alike(
     make_service: Callable[..., Services], service_key: str, uid: UserIds
 ) -> None:
     service = make_service(rate_limits_enabled=False)
     fast, plain = create_app(service.settings, service), create_app(service.settings, service)
-    assert without_lanes(plain) >= 10  # the lists, counts, relationships, follow, unfollow...
+    assert without_hot_routes(plain) == 5  # followers, following, counts, follow, unfollow
     headers = {"Authorization": f"Bearer {service_key}"}
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(3)]
 
@@ -80,8 +78,8 @@ async def test_the_lane_and_fastapi_answer_alike(
             assert mine.headers["content-type"] == theirs.headers["content-type"], path
         page = (await a.get(f"/v1/users/{star}/followers?not_followed_back=true")).json()
         assert [item["user_id"] for item in page["items"]] == [fans[2], fans[1]]
-        # Follows and unfollows (no body) take the lane too: the same writes, each app for a
-        # follower of its own, answer alike (up to the follower's id in error messages).
+        # Follows and unfollows: the same writes, each app for a follower of its own, answer
+        # alike (up to the follower's id in error messages).
         mine_user, their_user = uid("mine"), uid("theirs")
         writes = [
             ("PUT", "/v1/users/{u}/following/" + star),
@@ -102,9 +100,35 @@ async def test_the_lane_and_fastapi_answer_alike(
 
 
 @pytest.mark.parametrize("key", [None, "gs_not-a-key"])
-async def test_the_lane_is_behind_the_guard(
+async def test_the_hand_written_routes_check_the_key_first(
     make_client: Callable[..., httpx.AsyncClient], key: str | None, uid: UserIds
 ) -> None:
+    user = uid("x")
     async with make_client(key=key) as client:
-        response = await client.get(f"/v1/users/{uid('x')}/followers?limit=1")
-    assert response.status_code == 401
+        for method, path in (
+            ("GET", f"/v1/users/{user}/followers?limit=abc"),
+            ("GET", f"/v1/users/{user}/following?celebrities_only=maybe"),
+            ("GET", "/v1/users/not%20valid/counts"),
+            ("PUT", f"/v1/users/{user}/following/{user}"),
+            ("DELETE", "/v1/users/not%20valid/following/x"),
+        ):
+            response = await client.request(method, path)
+            assert response.status_code == 401, (method, path, response.text)
+            assert response.json()["error"]["code"] == "unauthenticated"
+
+
+async def test_the_hand_written_routes_spend_and_show_the_budget(
+    make_client: Callable[..., httpx.AsyncClient], backends: Services, uid: UserIds
+) -> None:
+    user = uid("x")
+    key = (await backends.access.create(ALL_SCOPES, name="budget of hot routes")).token
+    limited = {"rate_limits_enabled": True, "rate_limit_reads": "2 per 60 seconds"}
+    async with make_client(key=key, **limited) as client:
+        first = await client.get(f"/v1/users/{user}/counts")
+        assert first.status_code == 200
+        assert first.headers["ratelimit-limit"] == "2"
+        assert first.headers["ratelimit-remaining"] == "1"
+        await client.get(f"/v1/users/{user}/followers")
+        refused = await client.get(f"/v1/users/{user}/following")
+        assert refused.status_code == 429, refused.text
+        assert refused.headers["retry-after"]
