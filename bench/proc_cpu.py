@@ -41,3 +41,31 @@ def cpu_seconds(root: int) -> float:
         if fields is not None:
             total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
     return total / _TICK
+
+
+def listener(port: int) -> int | None:
+    """The process listening on TCP ``port`` on this machine (its socket's inode, found among
+    the processes' open files), or None."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{inode}]")
+    if not inodes:
+        return None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for fd in (entry / "fd").iterdir():
+                if os.readlink(fd) in inodes:
+                    return int(entry.name)
+        except (FileNotFoundError, PermissionError, ProcessLookupError):
+            continue
+    return None

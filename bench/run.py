@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import orjson
 
-from bench import postgres, timelines, versus
+from bench import postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -46,9 +46,10 @@ STATE = PROJECT_ROOT / ".local" / "bench"
 API_PORT = 28000
 PEER_PORT = 28100
 SEED = 1
+NEO4J_PORT, REDIS_PORT = 27687, 26379
 BENCH_SETTINGS = {
-    "neo4j_uri": "bolt://127.0.0.1:27687",
-    "redis_url": "redis://127.0.0.1:26379/0",
+    "neo4j_uri": f"bolt://127.0.0.1:{NEO4J_PORT}",
+    "redis_url": f"redis://127.0.0.1:{REDIS_PORT}/0",
 }
 BENCH_SERVERS = LocalServerSettings(state_dir=STATE)
 
@@ -740,6 +741,7 @@ def main() -> None:
     if (not args.only and not args.timelines_only) or "load/online" in args.only.split(","):
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
+    postgres_port = postgres.PostgresSettings.from_env(STATE / "postgres").port
     picks = pick_users(path)
     say(
         f"celebrity {picks.celebrity} ({picks.top:,} followers), median user {picks.median} "
@@ -790,7 +792,13 @@ def main() -> None:
                 wanted = [p.removeprefix("vs").strip("/") for p in parts if p.startswith("vs")]
                 plan = [c for c in plan if any(w in c.name for w in wanted)]
             urls = {"graphsvc": api.url, "peer": peer.url}
-            pids = {"graphsvc": api.process.pid, "peer": peer.process.pid}
+            pids = {"graphsvc": {"API": api.process.pid, "worker": api.worker.pid},
+                    "peer": {"API": peer.process.pid}}  # fmt: skip
+            for side, tier, port in (("graphsvc", "Neo4j", NEO4J_PORT), ("graphsvc", "Redis", REDIS_PORT),
+                                     ("peer", "PostgreSQL", postgres_port)):  # fmt: skip
+                pid = proc_cpu.listener(port)
+                if pid is not None:
+                    pids[side][tier] = pid
             against = versus.measure(plan, urls, pids, api_key, targets, str(int(time.time())), say)
         if args.only:  # a partial run: its figures, and the rows it completes
             print_table(postgres_rows({n: summarize(o) for n, o in outcomes.items()}, picks))

@@ -4,8 +4,10 @@
 Both are served by the same HTTP server with the same number of workers, and driven by both
 load generators (the bench's own, ``bench.loadgen``, and wrk) at the same concurrency: reads
 at 8 connections, follows at 16. For each case and driver, graphsvc runs first and the peer
-right after, so both see the same minute of the shared machine. Around every run the server's
-CPU time is read from ``/proc``, which gives each server's CPU per request.
+right after, so both see the same minute of the shared machine. Around every run the CPU time
+of every process of each side is read from ``/proc``: the API server, and the stores behind it
+(graphsvc: its worker, Neo4j and Redis; the peer: PostgreSQL), which gives each tier's CPU per
+request.
 """
 
 from __future__ import annotations
@@ -83,20 +85,21 @@ def cases(celebrity: str, median: str, targets: list[str], run_id: str) -> list[
 def measure(
     plan: list[Case],
     urls: dict[str, str],
-    pids: dict[str, int],
+    pids: dict[str, dict[str, int]],
     api_key: str,
     targets: list[str],
     run_id: str,
     say: Callable[[str], None],
 ) -> dict[str, dict[str, Any]]:
-    """Every case, driver and side: rate, p50, p99, errors and server CPU per request.
+    """Every case, driver and side: rate, p50, p99, errors, and CPU per request of each tier
+    of the side (``pids[side]``: tier -> process; the tier "API" is the HTTP server).
     Keys: ``"{case}/{driver}/{side}"``."""
     found: dict[str, dict[str, Any]] = {}
     with ProcessPoolExecutor(max_workers=1) as pool:
         for case in plan:
             for driver in DRIVERS:
                 for side in SIDES:
-                    before = proc_cpu.cpu_seconds(pids[side])
+                    before = {tier: proc_cpu.cpu_seconds(pid) for tier, pid in pids[side].items()}
                     if driver == "wrk":
                         result = wrk.run(urls[side], api_key, case.method, case.paths,
                                          connections=case.connections, seconds=WRK_SECONDS)  # fmt: skip
@@ -123,13 +126,16 @@ def measure(
                             else float("nan"),
                         }
                         sent = outcome.requests + outcome.errors + scenario.warmup
-                    cpu = proc_cpu.cpu_seconds(pids[side]) - before
-                    figures["cpu_us_per_request"] = cpu / sent * 1e6 if sent else float("nan")
+                    figures["cpu_us_by_tier"] = {
+                        tier: (proc_cpu.cpu_seconds(pid) - before[tier]) / sent * 1e6
+                        for tier, pid in pids[side].items()
+                    } if sent else {}  # fmt: skip
+                    figures["cpu_us_per_request"] = figures["cpu_us_by_tier"].get("API", 0.0)
                     name = f"{case.name}/{driver}/{side}"
                     found[name] = figures
                     say(
                         f"  {name:32} {figures['per_second']:>9,.0f}/s  p50 {figures['p50_us']:>8,.0f}us"
-                        f"  p99 {figures['p99_us']:>9,.0f}us  CPU {figures['cpu_us_per_request']:>6,.0f}us/req"
+                        f"  p99 {figures['p99_us']:>9,.0f}us  CPU/req {_tiers(figures)}"
                         + (f"  errors {figures['errors']}" if figures["errors"] else "")
                     )
     return found
@@ -161,12 +167,17 @@ def rows(found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                     "row": f"(vs peer) {case}, {driver}, {_connections(case)} connections: graphsvc "
                     f"{_figures(ours)}; peer (FastAPI + PostgreSQL) {_figures(theirs)}",
                     "measured": f"graphsvc/peer {ratio:.2f}x; graphsvc p99/p50 {tail:.1f}; CPU/request "
-                    f"graphsvc {ours['cpu_us_per_request']:,.0f}us, peer {theirs['cpu_us_per_request']:,.0f}us",
+                    f"graphsvc {_tiers(ours)}; peer {_tiers(theirs)}",
                     "target": target,
                     "pass": passed,
                 }
             )
     return table
+
+
+def _tiers(figures: dict[str, Any]) -> str:
+    tiers = figures.get("cpu_us_by_tier", {})
+    return " + ".join(f"{tier} {us:,.0f}us" for tier, us in tiers.items()) or "-"
 
 
 def _order(case: str) -> tuple[int, str]:
