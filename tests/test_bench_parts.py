@@ -1,13 +1,19 @@
-"""The benchmark's own parts: the graph generator and the guard of its fresh database (the
-PostgreSQL baseline has its own module, test_postgres_baseline)."""
+"""The benchmark's own parts: the graph generator, the guard of its fresh database, wrk's
+reports, the CPU readings and the peer's cursors (the PostgreSQL baseline has its own module,
+test_postgres_baseline)."""
 
 from __future__ import annotations
 
 import collections
+import os
+import socket
+import time
 from pathlib import Path
 
 import pytest
+from fastapi import HTTPException
 
+from bench import peer, proc_cpu, wrk
 from bench import run as bench_run
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
@@ -57,3 +63,55 @@ def test_a_fresh_bench_database_is_refused_on_a_port_another_home_holds(
     with pytest.raises(SystemExit, match="held by a Neo4j not started from"):
         bench_run.fresh_database(server_settings)
     assert other.answers()  # untouched
+
+
+WRK_REPORT = """Running 10s test @ http://127.0.0.1:28000
+  1 threads and 8 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.61ms    1.02ms  40.50ms   93.12%
+    Req/Sec     3.07k   150.22     3.30k    78.00%
+  Latency Distribution
+     50%    2.45ms
+     75%    2.80ms
+     90%    3.33ms
+     99%   82.53ms
+  30567 requests in 10.00s, 9.87MB read
+  Socket errors: connect 0, read 2, write 0, timeout 1
+  Non-2xx or 3xx responses: 4
+Requests/sec:   3056.70
+Transfer/sec:      0.99MB
+"""
+
+
+def test_wrk_reports_are_read_in_microseconds_with_every_error() -> None:
+    result = wrk.parse(WRK_REPORT)
+    assert (result.requests, result.seconds, result.per_second) == (30567, 10.0, 3056.70)
+    assert (result.p50_us, result.p99_us) == (2450.0, 82530.0)
+    assert result.errors == 2 + 1 + 4
+    assert wrk.parse(WRK_REPORT.replace("82.53ms", "1.20s")).p99_us == 1_200_000.0
+    with pytest.raises(wrk.WrkError, match="cannot read"):
+        wrk.parse("wrk: connection refused")
+
+
+def test_the_cpu_of_a_process_and_its_listener_are_found() -> None:
+    me = os.getpid()
+    before = proc_cpu.cpu_seconds(me)
+    deadline = time.process_time() + 0.2
+    while time.process_time() < deadline:  # burn 0.2 s of CPU
+        pass
+    assert proc_cpu.cpu_seconds(me) - before >= 0.1
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        assert proc_cpu.listener(port) == me
+    assert proc_cpu.listener(port) is None
+
+
+def test_peer_cursors_round_trip_and_refuse_tampering() -> None:
+    cursor = peer.encode_cursor(1_700_000_000_123_456, "alice")
+    assert peer.decode_cursor(cursor) == (1_700_000_000_123_456, "alice")
+    body, _, mac = cursor.partition(".")
+    with pytest.raises(HTTPException):
+        peer.decode_cursor(f"{body}.{mac[::-1]}")
+    assert peer.iso(1_700_000_000_123_456) == "2023-11-14T22:13:20.123456Z"
