@@ -320,7 +320,7 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 
 
 async def drain_interactions(settings: Settings) -> dict[str, float]:
-    """Wait until the served API's flusher has written the interaction backlog to Neo4j."""
+    """Wait until the worker's flusher has written the interaction backlog to Neo4j."""
     client = open_redis(settings)
     stream = f"{settings.redis_prefix}ix"
     try:
@@ -571,7 +571,7 @@ def build_rows(
     rows.append(
         {
             "row": f"(i) interactions: POST batches of 100 at 4 concurrent: {ix['per_second']:,.0f} "
-            f"batches/s, p50 {ix['p50_us'] / 1000:,.1f} ms; the API's flusher then wrote the "
+            f"batches/s, p50 {ix['p50_us'] / 1000:,.1f} ms; the worker's flusher then wrote the "
             f"backlog to Neo4j at {drain.get('events_per_second', 0):,.0f} events/s",
             "measured": f"{events_per_second:,.0f} events/s accepted",
             "target": ">= 5,000 events/s",

@@ -97,6 +97,12 @@ class _WorkerSettings(BaseSettings):
         description="a moderation job whose worker stopped renewing it for this long is "
         "taken over by another worker",
     )
+    worker_reconcile_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="when set, the workers reconcile the users written recently this often "
+        "(one worker a round), as `graphsvc reconcile --every` does",
+    )
 
 
 class Settings(_TimelineSettings, _WorkerSettings):

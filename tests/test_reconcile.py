@@ -3,14 +3,16 @@ written users are tracked for `graphsvc reconcile --every`."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 
 import httpx
+import pytest
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.consistency import check_users
-from graphsvc.ops.reconcile import reconcile, reconcile_recent
+from graphsvc.ops.reconcile import reconcile, reconcile_recent, reconcile_rounds
 
 UserIds = Callable[[str], str]
 
@@ -84,3 +86,33 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
     page = await service.lists.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]
     assert (await service.lists.counts(star)).followers == 2
+
+
+async def test_workers_reconcile_recent_writes_one_round_a_period(
+    client: httpx.AsyncClient,
+    backends: Services,
+    uid: UserIds,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """WORKER_RECONCILE_SECONDS: two workers' rounds, one of them a period, repair drift."""
+    a, b = uid("a"), uid("b")
+    await follows(client, (a, b))
+    await client.get(f"/v1/users/{a}/following")
+    await backends.redis.client.hset(backends.redis.mirror.keys(a)[0], "fg", 9)
+    assert {drift.user_id for drift in await check_users(backends, [a, b])} == {a}
+    capsys.readouterr()
+    loop = asyncio.get_running_loop()
+    workers = [loop.create_task(reconcile_rounds(backends, 2.0)) for _ in range(2)]
+    try:
+        for _ in range(100):
+            if not await check_users(backends, [a, b]):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+    assert await check_users(backends, [a, b]) == []
+    rounds = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(rounds) == 1, rounds

@@ -42,7 +42,7 @@ from graphsvc.ops.evaluation import (
 )
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load, rebuild_mirror
-from graphsvc.ops.reconcile import reconcile, reconcile_recent
+from graphsvc.ops.reconcile import reconcile, reconcile_recent, reconcile_rounds
 from graphsvc.ops.timeline_check import reconcile_timelines
 from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
@@ -111,10 +111,19 @@ async def _work(settings: Settings) -> None:
         loop.add_signal_handler(signum, main.cancel)
     async with open_services(settings) as services:
         _print(f"graphsvc worker: running (at most {settings.worker_jobs} jobs at once)")
+        every = settings.worker_reconcile_seconds
+        rounds = (
+            None
+            if every is None
+            else loop.create_task(reconcile_rounds(services, every, say=_print))
+        )
         try:
             await Worker(services).run()
         except asyncio.CancelledError:
             _print("graphsvc worker: stopping")
+        finally:
+            if rounds is not None:
+                rounds.cancel()
 
 
 def _worker(_: argparse.Namespace, settings: Settings, __: LocalServerSettings) -> None:

@@ -95,3 +95,18 @@ async def reconcile_recent(
         done += 1
         if rounds is None or done < rounds:
             await asyncio.sleep(every)
+
+
+async def reconcile_rounds(
+    services: Services, every: float, *, say: Callable[[str], None] = print
+) -> None:
+    """WORKER_RECONCILE_SECONDS in `graphsvc worker`: a round of ``reconcile_recent`` each
+    period, by whichever worker takes the period's lease (it lapses by itself, so there is one
+    round a period however many workers run)."""
+    while True:
+        if await services.redis.leases.take("reconcile", every * 0.9):
+            try:
+                await reconcile_recent(services, every, rounds=1, say=say)
+            except Exception as exc:  # a store is down: the next round covers these users
+                say(f"reconcile round failed ({exc}); the next round covers its users")
+        await asyncio.sleep(every)

@@ -10,9 +10,9 @@ Three kinds of job, each named by what it works on:
   every active follower's inbox, then stop readers pulling it (``domain/timeline.py``).
 
 A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
-followers is saved after every step. A serving process only queues it, due at once, and
-workers (``graphsvc worker``) claim due jobs every WORKER_POLL_SECONDS, each with a lease it
-renews at every step; a job whose lease runs out (its worker stopped) is claimed again by
+followers is saved after every step. A serving process only queues it, due at once, and wakes
+a waiting worker (``graphsvc worker``), which claims due jobs then and at least every
+WORKER_POLL_SECONDS, each with a lease it renews at every step; a job whose lease runs out (its worker stopped) is claimed again by
 whichever worker looks next, and resumes at its saved position. A process that runs its own
 background work (the CLI, tests) leases the job to itself at once and runs it. The queue holds
 at most WORKER_QUEUE_MAX jobs: past it, a publish or delete is refused (503) before it changes
@@ -58,6 +58,8 @@ class FeedJobs:
         self._jobs = jobs
         self._settings = settings
         self._here = here
+        # a blocking wait shorter than the connection's read timeout
+        self._poll = min(settings.worker_poll_seconds, settings.redis_socket_timeout / 2)
 
     async def ensure_room(self) -> None:
         """Refuse new work while the queue is full (the caller has changed nothing yet)."""
@@ -105,7 +107,8 @@ class FeedJobs:
         return len(claimed)
 
     async def run(self) -> None:
-        """Claim due jobs every WORKER_POLL_SECONDS, until cancelled."""
+        """Claim due jobs as soon as a serving process queues one (a wake-up list in Redis),
+        and at least every WORKER_POLL_SECONDS (orphaned jobs), until cancelled."""
         while True:
             stop_if_asked()
             try:
@@ -114,7 +117,14 @@ class FeedJobs:
                 raise
             except Exception as exc:  # Redis down: the queue keeps the jobs
                 log.warning("timeline job queue unavailable (%s); retrying", exc)
-            await asyncio.sleep(self._settings.worker_poll_seconds)
+                await asyncio.sleep(self._settings.worker_poll_seconds)
+                continue
+            try:  # woken as soon as a serving process queues a job
+                await self._queue.wait(self._poll)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                await asyncio.sleep(self._settings.worker_poll_seconds)
 
     async def _followers(self, job: str, author: str, progress: Progress):
         """The author's followers in steps, from the job's saved position; each step's

@@ -391,13 +391,25 @@ class FeedQueue:
         self._settings = settings
         self._jobs = feed_key(settings, "jobs")
         self._jobpos = feed_key(settings, "jobpos")
+        self._wake = feed_key(settings, "wake")
         self._claim = register(client, "feed_claim")
 
     async def enqueue(self, job: str, *, leased: bool) -> bool:
         """Queue a job; False if already queued. ``leased``: leased to the caller, which runs it
         now; else due at once, for whichever worker claims it first."""
-        due = time.time() + (self._settings.feed_job_lease_seconds if leased else 0.0)
-        return bool(await self._redis.zadd(self._jobs, {job: due}, nx=True))
+        if leased:
+            lease = time.time() + self._settings.feed_job_lease_seconds
+            return bool(await self._redis.zadd(self._jobs, {job: lease}, nx=True))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self._jobs, {job: time.time()}, nx=True)
+            pipe.lpush(self._wake, 1)  # a waiting worker claims it now, not at its next poll
+            pipe.ltrim(self._wake, 0, 0)
+            added, _, _ = await pipe.execute()
+        return bool(added)
+
+    async def wait(self, seconds: float) -> None:
+        """Until a job is queued for the workers, or ``seconds`` have passed."""
+        await self._redis.blpop([self._wake], timeout=seconds)
 
     async def depth(self) -> int:
         """Jobs queued or running."""
