@@ -228,7 +228,7 @@ def build(
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
         lists=lists,
-        moderation=Moderation(neo4j.moderation, writes, jobs, work, here=here),
+        moderation=Moderation(neo4j.moderation, writes, jobs, work, redis.leases, here=here),
         interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
         suggestions=Suggestions(
             neo4j.suggestions,

@@ -84,7 +84,10 @@ class _WorkerSettings(BaseSettings):
         default=8, ge=1, description="background jobs one worker runs at once (the rest wait)"
     )
     worker_poll_seconds: float = Field(
-        default=1.0, gt=0, description="how often a worker looks for queued or orphaned work"
+        default=1.0,
+        gt=0,
+        description="how often a worker looks for orphaned work and records the progress of "
+        "its running moderation jobs",
     )
     worker_queue_max: int = Field(
         default=100_000,

@@ -190,3 +190,27 @@ async def test_a_full_queue_refuses_new_work_and_loses_nothing(
             await wait_for(drained)
         inbox = await services.redis.inboxes.inbox(reader)
         assert sorted(p.post_id for p in inbox) == ["a", "b", "c"]
+
+
+async def test_the_api_reports_the_progress_of_a_job_a_worker_runs(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    settings = settings_of(server_settings, fanout_batch_edges=3)
+    doomed, fans = uid("doomed"), [uid("fan") for _ in range(300)]
+    async with serving(settings, connections, service_key) as (http, services):
+        for fan in fans:
+            await services.relations.follow(fan, doomed)
+        assert (await http.delete(f"/v1/users/{doomed}")).status_code == 202
+        seen: list[dict] = []
+        async with worker(settings, connections):
+
+            async def erased() -> bool:
+                body = (await http.get(f"/v1/users/{doomed}/status")).json()
+                if body["progress"]:
+                    seen.append(body["progress"])
+                return body["exists"] is False
+
+            await wait_for(erased, seconds=60)
+        assert seen, "the serving process saw the worker's progress"
+        assert 0 < seen[0].get("followers", 0) <= len(fans)
+        assert (await http.get(f"/v1/users/{doomed}/status")).json()["progress"] is None

@@ -16,15 +16,15 @@ from graphsvc.services.moderation import Moderation
 router = APIRouter()
 
 
-def _status_body(user_id: str, state: UserState | None, moderation: Moderation) -> StatusBody:
-    progress = moderation.progress(user_id)
+async def _status_body(user_id: str, state: UserState | None, moderation: Moderation) -> StatusBody:
+    progress = await moderation.progress(user_id)
     return StatusBody(
         user_id=user_id,
         exists=state is not None,
         status=state.status if state else "active",
         fanout_pending=bool(state and state.fanout_pending),
         erasing=bool(state and state.erasing),
-        progress=dict(progress.notes) if progress else None,
+        progress=progress,
     )
 
 
@@ -39,7 +39,7 @@ def _status_body(user_id: str, state: UserState | None, moderation: Moderation) 
 async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> StatusBody:
     moderation = services_of(request).moderation
     state = await moderation.set_status(user_id, body.status)
-    return _status_body(user_id, state, moderation)
+    return await _status_body(user_id, state, moderation)
 
 
 @router.get(
@@ -52,7 +52,7 @@ async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> 
 )
 async def get_status(user_id: UserId, request: Request) -> StatusBody:
     moderation = services_of(request).moderation
-    return _status_body(user_id, await moderation.user_state(user_id), moderation)
+    return await _status_body(user_id, await moderation.user_state(user_id), moderation)
 
 
 @router.delete(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.redis.leases import Leases
 from graphsvc.domain.errors import InvalidStatus
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
@@ -31,6 +32,7 @@ class Moderation:
         writes: Writes,
         jobs: Jobs,
         work: ModerationJobs,
+        leases: Leases,
         *,
         here: bool = True,
     ) -> None:
@@ -38,6 +40,7 @@ class Moderation:
         self._writes = writes
         self._jobs = jobs
         self._work = work
+        self._leases = leases
         self._here = here
 
     async def set_status(self, user_id: str, status: str) -> UserState:
@@ -84,9 +87,20 @@ class Moderation:
             return lambda progress: self._work.erase_user(user_id, progress)
         return lambda progress: self._work.fan_out_status(user_id, progress)
 
-    def progress(self, user_id: str) -> Progress | None:
-        """This process's running job for the user (an erasure first), if any."""
-        return self._jobs.progress(f"erase:{user_id}") or self._jobs.progress(f"fanout:{user_id}")
+    async def progress(self, user_id: str) -> dict[str, int] | None:
+        """What the user's running job (an erasure first) has done so far, by kind: from this
+        process when it runs the job, else as its worker last recorded it."""
+        for key in (f"erase:{user_id}", f"fanout:{user_id}"):
+            local = self._jobs.progress(key)
+            if local is not None:
+                return dict(local.notes)
+        if self._here:
+            return None
+        for key in (f"erase:{user_id}", f"fanout:{user_id}"):
+            noted = await self._leases.notes(key)
+            if noted is not None:
+                return noted
+        return None
 
     async def resume_pending(self) -> int:
         """Restart fan-outs and erasures that a stopped process left unfinished."""

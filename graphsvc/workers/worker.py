@@ -15,7 +15,8 @@ timeline jobs are claimed atomically from their queue, and a moderation job is r
 the worker holding its lease (``adapters/redis/leases.py``). A worker that dies stops renewing
 what it holds; another takes it over once the lease runs out, from the job's durable record.
 A worker runs at most WORKER_JOBS jobs at once and claims no more than it has room for, so a
-burst of work waits in its queue, not in memory.
+burst of work waits in its queue, not in memory. A running moderation job's progress is
+recorded beside its lease every WORKER_POLL_SECONDS, for ``GET .../status`` in any process.
 """
 
 from __future__ import annotations
@@ -99,18 +100,27 @@ class Worker:
             assert job is not None
 
             async def renew() -> None:
+                renewed = asyncio.get_running_loop().time()
+                noted: dict[str, int] = {}
                 while True:
-                    await asyncio.sleep(seconds / 3)
+                    await asyncio.sleep(self._settings.worker_poll_seconds)
+                    if progress.notes != noted:  # for GET .../status in any process
+                        noted = dict(progress.notes)
+                        await self._leases.note(key, noted, seconds)
+                    if asyncio.get_running_loop().time() - renewed < seconds / 3:
+                        continue
                     if not await self._leases.renew(key, token, seconds):
                         log.warning("lost the lease of %s; leaving it to its new holder", key)
                         job.cancel()
                         return
+                    renewed = asyncio.get_running_loop().time()
 
             renewing = asyncio.get_running_loop().create_task(renew())
             try:
                 await work(progress)
             finally:
                 renewing.cancel()
+                await self._leases.note(key, {}, 0)
                 await self._leases.renew(key, token, after)
 
         return run

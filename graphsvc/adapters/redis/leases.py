@@ -4,6 +4,9 @@ A lease is a key holding its holder's random token, with an expiry the holder re
 works. A worker that stops (killed, partitioned) stops renewing; once its lease runs out,
 another worker takes the job over and resumes it from its durable record. Renewing checks the
 token in the same script, so a holder that lost its lease cannot extend the next holder's.
+
+Beside its lease, a job's holder keeps its progress notes (what it has done so far, by kind),
+so a serving process can report the progress of a job another process runs.
 """
 
 from __future__ import annotations
@@ -35,3 +38,19 @@ class Leases:
         hold it)."""
         ms = max(1, int(seconds * 1000))
         return bool(await self._script(keys=[self._key(name)], args=[token, ms]))
+
+    async def note(self, name: str, notes: dict[str, int], seconds: float) -> None:
+        """Record the progress of the job ``name``; the notes lapse ``seconds`` after the
+        last one (a job that ended or died stops reporting)."""
+        key = f"{self._key(name)}:notes"
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.delete(key)
+            if notes:
+                pipe.hset(key, mapping=notes)
+                pipe.pexpire(key, max(1, int(seconds * 1000)))
+            await pipe.execute()
+
+    async def notes(self, name: str) -> dict[str, int] | None:
+        """The last progress a running job ``name`` recorded, if any."""
+        found = await self._redis.hgetall(f"{self._key(name)}:notes")
+        return {k: int(v) for k, v in found.items()} or None
