@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 from pydantic import ValidationError
 
 from graphsvc.adapters.neo4j.queries import query_dir, statements
+from graphsvc.adapters.redis.client import HiredisPacked
 from graphsvc.adapters.redis.scripts import script_source
 from graphsvc.api.app import create_app
 from graphsvc.domain.cursor import CursorCodec, Position
@@ -208,3 +210,19 @@ async def test_a_loop_whose_cancellation_was_swallowed_still_stops() -> None:
     assert asyncio.get_running_loop().time() - started < 2 and not other.done()
     give_up.set()
     await other  # no task left behind in the session's loop
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("EVALSHA", "a" * 40, 2, "gs:m:{u1}", "gs:r:{u1}", "u2", 1_700_000_000_123_456, -5),
+        ("ZADD", "k", 0.1, "m", 1e20, "n", float("inf"), "o"),
+        ("SET", "k", "émile", "PX", 30_000),
+        ("SET", b"k", b"\x00\xff"),
+        ("SCRIPT LOAD", "return 1"),
+        ("CLIENT", "SETNAME", "x"),
+    ],
+)
+def test_commands_packed_by_hiredis_are_the_bytes_redis_py_packs(args: tuple) -> None:
+    ours = b"".join(HiredisPacked().pack_command(*args))
+    assert ours == b"".join(aioredis.Connection().pack_command(*args))

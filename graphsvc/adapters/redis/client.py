@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
@@ -88,6 +89,21 @@ class GatedRedisCluster(RedisCluster):
         return _GatedPipeline(self, transaction)
 
 
+class HiredisPacked(aioredis.Connection):
+    """A connection whose commands hiredis packs, in C. redis-py's asyncio connection packs
+    them in Python: 8.5 us for a mirror script call against 1.1 us (timeit), about 7% of a
+    serving process's CPU under follows (py-spy). The bytes are the same (a test sends both
+    ways); a first argument with spaces ("SCRIPT LOAD") is split as redis-py splits it."""
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        first = args[0]
+        if (isinstance(first, str) and " " in first) or (
+            isinstance(first, bytes) and b" " in first
+        ):
+            args = (*first.split(), *args[1:])
+        return [hiredis.pack_command(args)]
+
+
 def open_redis(settings: Settings) -> Client:
     """A client whose callers wait for a free connection when all are busy (a burst of
     requests queues rather than failing with "Too many connections")."""
@@ -109,6 +125,7 @@ def open_redis(settings: Settings) -> Client:
         timeout=settings.redis_pool_timeout,
         socket_connect_timeout=settings.redis_connect_timeout,
         socket_timeout=settings.redis_socket_timeout,
+        connection_class=HiredisPacked,
         # A pooled connection can be dead (Redis restarted since): one retry on a new
         # connection, so that is not taken for an outage. A timeout is not retried.
         retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),

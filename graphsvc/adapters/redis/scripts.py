@@ -12,13 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from hiredis import pack_command
 from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
-
-try:  # C packing of commands for bulk loads; optional
-    from hiredis import pack_command
-except ImportError:  # pragma: no cover
-    pack_command = None
 
 from graphsvc.adapters.redis.client import Batch, Client, is_cluster
 
@@ -50,7 +46,7 @@ async def run_many(client: Client, script: AsyncScript, calls: Calls) -> list[An
     """Run one script for many (keys, args) calls, in as few round trips as the server
     allows; their replies, in order. Every reply is read before the first error is raised."""
     replies: list[Any] = []
-    if pack_command is None or len(calls) < PACKED_FROM or is_cluster(client):
+    if len(calls) < PACKED_FROM or is_cluster(client):
         for start in range(0, len(calls), 1_000):
             batch = Batch(client)
             for keys, args in calls[start : start + 1_000]:
