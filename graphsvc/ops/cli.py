@@ -284,11 +284,12 @@ def _relay(args: argparse.Namespace, settings: Settings, _: LocalServerSettings)
 
 
 async def _finish_jobs(settings: Settings) -> None:
-    """Finish the fan-outs and erasures a stopped service left, showing progress."""
+    """Finish the fan-outs and erasures a stopped service left, showing progress (under the
+    workers' leases: a job a running worker holds is left to it)."""
     async with open_services(settings) as services:
         jobs = services.jobs
         pending = await services.neo4j.moderation.pending_work()
-        await services.moderation.resume_pending()
+        await Worker(services).take_moderation_jobs()
         _print(f"{len(pending)} unfinished job(s)")
         with tqdm(desc="edges", unit="edge") as bar:
             while jobs.running():

@@ -101,13 +101,3 @@ class Moderation:
             if noted is not None:
                 return noted
         return None
-
-    async def resume_pending(self) -> int:
-        """Restart fan-outs and erasures that a stopped process left unfinished."""
-        pending = await self._moderation.pending_work()
-        for user_id, erasing in pending:
-            if erasing:
-                self.start_erasure(user_id)
-            else:
-                self.start_fanout(user_id)
-        return len(pending)
