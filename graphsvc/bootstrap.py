@@ -147,7 +147,7 @@ class Services:
     timeline_events: TimelineEvents
 
     async def close(self) -> None:
-        """Stop what runs in the background (unfinished jobs resume at the next start)."""
+        """Stop what runs in the background (a worker resumes the unfinished jobs)."""
         await self.feed.close()
         await self.jobs.close()
 

@@ -94,7 +94,7 @@ class Jobs:
             except Exception:
                 failures += 1
                 if failures > RETRIES:
-                    # The work stays marked in Neo4j; `retry_given_up` or the next start resumes it.
+                    # The work stays marked in Neo4j; `retry_given_up` or a worker resumes it.
                     log.exception(
                         "background job %s failed %d times; left for later", key, failures
                     )
@@ -143,6 +143,6 @@ class Jobs:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def close(self) -> None:
-        """Stop every job (shutdown); unfinished work resumes at the next start."""
+        """Stop every job (shutdown); a worker resumes the unfinished ones."""
         self._closed = True
         await stopped(job.task for job in self._jobs.values())

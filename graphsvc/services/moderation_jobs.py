@@ -3,7 +3,7 @@
 Both work in batches of FANOUT_BATCH_EDGES edges, one short transaction each, so the API
 keeps serving (and the users involved keep following) while they run. Each is marked in
 Neo4j when it starts (:Fanout, :Erasing) and unmarked only when finished, so a job that a
-stopped process left half done resumes at the next start. Every batch is safe to repeat, and
+stopped process left half done is taken up again by a worker. Every batch is safe to repeat, and
 each batch's mirror work is recorded on the user's node in the batch's own transaction, so a
 job that stops between a commit and its mirror write replays that write on resume. Errors
 propagate: the job registry retries the job, which replays its last batch.
