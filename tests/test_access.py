@@ -389,3 +389,21 @@ async def test_refused_keys_are_counted(make_client: MakeClient) -> None:
         before = refused((await anonymous.get("/metrics")).text)
         assert (await anonymous.get(f"/v1/users/{new_user_id()}/counts")).status_code == 401
         assert refused((await anonymous.get("/metrics")).text) == before + 1
+
+
+async def test_the_key_is_checked_before_a_body_is_read(
+    make_client: Callable[..., httpx.AsyncClient], uid: Callable[[str], str]
+) -> None:
+    user = uid("x")
+    async with make_client(key=None) as anonymous:
+        for method, path in (
+            ("POST", "/v1/interactions"),
+            ("PUT", f"/v1/users/{user}/status"),
+            ("PUT", f"/v1/users/{user}/posts/p1"),
+            ("POST", "/v1/keys"),
+        ):
+            response = await anonymous.request(
+                method, path, content=b"{not json", headers={"content-type": "application/json"}
+            )
+            assert response.status_code == 401, (method, path, response.text)
+            assert response.headers["www-authenticate"].startswith("Bearer")

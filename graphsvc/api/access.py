@@ -7,8 +7,10 @@ and a dependency calls ``admit``. The few routes served by hand (``hot_routes.py
 refuses to start (``check_guarded``).
 
 Order of checks: the key (401), its scope and acting user (403), then the caller's budget
-(429), so a refused or anonymous request never spends a budget. A dependency is solved before
-FastAPI reports invalid parameters, so an anonymous request with a bad id is a 401, not a 422.
+(429), so a refused or anonymous request never spends a budget. The key is checked first of
+all, by ``KeyFirst``, a middleware that answers a ``/v1`` request without a valid key with its
+401 before any route reads its body or parameters (FastAPI reads a body before it solves
+dependencies); the route's ``admit`` then authorizes the key it found.
 The budget's headers are noted in the request's state; ``middleware.NotedHeaders`` adds them
 to the response, whatever the route returns.
 """
@@ -19,7 +21,10 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.routing import APIRoute
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
 
+from graphsvc.api.errors import error_response
 from graphsvc.domain.access import (
     ApiKey,
     MissingScope,
@@ -38,6 +43,7 @@ SECURITY_SCHEME = "ApiKey"
 ACTING_USER = "user_id"
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BUDGET_HEADERS = "budget_headers"  # the state's key of the budget's response headers
+FOUND_KEY = "found_key"  # the state's key of the key KeyFirst authenticated (not authorized)
 
 
 def requires(scope: KeyScope, *, acts_as_user: bool = False) -> dict[str, Any]:
@@ -57,11 +63,45 @@ AUTH_ERRORS = {
 }
 
 
+class KeyFirst:
+    """Refuse a ``/v1`` request without a valid key (401) before anything else reads it, and
+    note the key it found for ``admit``. A store that cannot be reached decides nothing here:
+    the route's ``admit`` asks again, where its failure is answered as every store failure is
+    (503)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
+            try:
+                key = await scope["app"].state.services.access.authenticate(
+                    bearer_token(header.decode("latin-1") if header is not None else None)
+                )
+            except Unauthenticated as refused:
+                AUTH_FAILURES.labels(str(refused.status)).inc()
+                refusal = error_response(
+                    refused.status, refused.code, refused.message, refused.headers
+                )
+                await refusal(scope, receive, send)
+                return
+            except Exception:
+                pass
+            else:
+                scope.setdefault("state", {})[FOUND_KEY] = key
+        await self.app(scope, receive, send)
+
+
 async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = False) -> ApiKey:
-    """Authenticate, authorize and charge one request; the key, also noted in its state."""
+    """Authenticate (unless ``KeyFirst`` did), authorize and charge one request; the key,
+    also noted in its state."""
     services = request.app.state.services
+    state = request.scope.setdefault("state", {})
     try:
-        key = await services.access.authenticate(bearer_token(request.headers.get("authorization")))
+        key = state.get(FOUND_KEY) or await services.access.authenticate(
+            bearer_token(request.headers.get("authorization"))
+        )
         acting = request.path_params.get(ACTING_USER) if acts_as_user else None
         authorize(key, needed, acting)
     except (Unauthenticated, MissingScope, WrongActingUser) as refused:
@@ -70,7 +110,6 @@ async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = Fals
     budget = await services.rate_limits.spend(key.id, write=request.method not in READ_METHODS)
     if budget is not None and not budget.allowed:
         raise RateLimited(budget)
-    state = request.scope.setdefault("state", {})
     state["api_key"] = key
     if budget is not None:
         state[BUDGET_HEADERS] = budget.headers()

@@ -21,7 +21,7 @@ from graphsvc.api import (
     suggestions,
     timelines,
 )
-from graphsvc.api.access import check_guarded, document_security
+from graphsvc.api.access import KeyFirst, check_guarded, document_security
 from graphsvc.api.contract import state_settings
 from graphsvc.api.errors import install_error_handlers
 from graphsvc.api.hot_routes import ROUTES as HOT_ROUTES
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.add_middleware(KeyFirst)  # innermost: telemetry and noted headers see its 401s
     app.add_middleware(NotedHeaders)
     app.add_middleware(RequestTelemetry, log_requests=settings.log_json)
     if settings.log_json:

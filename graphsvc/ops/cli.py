@@ -289,15 +289,16 @@ async def _finish_jobs(settings: Settings) -> None:
     async with open_services(settings) as services:
         jobs = services.jobs
         pending = await services.neo4j.moderation.pending_work()
-        await Worker(services).take_moderation_jobs()
         _print(f"{len(pending)} unfinished job(s)")
-        with tqdm(desc="edges", unit="edge") as bar:
-            while jobs.running():
+        worker = Worker(services)
+        with tqdm(desc="jobs", unit="job") as bar:
+            while await worker.take_moderation_jobs() or jobs.running():
                 await asyncio.sleep(0.5)
-                bar.update(jobs.done() - bar.n)
-            bar.update(jobs.done() - bar.n)
+                bar.update(
+                    len(pending) - len(await services.neo4j.moderation.pending_work()) - bar.n
+                )
         left = await services.neo4j.moderation.pending_work()
-        _print(f"done; {len(left)} job(s) still pending" if left else "done")
+        _print(f"done; {len(left)} job(s) still pending (held by a worker)" if left else "done")
 
 
 def _jobs(_: argparse.Namespace, settings: Settings, __: LocalServerSettings) -> None:

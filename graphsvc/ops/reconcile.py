@@ -104,9 +104,9 @@ async def reconcile_rounds(
     period, by whichever worker takes the period's lease (it lapses by itself, so there is one
     round a period however many workers run)."""
     while True:
-        if await services.redis.leases.take("reconcile", every * 0.9):
-            try:
+        try:
+            if await services.redis.leases.take("reconcile", every * 0.9):
                 await reconcile_recent(services, every, rounds=1, say=say)
-            except Exception as exc:  # a store is down: the next round covers these users
-                say(f"reconcile round failed ({exc}); the next round covers its users")
+        except Exception as exc:  # a store is down: the next round covers these users
+            say(f"reconcile round failed ({exc}); the next round covers its users")
         await asyncio.sleep(every)

@@ -120,8 +120,11 @@ class Jobs:
         job = self._jobs.get(key)
         return job.progress if job is not None and not job.task.done() else None
 
-    def running(self) -> int:
-        return sum(not job.task.done() for job in self._jobs.values())
+    def running(self, prefixes: tuple[str, ...] = ("",)) -> int:
+        """Jobs running (or waiting for a slot), of keys starting with one of ``prefixes``."""
+        return sum(
+            not job.task.done() for key, job in self._jobs.items() if key.startswith(prefixes)
+        )
 
     def free(self) -> int:
         """How many more jobs would start at once (a worker claims no more than this)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.domain.errors import InvalidStatus
 from graphsvc.domain.ids import validate_user_id
@@ -96,8 +97,11 @@ class Moderation:
                 return dict(local.notes)
         if self._here:
             return None
-        for key in (f"erase:{user_id}", f"fanout:{user_id}"):
-            noted = await self._leases.notes(key)
-            if noted is not None:
-                return noted
+        try:
+            for key in (f"erase:{user_id}", f"fanout:{user_id}"):
+                noted = await self._leases.notes(key)
+                if noted is not None:
+                    return noted
+        except REDIS_DOWN:  # the status is Neo4j's; the progress is only a note
+            return None
         return None

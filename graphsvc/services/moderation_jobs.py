@@ -21,6 +21,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.domain.model import Side
 from graphsvc.services.jobs import Progress
+from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 
@@ -63,6 +64,7 @@ class ModerationJobs:
         for _ in range(_ROUNDS):
             await self._reflag_followings(user_id, progress)
             async for followers in self._moderation.follower_ids(user_id, self._batch):
+                stop_if_asked()
                 await self._refresh(followers)
                 progress.add("followers", len(followers))
                 log.info("fan-out %s: %d followers refreshed", user_id, progress.notes["followers"])
@@ -75,6 +77,7 @@ class ModerationJobs:
 
     async def _reflag_followings(self, user_id: str, progress: Progress) -> None:
         while True:
+            stop_if_asked()  # a cancelled job (its lease lost) stops between batches
             async with self._writes.hold(user_id):
                 followed = await self._moderation.fanout_following(user_id, self._batch)
             if not followed:
@@ -95,6 +98,7 @@ class ModerationJobs:
             for side in (Side.FOLLOWING, Side.FOLLOWERS):
                 await self._erase_side(user_id, side, progress)
             while deleted := await self._moderation.erase_blocks(user_id, self._batch):
+                stop_if_asked()
                 progress.add("blocks", deleted)
             async with self._writes.hold(user_id):
                 done, version = await self._moderation.erase_end(user_id)
@@ -113,6 +117,7 @@ class ModerationJobs:
 
     async def _erase_side(self, user_id: str, side: Side, progress: Progress) -> None:
         while True:
+            stop_if_asked()  # a cancelled job (its lease lost) stops between batches
             async with self._writes.hold(user_id):
                 removed = await self._moderation.erase_batch(user_id, side, self._batch)
             if not removed:

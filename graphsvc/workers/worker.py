@@ -22,6 +22,7 @@ recorded beside its lease every WORKER_POLL_SECONDS, for ``GET .../status`` in a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -31,6 +32,8 @@ from graphsvc.services.jobs import Progress
 from graphsvc.services.loops import stop_if_asked, stopped
 
 log = logging.getLogger(__name__)
+
+MODERATION = ("fanout:", "erase:")  # the keys of moderation jobs in the job registry
 
 
 class Worker:
@@ -68,14 +71,16 @@ class Worker:
 
     async def take_moderation_jobs(self) -> list[str]:
         """Start the marked moderation jobs this worker can lease and has room for; their
-        keys."""
+        keys. Moderation jobs take at most half the slots (at least one), so long erasures
+        never starve the timeline jobs, which publishes wait on."""
         jobs = self._services.jobs
+        room = max(1, self._settings.worker_jobs // 2) - jobs.running(MODERATION)
         started: list[str] = []
         for user_id, erasing in await self._services.neo4j.moderation.pending_work():
             key = f"{'erase' if erasing else 'fanout'}:{user_id}"
             if jobs.holds(key):
                 continue
-            if not jobs.free():
+            if len(started) >= min(room, jobs.free()):
                 break
             token = await self._leases.take(key, self._settings.worker_lease_seconds)
             if token is None:  # another worker runs it
@@ -88,39 +93,54 @@ class Worker:
     def _leased(
         self, key: str, token: str, work: Callable[[Progress], Awaitable[None]]
     ) -> Callable[[Progress], Awaitable[None]]:
-        """The job, renewing its lease while it runs; a job whose lease was lost (this worker
-        stalled past it) stops, as another may run it. When it ends, the lease is kept for two
+        """The job under its lease. Every attempt (the registry retries a failed one) starts
+        by renewing the lease, and ends at once if it was lost; while it runs, the lease is
+        renewed and its progress recorded every round; if the lease cannot be confirmed
+        before it runs out (it was taken over, or Redis cannot be reached), the job is
+        cancelled, as another worker may run it. After a success the lease is kept for two
         more rounds rather than dropped, so a worker that listed the marks before the job
-        finished cannot take the finished job again."""
+        finished cannot start the finished job again (the same when the job is stopped); after
+        a failure it is kept whole, for this worker's retry."""
         seconds = self._settings.worker_lease_seconds
-        after = 2 * self._settings.worker_poll_seconds + 1
+        rounds = self._settings.worker_poll_seconds
+        after = 2 * rounds + 1
 
         async def run(progress: Progress) -> None:
+            if not await self._leases.renew(key, token, seconds):
+                log.warning("the lease of %s was taken over; leaving the job to its holder", key)
+                return
             job = asyncio.current_task()
             assert job is not None
+            clock = asyncio.get_running_loop().time
 
             async def renew() -> None:
-                renewed = asyncio.get_running_loop().time()
-                noted: dict[str, int] = {}
-                while True:
-                    await asyncio.sleep(self._settings.worker_poll_seconds)
-                    if progress.notes != noted:  # for GET .../status in any process
-                        noted = dict(progress.notes)
-                        await self._leases.note(key, noted, seconds)
-                    if asyncio.get_running_loop().time() - renewed < seconds / 3:
-                        continue
-                    if not await self._leases.renew(key, token, seconds):
-                        log.warning("lost the lease of %s; leaving it to its new holder", key)
-                        job.cancel()
-                        return
-                    renewed = asyncio.get_running_loop().time()
+                renewed = clock()
+                while clock() - renewed < seconds:
+                    await asyncio.sleep(rounds)
+                    try:
+                        await self._leases.note(key, dict(progress.notes), seconds)
+                        if clock() - renewed < seconds / 3:
+                            continue
+                        if not await self._leases.renew(key, token, seconds):
+                            break
+                        renewed = clock()
+                    except Exception as exc:  # Redis down: the lease runs out unless it answers
+                        log.warning("cannot renew the lease of %s (%s)", key, exc)
+                log.warning("lost the lease of %s; stopping the job for its new holder", key)
+                job.cancel()
 
             renewing = asyncio.get_running_loop().create_task(renew())
+            keep = seconds  # a failure keeps the lease for this worker's retry
             try:
                 await work(progress)
+                keep = after
+            except asyncio.CancelledError:  # stopped, or the lease lost: soon someone else's
+                keep = after
+                raise
             finally:
                 renewing.cancel()
-                await self._leases.note(key, {}, 0)
-                await self._leases.renew(key, token, after)
+                with contextlib.suppress(Exception):  # the lease lapses by itself
+                    if await self._leases.renew(key, token, keep):
+                        await self._leases.note(key, {}, 0)
 
         return run
