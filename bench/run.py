@@ -26,7 +26,6 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 
 from bench import postgres, proc_cpu, timelines, versus
@@ -258,14 +257,9 @@ class ServedApi:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise RuntimeError("the API did not start")
+        if not versus.answers(f"{self.url}/healthz"):
+            self.stop()
+            raise RuntimeError("the API did not start")
 
     def stop(self) -> None:
         for process in (self.process, self.worker):

@@ -34,6 +34,18 @@ SIDES = ("graphsvc", "peer")
 DRIVERS = ("loadgen", "wrk")
 
 
+def answers(url: str, seconds: float = 60.0) -> bool:
+    """Whether ``url`` answers 200 within ``seconds`` (a server just started)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            time.sleep(0.2)
+    return False
+
+
 class PeerServer:
     """The peer served on its own port, accepting the bench's key."""
 
@@ -45,15 +57,9 @@ class PeerServer:
         self.process = subprocess.Popen(
             cmd, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/openapi.json", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("the peer did not start")
+        if not answers(f"{self.url}/openapi.json"):
+            self.stop()
+            raise RuntimeError("the peer did not start")
 
     def stop(self) -> None:
         self.process.terminate()

@@ -19,6 +19,7 @@ from contextlib import ExitStack
 
 import httpx
 import pytest
+from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
@@ -113,11 +114,7 @@ def make_client(
 
     def make(*, key: str | None = service_key, **overrides: object) -> httpx.AsyncClient:
         service = make_service(**{"rate_limits_enabled": False, **overrides})
-        app = create_app(service.settings, service)
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://graphsvc", headers=headers
-        )
+        return app_client(create_app(service.settings, service), key)
 
     return make
 

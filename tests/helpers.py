@@ -48,6 +48,16 @@ def assert_newest_first(items: list[dict]) -> None:
     assert len(set(keys)) == len(keys)
 
 
+def app_client(app: object, key: str | None) -> httpx.AsyncClient:
+    """An HTTP client for an ASGI app in this process, sending ``key`` (None: no key)."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),  # type: ignore[arg-type]
+        base_url="http://graphsvc",
+        headers=headers,
+    )
+
+
 def free_port() -> int:
     """A TCP port on loopback that nothing listens on right now."""
     with socket.socket() as sock:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
+from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.api.hot_routes import ROUTES
@@ -32,15 +33,9 @@ async def test_the_hand_written_routes_and_fastapi_answer_alike(
     service = make_service(rate_limits_enabled=False)
     fast, plain = create_app(service.settings, service), create_app(service.settings, service)
     assert without_hot_routes(plain) == 5  # followers, following, counts, follow, unfollow
-    headers = {"Authorization": f"Bearer {service_key}"}
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(3)]
 
-    def client(app: object) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://graphsvc", headers=headers
-        )
-
-    async with client(fast) as a, client(plain) as b:
+    async with app_client(fast, service_key) as a, app_client(plain, service_key) as b:
         for fan in fans:
             assert (await a.put(f"/v1/users/{fan}/following/{star}")).status_code == 200
         assert (await a.put(f"/v1/users/{star}/following/{fans[0]}")).status_code == 200

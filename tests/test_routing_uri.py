@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
+from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, build
@@ -40,11 +41,7 @@ async def routed_client(
     async with Connections.open(routed) as connections:
         service = build(routed, connections)
         app = create_app(routed, service)
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app),
-            base_url="http://graphsvc",
-            headers={"Authorization": f"Bearer {key}"},
-        ) as http:
+        async with app_client(app, key) as http:
             yield http
         await service.close()
 

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 import httpx
+from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
@@ -38,11 +39,7 @@ async def serving(
     workers)."""
     services = build(settings, connections, serve=True)
     app = create_app(settings, services)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
-        base_url="http://graphsvc",
-        headers={"Authorization": f"Bearer {key}"},
-    ) as http:
+    async with app_client(app, key) as http:
         yield http, services
 
 
@@ -214,3 +211,26 @@ async def test_the_api_reports_the_progress_of_a_job_a_worker_runs(
         assert seen, "the serving process saw the worker's progress"
         assert 0 < seen[0].get("followers", 0) <= len(fans)
         assert (await http.get(f"/v1/users/{doomed}/status")).json()["progress"] is None
+
+
+async def test_a_queued_timeline_job_wakes_a_waiting_worker(
+    server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
+) -> None:
+    """The worker polls rarely here (its wait is at most REDIS_SOCKET_TIMEOUT / 2, 5 s); the
+    publish's wake-up has it claim the fan-out at once."""
+    settings = settings_of(server_settings, worker_poll_seconds=30.0)
+    author, reader = uid("author"), uid("reader")
+    async with serving(settings, connections, service_key) as (http, services):
+        await http.put(f"/v1/users/{reader}/following/{author}")
+        await services.redis.inboxes.mark_active([reader])
+        async with worker(settings, connections):
+            await asyncio.sleep(0.5)  # the worker has looked once and now waits
+            response = await http.put(f"/v1/users/{author}/posts/w1", json={"at": AT})
+            assert response.status_code == 202, response.text
+
+            async def done() -> bool:
+                body = (await http.get(f"/v1/users/{author}/posts/w1")).json()
+                return body["state"] == "done"
+
+            await wait_for(done, seconds=2.0)
+        assert [p.post_id for p in await services.redis.inboxes.inbox(reader)] == ["w1"]

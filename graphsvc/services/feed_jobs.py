@@ -12,11 +12,11 @@ Three kinds of job, each named by what it works on:
 A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
 followers is saved after every step. A serving process only queues it, due at once, and wakes
 a waiting worker (``graphsvc worker``), which claims due jobs then and at least every
-WORKER_POLL_SECONDS, each with a lease it renews at every step; a job whose lease runs out (its worker stopped) is claimed again by
-whichever worker looks next, and resumes at its saved position. A process that runs its own
-background work (the CLI, tests) leases the job to itself at once and runs it. The queue holds
-at most WORKER_QUEUE_MAX jobs: past it, a publish or delete is refused (503) before it changes
-anything. Every step is idempotent, so a
+WORKER_POLL_SECONDS, each with a lease it renews at every step; a job whose lease runs out
+(its worker stopped) is claimed again by whichever worker looks next, and resumes at its
+saved position. A process that runs its own background work (the CLI, tests) leases the job
+to itself at once and runs it. The queue holds at most WORKER_QUEUE_MAX jobs: past it, a
+publish or delete is refused (503) before it changes anything. Every step is idempotent, so a
 step run twice changes nothing. Followers who follow during a push are reached by the follow
 event's backfill instead (``timeline_events.py``); a post deleted during its push stops it.
 """
