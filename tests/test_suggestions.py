@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -168,7 +169,33 @@ async def test_friends_are_ordered_closest_first(client: httpx.AsyncClient, uid:
         assert all(set(item) == {"user_id", "since"} for item in body["items"])  # hidden
         if not (cursor := body["next_cursor"]):
             break
+        fields = cursor_fields(cursor)
+        assert fields[:3] == ["3", "friends", me] and fields[4:] == [pages[-1]]
+        assert fields[3].isdigit()  # the follow time: the only number a cursor holds
     assert pages == [friends[2], friends[0], friends[1], friends[3]]
+
+
+async def test_a_friends_walk_goes_on_after_its_position_is_unfollowed(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    """The position's affinity is found again from the interactions, friend or not."""
+    me = uid("me")
+    friends = [uid(f"f{n}") for n in range(3)]
+    for friend in friends:
+        await follow(client, (me, friend), (friend, me))
+    await interact(client, (friends[0], me, "message", NOW), (me, friends[1], "like", NOW))
+    first = (await client.get(f"/v1/users/{me}/friends", params={"limit": 1})).json()
+    assert [item["user_id"] for item in first["items"]] == [friends[0]]
+    await client.delete(f"/v1/users/{me}/following/{friends[0]}")
+    params = {"limit": 5, "cursor": first["next_cursor"]}
+    rest = (await client.get(f"/v1/users/{me}/friends", params=params)).json()
+    assert [item["user_id"] for item in rest["items"]] == [friends[1], friends[2]]
+
+
+def cursor_fields(cursor: str) -> list[str]:
+    """A cursor's signed payload, split: a version, the list, and the position only."""
+    body = cursor.partition(".")[0]
+    return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode().split("|")
 
 
 # -- suggestions ----------------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 from pathlib import Path
 
 import pytest
@@ -14,12 +17,13 @@ from graphsvc.adapters.redis.scripts import script_source
 from graphsvc.api.app import create_app
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidCursor, InvalidUserId
-from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.ids import validate_user_id, validate_user_ids
 from graphsvc.domain.model import iso_utc
 from graphsvc.ops.edge_files import LoadError, read_edge_file
 from graphsvc.settings import LocalServerSettings, Settings
 
-CODEC = CursorCodec("a-test-secret-of-enough-length")
+SECRET = "a-test-secret-of-enough-length"
+CODEC = CursorCodec(SECRET)
 
 
 def test_cursor_round_trip() -> None:
@@ -52,17 +56,49 @@ def test_cursor_is_bound_to_its_list_and_secret() -> None:
         CursorCodec("another-secret-of-enough-length").decode("followers|alice", token)
 
 
-@pytest.mark.parametrize("good", ["a", "A_b.c-9", "x" * 64, "123", "..."])
+@pytest.mark.parametrize("good", ["a", "A_b.c-9", "x" * 64, "123", ".a", "a..", "-", "_"])
 def test_valid_user_ids(good: str) -> None:
     assert validate_user_id(good) == good
 
 
-@pytest.mark.parametrize("bad", ["", "x" * 65, "a b", "a{b}", "émile", "a/b", "a:b", "a\nb"])
+@pytest.mark.parametrize(
+    "bad", ["", "x" * 65, "a b", "a{b}", "émile", "a/b", "a:b", "a\nb", "a\n", ".", "..", "..."]
+)
 def test_invalid_user_ids_name_the_id(bad: str) -> None:
     with pytest.raises(InvalidUserId) as caught:
         validate_user_id(bad, "target_id")
     assert "target_id" in caught.value.message
     assert repr(bad)[:40].strip("'") in caught.value.message
+
+
+def test_dot_ids_are_refused_in_a_list_too() -> None:
+    """A URL normaliser removes ``.`` and ``..``: no id may be made of dots only."""
+    validate_user_ids(["a", "b.c", ".d"], "ids")
+    for ids in (["a", ".."], ["..", "a"], ["."], ["a", "..."]):
+        with pytest.raises(InvalidUserId, match="not only dots"):
+            validate_user_ids(ids, "ids")
+
+
+def test_a_long_bad_id_is_quoted_by_a_short_prefix() -> None:
+    with pytest.raises(InvalidUserId) as caught:
+        validate_user_id("z" * 100_000)
+    assert len(caught.value.message) < 200
+    assert "100000 characters" in caught.value.message
+
+
+@pytest.mark.parametrize("since", [str(2**63), "9" * 30, "\u00b2", "1\u0663"])
+def test_an_absurd_cursor_position_is_a_bad_cursor(since: str) -> None:
+    """A cursor signed with the secret whose time no store can take is refused here (a 400),
+    not by the store (a 500)."""
+    body = f"3|followers|alice|{since}|bob".encode()
+    mac = hmac.new(SECRET.encode(), body, hashlib.sha256).digest()[:12]
+    forged = f"{_b64(body)}.{_b64(mac)}"
+    with pytest.raises(InvalidCursor, match="bad position"):
+        CODEC.decode("followers|alice", forged)
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def test_iso_utc_is_exact() -> None:

@@ -20,7 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from graphsvc.domain.errors import GraphError
+from graphsvc.domain.errors import GraphError, quoted
 from graphsvc.schemas import ErrorBody
 
 log = logging.getLogger(__name__)
@@ -53,12 +53,18 @@ def error_response(
 
 
 def describe_validation(exc: RequestValidationError) -> str:
-    """Every invalid parameter, by where it was and what was wrong, with the value given."""
+    """Every invalid parameter, by where it was and what was wrong, with a short prefix of the
+    value given (never a whole body: a document or list is not repeated at all)."""
     parts = []
     for err in exc.errors():
         where, *names = err.get("loc", ("request",))
         name = ".".join(str(n) for n in names) or str(where)
-        shown = f" (got {err['input']!r})" if "input" in err and err["input"] is not None else ""
+        given = err.get("input")
+        shown = (
+            f" (got {quoted(given)})"
+            if given is not None and not isinstance(given, dict | list)
+            else ""
+        )
         parts.append(f"{where} parameter {name!r}: {err.get('msg', 'invalid')}{shown}")
     return "; ".join(parts) or "invalid request"
 

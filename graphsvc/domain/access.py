@@ -19,10 +19,10 @@ import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 
-from graphsvc.domain.errors import GraphError
+from graphsvc.domain.errors import GraphError, quoted
 
 KEY_PREFIX = "gsk_"
-_KEY = re.compile(r"^gsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$")
+_KEY = re.compile(r"gsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")  # matched whole (fullmatch)
 
 
 class Scope(StrEnum):
@@ -95,7 +95,7 @@ def parse_scopes(text: str) -> frozenset[Scope]:
     unknown = sorted(set(names) - {s.value for s in Scope})
     if unknown or not names:
         allowed = ", ".join(s.value for s in Scope)
-        raise InvalidKeyRequest(f"scopes must be a non-empty list of {allowed}; got {text!r}")
+        raise InvalidKeyRequest(f"scopes must be a non-empty list of {allowed}; got {quoted(text)}")
     return frozenset(Scope(name) for name in names)
 
 
@@ -107,7 +107,7 @@ def new_token() -> tuple[str, str]:
 
 def key_id_of(token: str) -> str | None:
     """The id part of a well-formed key, else None (nothing to look up)."""
-    match = _KEY.match(token)
+    match = _KEY.fullmatch(token)
     return match.group(1) if match else None
 
 

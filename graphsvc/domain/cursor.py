@@ -1,7 +1,8 @@
 """Opaque, tamper-evident keyset cursors.
 
 A cursor names the last item a client saw, as ``(since, user_id)``, plus the list it belongs
-to. Keyset positions (not offsets) are what make a walk yield every edge exactly once while
+to, and nothing else: a list ordered by a private score (friends, by affinity) finds the
+score of the cursor's item again on the next page, so no score ever leaves the service. Keyset positions (not offsets) are what make a walk yield every edge exactly once while
 new follows arrive: new edges are always newer than any position already handed out.
 The HMAC binds the position to one list of one user, so a cursor cannot be edited or replayed
 against another list.
@@ -13,24 +14,21 @@ import base64
 import binascii
 import hashlib
 import hmac
-import math
 from dataclasses import dataclass
 
-from graphsvc.domain.errors import InvalidCursor
+from graphsvc.domain.errors import InvalidCursor, quoted
 from graphsvc.domain.ids import is_user_id
 
-_VERSION = "2"  # "2|scope|since|user_id|score"; "1" (no score) is still read
+_VERSION = "3"  # "3|scope|since|user_id"
 _MAC_BYTES = 12
 
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Where a walk stopped: strictly later entries come next. Lists ordered by a score
-    (friends, closest first) carry it; others order by ``since``, newest first."""
+    """Where a walk stopped: strictly later entries come next."""
 
     since: int
     user_id: str
-    score: float | None = None
 
 
 def _b64(raw: bytes) -> str:
@@ -50,8 +48,7 @@ class CursorCodec:
         return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
 
     def encode(self, scope: str, position: Position) -> str:
-        score = "" if position.score is None else repr(position.score)
-        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}|{score}".encode()
+        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}".encode()
         return f"{_b64(payload)}.{_b64(self._mac(payload))}"
 
     def sign(self, scope: str, text: str) -> str:
@@ -82,27 +79,20 @@ class CursorCodec:
     def decode(self, scope: str, cursor: str) -> Position:
         """Return the position, or raise InvalidCursor saying what is wrong with it."""
         version, _, rest = self._payload(cursor).partition("|")
-        if version not in ("1", _VERSION):
-            raise InvalidCursor(f"cursor version {version!r} is not supported")
-        score = ""
-        if version == _VERSION:
-            rest, _, score = rest.rpartition("|")
+        if version != _VERSION:
+            raise InvalidCursor(f"cursor version {quoted(version)} is not supported")
         cursor_scope, _, position = rest.rpartition("|")
         cursor_scope, _, since = cursor_scope.rpartition("|")
         if cursor_scope != scope:
             raise InvalidCursor("cursor belongs to a different list; start again without cursor")
-        if not since.isdigit() or not is_user_id(position):
+        if not is_micros(since) or not is_user_id(position):
             raise InvalidCursor("cursor is malformed: bad position")
-        return Position(int(since), position, _score(score))
+        return Position(int(since), position)
 
 
-def _score(text: str) -> float | None:
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InvalidCursor("cursor is malformed: bad score") from None
-    if not math.isfinite(value):
-        raise InvalidCursor("cursor is malformed: bad score")
-    return value
+MICROS_MAX = 2**63 - 1  # a position's time: what Neo4j and Redis take as an integer
+
+
+def is_micros(text: str) -> bool:
+    """Digits of a time both stores can take (a bigger number fails there, not here)."""
+    return text.isascii() and text.isdigit() and len(text) <= 19 and int(text) <= MICROS_MAX

@@ -53,7 +53,7 @@ class Entry:
 
     @property
     def position(self) -> Position:
-        return Position(self.since, self.user_id, self.score)
+        return Position(self.since, self.user_id)
 
 
 @dataclass(frozen=True, slots=True)

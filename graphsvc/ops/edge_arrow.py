@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from graphsvc.domain.ids import USER_ID_PATTERN
+from graphsvc.domain.ids import ID_MAX, USER_ID_PATTERN
 from graphsvc.ops.edge_columns import EdgeColumns, merge_edges
 from graphsvc.ops.edge_lines import FUTURE_SLACK_US, HEADER_NAMES, LoadError, parse_time
 
@@ -125,7 +125,11 @@ def read_columns(
     names = encoded.dictionary
     if prefix:
         names = pc.binary_join_element_wise(prefix, names, "")
-    if pc.all(pc.match_substring_regex(names, USER_ID_PATTERN)).as_py() is False:
+    valid = pc.and_(
+        pc.match_substring_regex(names, USER_ID_PATTERN),
+        pc.less_equal(pc.utf8_length(names), ID_MAX),
+    )
+    if pc.all(valid).as_py() is False:
         raise Unread
     order = pc.sort_indices(names).to_numpy().astype(np.int64)
     rank = np.empty_like(order)

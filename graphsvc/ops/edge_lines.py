@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graphsvc.domain.ids import is_user_id
+from graphsvc.domain.ids import ID_RULE, is_user_id
 from graphsvc.domain.model import micros_from_datetime
 from graphsvc.ops.edge_columns import EdgeColumns, columns_of_pairs
 
@@ -143,7 +143,7 @@ def read_edge_lines(
                 continue
             valid.add(uid)
             if not is_user_id(uid):
-                raise LoadError(f"{where}: {uid!r} is not a valid user id ([A-Za-z0-9_.-]{{1,64}})")
+                raise LoadError(f"{where}: {uid!r} is not a valid user id ({ID_RULE})")
         pending.append((src, dst, parse_time(cells[2], where) if len(cells) == 3 else None))
     found.lines = len(pending)
     # Untimed lines: distinct, increasing times that end now, in file order.

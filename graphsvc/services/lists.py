@@ -20,7 +20,7 @@ from graphsvc.adapters.redis.mirror import HotPage, Mirror
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import InvalidCursor, SelfAction
+from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, IdPage, Page, Side
 from graphsvc.services.fallback import Breaker
@@ -217,8 +217,6 @@ class Lists:
         validate_user_id(user_id)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            if after is not None and after.score is None:  # a cursor from before the score
-                raise InvalidCursor("cursor is from an older friends order; start again without it")
             return await self._lists.friends_page(
                 user_id,
                 after,

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
-from graphsvc.domain.errors import InvalidStatus
+from graphsvc.domain.errors import InvalidStatus, quoted
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
 from graphsvc.services.jobs import Jobs, Progress
@@ -48,7 +48,7 @@ class Moderation:
         """Set a user's status; counts that depend on it are fanned out in the background."""
         validate_user_id(user_id)
         if status not in STATUSES:
-            raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+            raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {quoted(status)}")
         async with self._writes.hold(user_id):
             version, fanout, event = await self._moderation.set_status(user_id, status)
             await self._writes.after_commit(

@@ -32,15 +32,16 @@ from graphsvc.adapters.redis.timelines import (
     authors_of,
     has_more,
 )
-from graphsvc.domain.cursor import CursorCodec
+from graphsvc.domain.cursor import CursorCodec, is_micros
 from graphsvc.domain.errors import (
     InvalidCursor,
     InvalidPost,
     PostConflict,
     PostDeleted,
     UnknownPost,
+    quoted,
 )
-from graphsvc.domain.ids import is_user_id, validate_user_id
+from graphsvc.domain.ids import ID_RULE, is_user_id, validate_user_id
 from graphsvc.domain.model import Side, micros_from_datetime
 from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
 from graphsvc.services.feed_jobs import FeedJobs
@@ -258,15 +259,12 @@ def _state(author: str, post_id: str, state: dict) -> PostState:
 def _valid_ids(author: str, post_id: str) -> None:
     validate_user_id(author, "user_id")
     if not isinstance(post_id, str) or not is_user_id(post_id):
-        shown = post_id[:80] if isinstance(post_id, str) else post_id
-        raise InvalidPost(
-            f"post_id {shown!r} is not a valid post id: use 1-64 characters from [A-Za-z0-9_.-]"
-        )
+        raise InvalidPost(f"post_id {quoted(post_id)} is not a valid post id: use {ID_RULE}")
 
 
 def _position(text: str) -> Post:
     at, _, member = text.partition("|")
     author, _, post_id = member.partition("|")
-    if not at.isdigit() or not is_user_id(author) or not is_user_id(post_id):
+    if not is_micros(at) or not is_user_id(author) or not is_user_id(post_id):
         raise InvalidCursor("cursor is malformed: bad position")
     return Post(int(at), member)

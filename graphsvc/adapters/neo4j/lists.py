@@ -45,7 +45,7 @@ class ListStore:
     ) -> list[Entry]:
         params = {
             "id": user_id,
-            "score": after.score if after and after.score is not None else float("inf"),
+            "top": float("inf"),
             "since": after.since if after else NEWEST,
             "after": after.user_id if after else "",
             "limit": limit,
