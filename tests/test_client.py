@@ -66,12 +66,34 @@ def test_errors_are_typed(api: str, service_key: str) -> None:
     with GraphClient(api, service_key) as graph:
         with pytest.raises(BadRequest) as bad:
             graph.follow(me, "not valid")
+        assert bad.value.status is None and bad.value.code == "invalid_user_id"  # never sent
+        with pytest.raises(BadRequest) as bad:
+            graph.relationships(me, ["not valid"])
         assert bad.value.status == 422 and bad.value.code == "invalid_user_id"
         with pytest.raises(Forbidden) as own:
             graph.follow(me, me)
         assert own.value.code == "self_follow"
     with GraphClient(api, api_key=None) as anonymous, pytest.raises(Unauthorized):
         anonymous.counts(me)
+
+
+def test_an_id_of_dots_never_reaches_another_route(api: str, service_key: str) -> None:
+    """httpx removes the dot-segments of a URL: ``unfollow(me, "..")`` would be
+    ``DELETE /v1/users/{me}``, an erasure with an admin key. The client refuses the id."""
+    me, friend = new_user_id("me"), new_user_id("friend")
+    with GraphClient(api, service_key) as graph:
+        graph.follow(me, friend)
+        for call in (
+            lambda: graph.unfollow(me, ".."),
+            lambda: graph.unblock(me, "."),
+            lambda: graph.dismiss(me, ".."),
+            lambda: graph.delete_post(me, ".."),
+            lambda: graph.unfollow("..", me),
+        ):
+            with pytest.raises(BadRequest, match="not only dots"):
+                call()
+        assert graph.counts(me).following == 1
+        assert [item.user_id for item in graph.following(me)] == [friend]
 
 
 def test_a_429_is_retried_after_its_retry_after(

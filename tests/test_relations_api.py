@@ -107,7 +107,7 @@ async def test_self_follow_is_rejected_and_changes_nothing(
     assert await counts(client, a) == full_counts(0, 0)
 
 
-BAD_IDS = ["a%20b", "x" * 65, "a%7Bb%7D", "%C3%A9mile", "a*b", "a:b"]
+BAD_IDS = ["a%20b", "x" * 65, "a%7Bb%7D", "%C3%A9mile", "a*b", "a:b", "...", "a%0A"]
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)
@@ -125,12 +125,21 @@ async def test_bad_ids_are_422_naming_the_id(
             assert response.status_code == 422, (method, path, response.text)
             error = response.json()["error"]
             assert error["code"] == "invalid_user_id"
-            assert name in error["message"] and shown[:60] in error["message"]
+            assert name in error["message"] and repr(shown)[1:-1][:30] in error["message"]
     for side in ("followers", "following", "counts"):
         response = await client.get(f"/v1/users/{bad}/{side}")
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "invalid_user_id"
     assert await counts(client, good) == full_counts(0, 0)
+
+
+async def test_a_trailing_slash_is_not_redirected(client: httpx.AsyncClient, uid: UserIds) -> None:
+    """A 307 to the path without its slash could lead a client that follows it elsewhere."""
+    a, b = uid("a"), uid("b")
+    for method in ("PUT", "DELETE", "GET"):
+        response = await client.request(method, f"/v1/users/{a}/following/{b}/")
+        assert response.status_code in (404, 405) and "location" not in response.headers
+    assert await counts(client, a) == full_counts(0, 0)
 
 
 async def test_errors_share_one_shape(client: httpx.AsyncClient) -> None:

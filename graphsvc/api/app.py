@@ -55,6 +55,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         version=__version__,
         summary="Follow-graph relations: Neo4j holds the truth, Redis mirrors hot lists and counts.",
         lifespan=lifespan,
+        # no 307 from ".../" to "...": a client following it could be led to another route
+        redirect_slashes=False,
     )
     install_error_handlers(app)
     app.add_middleware(KeyFirst)  # innermost: telemetry and noted headers see its 401s

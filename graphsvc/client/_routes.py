@@ -11,11 +11,21 @@ from urllib.parse import quote
 
 from graphsvc import schemas
 from graphsvc.client._core import Call
+from graphsvc.client.errors import BadRequest
+from graphsvc.domain.errors import quoted
+from graphsvc.domain.ids import ID_RULE, is_user_id
 
 PAGE_MAX = 200  # the server's default PAGE_LIMIT_MAX; a smaller one is answered with a 422
 
 
 def _u(user_id: str) -> str:
+    """An id as one path segment. An id the server would refuse is refused here, before
+    anything is sent: an id of dots would be removed by httpx's URL normalisation and
+    ``unfollow("alice", "..")`` would reach ``DELETE /v1/users/alice``."""
+    if not isinstance(user_id, str) or not is_user_id(user_id):
+        raise BadRequest(
+            f"{quoted(user_id)} is not a valid id: use {ID_RULE}", code="invalid_user_id"
+        )
     return quote(user_id, safe="")
 
 
