@@ -1,10 +1,23 @@
 """Per-key request budgets, kept in Redis so every API process spends from the same one.
 
 Two budgets per key, reads (GET) and writes (everything else), each a fixed window of
-RATE_LIMIT_READS / RATE_LIMIT_WRITES. When Redis cannot be reached the request goes through
-(fail open) and ``graphsvc_rate_limit_fail_open_total`` says so: a limiter that is down must
-not take the service down with it. The per-user follow limits (FOLLOWS_PER_DAY) are separate
-and unchanged.
+RATE_LIMIT_READS / RATE_LIMIT_WRITES, aligned to the clock.
+
+When Redis fails, what happens depends on how it fails:
+
+- **Unreachable** (the connection is lost, refused or times out): the request goes through
+  unmetered (fail open) and ``graphsvc_rate_limit_fail_open_total`` says so, and Redis is not
+  tried again for REDIS_RETRY_SECONDS. An unreachable Redis is an outage of its own (reads are
+  served from Neo4j meanwhile), and a limiter that is down must not take the service down with
+  it.
+- **Refusing** (it answers with an error: out of memory, a read-only replica, a script or
+  cluster error): the request is metered by this process alone, with the same budgets
+  (``graphsvc_rate_limit_local_total`` counts it), for REDIS_RETRY_SECONDS before Redis is asked
+  again. A Redis that refuses writes is what a flood of writes can bring about, so it must not
+  switch the budgets off: each process then enforces the whole budget by itself (a key gets at
+  most the budget times the API processes), and refuses past it with the usual 429.
+
+The per-user follow limits (FOLLOWS_PER_DAY) are separate and unchanged.
 """
 
 from __future__ import annotations
@@ -12,9 +25,14 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
-from graphsvc.adapters.redis.rate_limits import RATE_STORE_DOWN, RateLimitStore
+from graphsvc.adapters.redis.rate_limits import (
+    RATE_STORE_REFUSED,
+    RATE_STORE_UNREACHABLE,
+    RateLimitStore,
+)
 from graphsvc.domain.errors import GraphError
 from graphsvc.services import telemetry
 from graphsvc.settings import Settings
@@ -50,30 +68,80 @@ class RateLimited(GraphError):
         )
 
 
+LOCAL_KEYS = 10_000  # keys metered in-process at most (the least recently used go first)
+
+
+class LocalBudgets:
+    """The budgets of one process, for while Redis refuses: fixed windows aligned to the
+    clock, as in Redis, counted in memory. Only authenticated keys are metered, and at most
+    LOCAL_KEYS of them are kept."""
+
+    def __init__(self, store: RateLimitStore) -> None:
+        self._budgets = {write: store.budget(write=write) for write in (False, True)}
+        self._counts: OrderedDict[tuple[str, bool], tuple[int, int]] = OrderedDict()
+
+    def hit(self, key_id: str, *, write: bool) -> tuple[int, int, float]:
+        """Spend one, as ``RateLimitStore.hit`` does: (count, limit, seconds to the reset)."""
+        limit, window = self._budgets[write]
+        now = time.time()
+        number = int(now // window)
+        slot = (key_id, write)
+        seen, count = self._counts.pop(slot, (number, 0))
+        count = count + 1 if seen == number else 1
+        self._counts[slot] = (number, count)
+        while len(self._counts) > LOCAL_KEYS:
+            self._counts.popitem(last=False)
+        return count, limit, (number + 1) * window - now
+
+
 class RateLimits:
     def __init__(self, store: RateLimitStore, settings: Settings) -> None:
         self._store = store
+        self._local = LocalBudgets(store)
         self._enabled = settings.rate_limits_enabled
         self._retry = settings.redis_retry_seconds
-        self._skip_until = 0.0  # after a failure, Redis is not tried again for a while
+        # After a failure, Redis is not tried again for a while: until then requests go
+        # through unmetered (it was unreachable) or are metered here (it refused).
+        self._skip_until = 0.0
+        self._metered_here = False
 
     async def spend(self, key_id: str, *, write: bool) -> Budget | None:
         """Spend one request of the key's budget; None when not limited (disabled, or Redis
-        unreachable: then not tried again for REDIS_RETRY_SECONDS, so an outage costs one
-        failed attempt per interval, not one per request)."""
+        unreachable). After a failure Redis is not tried again for REDIS_RETRY_SECONDS, so an
+        outage costs one failed attempt per interval, not one per request."""
         if not self._enabled:
             return None
         if time.monotonic() < self._skip_until:
-            telemetry.RATE_LIMIT_FAIL_OPEN.inc()
-            return None
+            return self._fallback(key_id, write=write)
         try:
             count, limit, reset = await self._store.hit(key_id, write=write)
-        except RATE_STORE_DOWN as exc:
+        except RATE_STORE_UNREACHABLE as exc:
+            self._skip(metered_here=False)
+            log.warning("rate limits unreachable, not enforced for %.1f s (%s)", self._retry, exc)
+            return self._fallback(key_id, write=write)
+        except RATE_STORE_REFUSED as exc:
+            self._skip(metered_here=True)
+            log.warning(
+                "redis refused the rate limits (%s); metered in this process for %.1f s",
+                exc, self._retry,
+            )  # fmt: skip
+            return self._fallback(key_id, write=write)
+        return _counted(count, limit, reset)
+
+    def _skip(self, *, metered_here: bool) -> None:
+        self._skip_until = time.monotonic() + self._retry
+        self._metered_here = metered_here
+
+    def _fallback(self, key_id: str, *, write: bool) -> Budget | None:
+        if not self._metered_here:
             telemetry.RATE_LIMIT_FAIL_OPEN.inc()
-            self._skip_until = time.monotonic() + self._retry
-            log.warning("rate limits unavailable, not enforced for %.1f s (%s)", self._retry, exc)
             return None
-        budget = Budget(count <= limit, limit, max(0, limit - count), reset)
-        if not budget.allowed:
-            telemetry.RATE_LIMIT_REFUSALS.inc()
-        return budget
+        telemetry.RATE_LIMIT_LOCAL.inc()
+        return _counted(*self._local.hit(key_id, write=write))
+
+
+def _counted(count: int, limit: int, reset: float) -> Budget:
+    budget = Budget(count <= limit, limit, max(0, limit - count), reset)
+    if not budget.allowed:
+        telemetry.RATE_LIMIT_REFUSALS.inc()
+    return budget

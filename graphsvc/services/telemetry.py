@@ -27,6 +27,10 @@ RATE_LIMIT_REFUSALS = Counter("graphsvc_rate_limit_refusals", "Requests refused 
 RATE_LIMIT_FAIL_OPEN = Counter(
     "graphsvc_rate_limit_fail_open", "Requests let through unmetered: the budgets were unreachable"
 )
+RATE_LIMIT_LOCAL = Counter(
+    "graphsvc_rate_limit_local",
+    "Requests metered by their API process alone: Redis refused the shared budgets",
+)
 AUTH_FAILURES = Counter("graphsvc_auth_failures", "Requests refused for their key", ["status"])
 SUGGESTION_CACHE = Counter(
     "graphsvc_suggestion_cache", "Suggestion reads, by cache result", ["result"]

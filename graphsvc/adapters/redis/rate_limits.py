@@ -12,10 +12,14 @@ from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.errors import StorageError
 from redis.exceptions import RedisError
 
+from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.settings import Settings
 
-# Raised when the budgets cannot be read: the caller fails open.
-RATE_STORE_DOWN = (StorageError, RedisError, OSError, asyncio.TimeoutError)
+# Redis cannot be reached (the connection is lost, refused or times out): the caller fails open.
+RATE_STORE_UNREACHABLE = (*REDIS_DOWN, OSError, asyncio.TimeoutError)
+# Redis answers but refuses (out of memory, read-only replica, a script error...): the caller
+# meters in its own process instead. Test RATE_STORE_UNREACHABLE first: it is a subset.
+RATE_STORE_REFUSED = (StorageError, RedisError)
 
 
 class RateLimitStore:
@@ -42,6 +46,11 @@ class RateLimitStore:
             False: parse(settings.rate_limit_reads),
             True: parse(settings.rate_limit_writes),
         }
+
+    def budget(self, *, write: bool) -> tuple[int, int]:
+        """(requests allowed, the window in seconds) of the reads' or the writes' budget."""
+        item = self._items[write]
+        return item.amount, item.get_expiry()
 
     async def hit(self, key_id: str, *, write: bool) -> tuple[int, int, float]:
         """Spend one: (requests in this window so far, the window's limit, seconds until it
