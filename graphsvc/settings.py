@@ -16,6 +16,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Settings whose values are secrets: a message about one names it, never its value.
+SECRET_SETTINGS = frozenset({"neo4j_password", "cursor_secret", "api_key_secret"})
 
 
 class _TimelineSettings(BaseSettings):
@@ -109,7 +111,10 @@ class _WorkerSettings(BaseSettings):
 
 
 class Settings(_TimelineSettings, _WorkerSettings):
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+    # a refused value is left out of the error's text (it may be a secret)
+    model_config = SettingsConfigDict(
+        env_file=None, extra="ignore", frozen=True, hide_input_in_errors=True
+    )
 
     # Neo4j: the source of truth for FOLLOWS edges.
     neo4j_uri: str = "bolt://127.0.0.1:17687"

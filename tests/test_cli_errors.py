@@ -9,6 +9,8 @@ from pathlib import Path
 
 from helpers import free_port
 
+from graphsvc.domain.access import new_token
+
 
 def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
     edges = tmp_path / "edges.txt"
@@ -59,4 +61,31 @@ def test_serving_beyond_loopback_with_the_development_secrets_is_refused() -> No
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == (
         "graphsvc serve: set API_KEY_SECRET and CURSOR_SECRET to serve on 0.0.0.0"
+    ), result.stderr
+
+
+def test_a_refused_secret_setting_is_named_and_its_value_never_shown() -> None:
+    short = "not-16-chars-xy"  # too short for a secret, and not to be echoed
+    for name in ("CURSOR_SECRET", "API_KEY_SECRET"):
+        result = subprocess.run(
+            [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
+            env={**os.environ, name: short}, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert short not in result.stderr + result.stdout
+        assert result.stderr.strip() == (
+            f"graphsvc: setting {name}: String should have at least 16 characters"
+        ), result.stderr
+
+
+def test_revoking_by_a_whole_key_names_its_id_and_never_shows_the_key() -> None:
+    key_id, token = new_token()
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "keys", "revoke", token],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert token not in result.stderr + result.stdout
+    assert result.stderr.strip() == (
+        f"graphsvc: keys revoke takes a key's id, not the key (its id: {key_id})"
     ), result.stderr

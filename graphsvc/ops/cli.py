@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
-from graphsvc.domain.access import parse_scopes
+from graphsvc.domain.access import InvalidKeyRequest, key_id_of, parse_scopes
 from graphsvc.domain.errors import GraphError
 from graphsvc.ops import http_server, keys, local_servers
 from graphsvc.ops.consistency import check_users
@@ -46,6 +46,7 @@ from graphsvc.ops.reconcile import reconcile, reconcile_recent, reconcile_rounds
 from graphsvc.ops.timeline_check import reconcile_timelines
 from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
+    SECRET_SETTINGS,
     LocalServerSettings,
     Settings,
     get_local_server_settings,
@@ -427,6 +428,9 @@ def _keys(args: argparse.Namespace, settings: Settings, local: LocalServerSettin
         for line in keys.lines(asyncio.run(keys.listing(settings))):
             _print(line)
     elif args.action == "revoke":
+        key_id = key_id_of(args.id)
+        if key_id is not None:  # a whole key: named by its id, never echoed
+            raise InvalidKeyRequest(f"keys revoke takes a key's id, not the key (its id: {key_id})")
         changed = asyncio.run(keys.revoke(settings, args.id))
         _print(f"revoked {args.id}" if changed else f"{args.id} was already revoked")
     else:  # local: the admin key of a local `make run`
@@ -619,10 +623,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def bad_setting(exc: ValidationError) -> str:
-    """One line naming the environment variable and what is wrong with its value."""
+    """One line naming the environment variable and what is wrong with its value (the value
+    itself only when it is one setting's and no secret)."""
     error = exc.errors()[0]
-    name = str(error["loc"][0]).upper() if error["loc"] else "settings"
-    return f"setting {name}={error.get('input')!r}: {error['msg']}"
+    field = str(error["loc"][0]) if error["loc"] else ""
+    if not field:
+        return f"settings: {error['msg']}"
+    if field in SECRET_SETTINGS:
+        return f"setting {field.upper()}: {error['msg']}"
+    return f"setting {field.upper()}={error.get('input')!r}: {error['msg']}"
 
 
 def store_failure(exc: Exception) -> str:
