@@ -4,7 +4,8 @@ line. Pure ASGI, outermost, so it times what the caller waits for, errors includ
 
 Labels use the route template (``/v1/users/{user_id}/followers``), never the raw path, so
 the number of series stays bounded whatever the ids; requests that match no route share one
-label.
+label. The method label is bounded the same way: a method outside the standard ones is
+counted as ``other`` (a caller may send any token as a method).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ LATENCY = Histogram(
     ["method", "route"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
-_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # whole value (fullmatch): no final newline
 UNMATCHED = "unmatched"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+OTHER_METHOD = "other"
 
 request_log = logging.getLogger("graphsvc.requests")
 
@@ -57,7 +60,7 @@ class RequestTelemetry:
         given = next((v for k, v in scope["headers"] if k == b"x-request-id"), b"").decode(
             "latin-1"
         )
-        request_id = given if _SANE_ID.match(given) else uuid.uuid4().hex
+        request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
         status = 500
 
         async def send_tagged(message: Message) -> None:
@@ -75,8 +78,9 @@ class RequestTelemetry:
             route = scope.get("route")
             template = getattr(route, "path", UNMATCHED) if route is not None else UNMATCHED
             method = scope["method"]
-            REQUESTS.labels(method, template, str(status)).inc()
-            LATENCY.labels(method, template).observe(elapsed)
+            label = method if method in METHODS else OTHER_METHOD
+            REQUESTS.labels(label, template, str(status)).inc()
+            LATENCY.labels(label, template).observe(elapsed)
             if self.log_requests:
                 key = scope.get("state", {}).get("api_key")
                 request_log.info(
