@@ -4,12 +4,23 @@
 #   make test  - venv, install, Neo4j + Redis up, the whole test suite
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
+# Installs come from requirements.lock: every dependency of every extra pinned, with its hashes
+# (resolved for Python 3.11 and up, on any platform). uv, pinned there too, installs them into
+# .venv, then the project itself as an editable without dependencies; a change to the lock or
+# pyproject.toml installs again.
+#   make lock  - re-resolve requirements.lock after a change to pyproject.toml's dependencies
+#                (locked versions that still fit are kept; UPGRADE=1 takes the newest)
+#   make audit - pip-audit of the locked versions against PyPI's advisories (`make test` runs
+#                it first): fails on an advisory, one line saying it was skipped when PyPI's
+#                vulnerability data cannot be reached
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+LOCK   := requirements.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
+UV     := $(BIN)/uv
 
-.PHONY: install services run demo test test-cluster bench stop status lint format clean
+.PHONY: install lock audit services run demo test test-cluster bench stop status lint format clean
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
@@ -17,12 +28,41 @@ CLUSTER_ENV := STATE_DIR=.local/cluster NEO4J_URI=bolt://127.0.0.1:18687 \
 	REDIS_URL=redis://127.0.0.1:16501/0 REDIS_CLUSTER=1 NEO4J_HEAP=1g NEO4J_PAGECACHE=1g \
 	EVAL_NEO4J_URI=bolt://127.0.0.1:18688 EVAL_REDIS_URL=redis://127.0.0.1:16521/0
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --editable '.[server,client,dev,bench]'
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# uv at the version and hashes the lock pins (the installs below keep it at that version)
+$(UV): | $(BIN)/python
+	@awk '/^uv==/ {p = 1} p {print; if (!/\\$$/) exit}' $(LOCK) > $(VENV)/uv-requirement.txt
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(VENV)/uv-requirement.txt
+
+$(STAMP): pyproject.toml $(LOCK) | $(UV)
+	$(UV) pip install --quiet --python $(BIN)/python --require-hashes -r $(LOCK)
+	$(UV) pip install --quiet --python $(BIN)/python --no-deps --editable .
 	@rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
+
+lock: | $(UV)
+	$(UV) pip compile --quiet pyproject.toml --all-extras --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade) \
+		-o $(LOCK)
+
+# pip-audit asks https://pypi.org/pypi/NAME/VERSION/json for each locked version: the probe
+# asks the same for one release, through the same HTTP stack. --strict: a version it could not
+# look up is a failure, never a silent pass. A probe that fails after a failed audit means the
+# data stopped answering mid-way: skipped too.
+AUDIT_DATA := https://pypi.org/pypi/pip/24.0/json
+AUDIT_PROBE = $(BIN)/python -c "import requests; \
+	requests.get('$(AUDIT_DATA)', timeout=10).raise_for_status()" 2>/dev/null
+audit: install
+	@if ! $(AUDIT_PROBE); then \
+		echo "audit skipped: PyPI's vulnerability data ($(AUDIT_DATA)) is not reachable"; \
+	elif $(BIN)/pip-audit --strict --progress-spinner off --vulnerability-service pypi \
+		--disable-pip --require-hashes -r $(LOCK); then :; \
+	elif ! $(AUDIT_PROBE); then \
+		echo "audit skipped: PyPI's vulnerability data stopped answering during the audit"; \
+	else exit 1; fi
 
 services: install
 	$(BIN)/graphsvc services up
@@ -44,7 +84,7 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py \
 	tests/test_worker.py
 
-test: services
+test: services audit
 	$(BIN)/pytest
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
