@@ -218,6 +218,7 @@ def build(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
         settings,
     )  # fmt: skip
+    rate_limits = RateLimits(redis.rate_limits, settings)
     return Services(
         settings=settings,
         neo4j=neo4j,
@@ -240,11 +241,11 @@ def build(
         ),
         impressions=impressions,
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
-        feed=FollowerFeed(redis.stream),
+        feed=FollowerFeed(redis.stream, rate_limits, settings),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
         access=KeyRing(neo4j.keys, settings),
-        rate_limits=RateLimits(redis.rate_limits, settings),
+        rate_limits=rate_limits,
         timelines=Timelines(
             redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, feed_jobs, settings
         ),

@@ -76,6 +76,28 @@ class _TimelineSettings(BaseSettings):
         return int(self.feed_active_days * 86_400_000)
 
 
+class _EventSettings(BaseSettings):
+    """The Server-Sent Events of new followers (``GET /v1/users/{user_id}/events``): what one
+    API key may replay. Part of ``Settings`` (one object), kept apart to stay readable."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    events_replay_max: int = Field(
+        default=1_000,
+        ge=1,
+        le=100_000,
+        description="stream entries a reconnect reads after its Last-Event-ID, the newest "
+        "first; when more came after it, the older ones are skipped and the stream opens with "
+        "a gap event",
+    )
+    events_replay_charge_entries: int = Field(
+        default=100,
+        ge=1,
+        description="a replay costs the key's read budget one request more per this many "
+        "stream entries it read (a 429 rate_limited when the budget cannot pay)",
+    )
+
+
 class _WorkerSettings(BaseSettings):
     """The worker's knobs (`graphsvc worker`: background work, out of the serving processes):
     part of ``Settings`` (one object), kept apart to stay readable."""
@@ -110,7 +132,7 @@ class _WorkerSettings(BaseSettings):
     )
 
 
-class Settings(_TimelineSettings, _WorkerSettings):
+class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
     # a refused value is left out of the error's text (it may be a secret)
     model_config = SettingsConfigDict(
         env_file=None, extra="ignore", frozen=True, hide_input_in_errors=True

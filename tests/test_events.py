@@ -7,16 +7,19 @@ import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import orjson
 import pytest
 import uvicorn
+from conftest import RUN
 from helpers import ThrowawayRedis, free_port
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services, open_services
+from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.model import GraphEvent
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import Settings
@@ -173,8 +176,8 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 # -- Server-Sent Events -------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def served(service: Services) -> AsyncIterator[str]:
+@asynccontextmanager
+async def serving(service: Services) -> AsyncIterator[str]:
     """The app served by a real uvicorn on a free port (SSE needs a streaming server)."""
     port = free_port()
     config = uvicorn.Config(create_app(service.settings, service), port=port, log_level="warning")
@@ -182,24 +185,41 @@ async def served(service: Services) -> AsyncIterator[str]:
     task = asyncio.get_running_loop().create_task(server.serve())
     while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
         await asyncio.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    await service.feed.close()
-    await task
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await service.feed.close()
+        await task
 
 
-async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
-    """(id, data) of the next follower event: an event ends at a blank line, and its fields
-    may come in any order (the SSE format)."""
-    event_id, data = "", ""
+@pytest.fixture
+async def served(service: Services) -> AsyncIterator[str]:
+    async with serving(service) as url:
+        yield url
+
+
+async def next_event(lines: AsyncIterator[str]) -> tuple[str, str, str]:
+    """(event, id, data) of the next event: an event ends at a blank line, and its fields may
+    come in any order (the SSE format)."""
+    event, event_id, data = "", "", ""
     async for line in lines:
-        if line.startswith("id: "):
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("id: "):
             event_id = line[4:]
         elif line.startswith("data: "):
             data = line[6:]
         elif not line and data:
-            return event_id, data
+            return event, event_id, data
     raise AssertionError("stream ended")
+
+
+async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
+    """(id, data) of the next event, a follower event."""
+    event, event_id, data = await next_event(lines)
+    assert event == "follower", (event, data)
+    return event_id, data
 
 
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
@@ -236,7 +256,7 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             ids = [first_id, last_id, seen[0][0], seen[1][0]]
             assert sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) == ids
         bad = await http.get(f"/v1/users/{star}/events", headers={"Last-Event-ID": "nope"})
-        assert bad.status_code == 422 and "Last-Event-ID" in bad.json()["error"]["message"]
+        assert bad.status_code == 400 and "Last-Event-ID" in bad.json()["error"]["message"]
 
 
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
@@ -282,3 +302,136 @@ async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
             assert response.status_code == 200
             assert "x-graph-source" not in response.headers  # retried on a new connection
             assert not service.breaker.open
+
+
+# -- limits of the event streams (the policies of services/follower_feed.py) ------------------
+
+MakeService = Callable[..., Services]
+U64 = 2**64 - 1
+
+
+def events_path(user: str) -> str:
+    return f"/v1/users/{user}/events"
+
+
+async def read_key(backends: Services, name: str) -> NewKey:
+    return await backends.access.create(frozenset({Scope.READ}), name=f"{name} {RUN}")
+
+
+@asynccontextmanager
+async def private_stream(make_service: MakeService, uid: UserIds, **settings: object):
+    """A service whose event stream is its own (no other test's events in it), removed at
+    the end."""
+    service = make_service(events_stream=f"test-events:{uid('stream')}", **settings)
+    stream = service.redis.stream.stream
+    try:
+        yield service
+    finally:
+        await service.redis.client.delete(stream, f"{{{stream}}}:acked")
+
+
+async def follows_of(service: Services, star: str, fans: list[str]) -> None:
+    """Append one follow event of each fan, as a write would."""
+    await service.redis.stream.append(
+        [GraphEvent(f"ev-{fan}", "follow", fan, star, n + 1) for n, fan in enumerate(fans)]
+    )
+
+
+async def test_a_resume_replays_the_newest_entries_and_is_charged_to_the_key(
+    make_service: MakeService, backends: Services, uid: UserIds
+) -> None:
+    star, fans = uid("star"), [uid(f"fan{n}") for n in range(8)]
+    limits = {"events_replay_max": 5, "events_replay_charge_entries": 2,
+              "rate_limits_enabled": True, "rate_limit_reads": "1000/day"}  # fmt: skip
+    async with private_stream(make_service, uid, **limits) as service:
+        await follows_of(service, star, fans)
+        key = await read_key(backends, "replay")
+        async with (
+            serving(service) as url,
+            httpx.AsyncClient(base_url=url, timeout=10, headers=bearer(key.token)) as http,
+        ):
+            resume = {"Last-Event-ID": "0-0"}  # every entry of the stream came after it
+            async with http.stream("GET", events_path(star), headers=resume) as response:
+                assert response.status_code == 200
+                # One request to open it, and one per two entries read: six (five, and one
+                # that says older ones were skipped).
+                assert response.headers["ratelimit-remaining"] == str(1000 - 1 - 3)
+                lines = response.aiter_lines()
+                event, gap_id, data = await asyncio.wait_for(next_event(lines), 10)
+                assert event == "gap" and orjson.loads(data)["code"] == "replay_limit"
+                got = [await asyncio.wait_for(next_follower(lines), 10) for _ in fans[3:]]
+                assert [orjson.loads(data)["follower"] for _, data in got] == fans[3:]
+            # Resuming from the gap's id misses nothing more: no gap, the same five.
+            resume = {"Last-Event-ID": gap_id}
+            async with http.stream("GET", events_path(star), headers=resume) as response:
+                assert response.headers["ratelimit-remaining"] == str(1000 - 4 - 1 - 3)
+                lines = response.aiter_lines()
+                again = [await asyncio.wait_for(next_event(lines), 10) for _ in fans[3:]]
+                assert [(event, event_id) for event, event_id, _ in again] == [
+                    ("follower", event_id) for event_id, _ in got
+                ]
+
+
+async def test_a_replay_the_budget_cannot_pay_is_refused_before_the_stream_opens(
+    make_service: MakeService, backends: Services, uid: UserIds
+) -> None:
+    star = uid("star")
+    limits = {"events_replay_max": 5, "events_replay_charge_entries": 2,
+              "rate_limits_enabled": True, "rate_limit_reads": "3/day"}  # fmt: skip
+    async with private_stream(make_service, uid, **limits) as service:
+        await follows_of(service, star, [uid(f"fan{n}") for n in range(8)])
+        key = await read_key(backends, "poor replay")
+        async with (
+            serving(service) as url,
+            httpx.AsyncClient(base_url=url, timeout=10, headers=bearer(key.token)) as http,
+        ):
+            # One read to open it, and three for its six entries: past the budget of three.
+            refused = await http.get(events_path(star), headers={"Last-Event-ID": "0-0"})
+            assert refused.status_code == 429
+            assert refused.json()["error"]["code"] == "rate_limited"
+            assert "retry-after" in refused.headers
+
+
+async def test_an_id_past_the_newest_entry_resumes_from_the_newest(
+    make_service: MakeService, backends: Services, uid: UserIds
+) -> None:
+    star, early, fan = uid("star"), uid("early"), uid("fan")
+    async with private_stream(make_service, uid) as service:
+        await follows_of(service, star, [early])
+        key = await read_key(backends, "future resume")
+        async with (
+            serving(service) as url,
+            httpx.AsyncClient(base_url=url, timeout=10, headers=bearer(key.token)) as http,
+        ):
+            resume = {"Last-Event-ID": f"{U64}-{U64}"}
+            async with http.stream("GET", events_path(star), headers=resume) as response:
+                assert response.status_code == 200
+                lines = response.aiter_lines()
+                assert await anext(lines) == ": connected"
+                await asyncio.sleep(0.2)  # the feed's reader is at the stream's end
+                await follows_of(service, star, [fan])
+                _, data = await asyncio.wait_for(next_follower(lines), 10)
+                assert orjson.loads(data)["follower"] == fan
+
+
+async def test_a_last_event_id_redis_cannot_take_is_a_400_naming_the_header(
+    served: str, service_key: str, uid: UserIds
+) -> None:
+    path = events_path(uid("star"))
+    refused = [
+        "nope",
+        "1-2-3",
+        "99999999999999999999-0",  # 20 digits, past 64 bits
+        "99999999999999999999999-0",
+        f"{U64 + 1}-0",
+        f"0-{U64 + 1}",
+        "1" * 5_000,
+    ]
+    async with httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key)) as http:
+        for value in refused:
+            response = await http.get(path, headers={"Last-Event-ID": value})
+            assert response.status_code == 400, (value[:40], response.status_code)
+            error = response.json()["error"]
+            assert error["code"] == "invalid_last_event_id"
+            assert error["message"].startswith("Last-Event-ID ")
+            assert len(error["message"]) < 200  # a short prefix of the value, at most

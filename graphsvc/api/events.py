@@ -1,15 +1,19 @@
 """Server-Sent Events of a user's new followers, with FastAPI's own SSE support.
 
 Everything a request can get wrong is checked by dependencies, before the stream starts, so
-it is a 422 in the one error shape rather than a broken stream. The stream opens with a
-``: connected`` comment; FastAPI sends a keep-alive comment every 15 s of silence, so proxies
-keep the connection open. Each event's ``id`` is its stream entry: a client that reconnects
-with ``Last-Event-ID`` first gets what it missed.
+it is an error in the one error shape rather than a broken stream: a bad ``Last-Event-ID`` is a
+400 naming the header, a replay the key's budget cannot pay the 429 of a spent budget (the policies are the feed's:
+``services/follower_feed.py``). The stream opens with a ``: connected`` comment; FastAPI
+sends a keep-alive comment every 15 s of silence, so proxies keep the connection open.
+
+Each ``follower`` event's ``id`` is its stream entry: a client that reconnects with
+``Last-Event-ID`` first gets what it missed. A ``gap`` event (its ``id`` the newest entry
+skipped) says a replay skipped entries, so followers may have been missed (read the followers
+list to catch up).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -17,26 +21,31 @@ import orjson
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from graphsvc.api.access import guarded
+from graphsvc.api.access import BUDGET_HEADERS, guarded
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import UserId, services_of
+from graphsvc.api.params import UserId, api_key_of, services_of
 from graphsvc.domain.access import Scope
-from graphsvc.domain.errors import InvalidParameter
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
+from graphsvc.services.follower_feed import FeedItem, FeedStream, Gap, resume_point
 
 router = APIRouter()
 
+_STREAM_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    400: {"description": "a Last-Event-ID that is no stream entry id"},
+    429: {
+        "description": "the key's read budget cannot pay the replay (rate_limited)",
+    },
+}
 # Errors are JSON even on this route (FastAPI would document them as its stream's media type).
 _JSON_ERRORS: dict[int | str, dict[str, Any]] = {
     status: {
         "description": response["description"],
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
     }
-    for status, response in ERRORS.items()
+    for status, response in _STREAM_ERRORS.items()
 }
-
-_ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 
 
 async def _watched(user_id: UserId) -> str:
@@ -46,12 +55,36 @@ async def _watched(user_id: UserId) -> str:
 async def _resume_after(
     last_event_id: Annotated[
         str | None,
-        Header(description="the id of the last event received; what came after is replayed"),
+        Header(
+            description="the id of the last event received (<ms>-<seq>); what came after is "
+            "replayed, the newest EVENTS_REPLAY_MAX stream entries at most"
+        ),
     ] = None,
 ) -> str | None:
-    if last_event_id is not None and not _ENTRY_ID.fullmatch(last_event_id):
-        raise InvalidParameter(f"Last-Event-ID {last_event_id!r} is not a stream entry id")
-    return last_event_id
+    return resume_point(last_event_id) if last_event_id is not None else None
+
+
+async def _stream(
+    request: Request,
+    user_id: Annotated[str, Depends(_watched)],
+    last_event_id: Annotated[str | None, Depends(_resume_after)],
+) -> AsyncIterator[FeedStream]:
+    """The feed's stream for the admitted key, open until the response ends."""
+    key = api_key_of(request)  # the route's admission runs first
+    async with services_of(request).feed.open(key.id, user_id, last_event_id) as stream:
+        if stream.budget is not None:
+            request.scope.setdefault("state", {})[BUDGET_HEADERS] = stream.budget.headers()
+        yield stream
+
+
+def _event(item: FeedItem) -> ServerSentEvent:
+    if isinstance(item, Gap):
+        data = {"code": "replay_limit", "message": f"more than {item.replayed} stream entries "
+                f"came after Last-Event-ID and only the newest {item.replayed} were replayed: "
+                "followers may have been missed (the followers list has them all)"}  # fmt: skip
+        return ServerSentEvent(id=item.entry_id, event="gap", raw_data=orjson.dumps(data).decode())
+    data = {"follower": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}
+    return ServerSentEvent(id=item.entry_id, event="follower", raw_data=orjson.dumps(data).decode())
 
 
 @router.get(
@@ -63,15 +96,8 @@ async def _resume_after(
     **guarded(Scope.READ),
 )
 async def new_followers(
-    request: Request,
-    user_id: Annotated[str, Depends(_watched)],
-    last_event_id: Annotated[str | None, Depends(_resume_after)],
+    stream: Annotated[FeedStream, Depends(_stream)],
 ) -> AsyncIterator[ServerSentEvent]:
     yield ServerSentEvent(comment="connected")
-    async with services_of(request).feed.watch(user_id, last_event_id) as followers:
-        async for item in followers:
-            data = {"follower": item.follower, "since": iso_utc(item.version),
-                    "event_id": item.event_id}  # fmt: skip
-            yield ServerSentEvent(
-                id=item.entry_id, event="follower", raw_data=orjson.dumps(data).decode()
-            )
+    async for item in stream.items:
+        yield _event(item)

@@ -143,3 +143,11 @@ class QueueFull(Overloaded):
     anything, to be retried once workers have caught up."""
 
     code = "queue_full"
+
+
+class InvalidEventId(GraphError):
+    """A Last-Event-ID that is no stream entry id: an opaque token the server handed out, so a
+    400 as a tampered cursor is."""
+
+    status = 400
+    code = "invalid_last_event_id"

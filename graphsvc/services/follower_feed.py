@@ -2,17 +2,36 @@
 
 One reader per process follows the stream (XREAD, blocking) and hands each follow event to
 the queues of the connections that watch its followed user, so a thousand open connections
-cost one Redis connection, not a thousand. A client that reconnects with the last id it saw
-first gets what it missed from the stream (up to REPLAY_MAX entries are scanned), then the
-live events. An event is handed at most once to one connection, by event id (the relay may
-append an event twice). A connection that falls QUEUE_SIZE events behind is ended rather than
-silently skipped: its client reconnects with Last-Event-ID and gets the rest replayed.
+cost one Redis connection, not a thousand. An event is handed at most once to one connection,
+by event id (the relay may append an event twice). A connection that falls QUEUE_SIZE events
+behind is ended rather than silently skipped: its client reconnects with Last-Event-ID and
+gets the rest replayed (within the bounds of Replays below).
+
+Policies:
+
+- **Replays.** The stream holds every user's events, so a replay's cost is the entries it
+  reads, not the followers it finds. A reconnect with Last-Event-ID reads the newest
+  EVENTS_REPLAY_MAX entries after that id, in one read however old the id is (``0-0``
+  included): when more came after it, the older ones are skipped, since a client that far
+  behind catches up from the followers list, and the stream opens with a ``gap`` item whose
+  id is the newest skipped entry (resuming from it skips nothing more). An id past the
+  stream's newest entry (one no server handed out) resumes from the newest entry rather than
+  holding back every event until the stream gets there. A replay costs the key's read
+  budget one request more per EVENTS_REPLAY_CHARGE_ENTRIES entries read (a reconnect after a
+  blip one more, a resume from ``0-0`` up to EVENTS_REPLAY_MAX / EVENTS_REPLAY_CHARGE_ENTRIES
+  more), spent before the stream opens: a key that cannot pay gets the 429 of a spent
+  budget, and no stream.
+- **Ids.** A Last-Event-ID is ``<ms>-<seq>`` with both parts unsigned 64-bit integers (what a
+  Redis stream id is); anything else is a 400 that names the header and quotes at most a
+  short prefix of the value.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import re
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -21,13 +40,17 @@ from dataclasses import dataclass, field
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.domain.errors import InvalidEventId, quoted
 from graphsvc.services.loops import stop_if_asked
+from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
+from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 1_000
-REPLAY_MAX = 10_000
 SEEN_IDS = 10_000  # event ids remembered per connection, to drop repeats
+_ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+_U64 = 2**64 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +61,35 @@ class NewFollower:
     version: int  # the follow time, µs
 
 
-@dataclass(eq=False)
-class _Watcher:
-    queue: asyncio.Queue[NewFollower] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
-    overflowed: bool = False
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Entries after the client's Last-Event-ID were not replayed (more than
+    EVENTS_REPLAY_MAX came after it): followers may have been missed."""
+
+    entry_id: str  # the newest entry skipped: resuming from it skips nothing more
+    replayed: int  # the newest entries that were read instead
+
+
+FeedItem = NewFollower | Gap
+
+
+@dataclass(frozen=True, slots=True)
+class FeedStream:
+    items: AsyncIterator[FeedItem]
+    budget: Budget | None  # the key's budget after the replay's charge (None: not charged)
+
+
+def resume_point(last_event_id: str) -> str:
+    """A Last-Event-ID as a Redis stream entry id (canonical); 400 unless both parts fit an
+    unsigned 64-bit integer."""
+    found = _ENTRY_ID.fullmatch(last_event_id)
+    if found is None or any(int(part) > _U64 for part in found.groups()):
+        raise InvalidEventId(
+            f"Last-Event-ID {quoted(last_event_id)} is not a stream entry id: <ms>-<seq>, "
+            f"each an integer from 0 to {_U64}"
+        )
+    millis, seq = found.groups()
+    return f"{int(millis)}-{int(seq)}"
 
 
 def _entry_key(entry_id: str) -> tuple[int, int]:
@@ -49,39 +97,59 @@ def _entry_key(entry_id: str) -> tuple[int, int]:
     return int(millis), int(seq or 0)
 
 
+@dataclass(eq=False)
+class _Watcher:
+    queue: asyncio.Queue[NewFollower] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
+    overflowed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Replay:
+    items: list[NewFollower]
+    gap: Gap | None
+    covered: tuple[int, int]  # every entry up to this one was read (or skipped, or is older)
+    read: int  # entries read
+
+
 class FollowerFeed:
-    def __init__(self, stream: EventStream) -> None:
+    def __init__(self, stream: EventStream, budgets: RateLimits, settings: Settings) -> None:
         self._stream = stream
+        self._budgets = budgets
+        self._settings = settings
         self._watchers: dict[str, set[_Watcher]] = {}
         self._reader: asyncio.Task[None] | None = None
 
     @asynccontextmanager
-    async def watch(
-        self, user_id: str, last_id: str | None
-    ) -> AsyncIterator[AsyncIterator[NewFollower]]:
-        """New followers of ``user_id``; with ``last_id``, first those after that entry."""
+    async def open(
+        self, key_id: str, user_id: str, last_id: str | None
+    ) -> AsyncIterator[FeedStream]:
+        """A stream of ``user_id``'s new followers for the key ``key_id``; with ``last_id``
+        (a ``resume_point``), first those after that entry. What it can refuse (the replay's
+        429) is refused here, before the caller starts streaming."""
         watcher = _Watcher()
         self._watchers.setdefault(user_id, set()).add(watcher)
         try:
             if self._reader is None or self._reader.done():  # no await since the check
                 self._reader = asyncio.get_running_loop().create_task(self._read())
-            missed = await self._replay(user_id, last_id) if last_id else []
-            yield self._merged(missed, watcher, last_id)
+            replay = await self._replay(user_id, last_id) if last_id is not None else None
+            budget = await self._charge(key_id, replay.read if replay else 0)
+            yield FeedStream(self._items(replay, watcher), budget)
         finally:
             watchers = self._watchers.get(user_id, set())
             watchers.discard(watcher)
             if not watchers:
                 self._watchers.pop(user_id, None)
 
-    async def _merged(
-        self, missed: list[NewFollower], watcher: _Watcher, last_id: str | None
-    ) -> AsyncIterator[NewFollower]:
-        after = _entry_key(last_id) if last_id else (0, 0)
+    async def _items(self, replay: _Replay | None, watcher: _Watcher) -> AsyncIterator[FeedItem]:
+        after = (0, 0)
         seen: deque[str] = deque(maxlen=SEEN_IDS)
-        for item in missed:
-            after = _entry_key(item.entry_id)
-            seen.append(item.event_id)
-            yield item
+        if replay is not None:
+            after = replay.covered
+            if replay.gap is not None:
+                yield replay.gap
+            for item in replay.items:
+                seen.append(item.event_id)
+                yield item
         while True:
             if watcher.overflowed and watcher.queue.empty():
                 return  # too far behind: the client resumes from its Last-Event-ID
@@ -92,21 +160,35 @@ class FollowerFeed:
             seen.append(item.event_id)
             yield item
 
-    async def _replay(self, user_id: str, last_id: str) -> list[NewFollower]:
-        found: list[NewFollower] = []
-        after, scanned = last_id, 0
-        while scanned < REPLAY_MAX:
-            entries = await self._stream.read(after, 1_000)
-            if not entries:
-                break
-            scanned += len(entries)
-            after = entries[-1][0]
-            found += [
-                _new_follower(entry_id, fields)
-                for entry_id, fields in entries
-                if fields.get("type") == "follow" and fields.get("dst") == user_id
-            ]
-        return found
+    async def _replay(self, user_id: str, last_id: str) -> _Replay:
+        """The newest EVENTS_REPLAY_MAX entries after ``last_id`` (one more is read to know
+        whether older ones were skipped)."""
+        tail = _entry_key(await self._stream.last_id())
+        if _entry_key(last_id) >= tail:  # nothing after it (or an id past the newest entry)
+            return _Replay([], None, tail, 0)
+        most = self._settings.events_replay_max
+        entries = await self._stream.newest_after(last_id, most + 1)
+        read = len(entries)
+        gap = Gap(entries.pop()[0], most) if len(entries) > most else None
+        covered = max(tail, _entry_key(entries[0][0])) if entries else tail
+        items = [
+            _new_follower(entry_id, fields)
+            for entry_id, fields in reversed(entries)
+            if fields.get("type") == "follow" and fields.get("dst") == user_id
+        ]
+        return _Replay(items, gap, covered, read)
+
+    async def _charge(self, key_id: str, read: int) -> Budget | None:
+        """One more read request of the key's budget per EVENTS_REPLAY_CHARGE_ENTRIES entries
+        read; the 429 of a spent budget when it cannot pay."""
+        budget = None
+        for _ in range(math.ceil(read / self._settings.events_replay_charge_entries)):
+            budget = await self._budgets.spend(key_id, write=False)
+            if budget is None:
+                return None  # not metered (budgets off, or their Redis unreachable)
+            if not budget.allowed:
+                raise RateLimited(budget)
+        return budget
 
     async def _tail(self) -> str:
         """Where live reading starts: the stream's last entry (or now, if Redis is down: what

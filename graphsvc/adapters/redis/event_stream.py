@@ -92,6 +92,11 @@ class EventStream:
         reply = await self._redis.xread({self.stream: after}, count=count, block=block_ms)
         return reply[0][1] if reply else []
 
+    async def newest_after(self, after: str, count: int) -> list[tuple[str, dict[str, str]]]:
+        """The newest ``count`` entries after entry id ``after``, newest first (a read of at
+        most ``count`` entries, however old ``after`` is)."""
+        return await self._redis.xrevrange(self.stream, "+", f"({after}", count=count)
+
     async def last_id(self) -> str:
         entries = await self._redis.xrevrange(self.stream, count=1)
         return entries[0][0] if entries else "0-0"
