@@ -38,6 +38,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
 from graphsvc.services.access import KeyRing
@@ -109,6 +110,7 @@ class RedisAdapters:
     statuses: StatusSet
     mirror_state: MirrorState
     stream: EventStream
+    stream_slots: StreamSlots
     interactions: InteractionBuffer
     suggestion_cache: SuggestionCache
     impressions: ImpressionStore
@@ -180,6 +182,7 @@ def redis_adapters(
         statuses=statuses,
         mirror_state=MirrorState(mirror),
         stream=EventStream(client, settings),
+        stream_slots=StreamSlots(client, settings),
         interactions=InteractionBuffer(client, settings),
         suggestion_cache=SuggestionCache(client, settings),
         impressions=ImpressionStore(client, settings),
@@ -218,6 +221,7 @@ def build(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
         settings,
     )  # fmt: skip
+    access = KeyRing(neo4j.keys, settings)
     rate_limits = RateLimits(redis.rate_limits, settings)
     return Services(
         settings=settings,
@@ -241,10 +245,10 @@ def build(
         ),
         impressions=impressions,
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
-        feed=FollowerFeed(redis.stream, rate_limits, settings),
+        feed=FollowerFeed(redis.stream, redis.stream_slots, access, rate_limits, settings),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
-        access=KeyRing(neo4j.keys, settings),
+        access=access,
         rate_limits=rate_limits,
         timelines=Timelines(
             redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, feed_jobs, settings

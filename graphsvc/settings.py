@@ -78,10 +78,25 @@ class _TimelineSettings(BaseSettings):
 
 class _EventSettings(BaseSettings):
     """The Server-Sent Events of new followers (``GET /v1/users/{user_id}/events``): what one
-    API key may replay. Part of ``Settings`` (one object), kept apart to stay readable."""
+    API key may hold open and replay. Part of ``Settings`` (one object), kept apart to stay
+    readable."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
+    events_streams_per_key: int = Field(
+        default=100,
+        ge=1,
+        description="open event streams one API key may hold across every API process; one "
+        "more is a 429 stream_limit",
+    )
+    events_recheck_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="how often an open event stream re-checks its API key (a revoked key's "
+        "streams end within this plus API_KEY_CACHE_SECONDS) and renews its slot (a slot not "
+        "renewed for three times this long lapses: a stopped process frees its slots)",
+    )
     events_replay_max: int = Field(
         default=1_000,
         ge=1,

@@ -337,6 +337,100 @@ async def follows_of(service: Services, star: str, fans: list[str]) -> None:
     )
 
 
+async def admitted(http: httpx.AsyncClient, url: str, seconds: float = 5.0) -> None:
+    """Wait until a stream at ``url`` is admitted (a closed stream frees its slot as soon as
+    its server sees the client gone), and close it."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        async with http.stream("GET", url) as response:
+            if response.status_code == 200:
+                return
+            assert response.status_code == 429, response.status_code
+        assert asyncio.get_running_loop().time() < deadline, "the slot was never freed"
+        await asyncio.sleep(0.05)
+
+
+async def all_closed(service: Services, key_id: str) -> None:
+    """Wait until the key holds no stream slot (a server frees one once it sees its client
+    gone)."""
+    slots = f"{service.settings.redis_prefix}streams:{key_id}"
+    for _ in range(100):
+        if await service.redis.client.zcard(slots) == 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("a closed stream kept its slot")
+
+
+@pytest.mark.parametrize("where", ["here", "elsewhere"])
+async def test_a_revoked_key_ends_its_open_streams(
+    make_service: MakeService, backends: Services, uid: UserIds, where: str
+) -> None:
+    # Revoked through this process, its key ring forgets the key at once; through another
+    # one, this process trusts its cached key for API_KEY_CACHE_SECONDS more.
+    cache = 60.0 if where == "here" else 0.5
+    service = make_service(events_recheck_seconds=0.2, api_key_cache_seconds=cache)
+    revoking = service if where == "here" else backends
+    star, fan = uid("star"), uid("fan")
+    doomed, kept = await read_key(backends, "doomed stream"), await read_key(backends, "kept")
+    async with serving(service) as url, httpx.AsyncClient(base_url=url, timeout=10) as http:
+        path = events_path(star)
+        async with (
+            http.stream("GET", path, headers=bearer(doomed.token)) as ending,
+            http.stream("GET", path, headers=bearer(kept.token)) as going_on,
+        ):
+            assert ending.status_code == going_on.status_code == 200
+            ended, lines = ending.aiter_lines(), going_on.aiter_lines()
+            assert await anext(ended) == await anext(lines) == ": connected"
+            assert await revoking.access.revoke(doomed.key.id)
+            event, _, data = await asyncio.wait_for(next_event(ended), 5)
+            assert event == "closed"
+            assert orjson.loads(data)["code"] == "unauthenticated"
+            with pytest.raises(StopAsyncIteration):  # the server ended the stream
+                await asyncio.wait_for(anext(ended), 5)
+            await service.relations.follow(fan, star)  # the other key's stream goes on
+            _, data = await asyncio.wait_for(next_follower(lines), 10)
+            assert orjson.loads(data)["follower"] == fan
+        again = await http.get(path, headers=bearer(doomed.token))
+        assert again.status_code == 401
+
+
+async def test_open_streams_per_key_are_capped_across_processes(
+    make_service: MakeService, backends: Services, uid: UserIds
+) -> None:
+    # Two API processes: their own services (feeds, key rings) over the same Redis.
+    caps = {"events_streams_per_key": 2, "events_recheck_seconds": 0.2}
+    one, two = make_service(**caps), make_service(**caps)
+    key = await read_key(backends, "capped streams")
+    path = events_path(uid("star"))
+    async with (
+        serving(one) as first_url,
+        serving(two) as second_url,
+        httpx.AsyncClient(timeout=10, headers=bearer(key.token)) as http,
+    ):
+        async with (
+            http.stream("GET", first_url + path) as first,
+            http.stream("GET", second_url + path) as second,
+        ):
+            assert first.status_code == second.status_code == 200
+            for url in (first_url, second_url):
+                refused = await http.get(url + path)
+                assert refused.status_code == 429
+                error = refused.json()["error"]
+                assert error["code"] == "stream_limit"
+                assert "2 open event streams" in error["message"]
+                assert refused.headers["retry-after"] == "1"  # three renewals of 0.2 s
+        await admitted(http, second_url + path)  # closing one frees its slot
+
+        # A process that stops leaves its slots behind; they lapse unrenewed.
+        await all_closed(one, key.key.id)
+        for stopped in ("stopped-1", "stopped-2"):
+            held, _ = await one.redis.stream_slots.hold(key.key.id, stopped, 2, 0.5)
+            assert held
+        assert (await http.get(first_url + path)).status_code == 429
+        await asyncio.sleep(0.6)
+        await admitted(http, first_url + path, seconds=0.5)
+
+
 async def test_a_resume_replays_the_newest_entries_and_is_charged_to_the_key(
     make_service: MakeService, backends: Services, uid: UserIds
 ) -> None:
@@ -390,6 +484,7 @@ async def test_a_replay_the_budget_cannot_pay_is_refused_before_the_stream_opens
             assert refused.status_code == 429
             assert refused.json()["error"]["code"] == "rate_limited"
             assert "retry-after" in refused.headers
+            await all_closed(service, key.key.id)  # its slot was given back
 
 
 async def test_an_id_past_the_newest_entry_resumes_from_the_newest(

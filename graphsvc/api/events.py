@@ -2,14 +2,18 @@
 
 Everything a request can get wrong is checked by dependencies, before the stream starts, so
 it is an error in the one error shape rather than a broken stream: a bad ``Last-Event-ID`` is a
-400 naming the header, a replay the key's budget cannot pay the 429 of a spent budget (the policies are the feed's:
+400 naming the header, a key at its open streams' limit a 429 ``stream_limit``, a replay the
+key's budget cannot pay the 429 of a spent budget (the policies are the feed's:
 ``services/follower_feed.py``). The stream opens with a ``: connected`` comment; FastAPI
 sends a keep-alive comment every 15 s of silence, so proxies keep the connection open.
 
 Each ``follower`` event's ``id`` is its stream entry: a client that reconnects with
 ``Last-Event-ID`` first gets what it missed. A ``gap`` event (its ``id`` the newest entry
 skipped) says a replay skipped entries, so followers may have been missed (read the followers
-list to catch up).
+list to catch up). A ``closed`` event, ``{"code", "message"}``, is the last of a stream the
+server ends: its key was revoked (``unauthenticated``), could not be checked
+(``key_unchecked``) or lost its stream slot (``stream_limit``); reconnecting gets the answer a
+new request would.
 """
 
 from __future__ import annotations
@@ -24,10 +28,10 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from graphsvc.api.access import BUDGET_HEADERS, guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, api_key_of, services_of
-from graphsvc.domain.access import Scope
+from graphsvc.domain.access import Scope, bearer_token
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
-from graphsvc.services.follower_feed import FeedItem, FeedStream, Gap, resume_point
+from graphsvc.services.follower_feed import Closed, FeedItem, FeedStream, Gap, resume_point
 
 router = APIRouter()
 
@@ -35,7 +39,8 @@ _STREAM_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
     400: {"description": "a Last-Event-ID that is no stream entry id"},
     429: {
-        "description": "the key's read budget cannot pay the replay (rate_limited)",
+        "description": "the key has EVENTS_STREAMS_PER_KEY open streams (stream_limit), or its "
+        "read budget cannot pay the replay (rate_limited)",
     },
 }
 # Errors are JSON even on this route (FastAPI would document them as its stream's media type).
@@ -71,7 +76,8 @@ async def _stream(
 ) -> AsyncIterator[FeedStream]:
     """The feed's stream for the admitted key, open until the response ends."""
     key = api_key_of(request)  # the route's admission runs first
-    async with services_of(request).feed.open(key.id, user_id, last_event_id) as stream:
+    token = bearer_token(request.headers.get("authorization"))
+    async with services_of(request).feed.open(key.id, token, user_id, last_event_id) as stream:
         if stream.budget is not None:
             request.scope.setdefault("state", {})[BUDGET_HEADERS] = stream.budget.headers()
         yield stream
@@ -83,6 +89,9 @@ def _event(item: FeedItem) -> ServerSentEvent:
                 f"came after Last-Event-ID and only the newest {item.replayed} were replayed: "
                 "followers may have been missed (the followers list has them all)"}  # fmt: skip
         return ServerSentEvent(id=item.entry_id, event="gap", raw_data=orjson.dumps(data).decode())
+    if isinstance(item, Closed):
+        data = {"code": item.code, "message": item.message}
+        return ServerSentEvent(event="closed", raw_data=orjson.dumps(data).decode())
     data = {"follower": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}
     return ServerSentEvent(id=item.entry_id, event="follower", raw_data=orjson.dumps(data).decode())
 

@@ -151,3 +151,8 @@ class InvalidEventId(GraphError):
 
     status = 400
     code = "invalid_last_event_id"
+
+
+class StreamLimit(GraphError):
+    status = 429
+    code = "stream_limit"

@@ -9,6 +9,21 @@ gets the rest replayed (within the bounds of Replays below).
 
 Policies:
 
+- **Streams per key.** A key holds at most EVENTS_STREAMS_PER_KEY open streams across every
+  API process, counted in Redis (``adapters/redis/stream_slots.py``); one more is a 429
+  ``stream_limit`` with Retry-After. An open stream renews its slot every
+  EVENTS_RECHECK_SECONDS; a slot not renewed for three times that lapses, so the streams of a
+  process that stopped free their slots on their own. When Redis cannot be reached, streams
+  open uncounted (as budgets fail open) and are counted again by their next renewal once it
+  answers; a stream whose renewal finds every slot taken (opened uncounted meanwhile) ends.
+  When Redis answers with an error, a new stream is a 503 (the cap is never switched off by a
+  Redis that a flood may have filled); open ones keep going.
+- **Revoked keys.** Every EVENTS_RECHECK_SECONDS an open stream checks its key again through
+  the key ring, as a new request would be checked: a revoked key's streams end within
+  EVENTS_RECHECK_SECONDS (plus API_KEY_CACHE_SECONDS when revoked through another process).
+  A key that cannot be checked (Neo4j unreachable past API_KEY_STALE_SECONDS) ends its
+  streams too: a stream lives no longer than a request with its key would be admitted.
+  A stream that ends for either reason says why in a last ``closed`` item.
 - **Replays.** The stream holds every user's events, so a replay's cost is the entries it
   reads, not the followers it finds. A reconnect with Last-Event-ID reads the newest
   EVENTS_REPLAY_MAX entries after that id, in one read however old the id is (``0-0``
@@ -33,6 +48,7 @@ import logging
 import math
 import re
 import time
+import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -40,7 +56,15 @@ from dataclasses import dataclass, field
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
-from graphsvc.domain.errors import InvalidEventId, quoted
+from graphsvc.adapters.redis.stream_slots import SLOTS_REFUSED, SLOTS_UNREACHABLE, StreamSlots
+from graphsvc.domain.errors import (
+    GraphError,
+    InvalidEventId,
+    Overloaded,
+    StreamLimit,
+    quoted,
+)
+from graphsvc.services.access import KeyRing
 from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
 from graphsvc.settings import Settings
@@ -49,6 +73,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 1_000
 SEEN_IDS = 10_000  # event ids remembered per connection, to drop repeats
+SLOT_LAPSE = 3  # renewal periods after which a slot not renewed lapses
 _ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
 _U64 = 2**64 - 1
 
@@ -70,7 +95,15 @@ class Gap:
     replayed: int  # the newest entries that were read instead
 
 
-FeedItem = NewFollower | Gap
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """Why a stream ended (the last item of a stream its server ends)."""
+
+    code: str
+    message: str
+
+
+FeedItem = NewFollower | Gap | Closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +144,86 @@ class _Replay:
     read: int  # entries read
 
 
+class _Slot:
+    """One stream's slot among its key's EVENTS_STREAMS_PER_KEY (see the module's policies)."""
+
+    def __init__(self, slots: StreamSlots, key_id: str, settings: Settings) -> None:
+        self._slots = slots
+        self._key_id = key_id
+        self._token = uuid.uuid4().hex
+        self._most = settings.events_streams_per_key
+        self._lapse = SLOT_LAPSE * settings.events_recheck_seconds
+
+    async def take(self) -> None:
+        try:
+            held, streams = await self._slots.hold(
+                self._key_id, self._token, self._most, self._lapse
+            )
+        except SLOTS_UNREACHABLE as exc:
+            log.warning("stream slots unreachable; a stream opens uncounted (%s)", exc)
+            return
+        except SLOTS_REFUSED as exc:
+            log.warning("redis refused the stream slots (%s)", exc)
+            raise Overloaded(
+                "open event streams cannot be counted now; retry later", {"Retry-After": "1"}
+            ) from exc
+        if not held:
+            raise StreamLimit(
+                f"this API key has {streams} open event streams, its limit of "
+                f"{self._most}; close one first",
+                {"Retry-After": str(math.ceil(self._lapse))},
+            )
+
+    async def renew(self) -> bool:
+        """False when the slot lapsed and every slot is taken now."""
+        try:
+            held, _ = await self._slots.hold(self._key_id, self._token, self._most, self._lapse)
+        except Exception as exc:  # unreachable or refusing: kept, renewed next time
+            log.warning("stream slot not renewed (%s)", exc)
+            return True
+        return held
+
+    async def release(self) -> None:
+        try:
+            await self._slots.release(self._key_id, self._token)
+        except Exception as exc:  # it lapses on its own
+            log.warning("stream slot not released (%s)", exc)
+
+
+class _Guard:
+    """An open stream's periodic check: its key still admitted, its slot still held."""
+
+    def __init__(self, keys: KeyRing, token: str, slot: _Slot) -> None:
+        self._keys = keys
+        self._token = token
+        self._slot = slot
+
+    async def check(self) -> Closed | None:
+        """None while the stream may go on; else why it ends."""
+        try:
+            await self._keys.authenticate(self._token)
+        except GraphError as exc:  # revoked (401), or too many keys being looked up (503)
+            return Closed(exc.code, exc.message)
+        except Exception as exc:  # the key store unreachable past API_KEY_STALE_SECONDS
+            log.warning("an event stream's key could not be checked; ending it (%s)", exc)
+            return Closed("key_unchecked", "the API key could not be checked; reconnect later")
+        if not await self._slot.renew():
+            return Closed(StreamLimit.code, "this API key's open event streams are at its limit")
+        return None
+
+
 class FollowerFeed:
-    def __init__(self, stream: EventStream, budgets: RateLimits, settings: Settings) -> None:
+    def __init__(
+        self,
+        stream: EventStream,
+        slots: StreamSlots,
+        keys: KeyRing,
+        budgets: RateLimits,
+        settings: Settings,
+    ) -> None:
         self._stream = stream
+        self._slots = slots
+        self._keys = keys
         self._budgets = budgets
         self._settings = settings
         self._watchers: dict[str, set[_Watcher]] = {}
@@ -121,11 +231,14 @@ class FollowerFeed:
 
     @asynccontextmanager
     async def open(
-        self, key_id: str, user_id: str, last_id: str | None
+        self, key_id: str, token: str, user_id: str, last_id: str | None
     ) -> AsyncIterator[FeedStream]:
-        """A stream of ``user_id``'s new followers for the key ``key_id``; with ``last_id``
-        (a ``resume_point``), first those after that entry. What it can refuse (the replay's
-        429) is refused here, before the caller starts streaming."""
+        """A stream of ``user_id``'s new followers for the key ``key_id`` (proved by
+        ``token``); with ``last_id`` (a ``resume_point``), first those after that entry.
+        Everything it can refuse (429 ``stream_limit``, the replay's 429) is refused here,
+        before the caller starts streaming."""
+        slot = _Slot(self._slots, key_id, self._settings)
+        await slot.take()
         watcher = _Watcher()
         self._watchers.setdefault(user_id, set()).add(watcher)
         try:
@@ -133,14 +246,18 @@ class FollowerFeed:
                 self._reader = asyncio.get_running_loop().create_task(self._read())
             replay = await self._replay(user_id, last_id) if last_id is not None else None
             budget = await self._charge(key_id, replay.read if replay else 0)
-            yield FeedStream(self._items(replay, watcher), budget)
+            guard = _Guard(self._keys, token, slot)
+            yield FeedStream(self._items(replay, watcher, guard), budget)
         finally:
             watchers = self._watchers.get(user_id, set())
             watchers.discard(watcher)
             if not watchers:
                 self._watchers.pop(user_id, None)
+            await slot.release()
 
-    async def _items(self, replay: _Replay | None, watcher: _Watcher) -> AsyncIterator[FeedItem]:
+    async def _items(
+        self, replay: _Replay | None, watcher: _Watcher, guard: _Guard
+    ) -> AsyncIterator[FeedItem]:
         after = (0, 0)
         seen: deque[str] = deque(maxlen=SEEN_IDS)
         if replay is not None:
@@ -150,10 +267,24 @@ class FollowerFeed:
             for item in replay.items:
                 seen.append(item.event_id)
                 yield item
+        every = self._settings.events_recheck_seconds
+        check_at = time.monotonic() + every
         while True:
             if watcher.overflowed and watcher.queue.empty():
                 return  # too far behind: the client resumes from its Last-Event-ID
-            item = await watcher.queue.get()
+            wait = check_at - time.monotonic()
+            if wait <= 0:
+                closed = await guard.check()
+                if closed is not None:
+                    yield closed
+                    return
+                check_at = time.monotonic() + every
+                continue
+            try:
+                async with asyncio.timeout(wait):
+                    item = await watcher.queue.get()
+            except TimeoutError:
+                continue
             if _entry_key(item.entry_id) <= after or item.event_id in seen:
                 continue
             after = _entry_key(item.entry_id)
