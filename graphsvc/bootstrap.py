@@ -154,8 +154,17 @@ class Services:
         await self.jobs.close()
 
 
-def neo4j_adapters(settings: Settings, driver: AsyncDriver) -> Neo4jAdapters:
-    store = Neo4jStore(driver, settings.neo4j_database, settings.neo4j_retry_seconds)
+def neo4j_adapters(settings: Settings, driver: AsyncDriver, *, jobs: bool = False) -> Neo4jAdapters:
+    """``jobs``: every statement is a long job's (NEO4J_JOB_TIMEOUT_SECONDS); else a
+    request's (NEO4J_TX_TIMEOUT_SECONDS), but for those the adapters mark as a job's."""
+    store = Neo4jStore(
+        driver,
+        settings.neo4j_database,
+        settings.neo4j_retry_seconds,
+        timeout=settings.neo4j_tx_timeout_seconds,
+        job_timeout=settings.neo4j_job_timeout_seconds,
+        jobs=jobs,
+    )
     snapshots = SnapshotStore(store)
     return Neo4jAdapters(
         store=store,
@@ -200,10 +209,12 @@ def build(
     *,
     split_page: bool | None = None,
     serve: bool = False,
+    jobs: bool = False,
 ) -> Services:
     """Every adapter and service, wired; no I/O. ``serve``: a serving process, which leaves
-    background jobs to the workers."""
-    neo4j = neo4j_adapters(settings, connections.driver)
+    background jobs to the workers. ``jobs``: a process of long jobs (a worker, a CLI
+    command), whose Neo4j statements have NEO4J_JOB_TIMEOUT_SECONDS each."""
+    neo4j = neo4j_adapters(settings, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = Breaker(settings.redis_retry_seconds)
     impressions = Impressions(redis.impressions, breaker, settings)
@@ -260,17 +271,19 @@ def build(
 
 @asynccontextmanager
 async def open_services(
-    settings: Settings, *, serve: bool = False, finish: bool = False
+    settings: Settings, *, serve: bool = False, finish: bool = False, jobs: bool = False
 ) -> AsyncIterator[Services]:
     """Ready services (schema applied) for the API, the worker, scripts, notebooks and the CLI.
 
     ``serve``: a serving process: background jobs are left to the workers, and the write
     statements are planned before the first request (a fresh Neo4j plans each in 0.2-4 s).
     On exit, running jobs are waited for when ``finish`` is set (the CLI), else stopped
-    (their durable records let a worker resume them).
+    (their durable records let a worker resume them). ``jobs``: a process of long jobs (the
+    worker, the CLI's commands): NEO4J_JOB_TIMEOUT_SECONDS for every statement, where the
+    API's have NEO4J_TX_TIMEOUT_SECONDS.
     """
     async with Connections.open(settings) as connections:
-        services = build(settings, connections, serve=serve)
+        services = build(settings, connections, serve=serve, jobs=jobs)
         await services.neo4j.store.apply_schema()
         try:
             await services.timeline_events.prepare()

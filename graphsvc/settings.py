@@ -165,6 +165,21 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
         description="how long a write is retried (deadlocks, an unreachable server)",
     )
     neo4j_connect_timeout: float = Field(default=3.0, gt=0, description="seconds to connect")
+    neo4j_tx_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=600,
+        description="transaction timeout of every statement the API runs (reads and writes): "
+        "Neo4j cuts off a statement still running after this long, and the request is a 503 "
+        "graph_timeout, so no request makes the graph work without end",
+    )
+    neo4j_job_timeout_seconds: float = Field(
+        default=900.0,
+        gt=0,
+        description="transaction timeout of long jobs' statements: the workers' and the "
+        "CLI's (bulk imports, reconciles and rebuilds, training reads, a status fan-out's "
+        "walk of every follower, the schema and index waits at start-up)",
+    )
 
     # Group commit: follows, unfollows and blocks that arrive together share a transaction.
     write_batch_window_ms: float = Field(

@@ -1,8 +1,9 @@
 """One error shape for every failure: ``{"error": {"code": ..., "message": ...}}``.
 
-The services raise the ``GraphError`` family (each knows its status and code); request
-validation, routing, and the stores being down are mapped here too, so no route handles an
-error itself.
+The services raise the ``GraphError`` family (each knows its status and code), a graph
+statement cut off by its transaction timeout included (``GraphTimeout``: a 503
+``graph_timeout`` with Retry-After); request validation, routing, and the stores being down
+are mapped here too, so no route handles an error itself.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ log = logging.getLogger(__name__)
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "unparseable or tampered cursor"},
     422: {"model": ErrorBody, "description": "invalid user id, limit, parameter or self-follow"},
-    503: {"model": ErrorBody, "description": "a backing store is unavailable"},
+    503: {
+        "model": ErrorBody,
+        "description": "a backing store is unavailable, or a graph statement ran past its "
+        "transaction timeout (graph_timeout)",
+    },
 }
 FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "a block, or a suspended user, forbids it"},

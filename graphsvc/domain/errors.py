@@ -13,6 +13,7 @@ state; 429 and 503 to retry later.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 QUOTE_MOST = 40  # characters of a bad value an error message repeats
@@ -136,6 +137,22 @@ class UnknownPost(GraphError):
 class Overloaded(GraphError):
     status = 503
     code = "overloaded"
+
+
+class GraphTimeout(Overloaded):
+    """A graph statement ran past its transaction timeout and Neo4j cut it off (nothing it
+    would have written stands): the request asked for more work than one statement may do,
+    or the graph database is too busy. A 503 to retry later."""
+
+    code = "graph_timeout"
+
+    def __init__(self, seconds: float, setting: str) -> None:
+        super().__init__(
+            f"the graph database did not answer within the {seconds:g} s transaction timeout "
+            f"({setting}); retry later",
+            {"Retry-After": str(max(1, math.ceil(seconds)))},
+        )
+        self.seconds = seconds
 
 
 class QueueFull(Overloaded):

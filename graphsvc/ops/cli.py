@@ -110,7 +110,7 @@ async def _work(settings: Settings) -> None:
     assert main is not None
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, main.cancel)
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         _print(f"graphsvc worker: running (at most {settings.worker_jobs} jobs at once)")
         every = settings.worker_reconcile_seconds
         rounds = (
@@ -150,7 +150,7 @@ async def _load_edges(
     online: bool = False,
 ) -> None:
     _print(edges.summary())
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         report = await load(
             services, edges, local=local, progress=progress, online=online, say=_print
         )
@@ -198,7 +198,7 @@ def _named_users(args: argparse.Namespace) -> None:
 
 async def _check_users(settings: Settings, args: argparse.Namespace) -> int:
     found = checked = 0
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         with tqdm(desc="checked", unit="user") as bar:
             async for batch in _batches_of(services, args.users, args.all):
                 drifts = await check_users(services, batch)
@@ -222,7 +222,7 @@ def _check(args: argparse.Namespace, settings: Settings, _: LocalServerSettings)
 
 async def _rebuild_users(settings: Settings, args: argparse.Namespace) -> None:
     built = 0
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         async for batch in _batches_of(services, args.users, args.all):
             built += await rebuild_mirror(services, batch, progress=not args.all)
     _print(f"rebuilt the mirror of {built:,} users")
@@ -234,7 +234,7 @@ def _rebuild(args: argparse.Namespace, settings: Settings, _: LocalServerSetting
 
 
 async def _reconcile_users(settings: Settings, args: argparse.Namespace) -> int:
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         if args.every is not None:
             await reconcile_recent(services, args.every, say=_print)
             return 0
@@ -268,7 +268,7 @@ async def _relay_outbox(settings: Settings, grace: float | None) -> None:
             bars.append(tqdm(desc="relayed", unit="event"))
         bars[0].update(events)
 
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         try:
             report = await services.relay.once(grace=grace, progress=relayed)
         finally:
@@ -287,7 +287,7 @@ def _relay(args: argparse.Namespace, settings: Settings, _: LocalServerSettings)
 async def _finish_jobs(settings: Settings) -> None:
     """Finish the fan-outs and erasures a stopped service left, showing progress (under the
     workers' leases: a job a running worker holds is left to it)."""
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         jobs = services.jobs
         pending = await services.neo4j.moderation.pending_work()
         _print(f"{len(pending)} unfinished job(s)")
@@ -333,7 +333,7 @@ async def _evaluate(settings: Settings, data: Dataset, args: argparse.Namespace)
         await services.suggestions.ranker.refresh()
         return "ranker: " + "\n  ".join(report.lines())
 
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         return await evaluate_seeds(
             services,
             data,
@@ -388,7 +388,7 @@ def _one_seed(text: str) -> list[int]:
 
 
 async def _train_once(settings: Settings, args: argparse.Namespace) -> None:
-    async with open_services(settings) as services:
+    async with open_services(settings, jobs=True) as services:
         report = await train(
             services,
             holdout=args.holdout,

@@ -53,9 +53,11 @@ class ModerationStore:
         return not rows or bool(rows[0]["done"])
 
     async def follower_ids(self, user_id: str, batch: int) -> AsyncIterator[list[str]]:
-        """Every follower of a user, streamed in batches (one read transaction)."""
+        """Every follower of a user, streamed in batches (one read transaction: a long job's,
+        NEO4J_JOB_TIMEOUT_SECONDS)."""
         chunk: list[str] = []
-        async for record in self._store.stream("moderation/follower_ids", {"id": user_id}):
+        params = {"id": user_id}
+        async for record in self._store.stream("moderation/follower_ids", params, job=True):
             chunk.append(record["id"])
             if len(chunk) >= batch:
                 yield chunk

@@ -70,22 +70,24 @@ class SnapshotStore:
         return {uid: snap.reading for uid, snap in found.items()}
 
     async def inactive_users(self, batch: int = 10_000) -> AsyncIterator[list[tuple[str, int]]]:
-        """Every inactive user with its status version, in id order, ``batch`` at a time."""
+        """Every inactive user with its status version, in id order, ``batch`` at a time (a
+        long job's walk: NEO4J_JOB_TIMEOUT_SECONDS a batch)."""
         after = ""
         while True:
             params = {"after": after, "limit": batch}
-            rows = await self._store.read("snapshots/inactive_users", params, fresh=True)
+            rows = await self._store.read("snapshots/inactive_users", params, fresh=True, job=True)
             if not rows:
                 return
             yield [(row["id"], row["version"]) for row in rows]
             after = rows[-1]["id"]
 
     async def user_ids(self, batch: int = 10_000) -> AsyncIterator[list[str]]:
-        """All user ids, in id order, ``batch`` at a time."""
+        """All user ids, in id order, ``batch`` at a time (a long job's walk:
+        NEO4J_JOB_TIMEOUT_SECONDS a batch)."""
         after = ""
         while True:
             rows = await self._store.read(
-                "snapshots/user_ids_page", {"after": after, "limit": batch}
+                "snapshots/user_ids_page", {"after": after, "limit": batch}, job=True
             )
             if not rows:
                 return

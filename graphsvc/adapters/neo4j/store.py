@@ -5,13 +5,20 @@ writes as managed ones); the family adapters beside this module (lists, snapshot
 moderation, outbox, suggestions, bulk) run their queries through it. ``EdgeStore`` holds the
 writes a follow, unfollow, block or unblock commits, with the post-commit count reads the
 mirror needs. Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
+
+Timeouts: every statement runs in a transaction with a timeout, after which Neo4j cuts it off
+(and rolls back whatever it wrote); the store raises ``GraphTimeout`` for it. A store built
+for the API uses NEO4J_TX_TIMEOUT_SECONDS; one built for the workers and the CLI, and any
+statement its caller marks ``job=True`` (bulk loads, training reads, a walk of every follower,
+the schema), uses NEO4J_JOB_TIMEOUT_SECONDS.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -28,6 +35,7 @@ from graphsvc.domain.edge_writes import (
     batch_users,
     plan_rounds,
 )
+from graphsvc.domain.errors import GraphTimeout
 from graphsvc.domain.model import (
     BlockChange,
     EdgeChange,
@@ -46,7 +54,16 @@ DENSE_NODE_THRESHOLD = 50
 # Runs one named statement of a transaction: (query name, params, prelude) -> its records.
 Statements = Callable[[str, Mapping[str, Any], str | None], Awaitable[list[neo4j.Record]]]
 # What a caller that can carry on without Neo4j for a moment catches.
-STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, GraphTimeout)
+# Neo4j's codes for a transaction cut off by its timeout (the client's, or the server's own
+# db.transaction.timeout), and for one cut off while it waited for a lock (a timeout too, as
+# every transaction has one, unless an operator terminated it or the server is stopping).
+TIMED_OUT = frozenset({
+    "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+    "Neo.ClientError.Transaction.TransactionTimedOut",
+    "Neo.TransientError.Transaction.TransactionTimedOut",
+    "Neo.ClientError.Transaction.LockClientStopped",
+})  # fmt: skip
 
 
 def open_driver(settings: Settings) -> AsyncDriver:
@@ -92,27 +109,64 @@ class Neo4jStore:
     ``fresh`` reads go where writes go (the cluster leader), so they see every commit.
     Writes run in managed transactions: a deadlock's victim runs again within milliseconds
     (``deadlocks``), other transient errors are retried by the driver; both for up to
-    ``retry_seconds``."""
+    ``retry_seconds``. Each transaction has ``timeout`` seconds (``job_timeout`` for a
+    statement marked ``job``, and for all of a store built with ``jobs``), past which it is
+    cut off and ``GraphTimeout`` raised: a timed-out transaction is never retried."""
 
-    def __init__(self, driver: AsyncDriver, database: str, retry_seconds: float) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        retry_seconds: float,
+        *,
+        timeout: float,
+        job_timeout: float,
+        jobs: bool = False,
+    ) -> None:
         self.driver = driver
         self.database = database
         self.retry_seconds = retry_seconds
+        self.timeout = timeout
+        self.job_timeout = job_timeout
+        self.jobs = jobs
+
+    def _seconds(self, job: bool) -> float:
+        return self.job_timeout if job or self.jobs else self.timeout
+
+    @contextmanager
+    def _bounded(self, job: bool) -> Iterator[None]:
+        """A transaction cut off by its timeout as ``GraphTimeout``."""
+        try:
+            yield
+        except neo4j.exceptions.Neo4jError as error:
+            if error.code not in TIMED_OUT:
+                raise
+            long = job or self.jobs
+            setting = "NEO4J_JOB_TIMEOUT_SECONDS" if long else "NEO4J_TX_TIMEOUT_SECONDS"
+            raise GraphTimeout(self._seconds(job), setting) from error
+
+    def _query(self, text: str, job: bool) -> neo4j.Query:
+        return neo4j.Query(text, timeout=self._seconds(job))  # type: ignore[arg-type]
 
     async def read(
-        self, name: str, params: Mapping[str, Any], *, fresh: bool = False
+        self, name: str, params: Mapping[str, Any], *, fresh: bool = False, job: bool = False
     ) -> list[neo4j.Record]:
         mode = neo4j.WRITE_ACCESS if fresh else neo4j.READ_ACCESS
-        async with self.driver.session(
-            database=self.database, default_access_mode=mode, bookmark_manager=None
-        ) as session:
-            result = await session.run(query(name), params)
-            return [record async for record in result]
+        with self._bounded(job):
+            async with self.driver.session(
+                database=self.database, default_access_mode=mode, bookmark_manager=None
+            ) as session:
+                result = await session.run(self._query(query(name), job), params)
+                return [record async for record in result]
 
-    async def write(self, name: str, params: Mapping[str, Any]) -> list[neo4j.Record]:
-        return await self.transaction(lambda run: run(name, params, None))
+    async def write(
+        self, name: str, params: Mapping[str, Any], *, job: bool = False
+    ) -> list[neo4j.Record]:
+        return await self.transaction(lambda run: run(name, params, None), job=job)
 
-    async def transaction(self, work: Callable[[Statements], Awaitable[T]]) -> T:
+    async def transaction(
+        self, work: Callable[[Statements], Awaitable[T]], *, job: bool = False
+    ) -> T:
         """Several named statements in one managed write transaction: ``work`` gets a runner
         (name, params -> records) and is run again from the start if the transaction is
         retried (a deadlock, a leader switch), so it must only read what it wrote."""
@@ -125,56 +179,72 @@ class Neo4jStore:
                     raise Deadlock(error) from error
                 raise
 
+        bounded = neo4j.unit_of_work(timeout=self._seconds(job))(unit)
+
         async def attempt() -> T:
             async with self.driver.session(
                 database=self.database,
                 default_access_mode=neo4j.WRITE_ACCESS,
                 bookmark_manager=None,
             ) as session:
-                return await session.execute_write(unit)
+                return await session.execute_write(bounded)
 
-        return await retry_deadlocks(attempt, self.retry_seconds)
+        with self._bounded(job):
+            return await retry_deadlocks(attempt, self.retry_seconds)
 
     async def rehearse(self, work: Callable[[Statements], Awaitable[T]]) -> T:
         """Run ``work``'s statements in a transaction that is then rolled back: Neo4j plans
         and compiles them, and caches that, while nothing changes."""
-        async with self.driver.session(
-            database=self.database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
-        ) as session:
-            tx = await session.begin_transaction()
-            try:
-                return await work(_runner(tx))
-            finally:
-                await tx.rollback()
+        with self._bounded(False):
+            async with self.driver.session(
+                database=self.database,
+                default_access_mode=neo4j.WRITE_ACCESS,
+                bookmark_manager=None,
+            ) as session:
+                tx = await session.begin_transaction(timeout=self._seconds(False))
+                try:
+                    return await work(_runner(tx))
+                finally:
+                    await tx.rollback()
 
-    async def write_auto_commit(self, name: str, params: Mapping[str, Any]) -> None:
+    async def write_auto_commit(
+        self, name: str, params: Mapping[str, Any], *, job: bool = False
+    ) -> None:
         """A write that manages its own transactions (``CALL { } IN TRANSACTIONS``), which
         only an auto-commit transaction may run."""
-        async with self.driver.session(
-            database=self.database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
-        ) as session:
-            await (await session.run(query(name), params)).consume()
+        with self._bounded(job):
+            async with self.driver.session(
+                database=self.database,
+                default_access_mode=neo4j.WRITE_ACCESS,
+                bookmark_manager=None,
+            ) as session:
+                await (await session.run(self._query(query(name), job), params)).consume()
 
-    async def stream(self, name: str, params: Mapping[str, Any]) -> AsyncIterator[neo4j.Record]:
+    async def stream(
+        self, name: str, params: Mapping[str, Any], *, job: bool = False
+    ) -> AsyncIterator[neo4j.Record]:
         """Records of one long read, as they come (one transaction, where writes go)."""
-        async with self.driver.session(
-            database=self.database, default_access_mode=neo4j.WRITE_ACCESS
-        ) as session:
-            result = await session.run(query(name), params)
-            async for record in result:
-                yield record
+        with self._bounded(job):
+            async with self.driver.session(
+                database=self.database, default_access_mode=neo4j.WRITE_ACCESS
+            ) as session:
+                result = await session.run(self._query(query(name), job), params)
+                async for record in result:
+                    yield record
 
     async def verify(self) -> None:
         await self.driver.verify_connectivity()
 
     async def apply_schema(self) -> None:
+        """The schema (idempotent: at every start-up), as a long job's statements."""
         for statement in statements("schema/schema"):
-            await self.driver.execute_query(
-                statement, database_=self.database, bookmark_manager_=None
-            )
+            with self._bounded(True):
+                await self.driver.execute_query(
+                    self._query(statement, True), database_=self.database, bookmark_manager_=None
+                )
 
     async def await_indexes(self) -> None:
-        await self.read("schema/await_indexes", {})
+        await self.read("schema/await_indexes", {}, job=True)
 
 
 class EdgeStore:

@@ -1,7 +1,7 @@
 """Interactions, affinity and suggestions in Neo4j: the exactly-once interaction apply, the
 bounded candidate queries (with the ranker's features), the fills of the cold start (recently
 active and popular accounts), dismissals, the stored rankers, and the training reads of
-`graphsvc train-pymk`."""
+`graphsvc train-pymk` (long jobs' statements: NEO4J_JOB_TIMEOUT_SECONDS each)."""
 
 from __future__ import annotations
 
@@ -75,22 +75,24 @@ class SuggestionStore:
 
     async def holdout_cutoff(self, share: float) -> tuple[int, int | None]:
         """How many edges there are, and the time from which the newest ``share`` were made."""
-        (row,) = await self._store.read("suggestions/edge_count", {})
+        (row,) = await self._store.read("suggestions/edge_count", {}, job=True)
         edges = int(row["edges"])
         count = max(1, math.ceil(edges * share))
-        (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count})
+        (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count}, job=True)
         return edges, row["cutoff"]
 
     async def holdout_newest(self, cutoff: int) -> dict[str, list[str]]:
-        rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff})
+        rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff}, job=True)
         return {row["id"]: list(row["held"]) for row in rows}
 
     async def active_users(self, min_following: int) -> list[str]:
-        rows = await self._store.read("suggestions/active_users", {"min": min_following})
+        rows = await self._store.read("suggestions/active_users", {"min": min_following}, job=True)
         return [row["id"] for row in rows]
 
     async def followings_of(self, user_ids: Sequence[str]) -> dict[str, list[str]]:
-        rows = await self._store.read("suggestions/followings_of", {"ids": list(user_ids)})
+        rows = await self._store.read(
+            "suggestions/followings_of", {"ids": list(user_ids)}, job=True
+        )
         return {row["id"]: list(row["following"]) for row in rows}
 
     async def popular(self, limit: int) -> list[str]:
