@@ -38,8 +38,10 @@ def clocks(edges: EdgeColumns) -> np.ndarray:
 
 
 def write_import_files(edges: EdgeColumns, folder: Path) -> tuple[Path, Path]:
-    """users.csv (an integer import id, the user id, the clock) and follows.csv (import ids):
-    the importer maps integers much faster than strings, and never stores them."""
+    """users.csv (an integer import id, the user id, the clock) and follows.csv (import ids:
+    the importer maps integers much faster than strings, and never stores them; then the
+    follow time and the ids of the edge's ends, which every edge carries for the list
+    indexes)."""
     folder.mkdir(parents=True, exist_ok=True)
     nodes, relationships = folder / "users.csv", folder / "follows.csv"
     users = pa.table({
@@ -51,6 +53,7 @@ def write_import_files(edges: EdgeColumns, folder: Path) -> tuple[Path, Path]:
     follows = pa.table({
         ":START_ID": pa.array(edges.src), ":END_ID": pa.array(edges.dst),
         "since:long": pa.array(edges.since),
+        "src": edges.ids.take(pa.array(edges.src)), "dst": edges.ids.take(pa.array(edges.dst)),
     })  # fmt: skip
     pacsv.write_csv(follows, relationships, _PLAIN)
     return nodes, relationships

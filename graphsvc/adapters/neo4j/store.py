@@ -236,12 +236,20 @@ class Neo4jStore:
         await self.driver.verify_connectivity()
 
     async def apply_schema(self) -> None:
-        """The schema (idempotent: at every start-up), as a long job's statements."""
+        """The schema (idempotent: at every start-up); then, once per database, the ends' ids
+        on edges written before every edge carried them (``schema/follow_ends``); then every
+        index online, as the list queries name theirs. A long job's statements."""
         for statement in statements("schema/schema"):
             with self._bounded(True):
                 await self.driver.execute_query(
                     self._query(statement, True), database_=self.database, bookmark_manager_=None
                 )
+        (row,) = await self.read("schema/follow_ends_done", {}, fresh=True, job=True)
+        if not row["done"]:
+            log.info("giving every follow edge its ends' ids (once per database)")
+            await self.write_auto_commit("schema/follow_ends", {}, job=True)
+            await self.write("schema/follow_ends_mark", {}, job=True)
+        await self.await_indexes()
 
     async def await_indexes(self) -> None:
         await self.read("schema/await_indexes", {}, job=True)

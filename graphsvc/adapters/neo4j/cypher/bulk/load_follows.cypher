@@ -1,5 +1,5 @@
 // load_follows: bulk-create follows grouped by follower; an edge that already exists is left
-// as it is.
+// as it is. Each edge carries the ids of its ends (src, dst), as follow.cypher's do.
 // Locking: as in follow.cypher only the follower is locked (its clock is written first, before
 // any existence check), so a load running beside live writes, or beside another batch of the
 // load, cannot create a duplicate edge. The followed users are not written (Neo4j inserts the
@@ -20,7 +20,7 @@ SET a.clk = CASE WHEN coalesce(a.clk, 0) + g.k > g.m THEN coalesce(a.clk, 0) + g
 WITH a, g, COUNT { (a)-[:FOLLOWS]->() } AS before
 UNWIND range(0, size(g.d) - 1) AS i
 MATCH (b:User {id: g.d[i]})
-WITH a, b, g.t[i] AS since, before
+WITH a, b, g.t[i] AS since, before, g.s AS src, g.d[i] AS dst
 WHERE before = 0 OR NOT EXISTS { (a)-[:FOLLOWS]->(b) }
-CREATE (a)-[:FOLLOWS {since: since}]->(b)
+CREATE (a)-[:FOLLOWS {since: since, src: src, dst: dst}]->(b)
 RETURN count(*) AS created

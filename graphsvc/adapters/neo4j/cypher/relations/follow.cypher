@@ -10,7 +10,8 @@
 // are exact, and no duplicate edge can appear.
 // Each row ticks the follower's hybrid logical clock, clk = max(now, clk + 1), in
 // microseconds. A new edge's time is that tick: the follow time shown to clients and the
-// version by which the Redis mirror orders writes to this edge. Both users exist: the batch
+// version by which the Redis mirror orders writes to this edge. A new edge also carries the
+// ids of its ends (src, dst), by which the list indexes order it (schema.cypher). Both users exist: the batch
 // created the unknown ones first (lock_users.cypher). A row whose user was erased and
 // deleted since then gives no result row (the caller refuses it as being erased).
 // Rules for a NEW edge (an existing one is simply reported): neither user is being erased,
@@ -43,7 +44,7 @@ WITH row, a, b, r, recent,
        WHEN size(recent) >= row.per_window THEN 'rate_limit'
      END AS refused
 FOREACH (_ IN CASE WHEN r IS NULL AND refused IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[n:FOLLOWS {since: a.clk}]->(b)
+  CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
   SET a.fl = recent + [a.clk]
   CREATE (:GraphEvent {id: row.event, type: 'follow', src: row.src, dst: row.dst, v: a.clk})
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |

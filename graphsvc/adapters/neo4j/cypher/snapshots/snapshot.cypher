@@ -3,8 +3,10 @@
 // reflected in the counts and lists, so between two snapshots of a user the later `at` wins.
 // A limit of 0 skips that list without reading it (counts-only reads use counts.cypher).
 // Unknown users give no row. The counts are those of counts.cypher.
-// Memory: the newest followers are a bounded Top (ORDER BY ... LIMIT), the one way to read the
-// newest 10,000 of a celebrity's millions. The followings are sorted whole and then sliced:
+// Cost and memory: the newest followers are a seek in the follows_dst_since index (dst, since,
+// src), read newest first and stopped at $followers_limit: the work is the entries read, not
+// a celebrity's millions (the follower's id is the edge's src). The followings are sorted
+// whole and then sliced:
 // two Tops of 5,000 or more in one query made Neo4j 5.26 exceed its 2.8 GiB transaction
 // memory for a user with 12,000 followers and 12,000 followings (either Top alone needs next
 // to nothing), and MAX_FOLLOWING bounds what the sort reads for every user a live follow made.
@@ -21,11 +23,14 @@ RETURN u.id AS id, at, u:Inactive AS inactive,
        COUNT { (u)-[:FOLLOWS]->(f) WHERE NOT f:Inactive AND EXISTS { (f)-[:FOLLOWS]->(u) } }
          AS friends,
        COLLECT {
-         MATCH (u)<-[r:FOLLOWS]-(f:User) WHERE $followers_limit > 0
-         WITH r.since AS since, f.id AS id
-         ORDER BY since DESC, id DESC
+         MATCH ()-[r:FOLLOWS]->()
+         USING INDEX r:FOLLOWS(dst, since, src)
+         WHERE $followers_limit > 0 AND r.dst = u.id AND r.since IS NOT NULL
+           AND r.src IS NOT NULL
+         WITH r
+         ORDER BY r.dst DESC, r.since DESC, r.src DESC
          LIMIT $followers_limit
-         RETURN [since, id]
+         RETURN [r.since, r.src]
        } AS followers,
        COLLECT {
          MATCH (u)-[r:FOLLOWS]->(f:User) WHERE $following_limit > 0

@@ -1,0 +1,131 @@
+"""The Neo4j reads behind list pages cost the same at any depth and for any list length: each
+is a seek in an index of the user's list, read in its order from the cursor's position and
+stopped at the page's size. Asserted on the work Neo4j counts (PROFILE's db hits), never on
+times."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import new_user_id
+
+from graphsvc.adapters.neo4j.lists import NEWEST
+from graphsvc.adapters.neo4j.queries import query
+from graphsvc.bootstrap import Services
+from graphsvc.domain.model import Side
+from graphsvc.ops.edge_files import read_edge_file
+from graphsvc.ops.loader import load_edges
+
+FOLLOWERS = 3_000  # of the star; the fan follows as many
+SMALL = 30  # followers of a small user
+TIES = 12  # of the star's followers followed at one same second
+T0 = 1_700_000_000  # seconds
+LIMIT = 21  # a page of 20, and the one more that says whether another follows
+
+
+def hits(plan: dict[str, Any]) -> int:
+    return plan.get("dbHits", 0) + sum(hits(child) for child in plan.get("children", []))
+
+
+async def db_hits(services: Services, name: str, params: dict[str, Any]) -> int:
+    """The db hits Neo4j counts for one run of a named query (PROFILE)."""
+    store = services.neo4j.store
+    async with store.driver.session(database=store.database) as session:
+        result = await session.run("PROFILE " + query(name), params)
+        summary = await result.consume()
+    assert summary.profile is not None
+    return hits(summary.profile)
+
+
+@pytest.fixture(scope="module")
+async def graph(backends: Services, touched: set[str], tmp_path_factory: pytest.TempPathFactory):
+    """A star with 3,000 followers (12 of them at one same time), a small user with 30, a fan
+    who follows 3,000 users, a user followed by every third of the star's followers, and one
+    followed by those and by 3,000 others."""
+    prefix = new_user_id("costs") + "."
+    lines = [f"f{n:04d} star {T0 + n}\n" for n in range(FOLLOWERS - TIES)]
+    lines += [f"tie{n:02d} star {T0 + FOLLOWERS}\n" for n in range(TIES)]
+    lines += [f"f{n:04d} other {T0 + n}\n" for n in range(0, FOLLOWERS - TIES, 3)]
+    lines += [f"f{n:04d} sparse {T0 + n}\n" for n in range(0, FOLLOWERS - TIES, 3)]
+    lines += [f"z{n:04d} sparse {T0 + n}\n" for n in range(FOLLOWERS)]
+    lines += [f"s{n:02d} small {T0 + n}\n" for n in range(SMALL)]
+    lines += [f"fan i{n:04d} {T0 + n}\n" for n in range(FOLLOWERS)]
+    path = tmp_path_factory.mktemp("costs") / "edges.txt"
+    path.write_text("".join(lines))
+    edges = read_edge_file(path, prefix=prefix)
+    touched.update(edges.users)
+    await load_edges(backends, edges, progress=False)
+    return prefix
+
+
+def page_params(user: str, since: int = NEWEST, after: str = "") -> dict[str, Any]:
+    return {"id": user, "since": since, "after": after, "limit": LIMIT}
+
+
+async def test_follower_pages_cost_the_same_at_any_depth_and_any_length(
+    backends: Services, graph: str
+) -> None:
+    star, small = graph + "star", graph + "small"
+    name = "lists/followers_page"
+    first = await db_hits(backends, name, page_params(star))
+    # deep in the list: after the 2,000th and the 2,950th newest follower
+    middle = await db_hits(backends, name, page_params(star, (T0 + 988) * 10**6, f"{graph}f0988"))
+    deep = await db_hits(backends, name, page_params(star, (T0 + 38) * 10**6, f"{graph}f0038"))
+    # in the tie: the twelve followers of one same time, after the 4th of them by id
+    tie = await db_hits(
+        backends, name, page_params(star, (T0 + FOLLOWERS) * 10**6, f"{graph}tie08")
+    )
+    few = await db_hits(backends, name, page_params(small))
+    print(f"followers_page db hits: first {first}, middle {middle}, deep {deep}, tie {tie}, "
+          f"of {SMALL} followers {few}")  # fmt: skip
+    assert first < 10 * LIMIT, "a page reads far fewer entries than the list holds"
+    for other in (middle, deep):
+        assert abs(other - first) <= 10, (first, other)
+    assert first <= tie <= 2 * first, "a page in a tie is two seeks of at most a page each"
+    assert abs(first - few) <= 10, "a list of 3,000 costs what one of 30 does"
+
+
+async def test_following_pages_cost_the_same_at_any_depth(backends: Services, graph: str) -> None:
+    fan = graph + "fan"
+    name = "lists/following_page"
+    first = await db_hits(backends, name, page_params(fan))
+    deep = await db_hits(backends, name, page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040"))
+    celebrities = await db_hits(
+        backends,
+        "lists/celebrities_page",
+        page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040") | {"threshold": 1},
+    )
+    print(f"following_page db hits: first {first}, deep {deep}; celebrities {celebrities}")
+    assert first < 10 * LIMIT
+    assert abs(deep - first) <= 10, (first, deep)
+    assert celebrities < 20 * LIMIT
+
+
+async def test_walks_through_neo4j_pages_see_every_follower_once_in_order(
+    backends: Services, graph: str
+) -> None:
+    """The two seeks of a page (the rest of the cursor's own time, then older times) give the
+    list's exact order across pages, through the tie too."""
+    for side, user in ((Side.FOLLOWERS, graph + "star"), (Side.FOLLOWING, graph + "fan")):
+        seen, after = [], None
+        while True:
+            entries = await backends.neo4j.lists.page(side, user, after, 5)
+            seen += entries
+            if len(entries) < 5:
+                break
+            after = entries[-1].position
+        keys = [(e.since, e.user_id) for e in seen]
+        assert len(keys) == FOLLOWERS and len(set(keys)) == FOLLOWERS
+        assert keys == sorted(keys, reverse=True)
+
+
+async def test_a_cold_build_reads_the_newest_followers_only(backends: Services, graph: str) -> None:
+    params = {"ids": [graph + "star"], "followers_limit": 101, "following_limit": 0}
+    cold = await db_hits(backends, "snapshots/snapshot", params)
+    print(f"snapshot db hits, newest 101 of {FOLLOWERS} followers: {cold}")
+    assert cold < 10 * 101, "reads the hot list's entries, not every follower"
+    found = await backends.neo4j.snapshots.snapshots([graph + "star"], followers_limit=101)
+    newest = found[graph + "star"].followers
+    assert [e.user_id for e in newest[:TIES]] == [f"{graph}tie{n:02d}" for n in range(TIES)][::-1]
+    assert len(newest) == 101
