@@ -74,9 +74,22 @@ class PageBody(BaseModel):
 
 
 class IdPageBody(BaseModel):
-    total: int = Field(description="exact size of the whole list")
+    total: int = Field(
+        description="size of the whole list: exact, or a lower bound when total_is_lower_bound"
+    )
     items: list[str]
-    next_cursor: str | None = None
+    next_cursor: str | None = Field(
+        default=None,
+        description="the next page's cursor; a page may hold fewer than `limit` items (even "
+        "none) and still have one: the request examined as many entries as one may "
+        "(COMMON_SCAN_MAX) before it filled up",
+    )
+    total_is_lower_bound: bool = Field(
+        default=False,
+        description="true when the list is too long to count on every request (common lists "
+        "past COMMON_SCAN_MAX entries of the shorter list): then at least `total` users are "
+        "in it",
+    )
 
 
 class FollowBody(BaseModel):

@@ -232,6 +232,14 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
     hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")
     page_limit_default: int = Field(default=20, ge=1)
     page_limit_max: int = Field(default=200, ge=1)
+    common_scan_max: int = Field(
+        default=10_000,
+        ge=1,
+        description="entries of the shorter list one common-followers or common-following "
+        "request examines at most, for its total and again for its page: the total is exact "
+        "when that list is no longer, else a lower bound (total_is_lower_bound); a page that "
+        "examined this many without filling up is answered short, with a next_cursor",
+    )
     mirror_journal_seconds: int = Field(
         default=600, ge=1, description="how long removals are remembered to beat late writes"
     )

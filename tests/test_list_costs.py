@@ -1,12 +1,15 @@
 """The Neo4j reads behind list pages cost the same at any depth and for any list length: each
 is a seek in an index of the user's list, read in its order from the cursor's position and
-stopped at the page's size. Asserted on the work Neo4j counts (PROFILE's db hits), never on
-times."""
+stopped at the page's size; common lists examine at most COMMON_SCAN_MAX entries. Asserted on
+the work Neo4j counts (PROFILE's db hits), never on times."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from conftest import new_user_id
 
@@ -129,3 +132,54 @@ async def test_a_cold_build_reads_the_newest_followers_only(backends: Services, 
     newest = found[graph + "star"].followers
     assert [e.user_id for e in newest[:TIES]] == [f"{graph}tie{n:02d}" for n in range(TIES)][::-1]
     assert len(newest) == 101
+
+
+async def test_common_followers_examine_at_most_the_scan_bound(
+    backends: Services, graph: str
+) -> None:
+    star, other = graph + "star", graph + "other"
+    common = [f"{graph}f{n:04d}" for n in range(0, FOLLOWERS - TIES, 3)]
+
+    async def run(scan: int, after: str = "", limit: int = LIMIT) -> tuple[int, dict[str, Any]]:
+        params = {"a": star, "b": other, "after": after, "limit": limit, "scan": scan}
+        (row,) = await backends.neo4j.store.read("lists/common_followers", params)
+        return await db_hits(backends, "lists/common_followers", params), dict(row)
+
+    whole, row = await run(scan=10_000)
+    assert row["total"] == len(common) and row["exact"] and row["page"] == common[:LIMIT]
+    bounded, row = await run(scan=100)
+    assert not row["exact"] and row["total"] == len(common[:100])
+    print(f"common_followers db hits: every one of {len(common)} counted {whole}, "
+          f"at most 100 examined {bounded}")  # fmt: skip
+    assert bounded < 10 * 100, "examines at most the scan bound, whatever the lists' lengths"
+    deep, row = await run(scan=100, after=common[-10])
+    assert row["page"] == common[-9:]
+    assert abs(deep - bounded) <= 50, (bounded, deep)
+
+
+async def test_a_sparse_common_list_is_walked_in_short_pages(
+    make_client: Callable[..., httpx.AsyncClient], graph: str, tmp_path: Path
+) -> None:
+    """With COMMON_SCAN_MAX at 500, each request examines at most 500 of the smaller side's
+    followers (the star's 3,000, of whom every third follows the other user too): pages come
+    back short, with a cursor where the request stopped, and the walk sees every common
+    follower once, in id order."""
+    star, other = graph + "star", graph + "sparse"
+    expected = [f"{graph}f{n:04d}" for n in range(0, FOLLOWERS - TIES, 3)]
+    async with make_client(common_scan_max=500) as client:
+        found, cursor, pages = [], None, 0
+        while True:
+            params = {"limit": 200} | ({"cursor": cursor} if cursor else {})
+            response = await client.get(f"/v1/users/{star}/common-followers/{other}", params=params)
+            assert response.status_code == 200, response.text
+            body = response.json()
+            assert body["total"] == 167 and body["total_is_lower_bound"] is True
+            assert len(body["items"]) <= 167
+            found += body["items"]
+            pages += 1
+            cursor = body["next_cursor"]
+            if cursor is None:
+                break
+        assert found == expected
+        # six requests of 500 followers examined each, and one that finds the list's end
+        assert pages == FOLLOWERS // 500 + 1

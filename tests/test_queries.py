@@ -37,6 +37,22 @@ def user_ids(items: list) -> list[str]:
     return [i["user_id"] if isinstance(i, dict) else i for i in items]
 
 
+async def walk_ids(client: httpx.AsyncClient, path: str, limit: int) -> tuple[list[str], int]:
+    """Every id of an id-ordered list, following next_cursor through short pages too (a
+    bounded read may stop early); and how many pages that took."""
+    ids: list[str] = []
+    cursor, pages = None, 0
+    while True:
+        params = {"limit": limit} | ({"cursor": cursor} if cursor else {})
+        body = await get(client, path, **params)
+        pages += 1
+        assert len(body["items"]) <= limit
+        ids += body["items"]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            return ids, pages
+
+
 # -- batch relationships ------------------------------------------------------------------------
 
 
@@ -175,6 +191,7 @@ async def test_common_following_with_total_and_pages(
         "total": 0,
         "items": [],
         "next_cursor": None,
+        "total_is_lower_bound": False,
     }
 
 
@@ -185,7 +202,8 @@ async def test_common_followers_of_two_users_with_20000_followers_each(
     remember: Callable[[list[str]], None],
     uid: UserIds,
 ) -> None:
-    """The exact intersection (10,000 users), paged to the end, with the total."""
+    """The exact intersection (10,000 users), paged to the end, with the exact total when
+    COMMON_SCAN_MAX covers a whole list; past it, a lower bound, and the same walk."""
     prefix = uid("cf") + "."
     lines = []
     for n in range(30_000):
@@ -202,14 +220,23 @@ async def test_common_followers_of_two_users_with_20000_followers_each(
     service = make_service()
     await load_edges(service, edges, progress=False)
     expected = [f"{prefix}f{n:05d}" for n in range(10_000, 20_000)]
-    async with make_client() as client:
-        a, b = prefix + "a", prefix + "b"
+    a, b = prefix + "a", prefix + "b"
+    async with make_client(common_scan_max=20_000) as client:
         first = await get(client, f"/v1/users/{a}/common-followers/{b}", limit=200)
-        assert first["total"] == 10_000
+        assert first["total"] == 10_000 and not first["total_is_lower_bound"]
         assert first["items"] == expected[:200]
         assert await walk(client, a, f"common-followers/{b}", 200) == expected
         reverse = await get(client, f"/v1/users/{b}/common-followers/{a}", limit=5)
         assert reverse["total"] == 10_000 and reverse["items"] == expected[:5]
+    async with make_client(common_scan_max=5_000) as client:
+        # each request examines at most 5,000 of a's 20,000 followers: the first 10,000 (by
+        # id) follow a only, so the first two pages come back empty with a cursor
+        first = await get(client, f"/v1/users/{a}/common-followers/{b}", limit=200)
+        assert first["total_is_lower_bound"] and first["total"] == 0
+        assert first["items"] == [] and first["next_cursor"] is not None
+        found, pages = await walk_ids(client, f"/v1/users/{a}/common-followers/{b}", 200)
+        assert found == expected
+        assert pages == 2 + 10_000 // 200
 
 
 # -- familiar followers -------------------------------------------------------------------------
@@ -227,7 +254,12 @@ async def test_familiar_followers(client: httpx.AsyncClient, uid: UserIds) -> No
     await follow(client, viewer, target)  # the viewer itself is not a familiar follower
     body = await get(client, f"/v1/users/{viewer}/familiar-followers/{target}", limit=2)
     newest_first = known[::2][::-1]
-    assert body == {"total": 7, "items": newest_first[:2], "next_cursor": None}
+    assert body == {
+        "total": 7,
+        "items": newest_first[:2],
+        "next_cursor": None,
+        "total_is_lower_bound": False,
+    }
     full = await get(client, f"/v1/users/{viewer}/familiar-followers/{target}", limit=200)
     assert full["items"] == newest_first
     ghost = uid("ghost")

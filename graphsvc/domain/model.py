@@ -203,11 +203,26 @@ class UserState:
 
 @dataclass(frozen=True, slots=True)
 class IdPage:
-    """A page of a list ordered by user id, with the exact size of the whole list."""
+    """A page of a list ordered by user id, with the size of the whole list: exact, or at
+    least ``total`` when ``total_is_lower_bound`` (counting it all would cost too much)."""
 
     total: int
     user_ids: list[str]
     next_cursor: str | None = None
+    total_is_lower_bound: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class IdSlice:
+    """One bounded read of a list in id order: its total (``exact``, or a lower bound), the
+    ids found after a position, and ``stopped_at``: when the read stopped examining the list
+    before it found every id it wanted and before the list's end, the id it stopped at (the
+    list goes on after it)."""
+
+    total: int
+    user_ids: list[str]
+    exact: bool = True
+    stopped_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

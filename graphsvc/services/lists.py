@@ -6,11 +6,23 @@ served (``mirror_sync``); a page that runs past a capped hot list continues in N
 same keyset position, so a client walks a celebrity's followers without seeing the seam. With
 Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
 the graph itself (friends, common, familiar, celebrities) are bounded Cypher queries.
+
+Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
+index of the user's list at the cursor's position, stopped at the page's size: the same work
+at any depth and for any number of followers, so a cursor replayed deep in a celebrity's
+followers costs what a first page does. Common lists examine at most COMMON_SCAN_MAX entries
+of the shorter list per request: the total is exact up to that size and a lower bound beyond
+(``total_is_lower_bound``), and a page that examined that many without filling up is
+answered short, with a cursor where it stopped.
+
+The mirror does not answer common lists: its hot lists hold only each user's newest
+HOT_LIST_CAP entries, ordered by time, where common lists are whole lists in id order, and
+ZINTER reads both sorted sets whole on every page (O(N·K) + O(M·log M), in a Redis that
+serves nobody else meanwhile). The id-ordered indexes give each page in bounded work instead.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.lists import ListStore
@@ -22,15 +34,11 @@ from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Counts, Entry, IdPage, Page, Side
+from graphsvc.domain.model import Counts, Entry, IdPage, IdSlice, Page, Side
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.settings import Settings
-
-# Common followers join two follower lists when the bigger is at most this many times the
-# smaller; beyond, testing each follower of the smaller side is cheaper.
-JOIN_RATIO = 16
 
 
 class Lists:
@@ -230,7 +238,8 @@ class Lists:
     async def common_following(
         self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
     ) -> IdPage:
-        """Active users both follow, in id order, with the exact total."""
+        """Active users both follow, in id order, with the total (a lower bound past
+        COMMON_SCAN_MAX followings of the one who follows fewer)."""
         _valid_pair(user_id, other_id)
         self._pager.limit(limit)  # a bad limit is named before "the same user twice", as ever
         _two_users(user_id, other_id)
@@ -241,18 +250,17 @@ class Lists:
     async def common_followers(
         self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
     ) -> IdPage:
-        """Active users who follow both, in id order, with the exact total.
+        """Active users who follow both, in id order, with the total (a lower bound past
+        COMMON_SCAN_MAX followers of the one with fewer).
 
-        Two similar follower lists are joined (read once each); a much smaller one is walked
-        and each of its followers tested for an edge to the other user, which never reads the
-        bigger list. The counts come from the mirror (O(1))."""
+        The followers of the one with fewer are walked in id order from the cursor, and each
+        tested for an edge to the other user (one index seek each): the bigger list is never
+        read, and no page examines more than COMMON_SCAN_MAX followers."""
         _valid_pair(user_id, other_id)
         _two_users(user_id, other_id)
-        both = await asyncio.gather(self.counts(user_id), self.counts(other_id))
-        sizes = sorted(counts.followers for counts in both)
-        similar = sizes[1] <= JOIN_RATIO * max(sizes[0], 1)
-        name = "lists/common_followers_join" if similar else "lists/common_followers"
-        return await self._common(name, "common_followers", user_id, other_id, limit, cursor)
+        return await self._common(
+            "lists/common_followers", "common_followers", user_id, other_id, limit, cursor
+        )
 
     async def _common(
         self,
@@ -263,8 +271,10 @@ class Lists:
         limit: int | None,
         cursor: str | None,
     ) -> IdPage:
-        async def fetch(after: str, wanted: int) -> tuple[int, list[str]]:
-            return await self._lists.id_page(name, {"a": user_id, "b": other_id}, after, wanted)
+        scan = self._settings.common_scan_max
+
+        async def fetch(after: str, wanted: int) -> IdSlice:
+            return await self._lists.common(name, user_id, other_id, after, wanted, scan=scan)
 
         return await self._pager.id_page(f"{scope}|{user_id}|{other_id}", limit, cursor, fetch)
 

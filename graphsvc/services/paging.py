@@ -3,6 +3,9 @@
 Every list answers ``limit + 1`` entries when asked for ``limit``: the extra one says whether
 another page exists, without counting. The cursor names the last entry served, signed for the
 list's scope (``followers|alice``), so it can be neither edited nor replayed on another list.
+A list read with a bound on the entries it examines (common lists: COMMON_SCAN_MAX) may stop
+before it found them all: the page is then short, and its cursor names where the read
+stopped, so a page never costs more than the bound, and the walk still sees every entry.
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from collections.abc import Awaitable, Callable
 
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidLimit
-from graphsvc.domain.model import Entry, IdPage, Page
+from graphsvc.domain.model import Entry, IdPage, IdSlice, Page
 from graphsvc.settings import Settings
 
 Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
-FetchIds = Callable[[str, int], Awaitable[tuple[int, list[str]]]]
+FetchIds = Callable[[str, int], Awaitable[IdSlice]]
 
 
 class Pager:
@@ -43,10 +46,12 @@ class Pager:
     async def id_page(
         self, scope: str, limit: int | None, cursor: str | None, fetch: FetchIds
     ) -> IdPage:
-        """A page of a list in id order, with the exact total."""
+        """A page of a list in id order, with its total (exact, or a lower bound); short
+        when the read stopped early, with a cursor where it stopped."""
         limit = self.limit(limit)
         after = self._codec.decode(scope, cursor).user_id if cursor else ""
-        total, ids = await fetch(after, limit + 1)
-        more = len(ids) > limit
-        ids = ids[:limit]
-        return IdPage(total, ids, self._codec.encode(scope, Position(0, ids[-1])) if more else None)
+        found = await fetch(after, limit + 1)
+        ids = found.user_ids[:limit]
+        resume = ids[-1] if len(found.user_ids) > limit else found.stopped_at
+        next_cursor = self._codec.encode(scope, Position(0, resume)) if resume else None
+        return IdPage(found.total, ids, next_cursor, total_is_lower_bound=not found.exact)

@@ -1,5 +1,10 @@
 """Keyset pages of lists, straight from Neo4j: past a capped hot list, for celebrities-only and
-friends lists, and id-ordered pages with exact totals (common and familiar lists)."""
+friends lists, and id-ordered pages with totals (common and familiar lists).
+
+Followers, following and celebrities pages are seeks in the FOLLOWS indexes at the cursor's
+position, stopped at the page's size: the same work at any depth of any list. Common lists
+examine at most COMMON_SCAN_MAX entries of the shorter list per request (``common``).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import Any
 from graphsvc.adapters.neo4j.snapshots import entries_from_rows
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.model import Entry, Side
+from graphsvc.domain.model import Entry, IdSlice, Side
 
 # Larger than any follow time (microseconds) a page can start from.
 NEWEST = 2**62
@@ -63,3 +68,25 @@ class ListStore:
         """Run a query answering one row of (total, page of ids)."""
         (row,) = await self._store.read(name, {**params, "after": after, "limit": limit})
         return int(row["total"]), list(row["page"])
+
+    async def common(
+        self, name: str, a: str, b: str, after: str, limit: int, *, scan: int
+    ) -> IdSlice:
+        """Up to ``limit`` ids of a common list (``lists/common_followers`` or
+        ``lists/common_following``) after ``after``, in id order, with its total; at most
+        ``scan`` entries of the shorter list examined for each. A page that came short of
+        ``limit`` while the shorter list is longer than ``scan`` is looked up where it
+        stopped (``<name>_end``, ``scan`` index entries at most)."""
+        params = {"a": a, "b": b, "after": after, "limit": limit, "scan": scan}
+        rows = await self._store.read(name, params)
+        if not rows:  # either user unknown
+            return IdSlice(0, [])
+        (row,) = rows
+        page = list(row["page"])
+        stopped_at = None
+        if len(page) < limit and row["windowed"]:
+            ends = await self._store.read(
+                f"{name}_end", {"small": row["small"], "after": after, "scan": scan}
+            )
+            stopped_at = ends[0]["id"] if ends else None
+        return IdSlice(int(row["total"]), page, bool(row["exact"]), stopped_at)
