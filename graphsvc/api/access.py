@@ -28,6 +28,7 @@ from graphsvc.api.errors import error_response
 from graphsvc.domain.access import (
     ApiKey,
     MissingScope,
+    ServiceKeyRequired,
     Unauthenticated,
     WrongActingUser,
     authorize,
@@ -46,19 +47,23 @@ BUDGET_HEADERS = "budget_headers"  # the state's key of the budget's response he
 FOUND_KEY = "found_key"  # the state's key of the key KeyFirst authenticated (not authorized)
 
 
-def requires(scope: KeyScope, *, acts_as_user: bool = False) -> dict[str, Any]:
-    """The route's ``openapi_extra``: its scope, and whether ``{user_id}`` is the user it
-    acts for."""
+def requires(
+    scope: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+) -> dict[str, Any]:
+    """The route's ``openapi_extra``: its scope, whether ``{user_id}`` is the user it acts
+    for, and whether it takes service keys only."""
     return {
         SCOPE_FIELD: scope.value,
         "x-acts-as-path-user": acts_as_user,
+        "x-service-key-only": service_only,
         "security": [{SECURITY_SCHEME: []}],
     }
 
 
 AUTH_ERRORS = {
     "401": "no API key, or an unknown or revoked one (see WWW-Authenticate)",
-    "403": "the key lacks the route's scope, or acts as another user",
+    "403": "the key lacks the route's scope, acts as another user, or is bound to a user on "
+    "a route for service keys only",
     "429": "the key's request budget is spent (see Retry-After and RateLimit-*)",
 }
 
@@ -93,7 +98,9 @@ class KeyFirst:
         await self.app(scope, receive, send)
 
 
-async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = False) -> ApiKey:
+async def admit(
+    request: Request, needed: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+) -> ApiKey:
     """Authenticate (unless ``KeyFirst`` did), authorize and charge one request; the key,
     also noted in its state."""
     services = request.app.state.services
@@ -103,8 +110,8 @@ async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = Fals
             bearer_token(request.headers.get("authorization"))
         )
         acting = request.path_params.get(ACTING_USER) if acts_as_user else None
-        authorize(key, needed, acting)
-    except (Unauthenticated, MissingScope, WrongActingUser) as refused:
+        authorize(key, needed, acting, service_only=service_only)
+    except (Unauthenticated, MissingScope, WrongActingUser, ServiceKeyRequired) as refused:
         AUTH_FAILURES.labels(str(refused.status)).inc()
         raise
     budget = await services.rate_limits.spend(key.id, write=request.method not in READ_METHODS)
@@ -119,20 +126,29 @@ async def admit(request: Request, needed: KeyScope, *, acts_as_user: bool = Fals
 class Admission:
     """The dependency of a guarded FastAPI route (``guarded``)."""
 
-    def __init__(self, needed: KeyScope, acts_as_user: bool) -> None:
+    def __init__(self, needed: KeyScope, acts_as_user: bool, service_only: bool = False) -> None:
         self.needed = needed
         self.acts_as_user = acts_as_user
+        self.service_only = service_only
 
     async def __call__(self, request: Request) -> None:
-        await admit(request, self.needed, acts_as_user=self.acts_as_user)
+        await admit(
+            request, self.needed, acts_as_user=self.acts_as_user, service_only=self.service_only
+        )
 
 
-def guarded(scope: KeyScope, *, acts_as_user: bool = False) -> dict[str, Any]:
+def guarded(
+    scope: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+) -> dict[str, Any]:
     """A route decorator's arguments for a route that needs ``scope``; ``acts_as_user``:
-    ``{user_id}`` is the user it acts for (a user-bound key may act only as its user)."""
+    ``{user_id}`` is the user it acts for, or whose own view it reads (a timeline, the
+    suggestions, the event stream, the friends by closeness, relationships with blocks), so
+    a user-bound key may use it only for its own user: a read by someone else must neither
+    see another's private view nor mark them active or rebuild their inbox. ``service_only``:
+    a user-bound key may not use it at all (403 ``service_key_required``)."""
     return {
-        "openapi_extra": requires(scope, acts_as_user=acts_as_user),
-        "dependencies": [Depends(Admission(scope, acts_as_user))],
+        "openapi_extra": requires(scope, acts_as_user=acts_as_user, service_only=service_only),
+        "dependencies": [Depends(Admission(scope, acts_as_user, service_only))],
     }
 
 

@@ -102,7 +102,7 @@ def _event(item: FeedItem) -> ServerSentEvent:
     responses=_JSON_ERRORS,
     tags=["relations"],
     summary="Server-Sent Events: the user's new followers, as they follow",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, acts_as_user=True),
 )
 async def new_followers(
     stream: Annotated[FeedStream, Depends(_stream)],

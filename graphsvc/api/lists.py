@@ -82,7 +82,7 @@ async def following(
     responses=ERRORS,
     tags=["lists"],
     summary="Active mutual follows, by when the user followed them, newest first",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, acts_as_user=True),
 )
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None

@@ -55,7 +55,7 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Fa
     responses=ERRORS,
     tags=["relations"],
     summary="How the user relates to up to 100 others, in one call",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, acts_as_user=True),
 )
 async def relationships(
     user_id: UserId,

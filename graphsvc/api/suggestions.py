@@ -3,26 +3,21 @@ internal affinities."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import (
-    FastJSON,
-    TargetId,
-    UserId,
-    api_key_of,
-    services_of,
-)
-from graphsvc.domain.access import Scope, authorize
+from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
+from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Interaction
 from graphsvc.schemas import (
     AcceptedBody,
     AffinitiesBody,
     DismissBody,
+    ErrorBody,
     ImpressionsIn,
     InteractionIn,
     RecordedBody,
@@ -31,6 +26,10 @@ from graphsvc.schemas import (
 )
 
 router = APIRouter()
+DISMISS_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "no such target user (`unknown_user`)"},
+    409: {"model": ErrorBody, "description": "a user is being erased (`user_erasing`)"},
+}
 
 
 @router.post(
@@ -40,7 +39,11 @@ router = APIRouter()
     responses=ERRORS,
     tags=["people you may know"],
     summary="Record 1-1,000 interactions (messages, comments, likes, visits)",
-    **guarded(Scope.WRITE),
+    description="Service keys only: a key bound to a user is refused (403 "
+    "`service_key_required`). Events between users unknown to the graph, or being erased, are "
+    "dropped when applied; one (actor, target) pair gains at most INTERACTIONS_PAIR_DAILY_MAX "
+    "weight per UTC day.",
+    **guarded(Scope.WRITE, service_only=True),
 )
 async def interactions(
     events: Annotated[
@@ -51,8 +54,6 @@ async def interactions(
     ],
     request: Request,
 ) -> Response:
-    for actor in {e.actor for e in events}:  # a user-bound key records only its user's acts
-        authorize(api_key_of(request), Scope.WRITE, actor)
     accepted = await services_of(request).interactions.record(
         [Interaction(e.actor, e.target, e.kind, e.at) for e in events]
     )
@@ -65,7 +66,7 @@ async def interactions(
     responses=ERRORS,
     tags=["people you may know"],
     summary="People the user may know, best first, with reasons",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, acts_as_user=True),
 )
 async def suggestions(
     user_id: UserId,
@@ -81,7 +82,7 @@ async def suggestions(
 @router.delete(
     "/v1/users/{user_id}/suggestions/{target_id}",
     response_model=DismissBody,
-    responses=ERRORS,
+    responses=ERRORS | DISMISS_ERRORS,
     tags=["people you may know"],
     summary="Never suggest the target to the user again",
     **guarded(Scope.WRITE, acts_as_user=True),
@@ -99,12 +100,14 @@ async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> Dis
     tags=["people you may know"],
     summary="Record which suggestions were shown",
     description="Each show beyond SUGGEST_IMPRESSIONS_FREE sinks the suggestion (all or "
-    "nothing: a bad id records none).",
+    "nothing: a bad id records none). Only shows of users served to this user as suggestions "
+    "within SUGGEST_SERVED_SECONDS count; others are ignored (`ignored`), as are shows past "
+    "SUGGEST_IMPRESSIONS_MAX targets.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
-    recorded = await services_of(request).impressions.record(user_id, body.ids)
-    return FastJSON({"recorded": recorded}, status_code=202)
+    recorded, ignored = await services_of(request).impressions.record(user_id, body.ids)
+    return FastJSON({"recorded": recorded, "ignored": ignored}, status_code=202)
 
 
 @router.get(

@@ -88,7 +88,7 @@ async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Res
     responses=ERRORS,
     tags=["timelines"],
     summary="The user's home timeline, newest first",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, acts_as_user=True),
 )
 async def timeline(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None

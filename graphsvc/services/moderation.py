@@ -3,8 +3,18 @@ background jobs they start (``moderation_jobs``), resumed when a process starts.
 
 A status change commits in Neo4j and is mirrored at once (lists hide the user right away);
 the counts of the users it follows and of its followers follow in a background fan-out. An
-erasure marks the user at once (no new follow to or from it is accepted) and removes its
-edges in the background.
+erasure marks the user at once (no new follow, dismissal or interaction to or from it is
+accepted) and revokes every API key bound to it, in the same transaction (this process drops
+them from its cache at once), then removes its edges in the background.
+
+Ids are reused: once erased, an id may be taken by a new user. So an erasure makes sure that
+nothing from before it reaches the next user with the id: the revoked keys (the node is kept
+until no API process may trust one from its cache, ``KeyRing.trust_seconds``; a key bound to
+the id meanwhile is refused, or revoked by the last step), interactions buffered before it
+(flushed, so dropped, while the user is still marked), dismissals (refused while it runs), and
+the user's counts of shown suggestions (forgotten). Nothing can hold an erasure up: follows
+are refused while it runs, and blocks, dismissals or interactions that race in are deleted
+with the node.
 
 The marks in Neo4j (:Fanout, :Erasing) are the queue of that background work: a serving
 process only marks, and a worker (``workers/worker.py``) finds the marks and runs the jobs;
@@ -21,6 +31,7 @@ from graphsvc.adapters.redis.leases import Leases
 from graphsvc.domain.errors import InvalidStatus, quoted
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
+from graphsvc.services.access import KeyRing
 from graphsvc.services.jobs import Jobs, Progress
 from graphsvc.services.moderation_jobs import ModerationJobs
 from graphsvc.services.writes import Writes
@@ -34,6 +45,7 @@ class Moderation:
         jobs: Jobs,
         work: ModerationJobs,
         leases: Leases,
+        keys: KeyRing,
         *,
         here: bool = True,
     ) -> None:
@@ -42,13 +54,16 @@ class Moderation:
         self._jobs = jobs
         self._work = work
         self._leases = leases
+        self._keys = keys
         self._here = here
 
     async def set_status(self, user_id: str, status: str) -> UserState:
         """Set a user's status; counts that depend on it are fanned out in the background."""
         validate_user_id(user_id)
         if status not in STATUSES:
-            raise InvalidStatus(f"status must be one of {', '.join(STATUSES)}, got {quoted(status)}")
+            raise InvalidStatus(
+                f"status must be one of {', '.join(STATUSES)}, got {quoted(status)}"
+            )
         async with self._writes.hold(user_id):
             version, fanout, event = await self._moderation.set_status(user_id, status)
             await self._writes.after_commit(
@@ -65,10 +80,13 @@ class Moderation:
         return await self._moderation.user_state(user_id)
 
     async def erase(self, user_id: str) -> bool:
-        """Start erasing a user and all its edges; False when there is no such user."""
+        """Start erasing a user and all its edges, and revoke the keys bound to it (also when
+        there is no such user); False when there is no such user."""
         validate_user_id(user_id)
+        grace_us = round(self._keys.trust_seconds * 1_000_000)
         async with self._writes.hold(user_id):
-            found, event = await self._moderation.erase_begin(user_id)
+            found, event, revoked = await self._moderation.erase_begin(user_id, grace_us)
+            self._keys.forget(revoked)
             await self._writes.after_commit(events=[event] if event else [], invalidate=[user_id])
         if found:
             self.start_erasure(user_id)
