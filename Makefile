@@ -70,11 +70,12 @@ services: install
 demo: services
 	$(BIN)/graphsvc demo
 
-# the API and one worker beside it (background work: relay, fan-outs, jobs); Ctrl-C stops both
+# the API and one worker beside it (background work: relay, fan-outs, jobs); Ctrl-C stops both.
+# DEVELOPMENT=1: the app accepts this source's development secrets (it refuses them otherwise)
 run: demo
 	$(BIN)/graphsvc keys local
 	$(BIN)/graphsvc worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-		$(BIN)/graphsvc serve
+		DEVELOPMENT=1 $(BIN)/graphsvc serve
 
 # `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the
 # cluster path honest; `make test-cluster` runs every test there.

@@ -240,6 +240,7 @@ class ServedApi:
             "API_PORT": str(port),
             # The secret the load generator's key was made under.
             "API_KEY_SECRET": settings.api_key_secret,
+            "DEVELOPMENT": "1",  # the bench's own servers, with the development secrets
             "RATE_LIMITS_ENABLED": "1" if budgets else "0",
             "RATE_LIMIT_READS": "1000000000/minute",
         }

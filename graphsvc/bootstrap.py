@@ -29,6 +29,7 @@ from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
+from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
@@ -119,6 +120,7 @@ class RedisAdapters:
     inboxes: Inboxes
     feed_queue: FeedQueue
     leases: Leases
+    auth_failures: AuthFailures
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +202,7 @@ def redis_adapters(
         inboxes=Inboxes(client, mirror, settings),
         feed_queue=FeedQueue(client, settings),
         leases=Leases(client, settings),
+        auth_failures=AuthFailures(client, settings),
     )
 
 
@@ -228,11 +231,12 @@ def build(
     feed_jobs = FeedJobs(
         redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings, here=here
     )
+    interactions = Interactions(neo4j.suggestions, redis.interactions, settings)
+    access = KeyRing(neo4j.keys, redis.auth_failures, settings)
     work = ModerationJobs(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
-        settings,
+        settings, interactions, redis.impressions, access,
     )  # fmt: skip
-    access = KeyRing(neo4j.keys, settings)
     rate_limits = RateLimits(redis.rate_limits, settings)
     return Services(
         settings=settings,
@@ -244,8 +248,10 @@ def build(
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
         lists=lists,
-        moderation=Moderation(neo4j.moderation, writes, jobs, work, redis.leases, here=here),
-        interactions=Interactions(neo4j.suggestions, redis.interactions, settings),
+        moderation=Moderation(
+            neo4j.moderation, writes, jobs, work, redis.leases, access, here=here
+        ),
+        interactions=interactions,
         suggestions=Suggestions(
             neo4j.suggestions,
             redis.suggestion_cache,

@@ -67,6 +67,12 @@ class _TimelineSettings(BaseSettings):
     feed_tombstone_days: float = Field(
         default=30.0, gt=0, description="how long a deleted post id is remembered"
     )
+    feed_tombstones_max: int = Field(
+        default=10_000,
+        ge=1,
+        description="deleted post ids remembered per author (in the author's key); past it "
+        "the oldest deletions are forgotten first, and their ids may be published again",
+    )
     feed_consumer_group: str = Field(
         default="timelines", min_length=1, description="the event stream's consumer group"
     )
@@ -147,7 +153,34 @@ class _WorkerSettings(BaseSettings):
     )
 
 
-class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
+class _BoundSettings(BaseSettings):
+    """Bounds on what the writes of one API key can make Redis and Neo4j hold (shows of
+    suggestions, interactions): part of ``Settings`` (one object), kept apart to stay
+    readable. Tombstones of deleted posts are bounded by FEED_TOMBSTONES_MAX."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    suggest_served_seconds: int = Field(
+        default=86_400,
+        ge=1,
+        description="how long after a suggestion was served a show of it is counted; a show "
+        "of an id the user was not served within this time is ignored",
+    )
+    suggest_impressions_max: int = Field(
+        default=1_000,
+        ge=1,
+        description="targets whose shows are kept per user; a served target past it first "
+        "makes the counts of targets no longer served go, and is ignored if that frees no room",
+    )
+    interactions_pair_daily_max: float = Field(
+        default=100.0,
+        gt=0,
+        description="weight one (actor, target) pair can gain per UTC day (the day the service "
+        "accepted the events, not their own time); the rest of that day's weight is dropped",
+    )
+
+
+class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSettings):
     # a refused value is left out of the error's text (it may be a secret)
     model_config = SettingsConfigDict(
         env_file=None, extra="ignore", frozen=True, hide_input_in_errors=True
@@ -365,6 +398,12 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
     )
 
     # API server.
+    development: bool = Field(
+        default=False,
+        description="development mode: the app accepts the development secrets written in "
+        "this source (API_KEY_SECRET, CURSOR_SECRET); `make run` and the tests set it, "
+        "production never does",
+    )
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_workers: int = Field(default=1, ge=1)
@@ -394,6 +433,16 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings):
         ge=0,
         description="while Neo4j is unreachable, how long after its last read a cached key "
         "keeps working",
+    )
+    auth_failures_max: int = Field(
+        default=30,
+        ge=1,
+        description="failed authentications one client address may make per "
+        "AUTH_FAILURE_WINDOW_SECONDS (counted in Redis across API processes); past it, a key "
+        "this process has not cached is a 429 auth_throttled before any lookup",
+    )
+    auth_failure_window_seconds: int = Field(
+        default=60, ge=1, le=3600, description="the window of AUTH_FAILURES_MAX, in seconds"
     )
     rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
     rate_limit_reads: str = Field(
@@ -436,6 +485,32 @@ class LocalServerSettings(BaseSettings):
     def _absolute(cls, path: Path) -> Path:
         # Redis resolves its log and pid files after changing into `dir`: relative paths break.
         return path.resolve()
+
+
+def development_secrets(settings: Settings) -> list[str]:
+    """The secrets still at their development values, which anyone can read in the source
+    (so anyone could mint cursors or match keys); by environment variable name."""
+    fields = Settings.model_fields
+    return [
+        name.upper()
+        for name in ("api_key_secret", "cursor_secret")
+        if getattr(settings, name) == fields[name].default
+    ]
+
+
+def refuse_development_secrets(settings: Settings) -> None:
+    """Outside development mode, serving with a development secret is refused (whatever
+    server runs the app: `graphsvc serve`, uvicorn or gunicorn directly)."""
+    names = development_secrets(settings)
+    if names and not settings.development:
+        raise DevelopmentSecrets(
+            f"set {' and '.join(names)} (the development values are public), or "
+            "DEVELOPMENT=1 on a development machine"
+        )
+
+
+class DevelopmentSecrets(ValueError):
+    """The app would serve with a secret anyone can read."""
 
 
 @lru_cache(maxsize=1)

@@ -28,6 +28,11 @@ from graphsvc.ops import local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import LocalServerSettings, Settings
 
+# The suite serves with the development secrets; outside development mode the app refuses them.
+os.environ.setdefault("DEVELOPMENT", "1")
+# Every in-process client calls from one address: the suite's many refused keys must not throttle
+# each other (the throttle's own tests set a small AUTH_FAILURES_MAX and an address of their own).
+os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
 RUN = uuid.uuid4().hex[:8]
 _counter = itertools.count()
 TOUCHED: set[str] = set()

@@ -1,4 +1,4 @@
-"""The front door (issue 13) on the real servers: API keys and scopes on every route, the
+"""The front door on the real servers: API keys and scopes on every route, the
 acting user of a user-bound key, revocation through the cache, per-key budgets shared by two
 API processes through Redis, the probes, /metrics, and keys never kept or logged in clear."""
 
@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -21,7 +22,9 @@ from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import BoundKeyScope, Scope
+from graphsvc.domain.access import BoundKeyScope, Scope, Unauthenticated
+from graphsvc.domain.errors import Overloaded
+from graphsvc.services.access import FRESH_LOOKUPS
 from graphsvc.settings import Settings
 
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -125,18 +128,133 @@ async def test_a_user_bound_key_acts_only_as_its_user(
             ("PUT", f"/v1/users/{someone}/blocks/{target}", None),
             ("DELETE", f"/v1/users/{someone}/suggestions/{target}", None),
             ("POST", f"/v1/users/{someone}/suggestions/impressions", {"ids": [target]}),
-            ("POST", "/v1/interactions", [
-                {"actor": someone, "target": target, "kind": "like", "at": "2026-11-01T00:00:00Z"}
-            ]),
-        ):  # fmt: skip
+        ):
             response = await send(http, method, path, body)
             assert response.status_code == 403, (method, path, response.text)
             assert response.json()["error"]["code"] == "wrong_acting_user"
+        # interactions are reported by a service, for anyone: never by a bound key, even its own
+        for actor in (someone, me):
+            event = {"actor": actor, "target": target, "kind": "like", "at": "2026-11-01T00:00:00Z"}
+            response = await http.post("/v1/interactions", json=[event])
+            assert response.status_code == 403, response.text
+            assert response.json()["error"]["code"] == "service_key_required"
         # reads are not acts: a bound key reads anyone's lists
         assert (await http.get(f"/v1/users/{someone}/followers")).status_code == 200
         assert (await http.get(f"/v1/users/{target}/followers")).json()["items"][0]["user_id"] == me
         # nothing was changed on someone's behalf
         assert (await http.get(f"/v1/users/{someone}/counts")).json()["following"] == 0
+
+
+async def test_a_user_bound_key_reads_only_its_own_view(
+    make_client: MakeClient, keys: dict[str, str], backends: Services
+) -> None:
+    """Another user's timeline, suggestions, event stream, friends by closeness and
+    relationships (blocks between third parties) are 403 for a bound key; the refused read
+    leaves no trace (no activity mark, no inbox rebuild)."""
+    me, someone, third = keys["bound_user"], new_user_id("someone"), new_user_id("third")
+    async with make_client() as service:
+        await service.put(f"/v1/users/{someone}/blocks/{third}")
+    async with make_client(key=keys["bound"]) as http:
+        for path in (
+            f"/v1/users/{someone}/timeline",
+            f"/v1/users/{someone}/suggestions",
+            f"/v1/users/{someone}/events",
+            f"/v1/users/{someone}/friends",
+            f"/v1/users/{someone}/relationships?ids={third}",
+        ):
+            response = await http.get(path)
+            assert response.status_code == 403, (path, response.text)
+            assert response.json()["error"]["code"] == "wrong_acting_user"
+        for path in (f"/v1/users/{me}/timeline", f"/v1/users/{me}/suggestions",
+                     f"/v1/users/{me}/friends", f"/v1/users/{me}/relationships?ids={third}"):  # fmt: skip
+            assert (await http.get(path)).status_code == 200, path
+        # lists and counts are the public profile: readable by anyone with a read key
+        assert (await http.get(f"/v1/users/{someone}/following")).status_code == 200
+    inboxes = backends.redis.inboxes
+    assert not await backends.redis.client.exists(
+        inboxes.key("rd", someone), inboxes.key("in", someone)
+    )
+
+
+def client_at(app: object, address: str, key: str) -> httpx.AsyncClient:
+    """An in-process client calling from ``address``."""
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app, client=(address, 40000)),  # type: ignore[arg-type]
+        base_url="http://graphsvc",
+        headers={"Authorization": f"Bearer {key}"},
+    )
+
+
+def made_up_key() -> str:
+    return f"gsk_{uuid.uuid4().hex[:16]}_{'x' * 43}"
+
+
+async def test_failed_authentication_is_throttled_per_address_before_any_lookup(
+    make_service: MakeService, backends: Services
+) -> None:
+    """Past AUTH_FAILURES_MAX failures an address gets 429s for keys not cached here, before
+    the store is asked; a key cached here, and other addresses, go on."""
+    real = (await backends.access.create(frozenset({Scope.READ}), name="throttle")).token
+    service = make_service(auth_failures_max=3, auth_failure_window_seconds=60)
+    app = create_app(service.settings, service)
+    flooder, other = f"10.{uuid.uuid4().int % 250}.7.1", f"10.{uuid.uuid4().int % 250}.8.2"
+    url = f"/v1/users/{new_user_id()}/counts"
+    async with client_at(app, flooder, real) as cached:
+        assert (await cached.get(url)).status_code == 200  # cached before the flood
+    statuses = []
+    for _ in range(5):
+        async with client_at(app, flooder, made_up_key()) as fake:
+            answer = await fake.get(url)
+            statuses.append(answer.status_code)
+    assert statuses == [401, 401, 401, 429, 429], statuses
+    assert answer.json()["error"]["code"] == "auth_throttled"
+    assert 1 <= int(answer.headers["retry-after"]) <= 60
+    another = (await backends.access.create(frozenset({Scope.READ}), name="not cached")).token
+    async with client_at(app, flooder, another) as uncached:
+        assert (await uncached.get(url)).status_code == 429  # not looked up from there
+    async with client_at(app, flooder, real) as cached:
+        assert (await cached.get(url)).status_code == 200
+    async with client_at(app, other, another) as elsewhere:
+        assert (await elsewhere.get(url)).status_code == 200
+
+
+async def test_new_keys_and_refreshes_of_known_keys_have_gates_of_their_own(
+    make_service: MakeService, backends: Services
+) -> None:
+    """With every slot for keys never seen held (a flood of made-up keys), a known key whose
+    cache time ran out is still read again at once."""
+    token = (await backends.access.create(frozenset({Scope.READ}), name="gates")).token
+    ring = make_service(api_key_cache_seconds=0.2).access
+    await ring.authenticate(token)
+    release = asyncio.Event()
+    held = [
+        asyncio.create_task(ring.fresh_lookups.run(f"held{n}", release.wait))
+        for n in range(FRESH_LOOKUPS)
+    ]
+    await asyncio.sleep(0.3)  # the known key's cache time has run out
+    try:
+        assert (await asyncio.wait_for(ring.authenticate(token), 1.5)).scopes == {Scope.READ}
+        with pytest.raises(Overloaded):
+            await ring.authenticate(made_up_key())
+    finally:
+        release.set()
+        await asyncio.gather(*held)
+
+
+async def test_a_key_in_use_is_read_again_before_its_cache_time_ends(
+    make_service: MakeService, backends: Services
+) -> None:
+    """Past half its cache time, a use of a key reads it again in the background: a
+    revocation by another process is seen before the cache time ends."""
+    new = await backends.access.create(frozenset({Scope.READ}), name="refresh ahead")
+    ring = make_service(api_key_cache_seconds=3.0).access
+    await ring.authenticate(new.token)
+    await backends.access.revoke(new.key.id)  # another process
+    await asyncio.sleep(1.6)
+    await ring.authenticate(new.token)  # still trusted from the cache; read again behind it
+    await asyncio.sleep(0.3)
+    with pytest.raises(Unauthenticated):
+        await ring.authenticate(new.token)  # 1.9 s after it was cached, well before 3 s
 
 
 async def test_revocation_takes_effect_within_the_cache_time(

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import free_port
 
+from graphsvc.api.app import create_app
 from graphsvc.domain.access import new_token
+from graphsvc.settings import DevelopmentSecrets, Settings
 
 
 def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
@@ -52,16 +55,26 @@ def test_train_pymk_refusing_its_input_is_one_line() -> None:
     ), result.stderr
 
 
-def test_serving_beyond_loopback_with_the_development_secrets_is_refused() -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("API_KEY_SECRET", "CURSOR_SECRET")}
+def test_serving_with_the_development_secrets_is_refused_outside_development() -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("API_KEY_SECRET", "CURSOR_SECRET", "DEVELOPMENT")}  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--host", "0.0.0.0", "--port", "1"],
+        [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--port", "1"],
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == (
-        "graphsvc serve: set API_KEY_SECRET and CURSOR_SECRET to serve on 0.0.0.0"
+        "graphsvc serve: set API_KEY_SECRET and CURSOR_SECRET (the development values are "
+        "public), or DEVELOPMENT=1 on a development machine"
     ), result.stderr
+
+
+def test_the_app_itself_refuses_the_development_secrets() -> None:
+    """Whatever server runs it (uvicorn or gunicorn directly): the app's factory refuses."""
+    with pytest.raises(DevelopmentSecrets, match="CURSOR_SECRET"):
+        create_app(Settings(development=False, api_key_secret="a-production-secret-42"))
+    create_app(Settings(development=False, api_key_secret="x" * 20, cursor_secret="y" * 20))
+    create_app(Settings(development=True))
 
 
 def test_a_refused_secret_setting_is_named_and_its_value_never_shown() -> None:

@@ -13,6 +13,15 @@ all, by ``KeyFirst``, a middleware that answers a ``/v1`` request without a vali
 dependencies); the route's ``admit`` then authorizes the key it found.
 The budget's headers are noted in the request's state; ``middleware.NotedHeaders`` adds them
 to the response, whatever the route returns.
+
+What a request costs is declared with its scope too, in requests of the key's budget
+(``guarded(Scope.READ, cost=Cost.COMMON)``, in the OpenAPI document as ``x-budget-cost``):
+one for what the mirror answers and for a write, more for the routes that make Neo4j work
+(``Cost``). A route the mirror answers until a page runs past its hot list (followers,
+following) also declares ``graph_cost``: when the request read Neo4j where the mirror
+usually answers (``services.costs``), the difference is charged as the answer is sent, so a
+walk deep into a celebrity's followers pays for every page Neo4j serves; that request is
+answered, and the next ones are refused sooner.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from starlette.types import Scope as AsgiScope
 from graphsvc.api.errors import error_response
 from graphsvc.domain.access import (
     ApiKey,
+    AuthThrottled,
     MissingScope,
     ServiceKeyRequired,
     Unauthenticated,
@@ -45,17 +55,37 @@ ACTING_USER = "user_id"
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BUDGET_HEADERS = "budget_headers"  # the state's key of the budget's response headers
 FOUND_KEY = "found_key"  # the state's key of the key KeyFirst authenticated (not authorized)
+# The state's key of what the request owes more if it reads Neo4j: (key id, write, requests).
+GRAPH_SURCHARGE = "graph_surcharge"
+
+
+class Cost:
+    """What one request spends of its key's budget, in requests, by the work it asks for.
+    Each is the bound on what the route makes the graph do, against a page from Redis."""
+
+    MIRROR = 1  # a page or counts from the mirror; a write
+    GRAPH = 5  # one bounded Neo4j read: a page past the hot list, relationships of 100 users
+    FOLLOWINGS = 10  # a read of one user's followings (MAX_FOLLOWING): friends, familiar ones
+    COMMON = 20  # up to 2 x COMMON_SCAN_MAX entries examined (common followers / following)
+    SUGGESTIONS = 20  # candidate queries over a two- and three-hop neighbourhood, ranked
 
 
 def requires(
-    scope: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+    scope: KeyScope,
+    *,
+    acts_as_user: bool = False,
+    service_only: bool = False,
+    cost: int = Cost.MIRROR,
+    graph_cost: int | None = None,
 ) -> dict[str, Any]:
     """The route's ``openapi_extra``: its scope, whether ``{user_id}`` is the user it acts
-    for, and whether it takes service keys only."""
+    for, whether it takes service keys only, and what a request of it costs."""
     return {
         SCOPE_FIELD: scope.value,
         "x-acts-as-path-user": acts_as_user,
         "x-service-key-only": service_only,
+        "x-budget-cost": cost,
+        **({"x-budget-cost-from-neo4j": graph_cost} if graph_cost else {}),
         "security": [{SECURITY_SCHEME: []}],
     }
 
@@ -66,6 +96,13 @@ AUTH_ERRORS = {
     "a route for service keys only",
     "429": "the key's request budget is spent (see Retry-After and RateLimit-*)",
 }
+
+
+def client_address(scope: AsgiScope) -> str | None:
+    """The caller's address as the server saw it (behind a proxy, the server's proxy-headers
+    setting makes it the forwarded one): whose failed authentications are counted."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
 
 
 class KeyFirst:
@@ -82,9 +119,10 @@ class KeyFirst:
             header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
             try:
                 key = await scope["app"].state.services.access.authenticate(
-                    bearer_token(header.decode("latin-1") if header is not None else None)
+                    bearer_token(header.decode("latin-1") if header is not None else None),
+                    client_address(scope),
                 )
-            except Unauthenticated as refused:
+            except (Unauthenticated, AuthThrottled) as refused:
                 AUTH_FAILURES.labels(str(refused.status)).inc()
                 refusal = error_response(
                     refused.status, refused.code, refused.message, refused.headers
@@ -99,57 +137,86 @@ class KeyFirst:
 
 
 async def admit(
-    request: Request, needed: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+    request: Request,
+    needed: KeyScope,
+    *,
+    acts_as_user: bool = False,
+    service_only: bool = False,
+    cost: int = Cost.MIRROR,
+    graph_cost: int | None = None,
 ) -> ApiKey:
-    """Authenticate (unless ``KeyFirst`` did), authorize and charge one request; the key,
-    also noted in its state."""
+    """Authenticate (unless ``KeyFirst`` did), authorize and charge the request's ``cost``;
+    the key, also noted in its state. ``graph_cost``: what the request costs if it reads
+    Neo4j where the mirror usually answers (the rest is charged as the answer is sent)."""
     services = request.app.state.services
     state = request.scope.setdefault("state", {})
     try:
         key = state.get(FOUND_KEY) or await services.access.authenticate(
-            bearer_token(request.headers.get("authorization"))
+            bearer_token(request.headers.get("authorization")), client_address(request.scope)
         )
         acting = request.path_params.get(ACTING_USER) if acts_as_user else None
         authorize(key, needed, acting, service_only=service_only)
     except (Unauthenticated, MissingScope, WrongActingUser, ServiceKeyRequired) as refused:
         AUTH_FAILURES.labels(str(refused.status)).inc()
         raise
-    budget = await services.rate_limits.spend(key.id, write=request.method not in READ_METHODS)
+    write = request.method not in READ_METHODS
+    budget = await services.rate_limits.spend(key.id, write=write, cost=cost)
     if budget is not None and not budget.allowed:
         raise RateLimited(budget)
     state["api_key"] = key
     if budget is not None:
         state[BUDGET_HEADERS] = budget.headers()
+        if graph_cost is not None and graph_cost > cost:
+            state[GRAPH_SURCHARGE] = (key.id, write, graph_cost - cost)
     return key
 
 
 class Admission:
     """The dependency of a guarded FastAPI route (``guarded``)."""
 
-    def __init__(self, needed: KeyScope, acts_as_user: bool, service_only: bool = False) -> None:
+    def __init__(
+        self,
+        needed: KeyScope,
+        acts_as_user: bool,
+        service_only: bool = False,
+        cost: int = Cost.MIRROR,
+        graph_cost: int | None = None,
+    ) -> None:
         self.needed = needed
         self.acts_as_user = acts_as_user
         self.service_only = service_only
+        self.cost = cost
+        self.graph_cost = graph_cost
 
     async def __call__(self, request: Request) -> None:
         await admit(
-            request, self.needed, acts_as_user=self.acts_as_user, service_only=self.service_only
-        )
+            request, self.needed, acts_as_user=self.acts_as_user, service_only=self.service_only,
+            cost=self.cost, graph_cost=self.graph_cost,
+        )  # fmt: skip
 
 
 def guarded(
-    scope: KeyScope, *, acts_as_user: bool = False, service_only: bool = False
+    scope: KeyScope,
+    *,
+    acts_as_user: bool = False,
+    service_only: bool = False,
+    cost: int = Cost.MIRROR,
+    graph_cost: int | None = None,
 ) -> dict[str, Any]:
     """A route decorator's arguments for a route that needs ``scope``; ``acts_as_user``:
     ``{user_id}`` is the user it acts for, or whose own view it reads (a timeline, the
     suggestions, the event stream, the friends by closeness, relationships with blocks), so
     a user-bound key may use it only for its own user: a read by someone else must neither
     see another's private view nor mark them active or rebuild their inbox. ``service_only``:
-    a user-bound key may not use it at all (403 ``service_key_required``)."""
-    return {
-        "openapi_extra": requires(scope, acts_as_user=acts_as_user, service_only=service_only),
-        "dependencies": [Depends(Admission(scope, acts_as_user, service_only))],
-    }
+    a user-bound key may not use it at all (403 ``service_key_required``). ``cost``: the
+    requests of the key's budget one request spends (``Cost``); ``graph_cost``: what it
+    spends in all when it reads Neo4j where the mirror usually answers."""
+    extra = requires(
+        scope, acts_as_user=acts_as_user, service_only=service_only,
+        cost=cost, graph_cost=graph_cost,
+    )  # fmt: skip
+    admission = Admission(scope, acts_as_user, service_only, cost, graph_cost)
+    return {"openapi_extra": extra, "dependencies": [Depends(admission)]}
 
 
 def check_guarded(app: FastAPI) -> None:

@@ -29,7 +29,7 @@ from graphsvc.api.middleware import NotedHeaders
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
 from graphsvc.api.operations import forget_this_process
 from graphsvc.bootstrap import Services, open_services
-from graphsvc.settings import Settings, get_settings
+from graphsvc.settings import Settings, get_settings, refuse_development_secrets
 from graphsvc.version import __version__
 
 
@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     owner closes them; otherwise the app opens its own, serving only: background work is
     left to `graphsvc worker`."""
     settings = settings or get_settings()
+    refuse_development_secrets(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

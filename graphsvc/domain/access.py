@@ -7,7 +7,10 @@ slow password hash: there is nothing to guess.
 
 Scopes are additive and independent (``admin`` does not imply ``read``), so a key carries
 exactly what it was granted. A key bound to a user acts only as that user on the routes that
-change something on a user's behalf; service keys (unbound) act for anyone.
+change something on a user's behalf; service keys (unbound) act for anyone. Some routes take
+service keys only (a bound key gets 403 ``service_key_required``): what they record is
+reported by the product's backend, not by a user's client, such as interactions, which weigh
+on other users' suggestions.
 """
 
 from __future__ import annotations
@@ -43,6 +46,13 @@ class Unauthenticated(GraphError):
         super().__init__(message, {"WWW-Authenticate": 'Bearer realm="graphsvc"'})
 
 
+class AuthThrottled(GraphError):
+    """Too many failed authentications from one client address: refused before any lookup."""
+
+    status = 429
+    code = "auth_throttled"
+
+
 class MissingScope(GraphError):
     status = 403
     code = "missing_scope"
@@ -51,6 +61,13 @@ class MissingScope(GraphError):
 class WrongActingUser(GraphError):
     status = 403
     code = "wrong_acting_user"
+
+
+class ServiceKeyRequired(GraphError):
+    """A key bound to a user on a route for service keys only (a rule: a 403)."""
+
+    status = 403
+    code = "service_key_required"
 
 
 class InvalidKeyRequest(GraphError):
@@ -130,12 +147,20 @@ def bearer_token(header: str | None) -> str:
     return token.strip()
 
 
-def authorize(key: ApiKey, needed: Scope, acting_user: str | None) -> None:
-    """403 unless the key has the scope and, when bound to a user, acts as that user.
+def authorize(
+    key: ApiKey, needed: Scope, acting_user: str | None, *, service_only: bool = False
+) -> None:
+    """403 unless the key has the scope and, when bound to a user, acts as that user (and
+    the route is not for service keys only).
 
     ``acting_user`` is the user a route changes something for (None on routes that act for
     no one in particular)."""
     if needed not in key.scopes:
         raise MissingScope(f"this key lacks the {needed.value!r} scope")
+    if service_only and key.user is not None:
+        raise ServiceKeyRequired(
+            f"this key is bound to user {key.user!r}; only a service key (bound to no user) "
+            "may call this route"
+        )
     if key.user is not None and acting_user is not None and acting_user != key.user:
         raise WrongActingUser(f"this key acts only as user {key.user!r}, not as {acting_user!r}")

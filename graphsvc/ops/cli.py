@@ -47,10 +47,12 @@ from graphsvc.ops.timeline_check import reconcile_timelines
 from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
     SECRET_SETTINGS,
+    DevelopmentSecrets,
     LocalServerSettings,
     Settings,
     get_local_server_settings,
     get_settings,
+    refuse_development_secrets,
 )
 from graphsvc.workers.worker import Worker
 
@@ -64,24 +66,12 @@ def _print(line: str) -> None:
 # -- serving and servers ------------------------------------------------------------------------
 
 
-LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
-def _dev_secrets(settings: Settings) -> list[str]:
-    fields = Settings.model_fields
-    return [
-        name.upper()
-        for name in ("api_key_secret", "cursor_secret")
-        if getattr(settings, name) == fields[name].default
-    ]
-
-
 def _serve(args: argparse.Namespace, settings: Settings, local: LocalServerSettings) -> int:
     host = args.host or settings.api_host
-    if host not in LOOPBACK and _dev_secrets(settings):
-        # the development secrets are in the source: anyone could mint cursors or match keys
-        names = " and ".join(_dev_secrets(settings))
-        print(f"graphsvc serve: set {names} to serve on {host}", file=sys.stderr)
+    try:
+        refuse_development_secrets(settings)
+    except DevelopmentSecrets as refused:
+        print(f"graphsvc serve: {refused}", file=sys.stderr)
         return 2
     workers = args.workers or settings.api_workers
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
