@@ -338,7 +338,9 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
             )
         return weights
 
-    interactions_max_batch: int = Field(default=1_000, ge=1)
+    interactions_max_batch: int = Field(
+        default=1_000, ge=1, le=1_000, description="interactions one request may record"
+    )
     interactions_max_future_seconds: int = Field(
         default=300, ge=0, description="how far ahead of the server's clock an event may be"
     )
@@ -403,6 +405,12 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         description="development mode: the app accepts the development secrets written in "
         "this source (API_KEY_SECRET, CURSOR_SECRET); `make run` and the tests set it, "
         "production never does",
+    )
+    request_body_max_bytes: int = Field(
+        default=1_048_576,
+        ge=1_024,
+        description="largest request body accepted, in bytes; a larger one is a 413 "
+        "body_too_large before anything parses it",
     )
     api_host: str = "127.0.0.1"
     api_port: int = 8000

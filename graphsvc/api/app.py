@@ -22,6 +22,7 @@ from graphsvc.api import (
     timelines,
 )
 from graphsvc.api.access import KeyFirst, check_guarded, document_security
+from graphsvc.api.body_limit import BodyLimit
 from graphsvc.api.contract import state_settings
 from graphsvc.api.errors import install_error_handlers
 from graphsvc.api.hot_routes import ROUTES as HOT_ROUTES
@@ -60,7 +61,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         redirect_slashes=False,
     )
     install_error_handlers(app)
-    app.add_middleware(KeyFirst)  # innermost: telemetry and noted headers see its 401s
+    # innermost: a body is bounded only for a request whose key passed
+    app.add_middleware(BodyLimit, max_bytes=settings.request_body_max_bytes)
+    app.add_middleware(KeyFirst)  # telemetry and noted headers see its 401s
     app.add_middleware(NotedHeaders)
     app.add_middleware(RequestTelemetry, log_requests=settings.log_json)
     if settings.log_json:
