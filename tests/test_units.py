@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import ValidationError
 
-from graphsvc.adapters.neo4j.queries import query_dir, statements
+from graphsvc.adapters.neo4j.queries import query, query_dir, statements
 from graphsvc.adapters.redis.client import HiredisPacked
 from graphsvc.adapters.redis.scripts import script_source
 from graphsvc.api.app import create_app
@@ -160,8 +160,12 @@ def test_every_query_file_is_parameterized_and_loads() -> None:
         names
     )
     schema = statements("schema/schema")
-    assert len(schema) == 7 and not any(part.endswith(";") for part in schema)
+    creates = [line for line in query("schema/schema").splitlines() if line.startswith("CREATE")]
+    assert len(schema) == len(creates) >= 11 and not any(part.endswith(";") for part in schema)
     assert any("ranker_model_version" in part for part in schema)  # one version per model
+    # the list indexes of the follower / following pages and the common lists
+    for name in ("follows_dst_since", "follows_src_since", "follows_dst_src", "follows_src_dst"):
+        assert any(f"INDEX {name} IF NOT EXISTS" in part for part in schema)
 
 
 def test_read_only_script_keeps_its_flags_line_first() -> None:

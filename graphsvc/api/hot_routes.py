@@ -29,7 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Scope as AsgiScope
 
-from graphsvc.api.access import admit
+from graphsvc.api.access import Cost, admit
 from graphsvc.api.params import FastJSON, page_body, services_of
 from graphsvc.domain.access import Scope
 
@@ -58,7 +58,7 @@ def _flag(request: Request, name: str) -> bool:
 
 
 async def followers(request: Request) -> Response:
-    await admit(request, Scope.READ)
+    await admit(request, Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH)
     page = await services_of(request).lists.followers(
         request.path_params["user_id"],
         _limit(request),
@@ -69,7 +69,7 @@ async def followers(request: Request) -> Response:
 
 
 async def following(request: Request) -> Response:
-    await admit(request, Scope.READ)
+    await admit(request, Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH)
     page = await services_of(request).lists.following(
         request.path_params["user_id"],
         _limit(request),

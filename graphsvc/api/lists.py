@@ -1,4 +1,9 @@
-"""Routes of lists: followers, following, friends, counts, common and familiar lists."""
+"""Routes of lists: followers, following, friends, counts, common and familiar lists.
+
+Each declares what a request costs of the key's budget (``access.Cost``): a page or the
+counts from the mirror one request, a page Neo4j serves (past the hot list) five, friends and
+familiar followers (a read of the user's followings) ten, common lists twenty.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import guarded
+from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     Cursor,
@@ -32,7 +37,7 @@ router = APIRouter()
     responses=ERRORS,
     tags=["lists"],
     summary="Who follows the user, newest first (active users only)",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
 async def followers(
     user_id: UserId,
@@ -55,7 +60,7 @@ async def followers(
     responses=ERRORS,
     tags=["lists"],
     summary="Whom the user follows, newest first (active users only)",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
 async def following(
     user_id: UserId,
@@ -82,7 +87,7 @@ async def following(
     responses=ERRORS,
     tags=["lists"],
     summary="Active mutual follows, by when the user followed them, newest first",
-    **guarded(Scope.READ, acts_as_user=True),
+    **guarded(Scope.READ, acts_as_user=True, cost=Cost.FOLLOWINGS),
 )
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
@@ -117,7 +122,7 @@ async def counts(user_id: UserId, request: Request) -> Response:
     responses=ERRORS,
     tags=["relations"],
     summary="Active users both follow, in id order, with the total",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, cost=Cost.COMMON),
 )
 async def common_following(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -134,7 +139,7 @@ async def common_following(
     responses=ERRORS,
     tags=["relations"],
     summary="Active users who follow both, in id order, with the total",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, cost=Cost.COMMON),
 )
 async def common_followers(
     user_id: UserId, other_id: OtherId, request: Request,
@@ -151,7 +156,7 @@ async def common_followers(
     responses=ERRORS,
     tags=["relations"],
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
-    **guarded(Scope.READ),
+    **guarded(Scope.READ, cost=Cost.FOLLOWINGS),
 )
 async def familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None

@@ -3,16 +3,23 @@ returned:
 
 - ``X-Graph-Source: neo4j`` when Neo4j answered because Redis could not be reached, so a
   client can tell a slower fallback answer from a mirror one;
-- the caller's budget (``RateLimit-*``), which ``access.admit`` notes in the request's state.
+- the caller's budget (``RateLimit-*``), which ``access.admit`` notes in the request's state,
+  after the surcharge of a request that read Neo4j where the mirror usually answers (a page
+  past the hot list, a fallback read): the rest of its route's ``graph_cost``, charged here,
+  as the answer is sent.
 
-Pure ASGI, so the route runs inside this context and its fallback notes reach us.
+Pure ASGI, so the route runs inside this context and its fallback and graph-read notes reach
+us.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graphsvc.api.access import BUDGET_HEADERS
+from graphsvc.api.access import BUDGET_HEADERS, GRAPH_SURCHARGE
+from graphsvc.services.costs import tracking_graph_reads
 from graphsvc.services.fallback import tracking_fallbacks
 
 
@@ -24,11 +31,14 @@ class NotedHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        with tracking_fallbacks() as noted:
+        with tracking_fallbacks() as noted, tracking_graph_reads() as graph_reads:
 
             async def send_noted(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    budget = scope.get("state", {}).get(BUDGET_HEADERS)
+                    state = scope.get("state", {})
+                    if (noted or graph_reads) and GRAPH_SURCHARGE in state:
+                        await _surcharge(scope, state)
+                    budget = state.get(BUDGET_HEADERS)
                     if noted or budget:
                         headers = list(message.get("headers", []))
                         if noted:
@@ -39,3 +49,12 @@ class NotedHeaders:
                 await send(message)
 
             await self.app(scope, receive, send_noted)
+
+
+async def _surcharge(scope: Scope, state: dict[str, Any]) -> None:
+    """Charge what the request owes for reading Neo4j; its budget headers then say so."""
+    key_id, write, extra = state.pop(GRAPH_SURCHARGE)
+    rate_limits = scope["app"].state.services.rate_limits
+    budget = await rate_limits.spend(key_id, write=write, cost=extra)
+    if budget is not None:
+        state[BUDGET_HEADERS] = budget.headers()

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import guarded
+from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -55,7 +55,7 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Fa
     responses=ERRORS,
     tags=["relations"],
     summary="How the user relates to up to 100 others, in one call",
-    **guarded(Scope.READ, acts_as_user=True),
+    **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
 )
 async def relationships(
     user_id: UserId,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
-from graphsvc.api.access import guarded
+from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
@@ -66,7 +66,7 @@ async def interactions(
     responses=ERRORS,
     tags=["people you may know"],
     summary="People the user may know, best first, with reasons",
-    **guarded(Scope.READ, acts_as_user=True),
+    **guarded(Scope.READ, acts_as_user=True, cost=Cost.SUGGESTIONS),
 )
 async def suggestions(
     user_id: UserId,
@@ -116,7 +116,7 @@ async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) ->
     responses=ERRORS,
     tags=["internal"],
     summary="Whom the user is closest to, with affinity (internal: never shown to users)",
-    **guarded(Scope.INTERNAL),
+    **guarded(Scope.INTERNAL, cost=Cost.GRAPH),
 )
 async def affinities(
     user_id: UserId,

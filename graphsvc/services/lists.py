@@ -13,7 +13,8 @@ at any depth and for any number of followers, so a cursor replayed deep in a cel
 followers costs what a first page does. Common lists examine at most COMMON_SCAN_MAX entries
 of the shorter list per request: the total is exact up to that size and a lower bound beyond
 (``total_is_lower_bound``), and a page that examined that many without filling up is
-answered short, with a cursor where it stopped.
+answered short, with a cursor where it stopped. A read from Neo4j where the mirror usually
+answers is noted (``costs.note_graph_read``), so the caller's budget pays for it.
 
 The mirror does not answer common lists: its hot lists hold only each user's newest
 HOT_LIST_CAP entries, ordered by time, where common lists are whole lists in id order, and
@@ -35,6 +36,7 @@ from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, IdPage, IdSlice, Page, Side
+from graphsvc.services.costs import note_graph_read
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
@@ -118,6 +120,7 @@ class Lists:
             async def celebrity_entries(
                 side: Side, user_id: str, after: Position | None, wanted: int
             ) -> list[Entry]:
+                note_graph_read("celebrities")
                 return await self._lists.page(
                     side, user_id, after, wanted,
                     name="lists/celebrities_page", threshold=threshold,
@@ -173,6 +176,7 @@ class Lists:
         (following) are dropped, if asked."""
         if not not_back:
             return entries
+        note_graph_read("relationships")
         ids = [e.user_id for e in entries]
         back = {
             rel.user_id
@@ -199,10 +203,12 @@ class Lists:
         if hot is None and await self._sync.build_cold_list(user_id, side):
             hot = await self._hot_page(user_id, side, after, wanted)
         if hot is None:  # unknown user, or the mirror would not take the snapshot
+            note_graph_read("list")
             return await self._lists.page(side, user_id, after, wanted)
         entries = hot.entries
         if len(entries) < wanted and hot.truncated:
             # The hot list holds only the newest entries: continue in Neo4j at the seam.
+            note_graph_read("deep page")
             seam = entries[-1].position if entries else after
             entries = entries + await self._lists.page(side, user_id, seam, wanted - len(entries))
         return entries

@@ -3,6 +3,11 @@
 Two budgets per key, reads (GET) and writes (everything else), each a fixed window of
 RATE_LIMIT_READS / RATE_LIMIT_WRITES, aligned to the clock.
 
+A request spends its route's cost, in requests: one for what the mirror answers (a page, the
+counts) and for a write, more for what makes the graph work (a common list, suggestions...).
+Each route declares its cost with its scope (``api/access.py``: ``guarded(..., cost=...)``),
+so the budget bounds the work a key can ask of Neo4j, not only its number of requests.
+
 When Redis fails, what happens depends on how it fails:
 
 - **Unreachable** (the connection is lost, refused or times out): the request goes through
@@ -80,14 +85,15 @@ class LocalBudgets:
         self._budgets = {write: store.budget(write=write) for write in (False, True)}
         self._counts: OrderedDict[tuple[str, bool], tuple[int, int]] = OrderedDict()
 
-    def hit(self, key_id: str, *, write: bool) -> tuple[int, int, float]:
-        """Spend one, as ``RateLimitStore.hit`` does: (count, limit, seconds to the reset)."""
+    def hit(self, key_id: str, *, write: bool, cost: int = 1) -> tuple[int, int, float]:
+        """Spend ``cost``, as ``RateLimitStore.hit`` does: (count, limit, seconds to the
+        reset)."""
         limit, window = self._budgets[write]
         now = time.time()
         number = int(now // window)
         slot = (key_id, write)
         seen, count = self._counts.pop(slot, (number, 0))
-        count = count + 1 if seen == number else 1
+        count = count + cost if seen == number else cost
         self._counts[slot] = (number, count)
         while len(self._counts) > LOCAL_KEYS:
             self._counts.popitem(last=False)
@@ -105,39 +111,40 @@ class RateLimits:
         self._skip_until = 0.0
         self._metered_here = False
 
-    async def spend(self, key_id: str, *, write: bool) -> Budget | None:
-        """Spend one request of the key's budget; None when not limited (disabled, or Redis
-        unreachable). After a failure Redis is not tried again for REDIS_RETRY_SECONDS, so an
-        outage costs one failed attempt per interval, not one per request."""
+    async def spend(self, key_id: str, *, write: bool, cost: int = 1) -> Budget | None:
+        """Spend ``cost`` requests of the key's budget (refused when that overdraws it); None
+        when not limited (disabled, or Redis unreachable). After a failure Redis is not tried
+        again for REDIS_RETRY_SECONDS, so an outage costs one failed attempt per interval, not
+        one per request."""
         if not self._enabled:
             return None
         if time.monotonic() < self._skip_until:
-            return self._fallback(key_id, write=write)
+            return self._fallback(key_id, write=write, cost=cost)
         try:
-            count, limit, reset = await self._store.hit(key_id, write=write)
+            count, limit, reset = await self._store.hit(key_id, write=write, cost=cost)
         except RATE_STORE_UNREACHABLE as exc:
             self._skip(metered_here=False)
             log.warning("rate limits unreachable, not enforced for %.1f s (%s)", self._retry, exc)
-            return self._fallback(key_id, write=write)
+            return self._fallback(key_id, write=write, cost=cost)
         except RATE_STORE_REFUSED as exc:
             self._skip(metered_here=True)
             log.warning(
                 "redis refused the rate limits (%s); metered in this process for %.1f s",
                 exc, self._retry,
             )  # fmt: skip
-            return self._fallback(key_id, write=write)
+            return self._fallback(key_id, write=write, cost=cost)
         return _counted(count, limit, reset)
 
     def _skip(self, *, metered_here: bool) -> None:
         self._skip_until = time.monotonic() + self._retry
         self._metered_here = metered_here
 
-    def _fallback(self, key_id: str, *, write: bool) -> Budget | None:
+    def _fallback(self, key_id: str, *, write: bool, cost: int) -> Budget | None:
         if not self._metered_here:
             telemetry.RATE_LIMIT_FAIL_OPEN.inc()
             return None
         telemetry.RATE_LIMIT_LOCAL.inc()
-        return _counted(*self._local.hit(key_id, write=write))
+        return _counted(*self._local.hit(key_id, write=write, cost=cost))
 
 
 def _counted(count: int, limit: int, reset: float) -> Budget:

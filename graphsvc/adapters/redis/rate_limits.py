@@ -52,14 +52,15 @@ class RateLimitStore:
         item = self._items[write]
         return item.amount, item.get_expiry()
 
-    async def hit(self, key_id: str, *, write: bool) -> tuple[int, int, float]:
-        """Spend one: (requests in this window so far, the window's limit, seconds until it
-        resets). Windows are aligned to the clock (the window's number is part of the key),
-        so the reset is known without asking Redis: one round trip a request."""
+    async def hit(self, key_id: str, *, write: bool, cost: int = 1) -> tuple[int, int, float]:
+        """Spend ``cost`` requests: (requests in this window so far, the window's limit,
+        seconds until it resets). Windows are aligned to the clock (the window's number is
+        part of the key), so the reset is known without asking Redis: one round trip a
+        request."""
         item = self._items[write]
         window = item.get_expiry()
         now = time.time()
         number = int(now // window)
         name = item.key_for(key_id, "w" if write else "r", str(number))
-        count = await self._storage.incr(name, window)
+        count = await self._storage.incr(name, window, amount=cost)
         return int(count), item.amount, (number + 1) * window - now
