@@ -136,7 +136,7 @@ class Timelines:
         member = Post.of(author, post_id, 0).member
         if await self._outboxes.delete(author, post_id, member) is None:
             return False
-        await self._outboxes.tombstone(member)
+        await self._outboxes.tombstone(author, post_id)
         await self._jobs.start(f"remove|{author}|{post_id}")
         return True
 

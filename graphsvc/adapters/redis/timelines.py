@@ -6,6 +6,8 @@ mirror keys, so every script touches one slot and runs unchanged on Redis Cluste
 - ``<prefix>po:{a}``  outbox: the author's newest FEED_OUTBOX_CAP posts (member ``a|post``)
 - ``<prefix>ps:{a}``  hash post id -> its state (JSON: at, mode, state, fan-out progress)
 - ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining)
+- ``<prefix>pd:{a}``  tombstones of the author's deleted posts: post id -> deletion time
+  (seconds); see ``Outboxes.tombstone`` for how long and how many are kept
 - ``<prefix>in:{r}``  inbox: the newest FEED_INBOX_CAP pushed posts, score = post time (µs)
 - ``<prefix>rd:{r}``  the reader is active while this exists (FEED_ACTIVE_DAYS after a read);
   ``rb:{r}`` while its inbox's rebuild is not done
@@ -13,9 +15,8 @@ mirror keys, so every script touches one slot and runs unchanged on Redis Cluste
   reader's follow generation, which every follow or unfollow of the reader moves
 
 and, in the ``{feed}`` slot: ``pulled`` (authors readers pull, a set), ``gen`` (moved by every
-switch of an author, so cached lists are recomputed), ``deleted`` (tombstones ``a|post`` ->
-deletion time, for FEED_TOMBSTONE_DAYS), ``jobs`` (durable fan-out queue: job -> lease expiry)
-and ``jobpos`` (each job's position in its walk of followers).
+switch of an author, so cached lists are recomputed), ``jobs`` (durable fan-out queue: job ->
+lease expiry) and ``jobpos`` (each job's position in its walk of followers).
 
 Inboxes are small sorted sets: with ``zset-max-listpack-entries`` above FEED_INBOX_CAP (the
 local servers set 1024) Redis keeps them as listpacks, about 30 bytes a post.
@@ -80,7 +81,6 @@ class Outboxes:
         self._settings = settings
         self._pulled = feed_key(settings, "pulled")
         self._generation = feed_key(settings, "gen")
-        self._deleted = feed_key(settings, "deleted")
         self._publish = register(client, "feed_publish")
         self._progress = register(client, "feed_progress")
         self._delete = register(client, "feed_delete")
@@ -100,7 +100,7 @@ class Outboxes:
                 enter * s.feed_hysteresis, switch, "" if followers is None else followers]  # fmt: skip
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._publish, keys, args)
-        batch.call(lambda pipe: pipe.zscore(self._deleted, post.member))
+        batch.call(lambda pipe: pipe.zscore(self.key("pd", author), post_id))
         (status, mode, extra), tombstone = await batch.execute()
         return Published(status, mode, extra, deleted=tombstone is not None)
 
@@ -115,20 +115,48 @@ class Outboxes:
         args = [post_id, state, followers, reached]
         return bool(await self._progress(keys=[self.key("ps", author)], args=args))
 
-    async def tombstone(self, member: str) -> None:
-        """Remember a deleted post (reads hide it at once; its id cannot be published again)."""
+    async def tombstone(self, author: str, post_id: str) -> None:
+        """Remember a deleted post: reads hide its copies at once, and its id cannot be
+        published again.
+
+        Policy: an author's tombstones live in the author's own key (its slot), each for
+        FEED_TOMBSTONE_DAYS, at most FEED_TOMBSTONES_MAX of them: past that, the oldest
+        deletions are forgotten first (their removal from inboxes finished long before, and
+        their ids may then be published again as new posts). The key expires
+        FEED_TOMBSTONE_DAYS after the author's last deletion, so what one key can make Redis
+        hold is bounded per author and in time."""
         now = time.time()
         keep = self._settings.feed_tombstone_days * 86_400
+        key = self.key("pd", author)
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._deleted, {member: now})
-            pipe.zremrangebyscore(self._deleted, "-inf", now - keep)
+            pipe.zadd(key, {post_id: now})
+            pipe.zremrangebyscore(key, "-inf", now - keep)
+            pipe.zremrangebyrank(key, 0, -self._settings.feed_tombstones_max - 1)
+            pipe.expire(key, max(1, round(keep)))
             await pipe.execute()
 
+    async def tombstones(self, author: str) -> int:
+        """How many deleted posts of the author are remembered."""
+        return await self._redis.zcard(self.key("pd", author))
+
     async def deleted_among(self, members: Sequence[str]) -> set[str]:
+        """Which of these posts (``author|post`` members, any authors) are deleted."""
         if not members:
             return set()
-        scores = await self._redis.zmscore(self._deleted, list(members))
-        return {m for m, score in zip(members, scores, strict=True) if score is not None}
+        async with self._redis.pipeline(transaction=False) as pipe:
+            by_author = self._queue_deleted(pipe, members)
+            replies = await pipe.execute()
+        return _deleted(by_author, replies)
+
+    def _queue_deleted(self, pipe: Any, members: Sequence[str]) -> dict[str, list[Post]]:
+        """Queue one tombstone lookup per author of ``members``; the members by author."""
+        by_author: dict[str, list[Post]] = {}
+        for member in dict.fromkeys(members):
+            post = Post(0, member)
+            by_author.setdefault(post.author, []).append(post)
+        for author, posts in by_author.items():
+            pipe.zmscore(self.key("pd", author), [p.post_id for p in posts])
+        return by_author
 
     async def pages_and_hidden(
         self, authors: Sequence[str], after: Post | None, want: int, inbox: Sequence[Post]
@@ -137,21 +165,17 @@ class Outboxes:
         authors and of the inbox's posts, in one round trip. The outbox pages' own posts are
         never deleted (a deletion takes a post out of its outbox first)."""
         everyone = list(dict.fromkeys([*authors, *(p.author for p in inbox)]))
-        members = [p.member for p in inbox]
         async with self._redis.pipeline(transaction=False) as pipe:
             asked = self._queue_pages(pipe, authors, after, want)
             pipe.smismember(self._statuses.inactive_key, [*everyone, ""])
-            if members:
-                pipe.zmscore(self._deleted, members)
+            by_author = self._queue_deleted(pipe, [p.member for p in inbox])
             replies = await pipe.execute()
         pages = _pages(replies[: len(authors)], after, want, asked)
         flags = replies[len(authors)]
         if not flags[-1]:
             raise StatusesMissing
         inactive = {a for a, flag in zip(everyone, flags, strict=False) if flag}
-        scores = replies[len(authors) + 1] if members else []
-        deleted = {m for m, sc in zip(members, scores, strict=True) if sc is not None}
-        return pages, inactive, deleted
+        return pages, inactive, _deleted(by_author, replies[len(authors) + 1 :])
 
     async def delete(self, author: str, post_id: str, member: str) -> int | None:
         """Out of the outbox, marked deleting; its time, or None for an unknown post."""
@@ -457,6 +481,16 @@ def _pages(
         page = [p for p in posts if after is None or p < after][:want]
         pages.append(_Full(page) if len(rows) == asked and page else page)
     return pages
+
+
+def _deleted(by_author: dict[str, list[Post]], replies: Sequence[list[Any]]) -> set[str]:
+    """The members with a tombstone, from the replies of ``Outboxes._queue_deleted``."""
+    return {
+        post.member
+        for posts, scores in zip(by_author.values(), replies, strict=True)
+        for post, score in zip(posts, scores, strict=True)
+        if score is not None
+    }
 
 
 def authors_of(posts: Iterable[Post]) -> list[str]:
