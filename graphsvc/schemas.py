@@ -227,6 +227,11 @@ class ImpressionsIn(BaseModel):
 
 class RecordedBody(BaseModel):
     recorded: int = Field(description="distinct users whose show was counted")
+    ignored: int = Field(
+        default=0,
+        description="distinct users whose show was not counted: not served to this user as "
+        "suggestions lately (SUGGEST_SERVED_SECONDS), or past SUGGEST_IMPRESSIONS_MAX",
+    )
 
 
 class KeyRequest(BaseModel):

@@ -188,8 +188,10 @@ def test_every_other_method(api: str, service_key: str) -> None:
         frame = found.to_pandas()
         assert list(frame.columns) == ["user_id", "score", "mutual_count", "via", "sources"]
         assert list(frame["user_id"]) == [s.user_id for s in found.items]
-        assert graph.dismiss(a, new_user_id("d")).dismissed is True
-        assert graph.record_impressions(a, [b, c]).recorded == 2
+        assert graph.dismiss(a, c).dismissed is True
+        shown = [s.user_id for s in found.items[:2]]  # only served suggestions' shows count
+        recorded = graph.record_impressions(a, [*shown, new_user_id("never")])
+        assert (recorded.recorded, recorded.ignored) == (len(shown), 1)
         assert isinstance(graph.affinities(a).items, list)
         assert graph.erase(new_user_id("ghost")).state == "absent"
 

@@ -1,6 +1,7 @@
 """Impression discounting of people you may know, on the real Redis: shows are counted per
 user and target, a target shown beyond SUGGEST_IMPRESSIONS_FREE times sinks, a bad request
-counts nothing, and a Redis outage serves the list undiscounted."""
+counts nothing, and a Redis outage serves the list undiscounted. Shows count only for
+suggestions served to the user (``served`` notes them as serving a list does)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ MakeService = Callable[..., Services]
 
 def suggestion(user_id: str, score: float) -> Suggestion:
     return Suggestion(user_id, score, 1, ["via"], ["friends_of_friends"])
+
+
+async def served(service: Services, user_id: str, *target_ids: str) -> None:
+    """Note the targets as served to the user, as serving a list of suggestions does."""
+    await service.impressions.served(user_id, [suggestion(t, 1.0) for t in target_ids])
 
 
 # -- the policy (pure) ----------------------------------------------------------------------------
@@ -69,9 +75,10 @@ async def test_recording_counts_each_show_and_keeps_the_key_for_the_configured_d
 ) -> None:
     service = make_service(suggest_impressions_days=2)
     me, a, b, never = uid("me"), uid("a"), uid("b"), uid("never")
-    assert await service.impressions.record(me, [a, b]) == 2
-    assert await service.impressions.record(me, [a, a]) == 1  # a repeated id is one show
-    assert await service.impressions.record(me, [a]) == 1
+    await served(service, me, a, b, never)
+    assert await service.impressions.record(me, [a, b]) == (2, 0)
+    assert await service.impressions.record(me, [a, a]) == (1, 0)  # a repeated id is one show
+    assert await service.impressions.record(me, [a]) == (1, 0)
     store = service.redis.impressions
     assert await store.shows(me, [a, b, never]) == {a: 3, b: 1, never: 0}
     assert await store.shows(uid("other"), [a]) == {a: 0}  # counts are per user
@@ -85,6 +92,7 @@ async def test_a_target_shown_beyond_the_free_shows_sinks_below_an_undisturbed_o
     service = make_service(suggest_impressions_free=2, suggest_impression_decay=0.5)
     me, top, second, third = uid("me"), uid("top"), uid("second"), uid("third")
     found = [suggestion(top, 10.0), suggestion(second, 4.0), suggestion(third, 2.0)]
+    await service.impressions.served(me, found)
     for _ in range(2):  # free shows: nothing moves
         await service.impressions.record(me, [top, second, third])
     assert await service.impressions.rerank(me, found) == found
@@ -141,11 +149,12 @@ async def test_bad_records_raise_and_count_nothing(
 
 async def test_the_route_records_shows_with_202(client: httpx.AsyncClient, uid: UserIds) -> None:
     me, a, b = uid("me"), uid("a"), uid("b")
+    await served(service_of(client), me, a, b)
     path = f"/v1/users/{me}/suggestions/impressions"
     response = await client.post(path, json={"ids": [a, b, a]})
     assert response.status_code == 202, response.text
-    assert response.json() == {"recorded": 2}
-    assert (await client.post(path, json={"ids": [a]})).json() == {"recorded": 1}
+    assert response.json() == {"recorded": 2, "ignored": 0}
+    assert (await client.post(path, json={"ids": [a]})).json() == {"recorded": 1, "ignored": 0}
     store = service_of(client).redis.impressions
     assert await store.shows(me, [a, b]) == {a: 2, b: 1}
 

@@ -6,6 +6,15 @@ acting, and one page view is not a refusal); each show beyond them multiplies th
 score by ``decay``, i.e. ``score * decay ** max(0, shows - free)``. A multiplier rather than
 a subtraction keeps the order among untouched targets and never makes a score negative, and
 ties keep the order the ranking gave them. No I/O here: the counts come from the caller.
+
+What is counted (so that what one key can make Redis hold stays bounded): a show only of a
+target that was served to the user as a suggestion in the last SUGGEST_SERVED_SECONDS (the
+newest SERVED_KEPT served are remembered); a show of any other id is ignored (counted by
+``graphsvc_impressions_ignored_total``), not refused, since a client reports what it displayed
+and may report late. Per user, the shows of at most SUGGEST_IMPRESSIONS_MAX targets are kept:
+when a served target would pass it, the counts of targets no longer served are forgotten first
+(they are not on screen, so their discount does not matter until they are served again), and
+if that frees no room, the show is ignored.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from graphsvc.domain.model import Suggestion
+
+SERVED_KEPT = 200  # served suggestions remembered per user: four full lists of 50
 
 
 def discount_factor(shows: int, free: int, decay: float) -> float:

@@ -5,6 +5,11 @@ Shows are counted in Redis (``adapters/redis/impressions``). The discount is app
 computed (and cached) list when it is served, not stored in the cache: a recorded show then
 moves the order at the next request, with no cache invalidation. The discount only refines an
 order; when Redis cannot be reached the list is served undiscounted rather than not at all.
+
+Only served suggestions count (``domain/impressions`` has the policy): serving a list remembers
+its ids, and a show of any other id, or of one past SUGGEST_IMPRESSIONS_MAX, is ignored and
+counted by ``graphsvc_impressions_ignored_total{reason}`` (``not_served``, ``cap``). A list
+served while Redis refuses its note is still served; its shows are then ignored.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.services.fallback import Breaker
+from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -34,9 +40,10 @@ class Impressions:
         self._breaker = breaker
         self._settings = settings
 
-    async def record(self, user_id: str, target_ids: Sequence[str]) -> int:
-        """Count one show of each target (all or nothing: a bad id records none); returns how
-        many distinct targets were counted (a target listed twice is one show)."""
+    async def record(self, user_id: str, target_ids: Sequence[str]) -> tuple[int, int]:
+        """Count one show of each target (all or nothing: a bad id records none): (how many
+        distinct targets were counted, how many were ignored: not served to the user, or no
+        room). A target listed twice is one show."""
         validate_user_id(user_id)
         if not 1 <= len(target_ids) <= IMPRESSIONS_MAX_IDS:
             raise TooManyIds(
@@ -48,11 +55,27 @@ class Impressions:
                 raise SelfAction(f"user {user_id!r} cannot be shown itself")
         distinct = list(dict.fromkeys(target_ids))
         try:
-            await self.store.record(user_id, distinct)
+            counted, unserved, full = await self.store.record(user_id, distinct)
         except REDIS_DOWN as exc:  # a 503; the next read skips Redis for a while
             self._breaker.trip(exc)
             raise
-        return len(distinct)
+        if unserved:
+            IMPRESSIONS_IGNORED.labels("not_served").inc(unserved)
+        if full:
+            IMPRESSIONS_IGNORED.labels("cap").inc(full)
+        return counted, unserved + full
+
+    async def served(self, user_id: str, suggestions: Sequence[Suggestion]) -> None:
+        """Note the suggestions just served to the user (only their shows count). A failure
+        is logged, never raised: the list is served all the same."""
+        if not suggestions or self._breaker.open:
+            return
+        try:
+            await self.store.served(user_id, [s.user_id for s in suggestions])
+        except REDIS_DOWN as exc:
+            self._breaker.trip(exc)
+        except RedisError as exc:  # up but refusing (OOM, READONLY...)
+            log.warning("redis refused the note of served suggestions (%s)", exc)
 
     async def rerank(self, user_id: str, suggestions: list[Suggestion]) -> list[Suggestion]:
         """The suggestions discounted by how often each was shown, best first; unchanged when

@@ -80,8 +80,9 @@ class Suggestions:
             return found
 
         found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
-        found = await self._impressions.rerank(user_id, found)
-        return found[:limit]
+        found = (await self._impressions.rerank(user_id, found))[:limit]
+        await self._impressions.served(user_id, found)
+        return found
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""

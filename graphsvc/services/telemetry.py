@@ -35,6 +35,17 @@ AUTH_FAILURES = Counter("graphsvc_auth_failures", "Requests refused for their ke
 SUGGESTION_CACHE = Counter(
     "graphsvc_suggestion_cache", "Suggestion reads, by cache result", ["result"]
 )
+IMPRESSIONS_IGNORED = Counter(
+    "graphsvc_impressions_ignored",
+    "Shows of suggestions not counted: not served to the user, or past SUGGEST_IMPRESSIONS_MAX",
+    ["reason"],
+)
+INTERACTION_PAIRS_DROPPED = Counter(
+    "graphsvc_interaction_pairs_dropped",
+    "Interaction pairs (actor, target, day) a flush dropped, by reason: unknown_user, erasing, "
+    "daily_cap (cut, in part or whole)",
+    ["reason"],
+)
 SUGGESTION_CACHE_HITS = SUGGESTION_CACHE.labels("hit")
 SUGGESTION_CACHE_MISSES = SUGGESTION_CACHE.labels("miss")
 
