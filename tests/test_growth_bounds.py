@@ -1,19 +1,35 @@
 """What one write key can make the stores hold, and what the budgets do when Redis refuses, on
-the real servers: per-key budgets metered in-process when Redis refuses them."""
+the real servers: per-key budgets metered in-process when Redis refuses them; tombstones of
+deleted posts kept per author, capped; shows counted only of served suggestions, capped;
+interactions that never create users, capped per pair and day."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
+import pytest
 from conftest import new_user_id
-from helpers import ThrowawayRedis, app_client
+from helpers import ThrowawayRedis, app_client, service_of
 
+from graphsvc.adapters.neo4j.suggestions import AppliedInteractions
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
+from graphsvc.domain.affinity import aggregate
+from graphsvc.domain.model import Suggestion
 
 MakeService = Callable[..., Services]
+MakeClient = Callable[..., httpx.AsyncClient]
+UserIds = Callable[[str], str]
+BASE = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def at(minutes: float) -> str:
+    return (BASE + timedelta(minutes=minutes)).isoformat()
 
 
 def metric(text: str, name: str) -> float:
@@ -54,3 +70,172 @@ async def test_budgets_are_metered_in_process_when_redis_refuses_them(
             assert after == before + 5
     finally:
         refusing.kill9()
+
+
+# -- tombstones of deleted posts ------------------------------------------------------------------
+
+
+async def test_tombstones_live_in_the_authors_slot_capped_oldest_first(
+    make_client: MakeClient, uid: UserIds
+) -> None:
+    author, other = uid("author"), uid("other")
+    async with make_client(feed_tombstones_max=3, feed_tombstone_days=2) as api:
+        services = service_of(api)
+        for n in range(5):
+            response = await api.put(f"/v1/users/{author}/posts/p{n}", json={"at": at(n)})
+            assert response.status_code == 202, response.text
+        await publish_and_delete(api, other, "q0")
+        for n in range(5):
+            assert (await api.delete(f"/v1/users/{author}/posts/p{n}")).status_code == 202
+        await services.jobs.drain()
+        outboxes = services.redis.outboxes
+        assert await outboxes.tombstones(author) == 3  # p2, p3, p4: the newest deletions
+        assert await outboxes.tombstones(other) == 1  # per author: another's do not count
+        key = outboxes.key("pd", author)
+        assert f"{{{author}}}" in key  # the author's slot
+        assert 2 * 86_400 - 10 <= await services.redis.client.ttl(key) <= 2 * 86_400
+        for n in (2, 3, 4):  # remembered: the id stays deleted
+            again = await api.put(f"/v1/users/{author}/posts/p{n}", json={"at": at(n)})
+            assert again.status_code == 409 and again.json()["error"]["code"] == "post_deleted"
+            assert (await api.get(f"/v1/users/{author}/posts/p{n}")).json()["state"] == "deleted"
+        # the oldest deletion was forgotten: its id is free for a new post
+        again = await api.put(f"/v1/users/{author}/posts/p0", json={"at": at(9)})
+        assert again.status_code == 202, again.text
+        await services.jobs.drain()
+
+
+async def publish_and_delete(api: httpx.AsyncClient, author: str, post: str) -> None:
+    assert (
+        await api.put(f"/v1/users/{author}/posts/{post}", json={"at": at(0)})
+    ).status_code == 202
+    assert (await api.delete(f"/v1/users/{author}/posts/{post}")).status_code == 202
+
+
+# -- shows of suggestions -------------------------------------------------------------------------
+
+
+async def test_only_shows_of_served_suggestions_count(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    me, friend, a, b = uid("me"), uid("friend"), uid("a"), uid("b")
+    for src, dst in ((me, friend), (friend, a), (friend, b)):
+        assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
+    response = await client.get(f"/v1/users/{me}/suggestions", params={"limit": 1})
+    (top,) = [item["user_id"] for item in response.json()["items"]]
+    other = b if top == a else a  # suggested to me, but not served: beyond the limit
+    made_up = [uid("made-up") for _ in range(20)]
+    path = f"/v1/users/{me}/suggestions/impressions"
+    before = metric((await client.get("/metrics")).text,
+                    'graphsvc_impressions_ignored_total{reason="not_served"}')  # fmt: skip
+    response = await client.post(path, json={"ids": [top, other, *made_up]})
+    assert response.status_code == 202, response.text
+    assert response.json() == {"recorded": 1, "ignored": 21}
+    services = service_of(client)
+    stored = await services.redis.client.hgetall(services.redis.impressions.key(me))
+    assert stored == {top: "1"}  # made-up ids store nothing
+    after = metric((await client.get("/metrics")).text,
+                   'graphsvc_impressions_ignored_total{reason="not_served"}')  # fmt: skip
+    assert after == before + 21
+    # another user was served nothing: its shows count nothing
+    response = await client.post(f"/v1/users/{friend}/suggestions/impressions", json={"ids": [a]})
+    assert response.json() == {"recorded": 0, "ignored": 1}
+
+
+async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
+    make_service: MakeService, uid: UserIds
+) -> None:
+    """Past SUGGEST_IMPRESSIONS_MAX targets, the counts of targets no longer served go first;
+    while every counted target is still served, a new one is ignored."""
+    service = make_service(suggest_impressions_max=2, suggest_served_seconds=1)
+    impressions, store = service.impressions, service.redis.impressions
+    me, a, b, c = uid("me"), uid("a"), uid("b"), uid("c")
+    await impressions.served(me, [Suggestion(t, 1.0, 0, [], []) for t in (a, b, c)])
+    assert await impressions.record(me, [a, b]) == (2, 0)
+    assert await impressions.record(me, [a, c]) == (1, 1)  # a counts; c: no room
+    assert await store.shows(me, [a, b, c]) == {a: 2, b: 1, c: 0}
+    await asyncio.sleep(1.1)  # a and b are no longer served
+    await impressions.served(me, [Suggestion(c, 1.0, 0, [], [])])
+    assert await impressions.record(me, [c]) == (1, 0)
+    assert await store.shows(me, [a, b, c]) == {a: 0, b: 0, c: 1}
+    assert await impressions.record(me, [a]) == (0, 1)  # served too long ago
+    assert await service.redis.client.hlen(store.key(me)) == 1
+
+
+# -- interactions ---------------------------------------------------------------------------------
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+async def apply_now(services: Services, pairs: list[dict[str, object]]) -> AppliedInteractions:
+    """Apply aggregated pairs at once, outside the buffer (the checkpoint stays where it is):
+    what a flush reports, whichever process flushes the shared buffer."""
+    store = services.neo4j.suggestions
+    while True:
+        checkpoint = await store.interactions_checkpoint()
+        done = await store.apply_interactions(
+            pairs, checkpoint=checkpoint, last=checkpoint, half_life_us=1_000_000,
+            daily_max=services.settings.interactions_pair_daily_max,
+        )  # fmt: skip
+        if done.applied:
+            return done
+
+
+async def user_exists(services: Services, user_id: str) -> bool:
+    return await services.moderation.user_state(user_id) is not None
+
+
+async def test_interactions_with_unknown_users_are_dropped_and_counted_never_created(
+    client: httpx.AsyncClient, uid: UserIds
+) -> None:
+    me, friend = uid("me"), uid("friend")
+    made_up = [uid("made-up") for _ in range(3)]
+    assert (await client.put(f"/v1/users/{me}/following/{friend}")).status_code == 200
+    services = service_of(client)
+    events = [{"actor": me, "target": friend, "kind": "like", "at": now_iso()}]
+    events += [{"actor": me, "target": t, "kind": "message", "at": now_iso()} for t in made_up]
+    events += [{"actor": made_up[0], "target": me, "kind": "like", "at": now_iso()}]
+    response = await client.post("/v1/interactions", json=events)
+    assert response.status_code == 202 and response.json() == {"accepted": 5}, response.text
+    await services.interactions.flush_all()
+    for user in made_up:
+        assert not await user_exists(services, user)
+    found = await services.interactions.affinities(me, 10)
+    assert found == [(friend, pytest.approx(2.0, rel=1e-4))]
+    pairs = aggregate([(me, made_up[1], 5.0, 1), (made_up[2], me, 2.0, 1), (me, friend, 1.0, 1)], 1)
+    assert await apply_now(services, pairs) == AppliedInteractions(True, unknown=2)
+    assert not await user_exists(services, made_up[1])
+
+
+async def test_the_weight_one_pair_gains_per_day_is_capped(
+    make_client: MakeClient, uid: UserIds
+) -> None:
+    me, friend, other = uid("me"), uid("friend"), uid("other")
+    async with make_client(interactions_pair_daily_max=12) as client:
+        for src, dst in ((me, friend), (other, me)):
+            assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
+        services = service_of(client)
+        flood = [{"actor": me, "target": friend, "kind": "message", "at": now_iso()}] * 100
+        assert (await client.post("/v1/interactions", json=flood)).status_code == 202
+        await services.interactions.flush_all()
+        again = [{"actor": me, "target": friend, "kind": "like", "at": now_iso()}]
+        again += [{"actor": other, "target": me, "kind": "message", "at": now_iso()}] * 2
+        assert (await client.post("/v1/interactions", json=again)).status_code == 202
+        await services.interactions.flush_all()
+        # me -> friend: 500 sent, 12 kept, nothing more that day; other -> me: 10, under the cap
+        found = dict(await services.interactions.affinities(me, 10))
+        assert found == {
+            friend: pytest.approx(12.0, rel=1e-4),
+            other: pytest.approx(10.0, rel=1e-4),
+        }
+        today = int(datetime.now(UTC).timestamp() // 86_400)
+        pairs = aggregate([(me, friend, 1.0, 1)], 1, day=today)
+        assert await apply_now(services, pairs) == AppliedInteractions(True, capped=1)
+        # a loader's history is not capped
+        micros = int(datetime.now(UTC).timestamp() * 1_000_000)
+        await services.interactions.record_raw([(other, friend, 50.0, micros)])
+        await services.interactions.flush_all()
+        assert await services.interactions.affinities(other, 10) == [
+            (friend, pytest.approx(50.0, rel=1e-4)), (me, pytest.approx(10.0, rel=1e-4)),
+        ]  # fmt: skip

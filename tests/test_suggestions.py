@@ -23,6 +23,11 @@ async def follow(client: httpx.AsyncClient, *pairs: tuple[str, str]) -> None:
         assert response.status_code == 200, response.text
 
 
+async def exist(client: httpx.AsyncClient, *user_ids: str) -> None:
+    """Users in the graph with no edge yet (interactions are applied between known users only)."""
+    await service_of(client).neo4j.bulk.load_users(user_ids)
+
+
 async def interact(client: httpx.AsyncClient, *events: tuple[str, str, str, datetime]) -> None:
     body = [{"actor": a, "target": t, "kind": k, "at": at.isoformat()} for a, t, k, at in events]
     response = await client.post("/v1/interactions", json=body)
@@ -63,6 +68,7 @@ async def test_affinity_decays_with_the_configured_half_life(
 ) -> None:
     me, a, b = uid("me"), uid("a"), uid("b")
     async with make_client(affinity_half_life_days=7) as client:
+        await exist(client, me, a, b)
         t = now()
         await interact(
             client,
@@ -80,6 +86,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     make_service: Callable[..., Services], backends: Services, uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
+    await backends.neo4j.bulk.load_users([me, a])
     t = now()
     first = make_service()
     await first.interactions.flush_all()
@@ -88,10 +95,11 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     last = await backends.neo4j.suggestions.interactions_checkpoint()
     batches = await first.interactions.buffer.read_after(last, 10)
     await backends.neo4j.suggestions.apply_interactions(
-        [{"a": me, "b": a, "w": 5.0, "at": _micros(t)}],
+        [{"a": me, "b": a, "w": 5.0, "at": _micros(t), "raw": 5.0, "day": -1}],
         checkpoint=last,
         last=batches[-1].entry_id,
         half_life_us=first.interactions.half_life_us,
+        daily_max=first.settings.interactions_pair_daily_max,
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
     await restarted.interactions.record_raw([(a, me, 2.0, _micros(t))])
@@ -134,15 +142,21 @@ async def test_bad_interactions_are_refused_naming_the_event_and_buffer_nothing(
 
 
 async def test_interaction_batches_hold_1_to_1000_events(
-    client: httpx.AsyncClient, uid: UserIds
+    make_client: MakeClient, uid: UserIds
 ) -> None:
-    me, a = uid("me"), uid("a")
+    async with make_client(interactions_pair_daily_max=10_000) as client:
+        await batches_of_1_to_1000(client, uid("me"), uid("a"))
+
+
+async def batches_of_1_to_1000(client: httpx.AsyncClient, me: str, a: str) -> None:
+    await exist(client, me, a)
     event = {"actor": me, "target": a, "kind": "like", "at": now().isoformat()}
     assert (await client.post("/v1/interactions", json=[event] * 1000)).status_code == 202
-    for body in ([], [event] * 1001):
+    for body, expected in (([], "1 to 1000"), ([event] * 1001, "at most 1000 items")):
         response = await client.post("/v1/interactions", json=body)
         assert response.status_code == 422
-        assert "1 to 1000" in response.json()["error"]["message"]
+        message = response.json()["error"]["message"]
+        assert expected in message and len(message) < 300  # the list is never repeated
     await service_of(client).interactions.flush_all()
     assert await affinities(client, me) == pytest.approx({a: 2000.0}, rel=1e-4)
 
@@ -307,6 +321,7 @@ async def test_racing_flushers_apply_every_event_once(
     me, a = uid("me"), uid("a")
     t = _micros(now())
     services = [make_service(interactions_flush_entries=n) for n in (1, 2, 50)]
+    await services[0].neo4j.bulk.load_users([me, a])
     await services[0].interactions.flush_all()
     for n in range(12):
         await services[n % 3].interactions.record_raw([(me, a, 1.0, t)] * (n + 1))
@@ -320,7 +335,7 @@ async def test_erasing_a_user_with_interactions_and_dismissals(
     client: httpx.AsyncClient, uid: UserIds
 ) -> None:
     gone, friend, other = uid("gone"), uid("friend"), uid("other")
-    await follow(client, (gone, friend), (friend, gone))
+    await follow(client, (gone, friend), (friend, gone), (other, friend))
     await interact(client, (gone, friend, "message", now()), (other, gone, "like", now()))
     await client.delete(f"/v1/users/{gone}/suggestions/{other}")
     await client.delete(f"/v1/users/{other}/suggestions/{gone}")

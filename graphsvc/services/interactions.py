@@ -1,9 +1,29 @@
 """Interactions and affinity: record interactions, write them behind to Neo4j, read affinities.
 
-``POST /v1/interactions`` validates a whole batch (all or nothing) and buffers it as one
-entry of a Redis stream (``adapters/redis/interactions``), then answers. A flusher in every
-serving process writes the buffer to Neo4j, aggregated per pair, each entry exactly once: the
-checkpoint moves in the same transaction, only if no other flusher moved it first.
+``POST /v1/interactions`` (service keys only: what a user did is reported by the product's
+backend, never by the user's own client) validates a whole batch (all or nothing) and buffers
+it as one entry of a Redis stream (``adapters/redis/interactions``), then answers 202. The
+flusher of the workers writes the buffer to Neo4j, aggregated per pair and day, each entry
+exactly once: the checkpoint moves in the same transaction, only if no other flusher moved it
+first.
+
+What the flusher applies (``cypher/suggestions/interactions_apply.cypher``), so that a write
+key cannot grow the graph or inflate an affinity:
+
+- **Unknown users are dropped, never created.** An event whose actor or target is not in the
+  graph (no follow or block ever named it, or it was erased) or is being erased is dropped
+  when flushed, and counted by ``graphsvc_interaction_pairs_dropped_total{reason}``
+  (``unknown_user``, ``erasing``). The request is not refused: checking every id of a batch
+  of 1,000 against Neo4j would cost the write path that buffering exists to keep cheap, and a
+  202 promises the events were accepted, not applied.
+- **A daily cap per pair.** One (actor, target) pair gains at most
+  INTERACTIONS_PAIR_DAILY_MAX weight per UTC day in which the service accepted its events;
+  the rest is dropped (``graphsvc_interaction_pairs_dropped_total{reason="daily_cap"}`` counts
+  the pairs cut). Loaders' history (``record_raw``) is not capped.
+
+An erasure flushes the buffer (``flush_through``) before it deletes the user, so interactions
+accepted before the erasure are dropped while the user is still marked, never applied to a
+later user who takes the id.
 """
 
 from __future__ import annotations
@@ -16,11 +36,18 @@ from datetime import UTC
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
-from graphsvc.domain.affinity import WeightedInteraction, aggregate
-from graphsvc.domain.errors import FutureEvent, InvalidInteraction, InvalidLimit, SelfAction
+from graphsvc.domain.affinity import UNCAPPED, WeightedInteraction, aggregate_days, day_of_ms
+from graphsvc.domain.errors import (
+    FutureEvent,
+    InvalidInteraction,
+    InvalidLimit,
+    SelfAction,
+    quoted,
+)
 from graphsvc.domain.ids import is_user_id, validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
 from graphsvc.services.loops import stop_if_asked
+from graphsvc.services.telemetry import INTERACTION_PAIRS_DROPPED
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -56,13 +83,17 @@ class Interactions:
         for name in ("actor", "target"):
             value = getattr(event, name)
             if not is_user_id(value):
-                raise InvalidInteraction(f"event {n}: {name} {value!r} is not a valid user id")
+                raise InvalidInteraction(
+                    f"event {n}: {name} {quoted(value)} is not a valid user id"
+                )
         if event.actor == event.target:
             raise SelfAction(f"event {n}: {event.actor!r} interacts with itself")
         weight = self._settings.interaction_weights.get(event.kind)
         if weight is None:
             known = ", ".join(sorted(self._settings.interaction_weights))
-            raise InvalidInteraction(f"event {n}: unknown kind {event.kind!r} (known: {known})")
+            raise InvalidInteraction(
+                f"event {n}: unknown kind {quoted(event.kind)} (known: {known})"
+            )
         moment = event.at if event.at.tzinfo else event.at.replace(tzinfo=UTC)
         at = micros_from_datetime(moment)
         if at > horizon:
@@ -70,9 +101,10 @@ class Interactions:
         return (event.actor, event.target, weight, at)
 
     async def record_raw(self, events: Sequence[WeightedInteraction]) -> None:
-        """Buffer already validated events (actor, target, weight, µs): loaders, evaluation."""
+        """Buffer already validated events (actor, target, weight, µs): loaders, evaluation.
+        They replay history, so the daily cap of a pair does not apply to them."""
         if events:
-            await self.buffer.append(events)
+            await self.buffer.append(events, capped=False)
 
     async def flush(self) -> int:
         """Write one round of buffered batches to Neo4j; returns how many events went."""
@@ -80,17 +112,37 @@ class Interactions:
         batches = await self.buffer.read_after(last, self._settings.interactions_flush_entries)
         if not batches:
             return 0
-        events = [event for batch in batches for event in batch.events]
-        applied = await self._store.apply_interactions(
-            aggregate(events, self._settings.affinity_half_life_us),
+        half_life = self._settings.affinity_half_life_us
+        done = await self._store.apply_interactions(
+            aggregate_days(
+                ((day_of_ms(b.accepted_ms) if b.capped else UNCAPPED, b.events) for b in batches),
+                half_life,
+            ),
             checkpoint=last,
             last=batches[-1].entry_id,
-            half_life_us=self._settings.affinity_half_life_us,
+            half_life_us=half_life,
+            daily_max=self._settings.interactions_pair_daily_max,
         )
-        if not applied:  # another process flushed these first
+        if not done.applied:  # another process flushed these first
             return 0
+        for reason, pairs in (("unknown_user", done.unknown), ("erasing", done.erasing),
+                              ("daily_cap", done.capped)):  # fmt: skip
+            if pairs:
+                INTERACTION_PAIRS_DROPPED.labels(reason).inc(pairs)
         await self.buffer.trim(batches[-1].entry_id)
-        return len(events)
+        return sum(len(batch.events) for batch in batches)
+
+    async def flush_through(self) -> None:
+        """Flush until every batch buffered before this call is applied (by this process or
+        another): what an erasure waits for before it deletes its user."""
+        newest = await self.buffer.newest()
+        while newest:
+            stop_if_asked()
+            checkpoint = await self._store.interactions_checkpoint()
+            if _entry(checkpoint) >= _entry(newest):
+                return
+            if not await self.flush() and await self._store.interactions_checkpoint() == checkpoint:
+                return  # nothing left after the checkpoint (the buffer lost it)
 
     async def flush_all(self) -> int:
         """Flush until the buffer is empty (tests, the CLI)."""
@@ -100,7 +152,7 @@ class Interactions:
         return total
 
     async def run_flusher(self) -> None:
-        """The write-behind loop of a serving process (any number may run: exactly once)."""
+        """The write-behind loop of a worker (any number may run: exactly once)."""
         while True:
             stop_if_asked()
             try:
@@ -123,3 +175,9 @@ class Interactions:
             half_life_us=self._settings.affinity_half_life_us,
             limit=limit,
         )
+
+
+def _entry(entry_id: str) -> tuple[int, int]:
+    """A stream entry id ('ms-seq') as a comparable pair; '' is before every entry."""
+    ms, _, seq = entry_id.partition("-")
+    return (int(ms), int(seq or 0)) if ms else (-1, -1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import neo4j
@@ -20,6 +21,17 @@ CANDIDATE_COLUMNS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
+class AppliedInteractions:
+    """What one flush did: whether it applied, and the pairs (actor, target, day) it dropped
+    for a user not in the graph or being erased, and those the daily cap cut."""
+
+    applied: bool
+    unknown: int = 0
+    erasing: int = 0
+    capped: int = 0
+
+
 class SuggestionStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
@@ -29,12 +41,22 @@ class SuggestionStore:
         return row["last"]
 
     async def apply_interactions(
-        self, pairs: Sequence[Mapping[str, Any]], *, checkpoint: str, last: str, half_life_us: int
-    ) -> bool:
-        """Add aggregated interactions once; False when another flush moved the checkpoint."""
-        params = {"pairs": list(pairs), "checkpoint": checkpoint, "last": last, "h": half_life_us}
+        self,
+        pairs: Sequence[Mapping[str, Any]],
+        *,
+        checkpoint: str,
+        last: str,
+        half_life_us: int,
+        daily_max: float,
+    ) -> AppliedInteractions:
+        """Add aggregated interactions once (``applied`` False when another flush moved the
+        checkpoint), with the pairs dropped and capped."""
+        params = {"pairs": list(pairs), "checkpoint": checkpoint, "last": last,
+                  "h": half_life_us, "daily_max": daily_max}  # fmt: skip
         (row,) = await self._store.write("suggestions/interactions_apply", params)
-        return bool(row["applied"])
+        return AppliedInteractions(
+            bool(row["applied"]), int(row["unknown"]), int(row["erasing"]), int(row["capped"])
+        )
 
     async def affinities(
         self, user_id: str, *, now: int, half_life_us: int, limit: int

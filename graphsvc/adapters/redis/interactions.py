@@ -22,6 +22,12 @@ from graphsvc.settings import Settings
 class BufferedBatch:
     entry_id: str
     events: list[WeightedInteraction]
+    capped: bool = True  # False: appended by a loader (no daily cap)
+
+    @property
+    def accepted_ms(self) -> int:
+        """When the batch was appended (Redis's clock, milliseconds): its entry id's time."""
+        return int(self.entry_id.partition("-")[0])
 
 
 class InteractionBuffer:
@@ -29,17 +35,26 @@ class InteractionBuffer:
         self._redis = client
         self._stream = f"{settings.redis_prefix}ix"
 
-    async def append(self, events: Sequence[WeightedInteraction]) -> str:
+    async def append(self, events: Sequence[WeightedInteraction], *, capped: bool = True) -> str:
         """Buffer one accepted batch; returns its entry id. Once this returns, the batch is
-        in Redis (and its append-only file)."""
-        return await self._redis.xadd(self._stream, {"e": orjson.dumps(events)})
+        in Redis (and its append-only file). ``capped``: the daily cap of a pair applies
+        (False for the loaders' history)."""
+        fields = {"e": orjson.dumps(events)} | ({} if capped else {"c": "0"})
+        return await self._redis.xadd(self._stream, fields)
+
+    async def newest(self) -> str:
+        """The id of the newest entry ('' when the stream is empty or absent)."""
+        entries = await self._redis.xrevrange(self._stream, count=1)
+        return entries[0][0] if entries else ""
 
     async def read_after(self, last: str, count: int) -> list[BufferedBatch]:
         """Up to ``count`` batches after entry ``last`` ('' for the first)."""
         start = f"({last}" if last else "-"
         entries = await self._redis.xrange(self._stream, min=start, count=count)
         return [
-            BufferedBatch(entry_id, [tuple(e) for e in orjson.loads(fields["e"])])
+            BufferedBatch(
+                entry_id, [tuple(e) for e in orjson.loads(fields["e"])], fields.get("c") != "0"
+            )
             for entry_id, fields in entries
         ]
 
