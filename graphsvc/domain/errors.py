@@ -97,6 +97,14 @@ class UserErasing(GraphError):
     code = "user_erasing"
 
 
+class UnknownUser(GraphError):
+    """A user the graph does not know, named where only a known user makes sense (the target
+    of a dismissal): users are created by follows and blocks only."""
+
+    status = 404
+    code = "unknown_user"
+
+
 class FollowingLimit(GraphError):
     status = 409
     code = "following_limit"

@@ -7,19 +7,31 @@ stopped process left half done is taken up again by a worker. Every batch is saf
 each batch's mirror work is recorded on the user's node in the batch's own transaction, so a
 job that stops between a commit and its mirror write replays that write on resume. Errors
 propagate: the job registry retries the job, which replays its last batch.
+
+An erasure ends by flushing the interactions buffered so far (dropped: the user is marked),
+then deletes the node with whatever blocks, dismissals or interactions raced in (up to a batch
+of them), unless a follow is left (the batches run again) or a key bound to the user may still
+be trusted from an API process's cache: then it waits that long (at most
+``KeyRing.trust_seconds``, holding a job slot) and tries again. Nothing a client sends can
+hold it up: follows, dismissals and interactions of a user being erased are refused or
+dropped, and blocks that keep arriving are deleted with the node.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.domain.model import Side
+from graphsvc.services.access import KeyRing
+from graphsvc.services.interactions import Interactions
 from graphsvc.services.jobs import Progress
 from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.writes import Writes
@@ -40,6 +52,9 @@ class ModerationJobs:
         statuses: StatusSet,
         writes: Writes,
         settings: Settings,
+        interactions: Interactions,
+        impressions: ImpressionStore,
+        keys: KeyRing,
     ) -> None:
         self._moderation = moderation
         self._snapshots = snapshots
@@ -49,6 +64,9 @@ class ModerationJobs:
         self._writes = writes
         self._batch = settings.fanout_batch_edges
         self._journal_seconds = settings.mirror_journal_seconds
+        self._interactions = interactions
+        self._impressions = impressions
+        self._keys = keys
 
     async def fan_out_status(self, user_id: str, progress: Progress) -> None:
         """After a user turned active or inactive: re-flag its follows (the followed users'
@@ -92,28 +110,48 @@ class ModerationJobs:
 
     async def erase_user(self, user_id: str, progress: Progress) -> None:
         """Remove a user's follows (each counterpart's counts and lists follow in the
-        mirror), its blocks, and then the user."""
+        mirror), its blocks, interactions and dismissals, and then the user."""
         await self._mirror_removals(await self._moderation.erase_pending(user_id))
-        for _ in range(_ROUNDS):
+        grace_us = round(self._keys.trust_seconds * 1_000_000)
+        rounds = 0
+        while rounds < _ROUNDS:
             for side in (Side.FOLLOWING, Side.FOLLOWERS):
                 await self._erase_side(user_id, side, progress)
-            while deleted := await self._moderation.erase_blocks(user_id, self._batch):
-                stop_if_asked()
-                progress.add("blocks", deleted)
+            await self._erase_others(user_id, progress)
+            await self._interactions.flush_through()
             async with self._writes.hold(user_id):
-                done, version = await self._moderation.erase_end(user_id)
-            if done:
-                if version is not None:
-                    # A later user with this id starts out active and unhidden.
-                    await self._statuses.set_status(user_id, False, version)
+                end = await self._moderation.erase_end(user_id, self._batch, grace_us)
+            self._keys.forget(end.revoked)
+            if end.done:
+                if end.version is not None:
+                    # A later user with this id starts out active and unhidden, with no shows.
+                    await self._statuses.set_status(user_id, False, end.version)
+                    await self._impressions.forget(user_id)
                     # The counts and lists are exact zeros now; let them go after the journal
                     # window.
                     await self._mirror.expire(user_id, self._journal_seconds)
                 log.info("erase %s: done (%d edges)", user_id, progress.done)
                 return
+            if end.wait_seconds > 0:  # its revoked keys may still be trusted somewhere
+                log.info("erase %s: keeping the id %.1f s for its keys", user_id, end.wait_seconds)
+                await asyncio.sleep(end.wait_seconds)
+                continue
+            rounds += 1
         log.warning(
             "erasure of %s still has work after %d rounds; it resumes later", user_id, _ROUNDS
         )
+
+    async def _erase_others(self, user_id: str, progress: Progress) -> None:
+        """Delete the user's blocks, interactions and dismissals in batches, until a batch is
+        not full: what arrived since goes with the node (``erase_end``), so blocks that keep
+        coming cannot keep the erasure here."""
+        while True:
+            stop_if_asked()
+            deleted = await self._moderation.erase_blocks(user_id, self._batch)
+            if deleted:
+                progress.add("blocks", deleted)
+            if deleted < self._batch:
+                return
 
     async def _erase_side(self, user_id: str, side: Side, progress: Progress) -> None:
         while True:

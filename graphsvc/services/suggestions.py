@@ -7,8 +7,10 @@ user with fewer than SUGGEST_THIN of them also gets three-hop candidates
 stored, or the built-in default) scores them in this process. The 50 best are cached per user
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
 Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
-cache. Too few candidates (a user who follows nobody): recently active accounts, then the most
-followed, fill the list.
+cache; serving a list notes its ids, the only ones whose shows count. Too few candidates (a
+user who follows nobody): recently active accounts, then the most followed, fill the list. A
+dismissal names a user of the graph (it never creates one) and is refused while either user
+is being erased.
 
 ``candidate_rows`` is also what `graphsvc train-pymk` learns from (with the held-out edges made
 invisible), so the model is trained on exactly the features it is served.
@@ -28,7 +30,7 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.domain.errors import InvalidLimit, SelfAction
+from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
@@ -188,12 +190,18 @@ class Suggestions:
         return found
 
     async def dismiss(self, user_id: str, target_id: str) -> bool:
-        """Never suggest the target to the user again."""
+        """Never suggest the target to the user again. The target must be a user of the graph
+        (404 ``unknown_user``: a dismissal never creates one), and neither may be being erased
+        (409 ``user_erasing``)."""
         validate_user_id(user_id, "user_id")
         validate_user_id(target_id, "target_id")
         if user_id == target_id:
             raise SelfAction(f"user {user_id!r} cannot dismiss itself")
-        created = await self._store.dismiss(user_id, target_id)
+        created, refused = await self._store.dismiss(user_id, target_id)
+        if refused == "unknown_target":
+            raise UnknownUser(f"no user {target_id!r} to dismiss")
+        if refused == "erasing":
+            raise UserErasing(f"{user_id!r} or {target_id!r} is being erased")
         try:
             await self.cache.invalidate(user_id)
         except REDIS_DOWN as exc:  # committed; a stale cache entry lives SUGGEST_CACHE_SECONDS

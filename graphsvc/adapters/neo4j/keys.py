@@ -25,7 +25,8 @@ class KeyStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
 
-    async def create(self, key: ApiKey) -> None:
+    async def create(self, key: ApiKey) -> bool:
+        """Store the key; False (nothing stored) when its user is being erased."""
         params = {
             "id": key.id,
             "digest": key.digest,
@@ -34,7 +35,7 @@ class KeyStore:
             "name": key.name,
             "created": key.created,
         }
-        await self._store.write("keys/create", params)
+        return bool(await self._store.write("keys/create", params))
 
     async def find(self, key_id: str) -> ApiKey | None:
         rows = await self._store.read("keys/find", {"id": key_id}, fresh=True)

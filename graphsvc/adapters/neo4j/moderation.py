@@ -4,9 +4,22 @@ locks the user, and records its own mirror work on the user's node (replayed on 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 
 from graphsvc.adapters.neo4j.store import Neo4jStore, event_id
 from graphsvc.domain.model import GraphEvent, Side, UserState
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureEnd:
+    """What ``erase_end`` found: whether the user is gone, the version to forget its status by
+    (None when there was no node to delete), how long the node must still be kept for its
+    revoked keys, and the keys it revoked."""
+
+    done: bool
+    version: int | None
+    wait_seconds: float = 0.0
+    revoked: list[str] = field(default_factory=list)
 
 
 class ModerationStore:
@@ -65,15 +78,19 @@ class ModerationStore:
         if chunk:
             yield chunk
 
-    async def erase_begin(self, user_id: str) -> tuple[bool, GraphEvent | None]:
-        """Mark the user for erasure: (found, the erase event when this call began it)."""
-        params = {"id": user_id, "event": event_id()}
-        rows = await self._store.write("moderation/erase_begin", params)
-        if not rows:
-            return False, None
-        if rows[0]["already"]:
-            return True, None
-        return True, GraphEvent(params["event"], "erase", user_id, "", rows[0]["version"])
+    async def erase_begin(
+        self, user_id: str, grace_us: int = 0
+    ) -> tuple[bool, GraphEvent | None, list[str]]:
+        """Mark the user for erasure and revoke the keys bound to it: (found, the erase event
+        when this call began it, the ids of the keys revoked now). ``grace_us``: how long an
+        API process may go on trusting a revoked key (the node is kept that long)."""
+        params = {"id": user_id, "event": event_id(), "grace_us": grace_us}
+        (row,) = await self._store.write("moderation/erase_begin", params)
+        revoked = list(row["revoked"])
+        if not row["found"] or row["already"]:
+            return bool(row["found"]), None, revoked
+        event = GraphEvent(params["event"], "erase", user_id, "", row["version"])
+        return True, event, revoked
 
     async def erase_batch(self, user_id: str, side: Side, batch: int) -> list[tuple[str, str, int]]:
         """Delete one batch of the user's follows on one side; the removals (src, dst,
@@ -99,8 +116,10 @@ class ModerationStore:
         (row,) = await self._store.write("moderation/erase_blocks", {"id": user_id, "batch": batch})
         return int(row["deleted"])
 
-    async def erase_end(self, user_id: str) -> tuple[bool, int | None]:
-        """Delete the user if nothing is left: (done, version to forget its status by; None
-        when there was no node to delete)."""
-        (row,) = await self._store.write("moderation/erase_end", {"id": user_id})
-        return bool(row["done"]), row["version"]
+    async def erase_end(self, user_id: str, batch: int, grace_us: int) -> ErasureEnd:
+        """Delete the user if no follow is left and no revoked key may still be trusted."""
+        params = {"id": user_id, "batch": batch, "grace_us": grace_us}
+        (row,) = await self._store.write("moderation/erase_end", params)
+        return ErasureEnd(
+            bool(row["done"]), row["version"], row["wait_us"] / 1_000_000, list(row["revoked"])
+        )

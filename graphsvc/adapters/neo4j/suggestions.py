@@ -126,7 +126,9 @@ class SuggestionStore:
         (row,) = await self._store.read("suggestions/suggest_filter", params)
         return list(row["ids"])
 
-    async def dismiss(self, user_id: str, target_id: str) -> bool:
+    async def dismiss(self, user_id: str, target_id: str) -> tuple[bool, str | None]:
+        """(whether the dismissal is new, the rule that refused it: None, 'unknown_target' or
+        'erasing')."""
         params = {"id": user_id, "target": target_id}
         (row,) = await self._store.write("suggestions/dismiss", params)
-        return bool(row["created"])
+        return bool(row["created"]), row["refused"]

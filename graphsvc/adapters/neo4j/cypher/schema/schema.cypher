@@ -38,3 +38,8 @@ FOR (m:RankerModel) REQUIRE (m.name, m.version) IS UNIQUE;
 
 CREATE CONSTRAINT api_key_id_unique IF NOT EXISTS
 FOR (k:ApiKey) REQUIRE k.id IS UNIQUE;
+
+// The keys bound to a user, revoked together when the user is erased
+// (moderation/erase_begin.cypher).
+CREATE RANGE INDEX api_key_user IF NOT EXISTS
+FOR (k:ApiKey) ON (k.user);
