@@ -35,7 +35,8 @@ def _key_json(key: ApiKey) -> dict[str, object]:
     "/v1/keys",
     response_model=NewKeyBody,
     status_code=201,
-    responses=ERRORS,
+    responses=ERRORS
+    | {409: {"model": ErrorBody, "description": "the user is being erased (`user_erasing`)"}},
     tags=["keys"],
     summary="Create an API key (the key is shown in this response only)",
     **guarded(Scope.ADMIN),

@@ -62,6 +62,10 @@ async def get_status(user_id: UserId, request: Request) -> StatusBody:
     responses=ERRORS | {200: {"model": EraseBody, "description": "no such user"}},
     tags=["moderation"],
     summary="Erase a user and every edge, in the background (see GET .../status)",
+    description="Every API key bound to the user is revoked at once, also when the user is "
+    "absent. The id stays taken (being erased) until its edges are gone and, when keys were "
+    "revoked, until no API process may still trust one from its cache "
+    "(max(API_KEY_CACHE_SECONDS, API_KEY_STALE_SECONDS) + 1 s); then it may be taken again.",
     **guarded(Scope.ADMIN),
 )
 async def erase(user_id: UserId, request: Request) -> Response:
