@@ -32,6 +32,9 @@ DISMISS_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+INTERACTIONS_MOST = 1_000  # the largest INTERACTIONS_MAX_BATCH may be
+
+
 @router.post(
     "/v1/interactions",
     response_model=AcceptedBody,
@@ -48,8 +51,10 @@ DISMISS_ERRORS: dict[int | str, dict[str, Any]] = {
 async def interactions(
     events: Annotated[
         list[InteractionIn],
+        # the schema refuses a longer list on its length, before validating its items
         Body(
-            json_schema_extra={"minItems": 1, **settings_extra(maxItems="interactions_max_batch")}
+            max_length=INTERACTIONS_MOST,
+            json_schema_extra={"minItems": 1, **settings_extra(maxItems="interactions_max_batch")},
         ),
     ],
     request: Request,
