@@ -46,6 +46,7 @@ from graphsvc.services.access import KeyRing
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.feed_jobs import FeedJobs
 from graphsvc.services.follower_feed import FollowerFeed
+from graphsvc.services.graph_lists import GraphLists
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
@@ -136,6 +137,7 @@ class Services:
     mirror_sync: MirrorSync
     relations: Relations
     lists: Lists
+    graph_lists: GraphLists
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
@@ -248,6 +250,7 @@ def build(
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
         lists=lists,
+        graph_lists=GraphLists(neo4j.lists, settings),
         moderation=Moderation(
             neo4j.moderation, writes, jobs, work, redis.leases, access, here=here
         ),

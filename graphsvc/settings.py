@@ -180,7 +180,61 @@ class _BoundSettings(BaseSettings):
     )
 
 
-class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSettings):
+class _AccessSettings(BaseSettings):
+    """API keys, their authentication and their per-key budgets: part of ``Settings`` (one
+    object), kept apart to stay readable."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+
+    api_key_secret: str = Field(
+        default="graphsvc-dev-api-key-secret",
+        min_length=16,
+        description="HMAC key under which API keys are stored; set it in production",
+    )
+    api_key_cache_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="how long an API process trusts a key it looked up (a revoked key "
+        "stops working within this time)",
+    )
+    api_key_stale_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description="while Neo4j is unreachable, how long after its last read a cached key "
+        "keeps working",
+    )
+    auth_failures_max: int = Field(
+        default=30,
+        ge=1,
+        description="failed authentications one client address may make per "
+        "AUTH_FAILURE_WINDOW_SECONDS (counted in Redis across API processes); past it, a key "
+        "this process has not cached is a 429 auth_throttled before any lookup",
+    )
+    auth_failure_window_seconds: int = Field(
+        default=60, ge=1, le=3600, description="the window of AUTH_FAILURES_MAX, in seconds"
+    )
+    rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
+    rate_limit_reads: str = Field(
+        default="6000/minute", description="GET requests per key (limits' notation)"
+    )
+    rate_limit_writes: str = Field(
+        default="1200/minute", description="other requests per key (limits' notation)"
+    )
+
+    @field_validator("rate_limit_reads", "rate_limit_writes")
+    @classmethod
+    def _rate(cls, text: str) -> str:
+        from limits import parse
+
+        try:
+            parse(text)
+        except ValueError as exc:
+            raise ValueError(f"{text!r} is not a rate such as '600/minute'") from exc
+        return text
+
+
+class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSettings, _AccessSettings):
     # a refused value is left out of the error's text (it may be a secret)
     model_config = SettingsConfigDict(
         env_file=None, extra="ignore", frozen=True, hide_input_in_errors=True
@@ -422,54 +476,6 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     log_json: bool = Field(
         default=False, description="one JSON log line per request, with its X-Request-ID"
     )
-
-    # API keys and per-key rate limits.
-    api_key_secret: str = Field(
-        default="graphsvc-dev-api-key-secret",
-        min_length=16,
-        description="HMAC key under which API keys are stored; set it in production",
-    )
-    api_key_cache_seconds: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="how long an API process trusts a key it looked up (a revoked key "
-        "stops working within this time)",
-    )
-    api_key_stale_seconds: float = Field(
-        default=60.0,
-        ge=0,
-        description="while Neo4j is unreachable, how long after its last read a cached key "
-        "keeps working",
-    )
-    auth_failures_max: int = Field(
-        default=30,
-        ge=1,
-        description="failed authentications one client address may make per "
-        "AUTH_FAILURE_WINDOW_SECONDS (counted in Redis across API processes); past it, a key "
-        "this process has not cached is a 429 auth_throttled before any lookup",
-    )
-    auth_failure_window_seconds: int = Field(
-        default=60, ge=1, le=3600, description="the window of AUTH_FAILURES_MAX, in seconds"
-    )
-    rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
-    rate_limit_reads: str = Field(
-        default="6000/minute", description="GET requests per key (limits' notation)"
-    )
-    rate_limit_writes: str = Field(
-        default="1200/minute", description="other requests per key (limits' notation)"
-    )
-
-    @field_validator("rate_limit_reads", "rate_limit_writes")
-    @classmethod
-    def _rate(cls, text: str) -> str:
-        from limits import parse
-
-        try:
-            parse(text)
-        except ValueError as exc:
-            raise ValueError(f"{text!r} is not a rate such as '600/minute'") from exc
-        return text
 
 
 class LocalServerSettings(BaseSettings):

@@ -92,7 +92,7 @@ async def following(
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
-    return page_body(await services_of(request).lists.friends(user_id, limit, cursor))
+    return page_body(await services_of(request).graph_lists.friends(user_id, limit, cursor))
 
 
 @router.get(
@@ -129,7 +129,7 @@ async def common_following(
     limit: Limit = None, cursor: Cursor = None,
 ) -> Response:  # fmt: skip
     return id_page_body(
-        await services_of(request).lists.common_following(user_id, other_id, limit, cursor)
+        await services_of(request).graph_lists.common_following(user_id, other_id, limit, cursor)
     )
 
 
@@ -146,7 +146,7 @@ async def common_followers(
     limit: Limit = None, cursor: Cursor = None,
 ) -> Response:  # fmt: skip
     return id_page_body(
-        await services_of(request).lists.common_followers(user_id, other_id, limit, cursor)
+        await services_of(request).graph_lists.common_followers(user_id, other_id, limit, cursor)
     )
 
 
@@ -162,5 +162,5 @@ async def familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
 ) -> Response:
     return id_page_body(
-        await services_of(request).lists.familiar_followers(user_id, target_id, limit)
+        await services_of(request).graph_lists.familiar_followers(user_id, target_id, limit)
     )

@@ -1,25 +1,17 @@
-"""Lists and counts: followers, following, friends, common and familiar lists, exact counts.
+"""Lists and counts: followers, following (and its celebrities), exact counts.
 
 Reads come from the mirror: a page is one Lua script over the user's sorted set (inactive
 users left out), counts one HMGET. A cold mirror is built for that user from Neo4j and then
 served (``mirror_sync``); a page that runs past a capped hot list continues in Neo4j from the
 same keyset position, so a client walks a celebrity's followers without seeing the seam. With
 Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
-the graph itself (friends, common, familiar, celebrities) are bounded Cypher queries.
+the graph itself (friends, common, familiar) are in ``graph_lists``.
 
 Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
 index of the user's list at the cursor's position, stopped at the page's size: the same work
 at any depth and for any number of followers, so a cursor replayed deep in a celebrity's
-followers costs what a first page does. Common lists examine at most COMMON_SCAN_MAX entries
-of the shorter list per request: the total is exact up to that size and a lower bound beyond
-(``total_is_lower_bound``), and a page that examined that many without filling up is
-answered short, with a cursor where it stopped. A read from Neo4j where the mirror usually
+followers costs what a first page does. A read from Neo4j where the mirror usually
 answers is noted (``costs.note_graph_read``), so the caller's budget pays for it.
-
-The mirror does not answer common lists: its hot lists hold only each user's newest
-HOT_LIST_CAP entries, ordered by time, where common lists are whole lists in id order, and
-ZINTER reads both sorted sets whole on every page (O(N·K) + O(M·log M), in a Redis that
-serves nobody else meanwhile). The id-ordered indexes give each page in bounded work instead.
 """
 
 from __future__ import annotations
@@ -31,11 +23,9 @@ from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror import HotPage, Mirror
 from graphsvc.adapters.redis.statuses import StatusesMissing
-from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Counts, Entry, IdPage, IdSlice, Page, Side
+from graphsvc.domain.model import Counts, Entry, Page, Side
 from graphsvc.services.costs import note_graph_read
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.mirror_sync import MirrorSync
@@ -221,87 +211,3 @@ class Lists:
         except StatusesMissing:
             await self._sync.load_statuses()
             return await self._mirror.page(user_id, side, after, wanted)
-
-    # -- lists the graph answers ----------------------------------------------------------------
-
-    async def friends(
-        self, user_id: str, limit: int | None = None, cursor: str | None = None
-    ) -> Page:
-        """Active mutual follows, closest first: by affinity, then the newest follow."""
-        validate_user_id(user_id)
-
-        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._lists.friends_page(
-                user_id,
-                after,
-                wanted,
-                ref=AFFINITY_REFERENCE_US,
-                half_life_us=self._settings.affinity_half_life_us,
-            )
-
-        return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
-
-    async def common_following(
-        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
-    ) -> IdPage:
-        """Active users both follow, in id order, with the total (a lower bound past
-        COMMON_SCAN_MAX followings of the one who follows fewer)."""
-        _valid_pair(user_id, other_id)
-        self._pager.limit(limit)  # a bad limit is named before "the same user twice", as ever
-        _two_users(user_id, other_id)
-        return await self._common(
-            "lists/common_following", "common_following", user_id, other_id, limit, cursor
-        )
-
-    async def common_followers(
-        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
-    ) -> IdPage:
-        """Active users who follow both, in id order, with the total (a lower bound past
-        COMMON_SCAN_MAX followers of the one with fewer).
-
-        The followers of the one with fewer are walked in id order from the cursor, and each
-        tested for an edge to the other user (one index seek each): the bigger list is never
-        read, and no page examines more than COMMON_SCAN_MAX followers."""
-        _valid_pair(user_id, other_id)
-        _two_users(user_id, other_id)
-        return await self._common(
-            "lists/common_followers", "common_followers", user_id, other_id, limit, cursor
-        )
-
-    async def _common(
-        self,
-        name: str,
-        scope: str,
-        user_id: str,
-        other_id: str,
-        limit: int | None,
-        cursor: str | None,
-    ) -> IdPage:
-        scan = self._settings.common_scan_max
-
-        async def fetch(after: str, wanted: int) -> IdSlice:
-            return await self._lists.common(name, user_id, other_id, after, wanted, scan=scan)
-
-        return await self._pager.id_page(f"{scope}|{user_id}|{other_id}", limit, cursor, fetch)
-
-    async def familiar_followers(
-        self, viewer_id: str, target_id: str, limit: int | None = None
-    ) -> IdPage:
-        """Active users the viewer follows who follow the target, newest follow first."""
-        validate_user_id(viewer_id, "viewer_id")
-        validate_user_id(target_id, "target_id")
-        limit = self._pager.limit(limit)
-        total, ids = await self._lists.id_page(
-            "lists/familiar_followers", {"viewer": viewer_id, "target": target_id}, "", limit
-        )
-        return IdPage(total, ids)
-
-
-def _valid_pair(user_id: str, other_id: str) -> None:
-    validate_user_id(user_id, "user_id")
-    validate_user_id(other_id, "other_id")
-
-
-def _two_users(user_id: str, other_id: str) -> None:
-    if user_id == other_id:
-        raise SelfAction(f"common lists compare two different users, got {user_id!r} twice")
