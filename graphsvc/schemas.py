@@ -229,8 +229,8 @@ class RecordedBody(BaseModel):
     recorded: int = Field(description="distinct users whose show was counted")
     ignored: int = Field(
         default=0,
-        description="distinct users whose show was not counted: not served to this user as "
-        "suggestions lately (SUGGEST_SERVED_SECONDS), or past SUGGEST_IMPRESSIONS_MAX",
+        description="distinct users whose show was not counted: not suggested to this user "
+        "lately (SUGGEST_SERVED_SECONDS), or past SUGGEST_IMPRESSIONS_MAX",
     )
 
 

@@ -163,8 +163,8 @@ class _BoundSettings(BaseSettings):
     suggest_served_seconds: int = Field(
         default=86_400,
         ge=1,
-        description="how long after a suggestion was served a show of it is counted; a show "
-        "of an id the user was not served within this time is ignored",
+        description="how long after a list of suggestions was computed for a user a show of "
+        "one of its ids is counted; a show of an id not suggested within this time is ignored",
     )
     suggest_impressions_max: int = Field(
         default=1_000,

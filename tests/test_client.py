@@ -4,6 +4,7 @@ errors backed off), and the async client answering as the sync one does."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
@@ -11,16 +12,19 @@ import pytest
 from conftest import new_user_id
 from helpers import free_port, served_api
 
+from graphsvc.bootstrap import Services
 from graphsvc.client import (
     AsyncGraphClient,
     BadRequest,
     Conflict,
     Forbidden,
     GraphClient,
+    GraphError,
     RateLimited,
     Unauthorized,
     Unavailable,
 )
+from graphsvc.domain.access import Scope
 from graphsvc.settings import Settings
 
 
@@ -163,6 +167,23 @@ async def test_new_followers_stream(api: str, service_key: str) -> None:
         event = await asyncio.wait_for(waiting, 10)
         assert event["follower"] == fan and event["entry_id"]
         await stream.aclose()
+
+
+async def test_a_stream_the_server_ends_raises_what_it_said(
+    server_settings: Settings, backends: Services
+) -> None:
+    """A revoked key's stream ends with a ``closed`` event: the client raises it."""
+    made = await backends.access.create(frozenset({Scope.READ}), name="client stream")
+    fast = {"EVENTS_RECHECK_SECONDS": "0.5", "API_KEY_CACHE_SECONDS": "0.5"}
+    with served_api(server_settings, **fast) as url:
+        async with AsyncGraphClient(url, made.token) as graph:
+            stream = graph.new_followers(new_user_id("star"))
+            waiting = asyncio.create_task(anext(stream))
+            await asyncio.sleep(0.5)  # connected
+            await backends.access.revoke(made.key.id)  # through another process
+            with pytest.raises(GraphError) as closed:
+                await asyncio.wait_for(waiting, 10)
+            assert closed.value.code == "unauthenticated"
 
 
 def test_every_other_method(api: str, service_key: str) -> None:

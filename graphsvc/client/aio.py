@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from graphsvc.client._core import Call, ClientConfig, answer, wait_or_raise
-from graphsvc.client._routes import Routes
+from graphsvc.client._routes import Routes, _u
 from graphsvc.client.errors import GraphError, error_for
 from graphsvc.client.listing import AsyncListing
+
+log = logging.getLogger(__name__)
 
 
 class AsyncGraphClient(Routes):
@@ -48,9 +50,11 @@ class AsyncGraphClient(Routes):
     ) -> AsyncIterator[dict[str, Any]]:
         """The user's new followers as they follow (Server-Sent Events), each
         ``{"follower", "since", "event_id", "entry_id"}``; pass the last ``entry_id`` as
-        ``last_event_id`` to replay what came after it."""
+        ``last_event_id`` to replay what came after it. A replay the server cut short (its
+        ``gap`` event) is logged as a warning; a stream the server ends (a revoked key) raises
+        the ``GraphError`` its ``closed`` event names."""
         headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
-        path = f"/v1/users/{quote(user_id, safe='')}/events"
+        path = f"/v1/users/{_u(user_id)}/events"
         async with self._http.stream("GET", path, headers=headers, timeout=None) as response:
             if response.status_code >= 400:
                 await response.aread()
@@ -58,8 +62,15 @@ class AsyncGraphClient(Routes):
             event: dict[str, str] = {}
             async for line in response.aiter_lines():
                 if not line:
-                    if event.get("event") == "follower" and "data" in event:
-                        yield {**json.loads(event["data"]), "entry_id": event.get("id")}
+                    kind, data = event.get("event"), json.loads(event.get("data") or "{}")
+                    if kind == "follower":
+                        yield {**data, "entry_id": event.get("id")}
+                    elif kind == "gap":
+                        log.warning("new followers of %s: %s", user_id, data.get("message"))
+                    elif kind == "closed":
+                        raise GraphError(
+                            data.get("message", "stream closed"), code=data.get("code", "")
+                        )
                     event = {}
                 elif not line.startswith(":"):
                     name, _, value = line.partition(":")

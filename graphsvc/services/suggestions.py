@@ -7,7 +7,8 @@ user with fewer than SUGGEST_THIN of them also gets three-hop candidates
 stored, or the built-in default) scores them in this process. The 50 best are cached per user
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
 Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
-cache; serving a list notes its ids, the only ones whose shows count. Too few candidates (a
+cache; computing a list notes its ids (the SUGGESTIONS_KEPT cached), the only ones whose
+shows count. Too few candidates (a
 user who follows nobody): recently active accounts, then the most followed, fill the list. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
@@ -79,12 +80,12 @@ class Suggestions:
             SUGGESTION_CACHE_MISSES.inc()
             found = await self.compute(user_id)
             await self.cache.put(user_id, generation, [s.as_json() for s in found])
+            # what any answer from this cache entry serves: noted once, not on every read
+            await self._impressions.served(user_id, found)
             return found
 
         found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
-        found = (await self._impressions.rerank(user_id, found))[:limit]
-        await self._impressions.served(user_id, found)
-        return found
+        return (await self._impressions.rerank(user_id, found))[:limit]
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
