@@ -320,7 +320,7 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     page_limit_default: int = Field(default=20, ge=1)
     page_limit_max: int = Field(default=200, ge=1)
     common_scan_max: int = Field(
-        default=10_000,
+        default=5_000,
         ge=1,
         description="entries of the shorter list one common-followers or common-following "
         "request examines at most, for its total and again for its page: the total is exact "
