@@ -2,6 +2,7 @@
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
 #                and one worker for the background work
 #   make test  - venv, install, Neo4j + Redis up, the whole test suite
+#   make test-unit - the tests that need no server, in seconds
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
 # Installs come from requirements.lock: every dependency of every extra pinned, with its hashes
@@ -84,6 +85,10 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 	tests/test_reconcile.py tests/test_cold_reads.py tests/test_cold_mirror.py \
 	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py \
 	tests/test_worker.py
+
+# the tests that need no server (domain, cursors, ids, parsers, the package's shape): seconds
+test-unit: install
+	$(BIN)/pytest tests/unit
 
 test: services audit
 	$(BIN)/pytest

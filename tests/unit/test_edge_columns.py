@@ -14,7 +14,7 @@ from graphsvc.ops.edge_columns import EdgeColumns
 from graphsvc.ops.edge_files import EdgeSet, LoadError, read_edge_file, read_edge_lines
 from graphsvc.ops.loader import follower_groups
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 EDGE_FILES = ["facebook_combined", "wiki-Vote", "email-Eu-core", "CollegeMsg"]
 NOW = 1_750_000_000_000_000
 

@@ -13,7 +13,7 @@ import grimp
 import networkx as nx
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "graphsvc"
+PACKAGE = Path(__file__).resolve().parents[2] / "graphsvc"
 MAX_FUNCTION_LINES = 80
 MAX_CLASS_LINES = 250
 
