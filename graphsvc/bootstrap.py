@@ -45,7 +45,7 @@ from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
 from graphsvc.services.access import KeyRing
 from graphsvc.services.fallback import Breaker
 from graphsvc.services.feed_jobs import FeedJobs
-from graphsvc.services.follower_feed import FollowerFeed
+from graphsvc.services.follower_events import FollowerEvents
 from graphsvc.services.graph_lists import GraphLists
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
@@ -143,7 +143,7 @@ class Services:
     suggestions: Suggestions
     impressions: Impressions
     relay: Relay
-    feed: FollowerFeed
+    follower_events: FollowerEvents
     health: Health
     gauges: Gauges
     access: KeyRing
@@ -154,7 +154,7 @@ class Services:
 
     async def close(self) -> None:
         """Stop what runs in the background (a worker resumes the unfinished jobs)."""
-        await self.feed.close()
+        await self.follower_events.close()
         await self.jobs.close()
 
 
@@ -265,7 +265,9 @@ def build(
         ),
         impressions=impressions,
         relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
-        feed=FollowerFeed(redis.stream, redis.stream_slots, access, rate_limits, settings),
+        follower_events=FollowerEvents(
+            redis.stream, redis.stream_slots, access, rate_limits, settings
+        ),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
         access=access,

@@ -189,7 +189,7 @@ async def serving(service: Services) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        await service.feed.close()
+        await service.follower_events.close()
         await task
 
 
@@ -233,7 +233,7 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             assert response.headers["content-type"].startswith("text/event-stream")
             lines = response.aiter_lines()
             assert await anext(lines) == ": connected"
-            await asyncio.sleep(0.2)  # the feed's reader is at the stream's end
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
             await service.relations.follow(f1, other)  # someone else's follower: not pushed
             await service.relations.follow(f1, star)
             first_id, data = await asyncio.wait_for(next_follower(lines), 10)
@@ -304,7 +304,7 @@ async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
             assert not service.breaker.open
 
 
-# -- limits of the event streams (the policies of services/follower_feed.py) ------------------
+# -- limits of the event streams (the policies of services/follower_events.py) ------------------
 
 MakeService = Callable[..., Services]
 U64 = 2**64 - 1
@@ -503,7 +503,7 @@ async def test_an_id_past_the_newest_entry_resumes_from_the_newest(
                 assert response.status_code == 200
                 lines = response.aiter_lines()
                 assert await anext(lines) == ": connected"
-                await asyncio.sleep(0.2)  # the feed's reader is at the stream's end
+                await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
                 await follows_of(service, star, [fan])
                 _, data = await asyncio.wait_for(next_follower(lines), 10)
                 assert orjson.loads(data)["follower"] == fan

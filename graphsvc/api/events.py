@@ -3,8 +3,8 @@
 Everything a request can get wrong is checked by dependencies, before the stream starts, so
 it is an error in the one error shape rather than a broken stream: a bad ``Last-Event-ID`` is a
 400 naming the header, a key at its open streams' limit a 429 ``stream_limit``, a replay the
-key's budget cannot pay the 429 of a spent budget (the policies are the feed's:
-``services/follower_feed.py``). The stream opens with a ``: connected`` comment; FastAPI
+key's budget cannot pay the 429 of a spent budget (the policies are the follower events':
+``services/follower_events.py``). The stream opens with a ``: connected`` comment; FastAPI
 sends a keep-alive comment every 15 s of silence, so proxies keep the connection open.
 
 Each ``follower`` event's ``id`` is its stream entry: a client that reconnects with
@@ -31,7 +31,7 @@ from graphsvc.api.params import UserId, api_key_of, services_of
 from graphsvc.domain.access import Scope, bearer_token
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
-from graphsvc.services.follower_feed import Closed, FeedItem, FeedStream, Gap, resume_point
+from graphsvc.services.follower_events import Closed, Gap, OpenStream, StreamItem, resume_point
 
 router = APIRouter()
 
@@ -73,17 +73,19 @@ async def _stream(
     request: Request,
     user_id: Annotated[str, Depends(_watched)],
     last_event_id: Annotated[str | None, Depends(_resume_after)],
-) -> AsyncIterator[FeedStream]:
-    """The feed's stream for the admitted key, open until the response ends."""
+) -> AsyncIterator[OpenStream]:
+    """The follower events' stream for the admitted key, open until the response ends."""
     key = api_key_of(request)  # the route's admission runs first
     token = bearer_token(request.headers.get("authorization"))
-    async with services_of(request).feed.open(key.id, token, user_id, last_event_id) as stream:
+    async with services_of(request).follower_events.open(
+        key.id, token, user_id, last_event_id
+    ) as stream:
         if stream.budget is not None:
             request.scope.setdefault("state", {})[BUDGET_HEADERS] = stream.budget.headers()
         yield stream
 
 
-def _event(item: FeedItem) -> ServerSentEvent:
+def _event(item: StreamItem) -> ServerSentEvent:
     if isinstance(item, Gap):
         data = {"code": "replay_limit", "message": f"more than {item.replayed} stream entries "
                 f"came after Last-Event-ID and only the newest {item.replayed} were replayed: "
@@ -105,7 +107,7 @@ def _event(item: FeedItem) -> ServerSentEvent:
     **guarded(Scope.READ, acts_as_user=True),
 )
 async def new_followers(
-    stream: Annotated[FeedStream, Depends(_stream)],
+    stream: Annotated[OpenStream, Depends(_stream)],
 ) -> AsyncIterator[ServerSentEvent]:
     yield ServerSentEvent(comment="connected")
     async for item in stream.items:

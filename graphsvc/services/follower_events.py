@@ -103,12 +103,12 @@ class Closed:
     message: str
 
 
-FeedItem = NewFollower | Gap | Closed
+StreamItem = NewFollower | Gap | Closed
 
 
 @dataclass(frozen=True, slots=True)
-class FeedStream:
-    items: AsyncIterator[FeedItem]
+class OpenStream:
+    items: AsyncIterator[StreamItem]
     budget: Budget | None  # the key's budget after the replay's charge (None: not charged)
 
 
@@ -212,7 +212,7 @@ class _Guard:
         return None
 
 
-class FollowerFeed:
+class FollowerEvents:
     def __init__(
         self,
         stream: EventStream,
@@ -232,7 +232,7 @@ class FollowerFeed:
     @asynccontextmanager
     async def open(
         self, key_id: str, token: str, user_id: str, last_id: str | None
-    ) -> AsyncIterator[FeedStream]:
+    ) -> AsyncIterator[OpenStream]:
         """A stream of ``user_id``'s new followers for the key ``key_id`` (proved by
         ``token``); with ``last_id`` (a ``resume_point``), first those after that entry.
         Everything it can refuse (429 ``stream_limit``, the replay's 429) is refused here,
@@ -247,7 +247,7 @@ class FollowerFeed:
             replay = await self._replay(user_id, last_id) if last_id is not None else None
             budget = await self._charge(key_id, replay.read if replay else 0)
             guard = _Guard(self._keys, token, slot)
-            yield FeedStream(self._items(replay, watcher, guard), budget)
+            yield OpenStream(self._items(replay, watcher, guard), budget)
         finally:
             watchers = self._watchers.get(user_id, set())
             watchers.discard(watcher)
@@ -257,7 +257,7 @@ class FollowerFeed:
 
     async def _items(
         self, replay: _Replay | None, watcher: _Watcher, guard: _Guard
-    ) -> AsyncIterator[FeedItem]:
+    ) -> AsyncIterator[StreamItem]:
         after = (0, 0)
         seen: deque[str] = deque(maxlen=SEEN_IDS)
         if replay is not None:
@@ -338,7 +338,7 @@ class FollowerFeed:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis down or failing over: try again shortly
-                log.warning("follower feed read failed (%s); retrying", exc)
+                log.warning("follower events read failed (%s); retrying", exc)
                 await asyncio.sleep(1)
                 continue
             for entry_id, fields in entries:
