@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 from graphsvc.domain.model import micros_from_datetime
 
-DAY_US = 86_400 * 1_000_000
 # Affinity keys of score-ordered lists are taken at this fixed time, so a cursor's key stays
 # comparable as time passes (decay scales every key alike). 2^(years x 26) stays a finite
 # double for decades at a 14-day half-life.

@@ -67,11 +67,6 @@ class InvalidCursor(GraphError):
     code = "invalid_cursor"
 
 
-class InvalidParameter(GraphError):
-    status = 422
-    code = "invalid_parameter"
-
-
 class TooManyIds(GraphError):
     status = 422
     code = "too_many_ids"

@@ -29,9 +29,6 @@ class SingleFlight:
         self._wait = wait_seconds
         self._busy = busy
 
-    def in_flight(self) -> int:
-        return len(self._flights)
-
     async def run(self, key: Hashable, work: Callable[[], Awaitable[T]]) -> T:
         """The result of ``work``, run once for every caller asking for ``key`` meanwhile."""
         flight = self._flights.get(key)
