@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
 #                and one worker for the background work
-#   make test  - venv, install, Neo4j + Redis up, the whole test suite
+#   make test  - venv, install, the suite's own Neo4j + Redis up (ports 19687/19379), the whole suite
 #   make test-unit - the tests that need no server, in seconds
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
@@ -25,6 +25,9 @@ UV     := $(BIN)/uv
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
+# test's own servers: a suite run never writes into the data `make run` serves.
+TEST_ENV := STATE_DIR=.local/test NEO4J_URI=bolt://127.0.0.1:19687 \
+	REDIS_URL=redis://127.0.0.1:19379/0 NEO4J_HEAP=2g NEO4J_PAGECACHE=2g
 CLUSTER_ENV := STATE_DIR=.local/cluster NEO4J_URI=bolt://127.0.0.1:18687 \
 	REDIS_URL=redis://127.0.0.1:16501/0 REDIS_CLUSTER=1 NEO4J_HEAP=1g NEO4J_PAGECACHE=1g \
 	EVAL_NEO4J_URI=bolt://127.0.0.1:18688 EVAL_REDIS_URL=redis://127.0.0.1:16521/0
@@ -90,8 +93,9 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 test-unit: install
 	$(BIN)/pytest tests/unit
 
-test: services audit
-	$(BIN)/pytest
+test: install audit
+	$(TEST_ENV) $(BIN)/graphsvc services up
+	$(TEST_ENV) $(BIN)/pytest
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
 
@@ -109,6 +113,7 @@ stop:
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/eval NEO4J_URI=bolt://127.0.0.1:37687 \
 		REDIS_URL=redis://127.0.0.1:36379/0 $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/graphsvc && $(CLUSTER_ENV) $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/graphsvc && $(TEST_ENV) $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster/eval NEO4J_URI=bolt://127.0.0.1:18688 \
 		REDIS_URL=redis://127.0.0.1:16521/0 REDIS_CLUSTER=1 $(BIN)/graphsvc services down || true
 	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down || true
