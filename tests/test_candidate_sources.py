@@ -102,7 +102,7 @@ async def test_co_followers(client: httpx.AsyncClient, uid: UserIds) -> None:
     me, x, w, v = uid("me"), uid("x"), uid("w"), uid("v")
     await follow(client, (me, x), (w, x), (w, v))
     rows = await rows_of(client, me)
-    assert set(rows) == {v}  # x: I follow it; w: neither path nor follower of mine
+    assert set(rows) == {v}  # x: already followed; w: on no path from me, and not my follower
     row = rows[v]
     assert row["sources"] == ["co_followers"]
     # similarity of w: 1 / followers(x) = 1/2; shared over w's 2 follows

@@ -1,4 +1,4 @@
-"""Faults with real processes (issue 6, item 8): `graphsvc serve` subprocesses under a write
+"""Faults with real processes: `graphsvc serve` subprocesses under a write
 load while Redis is killed with SIGKILL and comes back empty, while Neo4j is stopped and
 started again, and two API processes racing on the same pairs.
 

@@ -1,6 +1,6 @@
 """A real-graph hub: one user with 12,000 mutual follows (friend-style graphs have them), loaded
 into the running, non-empty service by transactions. Its mirror builds (the snapshot of such
-a user used to exceed Neo4j's transaction memory), its counts are exact, both its lists walk
+a user, read in one transaction, would exceed Neo4j's transaction memory), its counts are exact, both its lists walk
 whole across the hot list's seam, and its fans get friend-of-friend suggestions."""
 
 from __future__ import annotations

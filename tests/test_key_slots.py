@@ -1,5 +1,5 @@
 """No script call, and no command naming several keys, mixes two hash slots: what a Redis
-Cluster demands (issue 6: "no script touches keys of two users").
+Cluster demands (no script touches keys of two users).
 
 On a cluster (REDIS_CLUSTER=1) redis-py refuses such a call before sending it, and a server
 would answer CROSSSLOT: there the workload getting through is the test (and the single-Redis
