@@ -95,7 +95,8 @@ async def test_bad_cursors_are_400_naming_the_problem(
         "not-a-cursor": "malformed",
         "%%%.%%%": "malformed",
         cursor[:-3]: "malformed",
-        cursor[:-4]: "signature",
+        cursor[:-4]: "malformed",
+        f"{body}.{mac[::-1]}": "signature",
     }
     for bad, problem in cases.items():
         response = await client.get(f"/v1/users/{target}/followers", params={"cursor": bad})

@@ -1,11 +1,15 @@
-"""Opaque, tamper-evident keyset cursors.
+"""Opaque, tamper-evident keyset cursors: one format for every paged list.
 
-A cursor names the last item a client saw, as ``(since, user_id)``, plus the list it belongs
-to, and nothing else: a list ordered by a private score (friends, by affinity) finds the
-score of the cursor's item again on the next page, so no score ever leaves the service. Keyset positions (not offsets) are what make a walk yield every edge exactly once while
-new follows arrive: new edges are always newer than any position already handed out.
-The HMAC binds the position to one list of one user, so a cursor cannot be edited or replayed
-against another list.
+A cursor names the last item a client saw, as ``(since, key)``, plus the list it belongs to,
+and nothing else. The key is a user id on the graph's lists and a post's member
+(``author|post_id``) on a timeline. A list ordered by a private score (friends, by affinity)
+finds the score of the cursor's item again on the next page, so no score ever leaves the
+service. Keyset positions (not offsets) are what make a walk yield every edge exactly once
+while new follows arrive: new edges are always newer than any position already handed out.
+
+The payload ``3|scope|since|key`` is signed with itsdangerous (HMAC-SHA256, its key derived
+from CURSOR_SECRET), so a cursor cannot be edited, and its scope (the list and its user) is
+checked, so it cannot be replayed against another list.
 """
 
 from __future__ import annotations
@@ -13,14 +17,16 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from itsdangerous import BadSignature, Signer
 
 from graphsvc.domain.errors import InvalidCursor, quoted
 from graphsvc.domain.ids import is_user_id
 
-_VERSION = "3"  # "3|scope|since|user_id"
-_MAC_BYTES = 12
+_VERSION = "3"  # "3|scope|since|key"
+_SALT = "graphsvc.cursor"  # cursors' signatures are worth nothing to any other signer
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,14 @@ def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
+_MAC_CHARS = 43  # an HMAC-SHA256 in unpadded URL-safe base64
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def _is_b64(text: str) -> bool:
+    return len(text) % 4 != 1 and _B64_CHARS.issuperset(text)
+
+
 def _unb64(text: str) -> bytes:
     padded = text + "=" * (-len(text) % 4)
     return base64.b64decode(padded, altchars=b"-_", validate=True)
@@ -42,52 +56,55 @@ def _unb64(text: str) -> bytes:
 
 class CursorCodec:
     def __init__(self, secret: str) -> None:
-        self._key = secret.encode()
-
-    def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
+        self._signer = Signer(
+            secret, salt=_SALT, key_derivation="hmac", digest_method=hashlib.sha256
+        )
 
     def encode(self, scope: str, position: Position) -> str:
-        payload = f"{_VERSION}|{scope}|{position.since}|{position.user_id}".encode()
-        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+        return self.encode_at(scope, position.since, position.user_id)
 
-    def sign(self, scope: str, text: str) -> str:
-        """A cursor carrying free ``text`` (a position no ``Position`` can hold), for ``scope``."""
-        payload = f"t|{scope}|{text}".encode()
-        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+    def decode(self, scope: str, cursor: str) -> Position:
+        """Return the position, or raise InvalidCursor saying what is wrong with it."""
+        return Position(*self.decode_at(scope, cursor, is_user_id))
 
-    def verify(self, scope: str, cursor: str) -> str:
-        """The text of a cursor made by ``sign`` for ``scope``, or InvalidCursor."""
-        kind, _, rest = self._payload(cursor).partition("|")
-        if kind != "t" or not rest.startswith(f"{scope}|"):
+    def encode_at(self, scope: str, since: int, key: str) -> str:
+        """A cursor for the position ``(since, key)`` of the list ``scope``."""
+        payload = f"{_VERSION}|{scope}|{since}|{key}".encode()
+        return self._signer.sign(_b64(payload)).decode()
+
+    def decode_at(
+        self, scope: str, cursor: str, key_is_valid: Callable[[str], bool]
+    ) -> tuple[int, str]:
+        """The ``(since, key)`` of a cursor of ``scope``, or InvalidCursor saying what is wrong."""
+        version, _, rest = self._payload(cursor).partition("|")
+        if version != _VERSION:
+            raise InvalidCursor(f"cursor version {quoted(version)} is not supported")
+        if not rest.startswith(f"{scope}|"):
             raise InvalidCursor("cursor belongs to a different list; start again without cursor")
-        return rest[len(scope) + 1 :]
+        since, _, key = rest[len(scope) + 1 :].partition("|")
+        if not is_micros(since) or not key_is_valid(key):
+            raise InvalidCursor("cursor is malformed: bad position")
+        return int(since), key
 
     def _payload(self, cursor: str) -> str:
         """The signed payload, or InvalidCursor saying what is wrong with the cursor."""
         body, dot, mac = cursor.partition(".")
         if not dot or not body or not mac:
             raise InvalidCursor("cursor is malformed: expected the opaque value from next_cursor")
+        if not _is_b64(body) or not _is_b64(mac):
+            raise InvalidCursor("cursor is malformed: not URL-safe base64")
+        if len(mac) != _MAC_CHARS:
+            raise InvalidCursor("cursor is malformed: its signature is cut or extended")
         try:
-            payload, given = _unb64(body), _unb64(mac)
+            unsigned = self._signer.unsign(cursor)
+        except BadSignature:
+            raise InvalidCursor(
+                "cursor signature does not match: it was altered or not issued"
+            ) from None
+        try:
+            return _unb64(unsigned.decode("ascii")).decode(errors="replace")
         except (binascii.Error, ValueError):
             raise InvalidCursor("cursor is malformed: not URL-safe base64") from None
-        if not hmac.compare_digest(given, self._mac(payload)):
-            raise InvalidCursor("cursor signature does not match: it was altered or not issued")
-        return payload.decode(errors="replace")
-
-    def decode(self, scope: str, cursor: str) -> Position:
-        """Return the position, or raise InvalidCursor saying what is wrong with it."""
-        version, _, rest = self._payload(cursor).partition("|")
-        if version != _VERSION:
-            raise InvalidCursor(f"cursor version {quoted(version)} is not supported")
-        cursor_scope, _, position = rest.rpartition("|")
-        cursor_scope, _, since = cursor_scope.rpartition("|")
-        if cursor_scope != scope:
-            raise InvalidCursor("cursor belongs to a different list; start again without cursor")
-        if not is_micros(since) or not is_user_id(position):
-            raise InvalidCursor("cursor is malformed: bad position")
-        return Position(int(since), position)
 
 
 MICROS_MAX = 2**63 - 1  # a position's time: what Neo4j and Redis take as an integer

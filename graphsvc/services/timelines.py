@@ -32,9 +32,8 @@ from graphsvc.adapters.redis.timelines import (
     authors_of,
     has_more,
 )
-from graphsvc.domain.cursor import CursorCodec, is_micros
+from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import (
-    InvalidCursor,
     InvalidPost,
     PostConflict,
     PostDeleted,
@@ -159,7 +158,7 @@ class Timelines:
         validate_user_id(reader)
         limit = self._pager.limit(limit)
         scope = f"timeline|{reader}"
-        position = _position(self._codec.verify(scope, cursor)) if cursor else None
+        position = Post(*self._codec.decode_at(scope, cursor, _is_member)) if cursor else None
         items: list[Post] = []
         for _ in range(ROUNDS):
             posts, horizon = await self._round(reader, position, limit + 1 - len(items))
@@ -170,8 +169,9 @@ class Timelines:
         more = len(items) > limit or horizon is not None
         items = items[:limit]
         last = items[-1] if items else position
-        token = f"{last.at}|{last.member}" if more and last is not None else None
-        return TimelinePage(items, self._codec.sign(scope, token) if token else None)
+        if not more or last is None:
+            return TimelinePage(items, None)
+        return TimelinePage(items, self._codec.encode_at(scope, last.at, last.member))
 
     async def _round(
         self, reader: str, position: Post | None, want: int
@@ -262,9 +262,7 @@ def _valid_ids(author: str, post_id: str) -> None:
         raise InvalidPost(f"post_id {quoted(post_id)} is not a valid post id: use {ID_RULE}")
 
 
-def _position(text: str) -> Post:
-    at, _, member = text.partition("|")
-    author, _, post_id = member.partition("|")
-    if not is_micros(at) or not is_user_id(author) or not is_user_id(post_id):
-        raise InvalidCursor("cursor is malformed: bad position")
-    return Post(int(at), member)
+def _is_member(key: str) -> bool:
+    """A timeline position's key: the post's ``author|post_id``."""
+    author, _, post_id = key.partition("|")
+    return is_user_id(author) and is_user_id(post_id)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from itsdangerous import Signer
 from pydantic import ValidationError
 
 from graphsvc.adapters.neo4j.queries import query, query_dir, statements
@@ -44,6 +44,13 @@ def test_tampered_cursor_is_rejected() -> None:
     flipped = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1]
     with pytest.raises(InvalidCursor, match="signature"):
         CODEC.decode("followers|alice", f"{flipped}.{mac}")
+
+
+def test_a_timeline_cursor_carries_a_post_member() -> None:
+    token = CODEC.encode_at("timeline|alice", 1000, "bob|post.1")
+    assert CODEC.decode_at("timeline|alice", token, lambda key: "|" in key) == (1000, "bob|post.1")
+    with pytest.raises(InvalidCursor, match="bad position"):
+        CODEC.decode("timeline|alice", token)  # a member is not a user id
 
 
 def test_cursor_is_bound_to_its_list_and_secret() -> None:
@@ -90,9 +97,10 @@ def test_a_long_bad_id_is_quoted_by_a_short_prefix() -> None:
 def test_an_absurd_cursor_position_is_a_bad_cursor(since: str) -> None:
     """A cursor signed with the secret whose time no store can take is refused here (a 400),
     not by the store (a 500)."""
-    body = f"3|followers|alice|{since}|bob".encode()
-    mac = hmac.new(SECRET.encode(), body, hashlib.sha256).digest()[:12]
-    forged = f"{_b64(body)}.{_b64(mac)}"
+    signer = Signer(
+        SECRET, salt="graphsvc.cursor", key_derivation="hmac", digest_method=hashlib.sha256
+    )
+    forged = signer.sign(_b64(f"3|followers|alice|{since}|bob".encode())).decode()
     with pytest.raises(InvalidCursor, match="bad position"):
         CODEC.decode("followers|alice", forged)
 
