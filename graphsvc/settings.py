@@ -8,11 +8,15 @@ operations tooling needs to run local servers and the evaluation's own servers.
 
 from __future__ import annotations
 
+import enum
+import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretBytes, SecretStr, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +78,9 @@ class _TimelineSettings(BaseSettings):
         "the oldest deletions are forgotten first, and their ids may be published again",
     )
     feed_consumer_group: str = Field(
-        default="timelines", min_length=1, description="the event stream's consumer group"
+        default="timelines",
+        min_length=1,
+        description="the event stream's consumer group that keeps inboxes on the graph",
     )
 
     @property
@@ -137,7 +143,8 @@ class _WorkerSettings(BaseSettings):
     worker_queue_max: int = Field(
         default=100_000,
         ge=1,
-        description="timeline jobs queued at most; a publish or delete past it is a 503",
+        description="timeline jobs queued at most; a publish or delete past it is a 503 "
+        "queue_full (with Retry-After) that changes nothing",
     )
     worker_lease_seconds: float = Field(
         default=30.0,
@@ -216,7 +223,8 @@ class _AccessSettings(BaseSettings):
     )
     rate_limits_enabled: bool = Field(default=True, description="per-key request budgets")
     rate_limit_reads: str = Field(
-        default="6000/minute", description="GET requests per key (limits' notation)"
+        default="6000/minute",
+        description="GET requests per key, in limits' notation (100/second, 5 per 2 seconds)",
     )
     rate_limit_writes: str = Field(
         default="1200/minute", description="other requests per key (limits' notation)"
@@ -241,11 +249,20 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     )
 
     # Neo4j: the source of truth for FOLLOWS edges.
-    neo4j_uri: str = "bolt://127.0.0.1:17687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: str = "graphsvc-dev"
-    neo4j_database: str = "neo4j"
-    neo4j_pool_size: int = Field(default=64, ge=1)
+    neo4j_uri: str = Field(
+        default="bolt://127.0.0.1:17687",
+        description="Neo4j's address: bolt:// for one server, neo4j:// for a cluster (reads "
+        "routed to secondaries, writes to the leader)",
+    )
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user")
+    neo4j_password: str = Field(
+        default="graphsvc-dev",
+        description="Neo4j password (the local server is created with it); set it in production",
+    )
+    neo4j_database: str = Field(default="neo4j", description="the database holding the graph")
+    neo4j_pool_size: int = Field(
+        default=64, ge=1, description="connections the driver keeps to Neo4j per process"
+    )
     neo4j_retry_seconds: float = Field(
         default=10.0,
         ge=0,
@@ -286,12 +303,24 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     )
 
     # Redis: the mirror of hot lists and exact counts.
-    redis_url: str = "redis://127.0.0.1:16379/0"
-    redis_pool_size: int = Field(default=64, ge=1)
+    redis_url: str = Field(
+        default="redis://127.0.0.1:16379/0",
+        description="Redis's address (with REDIS_CLUSTER, any one node of the cluster)",
+    )
+    redis_pool_size: int = Field(
+        default=64,
+        ge=1,
+        description="connections to Redis per process (on a cluster, callers at once per process)",
+    )
     redis_pool_timeout: float = Field(
         default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
     )
-    redis_prefix: str = Field(default="gs:", pattern=r"^[A-Za-z0-9_.:-]{1,16}$")
+    redis_prefix: str = Field(
+        default="gs:",
+        pattern=r"^[A-Za-z0-9_.:-]{1,16}$",
+        description="prefix of the service's Redis keys (mirror, caches, leases, budgets); the "
+        "event stream is named by EVENTS_STREAM",
+    )
     redis_cluster: bool = Field(
         default=False,
         description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
@@ -301,11 +330,18 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"
     )
     redis_retry_seconds: float = Field(
-        default=1.0, gt=0, description="after a Redis failure, reads go to Neo4j this long"
+        default=1.0,
+        gt=0,
+        description="after a Redis connection failure, reads go straight to Neo4j (and "
+        "writes skip the mirror) this long",
     )
 
     # The event stream (graph:events) and the outbox relay that makes it at-least-once.
-    events_stream: str = Field(default="graph:events", min_length=1)
+    events_stream: str = Field(
+        default="graph:events",
+        min_length=1,
+        description="the Redis stream every committed change of the graph is appended to",
+    )
     events_max_len: int = Field(
         default=1_000_000, ge=1, description="events kept in the stream (approximately)"
     )
@@ -316,9 +352,13 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     outbox_batch: int = Field(default=1_000, ge=1, description="outbox events per relay step")
 
     # Mirror shape and paging.
-    hot_list_cap: int = Field(default=10_000, ge=1, description="newest entries kept per list")
-    page_limit_default: int = Field(default=20, ge=1)
-    page_limit_max: int = Field(default=200, ge=1)
+    hot_list_cap: int = Field(
+        default=10_000,
+        ge=1,
+        description="newest entries kept per list in Redis; counts stay exact past it",
+    )
+    page_limit_default: int = Field(default=20, ge=1, description="page size when none is asked")
+    page_limit_max: int = Field(default=200, ge=1, description="largest page a request may ask")
     common_scan_max: int = Field(
         default=5_000,
         ge=1,
@@ -330,9 +370,11 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     mirror_journal_seconds: int = Field(
         default=600, ge=1, description="how long removals are remembered to beat late writes"
     )
-    rebuild_batch_users: int = Field(default=500, ge=1)
+    rebuild_batch_users: int = Field(
+        default=500, ge=1, description="users per batch of rebuilds, repairs, loads and checks"
+    )
     rebuild_concurrency: int = Field(
-        default=8, ge=1, description="cold-user rebuilds running against Neo4j at once"
+        default=8, ge=1, description="cold-user rebuilds running against Neo4j at once, per process"
     )
     rebuild_wait_seconds: float = Field(
         default=2.0, ge=0, description="how long a cold read waits for a rebuild slot (then 503)"
@@ -350,14 +392,18 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     celebrity_followers: int = Field(
         default=100_000, ge=1, description="followers from which /counts says celebrity"
     )
-    relationships_max_ids: int = Field(default=100, ge=1, le=1_000)
+    relationships_max_ids: int = Field(
+        default=100, ge=1, le=1_000, description="ids one relationships request may name"
+    )
 
     # Interactions and affinity ("people you may know").
     interaction_weights: dict[str, float] = Field(
         default={"message": 5.0, "comment": 3.0, "like": 2.0, "profile_visit": 1.0},
-        description="kind -> weight (JSON in the environment)",
+        description="interaction kinds and their weights (JSON in the environment)",
     )
-    affinity_half_life_days: float = Field(default=14.0, gt=0)
+    affinity_half_life_days: float = Field(
+        default=14.0, gt=0, description="an interaction's weight halves every this many days"
+    )
 
     @property
     def affinity_half_life_us(self) -> int:
@@ -445,8 +491,14 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         gt=0,
         description="how long a user's show counts are kept (refreshed by each recorded show)",
     )
-    suggest_cache_seconds: int = Field(default=60, ge=1)
-    popular_cache_seconds: int = Field(default=600, ge=1)
+    suggest_cache_seconds: int = Field(
+        default=60, ge=1, description="how long a user's computed suggestions are cached"
+    )
+    popular_cache_seconds: int = Field(
+        default=600,
+        ge=1,
+        description="how long the cold start's lists (recently active, most followed) are cached",
+    )
     cursor_secret: str = Field(
         default="graphsvc-dev-cursor-secret",
         min_length=16,
@@ -466,11 +518,13 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         description="largest request body accepted, in bytes; a larger one is a 413 "
         "body_too_large before anything parses it",
     )
-    api_host: str = "127.0.0.1"
-    api_port: int = 8000
-    api_workers: int = Field(default=1, ge=1)
+    api_host: str = Field(default="127.0.0.1", description="address `graphsvc serve` listens on")
+    api_port: int = Field(default=8000, description="port `graphsvc serve` listens on")
+    api_workers: int = Field(default=1, ge=1, description="API processes `graphsvc serve` starts")
     api_server: Literal["uvicorn", "granian"] = Field(
-        default="uvicorn", description="the HTTP server of `graphsvc serve`"
+        default="uvicorn",
+        description="the HTTP server of `graphsvc serve`: uvicorn (uvloop, httptools) or "
+        "granian (the bench extra installs it)",
     )
     api_access_log: bool = Field(default=False, description="log every request (costs CPU)")
     log_json: bool = Field(
@@ -484,15 +538,30 @@ class LocalServerSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
-    state_dir: Path = PROJECT_ROOT / ".local"
-    neo4j_version: str = "5.26.30"
-    neo4j_heap: str = "4g"
-    neo4j_pagecache: str = "4g"
-    neo4j_start_timeout: float = 180.0
+    state_dir: Path = Field(
+        default=PROJECT_ROOT / ".local",
+        description="jars, data, configuration and logs of the local servers",
+    )
+    neo4j_version: str = Field(
+        default="5.26.30", description="the Neo4j Community release fetched from Maven Central"
+    )
+    neo4j_heap: str = Field(default="4g", description="the local Neo4j's JVM heap")
+    neo4j_pagecache: str = Field(default="4g", description="the local Neo4j's page cache")
+    neo4j_start_timeout: float = Field(
+        default=180.0, description="seconds to wait for a local Neo4j to answer on Bolt"
+    )
     # The servers of `graphsvc eval-pymk` (wiped at every run, so never the dev or bench data).
-    eval_neo4j_uri: str = "bolt://127.0.0.1:37687"
-    eval_redis_url: str = "redis://127.0.0.1:36379/0"
-    java_home: str | None = None
+    eval_neo4j_uri: str = Field(
+        default="bolt://127.0.0.1:37687",
+        description="the throwaway Neo4j of `graphsvc eval-pymk` (wiped at every run)",
+    )
+    eval_redis_url: str = Field(
+        default="redis://127.0.0.1:36379/0",
+        description="the throwaway Redis of `graphsvc eval-pymk` (wiped at every run)",
+    )
+    java_home: str | None = Field(
+        default=None, description="the Java 17 or 21 that runs Neo4j; unset: the java on PATH"
+    )
 
     @field_validator("state_dir")
     @classmethod
@@ -535,3 +604,103 @@ def get_settings() -> Settings:
 @lru_cache(maxsize=1)
 def get_local_server_settings() -> LocalServerSettings:
     return LocalServerSettings()
+
+
+# -- the reference of every setting (docs/configuration.md is generated from it) ------------
+
+
+@dataclass(frozen=True, slots=True)
+class SettingRow:
+    """One environment variable of the settings reference."""
+
+    section: str  # the class that declares the setting
+    env: str  # its environment variable
+    default: str  # its default as one would write it in the environment
+    description: str
+
+
+def settings_reference(*models: type[BaseModel]) -> list[SettingRow]:
+    """Every setting of ``models`` (by default ``Settings`` and ``LocalServerSettings``), grouped
+    by the class that declares it, in the order the classes and fields are written.
+
+    The docs' settings tables are generated from this, so they say what the code reads, and a
+    setting without a description shows as a gap a test refuses. It walks any pydantic models:
+    a field whose type is itself a model is read as a section of its own, named by that model,
+    with the variable names pydantic-settings reads for it. A secret's default is never shown."""
+    rows: list[SettingRow] = []
+    for model in models or (Settings, LocalServerSettings):
+        rows += _model_rows(model, _env_prefix(model))
+    order = list(dict.fromkeys(row.section for row in rows))
+    return sorted(rows, key=lambda row: order.index(row.section))
+
+
+def _model_rows(model: type[BaseModel], prefix: str) -> list[SettingRow]:
+    fields = model.model_fields
+    rows: list[SettingRow] = []
+    for name in sorted(fields, key=lambda name: _declared_at(model, name)):
+        info = fields[name]
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if issubclass(kind, BaseSettings):  # constructed on its own: its own names
+                rows += _model_rows(kind, _env_prefix(kind))
+            else:  # read through the parent: FIELD__NAME
+                delimiter = model.model_config.get("env_nested_delimiter") or "__"
+                rows += _model_rows(kind, f"{prefix}{name}{delimiter}")
+            continue
+        alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+        rows.append(
+            SettingRow(
+                section=_declarer(model, name).__name__.lstrip("_"),
+                env=(alias or f"{prefix}{name}").upper(),
+                default=_default_text(name, info),
+                description=info.description or "",
+            )
+        )
+    return rows
+
+
+def _env_prefix(model: type[BaseModel]) -> str:
+    return str(model.model_config.get("env_prefix") or "")
+
+
+def _declarer(model: type[BaseModel], name: str) -> type:
+    """The class of ``model``'s hierarchy that declares the field ``name`` (the most derived
+    one that annotates it)."""
+    for klass in model.__mro__:
+        if name in vars(klass).get("__annotations__", {}):
+            return klass
+    return model
+
+
+def _declared_at(model: type[BaseModel], name: str) -> tuple[int, int]:
+    """Where a field is written: the model's own fields first, then each base's, each in the
+    order of the source."""
+    klass = _declarer(model, name)
+    written = list(vars(klass).get("__annotations__", {}))
+    return model.__mro__.index(klass), written.index(name) if name in written else len(written)
+
+
+def _default_text(name: str, info: FieldInfo) -> str:
+    secret = name in SECRET_SETTINGS or info.annotation in (SecretStr, SecretBytes)
+    if info.is_required():
+        return "(required)"
+    if secret:
+        return "(development value)"
+    value = info.get_default(call_default_factory=True)
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, Path):
+        return (
+            f"./{value.relative_to(PROJECT_ROOT)}"
+            if value.is_relative_to(PROJECT_ROOT)
+            else str(value)
+        )
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value)
+    return str(value)
