@@ -4,6 +4,7 @@ FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md requirements.lock ./
 COPY graphsvc ./graphsvc
+COPY cypher ./cypher
 RUN awk '/^uv==/ {p = 1} p {print; if (!/\\$/) exit}' requirements.lock > /tmp/uv.txt \
     && pip install --no-cache-dir --require-hashes --no-deps -r /tmp/uv.txt \
     && uv pip install --system --no-cache -c requirements.lock '.[server]' \

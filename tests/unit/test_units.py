@@ -1,4 +1,4 @@
-"""Pure logic with no server: cursors, ids, times, edge-file parsing, query and script files."""
+"""Pure logic with no server: cursors, ids, times, edge-file parsing, script files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import redis.asyncio as aioredis
 from itsdangerous import Signer
 from pydantic import ValidationError
 
-from graphsvc.adapters.neo4j.queries import query, query_dir, statements
 from graphsvc.adapters.redis.client import HiredisPacked
 from graphsvc.adapters.redis.scripts import script_source
 from graphsvc.api.app import create_app
@@ -160,20 +159,6 @@ def test_bad_edge_files_name_the_line(tmp_path: Path, text: str, message: str) -
     path.write_text(text)
     with pytest.raises(LoadError, match=message):
         read_edge_file(path)
-
-
-def test_every_query_file_is_parameterized_and_loads() -> None:
-    names = sorted(p.stem for p in query_dir().rglob("*.cypher"))
-    assert {"follow", "unfollow", "snapshot", "followers_page", "following_page", "schema"} <= set(
-        names
-    )
-    schema = statements("schema/schema")
-    creates = [line for line in query("schema/schema").splitlines() if line.startswith("CREATE")]
-    assert len(schema) == len(creates) >= 11 and not any(part.endswith(";") for part in schema)
-    assert any("ranker_model_version" in part for part in schema)  # one version per model
-    # the list indexes of the follower / following pages and the common lists
-    for name in ("follows_dst_since", "follows_src_since", "follows_dst_src", "follows_src_dst"):
-        assert any(f"INDEX {name} IF NOT EXISTS" in part for part in schema)
 
 
 def test_read_only_script_keeps_its_flags_line_first() -> None:

@@ -1,0 +1,318 @@
+// Lists: the pages of a user's followers, followings, friends and celebrities, and the lists
+// two users share. Every list leaves out inactive users, as the mirror's pages do, and every
+// page costs what it returns (an index seek from the cursor's position), at any depth.
+
+// name: followers_page
+// Newest-first keyset page of who follows $id, strictly after ($since, $after), leaving out
+// inactive (suspended, spam) users as the mirror's pages do.
+// Serves pages past the mirror's capped hot list (and reads when Redis cannot help).
+// Cost: two seeks in the follows_dst_since index (dst, since, src), read in its order from the
+// cursor's position and stopped by LIMIT: the entries at the cursor's own time after its id,
+// then the older ones. The work is the page (plus the inactive followers skipped on the
+// way), the same at any depth and for any number of followers; nothing is sorted but the at
+// most 2 x $limit rows of the two seeks. The follower's id is the edge's src.
+// Locking: none (a read).
+// Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.
+// Returns: since, id; at most $limit rows, newest first.
+CALL () {
+  MATCH (f)-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, since, src)
+  WHERE r.dst = $id AND r.since = $since AND r.src < $after
+  WITH f, r
+  ORDER BY r.dst DESC, r.since DESC, r.src DESC
+  WHERE NOT f:Inactive
+  RETURN r.since AS since, r.src AS id
+  LIMIT $limit
+  UNION ALL
+  MATCH (f)-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, since, src)
+  WHERE r.dst = $id AND r.since < $since AND r.src IS NOT NULL
+  WITH f, r
+  ORDER BY r.dst DESC, r.since DESC, r.src DESC
+  WHERE NOT f:Inactive
+  RETURN r.since AS since, r.src AS id
+  LIMIT $limit
+}
+RETURN since, id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+
+// name: following_page
+// Newest-first keyset page of whom $id follows, strictly after ($since, $after), leaving out
+// inactive (suspended, spam) users as the mirror's pages do.
+// Cost: two seeks in the follows_src_since index (src, since, dst), read in its order from the
+// cursor's position and stopped by LIMIT, as in lists/followers_page: the work is the page
+// (plus the inactive users skipped on the way), at any depth. The followed user's id is the
+// edge's dst.
+// Locking: none (a read).
+// Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.
+// Returns: since, id; at most $limit rows, newest first.
+CALL () {
+  MATCH ()-[r:FOLLOWS]->(f)
+  USING INDEX r:FOLLOWS(src, since, dst)
+  WHERE r.src = $id AND r.since = $since AND r.dst < $after
+  WITH f, r
+  ORDER BY r.src DESC, r.since DESC, r.dst DESC
+  WHERE NOT f:Inactive
+  RETURN r.since AS since, r.dst AS id
+  LIMIT $limit
+  UNION ALL
+  MATCH ()-[r:FOLLOWS]->(f)
+  USING INDEX r:FOLLOWS(src, since, dst)
+  WHERE r.src = $id AND r.since < $since AND r.dst IS NOT NULL
+  WITH f, r
+  ORDER BY r.src DESC, r.since DESC, r.dst DESC
+  WHERE NOT f:Inactive
+  RETURN r.since AS since, r.dst AS id
+  LIMIT $limit
+}
+RETURN since, id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+
+// name: friends_page
+// Active mutual follows of $id, closest first: by affinity (interactions both ways, decayed),
+// then newest follow (by $id), then id; keyset-paged on all three.
+// The affinity key is log2 of the affinity taken at a fixed reference time $ref rather than
+// now: decay scales every affinity alike, so the order is the same and a position's key stays
+// comparable; in the log domain it cannot overflow. Friends without interactions share the
+// key -1e300. A friend whose affinity rises during a walk may be passed over by that walk.
+// Rules: a cursor carries no score (affinities are never shown), so the key of the position
+// ($since, $after) is computed again here, from the interactions between $id and $after, in
+// the same pass as every friend's (the anchor row); with no position the key is $top.
+// Reads $id's followings (bounded by MAX_FOLLOWING) and tests each for the reverse edge.
+// Locking: none (a read). Params: $id, $since, $after ('' for the first page), $limit, $ref,
+// $h, $top (+inf). Returns: score, since, id.
+MATCH (u:User {id: $id})
+CALL (u) {
+  MATCH (u)-[r:FOLLOWS]->(f:User)
+  WHERE NOT f:Inactive AND EXISTS { (f)-[:FOLLOWS]->(u) }
+  RETURN f, r.since AS since, false AS anchor
+  UNION ALL
+  MATCH (f:User {id: $after})
+  RETURN f, $since AS since, true AS anchor
+}
+WITH f, since, anchor,
+     COLLECT {
+       MATCH (u)-[i:INTERACTS]-(f)
+       WHERE i.w > 0
+       RETURN log(i.w) / log(2.0) + toFloat(i.at - $ref) / $h
+     } AS exponents
+WITH f.id AS id, since, anchor,
+     CASE size(exponents)
+       WHEN 0 THEN -1.0e300
+       WHEN 1 THEN exponents[0]
+       // at most one edge per direction: log2(2^x + 2^y), computed without overflow
+       ELSE CASE WHEN exponents[0] >= exponents[1]
+              THEN exponents[0] + log(1.0 + 2.0 ^ (exponents[1] - exponents[0])) / log(2.0)
+              ELSE exponents[1] + log(1.0 + 2.0 ^ (exponents[0] - exponents[1])) / log(2.0)
+            END
+     END AS score
+WITH collect({id: id, since: since, score: score, anchor: anchor}) AS rows
+WITH rows, coalesce(head([row IN rows WHERE row.anchor | row.score]), $top) AS key
+UNWIND rows AS row
+WITH row, key
+WHERE NOT row.anchor
+  AND (row.score < key
+       OR (row.score = key AND (row.since < $since OR (row.since = $since AND row.id < $after))))
+RETURN row.score AS score, row.since AS since, row.id AS id
+ORDER BY score DESC, since DESC, id DESC
+LIMIT $limit
+
+// name: celebrities_page
+// The active users $id follows that have at least $threshold followers, newest follow first,
+// keyset-paged (what a pull-model feed fans in from).
+// Cost: $id's followings read newest first through the follows_src_since index (src, since,
+// dst) from the cursor's position, as in lists/following_page, and stopped once the page is
+// full: each followed user's degree is O(1) in Neo4j. A page reads at most the followings
+// after the cursor (bounded by MAX_FOLLOWING), fewer when celebrities come soon.
+// Locking: none (a read).
+// Params: $id, $since, $after, $limit (as in lists/following_page), $threshold.
+// Returns: since, id; at most $limit rows, newest first.
+CALL () {
+  MATCH ()-[r:FOLLOWS]->(c)
+  USING INDEX r:FOLLOWS(src, since, dst)
+  WHERE r.src = $id AND r.since = $since AND r.dst < $after
+  WITH c, r
+  ORDER BY r.src DESC, r.since DESC, r.dst DESC
+  WHERE NOT c:Inactive AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
+  RETURN r.since AS since, r.dst AS id
+  LIMIT $limit
+  UNION ALL
+  MATCH ()-[r:FOLLOWS]->(c)
+  USING INDEX r:FOLLOWS(src, since, dst)
+  WHERE r.src = $id AND r.since < $since AND r.dst IS NOT NULL
+  WITH c, r
+  ORDER BY r.src DESC, r.since DESC, r.dst DESC
+  WHERE NOT c:Inactive AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
+  RETURN r.since AS since, r.dst AS id
+  LIMIT $limit
+}
+RETURN since, id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+
+// name: common_followers
+// Active users who follow both $a and $b, in id order after $after, with their number: exact,
+// or a lower bound for users with very many followers.
+// Walks the followers of whichever of the two has fewer (degrees are O(1) in Neo4j) in id
+// order, through the follows_dst_src index (dst, src), and tests each for an edge to the
+// other user with one seek in the same index: every step is O(log edges), whatever either
+// user's number of followers.
+// Bounds: at most $scan followers of the smaller side are examined for the total (exact when
+// that side has at most $scan followers, else the common followers among the first $scan:
+// a lower bound), and at most $scan after $after for the page, which stops once it holds
+// $limit ids (its seek is read in index order and stopped by LIMIT). A page that examined
+// $scan followers without filling ends early: the caller finds where it stopped with
+// lists/common_followers_end and carries on from there.
+// Locking: none (a read).
+// Params: $a, $b, $after ('' to start), $limit, $scan.
+// Returns: no row when either user is unknown; else one row: total, exact (the total is
+// exact), page (at most $limit ids), small (the walked user's id), windowed (the walked side
+// has more than $scan followers: a short page may not be the end).
+MATCH (a:User {id: $a})
+MATCH (b:User {id: $b})
+WITH a, b, COUNT { (a)<-[:FOLLOWS]-() } AS na, COUNT { (b)<-[:FOLLOWS]-() } AS nb
+WITH CASE WHEN na <= nb THEN [a.id, b.id] ELSE [b.id, a.id] END AS pair,
+     CASE WHEN na <= nb THEN na ELSE nb END AS smaller
+WITH pair[0] AS small, pair[1] AS big, smaller
+CALL (small, big) {
+  MATCH (f)-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, src)
+  WHERE r.dst = small AND r.src IS NOT NULL
+  WITH f, r.src AS id
+  LIMIT $scan
+  WITH f, id
+  WHERE NOT f:Inactive
+    AND EXISTS {
+      MATCH ()-[q:FOLLOWS]->()
+      USING INDEX q:FOLLOWS(dst, src)
+      WHERE q.dst = big AND q.src = id
+    }
+  RETURN count(*) AS total
+}
+CALL (small, big) {
+  MATCH (f)-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, src)
+  WHERE r.dst = small AND r.src > $after
+  WITH f, r
+  ORDER BY r.dst, r.src
+  LIMIT $scan
+  WITH f, r.src AS id
+  WHERE NOT f:Inactive
+    AND EXISTS {
+      MATCH ()-[q:FOLLOWS]->()
+      USING INDEX q:FOLLOWS(dst, src)
+      WHERE q.dst = big AND q.src = id
+    }
+  WITH id
+  LIMIT $limit
+  RETURN collect(id) AS page
+}
+RETURN total, smaller <= $scan AS exact, page, small, smaller > $scan AS windowed
+
+// name: common_followers_end
+// Where a page of lists/common_followers that came short stopped: the id of the $scan-th
+// follower of $small after $after in id order (through the follows_dst_src index), or no row
+// when fewer follow (the list ended within the page).
+// Cost: $scan index entries at most.
+// Locking: none (a read).
+// Params: $small (the walked user's id), $after, $scan. Returns: at most one row: id.
+MATCH ()-[r:FOLLOWS]->()
+USING INDEX r:FOLLOWS(dst, src)
+WHERE r.dst = $small AND r.src > $after
+WITH r
+ORDER BY r.dst, r.src
+SKIP $scan - 1
+LIMIT 1
+RETURN r.src AS id
+
+// name: common_following
+// Active users that both $a and $b follow, in id order after $after, with their number: exact,
+// or a lower bound for users who follow very many.
+// Walks the followings of whichever of the two follows fewer (degrees are O(1) in Neo4j) in
+// id order, through the follows_src_dst index (src, dst), and tests each for an edge from the
+// other user with one seek in the same index: every step is O(log edges).
+// Bounds: as in lists/common_followers: at most $scan followings of the smaller side are
+// examined for the total (exact when that side follows at most $scan users, else a lower
+// bound) and at most $scan after $after for the page, which stops once it holds $limit ids;
+// a short page of a windowed walk carries on where lists/common_following_end says.
+// Locking: none (a read).
+// Params: $a, $b, $after ('' to start), $limit, $scan.
+// Returns: no row when either user is unknown; else one row: total, exact, page, small,
+// windowed (as in lists/common_followers).
+MATCH (a:User {id: $a})
+MATCH (b:User {id: $b})
+WITH a, b, COUNT { (a)-[:FOLLOWS]->() } AS na, COUNT { (b)-[:FOLLOWS]->() } AS nb
+WITH CASE WHEN na <= nb THEN [a.id, b.id] ELSE [b.id, a.id] END AS pair,
+     CASE WHEN na <= nb THEN na ELSE nb END AS smaller
+WITH pair[0] AS small, pair[1] AS big, smaller
+CALL (small, big) {
+  MATCH ()-[r:FOLLOWS]->(c)
+  USING INDEX r:FOLLOWS(src, dst)
+  WHERE r.src = small AND r.dst IS NOT NULL
+  WITH c, r.dst AS id
+  LIMIT $scan
+  WITH c, id
+  WHERE NOT c:Inactive
+    AND EXISTS {
+      MATCH ()-[q:FOLLOWS]->()
+      USING INDEX q:FOLLOWS(src, dst)
+      WHERE q.src = big AND q.dst = id
+    }
+  RETURN count(*) AS total
+}
+CALL (small, big) {
+  MATCH ()-[r:FOLLOWS]->(c)
+  USING INDEX r:FOLLOWS(src, dst)
+  WHERE r.src = small AND r.dst > $after
+  WITH c, r
+  ORDER BY r.src, r.dst
+  LIMIT $scan
+  WITH c, r.dst AS id
+  WHERE NOT c:Inactive
+    AND EXISTS {
+      MATCH ()-[q:FOLLOWS]->()
+      USING INDEX q:FOLLOWS(src, dst)
+      WHERE q.src = big AND q.dst = id
+    }
+  WITH id
+  LIMIT $limit
+  RETURN collect(id) AS page
+}
+RETURN total, smaller <= $scan AS exact, page, small, smaller > $scan AS windowed
+
+// name: common_following_end
+// Where a page of lists/common_following that came short stopped: the id of the $scan-th user
+// $small follows after $after in id order (through the follows_src_dst index), or no row when
+// it follows fewer (the list ended within the page).
+// Cost: $scan index entries at most.
+// Locking: none (a read).
+// Params: $small (the walked user's id), $after, $scan. Returns: at most one row: id.
+MATCH ()-[r:FOLLOWS]->()
+USING INDEX r:FOLLOWS(src, dst)
+WHERE r.src = $small AND r.dst > $after
+WITH r
+ORDER BY r.src, r.dst
+SKIP $scan - 1
+LIMIT 1
+RETURN r.dst AS id
+
+// name: familiar_followers
+// Active users $viewer follows who follow $target, the viewer's newest follows first ("Followed
+// by A, B and 12 others you follow").
+// Reads the viewer's followings (bounded by MAX_FOLLOWING) and tests each for an edge to
+// $target (expand-into from the follower's side: a celebrity target costs nothing extra).
+// Users in a block with the viewer are left out (a block removes follows, so this guards).
+// Locking: none (a read).
+// Params: $viewer, $target, $limit.
+// Returns one row: total, page (the first $limit ids).
+OPTIONAL MATCH (v:User {id: $viewer})
+OPTIONAL MATCH (t:User {id: $target})
+OPTIONAL MATCH (v)-[r:FOLLOWS]->(f:User)
+WHERE t IS NOT NULL AND f <> t AND NOT f:Inactive AND EXISTS { (f)-[:FOLLOWS]->(t) }
+  AND NOT EXISTS { (v)-[:BLOCKS]-(f) }
+WITH r.since AS since, f.id AS id
+ORDER BY since DESC, id DESC
+WITH collect(id) AS ids
+RETURN size(ids) AS total, ids[..$limit] AS page

@@ -1,0 +1,95 @@
+// Schema: the constraints and indexes every query relies on, and the start-up work that keeps
+// older data in step with them.
+
+// name: schema
+// The constraints and indexes, applied at every start-up; each statement is idempotent and runs
+// alone (statements() splits them on ';').
+// Locking: Neo4j's schema locks, per statement.
+// Params: none.
+// Returns nothing.
+CREATE CONSTRAINT user_id_unique IF NOT EXISTS
+FOR (u:User) REQUIRE u.id IS UNIQUE;
+
+CREATE RANGE INDEX follows_since IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.since);
+
+// Each user's lists in their own orders: every FOLLOWS carries the ids of its ends (src, the
+// follower; dst, the followed), so that a page of a list is a seek in one of these indexes at
+// the cursor's position, read in the index's order and stopped at the page's size: the same
+// work at any depth of any list (lists/followers_page). The two by id let the common
+// lists walk one list in id order and test each entry against the other list in one seek
+// (lists/common_followers). Edges written before the ends were carried get them once,
+// at start-up (schema/follow_ends).
+CREATE RANGE INDEX follows_dst_since IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.dst, r.since, r.src);
+
+CREATE RANGE INDEX follows_src_since IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.src, r.since, r.dst);
+
+CREATE RANGE INDEX follows_dst_src IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.dst, r.src);
+
+CREATE RANGE INDEX follows_src_dst IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.src, r.dst);
+
+CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
+FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;
+
+CREATE CONSTRAINT graph_event_id_unique IF NOT EXISTS
+FOR (e:GraphEvent) REQUIRE e.id IS UNIQUE;
+
+CREATE RANGE INDEX graph_event_version IF NOT EXISTS
+FOR (e:GraphEvent) ON (e.v);
+
+CREATE CONSTRAINT ranker_model_version IF NOT EXISTS
+FOR (m:RankerModel) REQUIRE (m.name, m.version) IS UNIQUE;
+
+CREATE CONSTRAINT api_key_id_unique IF NOT EXISTS
+FOR (k:ApiKey) REQUIRE k.id IS UNIQUE;
+
+// The keys bound to a user, revoked together when the user is erased
+// (moderation/erase_begin).
+CREATE RANGE INDEX api_key_user IF NOT EXISTS
+FOR (k:ApiKey) ON (k.user);
+
+// name: await_indexes
+// Wait (up to 600 s) until every index is online, e.g. after a bulk import.
+// Locking: none.
+// Params: none.
+// Returns nothing.
+CALL db.awaitIndexes(600)
+
+// name: follow_ends
+// Give every FOLLOWS written before the edges carried their ends' ids the ids of its ends, src
+// (the follower's) and dst (the followed user's), which every write of an edge sets
+// (relations/follow, the bulk family). Runs once per database, at start-up, before
+// schema/follow_ends_mark records that it ran to its end.
+// Reads every edge once (O(edges)), in its own transactions of 10,000 edges each (an
+// auto-commit statement): stopped part-way, the next start carries on with the edges left.
+// Locking: each edge set is locked (a relationship's property write), not its users; a live
+// write of the same edge waits for that batch.
+// Params: none.
+// Returns nothing.
+MATCH (a:User)-[r:FOLLOWS]->(b:User)
+WHERE r.src IS NULL OR r.dst IS NULL
+CALL (a, r, b) {
+  SET r.src = a.id, r.dst = b.id
+} IN TRANSACTIONS OF 10000 ROWS
+
+// name: follow_ends_mark
+// Record that every FOLLOWS carries its ends' ids (schema/follow_ends ran to its end), so later
+// starts skip that walk of every edge.
+// Locking: the Checkpoint node named 'follow_ends' (created once).
+// Params: none.
+// Returns nothing.
+MERGE (cp:Checkpoint {name: 'follow_ends'})
+
+// name: follow_ends_done
+// Whether every FOLLOWS carries the ids of its ends (src, dst), which the list indexes of
+// schema/schema order by: true once schema/follow_ends has run to its end on this database (the
+// mark it leaves: a Checkpoint named 'follow_ends').
+// Locking: none (a read).
+// Params: none.
+// Returns: done.
+OPTIONAL MATCH (cp:Checkpoint {name: 'follow_ends'})
+RETURN cp IS NOT NULL AS done

@@ -1,0 +1,445 @@
+// Suggestions: "people you may know": the candidates and their features, the fallbacks for a
+// thin neighbourhood, dismissals, the interactions that weigh affinity, the trained ranker's
+// versions, and what `graphsvc train-pymk` reads to hold edges out.
+
+// name: candidates
+// The people $id may know, from every source, with the features the ranker scores (the ranker
+// runs in the API process: services/ranker.py).
+// Sources, each bounded whatever the degrees (degrees are O(1) reads of the degree store):
+//   friends_of_friends  me -> m -> c: at most $intermediaries of my followings are expanded
+//                       (closest by affinity first, then the least followed: their paths say
+//                       most); from each, at most $scan edges are read, and the people I
+//                       already follow are excluded once per candidate after the paths are
+//                       summed (so a dense community whose members I mostly follow still
+//                       yields its few new names, with no per-edge existence check).
+//   follows_you         my followers I do not follow back (at most $scan read, $edges kept).
+//   co_followers        me -> x <- w -> c (SALSA, "who to follow"): my $items least followed
+//                       follows x; their followers w (at most $edges each) weighed by the
+//                       shared x, each x damped by its followers; the $cofollowers most similar
+//                       w; what they follow (at most $edges each), damped by w's follows.
+// Training: edges made at or after $before (µs) are invisible, and my edges with the ids in
+// $hidden are invisible either way, so the held-out edges are neither paths nor exclusions.
+// The candidate's degrees and last activity are counted as of $before too (a look-ahead there
+// would leak the held-out edge itself); intermediaries' damping degrees count every edge.
+// Serving passes $before = null and $hidden = [].
+// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed.
+// Locking: none (a read).
+// Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
+//         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates.
+// Returns one record, rows: per candidate [id, sources, the features..., vias] (the order of
+//         CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every friend-of-friend
+//         intermediary with its affinity, of which the service names the 3 closest).
+MATCH (me:User {id: $id})
+CALL (me) {
+  CALL (me) {
+    MATCH (me)-[r:FOLLOWS]->(m:User)
+    WHERE NOT m:Inactive AND ($before IS NULL OR r.since < $before) AND NOT m.id IN $hidden
+    WITH m, r.since AS since,
+         COLLECT { MATCH (me)-[i:INTERACTS]-(m) WHERE $before IS NULL OR i.at < $before
+                   RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts,
+         COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() } AS degree
+    WITH m, since, degree, reduce(total = 0.0, part IN parts | total + part) AS affinity
+    ORDER BY affinity DESC, degree, since DESC, m.id
+    LIMIT $intermediaries
+    RETURN m, affinity, degree
+  }
+  CALL (me, m) {
+    MATCH (m)-[r:FOLLOWS]->(c:User)
+    WHERE c <> me AND ($before IS NULL OR r.since < $before)
+    RETURN c, r.since AS since
+    LIMIT $scan
+  }
+  RETURN c, 'friends_of_friends' AS source, m.id AS via, affinity, 1.0 / degree AS ra,
+         1.0 / log(2.0 + degree) AS aa, 2.0 ^ (toFloat(since - $now) / $fresh_h) AS fresh,
+         0.0 AS cof
+  UNION ALL
+  MATCH (me)<-[r:FOLLOWS]-(c:User)
+  WHERE ($before IS NULL OR r.since < $before) AND NOT c.id IN $hidden
+  WITH me, c
+  LIMIT $scan
+  WITH me, c
+  WHERE NOT EXISTS { (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before }
+  WITH me, c
+  LIMIT $edges
+  WITH c, COLLECT { MATCH (me)-[i:INTERACTS]-(c) WHERE $before IS NULL OR i.at < $before
+                    RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts
+  RETURN c, 'follows_you' AS source, null AS via,
+         reduce(total = 0.0, part IN parts | total + part) AS affinity,
+         0.0 AS ra, 0.0 AS aa, 0.0 AS fresh, 0.0 AS cof
+  UNION ALL
+  CALL (me) {
+    MATCH (me)-[r:FOLLOWS]->(x:User)
+    WHERE ($before IS NULL OR r.since < $before) AND NOT x.id IN $hidden
+    WITH x, COUNT { (x)<-[:FOLLOWS]-() } AS followers
+    ORDER BY followers, x.id
+    LIMIT $items
+    CALL (me, x) {
+      MATCH (x)<-[r:FOLLOWS]-(w:User)
+      WHERE w <> me AND NOT w:Inactive AND ($before IS NULL OR r.since < $before)
+      RETURN w
+      LIMIT $edges
+    }
+    WITH w, sum(1.0 / followers) AS similarity
+    ORDER BY similarity DESC, w.id
+    LIMIT $cofollowers
+    RETURN w, similarity / COUNT { (w)-[:FOLLOWS]->() } AS share
+  }
+  CALL (me, w) {
+    MATCH (w)-[r:FOLLOWS]->(c:User)
+    WHERE c <> me AND ($before IS NULL OR r.since < $before)
+    RETURN c
+    LIMIT $edges
+  }
+  RETURN c, 'co_followers' AS source, null AS via, 0.0 AS affinity, 0.0 AS ra, 0.0 AS aa,
+         0.0 AS fresh, share AS cof
+}
+WITH me, c,
+     collect(DISTINCT source) AS sources,
+     sum(CASE source WHEN 'friends_of_friends' THEN 1 ELSE 0 END) AS paths,
+     sum(ra) AS ra, sum(aa) AS aa, sum(affinity * ra) AS affinity_ra, max(fresh) AS fresh,
+     sum(cof) AS cof, count(CASE source WHEN 'co_followers' THEN 1 END) AS cof_paths,
+     max(CASE source WHEN 'follows_you' THEN 1.0 ELSE 0.0 END) AS follows_you,
+     max(CASE source WHEN 'follows_you' THEN affinity ELSE 0.0 END) AS follower_affinity,
+     collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS vias
+// Best first, then the exclusions, checked lazily until $candidates pass: a user's
+// neighbourhood holds thousands of candidates, and each check reads my relationships.
+ORDER BY ra + cof + follows_you DESC, c.id
+WITH * WHERE NOT c:Inactive AND NOT c:Erasing
+  AND (c.id IN $hidden OR NOT EXISTS {
+    (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
+  AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
+  AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+LIMIT $candidates
+// Degrees and the last activity, as of $before when training (CASE evaluates one branch:
+// serving reads the degree store and the activity clock, O(1) per candidate).
+WITH me, c, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_you,
+     follower_affinity, vias,
+     CASE WHEN $before IS NULL THEN COUNT { (c)<-[:FOLLOWS]-() }
+          ELSE COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } END AS followers,
+     CASE WHEN $before IS NULL THEN COUNT { (c)-[:FOLLOWS]->() }
+          ELSE COUNT { (c)-[r:FOLLOWS]->() WHERE r.since < $before } END AS follows,
+     CASE WHEN $before IS NULL THEN c.clk
+          ELSE COLLECT { MATCH (c)-[r:FOLLOWS]->() WHERE r.since < $before
+                         RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
+// One record holding a list per candidate, in the order of CANDIDATE_COLUMNS (suggestions.py):
+// the driver builds 300 records ~20 ms slower than one record of 300 lists.
+RETURN collect([
+  c.id, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_you,
+  follower_affinity,
+  // my hidden edges with c do not count either (the random holdout)
+  followers - CASE WHEN c.id IN $hidden AND EXISTS { (me)-[:FOLLOWS]->(c) } THEN 1 ELSE 0 END,
+  follows - CASE WHEN c.id IN $hidden AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END,
+  CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END,
+  vias
+]) AS rows
+
+// name: three_hop
+// People three follows away (me -> m -> w -> c), for a user whose two-hop neighbourhood is thin
+// (the service asks only when suggestions/candidates found fewer than SUGGEST_THIN candidates).
+// Bounded: at most $intermediaries of my follows, $edges of theirs each, the $items two-hop
+// users w reached by most paths, and $edges follows of each w, read.
+// A path weighs 1 / (degree(m) * degree(w)): resource allocation over two steps.
+// Training: as suggestions/candidates ($before hides newer edges, $hidden my edges with those
+// ids).
+// Excluded: as suggestions/candidates.
+// Locking: none (a read).
+// Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates.
+// Returns per candidate: id, hop3 (the summed path weights), hop3_paths, and the candidate's
+//         followers, follows and activity (as suggestions/candidates).
+MATCH (me:User {id: $id})
+CALL (me) {
+  MATCH (me)-[r:FOLLOWS]->(m:User)
+  WHERE ($before IS NULL OR r.since < $before) AND NOT m.id IN $hidden
+  WITH m LIMIT $intermediaries
+  CALL (me, m) {
+    MATCH (m)-[r:FOLLOWS]->(w:User)
+    WHERE w <> me AND ($before IS NULL OR r.since < $before)
+    RETURN w LIMIT $edges
+  }
+  WITH w, sum(1.0 / (COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() })) AS reach
+  ORDER BY reach DESC, w.id
+  LIMIT $items
+  RETURN w, reach / (COUNT { (w)<-[:FOLLOWS]-() } + COUNT { (w)-[:FOLLOWS]->() }) AS share
+}
+CALL (me, w) {
+  MATCH (w)-[r:FOLLOWS]->(c:User)
+  WHERE c <> me AND ($before IS NULL OR r.since < $before)
+  RETURN c LIMIT $edges
+}
+WITH me, c, sum(share) AS hop3, count(*) AS hop3_paths
+// best first, the exclusions checked lazily until $candidates pass (as in suggestions/candidates)
+ORDER BY hop3 DESC, c.id
+WITH * WHERE NOT c:Inactive AND NOT c:Erasing
+  AND (c.id IN $hidden OR NOT EXISTS {
+    (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
+  AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
+  AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+LIMIT $candidates
+// degrees and last activity as of $before when training (one CASE branch is evaluated)
+WITH c, hop3, hop3_paths,
+     CASE WHEN $before IS NULL THEN COUNT { (c)<-[:FOLLOWS]-() }
+          ELSE COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } END AS followers,
+     CASE WHEN $before IS NULL THEN COUNT { (c)-[:FOLLOWS]->() }
+          ELSE COUNT { (c)-[r:FOLLOWS]->() WHERE r.since < $before } END AS follows,
+     CASE WHEN $before IS NULL THEN c.clk
+          ELSE COLLECT { MATCH (c)-[r:FOLLOWS]->() WHERE r.since < $before
+                         RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
+RETURN c.id AS id, hop3, hop3_paths, followers, follows,
+       CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END
+         AS active
+
+// name: suggest_filter
+// Which of $ids may be suggested to $id: known, active, not $id, not followed, no block either
+// way, not dismissed.
+// Locking: none (a read).
+// Params: $id, $ids.
+// Returns one row: ids (those that may, in the order of $ids).
+OPTIONAL MATCH (me:User {id: $id})
+UNWIND $ids AS cid
+MATCH (c:User {id: cid})
+WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing
+  AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
+                          OR EXISTS { (me)-[:DISMISSED]->(c) }))
+RETURN collect(cid) AS ids
+
+// name: popular
+// The most followed active users (for users who follow nobody yet). Reads every user's degree
+// (O(users), each O(1)): the service caches the answer.
+// Locking: none (a read).
+// Params: $limit.
+// Returns: id, followers; at most $limit rows, most followed first.
+MATCH (u:User)
+WHERE NOT u:Inactive AND NOT u:Erasing
+WITH u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
+ORDER BY followers DESC, id
+LIMIT $limit
+RETURN id, followers
+
+// name: recently_active
+// The accounts that followed someone most recently (the newest edges, read newest first
+// through the follows_since index, so the work is $scan edges whatever the size of the graph).
+// Fills the suggestions of a user whose neighbourhood gives too few, before the most followed
+// accounts; the service caches the answer with the popular list.
+// Locking: none (a read).
+// Params: $scan (edges read), $limit.
+// Returns: id; at most $limit rows, the most recent first.
+MATCH (a:User)-[r:FOLLOWS]->()
+WHERE r.since IS NOT NULL
+WITH a, r.since AS since
+ORDER BY since DESC
+LIMIT $scan
+WITH a, max(since) AS last
+WHERE NOT a:Inactive AND NOT a:Erasing
+RETURN a.id AS id
+ORDER BY last DESC, id
+LIMIT $limit
+
+// name: following_count
+// How many $id follows (the degree store: O(1)); 0 for an unknown user. Asked only for a user
+// with too few candidates, to know whether expanding more of its followings can find more (it
+// cannot when all of them were expanded already).
+// Locking: none (a read).
+// Params: $id.
+// Returns: following.
+OPTIONAL MATCH (u:User {id: $id})
+RETURN CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)-[:FOLLOWS]->() } END AS following
+
+// name: dismiss
+// $id never wants $target suggested again.
+// Rules: the target must be in the graph (a dismissal never creates it: 'unknown_target'),
+// and neither user may be being erased ('erasing': the erasure would only delete the
+// dismissal, and must not have to chase new ones). The dismissing user is the acting one: its
+// node is created when it has none yet (a newcomer dismissing a cold-start suggestion), as its
+// first follow would.
+// Locking: the dismissing user's node (MERGE) and both nodes when the dismissal is new.
+// Params: $id, $target.
+// Returns one row: refused (null, or the rule), created (whether the dismissal is new).
+OPTIONAL MATCH (t:User {id: $target})
+OPTIONAL MATCH (known:User {id: $id})
+WITH t, CASE WHEN t IS NULL THEN 'unknown_target'
+             WHEN t:Erasing OR coalesce(known:Erasing, false) THEN 'erasing' END AS refused
+CALL (t, refused) {
+  WITH t
+  WHERE refused IS NULL
+  MERGE (me:User {id: $id})
+  WITH me, t
+  OPTIONAL MATCH (me)-[seen:DISMISSED]->(t)
+  WITH me, t, collect(seen) AS seen
+  FOREACH (_ IN CASE WHEN size(seen) = 0 THEN [1] ELSE [] END | CREATE (me)-[:DISMISSED]->(t))
+  RETURN count(CASE WHEN size(seen) = 0 THEN 1 END) > 0 AS created
+}
+RETURN refused, created
+
+// name: affinities
+// The users $id interacts with, closest first (internal: affinity is never shown to users).
+// Affinity is symmetric: the decayed weights of both directions, at $now.
+// Locking: none (a read).
+// Params: $id, $now (µs), $h (half-life, µs), $limit.
+// Returns: id, affinity; at most $limit rows, closest first.
+MATCH (:User {id: $id})-[r:INTERACTS]-(v:User)
+WITH v, sum(r.w * 2.0 ^ (toFloat(r.at - $now) / $h)) AS affinity
+ORDER BY affinity DESC, v.id
+LIMIT $limit
+RETURN v.id AS id, affinity
+
+// name: interactions_apply
+// Add one flush of buffered interactions to the affinity edges, exactly once. The checkpoint
+// node holds the id of the last buffer entry applied; this transaction locks it (a write
+// before the read: MERGE alone would read it without a lock, and two flushers could both pass
+// the check), applies only if no other flush moved it since ($checkpoint), and moves it to
+// $last, so a flush repeated after a crash (its buffer entries not yet trimmed) or racing
+// another process changes nothing.
+// An edge (actor)-[:INTERACTS {w, at}]->(target) holds the decayed weight w as of `at`
+// (microseconds): w(t) = w * 2^(-(t - at) / h). Adding a reading (w', at') moves `at` to the
+// later of the two and decays the other onto it, so the order events arrive in does not matter.
+// Rules: users are matched, never created: a pair whose actor or target is not in the graph
+// (an id that never followed, was followed or blocked, or an erased one) is dropped, and so is
+// a pair with a user being erased (its erasure would only delete the edge). The weight a pair
+// gains per day is capped: the edge keeps the day it last gained weight on (`day`, a UTC day
+// of the service's clock when it accepted the events) and the raw weight gained that day
+// (`dw`); a pair's weight past $daily_max for that day is dropped (its decayed weight is
+// scaled by the share that fits). A pair of day -1 (a loader's history) is not capped.
+// Locking: the checkpoint node; each kept pair's two users and its edge (MERGE).
+// Params: $pairs ([{a, b, w, at, raw, day}], one per pair and day, sorted), $checkpoint,
+// $last, $h (half-life, µs), $daily_max.
+// Returns one row: applied (false: another flush got there first), and how many pairs were
+// dropped for an unknown user (`unknown`) or a user being erased (`erasing`), and how many
+// the daily cap cut (`capped`).
+MERGE (cp:Checkpoint {name: 'interactions'})
+SET cp.locked = true
+WITH cp, coalesce(cp.last, '') = $checkpoint AS current
+REMOVE cp.locked
+SET cp.last = CASE WHEN current THEN $last ELSE cp.last END
+WITH current
+CALL (current) {
+  WITH current
+  WHERE current
+  UNWIND $pairs AS p
+  OPTIONAL MATCH (a:User {id: p.a})
+  OPTIONAL MATCH (b:User {id: p.b})
+  WITH p, a, b,
+       CASE WHEN a IS NULL OR b IS NULL THEN 'unknown'
+            WHEN a:Erasing OR b:Erasing THEN 'erasing' END AS dropped
+  CALL (p, a, b, dropped) {
+    WITH p, a, b
+    WHERE dropped IS NULL
+    MERGE (a)-[r:INTERACTS]->(b)
+    WITH p, r,
+         CASE WHEN p.day >= 0 AND coalesce(r.day, -1) >= p.day THEN r.dw ELSE 0.0 END AS used
+    WITH p, r, used,
+         CASE WHEN p.day < 0 OR used + p.raw <= $daily_max THEN 1.0
+              WHEN used >= $daily_max THEN 0.0
+              ELSE ($daily_max - used) / p.raw END AS share
+    WITH p, r, used, share, CASE WHEN coalesce(r.at, p.at) > p.at THEN r.at ELSE p.at END AS t
+    SET r.w = coalesce(r.w, 0.0) * 2.0 ^ (toFloat(coalesce(r.at, t) - t) / $h)
+              + share * p.w * 2.0 ^ (toFloat(p.at - t) / $h),
+        r.at = t
+    FOREACH (_ IN CASE WHEN p.day >= 0 THEN [1] ELSE [] END |
+      SET r.dw = used + share * p.raw,
+          r.day = CASE WHEN coalesce(r.day, -1) > p.day THEN r.day ELSE p.day END)
+    RETURN count(CASE WHEN share < 1.0 THEN 1 END) AS capped
+  }
+  RETURN count(CASE WHEN dropped = 'unknown' THEN 1 END) AS unknown,
+         count(CASE WHEN dropped = 'erasing' THEN 1 END) AS erasing,
+         sum(capped) AS capped
+}
+RETURN current AS applied, unknown, erasing, capped
+
+// name: interactions_checkpoint
+// The id of the last interaction-buffer entry applied ('' for none), read by the flusher
+// before it applies the next flush (suggestions/interactions_apply).
+// Locking: none (a read; suggestions/interactions_apply locks the checkpoint to move it).
+// Params: none.
+// Returns: last.
+OPTIONAL MATCH (cp:Checkpoint {name: 'interactions'})
+RETURN coalesce(cp.last, '') AS last
+
+// name: model_save
+// Store a trained ranker as the next version of the model named $name. Every API process reads
+// the newest version (suggestions/model_latest).
+// Locking: the node it creates. Two trainers racing for the same version: the
+// ranker_model_version constraint fails one of them, which the trainer reports.
+// Params: $name, $body (the model as JSON text), $created (µs), $metrics (JSON text).
+// Returns: version.
+OPTIONAL MATCH (old:RankerModel {name: $name})
+WITH coalesce(max(old.version), 0) + 1 AS version
+CREATE (m:RankerModel {name: $name, version: version, created: $created, body: $body,
+                       metrics: $metrics})
+RETURN version
+
+// name: model_latest
+// The newest version of the ranker named $name, if any was trained.
+// Locking: none (a read).
+// Params: $name.
+// Returns: version, body (JSON text), or no row.
+MATCH (m:RankerModel {name: $name})
+RETURN m.version AS version, m.body AS body
+ORDER BY version DESC
+LIMIT 1
+
+// name: model_version
+// The newest version number of the ranker named $name (0: none), read by every API process
+// every PYMK_MODEL_REFRESH_SECONDS to notice a new model without reading it.
+// Locking: none (a read).
+// Params: $name.
+// Returns: version.
+OPTIONAL MATCH (m:RankerModel {name: $name})
+RETURN coalesce(max(m.version), 0) AS version
+
+// name: active_users
+// Every active user following at least $min others, by id (for the random holdout of
+// `graphsvc train-pymk`; O(users), offline).
+// Locking: none (a read).
+// Params: $min.
+// Returns: id, in id order.
+MATCH (u:User)
+WHERE NOT u:Inactive AND NOT u:Erasing AND COUNT { (u)-[:FOLLOWS]->() } >= $min
+RETURN u.id AS id
+ORDER BY id
+
+// name: followings_of
+// Whom each of $ids follows (for the random holdout of `graphsvc train-pymk`, which hides a
+// seeded share of them). Offline only: reads every following of each user.
+// Locking: none (a read).
+// Params: $ids.
+// Returns: id, following (ids); no row for an unknown id.
+UNWIND $ids AS uid
+MATCH (u:User {id: uid})
+RETURN uid AS id, COLLECT { MATCH (u)-[:FOLLOWS]->(v:User) RETURN v.id } AS following
+
+// name: holdout_cutoff
+// The time from which the newest $count follow edges were made (read newest first through the
+// follows_since index: the work is the held-out edges, not the graph). For
+// `graphsvc train-pymk`.
+// Locking: none (a read).
+// Params: $count.
+// Returns: cutoff (µs; null for an empty graph).
+MATCH ()-[r:FOLLOWS]->()
+WHERE r.since IS NOT NULL
+WITH r.since AS since
+ORDER BY since DESC
+LIMIT $count
+RETURN min(since) AS cutoff
+
+// name: holdout_newest
+// The users who made follows at or after $cutoff and also some before it (the ones a model can
+// learn from: they had a neighbourhood when they chose), with whom they followed from $cutoff
+// on. Reads the held-out edges through the follows_since index. For `graphsvc train-pymk`.
+// Locking: none (a read).
+// Params: $cutoff (µs).
+// Returns: id, held (ids), before (count); in id order.
+MATCH (u:User)-[r:FOLLOWS]->(v:User)
+WHERE r.since >= $cutoff
+WITH u, collect(v.id) AS held
+WITH u, held, COUNT { (u)-[r:FOLLOWS]->() WHERE r.since < $cutoff } AS before
+WHERE before > 0 AND NOT u:Inactive
+RETURN u.id AS id, held, before
+ORDER BY id
+
+// name: edge_count
+// How many follow edges the graph holds (Neo4j's count store: O(1)).
+// Locking: none (a read).
+// Params: none.
+// Returns: edges.
+MATCH ()-[r:FOLLOWS]->()
+RETURN count(r) AS edges
