@@ -20,7 +20,7 @@ UserIds = Callable[[str], str]
 
 
 def lock(user_id: str) -> Mapping[str, Any]:
-    """lock_users.cypher's parameters for one existing user (its clock ticks, so it is
+    """The parameters of relations/lock_users for one existing user (its clock ticks, so it is
     write-locked until the transaction ends)."""
     return {
         "users": [{"id": user_id, "acting": True, "create": False}],

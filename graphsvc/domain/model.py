@@ -163,7 +163,7 @@ class Snapshot:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Why Neo4j refused a new follow (a rule of follow.cypher); nothing was written."""
+    """Why Neo4j refused a new follow (a rule of relations/follow); nothing was written."""
 
     rule: str
     retry_at: int | None = None  # microseconds; when the rate limit lets the next follow in

@@ -7,7 +7,7 @@ flusher of the workers writes the buffer to Neo4j, aggregated per pair and day, 
 exactly once: the checkpoint moves in the same transaction, only if no other flusher moved it
 first.
 
-What the flusher applies (``cypher/suggestions/interactions_apply.cypher``), so that a write
+What the flusher applies (the query ``suggestions/interactions_apply``), so that a write
 key cannot grow the graph or inflate an affinity:
 
 - **Unknown users are dropped, never created.** An event whose actor or target is not in the

@@ -124,7 +124,7 @@ class Relations:
         return await self._edges.relationships(user_id, list(dict.fromkeys(others)))
 
     def _refused(self, refusal: Refusal, user_id: str, target_id: str) -> GraphError:
-        """The error for a rule of ``follow.cypher`` that refused the new edge."""
+        """The error for a rule of ``relations/follow`` that refused the new edge."""
         settings = self._settings
         match refusal.rule:
             case "blocked":

@@ -1,9 +1,9 @@
 """People you may know: candidates from every source, ranked, cached; the cold start; dismissals.
 
 One bounded Cypher query gathers candidates with their features from friends of friends,
-followers not followed back and co-followers (``cypher/suggestions/candidates.cypher``); a
+followers not followed back and co-followers (the query ``suggestions/candidates``); a
 user with fewer than SUGGEST_THIN of them also gets three-hop candidates
-(``three_hop.cypher``). The ranker (``domain/ranking``, the newest model `graphsvc train-pymk`
+(``suggestions/three_hop``). The ranker (``domain/ranking``, the newest model `graphsvc train-pymk`
 stored, or the built-in default) scores them in this process. The 50 best are cached per user
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
 Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
@@ -106,7 +106,7 @@ class Suggestions:
     ) -> list[dict[str, Any]]:
         """Every candidate with its features, as the ranker takes them, the same for serving
         and training. ``before`` and ``hidden`` make edges invisible (training: see
-        candidates.cypher); ``now`` is the moment of the decays (training: the cut).
+        suggestions/candidates); ``now`` is the moment of the decays (training: the cut).
 
         A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,

@@ -22,7 +22,7 @@ class BulkStore:
         return int(row["created"])
 
     async def load_follows(self, groups: Sequence[Mapping[str, Any]]) -> int:
-        """Edges grouped by follower (see ``cypher/bulk/load_follows.cypher``); returns how
+        """Edges grouped by follower (see the query ``bulk/load_follows``); returns how
         many were new."""
         (row,) = await self._store.write("bulk/load_follows", {"groups": list(groups)}, job=True)
         return int(row["created"])

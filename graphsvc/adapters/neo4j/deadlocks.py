@@ -1,7 +1,7 @@
 """Deadlock retries: a transaction Neo4j rolled back as a deadlock's victim runs again after
 a few milliseconds, not after the driver's second.
 
-Batches lock their users in one order (``relations/lock_users.cypher``), but Neo4j also takes
+Batches lock their users in one order (``relations/lock_users``), but Neo4j also takes
 locks no query can order: the relationship-chain and relationship-group locks of nodes that
 two transactions share only as neighbours. So writers in different processes (or a batch and
 a background job) over overlapping users still meet a deadlock now and then, and Neo4j rolls

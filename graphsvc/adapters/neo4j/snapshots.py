@@ -12,7 +12,7 @@ from typing import Any
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.model import Counts, Entry, Snapshot, UserCounts
 
-# The count columns of counts.cypher and snapshot.cypher, in the order of Counts' fields.
+# The count columns of snapshots/counts and snapshots/snapshot, in the order of Counts' fields.
 _COUNT_COLUMNS = (
     "followers_count", "following_count", "followers_active", "following_active", "friends"
 )  # fmt: skip

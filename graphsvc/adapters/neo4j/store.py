@@ -413,7 +413,7 @@ _KIND_ORDER = {WriteKind.FOLLOW: 0, WriteKind.UNFOLLOW: 1, WriteKind.BLOCK: 2, W
 
 
 def _row(position: int, write: EdgeWrite, event: str) -> Row:
-    """A row of follow.cypher or unfollow.cypher."""
+    """A row of relations/follow or relations/unfollow."""
     row: Row = {"i": position, "src": write.src, "dst": write.dst, "event": event}
     if write.kind is WriteKind.FOLLOW:
         row.update(max_following=write.limits.max_following,
@@ -422,7 +422,7 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
 
 
 def _single(write: EdgeWrite, ids: list[str]) -> Row:
-    """Parameters of block.cypher / unblock.cypher, which run once per write."""
+    """Parameters of relations/block or relations/unblock, which run once per write."""
     if write.kind is WriteKind.BLOCK:
         return {"src": write.src, "dst": write.dst, "ids": sorted((write.src, write.dst)),
                 "events": ids}  # fmt: skip

@@ -14,7 +14,7 @@ import neo4j
 
 from graphsvc.adapters.neo4j.store import Neo4jStore
 
-# The columns of each candidate row of candidates.cypher, in its order.
+# The columns of each candidate row of the query suggestions/candidates, in its order.
 CANDIDATE_COLUMNS = (
     "id", "sources", "paths", "ra", "aa", "affinity_ra", "fresh", "cof", "cof_paths",
     "follows_you", "follower_affinity", "followers", "follows", "active", "vias",
