@@ -2,8 +2,8 @@
 # read back from Redis), or public API of the client that the project itself does not call.
 # `make lint` runs vulture over graphsvc, tests and bench with this file.
 from graphsvc import schemas
-from graphsvc.client._routes import Routes
 from graphsvc.client.aio import AsyncGraphClient
+from graphsvc.client.sync import GraphClient
 from graphsvc.domain.timeline import Mode
 from graphsvc.ops import evaluation
 
@@ -12,9 +12,9 @@ schemas.CountsBody.celebrity
 schemas.AffinityItem.affinity
 schemas.DismissBody.dismissed
 Mode.DRAINING
-Routes.record_interactions
-Routes.record_impressions
-Routes.delete_post
+GraphClient.record_interactions
+GraphClient.record_impressions
+GraphClient.delete_post
 AsyncGraphClient.new_followers
 evaluation.Split.split_at
 evaluation.Scores.coverage

@@ -10,12 +10,15 @@ kinds), the schema carries a mark that the server's OpenAPI document fills in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
 from graphsvc.domain.access import Scope
 from graphsvc.domain.ids import USER_ID_PATTERN
+
+if TYPE_CHECKING:
+    import pandas
 
 SETTINGS_MARK = "x-settings"
 # Documented, and checked by the services (whose 422 names the parameter in the one shape).
@@ -199,7 +202,7 @@ class SuggestionItem(BaseModel):
 class SuggestionsBody(BaseModel):
     items: list[SuggestionItem]
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> pandas.DataFrame:
         """One row per suggestion, reasons flattened (pandas, an optional extra of the client)."""
         import pandas
 

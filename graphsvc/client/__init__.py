@@ -3,6 +3,8 @@
 ``GraphClient`` (blocking) and ``AsyncGraphClient`` have the same methods, return the
 server's own response models (``graphsvc.schemas``), walk paged lists for you, retry what
 can be retried (see ``_core``) and raise ``GraphError`` subclasses for error answers.
+Every method is typed with what it answers (``FollowBody``, ``Listing[PageBody]`` whose items
+are ``Item``, ...), so a type checker follows a call's answer as far as the caller uses it.
 
     from graphsvc.client import GraphClient
 
@@ -14,7 +16,7 @@ can be retried (see ``_core``) and raise ``GraphError`` subclasses for error ans
 
 from __future__ import annotations
 
-from graphsvc.client.aio import AsyncGraphClient
+from graphsvc.client.aio import AsyncGraphClient, NewFollower
 from graphsvc.client.errors import (
     BadRequest,
     Conflict,
@@ -25,16 +27,21 @@ from graphsvc.client.errors import (
     Unauthorized,
     Unavailable,
 )
+from graphsvc.client.listing import AsyncListing, Listing, Page
 from graphsvc.client.sync import GraphClient
 
 __all__ = [
     "AsyncGraphClient",
+    "AsyncListing",
     "BadRequest",
     "Conflict",
     "Forbidden",
     "GraphClient",
     "GraphError",
+    "Listing",
+    "NewFollower",
     "NotFound",
+    "Page",
     "RateLimited",
     "Unauthorized",
     "Unavailable",

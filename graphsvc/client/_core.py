@@ -1,6 +1,10 @@
 """What both clients share: the configuration, one request described as a ``Call``, the
 decoding of answers into the server's own models, and the retry policy.
 
+A ``Call[T]`` names the model of its answer, so whatever runs it (either client's ``_call``)
+is typed to answer a ``T``: the route methods' return types follow from the requests they
+make rather than from an annotation that could say otherwise.
+
 Retry policy: a connection error, a 503 and a 429 are retried up to ``max_retries`` times,
 waiting ``Retry-After`` when the server says it, else an exponential backoff with full
 jitter (``backoff`` doubled each time, at most ``backoff_max``). Every write route of
@@ -15,13 +19,23 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
+import httpx
 
 from graphsvc.client.errors import GraphError, RateLimited, Unavailable, error_for
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Model(Protocol[T_co]):
+    """What reads an answer into a ``T_co``: the model class itself (``schemas.FollowBody``),
+    whose validator pydantic builds once, when the class is defined."""
+
+    def model_validate(self, _payload: Any, /) -> T_co: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,37 +61,39 @@ class ClientConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
-    """One request and how to read its answer."""
+class Call(Generic[T]):
+    """One request and the model its answer is read into."""
 
     method: str
     path: str
     params: dict[str, Any] = field(default_factory=dict)
     body: Any = None
-    model: type[BaseModel] | None = None
+    model: Model[T] = field(kw_only=True)
     idempotent: bool = True
 
-    def at(self, **params: Any) -> Call:
-        """The same call with other query parameters (the next page)."""
+    def after(self, cursor: str | None) -> Call[T]:
+        """The page after ``cursor`` (None: the first page)."""
+        if cursor is None:
+            return self
         return Call(
-            self.method, self.path, {**self.params, **params}, self.body, self.model,
-            self.idempotent,
+            self.method, self.path, {**self.params, "cursor": cursor}, self.body,
+            model=self.model, idempotent=self.idempotent,
         )  # fmt: skip
 
 
-def decode(call: Call, status: int, payload: Any, headers: dict[str, str]) -> Any:
+def decode(call: Call[T], status: int, payload: Any, headers: dict[str, str]) -> T:
     if status >= 400:
         raise error_for(status, payload, headers)
-    return call.model.model_validate(payload) if call.model is not None else payload
+    return call.model.model_validate(payload)
 
 
-def answer(call: Call, response: Any) -> Any:
+def answer(call: Call[T], response: httpx.Response) -> T:
     """The decoded answer of an httpx response (either client's)."""
     payload = response.json() if response.content else None
     return decode(call, response.status_code, payload, dict(response.headers))
 
 
-def wait_or_raise(call: Call, exc: Exception, attempt: int, config: ClientConfig) -> float:
+def wait_or_raise(call: Call[Any], exc: Exception, attempt: int, config: ClientConfig) -> float:
     """Seconds to wait before retrying after ``exc`` (a GraphError, or a transport error,
     which is an ``Unavailable`` with no answer); raises the GraphError when not to retry."""
     error = exc if isinstance(exc, GraphError) else Unavailable(str(exc))
@@ -89,7 +105,9 @@ def wait_or_raise(call: Call, exc: Exception, attempt: int, config: ClientConfig
     return wait
 
 
-def retry_delay(call: Call, error: GraphError, attempt: int, config: ClientConfig) -> float | None:
+def retry_delay(
+    call: Call[Any], error: GraphError, attempt: int, config: ClientConfig
+) -> float | None:
     """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
     if attempt >= config.max_retries or not isinstance(error, (RateLimited, Unavailable)):
         return None

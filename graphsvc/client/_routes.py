@@ -1,6 +1,8 @@
-"""Every public route, written once. Each method describes its request and hands it to
-``_call`` (one answer) or ``_list`` (a paged list); ``GraphClient`` runs them as they come,
-``AsyncGraphClient`` returns awaitables, so the two clients cannot differ in what they ask."""
+"""Every public route's request, written once: its path, query, body, the model of its answer
+and whether a lost answer may be retried. ``GraphClient`` runs each as it comes and
+``AsyncGraphClient`` awaits it, one method per route with the same signature in both (a unit
+test holds them to it), so the two clients cannot differ in what they ask. The defaults
+(``limit``, ``page_size``) live in the clients' signatures, where callers read them."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from graphsvc.domain.errors import quoted
 from graphsvc.domain.ids import ID_RULE, is_user_id
 
 PAGE_MAX = 200  # the server's default PAGE_LIMIT_MAX; a smaller one is answered with a 422
+TIMELINE_PAGE = 50
 
 
 def _u(user_id: str) -> str:
@@ -29,158 +32,141 @@ def _u(user_id: str) -> str:
     return quote(user_id, safe="")
 
 
-class Routes:
-    def _call(self, call: Call) -> Any:
-        raise NotImplementedError
+def _user(user_id: str, *rest: str) -> str:
+    return "/".join([f"/v1/users/{_u(user_id)}", *rest])
 
-    def _list(self, call: Call, limit: int | None, progress: bool) -> Any:
-        raise NotImplementedError
 
-    # -- relations ------------------------------------------------------------------------
+# -- relations ----------------------------------------------------------------------------
 
-    def follow(self, user_id: str, target_id: str) -> Any:
-        """Follow (idempotent): ``FollowBody(following, created)``."""
-        return self._call(Call("PUT", f"/v1/users/{_u(user_id)}/following/{_u(target_id)}",
-                               model=schemas.FollowBody))  # fmt: skip
 
-    def unfollow(self, user_id: str, target_id: str) -> Any:
-        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}/following/{_u(target_id)}",
-                               model=schemas.UnfollowBody))  # fmt: skip
+def follow(user_id: str, target_id: str) -> Call[schemas.FollowBody]:
+    return Call("PUT", _user(user_id, "following", _u(target_id)), model=schemas.FollowBody)
 
-    def block(self, user_id: str, target_id: str) -> Any:
-        return self._call(Call("PUT", f"/v1/users/{_u(user_id)}/blocks/{_u(target_id)}",
-                               model=schemas.BlockBody))  # fmt: skip
 
-    def unblock(self, user_id: str, target_id: str) -> Any:
-        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}/blocks/{_u(target_id)}",
-                               model=schemas.UnblockBody))  # fmt: skip
+def unfollow(user_id: str, target_id: str) -> Call[schemas.UnfollowBody]:
+    return Call("DELETE", _user(user_id, "following", _u(target_id)), model=schemas.UnfollowBody)
 
-    def relationships(self, user_id: str, ids: Iterable[str]) -> Any:
-        """How the user relates to 1-100 others: ``RelationshipsBody``."""
-        params = {"ids": ",".join(ids)}
-        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/relationships", params,
-                               model=schemas.RelationshipsBody))  # fmt: skip
 
-    # -- lists and counts -------------------------------------------------------------------
+def block(user_id: str, target_id: str) -> Call[schemas.BlockBody]:
+    return Call("PUT", _user(user_id, "blocks", _u(target_id)), model=schemas.BlockBody)
 
-    def counts(self, user_id: str) -> Any:
-        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/counts",
-                               model=schemas.CountsBody))  # fmt: skip
 
-    def followers(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_followed_back: bool = False, progress: bool = False,
-    ) -> Any:  # fmt: skip
-        """Who follows the user, newest first, across every page (``limit``: stop early)."""
-        params: dict[str, Any] = {"limit": page_size}
-        if not_followed_back:
-            params["not_followed_back"] = "true"
-        call = Call("GET", f"/v1/users/{_u(user_id)}/followers", params, model=schemas.PageBody)
-        return self._list(call, limit, progress)
+def unblock(user_id: str, target_id: str) -> Call[schemas.UnblockBody]:
+    return Call("DELETE", _user(user_id, "blocks", _u(target_id)), model=schemas.UnblockBody)
 
-    def following(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_following_back: bool = False, celebrities_only: bool = False, progress: bool = False,
-    ) -> Any:  # fmt: skip
-        params: dict[str, Any] = {"limit": page_size}
-        if not_following_back:
-            params["not_following_back"] = "true"
-        if celebrities_only:
-            params["celebrities_only"] = "true"
-        call = Call("GET", f"/v1/users/{_u(user_id)}/following", params, model=schemas.PageBody)
-        return self._list(call, limit, progress)
 
-    def friends(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        progress: bool = False,
-    ) -> Any:  # fmt: skip
-        call = Call("GET", f"/v1/users/{_u(user_id)}/friends", {"limit": page_size},
-                    model=schemas.PageBody)  # fmt: skip
-        return self._list(call, limit, progress)
+def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.RelationshipsBody]:
+    return Call("GET", _user(user_id, "relationships"), {"ids": ",".join(ids)},
+                model=schemas.RelationshipsBody)  # fmt: skip
 
-    def common_following(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> Any:  # fmt: skip
-        call = Call("GET", f"/v1/users/{_u(user_id)}/common-following/{_u(other_id)}",
-                    {"limit": page_size}, model=schemas.IdPageBody)  # fmt: skip
-        return self._list(call, limit, progress)
 
-    def common_followers(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> Any:  # fmt: skip
-        call = Call("GET", f"/v1/users/{_u(user_id)}/common-followers/{_u(other_id)}",
-                    {"limit": page_size}, model=schemas.IdPageBody)  # fmt: skip
-        return self._list(call, limit, progress)
+# -- lists and counts ---------------------------------------------------------------------
 
-    def familiar_followers(self, viewer_id: str, target_id: str, *, limit: int = 20) -> Any:
-        """People the viewer follows who follow the target: ``IdPageBody`` (one page)."""
-        return self._call(Call("GET",
-                               f"/v1/users/{_u(viewer_id)}/familiar-followers/{_u(target_id)}",
-                               {"limit": limit}, model=schemas.IdPageBody))  # fmt: skip
 
-    # -- moderation -------------------------------------------------------------------------
+def counts(user_id: str) -> Call[schemas.CountsBody]:
+    return Call("GET", _user(user_id, "counts"), model=schemas.CountsBody)
 
-    def status(self, user_id: str) -> Any:
-        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/status", model=schemas.StatusBody))
 
-    def set_status(self, user_id: str, status: str) -> Any:
-        return self._call(Call("PUT", f"/v1/users/{_u(user_id)}/status", body={"status": status},
-                               model=schemas.StatusBody))  # fmt: skip
+def _page(page_size: int, **filters: bool) -> dict[str, Any]:
+    """A page's query: its size, and the filters asked for (an unset one is not sent)."""
+    return {"limit": page_size, **{name: "true" for name, on in filters.items() if on}}
 
-    def erase(self, user_id: str) -> Any:
-        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}", model=schemas.EraseBody))
 
-    # -- people you may know ----------------------------------------------------------------
+def followers(user_id: str, page_size: int, not_followed_back: bool) -> Call[schemas.PageBody]:
+    return Call("GET", _user(user_id, "followers"),
+                _page(page_size, not_followed_back=not_followed_back),
+                model=schemas.PageBody)  # fmt: skip
 
-    def record_interactions(self, events: Iterable[tuple[str, str, str, datetime]]) -> Any:
-        """(actor, target, kind, at) events, 1-1,000 a call: ``AcceptedBody``."""
-        body = [
-            {"actor": a, "target": t, "kind": k, "at": at.isoformat()} for a, t, k, at in events
-        ]
-        return self._call(Call("POST", "/v1/interactions", body=body, model=schemas.AcceptedBody,
-                               idempotent=False))  # fmt: skip
 
-    def suggestions(self, user_id: str, *, limit: int = 10) -> Any:
-        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/suggestions", {"limit": limit},
-                               model=schemas.SuggestionsBody))  # fmt: skip
+def following(
+    user_id: str, page_size: int, not_following_back: bool, celebrities_only: bool
+) -> Call[schemas.PageBody]:
+    params = _page(
+        page_size, not_following_back=not_following_back, celebrities_only=celebrities_only
+    )
+    return Call("GET", _user(user_id, "following"), params, model=schemas.PageBody)
 
-    def dismiss(self, user_id: str, target_id: str) -> Any:
-        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}/suggestions/{_u(target_id)}",
-                               model=schemas.DismissBody))  # fmt: skip
 
-    def record_impressions(self, user_id: str, ids: Iterable[str]) -> Any:
-        return self._call(Call("POST", f"/v1/users/{_u(user_id)}/suggestions/impressions",
-                               body={"ids": list(ids)}, model=schemas.RecordedBody,
-                               idempotent=False))  # fmt: skip
+def friends(user_id: str, page_size: int) -> Call[schemas.PageBody]:
+    return Call("GET", _user(user_id, "friends"), _page(page_size), model=schemas.PageBody)
 
-    # -- timelines ------------------------------------------------------------------------
 
-    def publish(self, user_id: str, post_id: str, at: datetime) -> Any:
-        """Publish a post's id and time (idempotent): ``PostBody`` (``mode`` push or pull)."""
-        return self._call(Call("PUT", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
-                               body={"at": at.isoformat()}, model=schemas.PostBody))  # fmt: skip
+def common_following(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:
+    return Call("GET", _user(user_id, "common-following", _u(other_id)), _page(page_size),
+                model=schemas.IdPageBody)  # fmt: skip
 
-    def post(self, user_id: str, post_id: str) -> Any:
-        """A post's state and fan-out progress: ``PostBody``."""
-        return self._call(Call("GET", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
-                               model=schemas.PostBody))  # fmt: skip
 
-    def delete_post(self, user_id: str, post_id: str) -> Any:
-        return self._call(Call("DELETE", f"/v1/users/{_u(user_id)}/posts/{_u(post_id)}",
-                               model=schemas.PostDeletedBody))  # fmt: skip
+def common_followers(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:
+    return Call("GET", _user(user_id, "common-followers", _u(other_id)), _page(page_size),
+                model=schemas.IdPageBody)  # fmt: skip
 
-    def timeline(
-        self, user_id: str, *, limit: int | None = None, page_size: int = 50,
-        progress: bool = False,
-    ) -> Any:  # fmt: skip
-        """The home timeline, newest first, across pages (``limit``: stop early)."""
-        call = Call("GET", f"/v1/users/{_u(user_id)}/timeline", {"limit": page_size},
-                    model=schemas.TimelineBody)  # fmt: skip
-        return self._list(call, limit, progress)
 
-    def affinities(self, user_id: str, *, limit: int = 20) -> Any:
-        """Whom the user is closest to (the ``internal`` scope)."""
-        return self._call(Call("GET", f"/v1/internal/users/{_u(user_id)}/affinities",
-                               {"limit": limit}, model=schemas.AffinitiesBody))  # fmt: skip
+def familiar_followers(viewer_id: str, target_id: str, limit: int) -> Call[schemas.IdPageBody]:
+    return Call("GET", _user(viewer_id, "familiar-followers", _u(target_id)), {"limit": limit},
+                model=schemas.IdPageBody)  # fmt: skip
+
+
+# -- moderation ---------------------------------------------------------------------------
+
+
+def status(user_id: str) -> Call[schemas.StatusBody]:
+    return Call("GET", _user(user_id, "status"), model=schemas.StatusBody)
+
+
+def set_status(user_id: str, status: str) -> Call[schemas.StatusBody]:
+    return Call("PUT", _user(user_id, "status"), body={"status": status},
+                model=schemas.StatusBody)  # fmt: skip
+
+
+def erase(user_id: str) -> Call[schemas.EraseBody]:
+    return Call("DELETE", _user(user_id), model=schemas.EraseBody)
+
+
+# -- people you may know ------------------------------------------------------------------
+
+
+def record_interactions(
+    events: Iterable[tuple[str, str, str, datetime]],
+) -> Call[schemas.AcceptedBody]:
+    body = [{"actor": a, "target": t, "kind": k, "at": at.isoformat()} for a, t, k, at in events]
+    return Call("POST", "/v1/interactions", body=body, model=schemas.AcceptedBody,
+                idempotent=False)  # fmt: skip
+
+
+def suggestions(user_id: str, limit: int) -> Call[schemas.SuggestionsBody]:
+    return Call("GET", _user(user_id, "suggestions"), {"limit": limit},
+                model=schemas.SuggestionsBody)  # fmt: skip
+
+
+def dismiss(user_id: str, target_id: str) -> Call[schemas.DismissBody]:
+    return Call("DELETE", _user(user_id, "suggestions", _u(target_id)), model=schemas.DismissBody)
+
+
+def record_impressions(user_id: str, ids: Iterable[str]) -> Call[schemas.RecordedBody]:
+    return Call("POST", _user(user_id, "suggestions", "impressions"), body={"ids": list(ids)},
+                model=schemas.RecordedBody, idempotent=False)  # fmt: skip
+
+
+# -- timelines ----------------------------------------------------------------------------
+
+
+def publish(user_id: str, post_id: str, at: datetime) -> Call[schemas.PostBody]:
+    return Call("PUT", _user(user_id, "posts", _u(post_id)), body={"at": at.isoformat()},
+                model=schemas.PostBody)  # fmt: skip
+
+
+def post(user_id: str, post_id: str) -> Call[schemas.PostBody]:
+    return Call("GET", _user(user_id, "posts", _u(post_id)), model=schemas.PostBody)
+
+
+def delete_post(user_id: str, post_id: str) -> Call[schemas.PostDeletedBody]:
+    return Call("DELETE", _user(user_id, "posts", _u(post_id)), model=schemas.PostDeletedBody)
+
+
+def timeline(user_id: str, page_size: int) -> Call[schemas.TimelineBody]:
+    return Call("GET", _user(user_id, "timeline"), _page(page_size), model=schemas.TimelineBody)
+
+
+def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:
+    return Call("GET", f"/v1/internal/users/{_u(user_id)}/affinities", {"limit": limit},
+                model=schemas.AffinitiesBody)  # fmt: skip

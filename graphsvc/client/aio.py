@@ -5,21 +5,36 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 
-from graphsvc.client._core import Call, ClientConfig, answer, wait_or_raise
-from graphsvc.client._routes import Routes, _u
+from graphsvc import schemas
+from graphsvc.client import _routes as route
+from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
+from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE, _u
 from graphsvc.client.errors import GraphError, error_for
-from graphsvc.client.listing import AsyncListing
+from graphsvc.client.listing import AsyncListing, PageT
 
 log = logging.getLogger(__name__)
 
 
-class AsyncGraphClient(Routes):
+class NewFollower(TypedDict):
+    """A ``follower`` event of the new-followers stream: a dict, as the event's JSON is."""
+
+    follower: str
+    since: str  # the follow's time, ISO-8601 UTC
+    event_id: str
+    entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it
+
+
+class AsyncGraphClient:
+    """Each route method answers what ``GraphClient``'s does (its docstrings say what), awaited;
+    a paged list is walked with ``async for`` (or ``pages()``)."""
+
     def __init__(
         self, base_url: str | None = None, api_key: str | None = None, **options: Any
     ) -> None:
@@ -29,7 +44,7 @@ class AsyncGraphClient(Routes):
             timeout=self.config.timeout,
         )  # fmt: skip
 
-    async def _call(self, call: Call) -> Any:  # type: ignore[override]
+    async def _call(self, call: Call[T]) -> T:
         attempt = 0
         while True:
             try:
@@ -42,17 +57,124 @@ class AsyncGraphClient(Routes):
             await asyncio.sleep(wait)
             attempt += 1
 
-    def _list(self, call: Call, limit: int | None, progress: bool) -> AsyncListing:
-        return AsyncListing(self._call, call, limit, progress)
+    def _list(self, call: Call[PageT], limit: int | None, progress: bool) -> AsyncListing[PageT]:
+        return AsyncListing(lambda cursor: self._call(call.after(cursor)), limit, progress)
+
+    # -- relations ------------------------------------------------------------------------
+
+    async def follow(self, user_id: str, target_id: str) -> schemas.FollowBody:
+        return await self._call(route.follow(user_id, target_id))
+
+    async def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
+        return await self._call(route.unfollow(user_id, target_id))
+
+    async def block(self, user_id: str, target_id: str) -> schemas.BlockBody:
+        return await self._call(route.block(user_id, target_id))
+
+    async def unblock(self, user_id: str, target_id: str) -> schemas.UnblockBody:
+        return await self._call(route.unblock(user_id, target_id))
+
+    async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
+        return await self._call(route.relationships(user_id, ids))
+
+    # -- lists and counts -------------------------------------------------------------------
+
+    async def counts(self, user_id: str) -> schemas.CountsBody:
+        return await self._call(route.counts(user_id))
+
+    def followers(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        not_followed_back: bool = False, progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+        call = route.followers(user_id, page_size, not_followed_back)
+        return self._list(call, limit, progress)
+
+    def following(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        not_following_back: bool = False, celebrities_only: bool = False, progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+        call = route.following(user_id, page_size, not_following_back, celebrities_only)
+        return self._list(call, limit, progress)
+
+    def friends(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+        return self._list(route.friends(user_id, page_size), limit, progress)
+
+    def common_following(
+        self, user_id: str, other_id: str, *, limit: int | None = None,
+        page_size: int = PAGE_MAX, progress: bool = False,
+    ) -> AsyncListing[schemas.IdPageBody]:  # fmt: skip
+        return self._list(route.common_following(user_id, other_id, page_size), limit, progress)
+
+    def common_followers(
+        self, user_id: str, other_id: str, *, limit: int | None = None,
+        page_size: int = PAGE_MAX, progress: bool = False,
+    ) -> AsyncListing[schemas.IdPageBody]:  # fmt: skip
+        return self._list(route.common_followers(user_id, other_id, page_size), limit, progress)
+
+    async def familiar_followers(
+        self, viewer_id: str, target_id: str, *, limit: int = 20
+    ) -> schemas.IdPageBody:
+        return await self._call(route.familiar_followers(viewer_id, target_id, limit))
+
+    # -- moderation -------------------------------------------------------------------------
+
+    async def status(self, user_id: str) -> schemas.StatusBody:
+        return await self._call(route.status(user_id))
+
+    async def set_status(self, user_id: str, status: str) -> schemas.StatusBody:
+        return await self._call(route.set_status(user_id, status))
+
+    async def erase(self, user_id: str) -> schemas.EraseBody:
+        return await self._call(route.erase(user_id))
+
+    # -- people you may know ----------------------------------------------------------------
+
+    async def record_interactions(
+        self, events: Iterable[tuple[str, str, str, datetime]]
+    ) -> schemas.AcceptedBody:
+        return await self._call(route.record_interactions(events))
+
+    async def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
+        return await self._call(route.suggestions(user_id, limit))
+
+    async def dismiss(self, user_id: str, target_id: str) -> schemas.DismissBody:
+        return await self._call(route.dismiss(user_id, target_id))
+
+    async def record_impressions(self, user_id: str, ids: Iterable[str]) -> schemas.RecordedBody:
+        return await self._call(route.record_impressions(user_id, ids))
+
+    # -- timelines ------------------------------------------------------------------------
+
+    async def publish(self, user_id: str, post_id: str, at: datetime) -> schemas.PostBody:
+        return await self._call(route.publish(user_id, post_id, at))
+
+    async def post(self, user_id: str, post_id: str) -> schemas.PostBody:
+        return await self._call(route.post(user_id, post_id))
+
+    async def delete_post(self, user_id: str, post_id: str) -> schemas.PostDeletedBody:
+        return await self._call(route.delete_post(user_id, post_id))
+
+    def timeline(
+        self, user_id: str, *, limit: int | None = None, page_size: int = TIMELINE_PAGE,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.TimelineBody]:  # fmt: skip
+        return self._list(route.timeline(user_id, page_size), limit, progress)
+
+    async def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
+        return await self._call(route.affinities(user_id, limit))
+
+    # -- the new-followers stream ----------------------------------------------------------
 
     async def new_followers(
         self, user_id: str, *, last_event_id: str | None = None
-    ) -> AsyncIterator[dict[str, Any]]:
-        """The user's new followers as they follow (Server-Sent Events), each
-        ``{"follower", "since", "event_id", "entry_id"}``; pass the last ``entry_id`` as
-        ``last_event_id`` to replay what came after it. A replay the server cut short (its
-        ``gap`` event) is logged as a warning; a stream the server ends (a revoked key) raises
-        the ``GraphError`` its ``closed`` event names."""
+    ) -> AsyncIterator[NewFollower]:
+        """The user's new followers as they follow (Server-Sent Events); pass the last
+        ``entry_id`` as ``last_event_id`` to replay what came after it. A replay the server cut
+        short (its ``gap`` event) is logged as a warning; a stream the server ends (a revoked
+        key) raises the ``GraphError`` its ``closed`` event names."""
         headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
         path = f"/v1/users/{_u(user_id)}/events"
         async with self._http.stream("GET", path, headers=headers, timeout=None) as response:
@@ -64,7 +186,10 @@ class AsyncGraphClient(Routes):
                 if not line:
                     kind, data = event.get("event"), json.loads(event.get("data") or "{}")
                     if kind == "follower":
-                        yield {**data, "entry_id": event.get("id")}
+                        yield NewFollower(
+                            follower=data["follower"], since=data["since"],
+                            event_id=data["event_id"], entry_id=event.get("id", ""),
+                        )  # fmt: skip
                     elif kind == "gap":
                         log.warning("new followers of %s: %s", user_id, data.get("message"))
                     elif kind == "closed":

@@ -5,38 +5,45 @@ imported on first use, an optional extra)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from graphsvc.schemas import CountsBody, Item, RelationshipBody, RelationshipsBody
+
+if TYPE_CHECKING:
+    import networkx
 
 
 class GraphClient(Protocol):
     """What these helpers use of ``graphsvc.client.GraphClient``."""
 
-    def counts(self, user_id: str) -> Any: ...
-    def relationships(self, user_id: str, ids: Iterable[str]) -> Any: ...
-    def followers(self, user_id: str, *, limit: int | None = None) -> Any: ...
-    def following(self, user_id: str, *, limit: int | None = None) -> Any: ...
+    def counts(self, user_id: str) -> CountsBody: ...
+    def relationships(self, user_id: str, ids: Iterable[str]) -> RelationshipsBody: ...
+    def followers(self, user_id: str, *, limit: int | None = None) -> Iterable[Item]: ...
+    def following(self, user_id: str, *, limit: int | None = None) -> Iterable[Item]: ...
 
 
 RELATIONSHIPS_PER_CALL = 100  # the server's default RELATIONSHIPS_MAX_IDS
 
 
-def counts_many(graph: GraphClient, user_ids: Iterable[str]) -> dict[str, Any]:
+def counts_many(graph: GraphClient, user_ids: Iterable[str]) -> dict[str, CountsBody]:
     """Every user's counts (one call each: counts are O(1) on the server)."""
     return {user: graph.counts(user) for user in dict.fromkeys(user_ids)}
 
 
 def relationships_many(
     graph: GraphClient, viewer: str, user_ids: Sequence[str], per_call: int = RELATIONSHIPS_PER_CALL
-) -> dict[str, Any]:
+) -> dict[str, RelationshipBody]:
     """How the viewer relates to each id, in calls of at most ``per_call`` ids."""
     ids = list(dict.fromkeys(user_ids))
-    found: dict[str, Any] = {}
+    found: dict[str, RelationshipBody] = {}
     for start in range(0, len(ids), per_call):
         found.update(graph.relationships(viewer, ids[start : start + per_call]).relationships)
     return found
 
 
-def ego_graph(graph: GraphClient, user: str, *, radius: int = 1, max_nodes: int = 500) -> Any:
+def ego_graph(
+    graph: GraphClient, user: str, *, radius: int = 1, max_nodes: int = 500
+) -> networkx.DiGraph:
     """The user's neighbourhood as a ``networkx.DiGraph``: followers and followings out to
     ``radius`` (1 or 2) hops, at most ``max_nodes`` nodes (nearest first), each edge with
     its ``since``. Edges among the nodes that neither end's walked lists reached are absent."""
@@ -63,7 +70,9 @@ def ego_graph(graph: GraphClient, user: str, *, radius: int = 1, max_nodes: int 
     return ego
 
 
-def _add(ego: Any, src: str, dst: str, since: str, frontier: list[str], max_nodes: int) -> None:
+def _add(
+    ego: networkx.DiGraph, src: str, dst: str, since: str, frontier: list[str], max_nodes: int
+) -> None:
     for node in (src, dst):
         if node not in ego:
             if ego.number_of_nodes() >= max_nodes:
@@ -73,7 +82,7 @@ def _add(ego: Any, src: str, dst: str, since: str, frontier: list[str], max_node
     ego.add_edge(src, dst, since=since)
 
 
-def subgraph(graph: GraphClient, users: Sequence[str]) -> Any:
+def subgraph(graph: GraphClient, users: Sequence[str]) -> networkx.DiGraph:
     """The follows among ``users`` as a ``networkx.DiGraph`` (asked per user, in batches of
     relationships), without ``since``: who follows whom, and nothing else."""
     import networkx

@@ -1,20 +1,42 @@
 """A paged list, walked for you: iterate it for every item across pages (``next_cursor``
 followed), ``pages()`` for a page at a time, ``limit`` to stop early, ``progress`` for a
-tqdm bar on a long walk, ``to_pandas()`` for a DataFrame (pandas imported on first use)."""
+tqdm bar on a long walk, ``to_pandas()`` for a DataFrame (pandas imported on first use).
+
+A listing is typed by its page model (``Listing[PageBody]``), so ``pages()`` gives the whole
+body (an ``IdPageBody``'s ``total`` too) while iterating gives the page's items (``Item``,
+``str``, ``TimelineItem``): the item type is read off the page model's ``items`` by ``Page``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from graphsvc.client._core import Call
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    import pandas
+    from tqdm import tqdm
+
+ItemT = TypeVar("ItemT")
+
+
+class Page(Protocol[ItemT]):
+    """What a page of a walked list has (``PageBody``, ``IdPageBody``, ``TimelineBody``)."""
+
+    items: list[ItemT]
+    next_cursor: str | None
+
+
+PageT = TypeVar("PageT", bound=Page[Any])
+PageT_co = TypeVar("PageT_co", bound=Page[Any], covariant=True)
 
 
 def _rows(items: list[Any]) -> list[dict[str, Any]]:
-    return [i.model_dump() if hasattr(i, "model_dump") else {"user_id": i} for i in items]
+    return [i.model_dump() if isinstance(i, BaseModel) else {"user_id": i} for i in items]
 
 
-def _bar(progress: bool, total: int | None) -> Any:
+def _bar(progress: bool, total: int | None) -> tqdm[Any] | None:
     if not progress:
         return None
     from tqdm.auto import tqdm
@@ -24,76 +46,86 @@ def _bar(progress: bool, total: int | None) -> Any:
 
 class _Walk:
     """The state of one walk, the same for both clients: each page fetched is trimmed to
-    ``limit``, counted on the bar, and answered with the next call (None: the end)."""
+    ``limit``, counted on the bar, and answered with the next page's cursor (None: the end)."""
 
-    def __init__(self, call: Call, limit: int | None, progress: bool) -> None:
-        self.call, self._limit, self._seen = call, limit, 0
+    def __init__(self, limit: int | None, progress: bool) -> None:
+        self._limit, self._seen = limit, 0
         self._bar = _bar(progress, limit)
 
-    def step(self, page: Any) -> Call | None:
+    def step(self, page: Page[Any]) -> str | None:
         if self._limit is not None:
             page.items = page.items[: self._limit - self._seen]
         self._seen += len(page.items)
         if self._bar is not None:
             self._bar.update(len(page.items))
-        if page.next_cursor is None or (self._limit is not None and self._seen >= self._limit):
+        if self._limit is not None and self._seen >= self._limit:
             return None
-        return self.call.at(cursor=page.next_cursor)
+        return page.next_cursor
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
 
 
-class Listing:
-    def __init__(self, fetch: Callable[[Call], Any], call: Call, limit: int | None, progress: bool):
-        self._fetch, self._call, self._limit, self._progress = fetch, call, limit, progress
+class Listing(Generic[PageT_co]):
+    """``fetch`` answers the page after a cursor (None: the first page)."""
 
-    def pages(self) -> Iterator[Any]:
-        walk = _Walk(self._call, self._limit, self._progress)
-        call: Call | None = self._call
+    def __init__(
+        self, fetch: Callable[[str | None], PageT_co], limit: int | None, progress: bool
+    ) -> None:
+        self._fetch, self._limit, self._progress = fetch, limit, progress
+
+    def pages(self) -> Iterator[PageT_co]:
+        walk = _Walk(self._limit, self._progress)
         try:
-            while call is not None:
-                page = self._fetch(call)
-                call = walk.step(page)
+            page = self._fetch(None)
+            while True:
+                cursor = walk.step(page)
                 yield page
+                if cursor is None:
+                    return
+                page = self._fetch(cursor)
         finally:
             walk.close()
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self: Listing[Page[ItemT]]) -> Iterator[ItemT]:
         for page in self.pages():
             yield from page.items
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> pandas.DataFrame:
         import pandas
 
         return pandas.DataFrame(_rows(list(self)))
 
 
-class AsyncListing:
+class AsyncListing(Generic[PageT_co]):
+    """``fetch`` answers the page after a cursor (None: the first page)."""
+
     def __init__(
-        self, fetch: Callable[[Call], Coroutine[Any, Any, Any]], call: Call, limit: int | None,
+        self, fetch: Callable[[str | None], Awaitable[PageT_co]], limit: int | None,
         progress: bool,
     ) -> None:  # fmt: skip
-        self._fetch, self._call, self._limit, self._progress = fetch, call, limit, progress
+        self._fetch, self._limit, self._progress = fetch, limit, progress
 
-    async def pages(self) -> AsyncIterator[Any]:
-        walk = _Walk(self._call, self._limit, self._progress)
-        call: Call | None = self._call
+    async def pages(self) -> AsyncIterator[PageT_co]:
+        walk = _Walk(self._limit, self._progress)
         try:
-            while call is not None:
-                page = await self._fetch(call)
-                call = walk.step(page)
+            page = await self._fetch(None)
+            while True:
+                cursor = walk.step(page)
                 yield page
+                if cursor is None:
+                    return
+                page = await self._fetch(cursor)
         finally:
             walk.close()
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
+    async def __aiter__(self: AsyncListing[Page[ItemT]]) -> AsyncIterator[ItemT]:
         async for page in self.pages():
             for item in page.items:
                 yield item
 
-    async def to_pandas(self) -> Any:
+    async def to_pandas(self) -> pandas.DataFrame:
         import pandas
 
         return pandas.DataFrame(_rows([item async for item in self]))

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from graphsvc.client._core import Call, ClientConfig, answer, wait_or_raise
-from graphsvc.client._routes import Routes
+from graphsvc import schemas
+from graphsvc.client import _routes as route
+from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
+from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE
 from graphsvc.client.errors import GraphError
-from graphsvc.client.listing import Listing
+from graphsvc.client.listing import Listing, PageT
+
+if TYPE_CHECKING:
+    import networkx
 
 
-class GraphClient(Routes):
+class GraphClient:
     """graphsvc over HTTP. ``base_url`` defaults to GRAPHSVC_URL, ``api_key`` to
     GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or ``close()``."""
 
@@ -27,7 +34,7 @@ class GraphClient(Routes):
             timeout=self.config.timeout,
         )  # fmt: skip
 
-    def _call(self, call: Call) -> Any:
+    def _call(self, call: Call[T]) -> T:
         attempt = 0
         while True:
             try:
@@ -40,27 +47,144 @@ class GraphClient(Routes):
             time.sleep(wait)
             attempt += 1
 
-    def _list(self, call: Call, limit: int | None, progress: bool) -> Listing:
-        return Listing(self._call, call, limit, progress)
+    def _list(self, call: Call[PageT], limit: int | None, progress: bool) -> Listing[PageT]:
+        return Listing(lambda cursor: self._call(call.after(cursor)), limit, progress)
+
+    # -- relations ------------------------------------------------------------------------
+
+    def follow(self, user_id: str, target_id: str) -> schemas.FollowBody:
+        """Idempotent: ``created`` is false when the follow existed."""
+        return self._call(route.follow(user_id, target_id))
+
+    def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
+        return self._call(route.unfollow(user_id, target_id))
+
+    def block(self, user_id: str, target_id: str) -> schemas.BlockBody:
+        return self._call(route.block(user_id, target_id))
+
+    def unblock(self, user_id: str, target_id: str) -> schemas.UnblockBody:
+        return self._call(route.unblock(user_id, target_id))
+
+    def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
+        """How the user relates to 1-100 others."""
+        return self._call(route.relationships(user_id, ids))
+
+    # -- lists and counts -------------------------------------------------------------------
+
+    def counts(self, user_id: str) -> schemas.CountsBody:
+        return self._call(route.counts(user_id))
+
+    def followers(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        not_followed_back: bool = False, progress: bool = False,
+    ) -> Listing[schemas.PageBody]:  # fmt: skip
+        """Who follows the user, newest first, across every page (``limit``: stop early)."""
+        call = route.followers(user_id, page_size, not_followed_back)
+        return self._list(call, limit, progress)
+
+    def following(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        not_following_back: bool = False, celebrities_only: bool = False, progress: bool = False,
+    ) -> Listing[schemas.PageBody]:  # fmt: skip
+        call = route.following(user_id, page_size, not_following_back, celebrities_only)
+        return self._list(call, limit, progress)
+
+    def friends(
+        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:  # fmt: skip
+        return self._list(route.friends(user_id, page_size), limit, progress)
+
+    def common_following(
+        self, user_id: str, other_id: str, *, limit: int | None = None,
+        page_size: int = PAGE_MAX, progress: bool = False,
+    ) -> Listing[schemas.IdPageBody]:  # fmt: skip
+        return self._list(route.common_following(user_id, other_id, page_size), limit, progress)
+
+    def common_followers(
+        self, user_id: str, other_id: str, *, limit: int | None = None,
+        page_size: int = PAGE_MAX, progress: bool = False,
+    ) -> Listing[schemas.IdPageBody]:  # fmt: skip
+        return self._list(route.common_followers(user_id, other_id, page_size), limit, progress)
+
+    def familiar_followers(
+        self, viewer_id: str, target_id: str, *, limit: int = 20
+    ) -> schemas.IdPageBody:
+        """People the viewer follows who follow the target: one page."""
+        return self._call(route.familiar_followers(viewer_id, target_id, limit))
+
+    # -- moderation -------------------------------------------------------------------------
+
+    def status(self, user_id: str) -> schemas.StatusBody:
+        return self._call(route.status(user_id))
+
+    def set_status(self, user_id: str, status: str) -> schemas.StatusBody:
+        return self._call(route.set_status(user_id, status))
+
+    def erase(self, user_id: str) -> schemas.EraseBody:
+        return self._call(route.erase(user_id))
+
+    # -- people you may know ----------------------------------------------------------------
+
+    def record_interactions(
+        self, events: Iterable[tuple[str, str, str, datetime]]
+    ) -> schemas.AcceptedBody:
+        """(actor, target, kind, at) events, 1-1,000 a call."""
+        return self._call(route.record_interactions(events))
+
+    def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
+        return self._call(route.suggestions(user_id, limit))
+
+    def dismiss(self, user_id: str, target_id: str) -> schemas.DismissBody:
+        return self._call(route.dismiss(user_id, target_id))
+
+    def record_impressions(self, user_id: str, ids: Iterable[str]) -> schemas.RecordedBody:
+        return self._call(route.record_impressions(user_id, ids))
+
+    # -- timelines ------------------------------------------------------------------------
+
+    def publish(self, user_id: str, post_id: str, at: datetime) -> schemas.PostBody:
+        """Publish a post's id and time (idempotent); ``mode`` says push or pull."""
+        return self._call(route.publish(user_id, post_id, at))
+
+    def post(self, user_id: str, post_id: str) -> schemas.PostBody:
+        """A post's state and fan-out progress."""
+        return self._call(route.post(user_id, post_id))
+
+    def delete_post(self, user_id: str, post_id: str) -> schemas.PostDeletedBody:
+        return self._call(route.delete_post(user_id, post_id))
+
+    def timeline(
+        self, user_id: str, *, limit: int | None = None, page_size: int = TIMELINE_PAGE,
+        progress: bool = False,
+    ) -> Listing[schemas.TimelineBody]:  # fmt: skip
+        """The home timeline, newest first, across pages (``limit``: stop early)."""
+        return self._list(route.timeline(user_id, page_size), limit, progress)
+
+    def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
+        """Whom the user is closest to (the ``internal`` scope)."""
+        return self._call(route.affinities(user_id, limit))
 
     # -- for data scientists (see analysis.py) ----------------------------------------------
 
-    def counts_many(self, user_ids: Any) -> dict[str, Any]:
+    def counts_many(self, user_ids: Iterable[str]) -> dict[str, schemas.CountsBody]:
         from graphsvc.client import analysis
 
         return analysis.counts_many(self, user_ids)
 
-    def relationships_many(self, viewer: str, user_ids: Any) -> dict[str, Any]:
+    def relationships_many(
+        self, viewer: str, user_ids: Iterable[str]
+    ) -> dict[str, schemas.RelationshipBody]:
         from graphsvc.client import analysis
 
         return analysis.relationships_many(self, viewer, list(user_ids))
 
-    def ego_graph(self, user: str, *, radius: int = 1, max_nodes: int = 500) -> Any:
+    def ego_graph(self, user: str, *, radius: int = 1, max_nodes: int = 500) -> networkx.DiGraph:
         from graphsvc.client import analysis
 
         return analysis.ego_graph(self, user, radius=radius, max_nodes=max_nodes)
 
-    def subgraph(self, users: Any) -> Any:
+    def subgraph(self, users: Iterable[str]) -> networkx.DiGraph:
         from graphsvc.client import analysis
 
         return analysis.subgraph(self, list(users))
