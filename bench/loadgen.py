@@ -26,8 +26,8 @@ from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import Connections, build
-from graphsvc.services.group_commit import GroupCommit
-from graphsvc.services.keyed_lock import KeyedLock
+from graphsvc.concurrency.group_commit import GroupCommit
+from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.settings import Settings
 
 Op = Callable[[int], Awaitable[Any]]

@@ -30,7 +30,7 @@ from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
-from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
+from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis, redis_breaker
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
@@ -42,28 +42,30 @@ from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
+from graphsvc.concurrency.breaker import Breaker
+from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
-from graphsvc.services.fallback import Breaker
-from graphsvc.services.feed_jobs import FeedJobs
 from graphsvc.services.follower_events import FollowerEvents
 from graphsvc.services.graph_lists import GraphLists
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
-from graphsvc.services.jobs import Jobs
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
-from graphsvc.services.moderation_jobs import ModerationJobs
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
-from graphsvc.services.relay import Relay
 from graphsvc.services.suggestions import Suggestions
-from graphsvc.services.timeline_events import TimelineEvents
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
+from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.relay import Relay
+from graphsvc.workers.timeline_events import TimelineEvents
+from graphsvc.workers.timeline_jobs import FeedJobs
+from graphsvc.workers.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +145,7 @@ class Services:
     suggestions: Suggestions
     impressions: Impressions
     relay: Relay
+    interaction_flusher: InteractionFlusher
     follower_events: FollowerEvents
     health: Health
     gauges: Gauges
@@ -151,6 +154,7 @@ class Services:
     timelines: Timelines
     feed_jobs: FeedJobs
     timeline_events: TimelineEvents
+    worker: Worker
 
     async def close(self) -> None:
         """Stop what runs in the background (a worker resumes the unfinished jobs)."""
@@ -221,7 +225,7 @@ def build(
     command), whose Neo4j statements have NEO4J_JOB_TIMEOUT_SECONDS each."""
     neo4j = neo4j_adapters(settings, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
-    breaker = Breaker(settings.redis_retry_seconds)
+    breaker = redis_breaker(settings.redis_retry_seconds)
     impressions = Impressions(redis.impressions, breaker, settings)
     writes = Writes(
         redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
@@ -234,10 +238,17 @@ def build(
         redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings, here=here
     )
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings)
+    flusher = InteractionFlusher(neo4j.suggestions, redis.interactions, settings)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings)
     work = ModerationJobs(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
-        settings, interactions, redis.impressions, access,
+        settings, flusher, redis.impressions, access,
+    )  # fmt: skip
+    relay = Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings)
+    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings)
+    worker = Worker(
+        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=feed_jobs,
+        moderation_jobs=work, marks=neo4j.moderation, jobs=jobs, leases=redis.leases,
     )  # fmt: skip
     rate_limits = RateLimits(redis.rate_limits, settings)
     return Services(
@@ -264,7 +275,8 @@ def build(
             impressions,
         ),
         impressions=impressions,
-        relay=Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings),
+        relay=relay,
+        interaction_flusher=flusher,
         follower_events=FollowerEvents(
             redis.stream, redis.stream_slots, access, rate_limits, settings
         ),
@@ -276,7 +288,8 @@ def build(
             redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, feed_jobs, settings
         ),
         feed_jobs=feed_jobs,
-        timeline_events=TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings),
+        timeline_events=consumer,
+        worker=worker,
     )
 
 

@@ -139,7 +139,7 @@ async def test_nothing_buffered_or_stale_brings_an_erased_id_back(
         assert await state(services, user) == (False, False)
         # the next user with the id gets none of the old one's interactions
         assert (await follow(http, user, fan)).status_code == 200
-        await services.interactions.flush_all()
+        await services.interaction_flusher.flush_all()
         assert await services.interactions.affinities(friend, 10) == []
         assert await services.interactions.affinities(user, 10) == []
 

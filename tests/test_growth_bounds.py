@@ -198,7 +198,7 @@ async def test_interactions_with_unknown_users_are_dropped_and_counted_never_cre
     events += [{"actor": made_up[0], "target": me, "kind": "like", "at": now_iso()}]
     response = await client.post("/v1/interactions", json=events)
     assert response.status_code == 202 and response.json() == {"accepted": 5}, response.text
-    await services.interactions.flush_all()
+    await services.interaction_flusher.flush_all()
     for user in made_up:
         assert not await user_exists(services, user)
     found = await services.interactions.affinities(me, 10)
@@ -218,11 +218,11 @@ async def test_the_weight_one_pair_gains_per_day_is_capped(
         services = service_of(client)
         flood = [{"actor": me, "target": friend, "kind": "message", "at": now_iso()}] * 100
         assert (await client.post("/v1/interactions", json=flood)).status_code == 202
-        await services.interactions.flush_all()
+        await services.interaction_flusher.flush_all()
         again = [{"actor": me, "target": friend, "kind": "like", "at": now_iso()}]
         again += [{"actor": other, "target": me, "kind": "message", "at": now_iso()}] * 2
         assert (await client.post("/v1/interactions", json=again)).status_code == 202
-        await services.interactions.flush_all()
+        await services.interaction_flusher.flush_all()
         # me -> friend: 500 sent, 12 kept, nothing more that day; other -> me: 10, under the cap
         found = dict(await services.interactions.affinities(me, 10))
         assert found == {
@@ -235,7 +235,7 @@ async def test_the_weight_one_pair_gains_per_day_is_capped(
         # a loader's history is not capped
         micros = int(datetime.now(UTC).timestamp() * 1_000_000)
         await services.interactions.record_raw([(other, friend, 50.0, micros)])
-        await services.interactions.flush_all()
+        await services.interaction_flusher.flush_all()
         assert await services.interactions.affinities(other, 10) == [
             (friend, pytest.approx(50.0, rel=1e-4)), (me, pytest.approx(10.0, rel=1e-4)),
         ]  # fmt: skip

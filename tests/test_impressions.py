@@ -11,13 +11,12 @@ import httpx
 import pytest
 from helpers import free_port, service_of
 
-from graphsvc.adapters.redis.client import open_redis
+from graphsvc.adapters.redis.client import open_redis, redis_breaker
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
 from graphsvc.domain.impressions import discounted, rerank
 from graphsvc.domain.model import Suggestion
-from graphsvc.services.fallback import Breaker
 from graphsvc.services.impressions import Impressions
 from graphsvc.settings import Settings
 
@@ -115,7 +114,7 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     })  # fmt: skip
     client = open_redis(dead)
     try:
-        breaker = Breaker(retry_seconds=60)
+        breaker = redis_breaker(retry_seconds=60)
         impressions = Impressions(ImpressionStore(client, dead), breaker, dead)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
         assert await impressions.rerank(uid("me"), found) is found

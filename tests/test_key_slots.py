@@ -113,7 +113,7 @@ async def workload(service: Services, uid: UserIds) -> None:
     assert fans[1] not in shown and fans[2] in shown
     now = time.time_ns() // 1_000
     await service.interactions.record_raw([(a, c, 5.0, now)])
-    await service.interactions.flush_all()
+    await service.interaction_flusher.flush_all()
     await service.suggestions.suggestions(a, 5)  # computes, then the put-if-current script
     await service.suggestions.suggestions(a, 5)  # cached
     await service.suggestions.dismiss(a, c)

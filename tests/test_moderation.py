@@ -15,7 +15,6 @@ from helpers import counts, full_counts, ids, service_of, walk
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
-from graphsvc.workers.worker import Worker
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -852,7 +851,7 @@ async def test_a_lost_status_write_is_repaired_by_the_fanout(
     assert await ids(client, fan, "followers") == [user]
     await backends.neo4j.moderation.set_status(user, "suspended")  # committed; the process stopped
     service = service_of(client)
-    await Worker(service).take_moderation_jobs()  # a worker finds the mark
+    await service.worker.take_moderation_jobs()  # a worker finds the mark
     await service.jobs.drain()
     assert await ids(client, fan, "followers") == []
     assert await counts(client, fan) == full_counts(1, 0, followers_active=0)

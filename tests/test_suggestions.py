@@ -33,7 +33,7 @@ async def interact(client: httpx.AsyncClient, *events: tuple[str, str, str, date
     response = await client.post("/v1/interactions", json=body)
     assert response.status_code == 202, response.text
     assert response.json() == {"accepted": len(events)}
-    await service_of(client).interactions.flush_all()
+    await service_of(client).interaction_flusher.flush_all()
 
 
 async def suggested(client: httpx.AsyncClient, user: str, limit: int = 50) -> list[dict]:
@@ -89,7 +89,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     await backends.neo4j.bulk.load_users([me, a])
     t = now()
     first = make_service()
-    await first.interactions.flush_all()
+    await first.interaction_flusher.flush_all()
     await first.interactions.record_raw([(me, a, 5.0, _micros(t))])
     # The process stops after Neo4j applied the batch, before the buffer was trimmed.
     last = await backends.neo4j.suggestions.interactions_checkpoint()
@@ -103,7 +103,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
     await restarted.interactions.record_raw([(a, me, 2.0, _micros(t))])
-    await restarted.interactions.flush_all()
+    await restarted.interaction_flusher.flush_all()
     assert await restarted.interactions.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
 
 
@@ -157,7 +157,7 @@ async def batches_of_1_to_1000(client: httpx.AsyncClient, me: str, a: str) -> No
         assert response.status_code == 422
         message = response.json()["error"]["message"]
         assert expected in message and len(message) < 300  # the list is never repeated
-    await service_of(client).interactions.flush_all()
+    await service_of(client).interaction_flusher.flush_all()
     assert await affinities(client, me) == pytest.approx({a: 2000.0}, rel=1e-4)
 
 
@@ -322,12 +322,12 @@ async def test_racing_flushers_apply_every_event_once(
     t = _micros(now())
     services = [make_service(interactions_flush_entries=n) for n in (1, 2, 50)]
     await services[0].neo4j.bulk.load_users([me, a])
-    await services[0].interactions.flush_all()
+    await services[0].interaction_flusher.flush_all()
     for n in range(12):
         await services[n % 3].interactions.record_raw([(me, a, 1.0, t)] * (n + 1))
     for _ in range(4):
-        await asyncio.gather(*(s.interactions.flush() for s in services))
-    await services[0].interactions.flush_all()
+        await asyncio.gather(*(s.interaction_flusher.flush() for s in services))
+    await services[0].interaction_flusher.flush_all()
     assert await services[0].interactions.affinities(me, 10) == [(a, pytest.approx(78.0, rel=1e-4))]
 
 

@@ -19,7 +19,6 @@ from helpers import app_client
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.settings import Settings
-from graphsvc.workers.worker import Worker
 
 UserIds = Callable[[str], str]
 AT = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=1)).isoformat()
@@ -48,7 +47,7 @@ async def worker(settings: Settings, connections: Connections) -> AsyncIterator[
     """A worker's services and loops, as `graphsvc worker` runs them."""
     services = build(settings, connections)
     await services.timeline_events.prepare()
-    task = asyncio.get_running_loop().create_task(Worker(services).run())
+    task = asyncio.get_running_loop().create_task(services.worker.run())
     try:
         yield services
     finally:
@@ -121,7 +120,7 @@ async def test_two_workers_run_each_job_once(
             assert response.status_code == 202
         one, two = build(settings, connections), build(settings, connections)
         taken = await asyncio.gather(
-            Worker(one).take_moderation_jobs(), Worker(two).take_moderation_jobs()
+            one.worker.take_moderation_jobs(), two.worker.take_moderation_jobs()
         )
         mine = {f"fanout:{user}" for user in users}
         started = [key for keys in taken for key in keys if key in mine]
@@ -131,7 +130,7 @@ async def test_two_workers_run_each_job_once(
         assert sum(claimed) >= 6
         for n in range(6):
             assert (await http.get(f"/v1/users/{hub}/posts/q{n}")).json()["state"] == "done"
-        again = await Worker(one).take_moderation_jobs()
+        again = await one.worker.take_moderation_jobs()
         assert not mine & set(again), "a finished job is not taken again"
         assert not {u for u, _ in await services.neo4j.moderation.pending_work()} & set(users)
         counts = (await http.get(f"/v1/users/{hub}/counts")).json()
@@ -149,9 +148,9 @@ async def test_a_dead_workers_moderation_job_is_taken_over_once_its_lease_runs_o
         # a worker took the job and died: its lease is held, and never renewed
         assert await services.redis.leases.take(f"fanout:{user}", 1.0) is not None
         survivor = build(settings, connections)
-        assert f"fanout:{user}" not in await Worker(survivor).take_moderation_jobs()
+        assert f"fanout:{user}" not in await survivor.worker.take_moderation_jobs()
         await asyncio.sleep(1.2)
-        assert f"fanout:{user}" in await Worker(survivor).take_moderation_jobs()
+        assert f"fanout:{user}" in await survivor.worker.take_moderation_jobs()
         await survivor.jobs.drain()
         assert (await http.get(f"/v1/users/{user}/status")).json()["fanout_pending"] is False
 

@@ -19,8 +19,8 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphsvc.api.access import BUDGET_HEADERS, GRAPH_SURCHARGE
+from graphsvc.concurrency.breaker import tracking_fallbacks
 from graphsvc.services.costs import tracking_graph_reads
-from graphsvc.services.fallback import tracking_fallbacks
 
 
 class NotedHeaders:

@@ -54,7 +54,6 @@ from graphsvc.settings import (
     get_settings,
     refuse_development_secrets,
 )
-from graphsvc.workers.worker import Worker
 
 Command = Callable[[argparse.Namespace, Settings, LocalServerSettings], int | None]
 
@@ -109,7 +108,7 @@ async def _work(settings: Settings) -> None:
             else loop.create_task(reconcile_rounds(services, every, say=_print))
         )
         try:
-            await Worker(services).run()
+            await services.worker.run()
         except asyncio.CancelledError:
             _print("graphsvc worker: stopping")
         finally:
@@ -281,7 +280,7 @@ async def _finish_jobs(settings: Settings) -> None:
         jobs = services.jobs
         pending = await services.neo4j.moderation.pending_work()
         _print(f"{len(pending)} unfinished job(s)")
-        worker = Worker(services)
+        worker = services.worker
         with tqdm(desc="jobs", unit="job") as bar:
             while await worker.take_moderation_jobs() or jobs.running():
                 await asyncio.sleep(0.5)

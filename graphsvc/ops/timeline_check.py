@@ -1,11 +1,12 @@
 """Check a reader's inbox against what the rules say it should hold, and repair it.
 
-The rules (``services/timelines.py``, ``feed_jobs.py``, ``timeline_events.py``) guarantee an
-active reader's inbox holds, of every author it follows whose posts are pushed, at least the
-newest min(FEED_BACKFILL_POSTS, FEED_REBUILD_POSTS) posts, within the newest FEED_INBOX_CAP
-of all of them; and nothing of an author it does not follow, nor a deleted post. A post
-older than a full inbox's oldest entry is not missing (the cap trimmed it). Posts of pulled
-authors are merged on read and may stay in inboxes from before their author's switch.
+The rules (``services/timelines.py``, ``workers/timeline_jobs.py``,
+``workers/timeline_events.py``) guarantee an active reader's inbox holds, of every author it
+follows whose posts are pushed, at least the newest min(FEED_BACKFILL_POSTS,
+FEED_REBUILD_POSTS) posts, within the newest FEED_INBOX_CAP of all of them; and nothing of an
+author it does not follow, nor a deleted post. A post older than a full inbox's oldest entry
+is not missing (the cap trimmed it). Posts of pulled authors are merged on read and may stay
+in inboxes from before their author's switch.
 
 An inactive reader's inbox is not checked: its next read rebuilds it. The repair adds what
 is missing and removes what is wrong, keeping whatever was pushed meanwhile.

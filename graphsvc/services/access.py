@@ -38,6 +38,7 @@ from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.access import (
     ApiKey,
     AuthThrottled,
@@ -54,7 +55,6 @@ from graphsvc.domain.access import (
 )
 from graphsvc.domain.errors import UserErasing
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.services.single_flight import SingleFlight
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)

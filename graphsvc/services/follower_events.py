@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.stream_slots import SLOTS_REFUSED, SLOTS_UNREACHABLE, StreamSlots
+from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.errors import (
     GraphError,
     InvalidEventId,
@@ -65,7 +66,6 @@ from graphsvc.domain.errors import (
     quoted,
 )
 from graphsvc.services.access import KeyRing
-from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
 from graphsvc.settings import Settings
 

@@ -21,11 +21,11 @@ from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.impressions import ImpressionStore
+from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import rerank
 from graphsvc.domain.model import Suggestion
-from graphsvc.services.fallback import Breaker
 from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
 from graphsvc.settings import Settings
 

@@ -23,11 +23,11 @@ from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror import HotPage, Mirror
 from graphsvc.adapters.redis.statuses import StatusesMissing
+from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, Page, Side
 from graphsvc.services.costs import note_graph_read
-from graphsvc.services.fallback import Breaker
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.settings import Settings

@@ -18,8 +18,8 @@ from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.model import Counts, Side
-from graphsvc.services.single_flight import SingleFlight
 from graphsvc.services.telemetry import COLD_REBUILDS
 from graphsvc.settings import Settings
 

@@ -1,5 +1,5 @@
 """Moderation: user statuses (active, suspended, spam), erasure of a user, and the
-background jobs they start (``moderation_jobs``), resumed when a process starts.
+background jobs they start (``workers/moderation_jobs.py``), resumed by the workers.
 
 A status change commits in Neo4j and is mirrored at once (lists hide the user right away);
 the counts of the users it follows and of its followers follow in a background fan-out. An
@@ -23,18 +23,23 @@ a process that runs its own background work (the CLI, tests) starts them at once
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.concurrency.jobs import JobFactory, Jobs
 from graphsvc.domain.errors import InvalidStatus, quoted
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
 from graphsvc.services.access import KeyRing
-from graphsvc.services.jobs import Jobs, Progress
-from graphsvc.services.moderation_jobs import ModerationJobs
 from graphsvc.services.writes import Writes
+
+
+class ModerationWork(Protocol):
+    """The background work of a marked user (``workers/moderation_jobs.py``)."""
+
+    def job(self, user_id: str, erasing: bool) -> JobFactory: ...
 
 
 class Moderation:
@@ -43,7 +48,7 @@ class Moderation:
         moderation: ModerationStore,
         writes: Writes,
         jobs: Jobs,
-        work: ModerationJobs,
+        work: ModerationWork,
         leases: Leases,
         keys: KeyRing,
         *,
@@ -94,17 +99,11 @@ class Moderation:
 
     def start_fanout(self, user_id: str) -> None:
         if self._here:
-            self._jobs.start(f"fanout:{user_id}", self.job(user_id, erasing=False))
+            self._jobs.start(f"fanout:{user_id}", self._work.job(user_id, erasing=False))
 
     def start_erasure(self, user_id: str) -> None:
         if self._here:
-            self._jobs.start(f"erase:{user_id}", self.job(user_id, erasing=True))
-
-    def job(self, user_id: str, erasing: bool) -> Callable[[Progress], Awaitable[None]]:
-        """The work of a marked user: its erasure, else its status fan-out."""
-        if erasing:
-            return lambda progress: self._work.erase_user(user_id, progress)
-        return lambda progress: self._work.fan_out_status(user_id, progress)
+            self._jobs.start(f"erase:{user_id}", self._work.job(user_id, erasing=True))
 
     async def progress(self, user_id: str) -> dict[str, int] | None:
         """What the user's running job (an erasure first) has done so far, by kind: from this

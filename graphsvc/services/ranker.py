@@ -18,8 +18,8 @@ import time
 
 from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
+from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.services.single_flight import SingleFlight
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
+from graphsvc.concurrency.group_commit import GroupCommit
 from graphsvc.domain.edge_writes import EdgeWrite, FollowLimits, WriteKind
 from graphsvc.domain.errors import (
     Blocked,
@@ -34,7 +35,6 @@ from graphsvc.domain.model import (
     Relationship,
     iso_utc,
 )
-from graphsvc.services.group_commit import GroupCommit
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 

@@ -31,11 +31,11 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
-from graphsvc.services.fallback import Breaker
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES

@@ -1,24 +1,17 @@
 """The service's own metrics, in Prometheus form (prometheus-client).
 
-Counters are incremented where things happen; gauges that describe a state (the Redis
-breaker, running jobs, the outbox backlog) are read when ``/metrics`` is scraped, by
-``health.Gauges``. With several API worker processes, PROMETHEUS_MULTIPROC_DIR makes
-prometheus-client keep each process's values in files that a scrape sums (counters) or
-combines (gauges: the largest of the live processes, or the most recent for the backlog,
-which is one number of the whole graph).
+Counters are incremented where things happen; gauges that describe a state are kept as it
+changes (the Redis breaker and running jobs, in ``concurrency/metrics.py``) or read when
+``/metrics`` is scraped (the outbox backlog, by ``health.Gauges``). With several API worker
+processes, PROMETHEUS_MULTIPROC_DIR makes prometheus-client keep each process's values in
+files that a scrape sums (counters) or combines (gauges: the largest of the live processes,
+or the most recent for the backlog, which is one number of the whole graph).
 """
 
 from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-MIRROR_READS = Counter(
-    "graphsvc_mirror_reads",
-    "Reads that go through the Redis breaker, by the store that answered",
-    ["source"],
-)
-MIRROR_HITS = MIRROR_READS.labels("redis")
-MIRROR_FALLBACKS = MIRROR_READS.labels("neo4j")
 COLD_REBUILDS = Counter("graphsvc_cold_rebuilds", "Cold mirrors built from Neo4j on read")
 RELAY_REPAIRS = Counter(
     "graphsvc_relay_repairs", "Users whose mirror the outbox relay rebuilt after a lost write"
@@ -49,14 +42,6 @@ INTERACTION_PAIRS_DROPPED = Counter(
 SUGGESTION_CACHE_HITS = SUGGESTION_CACHE.labels("hit")
 SUGGESTION_CACHE_MISSES = SUGGESTION_CACHE.labels("miss")
 
-BREAKER_OPEN = Gauge(
-    "graphsvc_redis_breaker_open",
-    "1 while reads skip Redis after a failure (REDIS_RETRY_SECONDS)",
-    multiprocess_mode="livemax",
-)
-JOBS_RUNNING = Gauge(
-    "graphsvc_jobs_running", "Background fan-outs and erasures running", multiprocess_mode="livesum"
-)
 OUTBOX_BACKLOG = Gauge(
     "graphsvc_outbox_backlog",
     "Outbox events not yet delivered to the event stream",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
 import orjson
 
@@ -43,7 +44,6 @@ from graphsvc.domain.errors import (
 from graphsvc.domain.ids import ID_RULE, is_user_id, validate_user_id
 from graphsvc.domain.model import Side, micros_from_datetime
 from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
-from graphsvc.services.feed_jobs import FeedJobs
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
@@ -51,6 +51,14 @@ from graphsvc.settings import Settings
 
 ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
 SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)
+
+
+class TimelineJobStarter(Protocol):
+    """The timeline jobs' queue (``workers/timeline_jobs.py``)."""
+
+    async def ensure_room(self) -> None: ...
+
+    async def start(self, job: str) -> None: ...
 
 
 class Timelines:
@@ -61,7 +69,7 @@ class Timelines:
         lists: Lists,
         sync: MirrorSync,
         edges: EdgeStore,
-        jobs: FeedJobs,
+        jobs: TimelineJobStarter,
         settings: Settings,
     ) -> None:
         self._outboxes = outboxes

@@ -37,9 +37,9 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.adapters.redis.timelines import Inboxes
+from graphsvc.concurrency.breaker import Breaker
+from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.domain.model import EdgeChange, GraphEvent
-from graphsvc.services.fallback import Breaker
-from graphsvc.services.keyed_lock import KeyedLock
 
 log = logging.getLogger(__name__)
 

@@ -26,10 +26,16 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.redis.leases import Leases
-from graphsvc.bootstrap import Services
-from graphsvc.services.jobs import Progress
-from graphsvc.services.loops import stop_if_asked, stopped
+from graphsvc.concurrency.jobs import Jobs, Progress
+from graphsvc.concurrency.loops import stop_if_asked, stopped
+from graphsvc.settings import Settings
+from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.relay import Relay
+from graphsvc.workers.timeline_events import TimelineEvents
+from graphsvc.workers.timeline_jobs import FeedJobs
 
 log = logging.getLogger(__name__)
 
@@ -37,20 +43,37 @@ MODERATION = ("fanout:", "erase:")  # the keys of moderation jobs in the job reg
 
 
 class Worker:
-    def __init__(self, services: Services) -> None:
-        self._services = services
-        self._settings = services.settings
-        self._leases: Leases = services.redis.leases
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        relay: Relay,
+        flusher: InteractionFlusher,
+        consumer: TimelineEvents,
+        timeline_jobs: FeedJobs,
+        moderation_jobs: ModerationJobs,
+        marks: ModerationStore,
+        jobs: Jobs,
+        leases: Leases,
+    ) -> None:
+        self._settings = settings
+        self._relay = relay
+        self._flusher = flusher
+        self._consumer = consumer
+        self._timeline_jobs = timeline_jobs
+        self._moderation_jobs = moderation_jobs
+        self._marks = marks
+        self._jobs = jobs
+        self._leases = leases
 
     async def run(self) -> None:
         """Run every loop until cancelled; cancelled, stop them (work resumes elsewhere)."""
-        services = self._services
         loop = asyncio.get_running_loop()
         loops = [
-            loop.create_task(services.relay.run(), name="relay"),
-            loop.create_task(services.interactions.run_flusher(), name="interactions"),
-            loop.create_task(services.timeline_events.run(), name="timeline-consumer"),
-            loop.create_task(services.feed_jobs.run(), name="timeline-jobs"),
+            loop.create_task(self._relay.run(), name="relay"),
+            loop.create_task(self._flusher.run(), name="interactions"),
+            loop.create_task(self._consumer.run(), name="timeline-consumer"),
+            loop.create_task(self._timeline_jobs.run(), name="timeline-jobs"),
             loop.create_task(self._moderation_rounds(), name="moderation-jobs"),
         ]
         try:
@@ -73,10 +96,10 @@ class Worker:
         """Start the marked moderation jobs this worker can lease and has room for; their
         keys. Moderation jobs take at most half the slots (at least one), so long erasures
         never starve the timeline jobs, which publishes wait on."""
-        jobs = self._services.jobs
+        jobs = self._jobs
         room = max(1, self._settings.worker_jobs // 2) - jobs.running(MODERATION)
         started: list[str] = []
-        for user_id, erasing in await self._services.neo4j.moderation.pending_work():
+        for user_id, erasing in await self._marks.pending_work():
             key = f"{'erase' if erasing else 'fanout'}:{user_id}"
             if jobs.holds(key):
                 continue
@@ -85,7 +108,7 @@ class Worker:
             token = await self._leases.take(key, self._settings.worker_lease_seconds)
             if token is None:  # another worker runs it
                 continue
-            work = self._services.moderation.job(user_id, erasing)
+            work = self._moderation_jobs.job(user_id, erasing)
             jobs.start(key, self._leased(key, token, work), forget=True)
             started.append(key)
         return started

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from graphsvc.services.keyed_lock import KeyedLock
+from graphsvc.concurrency.keyed_lock import KeyedLock
 
 
 async def _hold(locks: KeyedLock, keys: tuple[str, ...], log: list[str], name: str,

@@ -168,7 +168,7 @@ def test_read_only_script_keeps_its_flags_line_first() -> None:
 
 
 async def test_a_job_that_gave_up_runs_again_when_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphsvc.services import jobs as background
+    from graphsvc.concurrency import jobs as background
 
     monkeypatch.setattr(background, "RETRIES", 0)
     jobs = background.Jobs()
@@ -212,7 +212,7 @@ async def test_a_loop_whose_cancellation_was_swallowed_still_stops() -> None:
     import asyncio
     import contextlib
 
-    from graphsvc.services.loops import stop_if_asked, stopped
+    from graphsvc.concurrency.loops import stop_if_asked, stopped
 
     rounds = 0
 

@@ -27,10 +27,11 @@ from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
-from redis.exceptions import ClusterDownError, NoScriptError, SlotNotCoveredError
+from redis.exceptions import ClusterDownError, NoScriptError, RedisError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from graphsvc.concurrency.breaker import Breaker
 from graphsvc.settings import Settings
 
 Client = aioredis.Redis | RedisCluster
@@ -38,6 +39,14 @@ Client = aioredis.Redis | RedisCluster
 # What an unreachable (or restarting, still loading) Redis raises, or a cluster missing a node.
 # Not the cluster's other errors: a cross-slot call is a bug to surface, not an outage.
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, ClusterDownError, SlotNotCoveredError)
+
+
+def redis_breaker(retry_seconds: float) -> Breaker:
+    """A breaker that skips an unreachable Redis for ``retry_seconds``; a Redis that answers
+    but refuses a read (OOM, READONLY, MISCONF) costs that read its fallback only."""
+    return Breaker(retry_seconds, unreachable=REDIS_DOWN, refusing=(RedisError,))
+
+
 Pipe = Any  # aioredis.client.Pipeline | ClusterPipeline: both queue on method calls
 
 # Set while a task holds a permit: a call made under it (redirects, script reloads) must not

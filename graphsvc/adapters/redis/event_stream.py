@@ -3,7 +3,7 @@
 Delivery is at least once, with an id per event for consumers to drop repeats. A write
 creates its event in Neo4j's outbox (``:GraphEvent``) in the transaction of the change; after
 the commit the service appends it here together with the mirror write, and notes it as
-appended (``<stream>:acked``, same slot). The relay (``services/relay.py``) later takes outbox
+appended (``<stream>:acked``, same slot). The relay (``workers/relay.py``) later takes outbox
 events older than OUTBOX_GRACE_SECONDS: an appended one is just forgotten; one whose append
 was lost (Redis down, a crash between the commit and the append) has its users' mirrors
 repaired and is appended then.

@@ -4,6 +4,10 @@ Neo4j holds every answer the mirror holds, only slower, so a read that cannot re
 answered from Neo4j instead of failing. A breaker then skips Redis for REDIS_RETRY_SECONDS, so
 an outage costs each request one failed attempt at most once per interval, not one each.
 Responses say which requests were served that way (``X-Graph-Source: neo4j``).
+
+The breaker is told which errors mean the store is unreachable (trip) and which mean it
+answered but refused this one read (OOM, READONLY, MISCONF: fall back, stay closed), so it
+knows no driver; the composition root gives it Redis's.
 """
 
 from __future__ import annotations
@@ -15,13 +19,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from redis.exceptions import RedisError
-
-from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.services.telemetry import BREAKER_OPEN, MIRROR_FALLBACKS, MIRROR_HITS
+from graphsvc.concurrency.metrics import BREAKER_OPEN, MIRROR_FALLBACKS, MIRROR_HITS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Errors = tuple[type[BaseException], ...]
 
 _fallbacks: ContextVar[list[str] | None] = ContextVar("graphsvc_fallbacks", default=None)
 
@@ -44,10 +46,12 @@ def note_fallback(what: str) -> None:
 
 
 class Breaker:
-    """Open (skip Redis) for ``retry_seconds`` after a connection failure."""
+    """Open (skip Redis) for ``retry_seconds`` after one of the ``unreachable`` errors."""
 
-    def __init__(self, retry_seconds: float) -> None:
+    def __init__(self, retry_seconds: float, *, unreachable: Errors, refusing: Errors) -> None:
         self._retry = retry_seconds
+        self._unreachable = unreachable
+        self._refusing = refusing
         self._until = 0.0
 
     @property
@@ -67,9 +71,9 @@ class Breaker:
         if not self.open:
             try:
                 answer = await mirrored()
-            except REDIS_DOWN as exc:
+            except self._unreachable as exc:
                 self.trip(exc)
-            except RedisError as exc:  # up but refusing (OOM, READONLY, MISCONF): this read only
+            except self._refusing as exc:  # up but refusing: this read only
                 log.warning("redis refused a %s read (%s); answered from Neo4j", what, exc)
             else:
                 MIRROR_HITS.inc()

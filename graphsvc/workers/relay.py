@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.concurrency.jobs import Jobs
+from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import GraphEvent
-from graphsvc.services.jobs import Jobs
-from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.telemetry import RELAY_REPAIRS
 from graphsvc.settings import Settings

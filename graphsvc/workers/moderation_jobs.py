@@ -29,13 +29,13 @@ from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.concurrency.jobs import JobFactory, Progress
+from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import Side
 from graphsvc.services.access import KeyRing
-from graphsvc.services.interactions import Interactions
-from graphsvc.services.jobs import Progress
-from graphsvc.services.loops import stop_if_asked
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
+from graphsvc.workers.interaction_flusher import InteractionFlusher
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class ModerationJobs:
         statuses: StatusSet,
         writes: Writes,
         settings: Settings,
-        interactions: Interactions,
+        flusher: InteractionFlusher,
         impressions: ImpressionStore,
         keys: KeyRing,
     ) -> None:
@@ -64,9 +64,15 @@ class ModerationJobs:
         self._writes = writes
         self._batch = settings.fanout_batch_edges
         self._journal_seconds = settings.mirror_journal_seconds
-        self._interactions = interactions
+        self._flusher = flusher
         self._impressions = impressions
         self._keys = keys
+
+    def job(self, user_id: str, erasing: bool) -> JobFactory:
+        """The work of a marked user: its erasure, else its status fan-out."""
+        if erasing:
+            return lambda progress: self.erase_user(user_id, progress)
+        return lambda progress: self.fan_out_status(user_id, progress)
 
     async def fan_out_status(self, user_id: str, progress: Progress) -> None:
         """After a user turned active or inactive: re-flag its follows (the followed users'
@@ -118,7 +124,7 @@ class ModerationJobs:
             for side in (Side.FOLLOWING, Side.FOLLOWERS):
                 await self._erase_side(user_id, side, progress)
             await self._erase_others(user_id, progress)
-            await self._interactions.flush_through()
+            await self._flusher.flush_through()
             async with self._writes.hold(user_id):
                 end = await self._moderation.erase_end(user_id, self._batch, grace_us)
             self._keys.forget(end.revoked)

@@ -27,13 +27,13 @@ import asyncio
 import logging
 
 from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
+from graphsvc.concurrency.jobs import Jobs, Progress
+from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
-from graphsvc.services.jobs import Jobs, Progress
 from graphsvc.services.lists import Lists
-from graphsvc.services.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)

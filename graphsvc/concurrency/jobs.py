@@ -14,8 +14,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from graphsvc.services.loops import stop_if_asked, stopped
-from graphsvc.services.telemetry import JOBS_RUNNING
+from graphsvc.concurrency.loops import stop_if_asked, stopped
+from graphsvc.concurrency.metrics import JOBS_RUNNING
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from redis.exceptions import ResponseError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
-from graphsvc.services.loops import stop_if_asked
+from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
