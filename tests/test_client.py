@@ -20,6 +20,7 @@ from graphsvc.client import (
     Forbidden,
     GraphClient,
     GraphError,
+    NewFollower,
     RateLimited,
     Unauthorized,
     Unavailable,
@@ -59,10 +60,12 @@ async def test_the_async_client_answers_as_the_sync_one(api: str, service_key: s
         for fan in fans:
             await graph.follow(fan, star)
         walked = [item.user_id async for item in graph.followers(star, page_size=4)]
+        pages = [page async for page in graph.followers(star, page_size=4).pages()]
         counts = await graph.counts(star)
     with GraphClient(api, service_key) as sync:
         assert walked == [item.user_id for item in sync.followers(star, page_size=4)]
         assert counts == sync.counts(star)
+        assert [len(p.items) for p in pages] == [4] * 7 + [2] and pages[-1].next_cursor is None
 
 
 def test_errors_are_typed(api: str, service_key: str) -> None:
@@ -158,7 +161,7 @@ async def test_new_followers_stream(api: str, service_key: str) -> None:
     async with AsyncGraphClient(api, service_key) as graph:
         stream = graph.new_followers(star)
 
-        async def first() -> dict:
+        async def first() -> NewFollower:
             return await anext(stream)
 
         waiting = asyncio.create_task(first())
@@ -166,6 +169,7 @@ async def test_new_followers_stream(api: str, service_key: str) -> None:
         await graph.follow(fan, star)
         event = await asyncio.wait_for(waiting, 10)
         assert event["follower"] == fan and event["entry_id"]
+        assert set(event) == set(NewFollower.__annotations__)
         await stream.aclose()
 
 
@@ -196,6 +200,8 @@ def test_every_other_method(api: str, service_key: str) -> None:
         assert [i.user_id for i in graph.friends(a)] == [c, b]
         assert {i.user_id for i in graph.following(a, not_following_back=True)} == set()
         assert list(graph.common_following(a, b)) == [c]
+        page = next(graph.common_following(a, b).pages())  # the whole body, its total too
+        assert (page.items, page.total, page.total_is_lower_bound) == ([c], 1, False)
         assert list(graph.common_followers(a, c)) == [b]
         assert graph.unfollow(a, c).removed is True
         assert graph.block(a, b).removed_follows == 2
