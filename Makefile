@@ -5,6 +5,7 @@
 #   make test-unit - the tests that need no server, in seconds
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
+#   make docs  - the documentation site (MkDocs, strict) from docs/ into .local/site
 # Installs come from requirements.lock: every dependency of every extra pinned, with its hashes
 # (resolved for Python 3.11 and up, on any platform). uv, pinned there too, installs them into
 # .venv, then the project itself as an editable without dependencies; a change to the lock or
@@ -21,7 +22,7 @@ LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 UV     := $(BIN)/uv
 
-.PHONY: install lock audit services run demo test test-cluster bench stop status lint format clean
+.PHONY: install lock audit services run demo test test-cluster bench docs stop status lint format clean
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
@@ -105,6 +106,10 @@ test-cluster: install
 
 bench: install
 	$(BIN)/python -m bench.run --size $(SIZE)
+
+# the settings tables and import contracts are generated from the code (docs/hooks.py)
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 stop:
 	@test -x $(BIN)/graphsvc && $(BIN)/graphsvc services down || true

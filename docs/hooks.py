@@ -1,0 +1,80 @@
+"""MkDocs hooks: the parts of the pages that are generated from the code, so they cannot
+drift from it. A page asks for one with a marker line:
+
+- ``<!-- settings-reference -->``: one table per settings section, from
+  ``graphsvc.settings.settings_reference()`` (variable, default, description);
+- ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
+  ``make lint`` and ``tests/unit/test_architecture.py`` enforce.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from graphsvc.settings import settings_reference
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS_MARKER = "<!-- settings-reference -->"
+CONTRACTS_MARKER = "<!-- import-contracts -->"
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    if SETTINGS_MARKER in markdown:
+        markdown = markdown.replace(SETTINGS_MARKER, settings_tables())
+    if CONTRACTS_MARKER in markdown:
+        markdown = markdown.replace(CONTRACTS_MARKER, contracts_table())
+    return markdown
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def settings_tables() -> str:
+    """One table per section (the class that declares its settings), in source order."""
+    parts = []
+    for section, rows in groupby(settings_reference(), key=lambda row: row.section):
+        parts += [
+            f"### {section}",
+            "",
+            "| variable | default | meaning |",
+            "|---|---|---|",
+            *(
+                f"| `{row.env}` | `{_cell(row.default)}` | {_cell(row.description)} |"
+                for row in rows
+            ),
+            "",
+        ]
+    return "\n".join(parts)
+
+
+def contracts_table() -> str:
+    """Each contract with what it constrains, as pyproject.toml states it."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    rows = ["| contract | kind | modules |", "|---|---|---|"]
+    for contract in config["tool"]["importlinter"]["contracts"]:
+        rows.append(f"| {_cell(contract['name'])} | {contract['type']} | {_scope(contract)} |")
+    return "\n".join(rows) + "\n"
+
+
+def _names(modules: list[str]) -> str:
+    return ", ".join(f"`{module}`" for module in modules)
+
+
+def _scope(contract: dict[str, Any]) -> str:
+    if contract["type"] == "layers":  # a layer "a | b" holds independent siblings
+        layers = [
+            _names([part.strip() for part in layer.split("|")]) for layer in contract["layers"]
+        ]
+        return " over ".join(f"({layer})" if "," in layer else layer for layer in layers)
+    if contract["type"] == "forbidden":
+        sources, forbidden = contract["source_modules"], contract["forbidden_modules"]
+        return f"from {_names(sources)}: no import of {_names(forbidden)}"
+    if contract["type"] == "independence":
+        return f"{_names(contract['modules'])} import nothing of each other"
+    if contract["type"] == "acyclic_siblings":
+        return f"no circle among the modules of any package under {_names(contract['ancestors'])}"
+    return _cell(str({k: v for k, v in contract.items() if k not in ("name", "type")}))
