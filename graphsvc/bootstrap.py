@@ -41,7 +41,7 @@ from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
@@ -64,7 +64,7 @@ from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import TimelineEvents
-from graphsvc.workers.timeline_jobs import FeedJobs
+from graphsvc.workers.timeline_jobs import TimelineJobs
 from graphsvc.workers.worker import Worker
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class RedisAdapters:
     rate_limits: RateLimitStore
     outboxes: Outboxes
     inboxes: Inboxes
-    feed_queue: FeedQueue
+    timeline_job_queue: TimelineJobQueue
     leases: Leases
     auth_failures: AuthFailures
 
@@ -152,7 +152,7 @@ class Services:
     access: KeyRing
     rate_limits: RateLimits
     timelines: Timelines
-    feed_jobs: FeedJobs
+    timeline_jobs: TimelineJobs
     timeline_events: TimelineEvents
     worker: Worker
 
@@ -206,7 +206,7 @@ def redis_adapters(
         rate_limits=RateLimitStore(settings),
         outboxes=Outboxes(client, mirror, statuses, settings),
         inboxes=Inboxes(client, mirror, settings),
-        feed_queue=FeedQueue(client, settings),
+        timeline_job_queue=TimelineJobQueue(client, settings),
         leases=Leases(client, settings),
         auth_failures=AuthFailures(client, settings),
     )
@@ -234,8 +234,8 @@ def build(
     here = not serve
     sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
     lists = Lists(neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings)
-    feed_jobs = FeedJobs(
-        redis.outboxes, redis.inboxes, redis.feed_queue, lists, jobs, settings, here=here
+    timeline_jobs = TimelineJobs(
+        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs, settings, here=here
     )
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings)
     flusher = InteractionFlusher(neo4j.suggestions, redis.interactions, settings)
@@ -247,7 +247,7 @@ def build(
     relay = Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings)
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings)
     worker = Worker(
-        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=feed_jobs,
+        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=timeline_jobs,
         moderation_jobs=work, marks=neo4j.moderation, jobs=jobs, leases=redis.leases,
     )  # fmt: skip
     rate_limits = RateLimits(redis.rate_limits, settings)
@@ -285,9 +285,9 @@ def build(
         access=access,
         rate_limits=rate_limits,
         timelines=Timelines(
-            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, feed_jobs, settings
+            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, timeline_jobs, settings
         ),
-        feed_jobs=feed_jobs,
+        timeline_jobs=timeline_jobs,
         timeline_events=consumer,
         worker=worker,
     )

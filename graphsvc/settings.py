@@ -281,7 +281,7 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         default=900.0,
         gt=0,
         description="transaction timeout of long jobs' statements: the workers' and the "
-        "CLI's (bulk imports, reconciles and rebuilds, training reads, a status fan-out's "
+        "CLI's (bulk imports, reconciles and rebuilds, training reads, a status propagation's "
         "walk of every follower, the schema and index waits at start-up)",
     )
 
@@ -380,7 +380,7 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
         default=2.0, ge=0, description="how long a cold read waits for a rebuild slot (then 503)"
     )
     fanout_batch_edges: int = Field(
-        default=500, ge=1, description="edges per transaction of status fan-outs and erasures"
+        default=500, ge=1, description="edges per transaction of status propagations and erasures"
     )
 
     # Anti-abuse limits and thresholds.

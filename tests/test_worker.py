@@ -125,7 +125,9 @@ async def test_two_workers_run_each_job_once(
         mine = {f"fanout:{user}" for user in users}
         started = [key for keys in taken for key in keys if key in mine]
         assert sorted(started) == sorted(mine), "each job started by exactly one worker"
-        claimed = await asyncio.gather(one.feed_jobs.resume_due(), two.feed_jobs.resume_due())
+        claimed = await asyncio.gather(
+            one.timeline_jobs.resume_due(), two.timeline_jobs.resume_due()
+        )
         await asyncio.gather(one.jobs.drain(), two.jobs.drain())
         assert sum(claimed) >= 6
         for n in range(6):
@@ -177,7 +179,7 @@ async def test_a_full_queue_refuses_new_work_and_loses_nothing(
         async with worker(settings, connections):
 
             async def drained() -> bool:
-                return await services.redis.feed_queue.depth() == 0
+                return await services.redis.timeline_job_queue.depth() == 0
 
             await wait_for(drained)
         again = await http.put(f"/v1/users/{author}/posts/c", json={"at": AT})

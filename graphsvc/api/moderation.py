@@ -22,7 +22,7 @@ async def _status_body(user_id: str, state: UserState | None, moderation: Modera
         user_id=user_id,
         exists=state is not None,
         status=state.status if state else "active",
-        fanout_pending=bool(state and state.fanout_pending),
+        fanout_pending=bool(state and state.propagation_pending),
         erasing=bool(state and state.erasing),
         progress=progress,
     )
@@ -47,7 +47,7 @@ async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> 
     response_model=StatusBody,
     responses=ERRORS,
     tags=["moderation"],
-    summary="A user's status, and whether a fan-out or erasure is still running",
+    summary="A user's status, and whether a status propagation or erasure is still running",
     **guarded(Scope.ADMIN),
 )
 async def get_status(user_id: UserId, request: Request) -> StatusBody:

@@ -1,5 +1,5 @@
-"""The background jobs of one process: status fan-outs, erasures and timeline fan-outs, keyed
-by what they work on.
+"""The background jobs of one process: timeline fan-outs, status propagations and erasures,
+keyed by what they work on.
 
 The durable record of pending work is in the stores (labels :Fanout and :Erasing in Neo4j, the
 timeline job queue in Redis), so a job that dies with its process is resumed by another; this

@@ -19,5 +19,7 @@ BREAKER_OPEN = Gauge(
     multiprocess_mode="livemax",
 )
 JOBS_RUNNING = Gauge(
-    "graphsvc_jobs_running", "Background fan-outs and erasures running", multiprocess_mode="livesum"
+    "graphsvc_jobs_running",
+    "Background jobs running: timeline fan-outs, status propagations, erasures",
+    multiprocess_mode="livesum",
 )

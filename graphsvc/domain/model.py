@@ -197,7 +197,7 @@ class BlockChange:
 @dataclass(frozen=True, slots=True)
 class UserState:
     status: str
-    fanout_pending: bool
+    propagation_pending: bool
     erasing: bool
 
 

@@ -100,7 +100,7 @@ class MirrorSync:
         await self.rebuild(user_ids)
         write_status = self._statuses.force_status if force else self._statuses.set_status
         for user_id in user_ids:
-            state = await self._moderation.fanout_state(user_id)
+            state = await self._moderation.propagation_state(user_id)
             if state is None:  # not in Neo4j: nothing of it may stay hidden
                 await write_status(user_id, False, time.time_ns() // 1_000)
             else:

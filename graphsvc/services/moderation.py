@@ -2,10 +2,10 @@
 background jobs they start (``workers/moderation_jobs.py``), resumed by the workers.
 
 A status change commits in Neo4j and is mirrored at once (lists hide the user right away);
-the counts of the users it follows and of its followers follow in a background fan-out. An
-erasure marks the user at once (no new follow, dismissal or interaction to or from it is
-accepted) and revokes every API key bound to it, in the same transaction (this process drops
-them from its cache at once), then removes its edges in the background.
+the counts of the users it follows and of its followers follow in the background (the status
+propagation). An erasure marks the user at once (no new follow, dismissal or interaction to
+or from it is accepted) and revokes every API key bound to it, in the same transaction (this
+process drops them from its cache at once), then removes its edges in the background.
 
 Ids are reused: once erased, an id may be taken by a new user. So an erasure makes sure that
 nothing from before it reaches the next user with the id: the revoked keys (the node is kept
@@ -16,7 +16,8 @@ the user's counts of shown suggestions (forgotten). Nothing can hold an erasure 
 are refused while it runs, and blocks, dismissals or interactions that race in are deleted
 with the node.
 
-The marks in Neo4j (:Fanout, :Erasing) are the queue of that background work: a serving
+The marks in Neo4j (:Erasing, and :Fanout, the stored name of a pending status propagation)
+are the queue of that background work: a serving
 process only marks, and a worker (``workers/worker.py``) finds the marks and runs the jobs;
 a process that runs its own background work (the CLI, tests) starts them at once.
 """
@@ -63,22 +64,22 @@ class Moderation:
         self._here = here
 
     async def set_status(self, user_id: str, status: str) -> UserState:
-        """Set a user's status; counts that depend on it are fanned out in the background."""
+        """Set a user's status; counts that depend on it follow in the background."""
         validate_user_id(user_id)
         if status not in STATUSES:
             raise InvalidStatus(
                 f"status must be one of {', '.join(STATUSES)}, got {quoted(status)}"
             )
         async with self._writes.hold(user_id):
-            version, fanout, event = await self._moderation.set_status(user_id, status)
+            version, propagating, event = await self._moderation.set_status(user_id, status)
             await self._writes.after_commit(
                 events=[event] if event else [],
                 invalidate=[user_id],
                 status=(user_id, status != "active", version),
             )
-        if fanout:
-            self.start_fanout(user_id)
-        return UserState(status, fanout, False)
+        if propagating:
+            self.start_propagation(user_id)
+        return UserState(status, propagating, False)
 
     async def user_state(self, user_id: str) -> UserState | None:
         validate_user_id(user_id)
@@ -97,7 +98,7 @@ class Moderation:
             self.start_erasure(user_id)
         return found
 
-    def start_fanout(self, user_id: str) -> None:
+    def start_propagation(self, user_id: str) -> None:
         if self._here:
             self._jobs.start(f"fanout:{user_id}", self._work.job(user_id, erasing=False))
 

@@ -1,12 +1,18 @@
-"""The long moderation work that runs in the background: status fan-outs and erasures.
+"""The long moderation work that runs in the background: status propagations and erasures.
+
+A status propagation follows a user's status change through its edges: the users it follows
+get their active follower counts, its followers their active followings and friends. Its
+stored name is fan-out (the label :Fanout, the ``moderation/fanout_*`` queries, the lease
+``fanout:<user>``, the batch size FANOUT_BATCH_EDGES); in the code it is a propagation, so
+that a fan-out is only a timeline's push.
 
 Both work in batches of FANOUT_BATCH_EDGES edges, one short transaction each, so the API
 keeps serving (and the users involved keep following) while they run. Each is marked in
 Neo4j when it starts (:Fanout, :Erasing) and unmarked only when finished, so a job that a
 stopped process left half done is taken up again by a worker. Every batch is safe to repeat, and
 each batch's mirror work is recorded on the user's node in the batch's own transaction, so a
-job that stops between a commit and its mirror write replays that write on resume. Errors
-propagate: the job registry retries the job, which replays its last batch.
+job that stops between a commit and its mirror write replays that write on resume. An error
+ends the job's run; the job registry runs it again, which replays its last batch.
 
 An erasure ends by flushing the interactions buffered so far (dropped: the user is marked),
 then deletes the node with whatever blocks, dismissals or interactions raced in (up to a batch
@@ -69,16 +75,16 @@ class ModerationJobs:
         self._keys = keys
 
     def job(self, user_id: str, erasing: bool) -> JobFactory:
-        """The work of a marked user: its erasure, else its status fan-out."""
+        """The work of a marked user: its erasure, else its status propagation."""
         if erasing:
             return lambda progress: self.erase_user(user_id, progress)
-        return lambda progress: self.fan_out_status(user_id, progress)
+        return lambda progress: self.propagate_status(user_id, progress)
 
-    async def fan_out_status(self, user_id: str, progress: Progress) -> None:
+    async def propagate_status(self, user_id: str, progress: Progress) -> None:
         """After a user turned active or inactive: re-flag its follows (the followed users'
         active follower counts change) and refresh the counts of its followers (their active
         followings and friends change), in the mirror as in Neo4j."""
-        state = await self._moderation.fanout_state(user_id)
+        state = await self._moderation.propagation_state(user_id)
         if state is None:
             return
         status, version, unrefreshed = state
@@ -91,24 +97,28 @@ class ModerationJobs:
                 stop_if_asked()
                 await self._refresh(followers)
                 progress.add("followers", len(followers))
-                log.info("fan-out %s: %d followers refreshed", user_id, progress.notes["followers"])
+                log.info(
+                    "propagation %s: %d followers refreshed", user_id, progress.notes["followers"]
+                )
             async with self._writes.hold(user_id):
-                if await self._moderation.fanout_done(user_id):
+                if await self._moderation.propagation_done(user_id):
                     return
         log.warning(
-            "fan-out of %s still has work after %d rounds; it resumes later", user_id, _ROUNDS
+            "propagation of %s still has work after %d rounds; it resumes later", user_id, _ROUNDS
         )
 
     async def _reflag_followings(self, user_id: str, progress: Progress) -> None:
         while True:
             stop_if_asked()  # a cancelled job (its lease lost) stops between batches
             async with self._writes.hold(user_id):
-                followed = await self._moderation.fanout_following(user_id, self._batch)
+                followed = await self._moderation.reflag_following(user_id, self._batch)
             if not followed:
                 return
             await self._refresh(followed)
             progress.add("following", len(followed))
-            log.info("fan-out %s: %d followings re-flagged", user_id, progress.notes["following"])
+            log.info(
+                "propagation %s: %d followings re-flagged", user_id, progress.notes["following"]
+            )
 
     async def _refresh(self, user_ids: Sequence[str]) -> None:
         if user_ids:

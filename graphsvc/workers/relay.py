@@ -115,7 +115,7 @@ class Relay:
 
     async def run(self) -> None:
         """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled. Also restarts, once a
-        minute, this process's background jobs (fan-outs, erasures) that gave up while a store
+        minute, this process's background jobs (fan-outs, propagations, erasures) that gave up while a store
         was down."""
         every = self._settings.outbox_relay_seconds
         next_retry = time.monotonic() + 60

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from graphsvc.adapters.redis.timelines import FeedQueue, Inboxes, Outboxes
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
 from graphsvc.concurrency.jobs import Jobs, Progress
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.cursor import Position
@@ -39,12 +39,12 @@ from graphsvc.settings import Settings
 log = logging.getLogger(__name__)
 
 
-class FeedJobs:
+class TimelineJobs:
     def __init__(
         self,
         outboxes: Outboxes,
         inboxes: Inboxes,
-        queue: FeedQueue,
+        queue: TimelineJobQueue,
         lists: Lists,
         jobs: Jobs,
         settings: Settings,
@@ -92,7 +92,7 @@ class FeedJobs:
                     log.error("unknown timeline job %r dropped", job)
             await self._queue.finish(job)
 
-        self._jobs.start(f"feed:{job}", work, forget=True)
+        self._jobs.start(f"timeline:{job}", work, forget=True)
 
     async def resume_due(self) -> int:
         """Run here the jobs that are due: queued by a serving process, or left by a worker

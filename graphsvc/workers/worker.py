@@ -7,7 +7,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the interaction flusher (buffered interactions into Neo4j's affinities);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
 - timeline fan-outs, pushes, removals and drains, claimed from their queue in Redis;
-- moderation jobs, status fan-outs and erasures, found by their marks in Neo4j.
+- moderation jobs, status propagations and erasures, found by their marks in Neo4j.
 
 Several workers may run at once and no job runs twice: the relay and the flusher take
 their rounds under leases of their own, the consumer is one of a Redis consumer group,
@@ -35,7 +35,7 @@ from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import TimelineEvents
-from graphsvc.workers.timeline_jobs import FeedJobs
+from graphsvc.workers.timeline_jobs import TimelineJobs
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class Worker:
         relay: Relay,
         flusher: InteractionFlusher,
         consumer: TimelineEvents,
-        timeline_jobs: FeedJobs,
+        timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
         marks: ModerationStore,
         jobs: Jobs,

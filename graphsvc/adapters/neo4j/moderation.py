@@ -1,5 +1,9 @@
-"""Statuses, status fan-outs and erasures in Neo4j: each batch one short transaction that
-locks the user, and records its own mirror work on the user's node (replayed on resume)."""
+"""Statuses, status propagations and erasures in Neo4j: each batch one short transaction that
+locks the user, and records its own mirror work on the user's node (replayed on resume).
+
+A status propagation (the counts of a user's follows and followers following its status) is
+stored under the name fan-out: the user's mark is the label :Fanout, its queries are
+``moderation/fanout_*``, and their rows say ``fanout``."""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ class ModerationStore:
         self._store = store
 
     async def set_status(self, user_id: str, status: str) -> tuple[int, bool, GraphEvent | None]:
-        """Set the status; returns its version, whether a fan-out is pending, and the
+        """Set the status; returns its version, whether a propagation is pending, and the
         change's event (None when the status was already that)."""
         params = {"id": user_id, "status": status, "event": event_id()}
         (row,) = await self._store.write("moderation/set_status", params)
@@ -45,23 +49,25 @@ class ModerationStore:
         return UserState(row["status"], bool(row["fanout"]), bool(row["erasing"]))
 
     async def pending_work(self) -> list[tuple[str, bool]]:
-        """Users with unfinished fan-outs or erasures: (id, erasing)."""
+        """Users with unfinished status propagations or erasures: (id, erasing)."""
         rows = await self._store.read("moderation/pending_work", {}, fresh=True)
         return [(row["id"], bool(row["erasing"])) for row in rows]
 
-    async def fanout_following(self, user_id: str, batch: int) -> list[str]:
+    async def reflag_following(self, user_id: str, batch: int) -> list[str]:
+        """Re-flag a batch of the user's follows for its status; the users they follow."""
         params = {"id": user_id, "batch": batch}
         rows = await self._store.write("moderation/fanout_following", params)
         return list(rows[0]["ids"]) if rows else []
 
-    async def fanout_state(self, user_id: str) -> tuple[str, int, list[str]] | None:
+    async def propagation_state(self, user_id: str) -> tuple[str, int, list[str]] | None:
         """(status, version, users still to refresh), or None for an unknown user."""
         rows = await self._store.read("moderation/fanout_state", {"id": user_id}, fresh=True)
         if not rows:
             return None
         return rows[0]["status"], rows[0]["version"], list(rows[0]["refresh"])
 
-    async def fanout_done(self, user_id: str) -> bool:
+    async def propagation_done(self, user_id: str) -> bool:
+        """Unmark the user, unless a newer status change made more work; whether it is done."""
         rows = await self._store.write("moderation/fanout_done", {"id": user_id})
         return not rows or bool(rows[0]["done"])
 

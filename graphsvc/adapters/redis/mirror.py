@@ -167,7 +167,7 @@ class Mirror:
 
     async def refresh_counts(self, readings: Mapping[str, UserCounts]) -> None:
         """Counts read after a commit that changed them, for users the commit did not write
-        through an edge change (status fan-outs)."""
+        through an edge change (status propagations)."""
         calls = [([self.key("m", user_id)], [reading.at, *reading.counts.values()])
                  for user_id, reading in readings.items()]  # fmt: skip
         await run_many(self._redis, self._refresh_counts, calls)

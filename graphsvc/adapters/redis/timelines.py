@@ -407,7 +407,7 @@ class Inboxes:
         await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
 
 
-class FeedQueue:
+class TimelineJobQueue:
     """The durable queue of fan-out jobs: job -> lease expiry, and each job's position."""
 
     def __init__(self, client: Client, settings: Settings) -> None:
