@@ -33,6 +33,7 @@ from pathlib import Path
 import asyncpg
 from tqdm import tqdm
 
+from graphsvc.ops import processes
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.local_servers import ServerError, apt_install
 
@@ -169,7 +170,9 @@ class LocalPostgres:
             cwd=self.home if self.home.exists() else "/",
         )
         if result.returncode != 0:
-            raise PostgresError(f"{what} failed: {result.stdout}{result.stderr}\n{_tail(self.log)}")
+            raise PostgresError(
+                f"{what} failed: {result.stdout}{result.stderr}\n{processes.tail([self.log], 20)}"
+            )
 
     def answers(self) -> bool:
         """A PostgreSQL server answers on the port (it replies to an SSL request)."""
@@ -214,13 +217,11 @@ class LocalPostgres:
              "-w", "-t", "120", "start"],
             "pg_ctl start",
         )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.answers():
-                say(f"postgres: running at {where}")
-                return
-            time.sleep(0.1)
-        raise PostgresError(f"PostgreSQL did not answer in time:\n{_tail(self.log)}")
+        try:
+            processes.wait_until(self.answers, 60, "PostgreSQL", logs=[self.log], every=0.1)
+        except processes.ProcessFailed as exc:
+            raise PostgresError(str(exc)) from None
+        say(f"postgres: running at {where}")
 
     def down(self, say: Say) -> None:
         if not (self.data / "postmaster.pid").exists():
@@ -272,13 +273,6 @@ def _owner() -> str:
         return "postgres"
     except KeyError:
         return "nobody"
-
-
-def _tail(path: Path, lines: int = 20) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except (FileNotFoundError, PermissionError):
-        return f"({path} cannot be read)"
 
 
 # -- data -------------------------------------------------------------------------------------

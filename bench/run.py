@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import functools
 import json
 import os
 import platform
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -33,7 +33,7 @@ from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.access import ALL_SCOPES, Unauthenticated
-from graphsvc.ops import keys, local_servers
+from graphsvc.ops import keys, local_servers, processes
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load
@@ -245,27 +245,25 @@ class ServedApi:
             "RATE_LIMIT_READS": "1000000000/minute",
         }
         self.url = f"http://127.0.0.1:{port}"
-        self.worker = subprocess.Popen(
-            [sys.executable, "-m", "graphsvc.ops.cli", "worker"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        cli = [sys.executable, "-m", "graphsvc.ops.cli"]
+        logs = STATE / "logs"
+        self.worker = processes.spawn(
+            [*cli, "worker"], logs / f"worker-{port}.log", env=env, append=False
         )
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--workers", str(workers)]
-            + (["--server", server] if server else []),  # else API_SERVER, as deployed
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        if not versus.answers(f"{self.url}/healthz"):
+        serve = [*cli, "serve", "--workers", str(workers)]
+        serve += ["--server", server] if server else []  # else API_SERVER, as deployed
+        log = logs / f"api-{port}.log"
+        self.process = processes.spawn(serve, log, env=env, append=False)
+        answers = functools.partial(processes.http_ok, f"{self.url}/healthz")
+        try:
+            processes.wait_until(answers, 60, "the API", self.process, logs=[log])
+        except processes.ProcessFailed:
             self.stop()
-            raise RuntimeError("the API did not start")
+            raise
 
     def stop(self) -> None:
-        for process in (self.process, self.worker):
-            process.terminate()
-            process.wait(timeout=30)
+        processes.stop(self.process, group=True)  # uvicorn or granian and its workers
+        processes.stop(self.worker)
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -316,7 +314,7 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 
 async def drain_interactions(settings: Settings) -> dict[str, float]:
     """Wait until the worker's flusher has written the interaction backlog to Neo4j."""
-    client = open_redis(settings)
+    client = open_redis(settings.redis)
     stream = f"{settings.redis_prefix}ix"
     try:
         backlog = await client.xlen(stream)
@@ -751,7 +749,8 @@ def main() -> None:
         args.workers, settings, port=API_PORT + 1, budgets=True, server=args.server or ""
     )
     served = args.server or settings.api_server
-    peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served)
+    peer_log = STATE / "logs" / "peer.log"
+    peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served, peer_log)
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
     if args.timelines_only:

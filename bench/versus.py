@@ -13,19 +13,17 @@ request.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
+import functools
 import sys
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
-
-import httpx
 
 from bench import peer, proc_cpu, wrk
 from bench.loadgen import Scenario, run
+from graphsvc.ops import processes
 
 READ_CONNECTIONS = 8
 WRITE_CONNECTIONS = 16
@@ -34,36 +32,26 @@ SIDES = ("graphsvc", "peer")
 DRIVERS = ("loadgen", "wrk")
 
 
-def answers(url: str, seconds: float = 60.0) -> bool:
-    """Whether ``url`` answers 200 within ``seconds`` (a server just started)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return True
-        except httpx.TransportError:
-            time.sleep(0.2)
-    return False
-
-
 class PeerServer:
     """The peer served on its own port, accepting the bench's key."""
 
-    def __init__(self, dsn: str, api_key: str, port: int, workers: int, server: str) -> None:
+    def __init__(
+        self, dsn: str, api_key: str, port: int, workers: int, server: str, log: Path
+    ) -> None:
         asyncio.run(peer.add_key(dsn, api_key, "make bench"))
         self.url = f"http://127.0.0.1:{port}"
         cmd = [sys.executable, "-m", "bench.peer", "--dsn", dsn, "--port", str(port),
                "--workers", str(workers), "--server", server]  # fmt: skip
-        self.process = subprocess.Popen(
-            cmd, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        if not answers(f"{self.url}/openapi.json"):
+        self.process = processes.spawn(cmd, log, append=False)
+        answers = functools.partial(processes.http_ok, f"{self.url}/openapi.json")
+        try:
+            processes.wait_until(answers, 60, "the peer", self.process, logs=[log])
+        except processes.ProcessFailed:
             self.stop()
-            raise RuntimeError("the peer did not start")
+            raise
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        processes.stop(self.process, group=True)
 
 
 @dataclass(frozen=True)

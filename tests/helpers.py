@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
-import subprocess
 import sys
-import time
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -17,7 +17,10 @@ import httpx
 import redis
 
 from graphsvc.bootstrap import Services
+from graphsvc.ops import processes
 from graphsvc.settings import Settings
+
+_LOGS = Path(tempfile.mkdtemp(prefix="graphsvc-test-processes-"))  # this session's logs
 
 
 async def walk(
@@ -118,7 +121,7 @@ class ThrowawayRedis:
     def __init__(self, directory: Path) -> None:
         self.port = free_port()
         self.dir = directory
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: processes.Process | None = None
 
     @property
     def url(self) -> str:
@@ -128,21 +131,18 @@ class ThrowawayRedis:
         return redis.Redis(port=self.port, decode_responses=True, socket_connect_timeout=2)
 
     def start(self) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
         cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--dir", str(self.dir),
-               "--logfile", str(self.dir / "redis.log")]  # fmt: skip
-        self.process = subprocess.Popen(cmd, start_new_session=True)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, (self.dir / "redis.log").read_text()
-            try:
-                with self.client() as client:
-                    if client.ping():
-                        return
-            except redis.RedisError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not answer")
+               "--appendonly", "no", "--dir", str(self.dir)]  # fmt: skip
+        log = self.dir / "redis.log"
+        self.process = processes.spawn(cmd, log)
+        processes.wait_until(self._answers, 120, "redis-server", self.process, logs=[log])
+
+    def _answers(self) -> bool:
+        try:
+            with self.client() as client:
+                return bool(client.ping())
+        except redis.RedisError:
+            return False
 
     def kill9(self) -> None:
         assert self.process is not None
@@ -167,66 +167,46 @@ def server_env(settings: Settings, **env: str) -> dict[str, str]:
     }
 
 
-def start_worker(env: dict[str, str], log: Path | None = None) -> subprocess.Popen[bytes]:
+def start_worker(env: dict[str, str], log: Path | None = None) -> processes.Process:
     """`graphsvc worker` in its own process (and session), once it says it runs."""
-    out = log.open("ab") if log is not None else subprocess.DEVNULL
-    process = subprocess.Popen(
-        [sys.executable, "-u", "-m", "graphsvc.ops.cli", "worker"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=out,
-        start_new_session=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline().decode()
-    assert "running" in line, f"the worker did not start: {line!r}"
+    log = log or _log("worker")
+    start = log.stat().st_size if log.exists() else 0  # the log of an earlier run goes on
+
+    def running() -> bool:
+        with log.open("rb") as lines:
+            lines.seek(start)
+            return b"graphsvc worker: running" in lines.read()
+
+    cmd = [sys.executable, "-u", "-m", "graphsvc.ops.cli", "worker"]
+    process = processes.spawn(cmd, log, env=env)
+    processes.wait_until(running, 120, "the worker", process, logs=[log])
     return process
 
 
-def stop_process(process: subprocess.Popen[bytes] | None) -> None:
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=30)
+def _log(name: str) -> Path:
+    """A log of its own for a process this session starts (read back when it fails)."""
+    return Path(tempfile.mkstemp(prefix=f"{name}-", suffix=".log", dir=_LOGS)[1])
 
 
-def start_api(settings: Settings, **env: str) -> tuple[subprocess.Popen[str], str]:
+def stop_process(process: processes.Process | None) -> None:
+    processes.stop(process)
+
+
+def start_api(settings: Settings, **env: str) -> tuple[processes.Process, str]:
     """`graphsvc serve` in its own process on a free port, over the given servers: the process
     and its base URL, once /livez answers."""
     port = free_port()
-    environment = {
-        **os.environ,
-        "NEO4J_URI": settings.neo4j_uri,
-        "REDIS_URL": settings.redis_url,
-        "REDIS_CLUSTER": str(int(settings.redis_cluster)),
-        "API_KEY_SECRET": settings.api_key_secret,
-        "API_PORT": str(port),
-        **env,
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        if process.poll() is not None:
-            raise AssertionError(process.stderr.read() if process.stderr else "exited")
-        try:
-            if httpx.get(f"{url}/livez", timeout=1).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError("the API did not start") from None
-            time.sleep(0.2)
+    log = _log("api")
+    cmd = [sys.executable, "-m", "graphsvc.ops.cli", "serve"]
+    process = processes.spawn(cmd, log, env=server_env(settings, API_PORT=str(port), **env))
+    answers = functools.partial(processes.http_ok, f"{url}/livez")
+    try:
+        processes.wait_until(answers, 60, "the API", process, logs=[log])
+    except processes.ProcessFailed:
+        processes.stop(process)
+        raise
+    return process, url
 
 
 @contextmanager
@@ -239,7 +219,6 @@ def served_api(settings: Settings, **env: str) -> Iterator[str]:
         try:
             yield url
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            processes.stop(process)
     finally:
         stop_process(worker)

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
+import functools
 import itertools
 import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -43,6 +42,7 @@ from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.access import ALL_SCOPES
+from graphsvc.ops import processes
 from graphsvc.ops.consistency import Drift, check_users
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
@@ -111,29 +111,15 @@ class ApiProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.env = env | {"API_PORT": str(self.port), "API_WORKERS": str(workers)}
-        self.process: subprocess.Popen[bytes] | None = None
-        self.worker: subprocess.Popen[bytes] | None = None
+        self.process: processes.Process | None = None
+        self.worker: processes.Process | None = None
 
     def start(self) -> None:
         self.worker = start_worker(self.env, self.log.with_suffix(".worker.log"))
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.output()
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"the API did not start:\n{self.output()}")
+        cmd = [sys.executable, "-m", "graphsvc.ops.cli", "serve"]
+        self.process = processes.spawn(cmd, self.log, env=self.env)
+        answers = functools.partial(processes.http_ok, f"{self.url}/healthz")
+        processes.wait_until(answers, START_TIMEOUT, "the API", self.process, logs=[self.log])
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -142,17 +128,7 @@ class ApiProcess:
         worker, self.worker = self.worker, None
         stop_process(worker)
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)  # the group: uvicorn and its workers
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
-        else:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)  # a worker left behind, if any
+        processes.stop(process, group=True)  # the group: uvicorn and its workers
 
 
 @dataclass
