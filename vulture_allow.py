@@ -11,6 +11,7 @@ schemas.BlockBody.removed_follows
 schemas.CountsBody.celebrity
 schemas.AffinityItem.affinity
 schemas.DismissBody.dismissed
+schemas.StatusBody.fanout_pending
 Mode.DRAINING
 GraphClient.record_interactions
 GraphClient.record_impressions

@@ -230,26 +230,17 @@ def build(
     writes = Writes(
         redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
     )
-    jobs = Jobs(settings.worker_jobs)
-    here = not serve
+    runner = Jobs(
+        redis.leases,
+        concurrency=settings.worker_jobs,
+        round_seconds=settings.worker_poll_seconds,
+        here=not serve,
+    )
     sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
     lists = Lists(neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings)
-    timeline_jobs = TimelineJobs(
-        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs, settings, here=here
-    )
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings)
-    flusher = InteractionFlusher(neo4j.suggestions, redis.interactions, settings)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings)
-    work = ModerationJobs(
-        neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
-        settings, flusher, redis.impressions, access,
-    )  # fmt: skip
-    relay = Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, jobs, settings)
-    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings)
-    worker = Worker(
-        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=timeline_jobs,
-        moderation_jobs=work, marks=neo4j.moderation, jobs=jobs, leases=redis.leases,
-    )  # fmt: skip
+    work = _workers(settings, neo4j, redis, runner, sync, lists, writes, access)
     rate_limits = RateLimits(redis.rate_limits, settings)
     return Services(
         settings=settings,
@@ -257,14 +248,12 @@ def build(
         redis=redis,
         breaker=breaker,
         writes=writes,
-        jobs=jobs,
+        jobs=runner,
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings),
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, settings),
-        moderation=Moderation(
-            neo4j.moderation, writes, jobs, work, redis.leases, access, here=here
-        ),
+        moderation=Moderation(neo4j.moderation, writes, runner, work.moderation_jobs, access),
         interactions=interactions,
         suggestions=Suggestions(
             neo4j.suggestions,
@@ -275,8 +264,8 @@ def build(
             impressions,
         ),
         impressions=impressions,
-        relay=relay,
-        interaction_flusher=flusher,
+        relay=work.relay,
+        interaction_flusher=work.flusher,
         follower_events=FollowerEvents(
             redis.stream, redis.stream_slots, access, rate_limits, settings
         ),
@@ -285,12 +274,51 @@ def build(
         access=access,
         rate_limits=rate_limits,
         timelines=Timelines(
-            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, timeline_jobs, settings
+            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, work.timeline_jobs, settings
         ),
-        timeline_jobs=timeline_jobs,
-        timeline_events=consumer,
-        worker=worker,
+        timeline_jobs=work.timeline_jobs,
+        timeline_events=work.consumer,
+        worker=work.worker,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Workers:
+    relay: Relay
+    flusher: InteractionFlusher
+    consumer: TimelineEvents
+    timeline_jobs: TimelineJobs
+    moderation_jobs: ModerationJobs
+    worker: Worker
+
+
+def _workers(
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    jobs: Jobs,
+    sync: MirrorSync,
+    lists: Lists,
+    writes: Writes,
+    access: KeyRing,
+) -> _Workers:
+    """The background work, and the worker that runs it (built in every process: a serving
+    one only records work, for the workers)."""
+    flusher = InteractionFlusher(neo4j.suggestions, redis.interactions, settings)
+    moderation_jobs = ModerationJobs(
+        neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
+        settings, flusher, redis.impressions, access,
+    )  # fmt: skip
+    timeline_jobs = TimelineJobs(
+        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs, settings
+    )
+    relay = Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings)
+    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings)
+    worker = Worker(
+        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=timeline_jobs,
+        moderation_jobs=moderation_jobs, jobs=jobs,
+    )  # fmt: skip
+    return _Workers(relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
 
 
 @asynccontextmanager

@@ -116,7 +116,7 @@ class InvalidInteraction(GraphError):
 
 
 class InvalidPost(GraphError):
-    """A bad post id or time (the issue's contract: both are 422s, the time included)."""
+    """A bad post id or time: both are 422s, the time included, as every body's bad field is."""
 
     status = 422
     code = "invalid_post"

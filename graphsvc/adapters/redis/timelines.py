@@ -1,4 +1,4 @@
-"""Redis adapter: home timelines (outboxes, inboxes, modes, and the durable fan-out queue).
+"""Redis adapter: home timelines (outboxes, inboxes, modes, and the durable timeline job queue).
 
 Per author ``a`` and reader ``r`` (each user's keys carry its ``{user}`` tag, the slot of its
 mirror keys, so every script touches one slot and runs unchanged on Redis Cluster):
@@ -15,8 +15,9 @@ mirror keys, so every script touches one slot and runs unchanged on Redis Cluste
   reader's follow generation, which every follow or unfollow of the reader moves
 
 and, in the ``{feed}`` slot: ``pulled`` (authors readers pull, a set), ``gen`` (moved by every
-switch of an author, so cached lists are recomputed), ``jobs`` (durable fan-out queue: job ->
-lease expiry) and ``jobpos`` (each job's position in its walk of followers).
+switch of an author, so cached lists are recomputed), ``jobs`` (the durable queue of timeline
+jobs: job -> when it is due), ``jobpos`` (each job's position in its walk of followers) and
+``wake`` (a serving process's nudge to a waiting worker).
 
 Inboxes are small sorted sets: with ``zset-max-listpack-entries`` above FEED_INBOX_CAP (the
 local servers set 1024) Redis keeps them as listpacks, about 30 bytes a post.
@@ -408,22 +409,22 @@ class Inboxes:
 
 
 class TimelineJobQueue:
-    """The durable queue of fan-out jobs: job -> lease expiry, and each job's position."""
+    """The durable queue of timeline jobs: job -> when it is due (a running job holds it a
+    lease's length ahead), and each job's position in its walk of followers. Who runs a job
+    is its lease's (``leases.py``); the score only keeps running jobs out of the claims."""
 
     def __init__(self, client: Client, settings: Settings) -> None:
         self._redis = client
-        self._settings = settings
         self._jobs = feed_key(settings, "jobs")
         self._jobpos = feed_key(settings, "jobpos")
         self._wake = feed_key(settings, "wake")
-        self._claim = register(client, "feed_claim")
 
-    async def enqueue(self, job: str, *, leased: bool) -> bool:
-        """Queue a job; False if already queued. ``leased``: leased to the caller, which runs it
-        now; else due at once, for whichever worker claims it first."""
-        if leased:
-            lease = time.time() + self._settings.feed_job_lease_seconds
-            return bool(await self._redis.zadd(self._jobs, {job: lease}, nx=True))
+    async def enqueue(self, job: str, *, hold: float | None) -> bool:
+        """Queue a job; False if already queued. ``hold``: the caller runs it now, so it is
+        due only that many seconds from now; else it is due at once, and a waiting worker is
+        woken."""
+        if hold is not None:
+            return bool(await self._redis.zadd(self._jobs, {job: time.time() + hold}, nx=True))
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.zadd(self._jobs, {job: time.time()}, nx=True)
             pipe.lpush(self._wake, 1)  # a waiting worker claims it now, not at its next poll
@@ -439,21 +440,24 @@ class TimelineJobQueue:
         """Jobs queued or running."""
         return await self._redis.zcard(self._jobs)
 
-    async def claim_due(self, count: int) -> list[str]:
-        """Jobs whose lease ran out (their process stopped): leased to the caller now."""
-        now = time.time()
-        lease = now + self._settings.feed_job_lease_seconds
-        return await self._claim(keys=[self._jobs], args=[now, lease, count])
+    async def due(self, count: int) -> list[str]:
+        """The oldest ``count`` jobs due now: queued, or left by a process that stopped."""
+        return await self._redis.zrange(
+            self._jobs, "-inf", time.time(), byscore=True, offset=0, num=count
+        )
+
+    async def hold(self, job: str, seconds: float) -> None:
+        """The job is due again only ``seconds`` from now (it runs), if it is queued."""
+        await self._redis.zadd(self._jobs, {job: time.time() + seconds}, xx=True)
 
     async def position(self, job: str) -> str | None:
         return await self._redis.hget(self._jobpos, job)
 
-    async def advance(self, job: str, position: str) -> None:
-        """A step of the job is done: its position saved and its lease renewed, together."""
-        lease = time.time() + self._settings.feed_job_lease_seconds
+    async def advance(self, job: str, position: str, seconds: float) -> None:
+        """A step of the job is done: its position saved and its hold renewed, together."""
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hset(self._jobpos, job, position)
-            pipe.zadd(self._jobs, {job: lease}, xx=True)
+            pipe.zadd(self._jobs, {job: time.time() + seconds}, xx=True)
             await pipe.execute()
 
     async def finish(self, job: str) -> None:
