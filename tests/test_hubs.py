@@ -11,7 +11,7 @@ import httpx
 from helpers import counts, full_counts, walk
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import EdgeSet
+from graphsvc.ops.edge_files import Edges
 from graphsvc.ops.loader import load_edges
 
 FANS = 12_000
@@ -23,10 +23,11 @@ async def test_a_hub_with_12000_mutual_follows_loads_serves_and_suggests(
 ) -> None:
     hub = uid("hub")
     fans = [uid(f"fan{n}") for n in range(FANS)]
-    edges = EdgeSet()
-    for n, fan in enumerate(fans):
-        edges.add(fan, hub, T0 + 2 * n)
-        edges.add(hub, fan, T0 + 2 * n + 1)
+    edges = Edges.from_rows(
+        row
+        for n, fan in enumerate(fans)
+        for row in ((fan, hub, T0 + 2 * n), (hub, fan, T0 + 2 * n + 1))
+    )
     report = await load_edges(service, edges, progress=False)
     assert (report.edges, report.users) == (2 * FANS, FANS + 1)
 

@@ -19,7 +19,7 @@ from conftest import RUN
 from bench import postgres
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Entry
-from graphsvc.ops.edge_files import EdgeSet
+from graphsvc.ops.edge_files import Edges
 from graphsvc.ops.generate import generate
 from graphsvc.ops.loader import load_edges
 from graphsvc.settings import PROJECT_ROOT
@@ -59,23 +59,26 @@ async def pg(server: postgres.LocalPostgres) -> AsyncIterator[asyncpg.Connection
 
 
 @pytest.fixture(scope="module")
-def graph() -> EdgeSet:
+def graph() -> Edges:
     """A small generated graph with two celebrities; a dozen followers of the most followed
     user share one follow time, so the tie order (follower id, descending) is exercised too."""
     rows = list(generate(300, 4_000, seed=11, celebrities=2))
     top = collections.Counter(dst for _, dst, _ in rows).most_common(1)[0][0]
     tied = sorted(src for src, dst, _ in rows if dst == top)[:12]
-    edges = EdgeSet()
-    for src, dst, seconds in rows:
-        since = TIE if dst == top and src in tied else seconds * 1_000_000
-        edges.add(f"{PREFIX}{src}", f"{PREFIX}{dst}", since)
-    return edges
+    return Edges.from_rows(
+        (
+            f"{PREFIX}{src}",
+            f"{PREFIX}{dst}",
+            TIE if dst == top and src in tied else seconds * 1_000_000,
+        )
+        for src, dst, seconds in rows
+    )
 
 
 @pytest.fixture(scope="module")
 async def loaded(
-    pg: asyncpg.Connection, backends: Services, graph: EdgeSet, touched: set[str]
-) -> EdgeSet:
+    pg: asyncpg.Connection, backends: Services, graph: Edges, touched: set[str]
+) -> Edges:
     rows = [(src, dst, since) for (src, dst), since in graph.edges.items()]
     await postgres.load(pg, "test", rows, len(rows), progress=False)
     await load_edges(backends, graph, progress=False)
@@ -83,7 +86,7 @@ async def loaded(
     return graph
 
 
-def chosen_users(graph: EdgeSet) -> list[str]:
+def chosen_users(graph: Edges) -> list[str]:
     followers = collections.Counter(dst for _, dst in graph.edges)
     following = collections.Counter(src for src, _ in graph.edges)
     ranked = [user for user, _ in followers.most_common()]
@@ -120,7 +123,7 @@ async def pg_walk(
     return items
 
 
-async def test_counts_agree(pg: asyncpg.Connection, backends: Services, loaded: EdgeSet) -> None:
+async def test_counts_agree(pg: asyncpg.Connection, backends: Services, loaded: Edges) -> None:
     for user in chosen_users(loaded):
         truth = await backends.lists.counts(user)
         assert await postgres.counts(pg, user) == (truth.followers, truth.following), user
@@ -128,7 +131,7 @@ async def test_counts_agree(pg: asyncpg.Connection, backends: Services, loaded: 
 
 
 async def test_pages_agree_newest_first(
-    pg: asyncpg.Connection, backends: Services, loaded: EdgeSet
+    pg: asyncpg.Connection, backends: Services, loaded: Edges
 ) -> None:
     users = chosen_users(loaded)
     top = users[0]
@@ -145,7 +148,7 @@ async def test_pages_agree_newest_first(
 
 
 async def test_a_follow_moves_the_same_counts(
-    pg: asyncpg.Connection, backends: Services, loaded: EdgeSet, touched: set[str]
+    pg: asyncpg.Connection, backends: Services, loaded: Edges, touched: set[str]
 ) -> None:
     top, newcomer = chosen_users(loaded)[0], f"{PREFIX}newcomer"
     touched.add(newcomer)

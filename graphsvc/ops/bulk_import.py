@@ -20,14 +20,13 @@ from pyarrow import csv as pacsv
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.bulk_mirror import install_plan, plan_mirror
-from graphsvc.ops.edge_columns import EdgeColumns
 from graphsvc.ops.edge_files import Edges, LoadReport
 from graphsvc.ops.local_servers import LocalNeo4j
 
 _PLAIN = pacsv.WriteOptions(quoting_style="none", batch_size=1 << 16)
 
 
-def clocks(edges: EdgeColumns) -> np.ndarray:
+def clocks(edges: Edges) -> np.ndarray:
     """Each user's clock: its newest follow time (0 for a user who follows no one), so live
     writes after the load are ordered after it."""
     clock = np.zeros(len(edges.ids), dtype=np.int64)
@@ -37,7 +36,7 @@ def clocks(edges: EdgeColumns) -> np.ndarray:
     return clock
 
 
-def write_import_files(edges: EdgeColumns, folder: Path) -> tuple[Path, Path]:
+def write_import_files(edges: Edges, folder: Path) -> tuple[Path, Path]:
     """users.csv (an integer import id, the user id, the clock) and follows.csv (import ids:
     the importer maps integers much faster than strings, and never stores them; then the
     follow time and the ids of the edge's ends, which every edge carries for the list
@@ -68,7 +67,6 @@ async def import_edges(
     say: Callable[[str], None] = print,
 ) -> LoadReport:
     started = time.perf_counter()
-    columns = edges.columns()
     # The server stops while the files are written and the mirror planned. The mirror's
     # snapshot time is taken once it is down, after the last write Neo4j could accept, so any
     # write stamped earlier (and erased by the import) is fenced out.
@@ -77,9 +75,9 @@ async def import_edges(
     stopping = asyncio.create_task(asyncio.to_thread(server.down, say))
     clearing = asyncio.create_task(services.redis.mirror.clear())
     nodes, relationships = await asyncio.to_thread(
-        write_import_files, columns, server.home / "import"
+        write_import_files, edges, server.home / "import"
     )
-    plan = await asyncio.to_thread(plan_mirror, columns, services.settings.hot_list_cap)
+    plan = await asyncio.to_thread(plan_mirror, edges, services.settings.hot_list_cap)
     prepared = time.perf_counter()
     await stopping
     stopped = time.perf_counter()
@@ -126,4 +124,4 @@ async def import_edges(
         f"down after {stopped - started:.1f}s); import and restart {took['import']:.1f}s, "
         f"then schema {took['schema']:.1f}s, indexes {took['indexes']:.1f}s; mirror "
         f"{took['mirror']:.1f}s from the end of the import")  # fmt: skip
-    return LoadReport(len(columns.ids), columns.count, columns.count, time.perf_counter() - started)
+    return LoadReport(len(edges.ids), edges.count, edges.count, time.perf_counter() - started)

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Counts
-from graphsvc.ops.edge_columns import EdgeColumns
+from graphsvc.ops.edge_files import Edges
 
 USERS_PER_BATCH = 5_000
 
@@ -69,7 +69,7 @@ class MirrorPlan:
     following: SideLists
 
 
-def plan_mirror(edges: EdgeColumns, cap: int) -> MirrorPlan:
+def plan_mirror(edges: Edges, cap: int) -> MirrorPlan:
     users = len(edges.ids)
     names = edges.ids.to_numpy(zero_copy_only=False).astype(object)
     key = edges.src.astype(np.int64) * users + edges.dst  # sorted: edges come sorted

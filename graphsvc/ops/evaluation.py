@@ -38,7 +38,7 @@ import networkx as nx
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import EdgeSet, LoadError
+from graphsvc.ops.edge_files import Edges, LoadError
 from graphsvc.ops.loader import load_edges
 
 K = 10
@@ -304,7 +304,8 @@ class SeedResult:
 
 
 async def _load(services: Services, cut: Split, progress: bool) -> None:
-    await load_edges(services, EdgeSet(edges=dict(cut.train)), progress=progress)
+    train = Edges.from_rows((src, dst, since) for (src, dst), since in cut.train.items())
+    await load_edges(services, train, progress=progress)
     if cut.messages:
         weight = services.settings.interaction_weights["message"]
         events = [(s, d, weight, t) for s, d, t in cut.messages]

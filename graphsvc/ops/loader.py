@@ -19,7 +19,6 @@ from tqdm import tqdm
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.bulk_import import import_edges
-from graphsvc.ops.edge_columns import EdgeColumns
 from graphsvc.ops.edge_files import Edges, LoadReport, batches
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, get_local_server_settings
@@ -56,7 +55,7 @@ async def load(
     return await load_edges(services, edges, progress=progress)
 
 
-def follower_groups(edges: EdgeColumns, size: int) -> Iterator[list[dict[str, Any]]]:
+def follower_groups(edges: Edges, size: int) -> Iterator[list[dict[str, Any]]]:
     """Transactions of about ``size`` edges, each a list of per-follower groups (a follower's
     edges are never split), with the clock target of ``bulk/load_follows``."""
     if not edges.count:
@@ -95,8 +94,7 @@ async def load_edges(
 ) -> LoadReport:
     """Write the edges to Neo4j, then rebuild the mirror of every user they touch."""
     started = time.perf_counter()
-    columns = edges.columns()
-    users = columns.users
+    users = edges.users
     with tqdm(total=len(users), desc="users", unit="user", disable=not progress) as bar:
         for chunk in batches(users, batch):
             await services.neo4j.bulk.load_users(chunk)
@@ -113,13 +111,13 @@ async def load_edges(
         finally:
             slots.release()
 
-    with tqdm(total=columns.count, desc="edges", unit="edge", disable=not progress) as bar:
+    with tqdm(total=edges.count, desc="edges", unit="edge", disable=not progress) as bar:
         async with asyncio.TaskGroup() as group:
-            for groups in follower_groups(columns, batch):
+            for groups in follower_groups(edges, batch):
                 await slots.acquire()
                 group.create_task(write(groups, bar))
     await settle_mirror(services, users, progress=progress)
-    return LoadReport(len(users), columns.count, created, time.perf_counter() - started)
+    return LoadReport(len(users), edges.count, created, time.perf_counter() - started)
 
 
 async def settle_mirror(
