@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ import pyarrow as pa
 from pyarrow import csv as pacsv
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.bulk_mirror import install_plan, plan_mirror
+from graphsvc.ops.bulk_mirror import MirrorPlan, install_plan, plan_mirror
 from graphsvc.ops.edge_files import Edges, LoadReport
 from graphsvc.ops.local_servers import LocalNeo4j
 
@@ -58,15 +59,22 @@ def write_import_files(edges: Edges, folder: Path) -> tuple[Path, Path]:
     return nodes, relationships
 
 
-async def import_edges(
-    services: Services,
-    edges: Edges,
-    server: LocalNeo4j,
-    *,
-    progress: bool = True,
-    say: Callable[[str], None] = print,
-) -> LoadReport:
-    started = time.perf_counter()
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """The importer's files and the mirror's plan, written while the server stopped."""
+
+    nodes: Path
+    relationships: Path
+    plan: MirrorPlan
+    at: int  # the mirror's snapshot time: once the server was down
+    files_seconds: float
+    down_seconds: float
+
+
+async def _prepare(
+    services: Services, edges: Edges, server: LocalNeo4j, say: Callable[[str], None]
+) -> _Prepared:
+    begun = time.perf_counter()
     # The server stops while the files are written and the mirror planned. The mirror's
     # snapshot time is taken once it is down, after the last write Neo4j could accept, so any
     # write stamped earlier (and erased by the import) is fenced out.
@@ -78,13 +86,22 @@ async def import_edges(
         write_import_files, edges, server.home / "import"
     )
     plan = await asyncio.to_thread(plan_mirror, edges, services.settings.hot_list_cap)
-    prepared = time.perf_counter()
+    written = time.perf_counter()
     await stopping
     stopped = time.perf_counter()
     at = int(time.time() * 1_000_000)  # the local server and this process share the clock
     removed = await clearing + await services.redis.mirror.clear()
     if removed:
         say(f"mirror: removed {removed:,} stale keys")
+    return _Prepared(nodes, relationships, plan, at, written - begun, stopped - begun)
+
+
+async def _import_and_mirror(
+    services: Services, server: LocalNeo4j, prepared: _Prepared, *, progress: bool,
+    say: Callable[[str], None],
+) -> dict[str, float]:  # fmt: skip
+    """Import, restart and build the schema, installing the mirror meanwhile; how long each
+    took."""
     took: dict[str, float] = {}
 
     async def timed(name: str, work: Awaitable[None]) -> None:
@@ -100,11 +117,11 @@ async def import_edges(
         # mirror's Python and Redis: the mirror waits for the import and runs while the
         # server starts (its restart, schema and indexes leave a core free).
         await done.wait()
-        await timed("mirror", install_plan(services, plan, at, progress=progress))
+        await timed("mirror", install_plan(services, prepared.plan, prepared.at, progress=progress))
 
     async def neo4j() -> None:
         await timed("import", asyncio.to_thread(
-            server.import_csv, nodes, relationships, say,
+            server.import_csv, prepared.nodes, prepared.relationships, say,
             lambda: loop.call_soon_threadsafe(done.set),
         ))  # fmt: skip
         await timed("schema", services.neo4j.store.apply_schema())
@@ -118,10 +135,24 @@ async def import_edges(
         # Never leave a mirror of edges that Neo4j does not have.
         await services.redis.mirror.clear()
         raise failed.exceptions[0] from None
-    nodes.unlink()
-    relationships.unlink()
-    say(f"load: files and mirror plan {prepared - started:.1f}s (the server stopping meanwhile, "
-        f"down after {stopped - started:.1f}s); import and restart {took['import']:.1f}s, "
-        f"then schema {took['schema']:.1f}s, indexes {took['indexes']:.1f}s; mirror "
-        f"{took['mirror']:.1f}s from the end of the import")  # fmt: skip
+    return took
+
+
+async def import_edges(
+    services: Services,
+    edges: Edges,
+    server: LocalNeo4j,
+    *,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> LoadReport:
+    started = time.perf_counter()
+    prepared = await _prepare(services, edges, server, say)
+    took = await _import_and_mirror(services, server, prepared, progress=progress, say=say)
+    prepared.nodes.unlink()
+    prepared.relationships.unlink()
+    say(f"load: files and mirror plan {prepared.files_seconds:.1f}s (the server stopping "
+        f"meanwhile, down after {prepared.down_seconds:.1f}s); import and restart "
+        f"{took['import']:.1f}s, then schema {took['schema']:.1f}s, indexes "
+        f"{took['indexes']:.1f}s; mirror {took['mirror']:.1f}s from the end of the import")  # fmt: skip
     return LoadReport(len(edges.ids), edges.count, edges.count, time.perf_counter() - started)
