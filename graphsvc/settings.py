@@ -1,21 +1,33 @@
 """Every knob of graphsvc, read from environment variables in one place.
 
 Names are the plain environment variable names (``NEO4J_URI``, ``HOT_LIST_CAP``...), matched
-case-insensitively. ``Settings`` is what serving needs (the API, the services, the adapters),
-the same object for the CLI, tests and notebooks; ``LocalServerSettings`` holds what only the
-operations tooling needs to run local servers and the evaluation's own servers.
+case-insensitively. The settings are read in sections, one class per concern
+(``Neo4jSettings``, ``MirrorSettings``...), and each adapter, service and worker is handed only
+the sections it reads, so its constructor says what it depends on. ``Settings`` holds every
+section: the composition root builds the parts from it, and the CLI, tests and notebooks use
+the same object. ``LocalServerSettings`` holds what only the operations tooling needs to run
+local servers and the evaluation's own servers.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, Field, SecretBytes, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretBytes,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -24,12 +36,227 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SECRET_SETTINGS = frozenset({"neo4j_password", "cursor_secret", "api_key_secret"})
 
 
-class _TimelineSettings(BaseSettings):
-    """Home timelines' knobs: part of ``Settings`` (one object), kept apart to stay readable."""
+class _Section(BaseSettings):
+    """One concern's settings, read from the environment by the plain variable names (no
+    prefix): a part of the service is handed the section it reads and nothing else, so what a
+    class depends on shows in its constructor."""
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+    # a refused value is left out of the error's text (it may be a secret); a name no section
+    # declares is refused rather than dropped
+    model_config = SettingsConfigDict(
+        env_file=None, extra="forbid", frozen=True, hide_input_in_errors=True
+    )
 
-    # Home timelines: push for ordinary authors, pull for celebrities, merged on read.
+
+class Neo4jSettings(_Section):
+    """Neo4j, the source of truth for FOLLOWS edges: where it is, how to talk to it, how long
+    a statement may run."""
+
+    neo4j_uri: str = Field(
+        default="bolt://127.0.0.1:17687",
+        description="Neo4j's address: bolt:// for one server, neo4j:// for a cluster (reads "
+        "routed to secondaries, writes to the leader)",
+    )
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user")
+    neo4j_password: str = Field(
+        default="graphsvc-dev",
+        description="Neo4j password (the local server is created with it); set it in production",
+    )
+    neo4j_database: str = Field(default="neo4j", description="the database holding the graph")
+    neo4j_pool_size: int = Field(
+        default=64, ge=1, description="connections the driver keeps to Neo4j per process"
+    )
+    neo4j_retry_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="how long a write is retried (deadlocks, an unreachable server)",
+    )
+    neo4j_connect_timeout: float = Field(default=3.0, gt=0, description="seconds to connect")
+    neo4j_tx_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=600,
+        description="transaction timeout of every statement the API runs (reads and writes): "
+        "Neo4j cuts off a statement still running after this long, and the request is a 503 "
+        "graph_timeout, so no request makes the graph work without end",
+    )
+    neo4j_job_timeout_seconds: float = Field(
+        default=900.0,
+        gt=0,
+        description="transaction timeout of long jobs' statements: the workers' and the "
+        "CLI's (bulk imports, reconciles and rebuilds, training reads, a status propagation's "
+        "walk of every follower, the schema and index waits at start-up)",
+    )
+
+
+class RedisSettings(_Section):
+    """Redis, which holds the mirror of hot lists and exact counts, the caches, leases,
+    budgets and streams: where it is, how to talk to it, the prefix of every key."""
+
+    redis_url: str = Field(
+        default="redis://127.0.0.1:16379/0",
+        description="Redis's address (with REDIS_CLUSTER, any one node of the cluster)",
+    )
+    redis_pool_size: int = Field(
+        default=64,
+        ge=1,
+        description="connections to Redis per process (on a cluster, callers at once per process)",
+    )
+    redis_pool_timeout: float = Field(
+        default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
+    )
+    redis_prefix: str = Field(
+        default="gs:",
+        pattern=r"^[A-Za-z0-9_.:-]{1,16}$",
+        description="prefix of the service's Redis keys (mirror, caches, leases, budgets); the "
+        "event stream is named by EVENTS_STREAM",
+    )
+    redis_cluster: bool = Field(
+        default=False,
+        description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
+    )
+    redis_connect_timeout: float = Field(default=1.0, gt=0, description="seconds to connect")
+    redis_socket_timeout: float = Field(
+        default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"
+    )
+    redis_retry_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="after a Redis connection failure, reads go straight to Neo4j (and "
+        "writes skip the mirror) this long",
+    )
+
+
+class WriteSettings(_Section):
+    """Follows, unfollows and blocks: the group commit that lets writes arriving together
+    share a transaction, and the anti-abuse limits a new follow is checked against."""
+
+    write_batch_window_ms: float = Field(
+        default=1.0,
+        ge=0,
+        le=100,
+        description="how long an idle batch stays open for more writes to join it",
+    )
+    write_batch_max: int = Field(
+        default=64, ge=1, le=1_000, description="most writes in one batch (one transaction)"
+    )
+    write_batch_concurrency: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="batches committing at once per process; later writes wait in the next one",
+    )
+    max_following: int = Field(default=5_000, ge=1, description="most users one may follow")
+    follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
+    follow_window_seconds: int = Field(
+        default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
+    )
+
+
+class ListSettings(_Section):
+    """What a read of relation lists answers: page sizes, the signed cursors of every paged
+    list, how much one request may examine or name."""
+
+    page_limit_default: int = Field(default=20, ge=1, description="page size when none is asked")
+    page_limit_max: int = Field(default=200, ge=1, description="largest page a request may ask")
+    common_scan_max: int = Field(
+        default=5_000,
+        ge=1,
+        description="entries of the shorter list one common-followers or common-following "
+        "request examines at most, for its total and again for its page: the total is exact "
+        "when that list is no longer, else a lower bound (total_is_lower_bound); a page that "
+        "examined this many without filling up is answered short, with a next_cursor",
+    )
+    relationships_max_ids: int = Field(
+        default=100, ge=1, le=1_000, description="ids one relationships request may name"
+    )
+    celebrity_followers: int = Field(
+        default=100_000, ge=1, description="followers from which /counts says celebrity"
+    )
+    cursor_secret: str = Field(
+        default="graphsvc-dev-cursor-secret",
+        min_length=16,
+        description="HMAC key that makes cursors tamper-evident; set it in production",
+    )
+
+
+class MirrorSettings(_Section):
+    """The shape of the Redis mirror and the work that keeps it on the graph: rebuilds of
+    cold users, the journal of removals, the batches of propagations and erasures."""
+
+    hot_list_cap: int = Field(
+        default=10_000,
+        ge=1,
+        description="newest entries kept per list in Redis; counts stay exact past it",
+    )
+    mirror_journal_seconds: int = Field(
+        default=600, ge=1, description="how long removals are remembered to beat late writes"
+    )
+    rebuild_batch_users: int = Field(
+        default=500, ge=1, description="users per batch of rebuilds, repairs, loads and checks"
+    )
+    rebuild_concurrency: int = Field(
+        default=8, ge=1, description="cold-user rebuilds running against Neo4j at once, per process"
+    )
+    rebuild_wait_seconds: float = Field(
+        default=2.0, ge=0, description="how long a cold read waits for a rebuild slot (then 503)"
+    )
+    fanout_batch_edges: int = Field(
+        default=500, ge=1, description="edges per transaction of status propagations and erasures"
+    )
+
+
+class EventSettings(_Section):
+    """The event stream every committed change is appended to, the outbox relay that makes
+    it at-least-once, and the Server-Sent Events of new followers
+    (``GET /v1/users/{user_id}/events``): what one API key may hold open and replay."""
+
+    events_stream: str = Field(
+        default="graph:events",
+        min_length=1,
+        description="the Redis stream every committed change of the graph is appended to",
+    )
+    events_max_len: int = Field(
+        default=1_000_000, ge=1, description="events kept in the stream (approximately)"
+    )
+    outbox_grace_seconds: float = Field(
+        default=5.0, ge=0, description="age at which an outbox event not yet appended is lost"
+    )
+    outbox_relay_seconds: float = Field(default=1.0, gt=0, description="relay round interval")
+    outbox_batch: int = Field(default=1_000, ge=1, description="outbox events per relay step")
+    events_streams_per_key: int = Field(
+        default=100,
+        ge=1,
+        description="open event streams one API key may hold across every API process; one "
+        "more is a 429 stream_limit",
+    )
+    events_recheck_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="how often an open event stream re-checks its API key (a revoked key's "
+        "streams end within this plus API_KEY_CACHE_SECONDS) and renews its slot (a slot not "
+        "renewed for three times this long lapses: a stopped process frees its slots)",
+    )
+    events_replay_max: int = Field(
+        default=1_000,
+        ge=1,
+        le=100_000,
+        description="stream entries a reconnect reads after its Last-Event-ID, the newest "
+        "first; when more came after it, the older ones are skipped and the stream opens with "
+        "a gap event",
+    )
+    events_replay_charge_entries: int = Field(
+        default=100,
+        ge=1,
+        description="a replay costs the key's read budget one request more per this many "
+        "stream entries it read (a 429 rate_limited when the budget cannot pay)",
+    )
+
+
+class TimelineSettings(_Section):
+    """Home timelines: pushed for ordinary authors, pulled for celebrities, merged on read."""
+
     feed_celebrity_followers: int = Field(
         default=10_000,
         ge=1,
@@ -85,87 +312,114 @@ class _TimelineSettings(BaseSettings):
 
     @property
     def feed_active_ms(self) -> int:
+        """FEED_ACTIVE_DAYS in milliseconds, as the timeline scripts compare read times."""
         return int(self.feed_active_days * 86_400_000)
 
 
-class _EventSettings(BaseSettings):
-    """The Server-Sent Events of new followers (``GET /v1/users/{user_id}/events``): what one
-    API key may hold open and replay. Part of ``Settings`` (one object), kept apart to stay
-    readable."""
+class SuggestionSettings(_Section):
+    """Suggestions ("people you may know"): how candidates are gathered and ranked, how shown
+    ones sink, what is cached."""
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
-
-    events_streams_per_key: int = Field(
-        default=100,
-        ge=1,
-        description="open event streams one API key may hold across every API process; one "
-        "more is a 429 stream_limit",
+    suggest_intermediaries: int = Field(
+        default=200, ge=1, description="followings expanded per suggestion query, closest first"
     )
-    events_recheck_seconds: float = Field(
-        default=10.0,
-        gt=0,
-        le=300,
-        description="how often an open event stream re-checks its API key (a revoked key's "
-        "streams end within this plus API_KEY_CACHE_SECONDS) and renews its slot (a slot not "
-        "renewed for three times this long lapses: a stopped process frees its slots)",
+    suggest_scan: int = Field(
+        default=1_000, ge=1, description="edges read from each expanded following"
     )
-    events_replay_max: int = Field(
-        default=1_000,
-        ge=1,
-        le=100_000,
-        description="stream entries a reconnect reads after its Last-Event-ID, the newest "
-        "first; when more came after it, the older ones are skipped and the stream opens with "
-        "a gap event",
+    suggest_edges_per_intermediary: int = Field(
+        default=200, ge=1, description="edges kept per co-follower, and followers read"
     )
-    events_replay_charge_entries: int = Field(
-        default=100,
-        ge=1,
-        description="a replay costs the key's read budget one request more per this many "
-        "stream entries it read (a 429 rate_limited when the budget cannot pay)",
+    suggest_cofollow_items: int = Field(
+        default=20, ge=0, description="least followed follows whose followers are co-followers"
     )
-
-
-class _WorkerSettings(BaseSettings):
-    """The worker's knobs (`graphsvc worker`: background work, out of the serving processes):
-    part of ``Settings`` (one object), kept apart to stay readable."""
-
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
-
-    worker_jobs: int = Field(
-        default=8, ge=1, description="background jobs one worker runs at once (the rest wait)"
+    suggest_cofollowers: int = Field(
+        default=50, ge=0, description="most similar co-followers whose follows are candidates"
     )
-    worker_poll_seconds: float = Field(
-        default=1.0,
-        gt=0,
-        description="how often a worker looks for orphaned work and records the progress of "
-        "its running moderation jobs",
+    suggest_candidates: int = Field(
+        default=300, ge=50, description="candidates with features passed to the ranker"
     )
-    worker_queue_max: int = Field(
-        default=100_000,
-        ge=1,
-        description="timeline jobs queued at most; a publish or delete past it is a 503 "
-        "queue_full (with Retry-After) that changes nothing",
+    suggest_thin: int = Field(
+        default=50, ge=0, description="below this many candidates, three-hop ones are added"
     )
-    worker_lease_seconds: float = Field(
+    suggest_fresh_days: float = Field(
+        default=30.0, gt=0, description="half-life of the freshness of paths and activity"
+    )
+    pymk_model_name: str = Field(
+        default="default", min_length=1, description="the stored ranker the API serves"
+    )
+    pymk_model_refresh_seconds: float = Field(
+        default=30.0, gt=0, description="how often an API process looks for a newer ranker"
+    )
+    suggest_impressions_free: int = Field(
+        default=3, ge=1, description="times a suggestion is shown before it sinks at all"
+    )
+    suggest_impression_decay: float = Field(
+        default=0.5, gt=0, le=1, description="score multiplier per show beyond the free ones"
+    )
+    suggest_impressions_days: float = Field(
         default=30.0,
         gt=0,
-        description="a moderation job whose worker stopped renewing it for this long is "
-        "taken over by another worker",
+        description="how long a user's show counts are kept (refreshed by each recorded show)",
     )
-    worker_reconcile_seconds: float | None = Field(
-        default=None,
-        gt=0,
-        description="when set, the workers reconcile the users written recently this often "
-        "(one worker a round), as `graphsvc reconcile --every` does",
+    suggest_cache_seconds: int = Field(
+        default=60, ge=1, description="how long a user's computed suggestions are cached"
+    )
+    popular_cache_seconds: int = Field(
+        default=600,
+        ge=1,
+        description="how long the cold start's lists (recently active, most followed) are cached",
     )
 
+    @property
+    def fresh_half_life_us(self) -> int:
+        """SUGGEST_FRESH_DAYS in microseconds, as the candidate queries take it."""
+        return int(self.suggest_fresh_days * 86_400 * 1_000_000)
 
-class _BoundSettings(BaseSettings):
+
+class InteractionSettings(_Section):
+    """Interactions (messages, comments, likes, visits) and the affinity they add up to,
+    which orders lists and ranks suggestions."""
+
+    interaction_weights: dict[str, float] = Field(
+        default={"message": 5.0, "comment": 3.0, "like": 2.0, "profile_visit": 1.0},
+        description="interaction kinds and their weights (JSON in the environment)",
+    )
+    affinity_half_life_days: float = Field(
+        default=14.0, gt=0, description="an interaction's weight halves every this many days"
+    )
+    interactions_max_batch: int = Field(
+        default=1_000, ge=1, le=1_000, description="interactions one request may record"
+    )
+    interactions_max_future_seconds: int = Field(
+        default=300, ge=0, description="how far ahead of the server's clock an event may be"
+    )
+    interactions_flush_seconds: float = Field(
+        default=1.0, gt=0, description="how often buffered interactions are written to Neo4j"
+    )
+    interactions_flush_entries: int = Field(
+        default=50, ge=1, description="buffered batches per Neo4j transaction"
+    )
+
+    @property
+    def affinity_half_life_us(self) -> int:
+        """AFFINITY_HALF_LIFE_DAYS in microseconds, as the affinity queries take it."""
+        return int(self.affinity_half_life_days * 86_400 * 1_000_000)
+
+    @field_validator("interaction_weights")
+    @classmethod
+    def _positive_weights(cls, weights: dict[str, float]) -> dict[str, float]:
+        bad = {k: w for k, w in weights.items() if not (0 < w < float("inf"))}
+        if bad or not weights:
+            raise ValueError(
+                f"interaction weights must be finite and above 0, got {bad or weights}"
+            )
+        return weights
+
+
+class BoundSettings(_Section):
     """Bounds on what the writes of one API key can make Redis and Neo4j hold (shows of
-    suggestions, interactions): part of ``Settings`` (one object), kept apart to stay
-    readable. Tombstones of deleted posts are bounded by FEED_TOMBSTONES_MAX."""
-
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+    suggestions, interactions). Tombstones of deleted posts are bounded by
+    FEED_TOMBSTONES_MAX."""
 
     suggest_served_seconds: int = Field(
         default=86_400,
@@ -187,11 +441,8 @@ class _BoundSettings(BaseSettings):
     )
 
 
-class _AccessSettings(BaseSettings):
-    """API keys, their authentication and their per-key budgets: part of ``Settings`` (one
-    object), kept apart to stay readable."""
-
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
+class AccessSettings(_Section):
+    """API keys, their authentication and their per-key budgets."""
 
     api_key_secret: str = Field(
         default="graphsvc-dev-api-key-secret",
@@ -242,270 +493,42 @@ class _AccessSettings(BaseSettings):
         return text
 
 
-class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSettings, _AccessSettings):
-    # a refused value is left out of the error's text (it may be a secret)
-    model_config = SettingsConfigDict(
-        env_file=None, extra="ignore", frozen=True, hide_input_in_errors=True
-    )
+class WorkerSettings(_Section):
+    """The worker (`graphsvc worker`: background work, out of the serving processes)."""
 
-    # Neo4j: the source of truth for FOLLOWS edges.
-    neo4j_uri: str = Field(
-        default="bolt://127.0.0.1:17687",
-        description="Neo4j's address: bolt:// for one server, neo4j:// for a cluster (reads "
-        "routed to secondaries, writes to the leader)",
+    worker_jobs: int = Field(
+        default=8, ge=1, description="background jobs one worker runs at once (the rest wait)"
     )
-    neo4j_user: str = Field(default="neo4j", description="Neo4j user")
-    neo4j_password: str = Field(
-        default="graphsvc-dev",
-        description="Neo4j password (the local server is created with it); set it in production",
-    )
-    neo4j_database: str = Field(default="neo4j", description="the database holding the graph")
-    neo4j_pool_size: int = Field(
-        default=64, ge=1, description="connections the driver keeps to Neo4j per process"
-    )
-    neo4j_retry_seconds: float = Field(
-        default=10.0,
-        ge=0,
-        description="how long a write is retried (deadlocks, an unreachable server)",
-    )
-    neo4j_connect_timeout: float = Field(default=3.0, gt=0, description="seconds to connect")
-    neo4j_tx_timeout_seconds: float = Field(
-        default=5.0,
-        gt=0,
-        le=600,
-        description="transaction timeout of every statement the API runs (reads and writes): "
-        "Neo4j cuts off a statement still running after this long, and the request is a 503 "
-        "graph_timeout, so no request makes the graph work without end",
-    )
-    neo4j_job_timeout_seconds: float = Field(
-        default=900.0,
-        gt=0,
-        description="transaction timeout of long jobs' statements: the workers' and the "
-        "CLI's (bulk imports, reconciles and rebuilds, training reads, a status propagation's "
-        "walk of every follower, the schema and index waits at start-up)",
-    )
-
-    # Group commit: follows, unfollows and blocks that arrive together share a transaction.
-    write_batch_window_ms: float = Field(
-        default=1.0,
-        ge=0,
-        le=100,
-        description="how long an idle batch stays open for more writes to join it",
-    )
-    write_batch_max: int = Field(
-        default=64, ge=1, le=1_000, description="most writes in one batch (one transaction)"
-    )
-    write_batch_concurrency: int = Field(
-        default=2,
-        ge=1,
-        le=64,
-        description="batches committing at once per process; later writes wait in the next one",
-    )
-
-    # Redis: the mirror of hot lists and exact counts.
-    redis_url: str = Field(
-        default="redis://127.0.0.1:16379/0",
-        description="Redis's address (with REDIS_CLUSTER, any one node of the cluster)",
-    )
-    redis_pool_size: int = Field(
-        default=64,
-        ge=1,
-        description="connections to Redis per process (on a cluster, callers at once per process)",
-    )
-    redis_pool_timeout: float = Field(
-        default=5.0, gt=0, description="seconds to wait for a free connection when all are busy"
-    )
-    redis_prefix: str = Field(
-        default="gs:",
-        pattern=r"^[A-Za-z0-9_.:-]{1,16}$",
-        description="prefix of the service's Redis keys (mirror, caches, leases, budgets); the "
-        "event stream is named by EVENTS_STREAM",
-    )
-    redis_cluster: bool = Field(
-        default=False,
-        description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
-    )
-    redis_connect_timeout: float = Field(default=1.0, gt=0, description="seconds to connect")
-    redis_socket_timeout: float = Field(
-        default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"
-    )
-    redis_retry_seconds: float = Field(
+    worker_poll_seconds: float = Field(
         default=1.0,
         gt=0,
-        description="after a Redis connection failure, reads go straight to Neo4j (and "
-        "writes skip the mirror) this long",
+        description="how often a worker looks for orphaned work and records the progress of "
+        "its running moderation jobs",
     )
-
-    # The event stream (graph:events) and the outbox relay that makes it at-least-once.
-    events_stream: str = Field(
-        default="graph:events",
-        min_length=1,
-        description="the Redis stream every committed change of the graph is appended to",
-    )
-    events_max_len: int = Field(
-        default=1_000_000, ge=1, description="events kept in the stream (approximately)"
-    )
-    outbox_grace_seconds: float = Field(
-        default=5.0, ge=0, description="age at which an outbox event not yet appended is lost"
-    )
-    outbox_relay_seconds: float = Field(default=1.0, gt=0, description="relay round interval")
-    outbox_batch: int = Field(default=1_000, ge=1, description="outbox events per relay step")
-
-    # Mirror shape and paging.
-    hot_list_cap: int = Field(
-        default=10_000,
+    worker_queue_max: int = Field(
+        default=100_000,
         ge=1,
-        description="newest entries kept per list in Redis; counts stay exact past it",
+        description="timeline jobs queued at most; a publish or delete past it is a 503 "
+        "queue_full (with Retry-After) that changes nothing",
     )
-    page_limit_default: int = Field(default=20, ge=1, description="page size when none is asked")
-    page_limit_max: int = Field(default=200, ge=1, description="largest page a request may ask")
-    common_scan_max: int = Field(
-        default=5_000,
-        ge=1,
-        description="entries of the shorter list one common-followers or common-following "
-        "request examines at most, for its total and again for its page: the total is exact "
-        "when that list is no longer, else a lower bound (total_is_lower_bound); a page that "
-        "examined this many without filling up is answered short, with a next_cursor",
-    )
-    mirror_journal_seconds: int = Field(
-        default=600, ge=1, description="how long removals are remembered to beat late writes"
-    )
-    rebuild_batch_users: int = Field(
-        default=500, ge=1, description="users per batch of rebuilds, repairs, loads and checks"
-    )
-    rebuild_concurrency: int = Field(
-        default=8, ge=1, description="cold-user rebuilds running against Neo4j at once, per process"
-    )
-    rebuild_wait_seconds: float = Field(
-        default=2.0, ge=0, description="how long a cold read waits for a rebuild slot (then 503)"
-    )
-    fanout_batch_edges: int = Field(
-        default=500, ge=1, description="edges per transaction of status propagations and erasures"
-    )
-
-    # Anti-abuse limits and thresholds.
-    max_following: int = Field(default=5_000, ge=1, description="most users one may follow")
-    follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
-    follow_window_seconds: int = Field(
-        default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
-    )
-    celebrity_followers: int = Field(
-        default=100_000, ge=1, description="followers from which /counts says celebrity"
-    )
-    relationships_max_ids: int = Field(
-        default=100, ge=1, le=1_000, description="ids one relationships request may name"
-    )
-
-    # Interactions and affinity ("people you may know").
-    interaction_weights: dict[str, float] = Field(
-        default={"message": 5.0, "comment": 3.0, "like": 2.0, "profile_visit": 1.0},
-        description="interaction kinds and their weights (JSON in the environment)",
-    )
-    affinity_half_life_days: float = Field(
-        default=14.0, gt=0, description="an interaction's weight halves every this many days"
-    )
-
-    @property
-    def affinity_half_life_us(self) -> int:
-        """AFFINITY_HALF_LIFE_DAYS in microseconds, as the affinity queries take it."""
-        return int(self.affinity_half_life_days * 86_400 * 1_000_000)
-
-    @property
-    def fresh_half_life_us(self) -> int:
-        """SUGGEST_FRESH_DAYS in microseconds, as the candidate queries take it."""
-        return int(self.suggest_fresh_days * 86_400 * 1_000_000)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_local_server_knobs(cls, data: Any) -> Any:
-        # Settings ignores unknown names (the environment holds many): a local-server knob
-        # passed here by mistake would otherwise be dropped without a word.
-        if isinstance(data, dict):
-            misplaced = sorted(set(data) & set(LocalServerSettings.model_fields))
-            if misplaced:
-                raise ValueError(
-                    f"{', '.join(misplaced)}: set on LocalServerSettings, not Settings"
-                )
-        return data
-
-    @field_validator("interaction_weights")
-    @classmethod
-    def _positive_weights(cls, weights: dict[str, float]) -> dict[str, float]:
-        bad = {k: w for k, w in weights.items() if not (0 < w < float("inf"))}
-        if bad or not weights:
-            raise ValueError(
-                f"interaction weights must be finite and above 0, got {bad or weights}"
-            )
-        return weights
-
-    interactions_max_batch: int = Field(
-        default=1_000, ge=1, le=1_000, description="interactions one request may record"
-    )
-    interactions_max_future_seconds: int = Field(
-        default=300, ge=0, description="how far ahead of the server's clock an event may be"
-    )
-    interactions_flush_seconds: float = Field(
-        default=1.0, gt=0, description="how often buffered interactions are written to Neo4j"
-    )
-    interactions_flush_entries: int = Field(
-        default=50, ge=1, description="buffered batches per Neo4j transaction"
-    )
-    suggest_intermediaries: int = Field(
-        default=200, ge=1, description="followings expanded per suggestion query, closest first"
-    )
-    suggest_scan: int = Field(
-        default=1_000, ge=1, description="edges read from each expanded following"
-    )
-    suggest_edges_per_intermediary: int = Field(
-        default=200, ge=1, description="edges kept per co-follower, and followers read"
-    )
-    suggest_cofollow_items: int = Field(
-        default=20, ge=0, description="least followed follows whose followers are co-followers"
-    )
-    suggest_cofollowers: int = Field(
-        default=50, ge=0, description="most similar co-followers whose follows are candidates"
-    )
-    suggest_candidates: int = Field(
-        default=300, ge=50, description="candidates with features passed to the ranker"
-    )
-    suggest_thin: int = Field(
-        default=50, ge=0, description="below this many candidates, three-hop ones are added"
-    )
-    suggest_fresh_days: float = Field(
-        default=30.0, gt=0, description="half-life of the freshness of paths and activity"
-    )
-    pymk_model_name: str = Field(
-        default="default", min_length=1, description="the stored ranker the API serves"
-    )
-    pymk_model_refresh_seconds: float = Field(
-        default=30.0, gt=0, description="how often an API process looks for a newer ranker"
-    )
-    suggest_impressions_free: int = Field(
-        default=3, ge=1, description="times a suggestion is shown before it sinks at all"
-    )
-    suggest_impression_decay: float = Field(
-        default=0.5, gt=0, le=1, description="score multiplier per show beyond the free ones"
-    )
-    suggest_impressions_days: float = Field(
+    worker_lease_seconds: float = Field(
         default=30.0,
         gt=0,
-        description="how long a user's show counts are kept (refreshed by each recorded show)",
+        description="a moderation job whose worker stopped renewing it for this long is "
+        "taken over by another worker",
     )
-    suggest_cache_seconds: int = Field(
-        default=60, ge=1, description="how long a user's computed suggestions are cached"
-    )
-    popular_cache_seconds: int = Field(
-        default=600,
-        ge=1,
-        description="how long the cold start's lists (recently active, most followed) are cached",
-    )
-    cursor_secret: str = Field(
-        default="graphsvc-dev-cursor-secret",
-        min_length=16,
-        description="HMAC key that makes cursors tamper-evident; set it in production",
+    worker_reconcile_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="when set, the workers reconcile the users written recently this often "
+        "(one worker a round), as `graphsvc reconcile --every` does",
     )
 
-    # API server.
+
+class ApiSettings(_Section):
+    """The API server: where `graphsvc serve` listens, with which server and how many
+    processes, what it logs, what a request may carry, and development mode."""
+
     development: bool = Field(
         default=False,
         description="development mode: the app accepts the development secrets written in "
@@ -530,6 +553,108 @@ class Settings(_TimelineSettings, _EventSettings, _WorkerSettings, _BoundSetting
     log_json: bool = Field(
         default=False, description="one JSON log line per request, with its X-Request-ID"
     )
+
+
+class Settings(BaseModel):
+    """Every section, each read from the environment unless given: what the composition root
+    (``bootstrap``), the app factory and the operations tooling hold, and hand each part its
+    sections from.
+
+    ``Settings(hot_list_cap=5, neo4j_uri=...)`` takes settings by their plain names too, each
+    routed to its section (whose other values still come from the environment), so tests and
+    notebooks need not know where a setting lives; ``with_values`` does the same on a copy.
+    It is a plain model, not itself read from the environment: its fields are sections, and a
+    variable named like one (``API``, ``REDIS``) must not be taken for it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
+
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
+    writes: WriteSettings = Field(default_factory=WriteSettings)
+    lists: ListSettings = Field(default_factory=ListSettings)
+    mirror: MirrorSettings = Field(default_factory=MirrorSettings)
+    events: EventSettings = Field(default_factory=EventSettings)
+    timelines: TimelineSettings = Field(default_factory=TimelineSettings)
+    suggestions: SuggestionSettings = Field(default_factory=SuggestionSettings)
+    interactions: InteractionSettings = Field(default_factory=InteractionSettings)
+    bounds: BoundSettings = Field(default_factory=BoundSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+    worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route(cls, data: Any) -> Any:
+        """Builds each section from the plain names given for it; a section given whole is
+        kept, with any plain names for it applied over it."""
+        if not isinstance(data, dict):
+            return data
+        misplaced = sorted(set(data) & set(LocalServerSettings.model_fields))
+        if misplaced:
+            raise ValueError(f"{', '.join(misplaced)}: set on LocalServerSettings, not Settings")
+        unknown = sorted(name for name in data if name not in cls.model_fields | SECTION_OF)
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: no such setting")
+        routed = {name: value for name, value in data.items() if name in cls.model_fields}
+        given: dict[str, dict[str, Any]] = {}
+        for name, value in data.items():
+            if name in SECTION_OF:
+                given.setdefault(SECTION_OF[name], {})[name] = value
+        for section, kind in SECTIONS.items():
+            whole, values = routed.get(section), given.get(section, {})
+            if isinstance(whole, BaseModel):  # validated already: only the changes are
+                if values:
+                    routed[section] = kind.model_validate({**whole.model_dump(), **values})
+            elif whole is not None or values:  # from the environment, but for these values
+                routed[section] = kind(**{**(whole or {}), **values})
+        return routed
+
+    def with_values(self, **values: Any) -> Settings:
+        """A copy with some settings replaced, by their plain names (``hot_list_cap=5``) or
+        whole sections, validated as the environment's values are.
+
+        ``model_copy(update=...)`` would put a plain name beside the sections, where no part
+        reads it, so it takes only section names."""
+        sections: dict[str, Any] = dict(self)
+        return type(self)(**{**sections, **values})
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        stray = sorted(set(update or {}) - set(type(self).model_fields))
+        if stray:
+            raise ValueError(f"{', '.join(stray)}: not a section of Settings; use with_values()")
+        return super().model_copy(update=update, deep=deep)
+
+    def value(self, name: str) -> Any:
+        """The setting of that plain name, from its section: for what names settings as the
+        environment does (the OpenAPI document's marks, messages, reports)."""
+        if name not in SECTION_OF:
+            raise KeyError(f"{name}: no such setting")
+        return getattr(getattr(self, SECTION_OF[name]), name)
+
+    def __getattr__(self, name: str) -> Any:
+        # a plain name reads its section's value (for readers not yet given their section)
+        section = SECTION_OF.get(name) or _PROPERTY_OF.get(name)
+        if section is None:
+            return super().__getattr__(name)  # type: ignore[misc]
+        return getattr(getattr(self, section), name)
+
+
+# Each section of Settings by its field name, and the section of each setting (by its plain,
+# lowercase name): the routing of plain names, and the reference, are read from these.
+SECTIONS: dict[str, type[_Section]] = {
+    name: info.annotation
+    for name, info in Settings.model_fields.items()
+    if isinstance(info.annotation, type) and issubclass(info.annotation, _Section)
+}
+SECTION_OF: dict[str, str] = {
+    setting: section for section, kind in SECTIONS.items() for setting in kind.model_fields
+}
+_PROPERTY_OF: dict[str, str] = {
+    name: section
+    for section, kind in SECTIONS.items()
+    for name, member in vars(kind).items()
+    if isinstance(member, property)
+}
 
 
 class LocalServerSettings(BaseSettings):
@@ -573,11 +698,10 @@ class LocalServerSettings(BaseSettings):
 def development_secrets(settings: Settings) -> list[str]:
     """The secrets still at their development values, which anyone can read in the source
     (so anyone could mint cursors or match keys); by environment variable name."""
-    fields = Settings.model_fields
     return [
         name.upper()
         for name in ("api_key_secret", "cursor_secret")
-        if getattr(settings, name) == fields[name].default
+        if settings.value(name) == SECTIONS[SECTION_OF[name]].model_fields[name].default
     ]
 
 
@@ -585,7 +709,7 @@ def refuse_development_secrets(settings: Settings) -> None:
     """Outside development mode, serving with a development secret is refused (whatever
     server runs the app: `graphsvc serve`, uvicorn or gunicorn directly)."""
     names = development_secrets(settings)
-    if names and not settings.development:
+    if names and not settings.api.development:
         raise DevelopmentSecrets(
             f"set {' and '.join(names)} (the development values are public), or "
             "DEVELOPMENT=1 on a development machine"

@@ -19,6 +19,7 @@ from contextlib import ExitStack
 
 import httpx
 import pytest
+from driver import Driver
 from helpers import app_client
 
 from graphsvc.api.app import create_app
@@ -93,7 +94,7 @@ def make_service(
     """Services over the shared connections, with settings overridden (e.g. a small cap)."""
 
     def make(**overrides: object) -> Services:
-        return build(server_settings.model_copy(update=overrides), connections)
+        return build(server_settings.with_values(**overrides), connections)
 
     return make
 
@@ -128,6 +129,22 @@ def make_client(
 async def client(make_client: Callable[..., httpx.AsyncClient]) -> AsyncIterator[httpx.AsyncClient]:
     async with make_client() as http:
         yield http
+
+
+@pytest.fixture
+def make_driver(make_client: Callable[..., httpx.AsyncClient]) -> Callable[..., Driver]:
+    """graphsvc's own client over the app, built as ``make_client`` builds its HTTP client
+    (``async with make_driver(max_following=3) as graph:``)."""
+
+    def make(**options: object) -> Driver:
+        return Driver(make_client(**options))
+
+    return make
+
+
+@pytest.fixture
+def driver(client: httpx.AsyncClient) -> Driver:
+    return Driver(client)
 
 
 def new_user_id(name: str = "u") -> str:

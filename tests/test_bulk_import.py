@@ -31,7 +31,7 @@ def empty_local(tmp_path_factory: pytest.TempPathFactory) -> LocalServerSettings
 
 @pytest.fixture(scope="module")
 def empty_server(server_settings: Settings, empty_local: LocalServerSettings) -> Iterator[Settings]:
-    settings = server_settings.model_copy(update={
+    settings = server_settings.with_values(**{
         "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
         "redis_prefix": "imp:",  # the import clears every mirror key under its prefix
         "hot_list_cap": 40,  # celebrities' lists are cut: their boundaries are checked too

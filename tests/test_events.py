@@ -127,7 +127,7 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
 async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.model_copy(update={
+    settings = server_settings.with_values(**{
         "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rd:",
         "redis_retry_seconds": 0.2, "rate_limits_enabled": False,
     })  # fmt: skip
@@ -284,7 +284,7 @@ async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
 async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.model_copy(update={
+    settings = server_settings.with_values(**{
         "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rr:",
         "rate_limits_enabled": False,
     })  # fmt: skip

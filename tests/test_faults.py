@@ -26,7 +26,7 @@ PREFIX = "flt:"
 def own_neo4j(
     tmp_path_factory: pytest.TempPathFactory, server_settings: Settings
 ) -> Iterator[tuple[Settings, LocalNeo4j]]:
-    settings = server_settings.model_copy(update={
+    settings = server_settings.with_values(**{
         "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
         "redis_prefix": PREFIX,
         "neo4j_retry_seconds": 2.0,

@@ -131,9 +131,9 @@ async def test_batches_touching_the_same_users_in_opposite_orders_never_deadlock
     orders (mutual follows and unfollows): with no retry of a failed transaction, a deadlock
     reported by Neo4j would fail writes here, and none may. The users one batch acts for are
     only followed in the other, so the acting users' locks alone would not keep them apart."""
-    settings = server_settings.model_copy(
-        update={"neo4j_retry_seconds": 0, "write_batch_window_ms": 100,
-                "write_batch_max": PAIRS, "write_batch_concurrency": 2}
+    settings = server_settings.with_values(
+        neo4j_retry_seconds=0, write_batch_window_ms=100, write_batch_max=PAIRS,
+        write_batch_concurrency=2,
     )  # fmt: skip
     xs, ys = [uid(f"x{n}") for n in range(PAIRS)], [uid(f"y{n}") for n in range(PAIRS)]
     async with Connections.open(settings) as connections:

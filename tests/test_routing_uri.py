@@ -35,8 +35,8 @@ def routing(settings: Settings) -> str:
 async def routed_client(
     settings: Settings, key: str, **overrides: object
 ) -> AsyncIterator[httpx.AsyncClient]:
-    routed = settings.model_copy(
-        update={"neo4j_uri": routing(settings), "rate_limits_enabled": False, **overrides}
+    routed = settings.with_values(
+        **{"neo4j_uri": routing(settings), "rate_limits_enabled": False, **overrides}
     )
     async with Connections.open(routed) as connections:
         service = build(routed, connections)
