@@ -131,7 +131,7 @@ async def test_nothing_buffered_or_stale_brings_an_erased_id_back(
             refused = await http.delete(f"/v1/users/{src}/suggestions/{dst}")
             assert refused.status_code == 409, refused.text
             assert refused.json()["error"]["code"] == "user_erasing"
-        services.moderation.start_erasure(user)
+        await services.moderation.start_erasure(user)
         await services.jobs.drain()
         assert await state(services, user) == (False, False)
         gone = await http.delete(f"/v1/users/{fan}/suggestions/{user}")

@@ -799,7 +799,7 @@ async def test_an_erasure_stopped_before_mirroring_a_batch_replays_it(
     # A batch commits in Neo4j, and the process stops before its mirror write.
     removed = await backends.neo4j.moderation.erase_batch(star, Side.FOLLOWERS, 5)
     assert len(removed) == 5
-    service.moderation.start_erasure(star)  # as on the next start
+    await service.moderation.start_erasure(star)  # as on the next start
     await service.jobs.drain()
     for fan in fans:
         assert await counts(client, fan) == full_counts(0, 0), fan

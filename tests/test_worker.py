@@ -14,10 +14,12 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import pytest
 from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.concurrency import jobs as runner
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -25,8 +27,8 @@ AT = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=1)).isoformat()
 
 
 def settings_of(server_settings: Settings, **overrides: object) -> Settings:
-    return server_settings.with_values(
-        **{"rate_limits_enabled": False, "worker_poll_seconds": 0.1, **overrides}
+    return server_settings.model_copy(
+        update={"rate_limits_enabled": False, "worker_poll_seconds": 0.1, **overrides}
     )
 
 
@@ -119,20 +121,17 @@ async def test_two_workers_run_each_job_once(
             response = await http.put(f"/v1/users/{hub}/posts/q{n}", json={"at": AT})
             assert response.status_code == 202
         one, two = build(settings, connections), build(settings, connections)
-        taken = await asyncio.gather(
-            one.worker.take_moderation_jobs(), two.worker.take_moderation_jobs()
-        )
+        taken = await asyncio.gather(one.worker.claim(), two.worker.claim())
         mine = {f"fanout:{user}" for user in users}
         started = [key for keys in taken for key in keys if key in mine]
         assert sorted(started) == sorted(mine), "each job started by exactly one worker"
-        claimed = await asyncio.gather(
-            one.timeline_jobs.resume_due(), two.timeline_jobs.resume_due()
-        )
+        pushes = {f"push|{hub}|q{n}" for n in range(6)}
+        claimed = [key for keys in taken for key in keys if key in pushes]
+        assert sorted(claimed) == sorted(pushes), "each timeline job claimed by exactly one"
         await asyncio.gather(one.jobs.drain(), two.jobs.drain())
-        assert sum(claimed) >= 6
         for n in range(6):
             assert (await http.get(f"/v1/users/{hub}/posts/q{n}")).json()["state"] == "done"
-        again = await one.worker.take_moderation_jobs()
+        again = await one.worker.claim()
         assert not mine & set(again), "a finished job is not taken again"
         assert not {u for u, _ in await services.neo4j.moderation.pending_work()} & set(users)
         counts = (await http.get(f"/v1/users/{hub}/counts")).json()
@@ -235,3 +234,36 @@ async def test_a_queued_timeline_job_wakes_a_waiting_worker(
 
             await wait_for(done, seconds=2.0)
         assert [p.post_id for p in await services.redis.inboxes.inbox(reader)] == ["w1"]
+
+
+async def test_a_job_that_gave_up_is_claimed_again_once_its_lease_runs_out(
+    server_settings: Settings,
+    connections: Connections,
+    uid: UserIds,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A job that keeps failing (a store down for minutes) is not retried for ever in its
+    process: its lease is left to run out, and the next claim, anywhere, runs it again."""
+    monkeypatch.setattr(runner, "RETRIES", 0)
+    key, calls = uid("flaky"), []
+
+    class Flaky:
+        name, lease_seconds, most = "flaky", 0.5, 1
+
+        async def due(self, limit: int) -> list[str]:
+            return [key] if len(calls) < 2 else []
+
+        async def run(self, job: str, progress: runner.Progress) -> None:
+            calls.append(job)
+            if len(calls) == 1:
+                raise ConnectionError("a store is down")
+            progress.add("done", 1)
+
+    jobs = build(settings_of(server_settings), connections).jobs
+    assert await jobs.claim([Flaky()]) == [key]
+    await jobs.drain()
+    assert await jobs.claim([Flaky()]) == [], "its lease is held until it runs out"
+    await asyncio.sleep(0.6)
+    assert await jobs.claim([Flaky()]) == [key]
+    await jobs.drain()
+    assert calls == [key, key]

@@ -1,23 +1,47 @@
-"""The background jobs of one process: timeline fan-outs, status propagations and erasures,
-keyed by what they work on.
+"""Durable background jobs: one mechanism for every kind of long work.
 
-The durable record of pending work is in the stores (labels :Fanout and :Erasing in Neo4j, the
-timeline job queue in Redis), so a job that dies with its process is resumed by another; this
-registry only runs jobs, at most ``concurrency`` at once (the others wait their turn), runs a
-job again when new work for its key arrives while it runs, and reports progress.
+A job kind keeps the record of its unfinished work in a store, so that work outlives the
+process that started it: timeline jobs are queued in Redis, moderation jobs are marks in
+Neo4j. A kind says which of its jobs are due (``JobKind.due``) and runs one job
+(``JobKind.run``), saving its own position as it goes, so that a run that stops is resumed
+from there and a step run twice changes nothing. Everything else is the runner's (``Jobs``),
+the same for every kind:
+
+- **Leases.** A job runs only under its lease (``LeaseStore``: one holder across processes).
+  The runner renews it every round while the job runs, and cancels the job if it cannot (it
+  was taken over, or the store did not answer before it ran out), since another process may
+  run it then. A process that stops stops renewing: once its leases run out, another claims
+  the jobs and resumes them from their records.
+- **Bounds.** At most ``concurrency`` jobs run at once (the others wait their turn), a kind
+  runs at most ``JobKind.most`` of them, and a claim takes no more than there is room for:
+  a burst of work waits in its store, not in memory.
+- **Progress.** What a running job has done (``Progress``) is noted beside its lease every
+  round, so any process can report it (``GET .../status``).
+- **Failures.** A failed run is retried a few times, each after a longer wait; then its lease
+  is left to run out, and the next claim, in any process, runs it again.
+- **Where.** A serving process (``here=False``) only records work: the workers claim it. Every
+  other process (the worker, the CLI, tests) runs the jobs it starts at once, under a lease.
+
+After a run ends, its lease is kept for two more rounds rather than dropped, so a process
+that listed the due jobs before the job finished does not start the finished job again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from graphsvc.concurrency.loops import stop_if_asked, stopped
 from graphsvc.concurrency.metrics import JOBS_RUNNING
 
 log = logging.getLogger(__name__)
+
+RETRIES = 5  # a failed job runs again after 2, 4, 8, 16, 32 s before it is left for a claim
+KEPT_MAX = 10_000  # leases kept after a run, remembered for a start of the same job
 
 
 @dataclass
@@ -32,120 +56,206 @@ class Progress:
         self.notes[what] = self.notes.get(what, 0) + n
 
 
-JobFactory = Callable[[Progress], Awaitable[None]]
-RETRIES = 5  # a failed job runs again after 2, 4, 8, 16, 32 s before it is left for a restart
+class JobKind(Protocol):
+    """A kind of durable job. Its keys name the work (and its lease) in every process."""
+
+    name: str
+    lease_seconds: float  # how long a stopped holder keeps its jobs from the others
+    most: int  # jobs of this kind one process claims at most at once
+
+    async def due(self, limit: int) -> Sequence[str]:
+        """Keys of recorded, unfinished jobs; at least ``limit`` of them when there are."""
+        ...
+
+    async def run(self, key: str, progress: Progress) -> None:
+        """Do the job's work from its saved position, and forget its record once done."""
+        ...
+
+
+class LeaseStore(Protocol):
+    """Who runs a job now, across processes (``adapters/redis/leases.py``)."""
+
+    async def take(self, name: str, seconds: float) -> str | None: ...
+
+    async def renew(self, name: str, token: str, seconds: float) -> bool: ...
+
+    async def note(self, name: str, notes: dict[str, int], seconds: float) -> None: ...
+
+    async def notes(self, name: str) -> dict[str, int] | None: ...
 
 
 @dataclass
 class _Job:
-    task: asyncio.Task[None]
-    progress: Progress
+    kind: JobKind
+    key: str
+    token: str
+    progress: Progress = field(default_factory=Progress)
+    task: asyncio.Task[None] | None = None
     again: bool = False
 
 
 class Jobs:
-    def __init__(self, concurrency: int | None = None) -> None:
-        self._jobs: dict[str, _Job] = {}
-        self._gave_up: dict[str, JobFactory] = {}
-        self._closed = False
-        self.concurrency = concurrency
-        self._slots = asyncio.Semaphore(concurrency) if concurrency else None
+    """The runner of every kind's jobs in one process."""
 
-    def start(self, key: str, factory: JobFactory, *, forget: bool = False) -> None:
-        """Run ``factory`` for ``key``; if a job for ``key`` is running, run it once more after.
-        ``forget``: drop the job from the registry once done (jobs by the thousand, such as
-        timeline fan-outs, whose progress is kept elsewhere)."""
-        if self._closed:
+    def __init__(
+        self, leases: LeaseStore, *, concurrency: int, round_seconds: float, here: bool
+    ) -> None:
+        self.here = here
+        self._leases = leases
+        self._concurrency = concurrency
+        self._round = round_seconds
+        self._slots = asyncio.Semaphore(concurrency)
+        self._jobs: dict[str, _Job] = {}
+        self._kept: dict[str, str] = {}  # the leases kept after a run ended, by job
+        self._closed = False
+
+    async def start(self, kind: JobKind, key: str) -> None:
+        """Run a job whose record was just written, here if this process runs its own work;
+        once more after the current run if it runs here already; left to its holder if
+        another process holds its lease."""
+        if not self.here or self._closed:
             return
         running = self._jobs.get(key)
-        if running is not None and not running.task.done():
+        if running is not None and running.task is not None and not running.task.done():
             running.again = True
             return
-        progress = Progress()
-        task = asyncio.get_running_loop().create_task(self._run(key, factory, progress), name=key)
-        self._jobs[key] = _Job(task, progress)
-        if forget:
-            task.add_done_callback(lambda done: self._forget(key, done))
-
-    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
-        job = self._jobs.get(key)
-        if job is not None and job.task is task:
-            del self._jobs[key]
-
-    async def _run(self, key: str, factory: JobFactory, progress: Progress) -> None:
-        if self._slots is not None:
-            await self._slots.acquire()
-        JOBS_RUNNING.inc()
         try:
-            await self._attempts(key, factory, progress)
-        finally:
-            JOBS_RUNNING.dec()
-            if self._slots is not None:
-                self._slots.release()
+            token = await self._lease(kind, key)
+        except Exception as exc:  # the record stays: a claim runs the job once it answers
+            log.warning("cannot lease job %s (%s); left for a worker", key, exc)
+            return
+        if token is not None:
+            self._launch(_Job(kind, key, token))
 
-    async def _attempts(self, key: str, factory: JobFactory, progress: Progress) -> None:
+    async def _lease(self, kind: JobKind, key: str) -> str | None:
+        """The job's lease: the one this process kept after the job's last run (new work
+        arrived since), else a free one; None when another process holds it."""
+        kept = self._kept.pop(key, None)
+        if kept is not None and await self._leases.renew(key, kept, kind.lease_seconds):
+            return kept
+        return await self._leases.take(key, kind.lease_seconds)
+
+    async def claim(self, kinds: Iterable[JobKind]) -> list[str]:
+        """Lease and start the due jobs this process has room for; their keys."""
+        started: list[str] = []
+        for kind in kinds:
+            room = min(kind.most - self.running(kind.name), self.free())
+            if room <= 0:
+                continue
+            taken = 0
+            for key in await kind.due(room + self.running(kind.name)):
+                if taken >= room:
+                    break
+                if key in self._jobs:
+                    continue
+                token = await self._leases.take(key, kind.lease_seconds)
+                if token is not None:  # else another process runs it
+                    self._launch(_Job(kind, key, token))
+                    started.append(key)
+                    taken += 1
+        return started
+
+    def _launch(self, job: _Job) -> None:
+        self._jobs[job.key] = job
+        job.task = asyncio.get_running_loop().create_task(self._run(job), name=job.key)
+        job.task.add_done_callback(lambda _: self._forget(job))
+
+    def _keep(self, key: str, token: str) -> None:
+        if len(self._kept) >= KEPT_MAX:  # the oldest have run out by now
+            del self._kept[next(iter(self._kept))]
+        self._kept[key] = token
+
+    def _forget(self, job: _Job) -> None:
+        if self._jobs.get(job.key) is job:
+            del self._jobs[job.key]
+
+    async def _run(self, job: _Job) -> None:
+        renewing = asyncio.get_running_loop().create_task(self._renew(job))
+        keep = job.kind.lease_seconds  # a failure keeps it whole, then a claim retries
+        try:
+            async with self._slots:
+                JOBS_RUNNING.inc()
+                try:
+                    if await self._attempts(job):
+                        keep = 2 * self._round + 1
+                finally:
+                    JOBS_RUNNING.dec()
+        except asyncio.CancelledError:  # stopped, or the lease lost: soon someone else's
+            keep = 2 * self._round + 1
+            raise
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(Exception):  # the lease lapses by itself
+                if await self._leases.renew(job.key, job.token, keep):
+                    await self._leases.note(job.key, {}, 0)
+                    self._keep(job.key, job.token)
+
+    async def _attempts(self, job: _Job) -> bool:
+        """Run the job (again while new work arrived meanwhile); False when it gave up."""
         failures = 0
         while True:
             stop_if_asked()
             try:
-                await factory(progress)
+                await job.kind.run(job.key, job.progress)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 failures += 1
                 if failures > RETRIES:
-                    # The work stays marked in Neo4j; `retry_given_up` or a worker resumes it.
-                    log.exception(
-                        "background job %s failed %d times; left for later", key, failures
-                    )
-                    self._gave_up[key] = factory
-                    return
-                log.exception("background job %s failed; retrying", key)
+                    log.exception("job %s failed %d times; left for a claim", job.key, failures)
+                    return False
+                log.exception("job %s failed; retrying", job.key)
                 await asyncio.sleep(min(2**failures, 60))
                 continue
             failures = 0
-            job = self._jobs.get(key)
-            if job is None or not job.again:
-                return
+            if not job.again:
+                return True
             job.again = False
 
-    def retry_given_up(self) -> int:
-        """Start again the jobs that failed too often (a store was down for minutes)."""
-        gave_up, self._gave_up = self._gave_up, {}
-        for key, factory in gave_up.items():
-            self.start(key, factory)
-        return len(gave_up)
+    async def _renew(self, job: _Job) -> None:
+        """Note the job's progress every round, renew its lease once a third of it is used,
+        and cancel the job when the lease cannot be confirmed before it runs out."""
+        seconds = job.kind.lease_seconds
+        every = min(self._round, seconds / 3)
+        clock = asyncio.get_running_loop().time
+        renewed = clock()
+        while clock() - renewed < seconds:
+            await asyncio.sleep(every)
+            try:
+                await self._leases.note(job.key, dict(job.progress.notes), seconds)
+                if clock() - renewed < seconds / 3:
+                    continue
+                if not await self._leases.renew(job.key, job.token, seconds):
+                    break
+                renewed = clock()
+            except Exception as exc:  # the store is down: the lease runs out unless it answers
+                log.warning("cannot renew the lease of %s (%s)", job.key, exc)
+        log.warning("lost the lease of %s; stopping the job for its new holder", job.key)
+        assert job.task is not None
+        job.task.cancel()
 
-    def progress(self, key: str) -> Progress | None:
+    async def progress(self, key: str) -> dict[str, int] | None:
+        """What the job ``key`` has done so far: from this process when it runs it, else as
+        its holder last noted it."""
         job = self._jobs.get(key)
-        return job.progress if job is not None and not job.task.done() else None
+        if job is not None:
+            return dict(job.progress.notes)
+        return await self._leases.notes(key)
 
-    def running(self, prefixes: tuple[str, ...] = ("",)) -> int:
-        """Jobs running (or waiting for a slot), of keys starting with one of ``prefixes``."""
-        return sum(
-            not job.task.done() for key, job in self._jobs.items() if key.startswith(prefixes)
-        )
+    def running(self, kind: str | None = None) -> int:
+        """Jobs running here (or waiting for a slot), of one kind or of all."""
+        return sum(kind is None or job.kind.name == kind for job in self._jobs.values())
 
     def free(self) -> int:
-        """How many more jobs would start at once (a worker claims no more than this)."""
-        if self.concurrency is None:
-            return 1_000
-        return max(0, self.concurrency - self.running())
-
-    def holds(self, key: str) -> bool:
-        job = self._jobs.get(key)
-        return job is not None and not job.task.done()
-
-    def done(self) -> int:
-        """Work done by every job this process ran (for progress bars)."""
-        return sum(job.progress.done for job in self._jobs.values())
+        """How many more jobs would run at once (a claim takes no more than this)."""
+        return max(0, self._concurrency - self.running())
 
     async def drain(self) -> None:
-        """Wait until no job runs (tests, the CLI)."""
-        while tasks := [job.task for job in self._jobs.values() if not job.task.done()]:
+        """Wait until no job runs here (tests, the CLI)."""
+        while tasks := [job.task for job in self._jobs.values() if job.task is not None]:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def close(self) -> None:
-        """Stop every job (shutdown); a worker resumes the unfinished ones."""
+        """Stop every job (shutdown); their records let a claim resume them."""
         self._closed = True
-        await stopped(job.task for job in self._jobs.values())
+        await stopped(job.task for job in self._jobs.values() if job.task is not None)

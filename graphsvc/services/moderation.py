@@ -24,23 +24,21 @@ a process that runs its own background work (the CLI, tests) starts them at once
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.adapters.redis.leases import Leases
-from graphsvc.concurrency.jobs import JobFactory, Jobs
+from graphsvc.concurrency.jobs import JobKind, Jobs
 from graphsvc.domain.errors import InvalidStatus, quoted
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
 from graphsvc.services.access import KeyRing
 from graphsvc.services.writes import Writes
 
+ERASE, PROPAGATE = "erase", "fanout"  # a job's key: "erase:<user>", "fanout:<user>" (stored)
 
-class ModerationWork(Protocol):
-    """The background work of a marked user (``workers/moderation_jobs.py``)."""
 
-    def job(self, user_id: str, erasing: bool) -> JobFactory: ...
+def job_key(user_id: str, *, erasing: bool) -> str:
+    """A marked user's job, as the runner and its lease name it."""
+    return f"{ERASE if erasing else PROPAGATE}:{user_id}"
 
 
 class Moderation:
@@ -49,19 +47,14 @@ class Moderation:
         moderation: ModerationStore,
         writes: Writes,
         jobs: Jobs,
-        work: ModerationWork,
-        leases: Leases,
+        work: JobKind,
         keys: KeyRing,
-        *,
-        here: bool = True,
     ) -> None:
         self._moderation = moderation
         self._writes = writes
         self._jobs = jobs
         self._work = work
-        self._leases = leases
         self._keys = keys
-        self._here = here
 
     async def set_status(self, user_id: str, status: str) -> UserState:
         """Set a user's status; counts that depend on it follow in the background."""
@@ -78,7 +71,7 @@ class Moderation:
                 status=(user_id, status != "active", version),
             )
         if propagating:
-            self.start_propagation(user_id)
+            await self.start_propagation(user_id)
         return UserState(status, propagating, False)
 
     async def user_state(self, user_id: str) -> UserState | None:
@@ -95,29 +88,21 @@ class Moderation:
             self._keys.forget(revoked)
             await self._writes.after_commit(events=[event] if event else [], invalidate=[user_id])
         if found:
-            self.start_erasure(user_id)
+            await self.start_erasure(user_id)
         return found
 
-    def start_propagation(self, user_id: str) -> None:
-        if self._here:
-            self._jobs.start(f"fanout:{user_id}", self._work.job(user_id, erasing=False))
+    async def start_propagation(self, user_id: str) -> None:
+        await self._jobs.start(self._work, job_key(user_id, erasing=False))
 
-    def start_erasure(self, user_id: str) -> None:
-        if self._here:
-            self._jobs.start(f"erase:{user_id}", self._work.job(user_id, erasing=True))
+    async def start_erasure(self, user_id: str) -> None:
+        await self._jobs.start(self._work, job_key(user_id, erasing=True))
 
     async def progress(self, user_id: str) -> dict[str, int] | None:
         """What the user's running job (an erasure first) has done so far, by kind: from this
-        process when it runs the job, else as its worker last recorded it."""
-        for key in (f"erase:{user_id}", f"fanout:{user_id}"):
-            local = self._jobs.progress(key)
-            if local is not None:
-                return dict(local.notes)
-        if self._here:
-            return None
+        process when it runs the job, else as its holder last noted it."""
         try:
-            for key in (f"erase:{user_id}", f"fanout:{user_id}"):
-                noted = await self._leases.notes(key)
+            for erasing in (True, False):
+                noted = await self._jobs.progress(job_key(user_id, erasing=erasing))
                 if noted is not None:
                     return noted
         except REDIS_DOWN:  # the status is Neo4j's; the progress is only a note

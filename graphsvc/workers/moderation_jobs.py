@@ -35,10 +35,11 @@ from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.statuses import StatusSet
-from graphsvc.concurrency.jobs import JobFactory, Progress
+from graphsvc.concurrency.jobs import Progress
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import Side
 from graphsvc.services.access import KeyRing
+from graphsvc.services.moderation import ERASE, job_key
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
@@ -49,6 +50,12 @@ _ROUNDS = 5  # a job repeats at most this often when concurrent writes keep addi
 
 
 class ModerationJobs:
+    """Status propagations and erasures as a kind of durable job (``concurrency/jobs.py``):
+    due while the user is marked. They take at most half of a worker's slots (at least one),
+    so long erasures never starve the timeline jobs, which publishes wait on."""
+
+    name = "moderation"
+
     def __init__(
         self,
         moderation: ModerationStore,
@@ -73,12 +80,21 @@ class ModerationJobs:
         self._flusher = flusher
         self._impressions = impressions
         self._keys = keys
+        self.lease_seconds = settings.worker_lease_seconds
+        self.most = max(1, settings.worker_jobs // 2)
 
-    def job(self, user_id: str, erasing: bool) -> JobFactory:
+    async def due(self, limit: int) -> list[str]:
+        """Every marked user's job (the marks are few: each is a user's pending work)."""
+        marked = await self._moderation.pending_work()
+        return [job_key(user_id, erasing=erasing) for user_id, erasing in marked]
+
+    async def run(self, key: str, progress: Progress) -> None:
         """The work of a marked user: its erasure, else its status propagation."""
-        if erasing:
-            return lambda progress: self.erase_user(user_id, progress)
-        return lambda progress: self.propagate_status(user_id, progress)
+        kind, _, user_id = key.partition(":")
+        if kind == ERASE:
+            await self.erase_user(user_id, progress)
+        else:
+            await self.propagate_status(user_id, progress)
 
     async def propagate_status(self, user_id: str, progress: Progress) -> None:
         """After a user turned active or inactive: re-flag its follows (the followed users'

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.concurrency.jobs import Jobs
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.mirror_sync import MirrorSync
@@ -47,14 +46,12 @@ class Relay:
         stream: EventStream,
         sync: MirrorSync,
         cache: SuggestionCache,
-        jobs: Jobs,
         settings: Settings,
     ) -> None:
         self._outbox = outbox
         self._stream = stream
         self._sync = sync
         self._cache = cache
-        self._jobs = jobs
         self._settings = settings
         self._lease = max(60.0, 10 * settings.outbox_relay_seconds)
 
@@ -114,17 +111,11 @@ class Relay:
         return True
 
     async def run(self) -> None:
-        """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled. Also restarts, once a
-        minute, this process's background jobs (fan-outs, propagations, erasures) that gave up while a store
-        was down."""
+        """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled."""
         every = self._settings.outbox_relay_seconds
-        next_retry = time.monotonic() + 60
         while True:
             stop_if_asked()
             try:
-                if time.monotonic() >= next_retry:
-                    next_retry = time.monotonic() + 60
-                    self._jobs.retry_given_up()
                 await self.once()
             except asyncio.CancelledError:
                 raise

@@ -10,25 +10,25 @@ Three kinds of job, each named by what it works on:
   every active follower's inbox, then stop readers pulling it (``domain/timeline.py``).
 
 A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
-followers is saved after every step. A serving process only queues it, due at once, and wakes
-a waiting worker (``graphsvc worker``), which claims due jobs then and at least every
-WORKER_POLL_SECONDS, each with a lease it renews at every step; a job whose lease runs out
-(its worker stopped) is claimed again by whichever worker looks next, and resumes at its
-saved position. A process that runs its own background work (the CLI, tests) leases the job
-to itself at once and runs it. The queue holds at most WORKER_QUEUE_MAX jobs: past it, a
-publish or delete is refused (503) before it changes anything. Every step is idempotent, so a
-step run twice changes nothing. Followers who follow during a push are reached by the follow
-event's backfill instead (``timeline_events.py``); a post deleted during its push stops it.
+followers is saved after every step; it runs under a lease as every durable job does
+(``concurrency/jobs.py``, lasting FEED_JOB_LEASE_SECONDS). A serving process only queues it,
+due at once, and wakes a waiting worker (``graphsvc worker``), which claims due jobs then and
+at least every WORKER_POLL_SECONDS. A job's score in the queue is when it is due: a running
+job holds it a lease's length ahead at every step, so the workers' claims skip it while it
+runs and find it again once its worker stopped; the claim resumes it at its saved position. A
+process that runs its own background work (the CLI, tests) queues the job held and runs it
+at once. The queue holds at most WORKER_QUEUE_MAX jobs: past it, a publish or delete is
+refused (503) before it changes anything. Every step is idempotent, so a step run twice
+changes nothing. Followers who follow during a push are reached by the follow event's
+backfill instead (``timeline_events.py``); a post deleted during its push stops it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
 from graphsvc.concurrency.jobs import Jobs, Progress
-from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 
 
 class TimelineJobs:
+    """The timeline fan-outs as a kind of durable job (``concurrency/jobs.py``)."""
+
+    name = "timeline"
+
     def __init__(
         self,
         outboxes: Outboxes,
@@ -48,8 +52,6 @@ class TimelineJobs:
         lists: Lists,
         jobs: Jobs,
         settings: Settings,
-        *,
-        here: bool = True,
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes
@@ -57,9 +59,8 @@ class TimelineJobs:
         self._lists = lists
         self._jobs = jobs
         self._settings = settings
-        self._here = here
-        # a blocking wait shorter than the connection's read timeout
-        self._poll = min(settings.worker_poll_seconds, settings.redis_socket_timeout / 2)
+        self.lease_seconds = settings.feed_job_lease_seconds
+        self.most = settings.worker_jobs
 
     async def ensure_room(self) -> None:
         """Refuse new work while the queue is full (the caller has changed nothing yet)."""
@@ -71,60 +72,33 @@ class TimelineJobs:
             )
 
     async def start(self, job: str) -> None:
-        """Queue the job; a process with its own background work runs it here. A job already
-        queued is left to its holder."""
-        if await self._queue.enqueue(job, leased=self._here) and self._here:
-            self._run(job)
+        """Queue the job, and run it here when this process runs its own background work;
+        else wake a waiting worker. A job already queued is left to its holder."""
+        here = self._jobs.here
+        if await self._queue.enqueue(job, hold=self.lease_seconds if here else None):
+            await self._jobs.start(self, job)
 
-    def _run(self, job: str) -> None:
-        kind, _, rest = job.partition("|")
+    async def due(self, limit: int) -> list[str]:
+        return await self._queue.due(limit)
+
+    async def wait(self, seconds: float) -> None:
+        """Until a serving process queues a job, or ``seconds`` have passed."""
+        await self._queue.wait(seconds)
+
+    async def run(self, key: str, progress: Progress) -> None:
+        await self._queue.hold(key, self.lease_seconds)  # out of the due list while it runs
+        kind, _, rest = key.partition("|")
         author, _, post_id = rest.partition("|")
-
-        async def work(progress: Progress) -> None:
-            match kind:
-                case "push":
-                    await self._push(job, author, post_id, progress)
-                case "remove":
-                    await self._remove(job, author, post_id, progress)
-                case "drain":
-                    await self._drain(job, author, progress)
-                case _:
-                    log.error("unknown timeline job %r dropped", job)
-            await self._queue.finish(job)
-
-        self._jobs.start(f"timeline:{job}", work, forget=True)
-
-    async def resume_due(self) -> int:
-        """Run here the jobs that are due: queued by a serving process, or left by a worker
-        that stopped (their lease ran out); no more than this process has free slots for."""
-        free = self._jobs.free()
-        if not free:
-            return 0
-        claimed = await self._queue.claim_due(min(100, free))
-        for job in claimed:
-            log.info("resuming timeline job %s", job)
-            self._run(job)
-        return len(claimed)
-
-    async def run(self) -> None:
-        """Claim due jobs as soon as a serving process queues one (a wake-up list in Redis),
-        and at least every WORKER_POLL_SECONDS (orphaned jobs), until cancelled."""
-        while True:
-            stop_if_asked()
-            try:
-                await self.resume_due()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # Redis down: the queue keeps the jobs
-                log.warning("timeline job queue unavailable (%s); retrying", exc)
-                await asyncio.sleep(self._settings.worker_poll_seconds)
-                continue
-            try:  # woken as soon as a serving process queues a job
-                await self._queue.wait(self._poll)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                await asyncio.sleep(self._settings.worker_poll_seconds)
+        match kind:
+            case "push":
+                await self._push(key, author, post_id, progress)
+            case "remove":
+                await self._remove(key, author, post_id, progress)
+            case "drain":
+                await self._drain(key, author, progress)
+            case _:
+                log.error("unknown timeline job %r dropped", key)
+        await self._queue.finish(key)
 
     async def _followers(self, job: str, author: str, progress: Progress):
         """The author's followers in steps, from the job's saved position; each step's
@@ -139,7 +113,9 @@ class TimelineJobs:
             if len(followers) < size:
                 return
             position = followers[-1].position
-            await self._queue.advance(job, f"{position.since}|{position.user_id}")
+            await self._queue.advance(
+                job, f"{position.since}|{position.user_id}", self.lease_seconds
+            )
 
     async def _push(self, job: str, author: str, post_id: str, progress: Progress) -> None:
         state = await self._outboxes.state(author, post_id)

@@ -167,28 +167,6 @@ def test_read_only_script_keeps_its_flags_line_first() -> None:
     assert "local function apply_edge" in source
 
 
-async def test_a_job_that_gave_up_runs_again_when_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphsvc.concurrency import jobs as background
-
-    monkeypatch.setattr(background, "RETRIES", 0)
-    jobs = background.Jobs()
-    calls: list[int] = []
-
-    async def flaky(progress: background.Progress) -> None:
-        calls.append(1)
-        if len(calls) == 1:
-            raise ConnectionError("a store is down")
-        progress.add("done", 1)
-
-    jobs.start("erase:x", flaky)
-    await jobs.drain()
-    assert calls == [1] and jobs.done() == 0
-    assert jobs.retry_given_up() == 1
-    await jobs.drain()
-    assert len(calls) == 2 and jobs.done() == 1
-    assert jobs.retry_given_up() == 0
-
-
 def test_a_local_server_knob_given_to_the_serving_settings_is_refused() -> None:
     with pytest.raises(ValidationError, match="neo4j_heap, state_dir: set on LocalServerSettings"):
         Settings(state_dir="/tmp/elsewhere", neo4j_heap="1g")
