@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,6 +92,37 @@ async def test_real_graph_matches_networkx(
     got = await counts_everywhere(service, edges.users)
     expected = {n: (graph.in_degree(n), graph.out_degree(n)) for n in graph.nodes}
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "cause"),
+    [
+        ("# a comment\n\na b 100\nb {c} 200\n", 4, "'{c}' is not a valid user id (1-64"),
+        ("a b 100\nb c\n", 2, "expected 3 fields as on line 1, got 2"),
+        ("a b 100\nb c 1700000000000\n", 2, "time '1700000000000' is in the future"),
+    ],
+)
+def test_a_bad_row_ends_the_load_command_in_one_line_naming_file_and_line(
+    tmp_path: Path, text: str, line: int, cause: str
+) -> None:
+    """The whole file is read before any store is touched: a bad row, even in a compressed
+    file, ends the command in one line naming the file and the line."""
+    path = tmp_path / "edges.txt.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", "load", str(path), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"graphsvc: {path}:{line}: {cause}"), result.stderr
+
+
+async def test_an_empty_file_loads_nothing(service: Services, tmp_path: Path) -> None:
+    path = tmp_path / "empty.txt"
+    path.write_text("# no rows\n")
+    report = await load_edges(service, read_edge_file(path), progress=False)
+    assert (report.users, report.edges, report.created) == (0, 0, 0)
 
 
 async def test_a_load_rebuilds_mirrored_users_and_leaves_cold_ones_cold(
