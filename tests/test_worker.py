@@ -27,8 +27,8 @@ AT = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=1)).isoformat()
 
 
 def settings_of(server_settings: Settings, **overrides: object) -> Settings:
-    return server_settings.model_copy(
-        update={"rate_limits_enabled": False, "worker_poll_seconds": 0.1, **overrides}
+    return server_settings.with_values(
+        **{"rate_limits_enabled": False, "worker_poll_seconds": 0.1, **overrides}
     )
 
 
