@@ -1,4 +1,6 @@
-"""A CLI command that a store fails ends in one line naming the cause, never a traceback."""
+"""A CLI command that fails ends in one line naming the cause, never a traceback: a store
+that cannot be reached or refuses, a setting, an input file. Usage errors are Click's usage
+and error lines. Every command answers --help."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from helpers import free_port
 
 from graphsvc.api.app import create_app
 from graphsvc.domain.access import new_token
+from graphsvc.ops import cli
 from graphsvc.settings import DevelopmentSecrets, Settings
 
 
@@ -102,3 +105,100 @@ def test_revoking_by_a_whole_key_names_its_id_and_never_shows_the_key() -> None:
     assert result.stderr.strip() == (
         f"graphsvc: keys revoke takes a key's id, not the key (its id: {key_id})"
     ), result.stderr
+
+
+def graphsvc(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`graphsvc ARGV` as a process (its stderr is what an operator reads)."""
+    return subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", *argv],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_a_bad_setting_fails_every_command_in_one_line_before_any_work(tmp_path: Path) -> None:
+    out = tmp_path / "never.txt"
+    result = graphsvc("gen", "--size", "XS", "--out", str(out), REDIS_POOL_SIZE="lots")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        "graphsvc: setting REDIS_POOL_SIZE='lots': Input should be a valid integer, unable to "
+        "parse string as an integer"
+    ), result.stderr
+    assert not out.exists()
+    assert graphsvc("gen", "--help", REDIS_POOL_SIZE="lots").returncode == 0  # help still answers
+
+
+def test_a_bad_edge_row_is_one_line_naming_the_file_and_line(tmp_path: Path) -> None:
+    edges = tmp_path / "edges.txt"
+    edges.write_text("a b\nb\n")
+    result = graphsvc("load", str(edges), "--no-progress")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"graphsvc: {edges}:2: expected 'src dst [time]', got 1 fields"
+    ), result.stderr
+
+
+def test_usage_errors_are_clicks_lines_never_a_traceback(tmp_path: Path) -> None:
+    """A missing file, an unknown command, an unknown option, a bad choice: usage and one
+    error line, exit code 2."""
+    missing = tmp_path / "missing.txt"
+    for argv, error in (
+        (("load", str(missing)), f"Error: Invalid value for 'FILE': file '{missing}' does not exist."),
+        (("nosuch",), "Error: No such command 'nosuch'."),
+        (("gen", "--bogus"), "Error: No such option: --bogus"),
+        (("gen", "--out", "x", "--size", "XXL"), "Error: Invalid value for '--size'"),
+        (("eval-pymk", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
+         "Error: Invalid value for '--seed': give --seed or --seeds, not both"),
+        (("eval-pymk", "--edges", __file__, "--seeds", "1,1"),
+         "Error: Invalid value for '--seeds': expected distinct integers: '1,1'"),
+    ):  # fmt: skip
+        result = graphsvc(*argv)
+        assert result.returncode == 2, (argv, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert lines[0].startswith("Usage: graphsvc"), (argv, result.stderr)
+        assert lines[-1].startswith(error), (argv, result.stderr)
+        assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_command_refused_as_asked_is_one_line_and_exit_code_1() -> None:
+    for argv, line in (
+        (("check",), "graphsvc check: name user ids or pass --all"),
+        (("rebuild",), "graphsvc rebuild: name user ids or pass --all"),
+        (("reconcile",), "graphsvc reconcile: name user ids, or pass --all or --every"),
+    ):
+        result = graphsvc(*argv)
+        assert (result.returncode, result.stderr.strip()) == (1, line), result.stderr
+
+
+def test_an_unreachable_redis_ends_in_one_line_naming_it() -> None:
+    result = graphsvc("relay", REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("graphsvc relay: redis: ConnectionError: "), result.stderr
+
+
+COMMANDS = [
+    "serve", "worker", "services", "load", "gen", "demo", "check", "rebuild", "reconcile",
+    "relay", "jobs", "train-pymk", "eval-pymk", "keys",
+]  # fmt: skip
+
+
+def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    listed = out.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed if line.strip()] == COMMANDS
+    assert all(len(line.split()) > 2 for line in listed if line.strip())  # each with its help
+
+
+@pytest.mark.parametrize(
+    "command",
+    [*COMMANDS, "services up", "services down", "services status", "keys create", "keys list",
+     "keys revoke", "keys local"],
+)  # fmt: skip
+def test_every_command_answers_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without touching a store or reading a setting: help is read as the arguments are."""
+    assert cli.main([*command.split(), "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Usage: graphsvc {command} [OPTIONS]")
+    assert "--help" in out

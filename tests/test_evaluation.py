@@ -15,6 +15,7 @@ import pytest
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops import cli
+from graphsvc.ops.cli import pymk
 from graphsvc.ops.evaluation import (
     METHODS,
     Baselines,
@@ -218,7 +219,7 @@ def test_eval_pymk_gives_the_same_numbers_twice(
         # the CLI passes its own after_load (None with --ranker default): this one replaces it
         return await evaluate_seeds(*args, **{**kwargs, "after_load": hook})
 
-    monkeypatch.setattr(cli, "evaluate_seeds", hooked)
+    monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
     assert cli.main([*base, "--seed", "2", "--json", str(tmp_path / "two.json")]) == 0
     out = capsys.readouterr().out
     assert seen and seen[0] > 300 and out.index("hook: ") < out.index("small (")

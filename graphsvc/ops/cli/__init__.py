@@ -1,0 +1,17 @@
+"""The ``graphsvc`` command line, on Typer: one module per group of commands.
+
+- ``serving``: ``serve`` and ``worker``, the processes of a deployment;
+- ``servers``: ``services up|down|status``, the local Neo4j and Redis;
+- ``data``: ``load``, ``gen`` and ``demo``;
+- ``mirror``: ``check``, ``rebuild``, ``reconcile``, ``relay`` and ``jobs``;
+- ``pymk``: ``train-pymk`` and ``eval-pymk``;
+- ``keys``: ``keys create|list|revoke|local``.
+
+Async commands are written once, as async functions (``running.command`` runs them). A
+failure the operator must act on ends in one line on stderr naming the cause, never a
+traceback (``failures``). ``reference`` renders every command's help for the docs.
+"""
+
+from graphsvc.ops.cli.root import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,83 @@
+"""``load``, ``gen`` and ``demo``: graphs into the service, from a file, a generator or the
+demo's own. A file is parsed and validated whole before anything is written."""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphsvc.bootstrap import open_services
+from graphsvc.ops.cli.running import command, say
+from graphsvc.ops.demo import demo_edges
+from graphsvc.ops.edge_files import Edges, read_edge_file
+from graphsvc.ops.generate import SIZES, write_edge_file
+from graphsvc.ops.loader import load as load_into
+from graphsvc.settings import get_local_server_settings, get_settings
+
+app = typer.Typer()
+
+Size = StrEnum("Size", {name: name for name in sorted(SIZES)})  # the generator's sizes
+DEFAULT_SIZE = Size("S")
+NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
+
+
+async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> None:
+    say(edges.summary())
+    settings, local = get_settings(), get_local_server_settings()
+    async with open_services(settings, jobs=True) as services:
+        report = await load_into(
+            services, edges, local=local, progress=progress, online=online, say=say
+        )
+    say(
+        f"loaded {report.edges:,} edges ({report.created:,} new) between {report.users:,} users "
+        f"in {report.seconds:.1f}s: {report.edges_per_second:,.0f} edges/s"
+    )
+
+
+@command(app)
+async def load(
+    file: Annotated[
+        Path,
+        typer.Argument(exists=True, dir_okay=False, metavar="FILE", help="edge list or CSV file"),
+    ],
+    undirected: Annotated[
+        bool, typer.Option("--undirected", help="each line follows both ways")
+    ] = False,
+    prefix: Annotated[str, typer.Option(help="put before every id (e.g. 'fb.')")] = "",
+    online: Annotated[
+        bool,
+        typer.Option(
+            "--online", help="use transactions even when the offline importer could be used"
+        ),
+    ] = False,
+    no_progress: NoProgress = False,
+) -> None:
+    """Bulk-load an edge list or CSV file."""
+    edges = read_edge_file(file, undirected=undirected, prefix=prefix)
+    await _load_edges(edges, not no_progress, online)
+
+
+@command(app)
+def gen(
+    out: Annotated[Path, typer.Option(help="the edge list to write")],
+    size: Annotated[Size, typer.Option()] = DEFAULT_SIZE,
+    seed: Annotated[int, typer.Option()] = 1,
+) -> None:
+    """Write a synthetic power-law follow graph (edge list)."""
+    started = time.perf_counter()
+    written = write_edge_file(out, SIZES[size.value], seed=seed)
+    say(f"wrote {written:,} edges to {out} in {time.perf_counter() - started:.1f}s")
+
+
+@command(app)
+async def demo(
+    users: Annotated[int, typer.Option()] = 3000,
+    seed: Annotated[int, typer.Option()] = 7,
+    no_progress: NoProgress = False,
+) -> None:
+    """Load the generated demo graph."""
+    await _load_edges(demo_edges(users, seed), not no_progress)

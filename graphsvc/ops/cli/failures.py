@@ -1,0 +1,80 @@
+"""The one place where a failure of a command becomes one line on stderr and an exit code.
+
+An operator acts on the cause (a bad edge file, a setting, a store that refuses or cannot be
+reached), so a traceback would only hide it. Exit codes: 2 for a failure, 1 for a command
+refused as asked (``Refused``); a command may end with another (``check`` finding drift).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from neo4j.exceptions import DriverError, Neo4jError
+from pydantic import ValidationError
+from redis.exceptions import RedisError
+from typer.core import TyperGroup
+
+from graphsvc.domain.errors import GraphError
+from graphsvc.ops.edge_files import LoadError
+from graphsvc.ops.local_servers import ServerError
+from graphsvc.ops.processes import ProcessFailed
+from graphsvc.ops.train_pymk import TrainError
+from graphsvc.settings import SECRET_SETTINGS, DevelopmentSecrets
+
+
+class Refused(Exception):
+    """A command given arguments it cannot act on (that Click's parsing cannot tell)."""
+
+
+def bad_setting(exc: ValidationError) -> str:
+    """One line naming the environment variable and what is wrong with its value (the value
+    itself only when it is one setting's and no secret)."""
+    error = exc.errors()[0]
+    field = str(error["loc"][0]) if error["loc"] else ""
+    if not field:
+        return f"settings: {error['msg']}"
+    if field in SECRET_SETTINGS:
+        return f"setting {field.upper()}: {error['msg']}"
+    return f"setting {field.upper()}={error.get('input')!r}: {error['msg']}"
+
+
+def store_failure(exc: Exception) -> str:
+    """One line naming the store and its reason (Neo4j's error code, when it sent one)."""
+    if isinstance(exc, RedisError):
+        return f"redis: {type(exc).__name__}: {exc}".splitlines()[0]
+    if isinstance(exc, Neo4jError):
+        message = " ".join((exc.message or "").split())
+        return f"neo4j: {exc.code}: {message}"
+    return f"neo4j: {type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
+    """The line and exit code of a failure an operator acts on; None for a bug (which keeps
+    its traceback)."""
+    named = f"graphsvc {command}" if command else "graphsvc"
+    if isinstance(exc, Refused):
+        return f"{named}: {exc}", 1
+    if isinstance(exc, DevelopmentSecrets):
+        return f"{named}: {exc}", 2
+    if isinstance(exc, Neo4jError | DriverError | RedisError):
+        return f"{named}: {store_failure(exc)}", 2
+    if isinstance(exc, ValidationError):  # a setting from the environment
+        return f"graphsvc: {bad_setting(exc)}", 2
+    if isinstance(exc, LoadError | ServerError | ProcessFailed | TrainError | GraphError):
+        return f"graphsvc: {exc}", 2
+    return None
+
+
+class Commands(TyperGroup):
+    """The root group: a failure inside any command ends here, as ``one_line`` says."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            said = one_line(exc, ctx.invoked_subcommand)
+            if said is None:
+                raise
+            typer.echo(said[0], err=True)
+            raise typer.Exit(said[1]) from None

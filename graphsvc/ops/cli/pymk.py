@@ -1,0 +1,185 @@
+"""``train-pymk`` and ``eval-pymk``: the suggestion ranker fitted on the served graph, and
+scored against link-prediction baselines on graphs of the evaluation's own servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from graphsvc.bootstrap import Services, open_services
+from graphsvc.ops import local_servers
+from graphsvc.ops.cli.failures import Refused
+from graphsvc.ops.cli.running import command, say
+from graphsvc.ops.evaluation import (
+    DEFAULT_SEEDS,
+    DEFAULT_USERS,
+    Dataset,
+    Split,
+    Summary,
+    evaluate_seeds,
+    read_dataset,
+    table,
+)
+from graphsvc.ops.train_pymk import TrainError, train
+from graphsvc.settings import (
+    LocalServerSettings,
+    Settings,
+    get_local_server_settings,
+    get_settings,
+)
+
+app = typer.Typer()
+
+EVAL_TRAIN_USERS = 1_000  # the trainer's sample of each training graph (not --users)
+NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
+
+
+def _seeds(seeds: str | None, seed: int | None) -> list[int]:
+    """``--seeds 1,2,3`` (distinct integers: a repeated seed would understate the spread),
+    or ``--seed S`` for one, or the default seeds."""
+    if seeds is not None and seed is not None:
+        raise typer.BadParameter("give --seed or --seeds, not both", param_hint="'--seed'")
+    if seed is not None:
+        return [seed]
+    if seeds is None:
+        return list(DEFAULT_SEEDS)
+    try:
+        chosen = [int(part) for part in seeds.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(
+            f"not comma-separated integers: {seeds!r}", param_hint="'--seeds'"
+        ) from None
+    if not chosen or len(set(chosen)) != len(chosen):
+        raise typer.BadParameter(f"expected distinct integers: {seeds!r}", param_hint="'--seeds'")
+    return chosen
+
+
+@command(app, "train-pymk")
+async def train_pymk(
+    holdout: Annotated[
+        Literal["newest", "random"],
+        typer.Option(help="hold out the newest edges or a seeded random share"),
+    ] = "newest",
+    share: Annotated[float, typer.Option(help="share held out")] = 0.1,
+    seed: Annotated[int, typer.Option()] = 1,
+    users: Annotated[int, typer.Option(min=1, help="users sampled")] = 2_000,
+    every: Annotated[
+        float | None, typer.Option(metavar="SECONDS", help="retrain forever, this often")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="report, but store no model")] = False,
+    no_progress: NoProgress = False,
+) -> None:
+    """Fit the suggestion ranker on the served graph.
+
+    With --every, a failed round is reported and retried at the next one: the served model
+    stays the last good one.
+    """
+    while True:
+        try:
+            async with open_services(get_settings(), jobs=True) as services:
+                report = await train(
+                    services, holdout=holdout, share=share, seed=seed, users=users,
+                    store=not dry_run, progress=not no_progress, say=say,
+                )  # fmt: skip
+            for line in report.lines():
+                say(line)
+        except TrainError as exc:
+            if every is None:
+                raise
+            say(f"graphsvc train-pymk: {exc}")
+        if every is None:
+            return
+        await asyncio.sleep(every)
+
+
+def eval_settings(
+    settings: Settings, local: LocalServerSettings
+) -> tuple[Settings, LocalServerSettings]:
+    """The evaluation's own servers: wiped at every run, so never the dev or bench data."""
+    servers = settings.with_values(neo4j_uri=local.eval_neo4j_uri, redis_url=local.eval_redis_url)
+    own = local.model_copy(
+        update={"state_dir": local.state_dir / "eval", "neo4j_heap": "2g", "neo4j_pagecache": "1g"}
+    )
+    return servers, own
+
+
+async def _evaluate(
+    settings: Settings, data: Dataset, seeds: list[int], users: int, progress: bool, ranker: str
+) -> Summary:
+    async def trained(services: Services, _: Split) -> str:
+        """Fit the ranker on the training graph just loaded (its newest edges held out) and
+        serve it: the evaluation's held-out edges are never seen by the trainer."""
+        report = await train(services, seed=1, users=EVAL_TRAIN_USERS, progress=False, say=say)
+        await services.suggestions.ranker.refresh()
+        return "ranker: " + "\n  ".join(report.lines())
+
+    async with open_services(settings, jobs=True) as services:
+        return await evaluate_seeds(
+            services, data, seeds=seeds, users=users, progress=progress, say=say,
+            after_load=trained if ranker == "trained" else None,
+        )  # fmt: skip
+
+
+@command(app, "eval-pymk")
+async def eval_pymk(
+    edges: Annotated[
+        Path, typer.Option(exists=True, dir_okay=False, help="edge list: src dst [unix_ts]")
+    ],
+    interactions: Annotated[
+        Path | None,
+        typer.Option(exists=True, dir_okay=False, help="src dst unix_ts per interaction"),
+    ] = None,
+    undirected: Annotated[
+        bool, typer.Option("--undirected/--directed", help="whether each line follows both ways")
+    ] = True,
+    users: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="users sampled per seed (or all with held-out pairs, when fewer)",
+        ),
+    ] = DEFAULT_USERS,
+    seeds: Annotated[
+        str | None,
+        typer.Option(
+            metavar="S,S,...",
+            show_default=False,
+            help="seeds, each a fresh split, load and sample (default "
+            + ",".join(map(str, DEFAULT_SEEDS))
+            + ")",
+        ),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(metavar="S", help="one seed")] = None,
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", metavar="PATH", help="write per-seed and summary results"),
+    ] = None,
+    ranker: Annotated[
+        Literal["trained", "default"],
+        typer.Option(help="train-pymk on each training graph first, or the built-in weights"),
+    ] = "trained",
+    no_progress: NoProgress = False,
+) -> None:
+    """Score suggestions against link-prediction baselines.
+
+    It runs on its own servers (wiped per seed), prints the table, and writes the JSON if
+    asked; a JSON path that cannot be written is refused before the long run.
+    """
+    chosen = _seeds(seeds, seed)
+    if json_path is not None and not os.access(json_path.parent, os.W_OK):
+        raise Refused(f"cannot write {json_path} (no such directory?)")
+    data = read_dataset(edges, undirected=undirected, interactions=interactions)
+    servers, own = eval_settings(get_settings(), get_local_server_settings())
+    await asyncio.to_thread(local_servers.up, servers, own, say)
+    summary = await _evaluate(servers, data, chosen, users, not no_progress, ranker)
+    for line in table(summary):
+        say(line)
+    if json_path is not None:
+        text = json.dumps(summary.as_json(), indent=2, allow_nan=False) + "\n"
+        await asyncio.to_thread(json_path.write_text, text)
+        say(f"wrote {json_path}")

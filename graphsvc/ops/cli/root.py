@@ -1,0 +1,37 @@
+"""The ``graphsvc`` command: every group's commands under one root, and ``main``, the
+console script."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import typer
+
+from graphsvc.ops.cli import data, keys, mirror, pymk, servers, serving
+from graphsvc.ops.cli.failures import Commands
+
+app = typer.Typer(
+    name="graphsvc",
+    help="Serve the API, run the local servers, load and check graphs.",
+    cls=Commands,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain Click help and errors: a usage error stays two lines
+)
+app.add_typer(serving.app)
+app.add_typer(servers.app, name="services")
+app.add_typer(data.app)
+app.add_typer(mirror.app)
+app.add_typer(pymk.app)
+app.add_typer(keys.app, name="keys")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code (``argv``: the arguments after the program's
+    name, ``sys.argv``'s by default)."""
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=None if argv is None else list(argv), prog_name="graphsvc")
+    except SystemExit as exit:  # Click ends every run, success included, with one
+        return exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    return 0

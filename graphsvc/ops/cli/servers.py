@@ -1,0 +1,34 @@
+"""``services up|down|status``: the local Neo4j and Redis a development machine runs without
+Docker (``graphsvc.ops.local_servers``)."""
+
+from __future__ import annotations
+
+import typer
+
+from graphsvc.ops import local_servers
+from graphsvc.ops.cli.running import command, say
+from graphsvc.settings import get_local_server_settings, get_settings
+
+app = typer.Typer(help="Run the local Neo4j and Redis servers.", no_args_is_help=True)
+
+
+@command(app)
+def up() -> None:
+    """Start the local Neo4j and Redis.
+
+    Running ones are left alone; with REDIS_CLUSTER=1, Redis is a cluster of three.
+    """
+    local_servers.up(get_settings(), get_local_server_settings())
+
+
+@command(app)
+def down() -> None:
+    """Stop the local servers this project started."""
+    local_servers.down(get_settings(), get_local_server_settings())
+
+
+@command(app)
+def status() -> None:
+    """Say whether each local server answers, and its pid."""
+    for line in local_servers.status(get_settings(), get_local_server_settings()):
+        say(line)

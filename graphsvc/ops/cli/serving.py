@@ -1,0 +1,78 @@
+"""``serve`` and ``worker``: the two processes of a deployment, the API and its background
+work, started apart so each scales and restarts on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+from typing import Annotated, Literal
+
+import typer
+
+from graphsvc.bootstrap import open_services
+from graphsvc.ops import http_server
+from graphsvc.ops.cli.running import command, say
+from graphsvc.ops.reconcile import reconcile_rounds
+from graphsvc.settings import get_local_server_settings, get_settings, refuse_development_secrets
+
+app = typer.Typer()
+
+
+@command(app)
+def serve(
+    host: Annotated[str | None, typer.Option(help="default: API_HOST")] = None,
+    port: Annotated[int | None, typer.Option(help="default: API_PORT")] = None,
+    workers: Annotated[int | None, typer.Option(help="default: API_WORKERS")] = None,
+    server: Annotated[
+        Literal["uvicorn", "granian"] | None, typer.Option(help="default: API_SERVER")
+    ] = None,
+) -> None:
+    """Serve the HTTP API (uvicorn or granian)."""
+    settings, local = get_settings(), get_local_server_settings()
+    refuse_development_secrets(settings)
+    workers = workers or settings.api_workers
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # /metrics sums every worker's values from files in this directory (a fresh one: the
+        # files of a previous run would be counted again)
+        shared = local.state_dir / "metrics" / str(os.getpid())
+        shutil.rmtree(shared, ignore_errors=True)
+        shared.mkdir(parents=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
+    http_server.run(
+        http_server.Serving(
+            server=server or settings.api_server,
+            host=host or settings.api_host,
+            port=port or settings.api_port,
+            workers=workers,
+            access_log=settings.api_access_log,
+        )
+    )
+
+
+@command(app)
+async def worker() -> None:
+    """Run the background work beside `serve`.
+
+    The relay, fan-outs and jobs. It runs until SIGINT or SIGTERM; the records of its jobs let another worker resume them.
+    """
+    settings = get_settings()
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, main.cancel)
+    async with open_services(settings, jobs=True) as services:
+        say(f"graphsvc worker: running (at most {settings.worker_jobs} jobs at once)")
+        every = settings.worker_reconcile_seconds
+        rounds = (
+            None if every is None else loop.create_task(reconcile_rounds(services, every, say=say))
+        )
+        try:
+            await services.worker.run()
+        except asyncio.CancelledError:
+            say("graphsvc worker: stopping")
+        finally:
+            if rounds is not None:
+                rounds.cancel()
