@@ -145,7 +145,7 @@ async def _run(scenario: Scenario) -> Outcome:
                     await call("PUT", f"/v1/users/{src}/following/{rng.choice(scenario.targets)}")
 
         elif kind == "naive_suggest":  # the textbook *2..3 query, with a timeout
-            driver = open_driver(settings)
+            driver = open_driver(settings.neo4j)
             closers.append(driver.close)
             naive = neo4j.Query(query("baselines/naive_suggestions"), timeout=scenario.timeout)
 
@@ -155,8 +155,8 @@ async def _run(scenario: Scenario) -> Outcome:
                     await (await session.run(naive, {"id": who})).consume()
 
         elif kind in ("suggest_compute", "suggest_cached"):  # in process (no HTTP)
-            driver = open_driver(settings)
-            client = open_redis(settings)
+            driver = open_driver(settings.neo4j)
+            client = open_redis(settings.redis)
             closers += [driver.close, client.aclose]
             suggestions = build(settings, Connections(driver, client)).suggestions
             if kind == "suggest_compute":  # the queries and the ranker, no cache
@@ -172,7 +172,7 @@ async def _run(scenario: Scenario) -> Outcome:
                     await suggestions.suggestions(scenario.targets[n % len(scenario.targets)], 10)
 
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
-            driver = open_driver(settings)
+            driver = open_driver(settings.neo4j)
             closers.append(driver.close)
             params = {"database_": settings.neo4j_database, "bookmark_manager_": None}
             if kind == "cypher_page":
@@ -215,7 +215,7 @@ async def _run(scenario: Scenario) -> Outcome:
                     await group.submit((src, rng.choice(scenario.targets)))
 
             else:  # service_follow: Neo4j then the mirror, in process (no HTTP)
-                client = open_redis(settings)
+                client = open_redis(settings.redis)
                 closers.append(client.aclose)
                 relations = build(settings, Connections(driver, client)).relations
                 rng = random.Random(7)
@@ -226,7 +226,7 @@ async def _run(scenario: Scenario) -> Outcome:
                     )
 
         elif kind == "redis_page":
-            client = open_redis(settings)
+            client = open_redis(settings.redis)
             closers.append(client.aclose)
             key = f"{settings.redis_prefix}r:{{{user}}}"
 
@@ -236,7 +236,7 @@ async def _run(scenario: Scenario) -> Outcome:
                 )
 
         elif kind == "redis_count":  # the mirror's count read, without HTTP
-            client = open_redis(settings)
+            client = open_redis(settings.redis)
             closers.append(client.aclose)
             key = f"{settings.redis_prefix}m:{{{user}}}"
 

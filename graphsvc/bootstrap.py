@@ -59,7 +59,7 @@ from graphsvc.services.relations import Relations
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
-from graphsvc.settings import Settings
+from graphsvc.settings import Neo4jSettings, Settings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
@@ -80,8 +80,8 @@ class Connections:
     @classmethod
     @asynccontextmanager
     async def open(cls, settings: Settings) -> AsyncIterator[Connections]:
-        driver = open_driver(settings)
-        client = open_redis(settings)
+        driver = open_driver(settings.neo4j)
+        client = open_redis(settings.redis)
         try:
             await driver.verify_connectivity()
             try:
@@ -162,7 +162,9 @@ class Services:
         await self.jobs.close()
 
 
-def neo4j_adapters(settings: Settings, driver: AsyncDriver, *, jobs: bool = False) -> Neo4jAdapters:
+def neo4j_adapters(
+    settings: Neo4jSettings, driver: AsyncDriver, *, jobs: bool = False
+) -> Neo4jAdapters:
     """``jobs``: every statement is a long job's (NEO4J_JOB_TIMEOUT_SECONDS); else a
     request's (NEO4J_TX_TIMEOUT_SECONDS), but for those the adapters mark as a job's."""
     store = Neo4jStore(
@@ -191,24 +193,25 @@ def redis_adapters(
     settings: Settings, client: Client, *, split_page: bool | None = None
 ) -> RedisAdapters:
     """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
-    statuses = StatusSet(client, settings)
-    mirror = Mirror(client, statuses, settings, split_page=split_page)
+    keys = settings.redis  # where each adapter's keys live
+    statuses = StatusSet(client, keys)
+    mirror = Mirror(client, statuses, keys, settings.mirror, split_page=split_page)
     return RedisAdapters(
         client=client,
         mirror=mirror,
         statuses=statuses,
         mirror_state=MirrorState(mirror),
-        stream=EventStream(client, settings),
-        stream_slots=StreamSlots(client, settings),
-        interactions=InteractionBuffer(client, settings),
-        suggestion_cache=SuggestionCache(client, settings),
-        impressions=ImpressionStore(client, settings),
-        rate_limits=RateLimitStore(settings),
-        outboxes=Outboxes(client, mirror, statuses, settings),
-        inboxes=Inboxes(client, mirror, settings),
-        timeline_job_queue=TimelineJobQueue(client, settings),
-        leases=Leases(client, settings),
-        auth_failures=AuthFailures(client, settings),
+        stream=EventStream(client, settings.events),
+        stream_slots=StreamSlots(client, keys),
+        interactions=InteractionBuffer(client, keys),
+        suggestion_cache=SuggestionCache(client, keys, settings.suggestions),
+        impressions=ImpressionStore(client, keys, settings.suggestions, settings.bounds),
+        rate_limits=RateLimitStore(keys, settings.access),
+        outboxes=Outboxes(client, mirror, statuses, keys, settings.timelines),
+        inboxes=Inboxes(client, mirror, keys, settings.timelines),
+        timeline_job_queue=TimelineJobQueue(client, keys),
+        leases=Leases(client, keys),
+        auth_failures=AuthFailures(client, keys, settings.access),
     )
 
 
@@ -223,7 +226,7 @@ def build(
     """Every adapter and service, wired; no I/O. ``serve``: a serving process, which leaves
     background jobs to the workers. ``jobs``: a process of long jobs (a worker, a CLI
     command), whose Neo4j statements have NEO4J_JOB_TIMEOUT_SECONDS each."""
-    neo4j = neo4j_adapters(settings, connections.driver, jobs=jobs)
+    neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis_retry_seconds)
     impressions = Impressions(redis.impressions, breaker, settings)

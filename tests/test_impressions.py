@@ -107,15 +107,15 @@ async def test_a_target_shown_beyond_the_free_shows_sinks_below_an_undisturbed_o
 async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     server_settings: Settings, uid: UserIds
 ) -> None:
-    dead = server_settings.model_copy(update={
-        "redis_url": f"redis://127.0.0.1:{free_port()}/0",
-        "redis_cluster": False,
-        "redis_connect_timeout": 0.5,
-    })  # fmt: skip
-    client = open_redis(dead)
+    dead = server_settings.with_values(
+        redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_cluster=False,
+        redis_connect_timeout=0.5,
+    )  # fmt: skip
+    client = open_redis(dead.redis)
     try:
         breaker = redis_breaker(retry_seconds=60)
-        impressions = Impressions(ImpressionStore(client, dead), breaker, dead)
+        store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
+        impressions = Impressions(store, breaker, dead)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
         assert await impressions.rerank(uid("me"), found) is found
         assert breaker.open

@@ -44,7 +44,7 @@ from graphsvc.domain.model import (
     Relationship,
     UserCounts,
 )
-from graphsvc.settings import Settings
+from graphsvc.settings import Neo4jSettings
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ TIMED_OUT = frozenset({
 })  # fmt: skip
 
 
-def open_driver(settings: Settings) -> AsyncDriver:
+def open_driver(settings: Neo4jSettings) -> AsyncDriver:
     return AsyncGraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.neo4j_password),

@@ -8,14 +8,14 @@ from __future__ import annotations
 import time
 
 from graphsvc.adapters.redis.client import Client
-from graphsvc.settings import Settings
+from graphsvc.settings import AccessSettings, RedisSettings
 
 
 class AuthFailures:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, redis: RedisSettings, access: AccessSettings) -> None:
         self._redis = client
-        self._prefix = f"{settings.redis_prefix}af:"
-        self._window = settings.auth_failure_window_seconds
+        self._prefix = f"{redis.redis_prefix}af:"
+        self._window = access.auth_failure_window_seconds
 
     def _key(self, address: str) -> tuple[str, float]:
         """The counter of the address's current window, and seconds until that window ends."""

@@ -32,7 +32,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from graphsvc.concurrency.breaker import Breaker
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings
 
 Client = aioredis.Redis | RedisCluster
 
@@ -113,7 +113,7 @@ class HiredisPacked(aioredis.Connection):
         return [hiredis.pack_command(args)]
 
 
-def open_redis(settings: Settings) -> Client:
+def open_redis(settings: RedisSettings) -> Client:
     """A client whose callers wait for a free connection when all are busy (a burst of
     requests queues rather than failing with "Too many connections")."""
     if settings.redis_cluster:

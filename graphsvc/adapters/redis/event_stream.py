@@ -19,7 +19,7 @@ from redis.exceptions import ResponseError
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.model import GraphEvent
-from graphsvc.settings import Settings
+from graphsvc.settings import EventSettings
 
 # Deletes the relay's lease, or extends it (ARGV[2] ms), only if this holder still holds it.
 _LEASE = """
@@ -30,7 +30,7 @@ return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 
 
 class EventStream:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: EventSettings) -> None:
         self._redis = client
         self.stream = settings.events_stream
         # Braces put the stream's companions in the stream's cluster slot.

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.impressions import SERVED_KEPT
-from graphsvc.settings import Settings
+from graphsvc.settings import BoundSettings, RedisSettings, SuggestionSettings
 
 # KEYS: imp:{u}, sgs:{u}; ARGV: cap, ttl (s), served since (ms), then the distinct targets.
 # Returns {counted, not served, no room}.
@@ -60,12 +60,18 @@ return {counted, unserved, full}
 
 
 class ImpressionStore:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(
+        self,
+        client: Client,
+        redis: RedisSettings,
+        suggestions: SuggestionSettings,
+        bounds: BoundSettings,
+    ) -> None:
         self._redis = client
-        self._prefix = settings.redis_prefix
-        self._ttl = max(1, round(settings.suggest_impressions_days * 86_400))
-        self._served_ms = settings.suggest_served_seconds * 1_000
-        self._cap = settings.suggest_impressions_max
+        self._prefix = redis.redis_prefix
+        self._ttl = max(1, round(suggestions.suggest_impressions_days * 86_400))
+        self._served_ms = bounds.suggest_served_seconds * 1_000
+        self._cap = bounds.suggest_impressions_max
         self._record = client.register_script(_RECORD)
 
     def key(self, user_id: str) -> str:

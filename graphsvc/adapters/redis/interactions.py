@@ -15,7 +15,7 @@ import orjson
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.affinity import WeightedInteraction
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class BufferedBatch:
 
 
 class InteractionBuffer:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self._stream = f"{settings.redis_prefix}ix"
 

@@ -15,11 +15,11 @@ import uuid
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.scripts import register
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings
 
 
 class Leases:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self._prefix = f"{settings.redis_prefix}lease:"
         self._script = register(client, "lease")

@@ -30,7 +30,7 @@ from graphsvc.adapters.redis.scripts import register, run_many
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.model import Counts, EdgeChange, Entry, Side, Snapshot, UserCounts
-from graphsvc.settings import Settings
+from graphsvc.settings import MirrorSettings, RedisSettings
 
 # How long a dropped user with nothing mirrored keeps its floor: far longer than any snapshot
 # read takes from Neo4j to Redis, so every one read before the floor is refused.
@@ -60,7 +60,8 @@ class Mirror:
         self,
         client: Client,
         statuses: StatusSet,
-        settings: Settings,
+        redis: RedisSettings,
+        settings: MirrorSettings,
         *,
         split_page: bool | None = None,
     ) -> None:
@@ -70,7 +71,7 @@ class Mirror:
         self._statuses = statuses
         self._cluster = is_cluster(client)
         self._split_page = self._cluster if split_page is None else split_page
-        self._prefix = settings.redis_prefix
+        self._prefix = redis.redis_prefix
         self._cap = settings.hot_list_cap
         self._window_us = settings.mirror_journal_seconds * 1_000_000
         self._edge = register(client, "edge")

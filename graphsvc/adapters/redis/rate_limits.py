@@ -13,7 +13,7 @@ from limits.errors import StorageError
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.settings import Settings
+from graphsvc.settings import AccessSettings, RedisSettings
 
 # Redis cannot be reached (the connection is lost, refused or times out): the caller fails open.
 RATE_STORE_UNREACHABLE = (*REDIS_DOWN, OSError, asyncio.TimeoutError)
@@ -23,15 +23,15 @@ RATE_STORE_REFUSED = (StorageError, RedisError)
 
 
 class RateLimitStore:
-    def __init__(self, settings: Settings) -> None:
-        url = settings.redis_url
+    def __init__(self, redis: RedisSettings, access: AccessSettings) -> None:
+        url = redis.redis_url
         scheme, sep, rest = url.partition("://")
         options = {
-            "socket_connect_timeout": settings.redis_connect_timeout,
-            "socket_timeout": min(settings.redis_socket_timeout, 1.0),
+            "socket_connect_timeout": redis.redis_connect_timeout,
+            "socket_timeout": min(redis.redis_socket_timeout, 1.0),
         }
-        prefix = f"{settings.redis_prefix}rl"
-        if settings.redis_cluster:
+        prefix = f"{redis.redis_prefix}rl"
+        if redis.redis_cluster:
             host = rest.split("/", 1)[0]
             self._storage: RedisStorage = RedisClusterStorage(
                 f"async+{scheme}+cluster://{host}", implementation="redispy",
@@ -43,8 +43,8 @@ class RateLimitStore:
                 **options,
             )  # fmt: skip
         self._items: dict[bool, RateLimitItem] = {
-            False: parse(settings.rate_limit_reads),
-            True: parse(settings.rate_limit_writes),
+            False: parse(access.rate_limit_reads),
+            True: parse(access.rate_limit_writes),
         }
 
     def budget(self, *, write: bool) -> tuple[int, int]:

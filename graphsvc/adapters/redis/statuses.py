@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.scripts import register, run_many
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings
 
 
 class StatusesMissing(Exception):
@@ -21,7 +21,7 @@ class StatusesMissing(Exception):
 
 
 class StatusSet:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self.inactive_key = f"{settings.redis_prefix}x:{{status}}"
         self._versions = f"{settings.redis_prefix}xv:{{status}}"

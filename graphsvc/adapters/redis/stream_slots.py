@@ -12,7 +12,7 @@ from __future__ import annotations
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN, Client
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings
 
 SLOTS_UNREACHABLE = REDIS_DOWN
 # Redis answers with an error (out of memory, a read-only replica): test SLOTS_UNREACHABLE first.
@@ -38,7 +38,7 @@ return {1, open}
 
 
 class StreamSlots:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self._prefix = f"{settings.redis_prefix}streams:"
         self._hold = client.register_script(_HOLD)

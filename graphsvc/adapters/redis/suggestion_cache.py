@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from graphsvc.adapters.redis.client import Client
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings, SuggestionSettings
 
 _PUT_IF_CURRENT = """
 local current = redis.call('GET', KEYS[2]) or '0'
@@ -25,10 +25,12 @@ return 1
 
 
 class SuggestionCache:
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(
+        self, client: Client, redis: RedisSettings, suggestions: SuggestionSettings
+    ) -> None:
         self._redis = client
-        self._prefix = settings.redis_prefix
-        self._ttl = settings.suggest_cache_seconds
+        self._prefix = redis.redis_prefix
+        self._ttl = suggestions.suggest_cache_seconds
         self._put = client.register_script(_PUT_IF_CURRENT)
 
     def _keys(self, user_id: str) -> list[str]:

@@ -38,7 +38,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
 from graphsvc.domain.timeline import Post, author_of
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings, TimelineSettings
 
 READERS_PER_CALL = 500  # readers per push script on a single Redis
 
@@ -65,23 +65,28 @@ class Published:
     deleted: bool = False  # the post id has a tombstone (checked in the same round trip)
 
 
-def feed_key(settings: Settings, name: str) -> str:
+def feed_key(redis: RedisSettings, name: str) -> str:
     """A key of the ``{feed}`` slot (every user's timeline shares these few)."""
-    return f"{settings.redis_prefix}{{feed}}:{name}"
+    return f"{redis.redis_prefix}{{feed}}:{name}"
 
 
 class Outboxes:
     """The author side: outboxes, post states, modes, the pulled set, tombstones."""
 
     def __init__(
-        self, client: Client, mirror: Mirror, statuses: StatusSet, settings: Settings
+        self,
+        client: Client,
+        mirror: Mirror,
+        statuses: StatusSet,
+        redis: RedisSettings,
+        settings: TimelineSettings,
     ) -> None:
         self._redis = client
         self._mirror = mirror
         self._statuses = statuses
         self._settings = settings
-        self._pulled = feed_key(settings, "pulled")
-        self._generation = feed_key(settings, "gen")
+        self._pulled = feed_key(redis, "pulled")
+        self._generation = feed_key(redis, "gen")
         self._publish = register(client, "feed_publish")
         self._progress = register(client, "feed_progress")
         self._delete = register(client, "feed_delete")
@@ -268,12 +273,14 @@ class Outboxes:
 class Inboxes:
     """The reader side: inboxes, activity marks, cached lists of pulled authors."""
 
-    def __init__(self, client: Client, mirror: Mirror, settings: Settings) -> None:
+    def __init__(
+        self, client: Client, mirror: Mirror, redis: RedisSettings, settings: TimelineSettings
+    ) -> None:
         self._redis = client
         self._mirror = mirror
         self._cluster = is_cluster(client)
         self._settings = settings
-        self._generation = feed_key(settings, "gen")
+        self._generation = feed_key(redis, "gen")
         self._push = register(client, "feed_push")
         self._read = register(client, "feed_read")
         self._remove_author = register(client, "feed_remove_author")
@@ -413,7 +420,7 @@ class TimelineJobQueue:
     lease's length ahead), and each job's position in its walk of followers. Who runs a job
     is its lease's (``leases.py``); the score only keeps running jobs out of the claims."""
 
-    def __init__(self, client: Client, settings: Settings) -> None:
+    def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self._jobs = feed_key(settings, "jobs")
         self._jobpos = feed_key(settings, "jobpos")
