@@ -7,104 +7,92 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from helpers import counts, full_counts, ids
+from driver import Driver, full_counts, refused
 
 from graphsvc.bootstrap import Services
+from graphsvc.schemas import FollowBody, PageBody, UnfollowBody
 
 UserIds = Callable[[str], str]
 
 
-async def test_follow_is_idempotent(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_follow_is_idempotent(driver: Driver, uid: UserIds) -> None:
     a, b = uid("a"), uid("b")
-    first = await client.put(f"/v1/users/{a}/following/{b}")
-    assert first.status_code == 200
-    assert first.json() == {"following": True, "created": True}
-    again = await client.put(f"/v1/users/{a}/following/{b}")
-    assert again.status_code == 200
-    assert again.json() == {"following": True, "created": False}
+    assert await driver.follow(a, b) == FollowBody(following=True, created=True)
+    assert driver.last_status == 200
+    assert await driver.follow(a, b) == FollowBody(following=True, created=False)
+    assert driver.last_status == 200
 
-    assert await counts(client, a) == full_counts(0, 1)
-    assert await counts(client, b) == full_counts(1, 0)
-    assert await ids(client, b, "followers") == [a]
-    assert await ids(client, a, "following") == [b]
+    assert await driver.counts(a) == full_counts(0, 1)
+    assert await driver.counts(b) == full_counts(1, 0)
+    assert await driver.ids(b, "followers") == [a]
+    assert await driver.ids(a, "following") == [b]
 
-    item = (await client.get(f"/v1/users/{b}/followers")).json()["items"][0]
-    since = datetime.fromisoformat(item["since"].replace("Z", "+00:00"))
-    assert item["since"].endswith("Z")
+    item = (await anext(driver.followers(b).pages())).items[0]
+    since = datetime.fromisoformat(item.since.replace("Z", "+00:00"))
+    assert item.since.endswith("Z")
     assert abs(datetime.now(UTC) - since) < timedelta(minutes=5)
 
 
-async def test_repeat_follow_keeps_the_original_time(
-    client: httpx.AsyncClient, uid: UserIds
-) -> None:
+async def test_repeat_follow_keeps_the_original_time(driver: Driver, uid: UserIds) -> None:
     a, b = uid("a"), uid("b")
-    await client.put(f"/v1/users/{a}/following/{b}")
-    before = (await client.get(f"/v1/users/{b}/followers")).json()["items"]
-    await client.put(f"/v1/users/{a}/following/{b}")
-    assert (await client.get(f"/v1/users/{b}/followers")).json()["items"] == before
+    await driver.follow(a, b)
+    before = [item async for item in driver.followers(b)]
+    await driver.follow(a, b)
+    assert [item async for item in driver.followers(b)] == before
 
 
-async def test_unfollow_is_idempotent(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_unfollow_is_idempotent(driver: Driver, uid: UserIds) -> None:
     a, b = uid("a"), uid("b")
-    await client.put(f"/v1/users/{a}/following/{b}")
-    first = await client.delete(f"/v1/users/{a}/following/{b}")
-    assert first.status_code == 200
-    assert first.json() == {"following": False, "removed": True}
-    again = await client.delete(f"/v1/users/{a}/following/{b}")
-    assert again.json() == {"following": False, "removed": False}
-    assert await counts(client, a) == full_counts(0, 0)
-    assert await counts(client, b) == full_counts(0, 0)
-    assert await ids(client, b, "followers") == []
-    assert await ids(client, a, "following") == []
+    await driver.follow(a, b)
+    assert await driver.unfollow(a, b) == UnfollowBody(following=False, removed=True)
+    assert driver.last_status == 200
+    assert await driver.unfollow(a, b) == UnfollowBody(following=False, removed=False)
+    assert await driver.counts(a) == full_counts(0, 0)
+    assert await driver.counts(b) == full_counts(0, 0)
+    assert await driver.ids(b, "followers") == []
+    assert await driver.ids(a, "following") == []
 
 
-async def test_refollow_after_unfollow_is_newest(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_refollow_after_unfollow_is_newest(driver: Driver, uid: UserIds) -> None:
     target, a, b = uid("target"), uid("a"), uid("b")
-    await client.put(f"/v1/users/{a}/following/{target}")
-    await client.put(f"/v1/users/{b}/following/{target}")
-    await client.delete(f"/v1/users/{a}/following/{target}")
-    again = await client.put(f"/v1/users/{a}/following/{target}")
-    assert again.json()["created"] is True
-    assert await ids(client, target, "followers") == [a, b]
-    assert await counts(client, target) == full_counts(2, 0)
+    await driver.follow(a, target)
+    await driver.follow(b, target)
+    await driver.unfollow(a, target)
+    assert (await driver.follow(a, target)).created is True
+    assert await driver.ids(target, "followers") == [a, b]
+    assert await driver.counts(target) == full_counts(2, 0)
 
 
-async def test_unfollow_of_a_missing_edge_between_known_users(
-    client: httpx.AsyncClient, uid: UserIds
-) -> None:
+async def test_unfollow_of_a_missing_edge_between_known_users(driver: Driver, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    await client.put(f"/v1/users/{a}/following/{c}")
-    await client.put(f"/v1/users/{b}/following/{c}")
-    response = await client.delete(f"/v1/users/{a}/following/{b}")
-    assert response.json() == {"following": False, "removed": False}
-    assert await counts(client, a) == full_counts(0, 1)
-    assert await counts(client, b) == full_counts(0, 1)
+    await driver.follow(a, c)
+    await driver.follow(b, c)
+    assert await driver.unfollow(a, b) == UnfollowBody(following=False, removed=False)
+    assert await driver.counts(a) == full_counts(0, 1)
+    assert await driver.counts(b) == full_counts(0, 1)
 
 
 async def test_unknown_user_has_zero_counts_and_empty_lists(
-    client: httpx.AsyncClient, uid: UserIds, backends: Services
+    driver: Driver, uid: UserIds, backends: Services
 ) -> None:
     ghost = uid("ghost")
-    assert await counts(client, ghost) == full_counts(0, 0)
-    for side in ("followers", "following"):
-        body = (await client.get(f"/v1/users/{ghost}/{side}")).json()
-        assert body == {"items": [], "next_cursor": None}
-    unfollow = await client.delete(f"/v1/users/{ghost}/following/{uid('other')}")
-    assert unfollow.json() == {"following": False, "removed": False}
+    assert await driver.counts(ghost) == full_counts(0, 0)
+    empty = PageBody(items=[], next_cursor=None)
+    assert [page async for page in driver.followers(ghost).pages()] == [empty]
+    assert [page async for page in driver.following(ghost).pages()] == [empty]
+    unfollow = await driver.unfollow(ghost, uid("other"))
+    assert unfollow == UnfollowBody(following=False, removed=False)
     # Asking about unknown users must not create mirror entries for them.
     assert await backends.redis.client.exists(*backends.redis.mirror.keys(ghost)) == 0
 
 
-async def test_self_follow_is_rejected_and_changes_nothing(
-    client: httpx.AsyncClient, uid: UserIds
-) -> None:
+async def test_self_follow_is_rejected_and_changes_nothing(driver: Driver, uid: UserIds) -> None:
     a = uid("a")
-    for method in ("PUT", "DELETE"):
-        response = await client.request(method, f"/v1/users/{a}/following/{a}")
-        assert response.status_code == 403  # a rule the schema cannot state: not a 422
-        assert response.json()["error"]["code"] == "self_follow"
-        assert a in response.json()["error"]["message"]
-    assert await counts(client, a) == full_counts(0, 0)
+    for write in (driver.follow, driver.unfollow):
+        # a rule the schema cannot state: a 403, not a 422
+        error = await refused(write(a, a), 403, "self_follow")
+        assert a in error.message
+    assert await driver.counts(a) == full_counts(0, 0)
 
 
 BAD_IDS = ["a%20b", "x" * 65, "a%7Bb%7D", "%C3%A9mile", "a*b", "a:b", "...", "a%0A"]
@@ -112,7 +100,7 @@ BAD_IDS = ["a%20b", "x" * 65, "a%7Bb%7D", "%C3%A9mile", "a*b", "a:b", "...", "a%
 
 @pytest.mark.parametrize("bad", BAD_IDS)
 async def test_bad_ids_are_422_naming_the_id(
-    client: httpx.AsyncClient, uid: UserIds, bad: str
+    client: httpx.AsyncClient, driver: Driver, uid: UserIds, bad: str
 ) -> None:
     good = uid("good")
     shown = httpx.URL(f"/{bad}").path[1:]  # the decoded id, as the message shows it
@@ -130,16 +118,18 @@ async def test_bad_ids_are_422_naming_the_id(
         response = await client.get(f"/v1/users/{bad}/{side}")
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "invalid_user_id"
-    assert await counts(client, good) == full_counts(0, 0)
+    assert await driver.counts(good) == full_counts(0, 0)
 
 
-async def test_a_trailing_slash_is_not_redirected(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_a_trailing_slash_is_not_redirected(
+    client: httpx.AsyncClient, driver: Driver, uid: UserIds
+) -> None:
     """A 307 to the path without its slash could lead a client that follows it elsewhere."""
     a, b = uid("a"), uid("b")
     for method in ("PUT", "DELETE", "GET"):
         response = await client.request(method, f"/v1/users/{a}/following/{b}/")
         assert response.status_code in (404, 405) and "location" not in response.headers
-    assert await counts(client, a) == full_counts(0, 0)
+    assert await driver.counts(a) == full_counts(0, 0)
 
 
 async def test_errors_share_one_shape(client: httpx.AsyncClient) -> None:

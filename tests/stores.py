@@ -1,0 +1,39 @@
+"""What tests do to the stores beneath the API: a write committed in Neo4j whose mirror write
+never happened (a process stopped between the two), a user's raw mirror, an author's
+tombstones. Each goes through the adapters' own paths or reads the keys they name; nothing
+here stands in for a store."""
+
+from __future__ import annotations
+
+from graphsvc.adapters.neo4j.store import WriteOutcome
+from graphsvc.adapters.redis.mirror_state import MirroredUser
+from graphsvc.bootstrap import Services
+from graphsvc.domain.edge_writes import EdgeWrite, WriteKind
+
+
+async def commit_only(services: Services, kind: WriteKind, src: str, dst: str) -> WriteOutcome:
+    """An edge write committed in Neo4j as the service commits it (its outbox event too), with
+    no mirror write after it; the rules of a new follow that depend on settings are off."""
+    (outcome,) = await services.neo4j.edges.commit([EdgeWrite(kind, src, dst)])
+    return outcome
+
+
+async def mirrored(services: Services, user_id: str) -> MirroredUser:
+    """A user's mirror in Redis, raw."""
+    (user,) = await services.redis.mirror_state.dump_many([user_id])
+    return user
+
+
+async def tombstones(services: Services, author: str) -> int:
+    """How many deleted posts of the author Redis remembers."""
+    outboxes = services.redis.outboxes
+    return int(await services.redis.client.zcard(outboxes.key("pd", author)))
+
+
+async def apply_events(services: Services) -> int:
+    """The event stream's delivered entries applied to the timelines now, as the worker's
+    consumer applies them; how many."""
+    applied = 0
+    while n := await services.timeline_events.consume():
+        applied += n
+    return applied
