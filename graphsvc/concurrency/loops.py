@@ -1,23 +1,33 @@
-"""Background loops that stop when they are told to, and a shutdown that cannot hang.
+"""Background loops, written once: ``supervise`` repeats a round until its task is stopped,
+survives a failed round, and waits between rounds for work; and a shutdown that cannot hang.
 
-A serving process cancels its loops (the relay, the interaction flusher, the timelines'
-consumer and job queue) and its jobs when it stops. A library a loop awaits can swallow that
-cancellation: a SIGTERM that reached the relay inside a Neo4j read left `graphsvc serve`
-waiting on the relay forever, its listening socket closed. So each loop asks
-``stop_if_asked`` at every round, which ends it once its task has been asked to stop whether
-or not the request got through; and ``stopped`` waits a bounded time, then says which tasks
-would not end (the process ends anyway).
+Every background loop (the outbox relay, the interaction flusher, the timelines' consumer,
+the job claims, the reconcile rounds) is a round function given to ``supervise``: a round
+does one unit of work and says whether more is waiting (then the next starts at once), else
+the loop waits ``poll_seconds``, or until ``wake`` says work arrived. A round that fails (a
+store is down: its work stays in the store) is logged and tried again after
+``retry_seconds``.
+
+A process cancels its loops and its jobs when it stops. A library a loop awaits can swallow
+that cancellation: a SIGTERM that reached the relay inside a Neo4j read left `graphsvc serve`
+waiting on the relay forever, its listening socket closed. So a loop asks ``stop_if_asked``
+at every round, which ends it once its task has been asked to stop whether or not the
+request got through; and ``stopped`` waits a bounded time, then says which tasks would not
+end (the process ends anyway).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 10.0
+
+Round = Callable[[], Awaitable[object]]  # one round; true when more work is waiting
+Wake = Callable[[float], Awaitable[None]]  # returns once work arrived, or after its seconds
 
 
 def stop_if_asked() -> None:
@@ -37,3 +47,30 @@ async def stopped(tasks: Iterable[asyncio.Task[None]], seconds: float = STOP_SEC
     _, left = await asyncio.wait(pending, timeout=seconds)
     for task in left:
         log.warning("task %s did not stop within %.0f s; leaving it", task.get_name(), seconds)
+
+
+async def supervise(
+    name: str,
+    one_round: Round,
+    poll_seconds: float,
+    wake: Wake | None = None,
+    *,
+    retry_seconds: float | None = None,
+) -> None:
+    """Run ``one_round`` until the task is cancelled: again at once while it says more work
+    is waiting, else once ``wake`` returns (given ``poll_seconds``) or ``poll_seconds`` have
+    passed; after a failure, ``retry_seconds`` later (``poll_seconds`` unless given)."""
+    while True:
+        stop_if_asked()
+        try:
+            if await one_round():
+                continue
+            if wake is None:
+                await asyncio.sleep(poll_seconds)
+            else:
+                await wake(poll_seconds)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a store is down: the work waits in its store
+            log.warning("%s round failed (%s); retrying", name, exc)
+            await asyncio.sleep(poll_seconds if retry_seconds is None else retry_seconds)

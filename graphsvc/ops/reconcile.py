@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
+from graphsvc.concurrency.loops import supervise
 from graphsvc.ops.consistency import Drift, check_users
 
 log = logging.getLogger(__name__)
@@ -103,10 +104,10 @@ async def reconcile_rounds(
     """WORKER_RECONCILE_SECONDS in `graphsvc worker`: a round of ``reconcile_recent`` each
     period, by whichever worker takes the period's lease (it lapses by itself, so there is one
     round a period however many workers run)."""
-    while True:
-        try:
-            if await services.redis.leases.take("reconcile", every * 0.9):
-                await reconcile_recent(services, every, rounds=1, say=say)
-        except Exception as exc:  # a store is down: the next round covers these users
-            say(f"reconcile round failed ({exc}); the next round covers its users")
-        await asyncio.sleep(every)
+
+    async def one_round() -> bool:  # while a store is down, the next round covers its users
+        if await services.redis.leases.take("reconcile", every * 0.9):
+            await reconcile_recent(services, every, rounds=1, say=say)
+        return False
+
+    await supervise("reconcile", one_round, every)

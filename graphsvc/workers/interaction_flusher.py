@@ -13,17 +13,12 @@ later user who takes the id.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.affinity import UNCAPPED, aggregate_days, day_of_ms
 from graphsvc.services.telemetry import INTERACTION_PAIRS_DROPPED
 from graphsvc.settings import Settings
-
-log = logging.getLogger(__name__)
 
 
 class InteractionFlusher:
@@ -35,7 +30,8 @@ class InteractionFlusher:
         self._settings = settings
 
     async def flush(self) -> int:
-        """Write one round of buffered batches to Neo4j; returns how many events went."""
+        """Write one round of buffered batches to Neo4j; returns how many events went (the
+        worker's flusher loop flushes again at once while some did)."""
         last = await self._store.interactions_checkpoint()
         batches = await self._buffer.read_after(last, self._settings.interactions_flush_entries)
         if not batches:
@@ -78,19 +74,6 @@ class InteractionFlusher:
         while flushed := await self.flush():
             total += flushed
         return total
-
-    async def run(self) -> None:
-        """The write-behind loop of a worker (any number may run: exactly once)."""
-        while True:
-            stop_if_asked()
-            try:
-                if await self.flush():
-                    continue
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("flushing interactions failed; retrying")
-            await asyncio.sleep(self._settings.interactions_flush_seconds)
 
 
 def _entry(entry_id: str) -> tuple[int, int]:

@@ -13,7 +13,6 @@ dirty users, and it drains when Redis is back (also after a restart that lost ev
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
@@ -23,7 +22,6 @@ from dataclasses import dataclass
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.telemetry import RELAY_REPAIRS
@@ -110,15 +108,8 @@ class Relay:
         report.delivered += len(events)
         return True
 
-    async def run(self) -> None:
-        """Relay rounds every OUTBOX_RELAY_SECONDS until cancelled."""
-        every = self._settings.outbox_relay_seconds
-        while True:
-            stop_if_asked()
-            try:
-                await self.once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a store is down: the outbox keeps the work
-                log.warning("relay round failed (%s); retrying", exc)
-            await asyncio.sleep(every)
+    async def round(self) -> bool:
+        """A round of the worker's relay loop; the next comes OUTBOX_RELAY_SECONDS later
+        (while a store is down, rounds fail and the outbox keeps the work)."""
+        await self.once()
+        return False

@@ -17,7 +17,6 @@ author, and reconcile repairs what the inbox should hold.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import uuid
@@ -27,7 +26,6 @@ from redis.exceptions import ResponseError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
-from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,18 +79,12 @@ class TimelineEvents:
             applied += n
         return applied
 
-    async def run(self) -> None:
-        """Consume until cancelled."""
-        while True:
-            stop_if_asked()
-            try:
-                if 0 < await self.consume(block_ms=1_000) < BATCH:
-                    await asyncio.sleep(LINGER_SECONDS)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # Redis down or failing over: entries wait in the stream
-                log.warning("timeline consumer failed (%s); retrying", exc)
-                await asyncio.sleep(1.0)
+    async def round(self) -> bool:
+        """A round of the worker's consumer loop: one batch, waited for at most a second.
+        After a short batch the next read lingers LINGER_SECONDS; otherwise it starts at
+        once (a full batch, or an empty one, whose read was the wait). While Redis is down
+        or failing over, entries wait in the stream."""
+        return not 0 < await self.consume(block_ms=1_000) < BATCH
 
     async def apply(self, events: list[dict[str, str]]) -> None:
         """Apply events in stream order; the lookups of a batch's follows are batched."""

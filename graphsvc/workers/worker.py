@@ -27,12 +27,12 @@ import asyncio
 import logging
 
 from graphsvc.concurrency.jobs import Jobs
-from graphsvc.concurrency.loops import stop_if_asked, stopped
+from graphsvc.concurrency.loops import stopped, supervise
 from graphsvc.settings import Settings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
-from graphsvc.workers.timeline_events import TimelineEvents
+from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
 log = logging.getLogger(__name__)
@@ -56,19 +56,30 @@ class Worker:
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
         self._jobs = jobs
+        self._relay_seconds = settings.outbox_relay_seconds
+        self._flush_seconds = settings.interactions_flush_seconds
         self._poll_seconds = settings.worker_poll_seconds
         # a blocking wait shorter than the connection's read timeout
         self._wait_seconds = min(settings.worker_poll_seconds, settings.redis_socket_timeout / 2)
 
     async def run(self) -> None:
         """Run every loop until cancelled; cancelled, stop them (work resumes elsewhere)."""
+        rounds = {
+            "relay": supervise("relay", self._relay.round, self._relay_seconds),
+            "interactions": supervise("flusher", self._flusher.flush, self._flush_seconds),
+            "timeline-consumer": supervise(
+                "timeline consumer", self._consumer.round, LINGER_SECONDS, retry_seconds=1.0
+            ),
+            "jobs": supervise(
+                "job claims",
+                self.claim,
+                self._wait_seconds,
+                self._timeline_jobs.wait,
+                retry_seconds=self._poll_seconds,
+            ),
+        }
         loop = asyncio.get_running_loop()
-        loops = [
-            loop.create_task(self._relay.run(), name="relay"),
-            loop.create_task(self._flusher.run(), name="interactions"),
-            loop.create_task(self._consumer.run(), name="timeline-consumer"),
-            loop.create_task(self._claims(), name="jobs"),
-        ]
+        loops = [loop.create_task(supervised, name=name) for name, supervised in rounds.items()]
         try:
             await asyncio.gather(*loops)
         finally:
@@ -82,15 +93,3 @@ class Worker:
     async def take_moderation_jobs(self) -> list[str]:
         """Start the due moderation jobs only (``graphsvc jobs``); their keys."""
         return await self._jobs.claim([self._moderation_jobs])
-
-    async def _claims(self) -> None:
-        while True:
-            stop_if_asked()
-            try:
-                await self.claim()
-                await self._timeline_jobs.wait(self._wait_seconds)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a store is down: the records stay, the next round retries
-                log.warning("cannot claim jobs (%s); retrying", exc)
-                await asyncio.sleep(self._poll_seconds)
