@@ -118,17 +118,36 @@ def read_edge_file(
     ``prefix`` is put before every id, so several data sets can live side by side; ``now``
     (microseconds) is when untimed rows end (default: the current time).
     """
+    rows = read_edge_rows(path, prefix=prefix, now=now)
+    return merge_edges(rows.names, rows.src, rows.dst, rows.since, undirected=undirected)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRows:
+    """A file's data rows in file order, validated and not merged: for readers that count
+    rows rather than edges (an evaluation holds out pairs, and replays interactions)."""
+
+    names: pa.Array  # every id once, in no order
+    src: np.ndarray  # each row's ends, as indexes into names
+    dst: np.ndarray
+    since: np.ndarray  # microseconds
+    timed: np.ndarray  # which rows have a time of their own
+
+
+def read_edge_rows(path: Path, *, prefix: str = "", now: int | None = None) -> EdgeRows:
+    """The data rows of ``read_edge_file``, before self-loops and duplicates are merged."""
     layout = _layout(path)
     if layout is None:  # empty, or comments only
-        return Edges.from_rows([], undirected=undirected)
+        nothing = np.zeros(0, np.int64)
+        return EdgeRows(pa.array([], pa.string()), nothing, nothing, nothing, nothing > 0)
     rows = _read_rows(path, layout, prefix)
-    since, bad_time = _since(rows.times, len(rows.src), now)
+    since, timed, bad_time = _since(rows.times, len(rows.src), now)
     bad = [found for found in (_invalid_id(rows.names, rows.src, rows.dst), bad_time) if found]
     if bad:
         row, message = min(bad)
         found = _find(path, layout, rows.table_row(row))
         raise LoadError(f"{path}:{found[0]}: {message}" if found else f"{path}: {message}")
-    return merge_edges(rows.names, rows.src, rows.dst, since, undirected=undirected)
+    return EdgeRows(rows.names, rows.src, rows.dst, since, timed)
 
 
 def merge_edges(
@@ -373,24 +392,26 @@ def _invalid_id(names: pa.Array, src: np.ndarray, dst: np.ndarray) -> BadRow | N
     return row, f"{uid!r} is not a valid user id ({ID_RULE})"
 
 
-def _since(times: pa.Array | None, rows: int, now: int | None) -> tuple[np.ndarray, BadRow | None]:
+def _since(
+    times: pa.Array | None, rows: int, now: int | None
+) -> tuple[np.ndarray, np.ndarray, BadRow | None]:
     """Each row's time in microseconds: its own, or for an untimed row one of distinct,
-    increasing times in file order that end at ``now``; and the first row whose time is
-    wrong."""
+    increasing times in file order that end at ``now``; which rows are timed; and the first
+    row whose time is wrong."""
     start = (int(time.time() * 1_000_000) if now is None else now) - rows
     since = start + np.arange(rows, dtype=np.int64)
     if times is None:
-        return since, None
+        return since, np.zeros(rows, dtype=bool), None
     if pa.types.is_integer(times.type):
         timed = times.is_valid().to_numpy(zero_copy_only=False)
     else:
         timed = pc.greater(pc.utf8_length(times), 0).to_numpy(zero_copy_only=False)
     if timed.all():
         micros, bad = _micros(times)
-        return micros, bad
+        return micros, timed, bad
     at = np.flatnonzero(timed)
     since[at], bad = _micros(times.filter(pa.array(timed)))
-    return since, (int(at[bad[0]]), bad[1]) if bad else None
+    return since, timed, (int(at[bad[0]]), bad[1]) if bad else None
 
 
 def _micros(cells: pa.Array) -> tuple[np.ndarray, BadRow | None]:

@@ -38,7 +38,7 @@ import networkx as nx
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import Edges, LoadError
+from graphsvc.ops.edge_files import Edges, read_edge_rows
 from graphsvc.ops.loader import load_edges
 
 K = 10
@@ -92,33 +92,16 @@ def read_dataset(path: Path, *, undirected: bool, interactions: Path | None = No
 
 
 def _read_rows(path: Path) -> tuple[list[tuple[str, str, int | None]], int]:
-    rows: list[tuple[str, str, int | None]] = []
-    loops = 0
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                parts = line.split()
-                if not parts or parts[0].startswith("#"):
-                    continue
-                if len(parts) < 2:
-                    raise LoadError(f"{path}:{number}: expected 'src dst [unix_ts]'")
-                if parts[0] == parts[1]:
-                    loops += 1
-                    continue
-                when = _seconds(parts[2], f"{path}:{number}") if len(parts) > 2 else None
-                rows.append((parts[0], parts[1], when))
-    except OSError as exc:
-        raise LoadError(f"{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise LoadError(f"{path}: not UTF-8 text") from None
-    return rows, loops
-
-
-def _seconds(text: str, where: str) -> int:
-    try:
-        return int(float(text))
-    except ValueError:
-        raise LoadError(f"{where}: time {text!r} is not unix seconds") from None
+    """Rows in file order, duplicates kept (a pair is held out whole, and an interaction is
+    an event each time); self-loops counted and left out; times in whole unix seconds."""
+    rows = read_edge_rows(path)
+    names = rows.names.to_numpy(zero_copy_only=False)
+    loops = rows.src == rows.dst
+    src, dst = names[rows.src[~loops]].tolist(), names[rows.dst[~loops]].tolist()
+    seconds = (rows.since[~loops] // 1_000_000).tolist()
+    timed = rows.timed[~loops].tolist()
+    when = [s if t else None for s, t in zip(seconds, timed, strict=True)]
+    return list(zip(src, dst, when, strict=True)), int(loops.sum())
 
 
 @dataclass

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from graphsvc.ops import edge_files
-from graphsvc.ops.edge_files import Edges, LoadError, read_edge_file
+from graphsvc.ops.edge_files import Edges, LoadError, read_edge_file, read_edge_rows
 from graphsvc.ops.loader import follower_groups
 
 DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
@@ -137,6 +137,21 @@ def test_an_empty_file_has_no_edges(tmp_path: Path, text: str) -> None:
     edges = read_edge_file(written(tmp_path, "empty.txt", text))
     assert (edges.count, edges.lines, edges.users, edges.edges) == (0, 0, [], {})
     assert list(follower_groups(edges, 10)) == []
+
+
+def test_rows_unmerged_keep_file_order_duplicates_and_self_loops(tmp_path: Path) -> None:
+    path = written(tmp_path, "rows.csv", "src,dst,since\nb,a,5\na,a,\nb,a,3\n")
+    rows = read_edge_rows(path, prefix="p.", now=NOW)
+    names = rows.names.to_pylist()
+    assert [(names[s], names[d]) for s, d in zip(rows.src, rows.dst, strict=True)] == [
+        ("p.b", "p.a"),
+        ("p.a", "p.a"),
+        ("p.b", "p.a"),
+    ]
+    assert rows.since.tolist() == [5 * SECOND, NOW - 3 + 1, 3 * SECOND]
+    assert rows.timed.tolist() == [True, False, True]
+    empty = read_edge_rows(written(tmp_path, "empty.txt", "# none\n"))
+    assert (len(empty.names), len(empty.src), len(empty.timed)) == (0, 0, 0)
 
 
 def test_rows_built_in_python_merge_as_a_files_rows_do() -> None:
