@@ -228,8 +228,8 @@ def build(
     command), whose Neo4j statements have NEO4J_JOB_TIMEOUT_SECONDS each."""
     neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
-    breaker = redis_breaker(settings.redis_retry_seconds)
-    impressions = Impressions(redis.impressions, breaker, settings)
+    breaker = redis_breaker(settings.redis.redis_retry_seconds)
+    impressions = Impressions(redis.impressions, breaker, settings.suggestions)
     writes = Writes(
         redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
     )
@@ -239,12 +239,20 @@ def build(
         round_seconds=settings.worker_poll_seconds,
         here=not serve,
     )
-    sync = MirrorSync(neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings)
-    lists = Lists(neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings)
-    interactions = Interactions(neo4j.suggestions, redis.interactions, settings)
-    access = KeyRing(neo4j.keys, redis.auth_failures, settings)
+    sync = MirrorSync(
+        neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings.mirror
+    )
+    lists = Lists(
+        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings.lists
+    )
+    interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
+    access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
     work = _workers(settings, neo4j, redis, runner, sync, lists, writes, access)
-    rate_limits = RateLimits(redis.rate_limits, settings)
+    rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
+    timelines = Timelines(
+        redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, work.timeline_jobs,
+        settings.timelines, settings.lists, settings.writes,
+    )  # fmt: skip
     return Services(
         settings=settings,
         neo4j=neo4j,
@@ -253,32 +261,31 @@ def build(
         writes=writes,
         jobs=runner,
         mirror_sync=sync,
-        relations=Relations(neo4j.edges, writes, settings),
+        relations=Relations(neo4j.edges, writes, settings.writes, settings.lists),
         lists=lists,
-        graph_lists=GraphLists(neo4j.lists, settings),
+        graph_lists=GraphLists(neo4j.lists, settings.lists, settings.interactions),
         moderation=Moderation(neo4j.moderation, writes, runner, work.moderation_jobs, access),
         interactions=interactions,
         suggestions=Suggestions(
             neo4j.suggestions,
             redis.suggestion_cache,
             breaker,
-            settings,
-            RankerSource(neo4j.suggestions, settings),
+            settings.suggestions,
+            settings.interactions,
+            RankerSource(neo4j.suggestions, settings.suggestions),
             impressions,
         ),
         impressions=impressions,
         relay=work.relay,
         interaction_flusher=work.flusher,
         follower_events=FollowerEvents(
-            redis.stream, redis.stream_slots, access, rate_limits, settings
+            redis.stream, redis.stream_slots, access, rate_limits, settings.events
         ),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
         access=access,
         rate_limits=rate_limits,
-        timelines=Timelines(
-            redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, work.timeline_jobs, settings
-        ),
+        timelines=timelines,
         timeline_jobs=work.timeline_jobs,
         timeline_events=work.consumer,
         worker=work.worker,

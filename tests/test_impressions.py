@@ -115,7 +115,7 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     try:
         breaker = redis_breaker(retry_seconds=60)
         store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
-        impressions = Impressions(store, breaker, dead)
+        impressions = Impressions(store, breaker, dead.suggestions)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
         assert await impressions.rerank(uid("me"), found) is found
         assert breaker.open

@@ -55,7 +55,7 @@ from graphsvc.domain.access import (
 )
 from graphsvc.domain.errors import UserErasing
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.settings import Settings
+from graphsvc.settings import AccessSettings
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ REFRESH_AHEAD = 0.5  # a key in use is read again once this share of its trust t
 
 
 class KeyRing:
-    def __init__(self, store: KeyStore, failures: AuthFailures, settings: Settings) -> None:
+    def __init__(self, store: KeyStore, failures: AuthFailures, settings: AccessSettings) -> None:
         self._store = store
         self._secret = settings.api_key_secret.encode()
         self._ttl = settings.api_key_cache_seconds

@@ -67,7 +67,7 @@ from graphsvc.domain.errors import (
 )
 from graphsvc.services.access import KeyRing
 from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
-from graphsvc.settings import Settings
+from graphsvc.settings import EventSettings
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class _Replay:
 class _Slot:
     """One stream's slot among its key's EVENTS_STREAMS_PER_KEY (see the module's policies)."""
 
-    def __init__(self, slots: StreamSlots, key_id: str, settings: Settings) -> None:
+    def __init__(self, slots: StreamSlots, key_id: str, settings: EventSettings) -> None:
         self._slots = slots
         self._key_id = key_id
         self._token = uuid.uuid4().hex
@@ -219,7 +219,7 @@ class FollowerEvents:
         slots: StreamSlots,
         keys: KeyRing,
         budgets: RateLimits,
-        settings: Settings,
+        settings: EventSettings,
     ) -> None:
         self._stream = stream
         self._slots = slots

@@ -19,14 +19,17 @@ from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Entry, IdPage, IdSlice, Page
 from graphsvc.services.paging import Pager
-from graphsvc.settings import Settings
+from graphsvc.settings import InteractionSettings, ListSettings
 
 
 class GraphLists:
-    def __init__(self, lists: ListStore, settings: Settings) -> None:
+    def __init__(
+        self, lists: ListStore, settings: ListSettings, interactions: InteractionSettings
+    ) -> None:
         self._lists = lists
         self._settings = settings
         self._pager = Pager(settings)
+        self._half_life_us = interactions.affinity_half_life_us
 
     async def friends(
         self, user_id: str, limit: int | None = None, cursor: str | None = None
@@ -40,7 +43,7 @@ class GraphLists:
                 after,
                 wanted,
                 ref=AFFINITY_REFERENCE_US,
-                half_life_us=self._settings.affinity_half_life_us,
+                half_life_us=self._half_life_us,
             )
 
         return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)

@@ -27,7 +27,7 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
-from graphsvc.settings import Settings
+from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ IMPRESSIONS_MAX_IDS = 50  # a page of suggestions holds at most 50 (SUGGESTIONS_
 
 
 class Impressions:
-    def __init__(self, store: ImpressionStore, breaker: Breaker, settings: Settings) -> None:
+    def __init__(
+        self, store: ImpressionStore, breaker: Breaker, settings: SuggestionSettings
+    ) -> None:
         self.store = store
         self._breaker = breaker
         self._settings = settings

@@ -43,12 +43,12 @@ from graphsvc.domain.errors import (
 )
 from graphsvc.domain.ids import is_user_id, validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
-from graphsvc.settings import Settings
+from graphsvc.settings import InteractionSettings
 
 
 class Interactions:
     def __init__(
-        self, store: SuggestionStore, buffer: InteractionBuffer, settings: Settings
+        self, store: SuggestionStore, buffer: InteractionBuffer, settings: InteractionSettings
     ) -> None:
         self._store = store
         self.buffer = buffer

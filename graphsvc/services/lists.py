@@ -30,7 +30,7 @@ from graphsvc.domain.model import Counts, Entry, Page, Side
 from graphsvc.services.costs import note_graph_read
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
-from graphsvc.settings import Settings
+from graphsvc.settings import ListSettings
 
 
 class Lists:
@@ -42,7 +42,7 @@ class Lists:
         mirror: Mirror,
         sync: MirrorSync,
         breaker: Breaker,
-        settings: Settings,
+        settings: ListSettings,
     ) -> None:
         self._lists = lists
         self._snapshots = snapshots

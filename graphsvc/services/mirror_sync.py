@@ -21,7 +21,7 @@ from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.model import Counts, Side
 from graphsvc.services.telemetry import COLD_REBUILDS
-from graphsvc.settings import Settings
+from graphsvc.settings import MirrorSettings
 
 
 class MirrorSync:
@@ -31,7 +31,7 @@ class MirrorSync:
         moderation: ModerationStore,
         mirror: Mirror,
         statuses: StatusSet,
-        settings: Settings,
+        settings: MirrorSettings,
     ) -> None:
         self._snapshots = snapshots
         self._moderation = moderation

@@ -20,13 +20,13 @@ from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.settings import Settings
+from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
 
 
 class RankerSource:
-    def __init__(self, store: SuggestionStore, settings: Settings) -> None:
+    def __init__(self, store: SuggestionStore, settings: SuggestionSettings) -> None:
         self._store = store
         self._name = settings.pymk_model_name
         self._every = settings.pymk_model_refresh_seconds

@@ -40,7 +40,7 @@ from graphsvc.adapters.redis.rate_limits import (
 )
 from graphsvc.domain.errors import GraphError
 from graphsvc.services import telemetry
-from graphsvc.settings import Settings
+from graphsvc.settings import AccessSettings, RedisSettings
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +101,13 @@ class LocalBudgets:
 
 
 class RateLimits:
-    def __init__(self, store: RateLimitStore, settings: Settings) -> None:
+    def __init__(
+        self, store: RateLimitStore, settings: AccessSettings, redis: RedisSettings
+    ) -> None:
         self._store = store
         self._local = LocalBudgets(store)
         self._enabled = settings.rate_limits_enabled
-        self._retry = settings.redis_retry_seconds
+        self._retry = redis.redis_retry_seconds
         # After a failure, Redis is not tried again for a while: until then requests go
         # through unmetered (it was unreachable) or are metered here (it refused).
         self._skip_until = 0.0

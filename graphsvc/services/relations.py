@@ -36,14 +36,17 @@ from graphsvc.domain.model import (
     iso_utc,
 )
 from graphsvc.services.writes import Writes
-from graphsvc.settings import Settings
+from graphsvc.settings import ListSettings, WriteSettings
 
 
 class Relations:
-    def __init__(self, edges: EdgeStore, writes: Writes, settings: Settings) -> None:
+    def __init__(
+        self, edges: EdgeStore, writes: Writes, settings: WriteSettings, lists: ListSettings
+    ) -> None:
         self._edges = edges
         self._writes = writes
         self._settings = settings
+        self._max_ids = lists.relationships_max_ids
         self._limits = FollowLimits(
             max_following=settings.max_following,
             per_window=settings.follows_per_day,
@@ -117,7 +120,7 @@ class Relations:
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         """How ``user_id`` relates to each of ``others`` (in the order given, once each)."""
         validate_user_id(user_id)
-        maximum = self._settings.relationships_max_ids
+        maximum = self._max_ids
         if not 1 <= len(others) <= maximum:
             raise TooManyIds(f"ids must name 1 to {maximum} users, got {len(others)}")
         validate_user_ids(others, "ids item")

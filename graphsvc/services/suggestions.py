@@ -39,7 +39,7 @@ from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES
-from graphsvc.settings import Settings
+from graphsvc.settings import InteractionSettings, SuggestionSettings
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,8 @@ class Suggestions:
         store: SuggestionStore,
         cache: SuggestionCache,
         breaker: Breaker,
-        settings: Settings,
+        settings: SuggestionSettings,
+        interactions: InteractionSettings,
         ranker: RankerSource,
         impressions: Impressions,
     ) -> None:
@@ -63,6 +64,7 @@ class Suggestions:
         self.cache = cache
         self._breaker = breaker
         self._settings = settings
+        self._half_life_us = interactions.affinity_half_life_us
         self.ranker = ranker
         self._impressions = impressions
         self._list_lock = asyncio.Lock()
@@ -139,7 +141,7 @@ class Suggestions:
         settings = self._settings
         near = await self._store.candidates(
             user_id,
-            h=settings.affinity_half_life_us,
+            h=self._half_life_us,
             intermediaries=settings.suggest_intermediaries * widen,
             scan=max(1, settings.suggest_scan // widen),
             items=settings.suggest_cofollow_items,

@@ -47,7 +47,7 @@ from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
-from graphsvc.settings import Settings
+from graphsvc.settings import ListSettings, TimelineSettings, WriteSettings
 
 ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
 SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)
@@ -70,7 +70,9 @@ class Timelines:
         sync: MirrorSync,
         edges: EdgeStore,
         jobs: TimelineJobStarter,
-        settings: Settings,
+        settings: TimelineSettings,
+        pages: ListSettings,
+        writes: WriteSettings,
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes
@@ -79,8 +81,9 @@ class Timelines:
         self._edges = edges
         self._jobs = jobs
         self._settings = settings
-        self._pager = Pager(settings)
-        self._codec = CursorCodec(settings.cursor_secret)
+        self._pager = Pager(pages)
+        self._codec = CursorCodec(pages.cursor_secret)
+        self._max_following = writes.max_following
 
     # -- posts ------------------------------------------------------------------------------
 
@@ -239,9 +242,7 @@ class Timelines:
     async def _pulled_authors(self, reader: str, read: InboxRead) -> list[str]:
         """The pulled authors the reader follows, computed and cached under the generations
         ``read`` saw before it (a follow or a switch since makes the cache stale)."""
-        following = await self._lists.walk(
-            Side.FOLLOWING, reader, None, self._settings.max_following
-        )
+        following = await self._lists.walk(Side.FOLLOWING, reader, None, self._max_following)
         pulled = await self._outboxes.pulled_among([e.user_id for e in following])
         await self._inboxes.cache_pulled(reader, read.follow_generation, read.generation, pulled)
         return pulled
