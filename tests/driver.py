@@ -213,6 +213,32 @@ def relationship(
     )  # fmt: skip
 
 
+async def walk(listing: AsyncListing[Page[ItemT]], page_size: int) -> list[ItemT]:
+    """Every item of a paged list, asked ``page_size`` at a time: no page longer than that,
+    and no page empty while another follows (``pages`` for lists whose bounded reads may)."""
+    items: list[ItemT] = []
+    async for page in listing.pages():
+        assert len(page.items) <= page_size
+        assert page.items or page.next_cursor is None, "an empty page with a next_cursor"
+        items += page.items
+    return items
+
+
+async def pages(listing: AsyncListing[Page[ItemT]]) -> list[list[ItemT]]:
+    """A list's pages, as walked."""
+    return [page.items async for page in listing.pages()]
+
+
+def assert_newest_first(items: Sequence[Item]) -> None:
+    keys = [(datetime.fromisoformat(i.since.replace("Z", "+00:00")), i.user_id) for i in items]
+    assert keys == sorted(keys, reverse=True), "not newest first"
+    assert len(set(keys)) == len(keys)
+
+
+def user_ids(items: Sequence[Item]) -> list[str]:
+    return [item.user_id for item in items]
+
+
 async def eventually(check: Callable[[], Awaitable[Any]], seconds: float = 30.0) -> None:
     """Wait until ``check`` answers something true (work another process or task does)."""
     deadline = asyncio.get_running_loop().time() + seconds

@@ -6,8 +6,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
-from helpers import assert_newest_first, walk
+from driver import Driver, assert_newest_first, user_ids, walk
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.edge_files import read_edge_file
@@ -17,12 +16,13 @@ UserIds = Callable[[str], str]
 CAP = 25
 
 
-async def followers_of(client: httpx.AsyncClient, user: str) -> list[str]:
-    return [i["user_id"] for i in await walk(client, user, "followers", limit=7)]
+async def followers_of(driver: Driver, user: str, page_size: int = 7) -> list[str]:
+    """Every follower, walked in small pages (so the walk crosses the Redis/Neo4j seam)."""
+    return user_ids(await walk(driver.followers(user, page_size=page_size), page_size))
 
 
 async def test_celebrity_past_the_cap(
-    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
     make_service: Callable[..., Services],
     backends: Services,
     uid: UserIds,
@@ -34,12 +34,12 @@ async def test_celebrity_past_the_cap(
         await service.relations.follow(fan, celeb)
     redis, followers_key = backends.redis.client, backends.redis.mirror.keys(celeb)[1]
 
-    async with make_client(hot_list_cap=CAP) as client:
-        assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 90
+    async with make_driver(hot_list_cap=CAP) as driver:
+        assert (await driver.counts(celeb)).followers == 90
         # Lists are built on first read, holding only the newest CAP entries.
         assert await redis.zcard(followers_key) == 0
-        items = await walk(client, celeb, "followers", limit=7)
-        assert [i["user_id"] for i in items] == fans[::-1]
+        items = await walk(driver.followers(celeb, page_size=7), 7)
+        assert user_ids(items) == fans[::-1]
         assert_newest_first(items)
         assert await redis.zcard(followers_key) == CAP
 
@@ -50,18 +50,18 @@ async def test_celebrity_past_the_cap(
         for fan in newcomers:
             await service.relations.follow(fan, celeb)
         expected = newcomers[::-1] + [f for f in fans[::-1] if f not in gone]
-        assert await followers_of(client, celeb) == expected
-        assert (await client.get(f"/v1/users/{celeb}/counts")).json()["followers"] == 89
+        assert await followers_of(driver, celeb) == expected
+        assert (await driver.counts(celeb)).followers == 89
         assert await redis.zcard(followers_key) <= CAP
 
         # A cold rebuild of a celebrity keeps only the newest CAP entries, and walks stay whole.
         await backends.redis.mirror.drop([celeb])
-        assert await followers_of(client, celeb) == expected
+        assert await followers_of(driver, celeb) == expected
         assert await redis.zcard(followers_key) == CAP
 
 
 async def test_equal_follow_times_across_the_seam(
-    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
     make_service: Callable[..., Services],
     tmp_path: Path,
     remember: Callable[[list[str]], None],
@@ -75,14 +75,10 @@ async def test_equal_follow_times_across_the_seam(
     edges = read_edge_file(path, prefix=prefix)
     remember(edges.users)
     await load_edges(service, edges, progress=False)
-    async with make_client(hot_list_cap=10) as client:
+    async with make_driver(hot_list_cap=10) as driver:
         for limit in (3, 7, 10, 11):
-            got = await followers_of_limit(client, prefix + "star", limit)
+            got = await followers_of(driver, prefix + "star", limit)
             assert got == [f"{prefix}f{n:03d}" for n in reversed(range(40))], limit
-
-
-async def followers_of_limit(client: httpx.AsyncClient, user: str, limit: int) -> list[str]:
-    return [i["user_id"] for i in await walk(client, user, "followers", limit=limit)]
 
 
 async def test_following_list_is_capped_too(
@@ -97,4 +93,4 @@ async def test_following_list_is_capped_too(
     assert [e.user_id for e in page.items] == targets[::-1]
     assert await backends.redis.client.zcard(backends.redis.mirror.keys(user)[2]) == 5
     snapshot = (await backends.neo4j.snapshots.snapshots([user]))[user]
-    assert snapshot.following_count == 12
+    assert snapshot.totals.following == 12

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import httpx
-from helpers import full_counts, walk
+from driver import Driver, full_counts, user_ids, walk
 
 from graphsvc.bootstrap import Services
 
@@ -24,39 +23,39 @@ async def build_graph(service: Services, uid: UserIds) -> tuple[str, list[str], 
 
 
 async def assert_exact(
-    client: httpx.AsyncClient, star: str, fans: list[str], reader: str, follows: list[str]
+    driver: Driver, star: str, fans: list[str], reader: str, follows: list[str]
 ) -> None:
-    assert [i["user_id"] for i in await walk(client, star, "followers", 6)] == fans[::-1]
-    assert [i["user_id"] for i in await walk(client, reader, "following", 6)] == follows[::-1]
-    assert (await client.get(f"/v1/users/{star}/counts")).json() == full_counts(40, 0)
-    assert (await client.get(f"/v1/users/{reader}/counts")).json() == full_counts(0, 30)
+    assert user_ids(await walk(driver.followers(star, page_size=6), 6)) == fans[::-1]
+    assert user_ids(await walk(driver.following(reader, page_size=6), 6)) == follows[::-1]
+    assert await driver.counts(star) == full_counts(40, 0)
+    assert await driver.counts(reader) == full_counts(0, 30)
 
 
 async def test_lists_and_counts_survive_flushall(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     graph = await build_graph(service, uid)
-    await assert_exact(client, *graph)  # warm
+    await assert_exact(driver, *graph)  # warm
     await backends.redis.client.flushall()
     assert await backends.redis.client.exists(*backends.redis.mirror.keys(graph[0])) == 0
-    await assert_exact(client, *graph)  # rebuilt on read
+    await assert_exact(driver, *graph)  # rebuilt on read
     assert await backends.redis.client.exists(backends.redis.mirror.keys(graph[0])[1]) == 1
 
 
 async def test_a_lost_list_key_is_rebuilt_not_served_empty(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     graph = await build_graph(service, uid)
-    await assert_exact(client, *graph)
+    await assert_exact(driver, *graph)
     star, reader = graph[0], graph[2]
     await backends.redis.client.delete(
         backends.redis.mirror.keys(star)[1], backends.redis.mirror.keys(reader)[2]
     )
-    await assert_exact(client, *graph)
+    await assert_exact(driver, *graph)
 
 
 async def test_writes_to_cold_users_are_kept_until_the_list_is_built(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     star, fans, _reader, _follows = await build_graph(service, uid)
     await backends.redis.client.flushall()
@@ -64,14 +63,13 @@ async def test_writes_to_cold_users_are_kept_until_the_list_is_built(
     for fan in late:
         await service.relations.follow(fan, star)
     await service.relations.unfollow(fans[0], star)
-    counts = (await client.get(f"/v1/users/{star}/counts")).json()
-    assert counts == full_counts(44, 0)
+    assert await driver.counts(star) == full_counts(44, 0)
     expected = late[::-1] + fans[:0:-1]
-    assert [i["user_id"] for i in await walk(client, star, "followers", 8)] == expected
+    assert user_ids(await walk(driver.followers(star, page_size=8), 8)) == expected
 
 
 async def test_reads_racing_writes_on_a_cold_user(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     """Rebuilds from older snapshots may land after newer writes: the journal replays them."""
     star = uid("star")
@@ -79,7 +77,7 @@ async def test_reads_racing_writes_on_a_cold_user(
     for round_ in range(3):
         await backends.redis.mirror.drop([star])
         batch = fans[round_ * 20 : (round_ + 1) * 20]
-        reads = [client.get(f"/v1/users/{star}/followers", params={"limit": 5}) for _ in range(10)]
+        reads = [anext(driver.followers(star, page_size=5).pages()) for _ in range(10)]
         await asyncio.gather(*(service.relations.follow(f, star) for f in batch), *reads)
-    assert {i["user_id"] for i in await walk(client, star, "followers", 50)} == set(fans)
-    assert (await client.get(f"/v1/users/{star}/counts")).json()["followers"] == 60
+    assert set(user_ids(await walk(driver.followers(star, page_size=50), 50))) == set(fans)
+    assert (await driver.counts(star)).followers == 60

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
-import httpx
 from conftest import assert_consistent
-from helpers import walk
+from driver import Driver
 
 from graphsvc.bootstrap import Services
 
@@ -16,74 +15,69 @@ UserIds = Callable[[str], str]
 
 
 async def test_200_concurrent_follows_of_one_target(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds
+    driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     fans = [uid(f"fan{n}") for n in range(200)]
-    await client.get(f"/v1/users/{target}/followers")  # a warm list takes the writes directly
-    responses = await asyncio.gather(
-        *(client.put(f"/v1/users/{f}/following/{target}") for f in fans)
-    )
-    assert all(r.status_code == 200 and r.json()["created"] for r in responses)
-    assert (await client.get(f"/v1/users/{target}/counts")).json()["followers"] == 200
+    await driver.ids(target, "followers")  # a warm list takes the writes directly
+    answers = await asyncio.gather(*(driver.follow(f, target) for f in fans))
+    assert all(answer.created for answer in answers)
+    assert (await driver.counts(target)).followers == 200
     truth = (await backends.neo4j.snapshots.snapshots([target]))[target]
-    assert truth.followers_count == 200
-    assert {i["user_id"] for i in await walk(client, target, "followers", 200)} == set(fans)
+    assert truth.totals.followers == 200
+    assert set(await driver.ids(target, "followers")) == set(fans)
     await assert_consistent(backends, {target, *fans})
 
 
-async def _toggle_storm(clients: list[httpx.AsyncClient], a: str, b: str, seed: int) -> None:
+async def _toggle_storm(drivers: list[Driver], a: str, b: str, seed: int) -> None:
     """100 follows and unfollows of one pair at once, spread over independent services (as
-    over worker processes), so they race in Neo4j and reach Redis in any order."""
+    over worker processes), so they race in Neo4j and reach Redis in any order; each is
+    answered (an error answer raises)."""
     rng = random.Random(seed)
-    calls = []
+    calls: list[Awaitable[object]] = []
     for n in range(100):
-        client = clients[n % len(clients)]
-        path = f"/v1/users/{a}/following/{b}"
-        calls.append(client.put(path) if rng.random() < 0.5 else client.delete(path))
-    responses = await asyncio.gather(*calls)
-    assert all(r.status_code == 200 for r in responses)
+        driver = drivers[n % len(drivers)]
+        calls.append(driver.follow(a, b) if rng.random() < 0.5 else driver.unfollow(a, b))
+    await asyncio.gather(*calls)
 
 
 async def test_100_concurrent_toggles_of_one_pair(
-    client: httpx.AsyncClient,
-    make_client: Callable[..., httpx.AsyncClient],
+    driver: Driver,
+    make_driver: Callable[..., Driver],
     backends: Services,
     uid: UserIds,
 ) -> None:
-    async with make_client() as other, make_client() as third:
+    async with make_driver() as other, make_driver() as third:
         for seed in range(3):
             a, b = uid("a"), uid("b")
-            await client.get(f"/v1/users/{b}/followers")
-            await client.get(f"/v1/users/{a}/following")
-            await _toggle_storm([client, other, third], a, b, seed)
-            truth = (await backends.neo4j.snapshots.snapshots([a]))[a].following_count
-            assert (await client.get(f"/v1/users/{a}/counts")).json()["following"] == truth
-            followers = [i["user_id"] for i in await walk(client, b, "followers", 10)]
+            await driver.ids(b, "followers")
+            await driver.ids(a, "following")
+            await _toggle_storm([driver, other, third], a, b, seed)
+            truth = (await backends.neo4j.snapshots.snapshots([a]))[a].totals.following
+            assert (await driver.counts(a)).following == truth
+            followers = await driver.ids(b, "followers")
             assert followers == ([a] if truth else [])
             await assert_consistent(backends, {a, b})
 
 
 async def test_toggles_racing_cold_rebuilds(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds
+    driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
     await backends.redis.mirror.drop([a, b])
-    reads = [
-        client.get(f"/v1/users/{u}/{side}") for u, side in [(b, "followers"), (a, "following")] * 20
-    ]
-    await asyncio.gather(_toggle_storm([client], a, b, seed=11), *reads)
+    reads = [driver.ids(b, "followers"), driver.ids(a, "following")] * 20
+    await asyncio.gather(_toggle_storm([driver], a, b, seed=11), *reads)
     await assert_consistent(backends, {a, b})
 
 
 async def test_mutual_follows_at_once_do_not_deadlock(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds
+    driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     pairs = [(uid("x"), uid("y")) for _ in range(40)]
-    calls = [client.put(f"/v1/users/{x}/following/{y}") for x, y in pairs]
-    calls += [client.put(f"/v1/users/{y}/following/{x}") for x, y in pairs]
-    responses = await asyncio.gather(*calls)
-    assert all(r.status_code == 200 and r.json()["created"] for r in responses)
+    calls = [driver.follow(x, y) for x, y in pairs]
+    calls += [driver.follow(y, x) for x, y in pairs]
+    answers = await asyncio.gather(*calls)
+    assert all(answer.created for answer in answers)
     await assert_consistent(backends, {u for pair in pairs for u in pair})
 
 
@@ -99,6 +93,6 @@ async def test_a_new_user_following_at_once_from_several_services(
     created = await asyncio.gather(*calls)
     assert sum(created) == 30
     truth = (await backends.neo4j.snapshots.snapshots([newbie], following_limit=100))[newbie]
-    assert truth.following_count == 30
+    assert truth.totals.following == 30
     assert sorted(e.user_id for e in truth.following) == sorted(targets)
     await assert_consistent(backends, {newbie, *targets})

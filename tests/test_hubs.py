@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx
-from helpers import counts, full_counts, walk
+from driver import Driver, full_counts, user_ids, walk
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.edge_files import Edges
@@ -19,7 +18,7 @@ T0 = 1_600_000_000_000_000
 
 
 async def test_a_hub_with_12000_mutual_follows_loads_serves_and_suggests(
-    client: httpx.AsyncClient, service: Services, uid: Callable[[str], str]
+    driver: Driver, service: Services, uid: Callable[[str], str]
 ) -> None:
     hub = uid("hub")
     fans = [uid(f"fan{n}") for n in range(FANS)]
@@ -31,15 +30,13 @@ async def test_a_hub_with_12000_mutual_follows_loads_serves_and_suggests(
     report = await load_edges(service, edges, progress=False)
     assert (report.edges, report.users) == (2 * FANS, FANS + 1)
 
-    assert await counts(client, hub) == full_counts(FANS, FANS, friends=FANS)
-    assert await counts(client, fans[0]) == full_counts(1, 1, friends=1)
-    for side in ("followers", "following"):  # the hot list holds 10,000: the rest is Neo4j's
-        walked = [item["user_id"] for item in await walk(client, hub, side, 200)]
-        assert walked == fans[::-1], side
+    assert await driver.counts(hub) == full_counts(FANS, FANS, friends=FANS)
+    assert await driver.counts(fans[0]) == full_counts(1, 1, friends=1)
+    # the hot list holds 10,000: the rest is Neo4j's
+    for listing in (driver.followers(hub), driver.following(hub)):
+        assert user_ids(await walk(listing, 200)) == fans[::-1]
 
-    response = await client.get(f"/v1/users/{fans[0]}/suggestions", params={"limit": 10})
-    assert response.status_code == 200
-    items = response.json()["items"]
+    items = (await driver.suggestions(fans[0], limit=10)).items
     assert len(items) == 10
-    assert all("friends_of_friends" in item["sources"] for item in items)
-    assert all(item["user_id"] in set(fans) and item["reasons"]["via"] == [hub] for item in items)
+    assert all("friends_of_friends" in item.sources for item in items)
+    assert all(item.user_id in set(fans) and item.reasons.via == [hub] for item in items)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from helpers import assert_newest_first, walk
+from driver import Driver, assert_newest_first, user_ids, walk
 
 from graphsvc.bootstrap import Services
 
@@ -15,54 +15,47 @@ UserIds = Callable[[str], str]
 
 
 async def test_250_followers_walked_by_7_each_exactly_once(
-    client: httpx.AsyncClient, service: Services, uid: UserIds
+    driver: Driver, service: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     followers = [uid(f"f{n}") for n in range(250)]
     for follower in followers:  # one at a time, so the follow order is known
         await service.relations.follow(follower, target)
-    items = await walk(client, target, "followers", limit=7)
-    assert [i["user_id"] for i in items] == followers[::-1]
+    items = await walk(driver.followers(target, page_size=7), 7)
+    assert user_ids(items) == followers[::-1]
     assert_newest_first(items)
-    assert (await client.get(f"/v1/users/{target}/counts")).json()["followers"] == 250
+    assert (await driver.counts(target)).followers == 250
 
 
 async def test_following_list_pages_the_same_way(
-    client: httpx.AsyncClient, service: Services, uid: UserIds
+    driver: Driver, service: Services, uid: UserIds
 ) -> None:
     user = uid("user")
     targets = [uid(f"t{n}") for n in range(31)]
     for target in targets:
         await service.relations.follow(user, target)
-    items = await walk(client, user, "following", limit=4)
-    assert [i["user_id"] for i in items] == targets[::-1]
+    items = await walk(driver.following(user, page_size=4), 4)
+    assert user_ids(items) == targets[::-1]
 
 
 async def test_walk_while_follows_arrive_yields_each_once(
-    client: httpx.AsyncClient, service: Services, uid: UserIds
+    driver: Driver, service: Services, uid: UserIds
 ) -> None:
     target = uid("target")
     before = [uid(f"old{n}") for n in range(60)]
     await asyncio.gather(*(service.relations.follow(f, target) for f in before))
     seen: list[str] = []
-    cursor = None
     newcomers = 0
-    while True:
-        params = {"limit": 9} | ({"cursor": cursor} if cursor else {})
-        body = (await client.get(f"/v1/users/{target}/followers", params=params)).json()
-        seen += [i["user_id"] for i in body["items"]]
+    async for page in driver.followers(target, page_size=9).pages():
+        seen += user_ids(page.items)
         # Others keep following while the client walks.
         await asyncio.gather(
             *(service.relations.follow(uid(f"new{newcomers + k}"), target) for k in range(4))
         )
         newcomers += 4
-        cursor = body["next_cursor"]
-        if cursor is None:
-            break
     assert len(seen) == len(set(seen)), "an edge was served twice"
     assert set(before) <= set(seen), "an edge was skipped"
-    total = (await client.get(f"/v1/users/{target}/counts")).json()["followers"]
-    assert total == 60 + newcomers
+    assert (await driver.counts(target)).followers == 60 + newcomers
 
 
 @pytest.mark.parametrize("limit", ["0", "201", "-3", "x", "1.5"])
@@ -79,14 +72,12 @@ async def test_limit_bounds_are_accepted(client: httpx.AsyncClient, uid: UserIds
 
 
 async def test_bad_cursors_are_400_naming_the_problem(
-    client: httpx.AsyncClient, service: Services, uid: UserIds
+    client: httpx.AsyncClient, driver: Driver, service: Services, uid: UserIds
 ) -> None:
     target, other = uid("target"), uid("other")
     for n in range(3):
         await service.relations.follow(uid(f"f{n}"), target)
-    cursor = (await client.get(f"/v1/users/{target}/followers", params={"limit": 1})).json()[
-        "next_cursor"
-    ]
+    cursor = (await anext(driver.followers(target, page_size=1).pages())).next_cursor
     assert cursor
     body, mac = cursor.split(".")
     tampered = ("B" if body[0] != "B" else "C") + body[1:]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import httpx
 from conftest import assert_consistent
-from helpers import walk
+from driver import Driver, user_ids, walk
 
 from graphsvc.adapters.redis.client import Batch, open_redis
 from graphsvc.bootstrap import Services
@@ -37,18 +36,18 @@ async def test_a_burst_queues_for_a_small_pool(server_settings: Settings, uid: U
 
 
 async def test_scripts_lost_by_the_servers_are_loaded_again(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(5)]
     await service.relations.follow(fans[0], star)
-    await walk(client, star, "followers", 2)  # warm
+    await walk(driver.followers(star, page_size=2), 2)  # warm
     await backends.redis.client.script_flush()  # on a cluster: every primary
     for fan in fans[1:]:
         await service.relations.follow(fan, star)  # pipelined scripts
     await service.relations.unfollow(fans[0], star)
     await assert_consistent(backends, {star, *fans})  # the mirror writes were not lost
     await backends.redis.client.script_flush()
-    assert [i["user_id"] for i in await walk(client, star, "followers", 2)] == fans[:0:-1]
+    assert user_ids(await walk(driver.followers(star, page_size=2), 2)) == fans[:0:-1]
     await backends.redis.client.script_flush()
     await backends.redis.mirror.drop([star])
     await service.mirror_sync.rebuild([star])  # the bulk path
