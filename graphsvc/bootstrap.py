@@ -235,8 +235,8 @@ def build(
     )
     runner = Jobs(
         redis.leases,
-        concurrency=settings.worker_jobs,
-        round_seconds=settings.worker_poll_seconds,
+        concurrency=settings.worker.worker_jobs,
+        round_seconds=settings.worker.worker_poll_seconds,
         here=not serve,
     )
     sync = MirrorSync(
@@ -314,19 +314,24 @@ def _workers(
 ) -> _Workers:
     """The background work, and the worker that runs it (built in every process: a serving
     one only records work, for the workers)."""
-    flusher = InteractionFlusher(neo4j.suggestions, redis.interactions, settings)
+    flusher = InteractionFlusher(
+        neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
+    )
     moderation_jobs = ModerationJobs(
         neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
-        settings, flusher, redis.impressions, access,
+        settings.mirror, settings.worker, flusher, redis.impressions, access,
     )  # fmt: skip
     timeline_jobs = TimelineJobs(
-        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs, settings
+        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs,
+        settings.timelines, settings.worker,
+    )  # fmt: skip
+    relay = Relay(
+        neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings.events, settings.mirror
     )
-    relay = Relay(neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings)
-    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings)
+    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
     worker = Worker(
-        settings, relay=relay, flusher=flusher, consumer=consumer, timeline_jobs=timeline_jobs,
-        moderation_jobs=moderation_jobs, jobs=jobs,
+        settings.worker, settings.redis, relay=relay, flusher=flusher, consumer=consumer,
+        timeline_jobs=timeline_jobs, moderation_jobs=moderation_jobs, jobs=jobs,
     )  # fmt: skip
     return _Workers(relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
 

@@ -18,16 +18,22 @@ from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.affinity import UNCAPPED, aggregate_days, day_of_ms
 from graphsvc.services.telemetry import INTERACTION_PAIRS_DROPPED
-from graphsvc.settings import Settings
+from graphsvc.settings import BoundSettings, InteractionSettings
 
 
 class InteractionFlusher:
     def __init__(
-        self, store: SuggestionStore, buffer: InteractionBuffer, settings: Settings
+        self,
+        store: SuggestionStore,
+        buffer: InteractionBuffer,
+        settings: InteractionSettings,
+        bounds: BoundSettings,
     ) -> None:
         self._store = store
         self._buffer = buffer
         self._settings = settings
+        self._daily_max = bounds.interactions_pair_daily_max
+        self.round_seconds = settings.interactions_flush_seconds
 
     async def flush(self) -> int:
         """Write one round of buffered batches to Neo4j; returns how many events went (the
@@ -45,7 +51,7 @@ class InteractionFlusher:
             checkpoint=last,
             last=batches[-1].entry_id,
             half_life_us=half_life,
-            daily_max=self._settings.interactions_pair_daily_max,
+            daily_max=self._daily_max,
         )
         if not done.applied:  # another process flushed these first
             return 0

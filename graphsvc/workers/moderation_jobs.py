@@ -41,7 +41,7 @@ from graphsvc.domain.model import Side
 from graphsvc.services.access import KeyRing
 from graphsvc.services.moderation import ERASE, job_key
 from graphsvc.services.writes import Writes
-from graphsvc.settings import Settings
+from graphsvc.settings import MirrorSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,8 @@ class ModerationJobs:
         mirror: Mirror,
         statuses: StatusSet,
         writes: Writes,
-        settings: Settings,
+        settings: MirrorSettings,
+        worker: WorkerSettings,
         flusher: InteractionFlusher,
         impressions: ImpressionStore,
         keys: KeyRing,
@@ -80,8 +81,8 @@ class ModerationJobs:
         self._flusher = flusher
         self._impressions = impressions
         self._keys = keys
-        self.lease_seconds = settings.worker_lease_seconds
-        self.most = max(1, settings.worker_jobs // 2)
+        self.lease_seconds = worker.worker_lease_seconds
+        self.most = max(1, worker.worker_jobs // 2)
 
     async def due(self, limit: int) -> list[str]:
         """Every marked user's job (the marks are few: each is a user's pending work)."""

@@ -25,7 +25,7 @@ from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.telemetry import RELAY_REPAIRS
-from graphsvc.settings import Settings
+from graphsvc.settings import EventSettings, MirrorSettings
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +44,16 @@ class Relay:
         stream: EventStream,
         sync: MirrorSync,
         cache: SuggestionCache,
-        settings: Settings,
+        settings: EventSettings,
+        mirror: MirrorSettings,
     ) -> None:
         self._outbox = outbox
         self._stream = stream
         self._sync = sync
         self._cache = cache
         self._settings = settings
+        self._rebuild_batch = mirror.rebuild_batch_users
+        self.round_seconds = settings.outbox_relay_seconds
         self._lease = max(60.0, 10 * settings.outbox_relay_seconds)
 
     async def once(
@@ -92,7 +95,7 @@ class Relay:
         lost = [e for e in events if e.id not in acked]
         if lost:
             users = sorted({u for e in lost for u in (e.src, e.dst) if u})
-            size = self._settings.rebuild_batch_users
+            size = self._rebuild_batch
             for start in range(0, len(users), size):
                 if not await self._stream.renew_lease(holder, self._lease):
                     return False

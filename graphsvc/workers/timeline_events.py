@@ -26,7 +26,7 @@ from redis.exceptions import ResponseError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
-from graphsvc.settings import Settings
+from graphsvc.settings import TimelineSettings
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ LINGER_SECONDS = 0.05
 
 class TimelineEvents:
     def __init__(
-        self, outboxes: Outboxes, inboxes: Inboxes, stream: EventStream, settings: Settings
+        self, outboxes: Outboxes, inboxes: Inboxes, stream: EventStream, settings: TimelineSettings
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes

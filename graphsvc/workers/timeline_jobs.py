@@ -34,7 +34,7 @@ from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
 from graphsvc.services.lists import Lists
-from graphsvc.settings import Settings
+from graphsvc.settings import TimelineSettings, WorkerSettings
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ class TimelineJobs:
         queue: TimelineJobQueue,
         lists: Lists,
         jobs: Jobs,
-        settings: Settings,
+        settings: TimelineSettings,
+        worker: WorkerSettings,
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes
@@ -60,14 +61,15 @@ class TimelineJobs:
         self._jobs = jobs
         self._settings = settings
         self.lease_seconds = settings.feed_job_lease_seconds
-        self.most = settings.worker_jobs
+        self.most = worker.worker_jobs
+        self._queue_max = worker.worker_queue_max
 
     async def ensure_room(self) -> None:
         """Refuse new work while the queue is full (the caller has changed nothing yet)."""
-        if await self._queue.depth() >= self._settings.worker_queue_max:
+        if await self._queue.depth() >= self._queue_max:
             raise QueueFull(
                 f"the timeline job queue holds WORKER_QUEUE_MAX "
-                f"({self._settings.worker_queue_max}) jobs; retry once workers catch up",
+                f"({self._queue_max}) jobs; retry once workers catch up",
                 headers={"Retry-After": "5"},
             )
 

@@ -28,7 +28,7 @@ import logging
 
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.concurrency.loops import stopped, supervise
-from graphsvc.settings import Settings
+from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 class Worker:
     def __init__(
         self,
-        settings: Settings,
+        settings: WorkerSettings,
+        redis: RedisSettings,
         *,
         relay: Relay,
         flusher: InteractionFlusher,
@@ -56,17 +57,15 @@ class Worker:
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
         self._jobs = jobs
-        self._relay_seconds = settings.outbox_relay_seconds
-        self._flush_seconds = settings.interactions_flush_seconds
         self._poll_seconds = settings.worker_poll_seconds
         # a blocking wait shorter than the connection's read timeout
-        self._wait_seconds = min(settings.worker_poll_seconds, settings.redis_socket_timeout / 2)
+        self._wait_seconds = min(settings.worker_poll_seconds, redis.redis_socket_timeout / 2)
 
     async def run(self) -> None:
         """Run every loop until cancelled; cancelled, stop them (work resumes elsewhere)."""
         rounds = {
-            "relay": supervise("relay", self._relay.round, self._relay_seconds),
-            "interactions": supervise("flusher", self._flusher.flush, self._flush_seconds),
+            "relay": supervise("relay", self._relay.round, self._relay.round_seconds),
+            "interactions": supervise("flusher", self._flusher.flush, self._flusher.round_seconds),
             "timeline-consumer": supervise(
                 "timeline consumer", self._consumer.round, LINGER_SECONDS, retry_seconds=1.0
             ),
