@@ -20,6 +20,7 @@ from helpers import app_client
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.concurrency import jobs as runner
+from graphsvc.concurrency import retries
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -225,7 +226,7 @@ async def test_a_job_that_gave_up_is_claimed_again_once_its_lease_runs_out(
 ) -> None:
     """A job that keeps failing (a store down for minutes) is not retried for ever in its
     process: its lease is left to run out, and the next claim, anywhere, runs it again."""
-    monkeypatch.setattr(runner, "RETRIES", 0)
+    monkeypatch.setattr(retries, "JOB_RETRIES", 0)
     key, calls = uid("flaky"), []
 
     class Flaky:

@@ -17,8 +17,8 @@ the same for every kind:
   a burst of work waits in its store, not in memory.
 - **Progress.** What a running job has done (``Progress``) is noted beside its lease every
   round, so any process can report it (``GET .../status``).
-- **Failures.** A failed run is retried a few times, each after a longer wait; then its lease
-  is left to run out, and the next claim, in any process, runs it again.
+- **Failures.** A failed run is retried a few times (``retries.failed_jobs``); then its
+  lease is left to run out, and the next claim, in any process, runs it again.
 - **Where.** A serving process (``here=False``) only records work: the workers claim it. Every
   other process (the worker, the CLI, tests) runs the jobs it starts at once, under a lease.
 
@@ -37,10 +37,10 @@ from typing import Protocol
 
 from graphsvc.concurrency.loops import stop_if_asked, stopped
 from graphsvc.concurrency.metrics import JOBS_RUNNING
+from graphsvc.concurrency.retries import failed_jobs
 
 log = logging.getLogger(__name__)
 
-RETRIES = 5  # a failed job runs again after 2, 4, 8, 16, 32 s before it is left for a claim
 KEPT_MAX = 10_000  # leases kept after a run, remembered for a start of the same job
 
 
@@ -192,22 +192,17 @@ class Jobs:
 
     async def _attempts(self, job: _Job) -> bool:
         """Run the job (again while new work arrived meanwhile); False when it gave up."""
-        failures = 0
-        while True:
+
+        async def attempt() -> None:
             stop_if_asked()
+            await job.kind.run(job.key, job.progress)
+
+        while True:
             try:
-                await job.kind.run(job.key, job.progress)
-            except asyncio.CancelledError:
-                raise
+                await failed_jobs(job.key)(attempt)
             except Exception:
-                failures += 1
-                if failures > RETRIES:
-                    log.exception("job %s failed %d times; left for a claim", job.key, failures)
-                    return False
-                log.exception("job %s failed; retrying", job.key)
-                await asyncio.sleep(min(2**failures, 60))
-                continue
-            failures = 0
+                log.exception("job %s failed on every retry; left for a claim", job.key)
+                return False
             if not job.again:
                 return True
             job.again = False

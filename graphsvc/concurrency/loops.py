@@ -22,6 +22,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
+from graphsvc.concurrency.retries import failed_rounds
+
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 10.0
@@ -60,17 +62,16 @@ async def supervise(
     """Run ``one_round`` until the task is cancelled: again at once while it says more work
     is waiting, else once ``wake`` returns (given ``poll_seconds``) or ``poll_seconds`` have
     passed; after a failure, ``retry_seconds`` later (``poll_seconds`` unless given)."""
-    while True:
+
+    async def attempt() -> None:
         stop_if_asked()
-        try:
-            if await one_round():
-                continue
-            if wake is None:
-                await asyncio.sleep(poll_seconds)
-            else:
-                await wake(poll_seconds)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a store is down: the work waits in its store
-            log.warning("%s round failed (%s); retrying", name, exc)
-            await asyncio.sleep(poll_seconds if retry_seconds is None else retry_seconds)
+        while await one_round():
+            stop_if_asked()
+        if wake is None:
+            await asyncio.sleep(poll_seconds)
+        else:
+            await wake(poll_seconds)
+
+    pause = poll_seconds if retry_seconds is None else retry_seconds
+    while True:  # a store that is down fails rounds: the work waits in its store
+        await failed_rounds(name, pause)(attempt)

@@ -58,6 +58,7 @@ from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.stream_slots import SLOTS_REFUSED, SLOTS_UNREACHABLE, StreamSlots
 from graphsvc.concurrency.loops import stop_if_asked
+from graphsvc.concurrency.retries import stream_reads
 from graphsvc.domain.errors import (
     GraphError,
     InvalidEventId,
@@ -329,18 +330,18 @@ class FollowerEvents:
         except REDIS_DOWN:
             return f"{time.time_ns() // 1_000_000}-0"
 
+    def _watched(self) -> bool:
+        return bool(self._watchers)
+
     async def _read(self) -> None:
         after = await self._tail()
-        while self._watchers:
+        while self._watched():
             stop_if_asked()
+            retrying = stream_reads(self._watched)  # while Redis is down or failing over
             try:
-                entries = await self._stream.read(after, 500, block_ms=1_000)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # Redis down or failing over: try again shortly
-                log.warning("follower events read failed (%s); retrying", exc)
-                await asyncio.sleep(1)
-                continue
+                entries = await retrying(self._stream.read, after, 500, block_ms=1_000)
+            except Exception:  # and nobody watches any more
+                return
             for entry_id, fields in entries:
                 after = entry_id
                 if fields.get("type") != "follow":

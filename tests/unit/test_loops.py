@@ -36,7 +36,9 @@ async def test_a_round_runs_again_at_once_while_work_waits_and_survives_a_failur
     await stopped([task], seconds=5)
     assert task.cancelled()
     assert [type(o) for o in seen] == [bool, bool, ConnectionError, bool]
-    assert any("test round failed (a store is down)" in r.getMessage() for r in caplog.records)
+    assert any(
+        "test round: attempt 1 failed (a store is down)" in r.getMessage() for r in caplog.records
+    )
 
 
 async def test_a_waiting_loop_runs_its_next_round_when_woken() -> None:

@@ -13,28 +13,23 @@ stalled every write of those users for a second.
 Policy: the unit of work turns a deadlock into ``Deadlock``, which the driver passes through
 without retrying, and ``retry_deadlocks`` runs the whole transaction again after a random
 wait of up to 5 ms, doubling per attempt up to 200 ms ("full jitter": two victims of the same
-cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed; then the deadlock error
-itself is raised (a 503 to a caller). Other transient errors (a server stopping or starting)
+cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed (the policy
+``deadlock_victims`` of ``concurrency/retries.py``); then the deadlock error itself is raised
+(a 503 to a caller). Other transient errors (a server stopping or starting)
 keep the driver's own retries within the same time budget.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import random
-import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import neo4j
 
-log = logging.getLogger(__name__)
+from graphsvc.concurrency.retries import deadlock_victims
 
 T = TypeVar("T")
 DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected"
-FIRST_WAIT_SECONDS = 0.005
-LONGEST_WAIT_SECONDS = 0.2
 
 
 class Deadlock(Exception):
@@ -52,17 +47,7 @@ def is_deadlock(error: BaseException) -> bool:
 async def retry_deadlocks(attempt: Callable[[], Awaitable[T]], seconds: float) -> T:
     """Run ``attempt`` (a whole transaction) until it does not end in ``Deadlock``, or until
     ``seconds`` have passed, waiting with full jitter between attempts."""
-    deadline = time.monotonic() + seconds
-    longest = FIRST_WAIT_SECONDS
-    tries = 0
-    while True:
-        tries += 1
-        try:
-            return await attempt()
-        except Deadlock as deadlock:
-            wait = random.uniform(0, longest)
-            if time.monotonic() + wait > deadline:
-                raise deadlock.error from None
-            log.debug("deadlock victim (attempt %d), again in %.1f ms", tries, wait * 1000)
-            await asyncio.sleep(wait)
-            longest = min(longest * 2, LONGEST_WAIT_SECONDS)
+    try:
+        return await deadlock_victims(seconds, Deadlock)(attempt)
+    except Deadlock as deadlock:
+        raise deadlock.error from None

@@ -1,0 +1,108 @@
+"""Retry policies, each written once with its reason (tenacity). A policy is a function that
+returns a fresh ``AsyncRetrying`` (its state is one call's), used as
+``await policy(...)(function, *args)``; what a policy retries is given by its caller, so the
+policies know no store.
+
+- ``deadlock_victims``: a transaction Neo4j rolled back as a deadlock's victim runs again
+  within milliseconds, with full jitter (``adapters/neo4j/deadlocks.py`` says why).
+- ``failed_jobs``: a durable job's run, again after 2, 4, 8, 16, 32 s; then it is left to its
+  lease's end and claimed again (``jobs.py``).
+- ``failed_rounds``: a background loop's round, again after a pause, for as long as the loop
+  runs (``loops.py``): its work waits in its store meanwhile.
+- ``stream_reads``: a live read of the event stream, again every second while Redis is down
+  or failing over, as long as someone still watches.
+
+Every retry is logged, at the level its policy says, on this module's logger.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+    stop_never,
+    wait_exponential,
+    wait_fixed,
+    wait_random_exponential,
+)
+
+log = logging.getLogger(__name__)
+
+DEADLOCK_FIRST_WAIT_SECONDS = 0.005  # the longest first wait; each retry's doubles
+DEADLOCK_LONGEST_WAIT_SECONDS = 0.2
+JOB_RETRIES = 5
+JOB_LONGEST_WAIT_SECONDS = 60.0
+STREAM_READ_WAIT_SECONDS = 1.0
+
+
+def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[RetryCallState], None]:
+    """Log a retry: what failed, which attempt, why, and when it runs again."""
+
+    def note(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        wait = state.upcoming_sleep
+        log.log(
+            level,
+            "%s: attempt %d failed (%s); again in %.3f s",
+            what, state.attempt_number, error, wait,
+            exc_info=error if traceback else None,
+        )  # fmt: skip
+
+    return note
+
+
+def deadlock_victims(seconds: float, victim: type[BaseException]) -> AsyncRetrying:
+    """Run a whole transaction again while it ends as a deadlock's victim (``victim``), after
+    a random wait of up to 5 ms, doubling per attempt up to 200 ms (two victims of one cycle
+    rarely collide again), until ``seconds`` (NEO4J_RETRY_SECONDS) would have passed; then
+    the last victim's error is raised."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type(victim),
+        wait=wait_random_exponential(
+            multiplier=DEADLOCK_FIRST_WAIT_SECONDS, max=DEADLOCK_LONGEST_WAIT_SECONDS
+        ),
+        stop=stop_before_delay(seconds),
+        before_sleep=_noted("deadlock victim", logging.DEBUG),
+        reraise=True,
+    )
+
+
+def failed_jobs(job: str) -> AsyncRetrying:
+    """Run a durable job again after it failed (a store is down, a statement timed out),
+    JOB_RETRIES times, after 2, 4, 8... s (at most a minute); then its error is raised."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type(Exception),
+        wait=wait_exponential(multiplier=2, max=JOB_LONGEST_WAIT_SECONDS),
+        stop=stop_after_attempt(JOB_RETRIES + 1),
+        before_sleep=_noted(f"job {job}", logging.WARNING, traceback=True),
+        reraise=True,
+    )
+
+
+def failed_rounds(loop: str, seconds: float) -> AsyncRetrying:
+    """Run a background loop's round again ``seconds`` after it failed, for ever (the loop
+    is stopped by cancelling it, which is never retried)."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type(Exception),
+        wait=wait_fixed(seconds),
+        stop=stop_never,
+        before_sleep=_noted(f"{loop} round", logging.WARNING),
+    )
+
+
+def stream_reads(watched: Callable[[], bool]) -> AsyncRetrying:
+    """Read the event stream again a second after a read failed, while ``watched()`` says
+    someone still watches; then the read's error is raised."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type(Exception),
+        wait=wait_fixed(STREAM_READ_WAIT_SECONDS),
+        stop=lambda _: not watched(),
+        before_sleep=_noted("event stream read", logging.WARNING),
+        reraise=True,
+    )
