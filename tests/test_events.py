@@ -15,11 +15,14 @@ import orjson
 import pytest
 import uvicorn
 from conftest import RUN
+from driver import Driver
 from helpers import ThrowawayRedis, free_port
+from stores import commit_only
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import NewKey, Scope
+from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import Settings
@@ -91,7 +94,7 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     start = await service.redis.stream.last_id()
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
-    await backends.neo4j.edges.follow(x, y)
+    await commit_only(backends, WriteKind.FOLLOW, x, y)
     drifts = await check_users(backends, [x, y])
     assert drifts, "the lost mirror write must show as drift"
     assert await events_after(service, start, {x, y}) == []
@@ -139,24 +142,21 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
         async with httpx.AsyncClient(
             transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
         ) as http:
-            for fan in (a, b):
-                assert (await http.put(f"/v1/users/{fan}/following/{star}")).status_code == 200
+            graph = Driver(http)
+            await graph.follow_pairs((a, star), (b, star))
             warm = await http.get(f"/v1/users/{star}/followers")
             assert warm.status_code == 200 and "x-graph-source" not in warm.headers
 
             throwaway_redis.kill9()
-            follow = await http.put(f"/v1/users/{c}/following/{star}")
-            assert follow.status_code == 200, follow.text  # committed in Neo4j
-            unfollow = await http.delete(f"/v1/users/{a}/following/{star}")
-            assert unfollow.status_code == 200, unfollow.text
+            assert (await graph.follow(c, star)).created  # committed in Neo4j
+            assert (await graph.unfollow(a, star)).removed
             page = await http.get(f"/v1/users/{star}/followers")
             assert page.status_code == 200 and page.headers["x-graph-source"] == "neo4j"
             assert [i["user_id"] for i in page.json()["items"]] == [c, b]
             counts = await http.get(f"/v1/users/{star}/counts")
             assert counts.status_code == 200 and counts.headers["x-graph-source"] == "neo4j"
             assert counts.json()["followers"] == 2
-            suggestions = await http.get(f"/v1/users/{c}/suggestions")
-            assert suggestions.status_code == 200, suggestions.text
+            await graph.suggestions(c)
             assert (await http.get("/healthz")).json() == {"neo4j": "ok", "redis": "unavailable"}
 
             throwaway_redis.start()  # empty
@@ -353,7 +353,7 @@ async def admitted(http: httpx.AsyncClient, url: str, seconds: float = 5.0) -> N
 async def all_closed(service: Services, key_id: str) -> None:
     """Wait until the key holds no stream slot (a server frees one once it sees its client
     gone)."""
-    slots = f"{service.settings.redis_prefix}streams:{key_id}"
+    slots = f"{service.settings.redis.redis_prefix}streams:{key_id}"
     for _ in range(100):
         if await service.redis.client.zcard(slots) == 0:
             return

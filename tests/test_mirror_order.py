@@ -10,22 +10,22 @@ import random
 from collections.abc import Callable
 
 from conftest import assert_consistent
+from stores import commit_only
 
 from graphsvc.bootstrap import Services
+from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import EdgeChange, Side
 
 UserIds = Callable[[str], str]
 
 
 async def committed_changes(backends: Services, src: str, dst: str, ops: str) -> list[EdgeChange]:
+    """A follow (+) or unfollow (-) committed in Neo4j for each op, none of them mirrored."""
     changes = []
     for op in ops:
-        change = (
-            await backends.neo4j.edges.follow(src, dst)
-            if op == "+"
-            else await backends.neo4j.edges.unfollow(src, dst)
-        )
-        assert change is not None
+        kind = WriteKind.FOLLOW if op == "+" else WriteKind.UNFOLLOW
+        change = await commit_only(backends, kind, src, dst)
+        assert isinstance(change, EdgeChange)
         changes.append(change)
     return changes
 
@@ -36,13 +36,13 @@ async def test_any_delivery_order_converges(
     rng = random.Random(5)
     for trial in range(12):
         a, b, c = uid("a"), uid("b"), uid("c")
-        await backends.neo4j.edges.follow(c, b)  # b has another follower, so its list is not empty
+        await committed_changes(backends, c, b, "+")  # b has another follower: a list not empty
         if trial % 2:  # warm lists take changes directly; cold ones journal them
             await service.mirror_sync.rebuild([a, b])
         changes = await committed_changes(backends, a, b, "+-+-+-+" if trial % 3 else "+-+-+-")
         rng.shuffle(changes)
         for change in changes:
-            await backends.redis.mirror.apply(change)
+            await backends.redis.mirror.apply_many([change])
         await service.mirror_sync.rebuild([a, b])
         await assert_consistent(backends, {a, b, c})
 
@@ -59,7 +59,7 @@ async def test_a_stale_snapshot_installed_after_newer_writes(
     for change in await committed_changes(backends, a, b, "-") + await committed_changes(
         backends, c, b, "+"
     ):
-        await backends.redis.mirror.apply(change)
+        await backends.redis.mirror.apply_many([change])
     await backends.redis.mirror.install(old.values(), [Side.FOLLOWERS])  # lands last
     page = await service.lists.followers(b)
     assert [e.user_id for e in page.items] == [c]
@@ -73,7 +73,7 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     await service.relations.follow(c, a)
     await service.relations.follow(c, b)
     await service.mirror_sync.rebuild([a, b])
-    await backends.neo4j.edges.follow(a, b)  # committed, but its mirror write never happened
+    await committed_changes(backends, a, b, "+")  # its mirror write never happened
     assert (await backends.redis.mirror.counts(b)).followers == 1  # only c, as mirrored
     assert await service.relations.follow(a, b) is False  # the client retries
     assert (await service.lists.counts(b)).followers == 2
@@ -89,14 +89,14 @@ async def test_a_write_delayed_across_a_flush_stays_dead(
         a, b, c = uid("a"), uid("b"), uid("c")
         await service.relations.follow(c, b)
         late = (await committed_changes(backends, a, b, "+"))[0]
-        await backends.redis.mirror.apply((await committed_changes(backends, a, b, "-"))[0])
+        await backends.redis.mirror.apply_many(await committed_changes(backends, a, b, "-"))
         await backends.redis.client.delete(
             *backends.redis.mirror.keys(a), *backends.redis.mirror.keys(b)
         )
         if rebuild_first:  # the late write meets a freshly built list
             await service.lists.followers(b)
             await service.lists.following(a)
-        await backends.redis.mirror.apply(late)
+        await backends.redis.mirror.apply_many([late])
         assert [e.user_id for e in (await service.lists.followers(b)).items] == [c]
         assert [e.user_id for e in (await service.lists.following(a)).items] == []
         assert (await service.lists.counts(b)).followers == 1
@@ -112,7 +112,7 @@ async def test_a_write_between_a_cold_read_and_its_install_is_counted(
     await backends.redis.mirror.drop([a, b])
     old = await backends.neo4j.snapshots.snapshots([b])  # counts only, before the write
     for change in await committed_changes(backends, a, b, "+"):
-        await backends.redis.mirror.apply(change)  # b is cold: its counts are parked
+        await backends.redis.mirror.apply_many([change])  # b is cold: its counts are parked
     assert await backends.redis.mirror.counts(b) is None
     await backends.redis.mirror.install(old.values(), sides=())
     assert (await backends.redis.mirror.counts(b)).followers == 2

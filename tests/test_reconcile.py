@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
-import httpx
 import pytest
+from driver import Driver, eventually
+from stores import mirrored
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
@@ -21,19 +22,14 @@ async def batches(*users: str) -> AsyncIterator[list[str]]:
     yield list(users)
 
 
-async def follows(client: httpx.AsyncClient, *pairs: tuple[str, str]) -> None:
-    for a, b in pairs:
-        assert (await client.put(f"/v1/users/{a}/following/{b}")).status_code == 200
-
-
 async def test_drift_is_found_repaired_and_reported(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b, c, d, clean = (uid(n) for n in ("a", "b", "c", "d", "clean"))
-    await follows(client, (a, b), (c, b), (d, clean), (clean, a))
+    await driver.follow_pairs((a, b), (c, b), (d, clean), (clean, a))
     for user in (a, b, c, d, clean):  # warm
-        await client.get(f"/v1/users/{user}/followers")
-        await client.get(f"/v1/users/{user}/following")
+        await driver.ids(user, "followers")
+        await driver.ids(user, "following")
     redis = backends.redis.client
     await redis.hset(backends.redis.mirror.keys(a)[0], "fg", 7)  # a wrong count
     await redis.zrem(backends.redis.mirror.keys(b)[1], c)  # a lost list entry
@@ -44,28 +40,25 @@ async def test_drift_is_found_repaired_and_reported(
     report = await reconcile(service, batches(a, b, c, d, clean), progress=False)
     assert (report.checked, report.found, report.repaired, report.left) == (5, 3, 3, 0)
     assert await check_users(backends, [a, b, c, d, clean]) == []
-    assert (await client.get(f"/v1/users/{a}/counts")).json()["following"] == 1
-    followers = (await client.get(f"/v1/users/{b}/followers")).json()["items"]
-    assert {item["user_id"] for item in followers} == {a, c}
-    assert [
-        i["user_id"] for i in (await client.get(f"/v1/users/{clean}/followers")).json()["items"]
-    ] == [d]
+    assert (await driver.counts(a)).following == 1
+    assert set(await driver.ids(b, "followers")) == {a, c}
+    assert await driver.ids(clean, "followers") == [d]
 
 
 async def test_recently_written_users_are_reconciled_every_round(
-    client: httpx.AsyncClient, service: Services, backends: Services, uid: UserIds
+    driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
-    await follows(client, (a, b))
+    await driver.follows(a, b)
     assert {a, b} <= set(await backends.redis.mirror.written_since(60))
-    assert (await client.get(f"/v1/users/{b}/counts")).json()["followers"] == 1  # loaded
+    assert (await driver.counts(b)).followers == 1  # loaded
     await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 9)
     assert [d.user_id for d in await check_users(backends, [b])] == [b]
     lines: list[str] = []
     await reconcile_recent(service, 30, rounds=1, say=lines.append)
     assert len(lines) == 1 and lines[0].endswith("repaired; 0 left after the repair")
     assert " 0 drifts" not in lines[0]  # b's, at least (other tests' users are recent too)
-    assert (await client.get(f"/v1/users/{b}/counts")).json()["followers"] == 1
+    assert (await driver.counts(b)).followers == 1
 
 
 async def test_a_snapshot_read_before_a_drop_is_refused(
@@ -82,32 +75,33 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
     await service.relations.follow(new_fan, star)  # reaches the loaded list, after the snapshot
     await backends.redis.mirror.drop([star])
     await backends.redis.mirror.install(stale.values(), list(Side))  # the slow rebuild lands now
-    assert (await backends.redis.mirror_state.dump(star)).lists[Side.FOLLOWERS] is None  # refused
+    assert (await mirrored(backends, star)).lists[Side.FOLLOWERS] is None  # refused
     page = await service.lists.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]
     assert (await service.lists.counts(star)).followers == 2
 
 
 async def test_workers_reconcile_recent_writes_one_round_a_period(
-    client: httpx.AsyncClient,
+    driver: Driver,
     backends: Services,
     uid: UserIds,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """WORKER_RECONCILE_SECONDS: two workers' rounds, one of them a period, repair drift."""
     a, b = uid("a"), uid("b")
-    await follows(client, (a, b))
-    await client.get(f"/v1/users/{a}/following")
+    await driver.follows(a, b)
+    await driver.ids(a, "following")
     await backends.redis.client.hset(backends.redis.mirror.keys(a)[0], "fg", 9)
     assert {drift.user_id for drift in await check_users(backends, [a, b])} == {a}
     capsys.readouterr()
     loop = asyncio.get_running_loop()
     workers = [loop.create_task(reconcile_rounds(backends, 2.0)) for _ in range(2)]
     try:
-        for _ in range(100):
-            if not await check_users(backends, [a, b]):
-                break
-            await asyncio.sleep(0.05)
+
+        async def repaired() -> bool:
+            return not await check_users(backends, [a, b])
+
+        await eventually(repaired, seconds=5.0)
         await asyncio.sleep(0.5)
     finally:
         for task in workers:

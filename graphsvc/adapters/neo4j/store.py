@@ -30,7 +30,6 @@ from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadl
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.domain.edge_writes import (
     EdgeWrite,
-    FollowLimits,
     WriteKind,
     batch_users,
     plan_rounds,
@@ -298,32 +297,6 @@ class EdgeStore:
             )
         await self._count_reads.read([_NOBODY, _NOBODY_ELSE])
 
-    async def follow(
-        self, src: str, dst: str, *, limits: FollowLimits | None = None
-    ) -> EdgeChange | Refusal:
-        """Follow unless a rule refuses the new edge (then nothing changed); the limits are
-        off unless given (the service passes its settings)."""
-        write = EdgeWrite(WriteKind.FOLLOW, src, dst, limits or FollowLimits())
-        (outcome,) = await self.commit([write])
-        return outcome  # type: ignore[return-value]
-
-    async def unfollow(self, src: str, dst: str) -> EdgeChange | None:
-        """None when either user has never existed (nothing to change, nothing to mirror)."""
-        (outcome,) = await self.commit([EdgeWrite(WriteKind.UNFOLLOW, src, dst)])
-        return outcome  # type: ignore[return-value]
-
-    async def block(self, src: str, dst: str) -> BlockChange:
-        """Block; both directions come back as removals, also when there was no follow: the
-        mirror applies a removal newer than any instance of the edge harmlessly, so a retried
-        block repairs a mirror write that an earlier attempt lost."""
-        (outcome,) = await self.commit([EdgeWrite(WriteKind.BLOCK, src, dst)])
-        return outcome  # type: ignore[return-value]
-
-    async def unblock(self, src: str, dst: str) -> GraphEvent | None:
-        """The unblock's event; None when there was no block."""
-        (outcome,) = await self.commit([EdgeWrite(WriteKind.UNBLOCK, src, dst)])
-        return outcome  # type: ignore[return-value]
-
     async def _counts_after_commit(self, user_ids: Sequence[str]) -> dict[str, UserCounts] | None:
         """Counts read after a commit (the followed user is not locked by a follow, so only a
         read that starts after the commit is sure to include it); None when Neo4j became
@@ -461,6 +434,9 @@ def _outcome(
                 src, dst, following, changed, version, counts.get(src), counts.get(dst), event
             )
         case WriteKind.BLOCK:
+            # Both directions come back as removals, also when there was no follow: the mirror
+            # applies a removal newer than any instance of the edge harmlessly, so a retried
+            # block repairs a mirror write that an earlier attempt lost.
             ab, ba = row["following_version"], row["followed_by_version"]
             removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
             changes = [

@@ -102,10 +102,6 @@ class Mirror:
 
     # -- writes -------------------------------------------------------------------------------
 
-    async def apply(self, change: EdgeChange) -> None:
-        """Mirror one committed edge change: two single-user scripts, one round trip."""
-        await self.apply_many([change])
-
     async def apply_many(
         self,
         changes: Sequence[EdgeChange],

@@ -23,11 +23,6 @@ class MirrorState:
     def __init__(self, mirror: Mirror) -> None:
         self._mirror = mirror
 
-    async def dump(self, user_id: str) -> MirroredUser:
-        """The raw mirrored state of one user, for consistency checks and debugging."""
-        (mirrored,) = await self.dump_many([user_id])
-        return mirrored
-
     async def dump_many(self, user_ids: Sequence[str]) -> list[MirroredUser]:
         """The raw mirrored state of many users, in one pipelined round trip."""
         async with self._mirror.client.pipeline(transaction=False) as pipe:
