@@ -230,28 +230,18 @@ def build(
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
     impressions = Impressions(redis.impressions, breaker, settings.suggestions)
-    writes = Writes(
-        redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
-    )
-    runner = Jobs(
-        redis.leases,
-        concurrency=settings.worker.worker_jobs,
-        round_seconds=settings.worker.worker_poll_seconds,
-        here=not serve,
-    )
-    sync = MirrorSync(
-        neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings.mirror
-    )
-    lists = Lists(
-        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings.lists
-    )
+    writes, sync, lists = _mirrored(settings, neo4j, redis, breaker)
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, runner, sync, lists, writes, access)
+    work = _workers(settings, neo4j, redis, sync, lists, writes, access, serve=serve)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
     timelines = Timelines(
         redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, work.timeline_jobs,
         settings.timelines, settings.lists, settings.writes,
+    )  # fmt: skip
+    suggestions = Suggestions(
+        neo4j.suggestions, redis.suggestion_cache, breaker, settings.suggestions,
+        settings.interactions, RankerSource(neo4j.suggestions, settings.suggestions), impressions,
     )  # fmt: skip
     return Services(
         settings=settings,
@@ -259,22 +249,14 @@ def build(
         redis=redis,
         breaker=breaker,
         writes=writes,
-        jobs=runner,
+        jobs=work.jobs,
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings.writes, settings.lists),
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, settings.lists, settings.interactions),
-        moderation=Moderation(neo4j.moderation, writes, runner, work.moderation_jobs, access),
+        moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=interactions,
-        suggestions=Suggestions(
-            neo4j.suggestions,
-            redis.suggestion_cache,
-            breaker,
-            settings.suggestions,
-            settings.interactions,
-            RankerSource(neo4j.suggestions, settings.suggestions),
-            impressions,
-        ),
+        suggestions=suggestions,
         impressions=impressions,
         relay=work.relay,
         interaction_flusher=work.flusher,
@@ -292,8 +274,26 @@ def build(
     )
 
 
+def _mirrored(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
+) -> tuple[Writes, MirrorSync, Lists]:
+    """The services every other one builds on: the write order, the mirror's builds from
+    Neo4j, and the lists, all behind the one Redis breaker."""
+    writes = Writes(
+        redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
+    )
+    sync = MirrorSync(
+        neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings.mirror
+    )
+    lists = Lists(
+        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings.lists
+    )
+    return writes, sync, lists
+
+
 @dataclass(frozen=True, slots=True)
 class _Workers:
+    jobs: Jobs
     relay: Relay
     flusher: InteractionFlusher
     consumer: TimelineEvents
@@ -306,14 +306,21 @@ def _workers(
     settings: Settings,
     neo4j: Neo4jAdapters,
     redis: RedisAdapters,
-    jobs: Jobs,
     sync: MirrorSync,
     lists: Lists,
     writes: Writes,
     access: KeyRing,
+    *,
+    serve: bool,
 ) -> _Workers:
-    """The background work, and the worker that runs it (built in every process: a serving
-    one only records work, for the workers)."""
+    """The durable jobs' runner, the background work, and the worker that runs it (built in
+    every process: a serving one only records work, for the workers)."""
+    jobs = Jobs(
+        redis.leases,
+        concurrency=settings.worker.worker_jobs,
+        round_seconds=settings.worker.worker_poll_seconds,
+        here=not serve,
+    )
     flusher = InteractionFlusher(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
     )
@@ -333,7 +340,7 @@ def _workers(
         settings.worker, settings.redis, relay=relay, flusher=flusher, consumer=consumer,
         timeline_jobs=timeline_jobs, moderation_jobs=moderation_jobs, jobs=jobs,
     )  # fmt: skip
-    return _Workers(relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
+    return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
 
 
 @asynccontextmanager
