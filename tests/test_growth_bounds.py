@@ -11,25 +11,27 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 from conftest import new_user_id
-from helpers import ThrowawayRedis, app_client, service_of
+from driver import Driver, refused
+from helpers import ThrowawayRedis, app_client
+from stores import tombstones
 
 from graphsvc.adapters.neo4j.suggestions import AppliedInteractions
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.affinity import aggregate
 from graphsvc.domain.model import Suggestion
+from graphsvc.schemas import RecordedBody
 
 MakeService = Callable[..., Services]
-MakeClient = Callable[..., httpx.AsyncClient]
+MakeDriver = Callable[..., Driver]
 UserIds = Callable[[str], str]
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-def at(minutes: float) -> str:
-    return (BASE + timedelta(minutes=minutes)).isoformat()
+def at(minutes: float) -> datetime:
+    return BASE + timedelta(minutes=minutes)
 
 
 def metric(text: str, name: str) -> float:
@@ -76,69 +78,53 @@ async def test_budgets_are_metered_in_process_when_redis_refuses_them(
 
 
 async def test_tombstones_live_in_the_authors_slot_capped_oldest_first(
-    make_client: MakeClient, uid: UserIds
+    make_driver: MakeDriver, uid: UserIds
 ) -> None:
     author, other = uid("author"), uid("other")
-    async with make_client(feed_tombstones_max=3, feed_tombstone_days=2) as api:
-        services = service_of(api)
+    async with make_driver(feed_tombstones_max=3, feed_tombstone_days=2) as api:
+        services = api.services
         for n in range(5):
-            response = await api.put(f"/v1/users/{author}/posts/p{n}", json={"at": at(n)})
-            assert response.status_code == 202, response.text
-        await publish_and_delete(api, other, "q0")
+            assert (await api.publish(author, f"p{n}", at(n))).created
+        assert (await api.publish(other, "q0", at(0))).created
+        assert (await api.delete_post(other, "q0")).deleted
         for n in range(5):
-            assert (await api.delete(f"/v1/users/{author}/posts/p{n}")).status_code == 202
-        await services.jobs.drain()
-        outboxes = services.redis.outboxes
-        assert await outboxes.tombstones(author) == 3  # p2, p3, p4: the newest deletions
-        assert await outboxes.tombstones(other) == 1  # per author: another's do not count
-        key = outboxes.key("pd", author)
+            assert (await api.delete_post(author, f"p{n}")).deleted
+        await api.drain()
+        assert await tombstones(services, author) == 3  # p2, p3, p4: the newest deletions
+        assert await tombstones(services, other) == 1  # per author: another's do not count
+        key = services.redis.outboxes.key("pd", author)
         assert f"{{{author}}}" in key  # the author's slot
         assert 2 * 86_400 - 10 <= await services.redis.client.ttl(key) <= 2 * 86_400
         for n in (2, 3, 4):  # remembered: the id stays deleted
-            again = await api.put(f"/v1/users/{author}/posts/p{n}", json={"at": at(n)})
-            assert again.status_code == 409 and again.json()["error"]["code"] == "post_deleted"
-            assert (await api.get(f"/v1/users/{author}/posts/p{n}")).json()["state"] == "deleted"
+            await refused(api.publish(author, f"p{n}", at(n)), 409, "post_deleted")
+            assert (await api.post(author, f"p{n}")).state == "deleted"
         # the oldest deletion was forgotten: its id is free for a new post
-        again = await api.put(f"/v1/users/{author}/posts/p0", json={"at": at(9)})
-        assert again.status_code == 202, again.text
-        await services.jobs.drain()
-
-
-async def publish_and_delete(api: httpx.AsyncClient, author: str, post: str) -> None:
-    assert (
-        await api.put(f"/v1/users/{author}/posts/{post}", json={"at": at(0)})
-    ).status_code == 202
-    assert (await api.delete(f"/v1/users/{author}/posts/{post}")).status_code == 202
+        assert (await api.publish(author, "p0", at(9))).created
+        await api.drain()
 
 
 # -- shows of suggestions -------------------------------------------------------------------------
 
 
-async def test_only_shows_of_served_suggestions_count(
-    client: httpx.AsyncClient, uid: UserIds
-) -> None:
+async def test_only_shows_of_served_suggestions_count(driver: Driver, uid: UserIds) -> None:
     me, friend, a, b = uid("me"), uid("friend"), uid("a"), uid("b")
-    for src, dst in ((me, friend), (friend, a), (friend, b)):
-        assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
-    response = await client.get(f"/v1/users/{me}/suggestions", params={"limit": 1})
-    (top,) = [item["user_id"] for item in response.json()["items"]]
+    await driver.follow_pairs((me, friend), (friend, a), (friend, b))
+    (top,) = [item.user_id for item in (await driver.suggestions(me, limit=1)).items]
     other = b if top == a else a  # suggested to me (in the cached list), beyond the limit
     made_up = [uid("made-up") for _ in range(20)]
-    path = f"/v1/users/{me}/suggestions/impressions"
-    before = metric((await client.get("/metrics")).text,
-                    'graphsvc_impressions_ignored_total{reason="not_served"}')  # fmt: skip
-    response = await client.post(path, json={"ids": [top, other, *made_up]})
-    assert response.status_code == 202, response.text
-    assert response.json() == {"recorded": 2, "ignored": 20}
-    services = service_of(client)
+    ignored = 'graphsvc_impressions_ignored_total{reason="not_served"}'
+    before = metric((await driver.http.get("/metrics")).text, ignored)
+    recorded = await driver.record_impressions(me, [top, other, *made_up])
+    assert driver.last_status == 202
+    assert recorded == RecordedBody(recorded=2, ignored=20)
+    services = driver.services
     stored = await services.redis.client.hgetall(services.redis.impressions.key(me))
     assert stored == {top: "1", other: "1"}  # made-up ids store nothing
-    after = metric((await client.get("/metrics")).text,
-                   'graphsvc_impressions_ignored_total{reason="not_served"}')  # fmt: skip
+    after = metric((await driver.http.get("/metrics")).text, ignored)
     assert after == before + 20
     # another user was served nothing: its shows count nothing
-    response = await client.post(f"/v1/users/{friend}/suggestions/impressions", json={"ids": [a]})
-    assert response.json() == {"recorded": 0, "ignored": 1}
+    recorded = await driver.record_impressions(friend, [a])
+    assert recorded == RecordedBody(recorded=0, ignored=1)
 
 
 async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
@@ -164,8 +150,8 @@ async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
 # -- interactions ---------------------------------------------------------------------------------
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat()
+def now() -> datetime:
+    return datetime.now(UTC)
 
 
 async def apply_now(services: Services, pairs: list[dict[str, object]]) -> AppliedInteractions:
@@ -187,18 +173,16 @@ async def user_exists(services: Services, user_id: str) -> bool:
 
 
 async def test_interactions_with_unknown_users_are_dropped_and_counted_never_created(
-    client: httpx.AsyncClient, uid: UserIds
+    driver: Driver, uid: UserIds
 ) -> None:
     me, friend = uid("me"), uid("friend")
     made_up = [uid("made-up") for _ in range(3)]
-    assert (await client.put(f"/v1/users/{me}/following/{friend}")).status_code == 200
-    services = service_of(client)
-    events = [{"actor": me, "target": friend, "kind": "like", "at": now_iso()}]
-    events += [{"actor": me, "target": t, "kind": "message", "at": now_iso()} for t in made_up]
-    events += [{"actor": made_up[0], "target": me, "kind": "like", "at": now_iso()}]
-    response = await client.post("/v1/interactions", json=events)
-    assert response.status_code == 202 and response.json() == {"accepted": 5}, response.text
-    await services.interaction_flusher.flush_all()
+    await driver.follows(me, friend)
+    services = driver.services
+    events = [(me, friend, "like", now())]
+    events += [(me, t, "message", now()) for t in made_up]
+    events += [(made_up[0], me, "like", now())]
+    await driver.interact(*events)  # all five accepted, then flushed
     for user in made_up:
         assert not await user_exists(services, user)
     found = await services.interactions.affinities(me, 10)
@@ -209,20 +193,14 @@ async def test_interactions_with_unknown_users_are_dropped_and_counted_never_cre
 
 
 async def test_the_weight_one_pair_gains_per_day_is_capped(
-    make_client: MakeClient, uid: UserIds
+    make_driver: MakeDriver, uid: UserIds
 ) -> None:
     me, friend, other = uid("me"), uid("friend"), uid("other")
-    async with make_client(interactions_pair_daily_max=12) as client:
-        for src, dst in ((me, friend), (other, me)):
-            assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
-        services = service_of(client)
-        flood = [{"actor": me, "target": friend, "kind": "message", "at": now_iso()}] * 100
-        assert (await client.post("/v1/interactions", json=flood)).status_code == 202
-        await services.interaction_flusher.flush_all()
-        again = [{"actor": me, "target": friend, "kind": "like", "at": now_iso()}]
-        again += [{"actor": other, "target": me, "kind": "message", "at": now_iso()}] * 2
-        assert (await client.post("/v1/interactions", json=again)).status_code == 202
-        await services.interaction_flusher.flush_all()
+    async with make_driver(interactions_pair_daily_max=12) as driver:
+        await driver.follow_pairs((me, friend), (other, me))
+        services = driver.services
+        await driver.interact(*[(me, friend, "message", now())] * 100)
+        await driver.interact((me, friend, "like", now()), *[(other, me, "message", now())] * 2)
         # me -> friend: 500 sent, 12 kept, nothing more that day; other -> me: 10, under the cap
         found = dict(await services.interactions.affinities(me, 10))
         assert found == {

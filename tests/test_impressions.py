@@ -9,14 +9,16 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from helpers import free_port, service_of
+from driver import Driver, assert_error
+from helpers import free_port
 
 from graphsvc.adapters.redis.client import open_redis, redis_breaker
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
-from graphsvc.domain.impressions import discounted, rerank
+from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
+from graphsvc.schemas import RecordedBody
 from graphsvc.services.impressions import Impressions
 from graphsvc.settings import Settings
 
@@ -41,11 +43,11 @@ async def served(service: Services, user_id: str, *target_ids: str) -> None:
     [(0, 8.0), (1, 8.0), (3, 8.0), (4, 4.0), (5, 2.0), (6, 1.0)],
 )
 def test_the_first_free_shows_cost_nothing_then_each_halves(shows: int, expected: float) -> None:
-    assert discounted(8.0, shows, free=3, decay=0.5) == expected
+    assert 8.0 * discount_factor(shows, free=3, decay=0.5) == expected
 
 
 def test_a_decay_of_one_never_discounts() -> None:
-    assert discounted(8.0, 100, free=1, decay=1.0) == 8.0
+    assert discount_factor(100, free=1, decay=1.0) == 1.0
 
 
 def test_rerank_sinks_the_overshown_and_keeps_ties_in_order() -> None:
@@ -146,15 +148,13 @@ async def test_bad_records_raise_and_count_nothing(
 # -- the route ------------------------------------------------------------------------------------
 
 
-async def test_the_route_records_shows_with_202(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_the_route_records_shows_with_202(driver: Driver, uid: UserIds) -> None:
     me, a, b = uid("me"), uid("a"), uid("b")
-    await served(service_of(client), me, a, b)
-    path = f"/v1/users/{me}/suggestions/impressions"
-    response = await client.post(path, json={"ids": [a, b, a]})
-    assert response.status_code == 202, response.text
-    assert response.json() == {"recorded": 2, "ignored": 0}
-    assert (await client.post(path, json={"ids": [a]})).json() == {"recorded": 1, "ignored": 0}
-    store = service_of(client).redis.impressions
+    await served(driver.services, me, a, b)
+    assert await driver.record_impressions(me, [a, b, a]) == RecordedBody(recorded=2, ignored=0)
+    assert driver.last_status == 202
+    assert await driver.record_impressions(me, [a]) == RecordedBody(recorded=1, ignored=0)
+    store = driver.services.redis.impressions
     assert await store.shows(me, [a, b]) == {a: 2, b: 1}
 
 
@@ -171,18 +171,17 @@ async def test_the_route_records_shows_with_202(client: httpx.AsyncClient, uid: 
     ],
 )
 async def test_bad_impression_requests_are_refused_naming_the_problem_and_count_nothing(
-    client: httpx.AsyncClient, uid: UserIds, body: dict, code: str, expected: str
+    driver: Driver, uid: UserIds, body: dict, code: str, expected: str
 ) -> None:
     """422 for what breaks the schema; 403 for a rule it cannot state (showing oneself)."""
     me = uid("me")
     if body.get("ids") and isinstance(body["ids"], list):
         body = {"ids": [me if t == "SELF" else t for t in body["ids"]]}
-    response = await client.post(f"/v1/users/{me}/suggestions/impressions", json=body)
-    assert response.status_code == (403 if code == "self_action" else 422), response.text
-    error = response.json()["error"]
-    assert error["code"] == code and expected in error["message"], error
-    store = service_of(client).redis.impressions
-    assert not await service_of(client).redis.client.exists(store.key(me))
+    response = await driver.http.post(f"/v1/users/{me}/suggestions/impressions", json=body)
+    error = assert_error(response, 403 if code == "self_action" else 422, code)
+    assert expected in error.message, error
+    store = driver.services.redis.impressions
+    assert not await driver.services.redis.client.exists(store.key(me))
 
 
 async def test_a_bad_user_in_the_path_is_422(client: httpx.AsyncClient) -> None:

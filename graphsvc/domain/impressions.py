@@ -32,12 +32,6 @@ def discount_factor(shows: int, free: int, decay: float) -> float:
     return decay ** max(0, shows - free)
 
 
-def discounted(score: float, shows: int, free: int, decay: float) -> float:
-    """``score`` after ``shows`` shows: unchanged up to ``free``, times ``decay`` per show
-    beyond."""
-    return score * discount_factor(shows, free, decay)
-
-
 def rerank(
     items: Sequence[Suggestion], shows: Mapping[str, int], free: int, decay: float
 ) -> list[Suggestion]:

@@ -72,13 +72,6 @@ class TimelineEvents:
         await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])
         return len(entries)
 
-    async def settle(self) -> int:
-        """Apply everything delivered so far (tests, the CLI); returns how many entries."""
-        applied = 0
-        while n := await self.consume():
-            applied += n
-        return applied
-
     async def round(self) -> bool:
         """A round of the worker's consumer loop: one batch, waited for at most a second.
         After a short batch the next read lingers LINGER_SECONDS; otherwise it starts at

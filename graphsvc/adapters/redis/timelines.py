@@ -141,10 +141,6 @@ class Outboxes:
             pipe.expire(key, max(1, round(keep)))
             await pipe.execute()
 
-    async def tombstones(self, author: str) -> int:
-        """How many deleted posts of the author are remembered."""
-        return await self._redis.zcard(self.key("pd", author))
-
     async def deleted_among(self, members: Sequence[str]) -> set[str]:
         """Which of these posts (``author|post`` members, any authors) are deleted."""
         if not members:
@@ -374,14 +370,6 @@ class Inboxes:
     async def is_active(self, reader: str) -> bool:
         return bool(await self._redis.exists(self.key("rd", reader)))
 
-    async def mark_active(self, readers: Sequence[str]) -> None:
-        """Readers who read just now (benchmarks; a timeline read does this itself)."""
-        ttl = self._settings.feed_active_ms
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for reader in readers:
-                pipe.set(self.key("rd", reader), "1", px=ttl)
-            await pipe.execute()
-
     async def active_among(self, readers: Sequence[str]) -> list[str]:
         async with self._redis.pipeline(transaction=False) as pipe:
             for reader in readers:
@@ -400,14 +388,6 @@ class Inboxes:
             await self._redis.zrem(self.key("in", reader), *remove)
         if add:
             await self.push([reader], add)
-
-    async def inbox_memory(self, reader: str) -> tuple[int, int]:
-        """(bytes Redis uses for the inbox, posts in it)."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.memory_usage(self.key("in", reader), samples=0)
-            pipe.zcard(self.key("in", reader))
-            used, size = await pipe.execute()
-        return int(used or 0), int(size)
 
     async def forget_reader(self, user_id: str) -> None:
         """An erased user's inbox and marks go."""
