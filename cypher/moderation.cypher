@@ -1,5 +1,7 @@
-// Moderation: a user's status (active, suspended, spam) and its fan-out over the user's
-// edges, and the erasure of a user, each in resumable batches marked on the user's node.
+// Moderation: a user's status (active, suspended, spam) and its propagation over the user's
+// edges, and the erasure of a user, each in resumable batches marked on the user's node. A
+// status propagation's stored name is fan-out: the label :Fanout, the fanout_* queries and
+// their `fanout` columns.
 
 // name: set_status
 // A user's moderation status: 'active' (no property), 'suspended' or 'spam'. Non-active users
@@ -11,7 +13,7 @@
 // status in the Redis mirror.
 // A change creates its event in the outbox (:GraphEvent).
 // Params: $id, $status, $event.
-// Returns: previous (the status before), version, fanout (whether a fan-out is due).
+// Returns: previous (the status before), version, fanout (whether a propagation is due).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 OPTIONAL MATCH (known:User {id: $id})
@@ -31,7 +33,7 @@ FOREACH (_ IN CASE WHEN previous <> $status THEN [1] ELSE [] END |
 RETURN previous, u.clk AS version, u:Fanout AS fanout
 
 // name: fanout_state
-// Where a status fan-out starts or resumes: the user's status, a version for it (the clock,
+// Where a status propagation starts or resumes: the user's status, a version for it (the clock,
 // never older than the status's own tick) and the followed users whose mirrored counts a
 // stopped job may not have refreshed.
 // Locking: none (a read).
@@ -42,7 +44,7 @@ RETURN coalesce(x.status, 'active') AS status, x.clk AS version,
        coalesce(x.refresh, []) AS refresh
 
 // name: fanout_following
-// One batch of a status fan-out over the user's followings. Each edge's flag `x` must say
+// One batch of a status propagation over the user's followings. Each edge's flag `x` must say
 // whether the follower is inactive, and each followed user's `xr` counts its flagged edges.
 // Locking: the user's node (its clock ticks), so the batch is serialized with the user's own
 // follows and unfollows, which maintain the same flags; repeating it is harmless. Each followed
@@ -68,12 +70,12 @@ SET x.refresh = ids
 RETURN ids
 
 // name: fanout_done
-// End a status fan-out, unless a newer status change made more work (the flags of the user's
+// End a status propagation, unless a newer status change made more work (the flags of the user's
 // followings disagree with its status again): then it stays pending.
 // Locking: the user's node (its clock ticks), so no status change or follow of the user runs
 // beside the check.
 // Params: $id.
-// Returns: done (whether the fan-out is finished).
+// Returns: done (whether the propagation is finished).
 MATCH (x:User {id: $id})
 WITH x, datetime.realtime() AS now
 WITH x, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -85,7 +87,7 @@ FOREACH (_ IN CASE WHEN done THEN [1] ELSE [] END | REMOVE x:Fanout, x.refresh)
 RETURN done
 
 // name: follower_ids
-// Every follower of a user, streamed (a fan-out refreshes their counts).
+// Every follower of a user, streamed (a status propagation refreshes their counts).
 // Locking: none (a read).
 // Params: $id.
 // Returns: id, one row per follower.
@@ -233,10 +235,10 @@ FOREACH (_ IN CASE WHEN x IS NOT NULL AND NOT busy THEN [1] ELSE [] END | DETACH
 RETURN NOT busy AS done, version, wait_us, revoked
 
 // name: pending_work
-// Users with a status fan-out or an erasure not yet finished (label scans).
+// Users with a status propagation or an erasure not yet finished (label scans).
 // Locking: none (a read).
 // Params: none.
-// Returns: id, erasing (false: a status fan-out).
+// Returns: id, erasing (false: a status propagation).
 MATCH (u:User)
 WHERE u:Fanout OR u:Erasing
 RETURN u.id AS id, u:Erasing AS erasing

@@ -51,7 +51,7 @@ RETURN u.id AS id, at, u:Inactive AS inactive,
 // Totals come from Neo4j's degree store (no relationship is read), each read once: a dense
 // node's degree costs about a millisecond at 30,000 followers. Active followers subtract `xr`,
 // the inactive followers counted by every write of an inactive follower and by status
-// fan-outs: O(1). Active followings and friends (active mutual follows) come from one pass over
+// propagations: O(1). Active followings and friends (active mutual follows) come from one pass over
 // the user's followings: O(following), which the MAX_FOLLOWING limit bounds.
 // Locking: none (a read).
 // Params: $ids (list of user ids).
