@@ -166,7 +166,7 @@ async def relay(
 
 @command(app)
 async def jobs() -> None:
-    """Finish status fan-outs and erasures left unfinished.
+    """Finish status propagations and erasures left unfinished.
 
     Under the workers' leases: a job a running worker holds is left to it.
     """
