@@ -88,7 +88,7 @@ async def cross_slot(settings: Settings, commands: list[list[str]]) -> list[list
 
 
 async def workload(service: Services, uid: UserIds) -> None:
-    """Follows, unfollows, cold and warm pages and counts, a status fan-out, interactions and
+    """Follows, unfollows, cold and warm pages and counts, a status propagation, interactions and
     suggestions, a bulk rebuild (the packed path on a single Redis) and a repair."""
     a, b, c = uid("a"), uid("b"), uid("c")
     fans = [uid(f"fan{n}") for n in range(130)]
@@ -107,7 +107,7 @@ async def workload(service: Services, uid: UserIds) -> None:
     assert first.next_cursor
     await service.lists.followers(a, limit=2, cursor=first.next_cursor)
     await service.lists.following(b)
-    await service.moderation.set_status(fans[1], "suspended")  # status, then a fan-out of counts
+    await service.moderation.set_status(fans[1], "suspended")  # status, then its propagation
     await service.jobs.drain()
     shown = [e.user_id for e in (await service.lists.followers(a, limit=50)).items]
     assert fans[1] not in shown and fans[2] in shown

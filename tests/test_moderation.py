@@ -357,7 +357,7 @@ async def test_spam_user_follows_in_the_shadow(driver: Driver, uid: UserIds) -> 
     assert (await driver.view(users))[p]["counts"] == full_counts(3, 3, friends=1)  # type: ignore[index]
 
 
-async def test_status_fanout_in_many_batches(
+async def test_a_status_propagation_in_many_batches(
     make_service: Callable[..., Services], service_key: str, uid: UserIds
 ) -> None:
     service = make_service(fanout_batch_edges=7, rate_limits_enabled=False)
@@ -371,7 +371,7 @@ async def test_status_fanout_in_many_batches(
     for user in followed[:5]:  # some friends too
         await service.relations.follow(user, spammer)
     async with Driver(app_client(create_app(service.settings, service), service_key)) as driver:
-        for user in followed + fans:  # warm mirrors take the fan-out's refreshes
+        for user in followed + fans:  # warm mirrors take the propagation's refreshes
             await driver.counts(user)
         await driver.set_status(spammer, "spam")
         state = await driver.status(spammer)
@@ -761,7 +761,7 @@ async def test_a_retried_block_repairs_a_lost_mirror_write(
     assert await driver.counts(b) == full_counts(0, 0)
 
 
-async def test_a_lost_status_write_is_repaired_by_the_fanout(
+async def test_a_lost_status_write_is_repaired_by_the_status_propagation(
     driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     user, fan = uid("user"), uid("fan")

@@ -81,11 +81,11 @@ async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_o
             async def post_done() -> bool:
                 return (await graph.post(author, "p1")).state == "done"
 
-            async def fanout_done() -> bool:
+            async def propagation_done() -> bool:
                 return (await graph.status(other)).fanout_pending is False
 
             await eventually(post_done)
-            await eventually(fanout_done)
+            await eventually(propagation_done)
         inbox = await graph.services.redis.inboxes.inbox(reader)
         assert [p.post_id for p in inbox] == ["p1"]
         counts = await graph.counts(author)
