@@ -24,7 +24,6 @@ process.
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.concurrency.loops import stopped, supervise
@@ -34,8 +33,6 @@ from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
-
-log = logging.getLogger(__name__)
 
 
 class Worker:
