@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
-from helpers import service_of
+from driver import Driver
 
 from graphsvc.bootstrap import Services
+from graphsvc.client import GraphError
 
 UserIds = Callable[[str], str]
 
@@ -32,61 +32,61 @@ def count_snapshots(
     return calls
 
 
-async def cold_star(client: httpx.AsyncClient, backends: Services, uid: UserIds) -> str:
+async def cold_star(driver: Driver, backends: Services, uid: UserIds) -> str:
     star = uid("star")
     for n in range(30):
-        response = await client.put(f"/v1/users/{uid(f'fan{n}')}/following/{star}")
-        assert response.status_code == 200
+        await driver.follows(uid(f"fan{n}"), star)
     await backends.redis.mirror.drop([star])
     return star
 
 
 async def test_concurrent_reads_of_a_cold_user_share_one_rebuild(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
+    driver: Driver, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    star = await cold_star(client, backends, uid)
-    calls = count_snapshots(monkeypatch, service_of(client), delay=0.05)
+    star = await cold_star(driver, backends, uid)
+    calls = count_snapshots(monkeypatch, driver.services, delay=0.05)
     pages = await asyncio.gather(
-        *(client.get(f"/v1/users/{star}/followers", params={"limit": 5}) for _ in range(50))
+        *(anext(driver.followers(star, page_size=5).pages()) for _ in range(50))
     )
-    assert {r.status_code for r in pages} == {200}
-    assert len({r.text for r in pages}) == 1
+    assert all(page == pages[0] for page in pages)
     assert calls == [(star,)]
-    counts = await asyncio.gather(*(client.get(f"/v1/users/{star}/counts") for _ in range(20)))
-    assert {r.json()["followers"] for r in counts} == {30}
+    counts = await asyncio.gather(*(driver.counts(star) for _ in range(20)))
+    assert {c.followers for c in counts} == {30}
     assert calls == [(star,)]  # the rebuild installed the counts too
 
 
 async def test_cold_counts_share_one_snapshot(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
+    driver: Driver, backends: Services, uid: UserIds, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    star = await cold_star(client, backends, uid)
-    calls = count_snapshots(monkeypatch, service_of(client), delay=0.05)
-    counts = await asyncio.gather(*(client.get(f"/v1/users/{star}/counts") for _ in range(40)))
-    assert {r.json()["followers"] for r in counts} == {30}
+    star = await cold_star(driver, backends, uid)
+    calls = count_snapshots(monkeypatch, driver.services, delay=0.05)
+    counts = await asyncio.gather(*(driver.counts(star) for _ in range(40)))
+    assert {c.followers for c in counts} == {30}
     assert calls == [(star,)]
 
 
 async def test_rebuilds_are_bounded_and_the_rest_are_told_to_retry(
-    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
     backends: Services,
     uid: UserIds,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with make_client(rebuild_concurrency=2, rebuild_wait_seconds=0.05) as client:
-        users = [await cold_star(client, backends, uid) for _ in range(3)]
+    async with make_driver(rebuild_concurrency=2, rebuild_wait_seconds=0.05) as driver:
+        users = [await cold_star(driver, backends, uid) for _ in range(3)]
         users += [uid(f"u{n}") for n in range(7)]
         for user in users[3:]:
-            await client.put(f"/v1/users/{user}/following/{users[0]}")
+            await driver.follows(user, users[0])
         await backends.redis.mirror.drop(users)
-        calls = count_snapshots(monkeypatch, service_of(client), delay=0.5)
-        pages = await asyncio.gather(*(client.get(f"/v1/users/{u}/followers") for u in users))
-        statuses = [r.status_code for r in pages]
-        assert statuses.count(200) == 2 and statuses.count(503) == 8
-        refused = next(r for r in pages if r.status_code == 503)
-        assert refused.headers["Retry-After"] == "1"
-        assert refused.json()["error"]["code"] == "overloaded"
+        calls = count_snapshots(monkeypatch, driver.services, delay=0.5)
+        answers = await asyncio.gather(
+            *(anext(driver.followers(u).pages()) for u in users), return_exceptions=True
+        )
+        refused = [a for a in answers if isinstance(a, BaseException)]
+        assert len(answers) - len(refused) == 2 and len(refused) == 8
+        for error in refused:
+            assert isinstance(error, GraphError), error
+            assert (error.status, error.code, error.retry_after) == (503, "overloaded", 1.0)
         assert len(calls) == 2
         monkeypatch.undo()
         for user in users:  # retried one by one, as Retry-After asks
-            assert (await client.get(f"/v1/users/{user}/followers")).status_code == 200
+            await anext(driver.followers(user).pages())

@@ -7,14 +7,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from conftest import assert_consistent
-from helpers import service_of
+from driver import Driver
 
 from graphsvc.adapters.neo4j.store import WriteOutcome
 from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.client import GraphError
 from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
 from graphsvc.domain.model import EdgeChange
+from graphsvc.schemas import FollowBody
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -56,29 +57,27 @@ def test_rounds_keep_each_users_order_and_share_nothing_within() -> None:
 
 
 async def test_a_refused_follow_in_a_batch_refuses_only_itself(
-    make_client: Callable[..., httpx.AsyncClient], uid: UserIds
+    make_driver: Callable[..., Driver], uid: UserIds
 ) -> None:
     star = uid("star")
     fine, limited, blocked, suspended = (uid(n) for n in ("fine", "limited", "blocked", "susp"))
-    async with make_client(max_following=2, **ONE_BATCH) as client:
-        services = service_of(client)
-        for n in range(2):  # `limited` is at the limit of 2
-            assert (await client.put(f"/v1/users/{limited}/following/{uid(f'x{n}')}")).is_success
-        assert (await client.put(f"/v1/users/{star}/blocks/{blocked}")).is_success
+    async with make_driver(max_following=2, **ONE_BATCH) as driver:
+        services = driver.services
+        await driver.follows(limited, uid("x0"), uid("x1"))  # at the limit of 2
+        await driver.block(star, blocked)
         await services.moderation.set_status(suspended, "suspended")
         batches = record_batches(services)
-        responses = await asyncio.gather(
-            *(client.put(f"/v1/users/{who}/following/{star}")
-              for who in (fine, limited, blocked, suspended))
-        )  # fmt: skip
+        answers = await asyncio.gather(
+            *(driver.follow(who, star) for who in (fine, limited, blocked, suspended)),
+            return_exceptions=True,
+        )
         assert [len(writes) for writes, _ in batches] == [4]
-        codes = [(r.status_code, r.json().get("error", {}).get("code")) for r in responses]
-        assert codes[0] == (200, None) and responses[0].json()["created"] is True
-        assert codes[1:] == [(409, "following_limit"), (403, "blocked"), (403, "user_suspended")]
+        assert answers[0] == FollowBody(following=True, created=True)
+        codes = [(e.status, e.code) for e in answers[1:] if isinstance(e, GraphError)]
+        assert codes == [(409, "following_limit"), (403, "blocked"), (403, "user_suspended")]
         truth = (await services.neo4j.snapshots.snapshots([star], followers_limit=10))[star]
         assert [e.user_id for e in truth.followers] == [fine]
-        counts = (await client.get(f"/v1/users/{star}/counts")).json()
-        assert counts["followers"] == 1
+        assert (await driver.counts(star)).followers == 1
         await assert_consistent(services, {star, fine, limited, blocked, suspended})
 
 

@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
+from driver import Driver, relationship
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, quoted
@@ -19,18 +19,10 @@ from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.loader import load_edges
 
 UserIds = Callable[[str], str]
-NO = {"following": False, "followed_by": False, "mutual": False}
-UNBLOCKED = {"blocking": False, "blocked_by": False}
-
-
-async def relationships(client: httpx.AsyncClient, user: str, ids: list[str]) -> dict:
-    response = await client.get(f"/v1/users/{user}/relationships", params={"ids": ",".join(ids)})
-    assert response.status_code == 200, response.text
-    return response.json()["relationships"]
 
 
 async def test_relationships_of_busy_users(
-    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
     make_service: Callable[..., Services],
     tmp_path: Path,
     remember: Callable[[list[str]], None],
@@ -49,41 +41,33 @@ async def test_relationships_of_busy_users(
     remember(edges.users)
     await load_edges(make_service(), edges, progress=False)
     p = prefix.__add__
-    async with make_client() as client:
+    async with make_driver() as graph:
         for blocked in ("f299", "fan0399"):  # v blocks a followed user and a fan
-            response = await client.put(f"/v1/users/{p('v')}/blocks/{p(blocked)}")
-            assert response.status_code == 200, response.text
-        response = await client.put(f"/v1/users/{p('f298')}/blocks/{p('v')}")
-        assert response.status_code == 200, response.text
+            await graph.block(p("v"), p(blocked))
+        await graph.block(p("f298"), p("v"))
 
         asked = ["f000", "f001", "f298", "f299", "fan0000", "fan0399", "star", "stranger5"]
-        rel = await relationships(client, p("v"), [p(a) for a in [*asked, "ghost"]])
-        assert rel[p("f000")] == UNBLOCKED | {
-            "following": True,
-            "followed_by": True,
-            "mutual": True,
-        }
-        assert rel[p("f001")] == UNBLOCKED | NO | {"following": True}
-        assert rel[p("f298")] == NO | {"blocking": False, "blocked_by": True}  # unfollowed
-        assert rel[p("f299")] == NO | {"blocking": True, "blocked_by": False}
-        assert rel[p("fan0000")] == UNBLOCKED | NO | {"followed_by": True}
-        assert rel[p("fan0399")] == NO | {"blocking": True, "blocked_by": False}
-        assert rel[p("star")] == UNBLOCKED | {
-            "following": True,
-            "followed_by": True,
-            "mutual": True,
-        }
-        assert rel[p("stranger5")] == rel[p("ghost")] == UNBLOCKED | NO
+        answer = await graph.relationships(p("v"), [p(a) for a in [*asked, "ghost"]])
+        rel = answer.relationships
+        assert rel[p("f000")] == relationship(following=True, followed_by=True)
+        assert rel[p("f000")].mutual
+        assert rel[p("f001")] == relationship(following=True)
+        assert rel[p("f298")] == relationship(blocked_by=True)  # unfollowed
+        assert rel[p("f299")] == relationship(blocking=True)
+        assert rel[p("fan0000")] == relationship(followed_by=True)
+        assert rel[p("fan0399")] == relationship(blocking=True)
+        assert rel[p("star")] == relationship(following=True, followed_by=True)
+        assert rel[p("stranger5")] == rel[p("ghost")] == relationship()
 
         # the celebrity as the viewer: its 2,000 followers are never the side walked
-        star = await relationships(client, p("star"), [p("v"), p("fan0001"), p("f001")])
-        assert star[p("v")] == UNBLOCKED | {"following": True, "followed_by": True, "mutual": True}
-        assert star[p("fan0001")] == UNBLOCKED | NO | {"followed_by": True}
-        assert star[p("f001")] == UNBLOCKED | NO
+        answer = await graph.relationships(p("star"), [p("v"), p("fan0001"), p("f001")])
+        star = answer.relationships
+        assert star[p("v")] == relationship(following=True, followed_by=True)
+        assert star[p("fan0001")] == relationship(followed_by=True)
+        assert star[p("f001")] == relationship()
 
         # the other way round: each side sees the block from its own end
-        back = await relationships(client, p("f299"), [p("v")])
-        assert back[p("v")] == NO | {"blocking": False, "blocked_by": True}
+        assert await graph.relation(p("f299"), p("v")) == relationship(blocked_by=True)
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-import httpx
 import neo4j
 import pytest
+from driver import Driver, refused
 
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import DENSE_NODE_THRESHOLD, Neo4jStore
@@ -108,21 +108,16 @@ async def test_a_write_waiting_for_a_lock_past_its_timeout_is_cut_off(
 
 
 async def test_a_request_past_the_timeout_is_a_503_naming_it(
-    make_client: Callable[..., httpx.AsyncClient], backends: Services, uid: UserIds
+    make_driver: Callable[..., Driver], backends: Services, uid: UserIds
 ) -> None:
     """A follow whose user another transaction holds: its statement waits for the lock until
     NEO4J_TX_TIMEOUT_SECONDS, then the request is answered 503 (and the follow not made)."""
     fan, idol = uid("fan"), uid("idol")
-    async with make_client(neo4j_tx_timeout_seconds=0.5) as client:
-        assert (await client.put(f"/v1/users/{fan}/following/{uid('warm')}")).status_code == 200
+    async with make_driver(neo4j_tx_timeout_seconds=0.5) as driver:
+        await driver.follows(fan, uid("warm"))
         async with holding_lock(backends, fan):
-            response = await asyncio.wait_for(
-                client.put(f"/v1/users/{fan}/following/{idol}"), timeout=30
-            )
-        assert response.status_code == 503, response.text
-        error = response.json()["error"]
-        assert error["code"] == "graph_timeout"
-        assert "0.5 s" in error["message"] and "NEO4J_TX_TIMEOUT_SECONDS" in error["message"]
-        assert response.headers["Retry-After"] == "1"
-        relation = await client.get(f"/v1/users/{fan}/relationships", params={"ids": idol})
-        assert relation.json()["relationships"][idol]["following"] is False
+            answered = asyncio.wait_for(driver.follow(fan, idol), timeout=30)
+            error = await refused(answered, 503, "graph_timeout")
+        assert "0.5 s" in error.message and "NEO4J_TX_TIMEOUT_SECONDS" in error.message
+        assert error.retry_after == 1
+        assert (await driver.relation(fan, idol)).following is False
