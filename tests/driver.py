@@ -31,6 +31,7 @@ from graphsvc.schemas import (
     PostBody,
     PostDeletedBody,
     RelationshipBody,
+    SuggestionItem,
 )
 
 T = TypeVar("T")
@@ -156,6 +157,11 @@ class Driver(AsyncGraphClient):
         assert (await self.record_interactions(events)).accepted == len(events)
         assert self.last_status == 202
         await self.services.interaction_flusher.flush_all()
+
+    async def suggested(self, user_id: str, limit: int = 50) -> dict[str, SuggestionItem]:
+        """The user's suggestions by id, best first."""
+        items = (await self.suggestions(user_id, limit=limit)).items
+        return {item.user_id: item for item in items}
 
     async def affinity_of(self, user_id: str) -> dict[str, float]:
         return {i.user_id: i.affinity for i in (await self.affinities(user_id, limit=100)).items}

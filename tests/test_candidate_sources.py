@@ -13,20 +13,19 @@ from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpx
 import pytest
-from helpers import service_of
-from test_suggestions import by_id, follow, suggested
+from driver import Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops import train_pymk
 from graphsvc.ops.edge_files import batches
 from graphsvc.ops.loader import rebuild_mirror
+from graphsvc.schemas import DismissBody, Reasons
 from graphsvc.services.suggestions import WIDEN
 
 UserIds = Callable[[str], str]
-MakeClient = Callable[..., httpx.AsyncClient]
+MakeDriver = Callable[..., Driver]
 MakeService = Callable[..., Services]
 
 SOURCES = ("friends_of_friends", "follows_you", "co_followers", "three_hop")
@@ -36,21 +35,21 @@ T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the ne
 
 
 @pytest.fixture
-async def client(make_client: MakeClient) -> AsyncIterator[httpx.AsyncClient]:
+async def driver(make_driver: MakeDriver) -> AsyncIterator[Driver]:
     """Every graph here is tiny: three-hop candidates are asked for (SUGGEST_THIN's default,
     set explicitly so the environment cannot turn them off)."""
-    async with make_client(suggest_thin=50) as http:
-        yield http
+    async with make_driver(suggest_thin=50) as graph:
+        yield graph
 
 
-async def rows_of(client: httpx.AsyncClient, me: str) -> dict[str, dict[str, Any]]:
+async def rows_of(driver: Driver, me: str) -> dict[str, dict[str, Any]]:
     """The candidates with their features, as the ranker gets them (no cache)."""
-    rows = await service_of(client).suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
+    rows = await driver.services.suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
     return {row["id"]: row for row in rows}
 
 
 async def graph_for(
-    client: httpx.AsyncClient, uid: UserIds, source: str, *, itself: bool = False
+    driver: Driver, uid: UserIds, source: str, *, itself: bool = False
 ) -> tuple[str, str]:
     """(me, candidate): a graph where only ``source`` finds the candidate (``itself``: the
     candidate is me, so the source's paths lead back to me)."""
@@ -58,65 +57,65 @@ async def graph_for(
     cand = me if itself else uid(source)
     if source == "friends_of_friends":
         m = uid("m")
-        await follow(client, (me, m), (m, cand))
+        await driver.follow_pairs((me, m), (m, cand))
     elif source == "follows_you":
-        await follow(client, (cand, me))
+        await driver.follow_pairs((cand, me))
     elif source == "co_followers":
         x, w = uid("x"), uid("w")  # w follows x as I do: what w follows is a candidate
-        await follow(client, (me, x), (w, x), (w, cand))
+        await driver.follow_pairs((me, x), (w, x), (w, cand))
     else:
         a, b = uid("a"), uid("b")
-        await follow(client, (me, a), (a, b), (b, cand))
+        await driver.follow_pairs((me, a), (a, b), (b, cand))
     return me, cand
 
 
 # -- 1. what each source finds -------------------------------------------------------------------
 
 
-async def test_friends_of_friends(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_friends_of_friends(driver: Driver, uid: UserIds) -> None:
     me, m, c = uid("me"), uid("m"), uid("c")
-    await follow(client, (me, m), (m, c))
-    row = (await rows_of(client, me))[c]
+    await driver.follow_pairs((me, m), (m, c))
+    row = (await rows_of(driver, me))[c]
     assert row["sources"] == ["friends_of_friends"]
     assert (row["paths"], row["via"], row["follows_you"], row["cof"]) == (1, [m], 0.0, 0.0)
     # m: 1 follower and 1 follow, so degree 2
     assert row["ra"] == pytest.approx(0.5)
     assert row["aa"] == pytest.approx(1 / math.log(4))
-    item = by_id(await suggested(client, me))[c]
-    assert item["sources"] == ["friends_of_friends"]
-    assert item["reasons"] == {"mutual_count": 1, "via": [m]}
+    item = (await driver.suggested(me))[c]
+    assert item.sources == ["friends_of_friends"]
+    assert item.reasons == Reasons(mutual_count=1, via=[m])
 
 
-async def test_follows_you(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_follows_you(driver: Driver, uid: UserIds) -> None:
     me, f = uid("me"), uid("f")
-    await follow(client, (f, me))
-    row = (await rows_of(client, me))[f]
+    await driver.follow_pairs((f, me))
+    row = (await rows_of(driver, me))[f]
     assert row["sources"] == ["follows_you"]
     assert (row["follows_you"], row["paths"], row["via"], row["cof"]) == (1.0, 0, [], 0.0)
-    item = by_id(await suggested(client, me))[f]
-    assert item["sources"] == ["follows_you"]
-    assert item["reasons"] == {"mutual_count": 0, "via": []}
+    item = (await driver.suggested(me))[f]
+    assert item.sources == ["follows_you"]
+    assert item.reasons == Reasons(mutual_count=0, via=[])
 
 
-async def test_co_followers(client: httpx.AsyncClient, uid: UserIds) -> None:
+async def test_co_followers(driver: Driver, uid: UserIds) -> None:
     me, x, w, v = uid("me"), uid("x"), uid("w"), uid("v")
-    await follow(client, (me, x), (w, x), (w, v))
-    rows = await rows_of(client, me)
+    await driver.follow_pairs((me, x), (w, x), (w, v))
+    rows = await rows_of(driver, me)
     assert set(rows) == {v}  # x: already followed; w: on no path from me, and not my follower
     row = rows[v]
     assert row["sources"] == ["co_followers"]
     # similarity of w: 1 / followers(x) = 1/2; shared over w's 2 follows
     assert row["cof"] == pytest.approx(0.25)
     assert (row["cof_paths"], row["paths"], row["follows_you"]) == (1, 0, 0.0)
-    assert by_id(await suggested(client, me))[v]["sources"] == ["co_followers"]
+    assert (await driver.suggested(me))[v].sources == ["co_followers"]
 
 
 async def test_three_hop_for_a_thin_neighbourhood(
-    client: httpx.AsyncClient, make_service: MakeService, uid: UserIds
+    driver: Driver, make_service: MakeService, uid: UserIds
 ) -> None:
     me, a, b, t = uid("me"), uid("a"), uid("b"), uid("t")
-    await follow(client, (me, a), (a, b), (b, t))
-    rows = await rows_of(client, me)
+    await driver.follow_pairs((me, a), (a, b), (b, t))
+    rows = await rows_of(driver, me)
     assert set(rows) == {b, t}
     assert rows[b]["sources"] == ["friends_of_friends"]
     row = rows[t]
@@ -124,7 +123,7 @@ async def test_three_hop_for_a_thin_neighbourhood(
     # reach of b: 1 / degree(a) = 1/2; over degree(b) = 2
     assert row["hop3"] == pytest.approx(0.25)
     assert (row["hop3_paths"], row.get("paths", 0), row["via"]) == (1, 0, [])
-    assert by_id(await suggested(client, me))[t]["sources"] == ["three_hop"]
+    assert (await driver.suggested(me))[t].sources == ["three_hop"]
     # not thin (SUGGEST_THIN=1 and 1 candidate found closer): no three-hop candidates at all
     thick = make_service(suggest_thin=1)
     assert [r["id"] for r in await thick.suggestions.candidate_rows(me, now=0)] == [b]
@@ -133,20 +132,17 @@ async def test_three_hop_for_a_thin_neighbourhood(
 # -- 2. every exclusion holds for every source ---------------------------------------------------
 
 
-async def exclude(client: httpx.AsyncClient, me: str, cand: str, exclusion: str) -> None:
+async def exclude(driver: Driver, me: str, cand: str, exclusion: str) -> None:
     if exclusion == "followed":
-        await follow(client, (me, cand))
+        await driver.follows(me, cand)
     elif exclusion in ("blocked", "blocker"):
         a, b = (me, cand) if exclusion == "blocked" else (cand, me)
-        response = await client.put(f"/v1/users/{a}/blocks/{b}")
-        assert response.status_code == 200, response.text
+        await driver.block(a, b)
     elif exclusion == "spam":
-        response = await client.put(f"/v1/users/{cand}/status", json={"status": "spam"})
-        assert response.status_code == 200, response.text
-        await service_of(client).jobs.drain()
+        await driver.set_status(cand, "spam")
+        await driver.drain()
     elif exclusion == "dismissed":
-        response = await client.delete(f"/v1/users/{me}/suggestions/{cand}")
-        assert response.json() == {"dismissed": True, "created": True}
+        assert await driver.dismiss(me, cand) == DismissBody(dismissed=True, created=True)
     else:
         raise AssertionError(exclusion)
 
@@ -154,25 +150,24 @@ async def exclude(client: httpx.AsyncClient, me: str, cand: str, exclusion: str)
 @pytest.mark.parametrize("exclusion", EXCLUSIONS)
 @pytest.mark.parametrize("source", SOURCES)
 async def test_every_exclusion_holds_for_every_source(
-    client: httpx.AsyncClient, uid: UserIds, source: str, exclusion: str
+    driver: Driver, uid: UserIds, source: str, exclusion: str
 ) -> None:
     if exclusion == "self":
         if source == "follows_you":  # I cannot follow myself, so I am never my own follower
             me = uid("me")
-            response = await client.put(f"/v1/users/{me}/following/{me}")
-            assert response.status_code == 403, response.text
-            assert me not in by_id(await suggested(client, me))
+            await refused(driver.follow(me, me), 403, "self_follow")
+            assert me not in await driver.suggested(me)
             return
-        me, _ = await graph_for(client, uid, source, itself=True)
-        assert me not in await rows_of(client, me)
-        assert me not in by_id(await suggested(client, me))
+        me, _ = await graph_for(driver, uid, source, itself=True)
+        assert me not in await rows_of(driver, me)
+        assert me not in await driver.suggested(me)
         return
-    me, cand = await graph_for(client, uid, source)
+    me, cand = await graph_for(driver, uid, source)
     # before: the candidate is there, found by this source alone (no cache is filled)
-    assert (await rows_of(client, me))[cand]["sources"] == [source]
-    await exclude(client, me, cand, exclusion)
-    assert cand not in by_id(await suggested(client, me))  # neither ranked nor a fill
-    assert cand not in await rows_of(client, me)
+    assert (await rows_of(driver, me))[cand]["sources"] == [source]
+    await exclude(driver, me, cand, exclusion)
+    assert cand not in await driver.suggested(me)  # neither ranked nor a fill
+    assert cand not in await rows_of(driver, me)
 
 
 # -- 3. a hub's friends of friends, not fills ----------------------------------------------------
@@ -200,7 +195,7 @@ async def load(services: Services, users: list[str], rows: list[dict[str, Any]])
     ],
 )
 async def test_a_hub_gets_friends_of_friends_not_fills(
-    client: httpx.AsyncClient, backends: Services, uid: UserIds, shared: bool
+    driver: Driver, backends: Services, uid: UserIds, shared: bool
 ) -> None:
     """A hub following 3,000 users who all follow it back, in cliques of 5, each also
     following an outsider the hub does not follow (its own, or its clique's): the hub's
@@ -221,24 +216,23 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
     rows = [{"s": s, "d": d, "t": T0 + n} for n, (s, d) in enumerate(pairs)]
     assert await load(backends, [hub, *fans, *outsiders], rows) == len(rows)
 
-    items = await suggested(client, hub)
-    assert [i for i in items if FILLS & set(i["sources"])] == []
+    items = list((await driver.suggested(hub)).values())
+    assert [i for i in items if FILLS & set(i.sources)] == []
     assert len(items) == 50
-    assert {i["user_id"] for i in items} <= set(outsiders)
-    mutual = [i for i in items if "friends_of_friends" in i["sources"]]
+    assert {i.user_id for i in items} <= set(outsiders)
+    mutual = [i for i in items if "friends_of_friends" in i.sources]
     assert mutual
     for item in mutual:
-        reasons = item["reasons"]
-        assert reasons["mutual_count"] == fans_per_outsider
-        assert len(reasons["via"]) == min(3, fans_per_outsider)
-        assert set(reasons["via"]) <= owners[item["user_id"]]
+        assert item.reasons.mutual_count == fans_per_outsider
+        assert len(item.reasons.via) == min(3, fans_per_outsider)
+        assert set(item.reasons.via) <= owners[item.user_id]
     # friend-of-friend candidates: one outsider per expanded follow of the hub; when the first
     # SUGGEST_INTERMEDIARIES follows yield fewer than 50, WIDEN times as many are expanded
     settings = backends.settings
     expanded = settings.suggest_intermediaries
     if expanded // fans_per_outsider < 50:
         expanded = min(HUB_FANS, expanded * WIDEN)
-    rows_found = await rows_of(client, hub)
+    rows_found = await rows_of(driver, hub)
     by_paths = [r for r in rows_found.values() if "friends_of_friends" in r["sources"]]
     assert len(by_paths) == min(settings.suggest_candidates, expanded // fans_per_outsider)
 
@@ -355,7 +349,7 @@ async def test_train_pymk_is_deterministic_for_a_seed(
 
 
 async def test_a_stored_model_is_served_by_a_running_api(
-    make_client: MakeClient,
+    make_driver: MakeDriver,
     make_service: MakeService,
     uid: UserIds,
     pymk_graph: list[dict[str, Any]],
@@ -363,11 +357,11 @@ async def test_a_stored_model_is_served_by_a_running_api(
 ) -> None:
     name = uid("model")
     me = pymk_graph[0]["s"]
-    async with make_client(pymk_model_name=name, pymk_model_refresh_seconds=0.1) as client:
-        source = service_of(client).suggestions.ranker
-        before = await suggested(client, me)
+    async with make_driver(pymk_model_name=name, pymk_model_refresh_seconds=0.1) as driver:
+        source = driver.services.suggestions.ranker
+        before = await driver.suggested(me)
         assert len(before) == 50
-        assert source.current.version == 0 and source.current == DEFAULT
+        assert await source.ranker() == DEFAULT
 
         trainer = make_service(pymk_model_name=name)
         newest_holdout_of(trainer, pymk_graph, monkeypatch)
@@ -379,10 +373,11 @@ async def test_a_stored_model_is_served_by_a_running_api(
         assert stored is not None and stored[0] == 1
 
         await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
-        await service_of(client).suggestions.cache.invalidate(me)  # else served from the cache
-        after = await suggested(client, me)
-        assert source.current.version == report.version
-        assert source.current.weights == report.weights
-        assert source.current.trained["seed"] == 7
-        assert isinstance(source.current, Ranker) and source.current != DEFAULT
-        assert [i["score"] for i in after] != [i["score"] for i in before]
+        await driver.services.suggestions.cache.invalidate(me)  # else served from the cache
+        after = await driver.suggested(me)
+        served = await source.ranker()  # the one the suggestions were ranked by
+        assert served.version == report.version
+        assert served.weights == report.weights
+        assert served.trained["seed"] == 7
+        assert isinstance(served, Ranker) and served != DEFAULT
+        assert [i.score for i in after.values()] != [i.score for i in before.values()]

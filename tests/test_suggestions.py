@@ -14,15 +14,10 @@ from stores import commit_only
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import WriteKind
-from graphsvc.schemas import DismissBody, Reasons, SuggestionItem
+from graphsvc.schemas import DismissBody, Reasons
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
-
-
-async def suggested(driver: Driver, user: str, limit: int = 50) -> dict[str, SuggestionItem]:
-    """The user's suggestions by id, in the order served."""
-    return {item.user_id: item for item in (await driver.suggestions(user, limit=limit)).items}
 
 
 def now() -> datetime:
@@ -71,7 +66,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
         checkpoint=last,
         last=batches[-1].entry_id,
         half_life_us=first.interactions.half_life_us,
-        daily_max=first.settings.interactions_pair_daily_max,
+        daily_max=first.settings.bounds.interactions_pair_daily_max,
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
     await restarted.interactions.record_raw([(a, me, 2.0, _micros(t))])
@@ -206,7 +201,7 @@ async def test_suggestions_with_reasons_and_exclusions(driver: Driver, uid: User
     response = await driver.dismiss(me, cand["dismissed"])
     assert response == DismissBody(dismissed=True, created=True)
 
-    found = await suggested(driver, me)
+    found = await driver.suggested(me)
     for excluded in ("blocked", "blocker", "spam", "dismissed", "followed"):
         assert cand[excluded] not in found, excluded
     assert me not in found and close not in found and other not in found
@@ -232,7 +227,7 @@ async def test_a_celebrity_intermediary_counts_little(
     await backends.neo4j.bulk.load_edges([{"s": f, "d": celebrity, "t": 1} for f in fans])
     await driver.follow_pairs((me, friend), (me, celebrity))
     await driver.follow_pairs((friend, via_friend), (celebrity, via_celebrity))
-    ranked = list(await suggested(driver, me))
+    ranked = list(await driver.suggested(me))
     assert ranked.index(via_friend) < ranked.index(via_celebrity)
 
 
@@ -242,17 +237,17 @@ async def test_the_cache_is_invalidated_by_follow_dismiss_and_block(
     me, friend = uid("me"), uid("friend")
     a, b, c, d = uid("a"), uid("b"), uid("c"), uid("d")
     await driver.follow_pairs((me, friend), (friend, a), (friend, b), (friend, c), (friend, d))
-    assert {a, b, c, d} <= set(await suggested(driver, me))
+    assert {a, b, c, d} <= set(await driver.suggested(me))
     # a write that bypasses the service is not seen until the cache expires: it is a cache
     await commit_only(backends, WriteKind.FOLLOW, me, d)
-    assert d in await suggested(driver, me)
+    assert d in await driver.suggested(me)
     await driver.follow_pairs((me, a))
-    after_follow = await suggested(driver, me)
+    after_follow = await driver.suggested(me)
     assert a not in after_follow and d not in after_follow
     await driver.dismiss(me, b)
-    assert b not in await suggested(driver, me)
+    assert b not in await driver.suggested(me)
     await driver.block(c, me)  # a block by the other side, too
-    assert c not in await suggested(driver, me)
+    assert c not in await driver.suggested(me)
 
 
 async def test_cold_start_suggests_recently_active_then_popular_accounts(
@@ -261,8 +256,8 @@ async def test_cold_start_suggests_recently_active_then_popular_accounts(
     newcomer, fresh, followed = uid("newcomer"), uid("fresh"), uid("followed")
     await driver.follow_pairs((fresh, followed))  # the newest edge of the graph: fresh is active
     services = driver.services  # the shared lists are cached: drop the one of a former run
-    await services.redis.client.delete(f"{services.settings.redis_prefix}accounts:recent")
-    items = list((await suggested(driver, newcomer, limit=50)).values())
+    await services.redis.client.delete(f"{services.settings.redis.redis_prefix}accounts:recent")
+    items = list((await driver.suggested(newcomer, limit=50)).values())
     sources = [item.sources for item in items]
     assert items[0].user_id == fresh and sources[0] == ["recently_active"]
     assert set(map(tuple, sources)) <= {("recently_active",), ("popular",)}
@@ -270,7 +265,7 @@ async def test_cold_start_suggests_recently_active_then_popular_accounts(
     assert all(item.reasons == Reasons(mutual_count=0, via=[]) for item in items)
     top = items[0].user_id
     await driver.block(newcomer, top)
-    assert top not in await suggested(driver, newcomer, limit=5)
+    assert top not in await driver.suggested(newcomer, limit=5)
 
 
 async def test_suggestions_bad_input(
