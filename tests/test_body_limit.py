@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import httpx
-from helpers import service_of
+from driver import Driver
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -16,11 +16,11 @@ def events(actor: str, target: str, n: int) -> list[dict[str, str]]:
 
 
 async def test_a_body_over_the_limit_is_413_and_records_nothing(
-    make_client: MakeClient, uid: UserIds
+    make_driver: Callable[..., Driver], uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
-    async with make_client(request_body_max_bytes=4_096) as client:
-        buffer = service_of(client).interactions.buffer
+    async with make_driver(request_body_max_bytes=4_096) as driver:
+        client, buffer = driver.http, driver.services.interactions.buffer
         backlog = await buffer.backlog()
         response = await client.post("/v1/interactions", json=events(me, a, 100))
         assert response.status_code == 413, response.text

@@ -8,8 +8,11 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from helpers import full_counts, start_api
+from driver import full_counts
+from helpers import start_api
 
+from graphsvc.client import GraphClient
+from graphsvc.schemas import FollowBody
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -22,12 +25,12 @@ def test_each_server_serves_the_api(
     process, url = start_api(server_settings, API_SERVER=server)
     try:
         a, b = uid("a"), uid("b")
+        with GraphClient(url, api_key=service_key) as graph:
+            assert graph.follow(a, b) == FollowBody(following=True, created=True)
+            assert [item.user_id for item in graph.followers(b, page_size=5)] == [a]
+            assert graph.counts(b) == full_counts(1, 0)
         headers = {"Authorization": f"Bearer {service_key}"}
         with httpx.Client(base_url=url, timeout=10, headers=headers) as http:
-            assert http.put(f"/v1/users/{a}/following/{b}").json()["created"] is True
-            page = http.get(f"/v1/users/{b}/followers", params={"limit": 5}).json()
-            assert [item["user_id"] for item in page["items"]] == [a]
-            assert http.get(f"/v1/users/{b}/counts").json() == full_counts(1, 0)
             bad = http.get(f"/v1/users/{b}/followers", params={"limit": "x"})
             assert bad.status_code == 422
             assert (

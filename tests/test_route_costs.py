@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
+from driver import Driver
 
 from graphsvc.api.access import Cost
 from graphsvc.bootstrap import Services
@@ -33,13 +34,14 @@ async def spent(client: httpx.AsyncClient, path: str, **params: object) -> int:
 
 
 async def test_an_expensive_route_spends_more_of_the_budget_than_a_cheap_one(
-    make_client: Callable[..., httpx.AsyncClient], backends: Services, uid: UserIds
+    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
+    backends: Services,
+    uid: UserIds,
 ) -> None:
     a, b, fan = uid("a"), uid("b"), uid("fan")
-    async with make_client() as writer:
-        for user in (a, b):
-            assert (await writer.put(f"/v1/users/{fan}/following/{user}")).status_code == 200
-        assert (await writer.put(f"/v1/users/{a}/following/{b}")).status_code == 200
+    async with make_driver() as writer:
+        await writer.follow_pairs((fan, a), (fan, b), (a, b))
     key = await read_key(backends, "costs")
     async with make_client(key=key, **BUDGET) as client:
         cheap = await spent(client, f"/v1/users/{a}/followers")
@@ -64,7 +66,10 @@ async def test_an_expensive_route_spends_more_of_the_budget_than_a_cheap_one(
 
 
 async def test_a_page_past_the_hot_list_costs_what_a_neo4j_read_does(
-    make_client: Callable[..., httpx.AsyncClient], backends: Services, uid: UserIds
+    make_client: Callable[..., httpx.AsyncClient],
+    make_driver: Callable[..., Driver],
+    backends: Services,
+    uid: UserIds,
 ) -> None:
     """The hot list holds the newest 10 followers: a page within it costs one request, one
     that Neo4j serves (past it, at any depth) five, and a not-followed-back page (which asks
@@ -72,9 +77,9 @@ async def test_a_page_past_the_hot_list_costs_what_a_neo4j_read_does(
     star = uid("star")
     fans = [uid(f"fan{n}") for n in range(30)]
     settings = {"hot_list_cap": 10, **BUDGET}
-    async with make_client(hot_list_cap=10) as writer:
+    async with make_driver(hot_list_cap=10) as writer:
         for fan in fans:
-            assert (await writer.put(f"/v1/users/{fan}/following/{star}")).status_code == 200
+            await writer.follows(fan, star)
     key = await read_key(backends, "deep pages")
     async with make_client(key=key, **settings) as client:
         path = f"/v1/users/{star}/followers"

@@ -15,10 +15,12 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
+from driver import Driver
 from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, build
+from graphsvc.schemas import FollowBody, UnfollowBody
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -70,20 +72,22 @@ async def answers(http: httpx.AsyncClient, users: dict[str, str]) -> list[tuple[
 
 
 async def test_core_routes_through_a_routing_uri_answer_as_through_bolt(
-    client: httpx.AsyncClient, server_settings: Settings, service_key: str, uid: UserIds
+    client: httpx.AsyncClient,
+    driver: Driver,
+    server_settings: Settings,
+    service_key: str,
+    uid: UserIds,
 ) -> None:
     users = {name: uid(name) for name in "abcd"}
     a, b, c, d = (users[n] for n in "abcd")
-    for src, dst in ((a, b), (b, a), (a, c), (b, c), (c, b), (d, a), (d, b)):
-        assert (await client.put(f"/v1/users/{src}/following/{dst}")).status_code == 200
+    await driver.follow_pairs((a, b), (b, a), (a, c), (b, c), (c, b), (d, a), (d, b))
     async with routed_client(server_settings, service_key) as routed:
         # writes through the routing driver (leader sessions)
-        follow = await routed.put(f"/v1/users/{c}/following/{a}")
-        assert (follow.status_code, follow.json()) == (200, {"following": True, "created": True})
-        block = await routed.put(f"/v1/users/{a}/blocks/{d}")
-        assert block.status_code == 200, block.text
-        unfollow = await routed.delete(f"/v1/users/{b}/following/{c}")
-        assert unfollow.json() == {"following": False, "removed": True}
+        graph = Driver(routed)
+        assert await graph.follow(c, a) == FollowBody(following=True, created=True)
+        assert graph.last_status == 200
+        await graph.block(a, d)
+        assert await graph.unfollow(b, c) == UnfollowBody(following=False, removed=True)
         expected = await answers(client, users)
         assert all(status == 200 for status, _ in expected), expected
         assert await answers(routed, users) == expected

@@ -6,8 +6,11 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from helpers import full_counts, served_api
+from driver import full_counts
+from helpers import served_api
 
+from graphsvc.client import GraphClient
+from graphsvc.schemas import FollowBody
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -21,18 +24,15 @@ def base_url(server_settings: Settings) -> Iterator[str]:
 
 def test_served_api_follows_pages_and_counts(base_url: str, service_key: str, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
+    with GraphClient(base_url, api_key=service_key) as graph:
+        assert graph.follow(a, c) == FollowBody(following=True, created=True)
+        assert graph.follow(b, c).created is True
+        first, rest = graph.followers(c, page_size=1).pages()
+        assert [i.user_id for i in first.items] == [b]
+        assert [i.user_id for i in rest.items] == [a] and rest.next_cursor is None
+        assert graph.counts(c) == full_counts(2, 0)
     headers = {"Authorization": f"Bearer {service_key}"}
     with httpx.Client(base_url=base_url, timeout=10, headers=headers) as http:
-        assert http.put(f"/v1/users/{a}/following/{c}").json() == {
-            "following": True,
-            "created": True,
-        }
-        assert http.put(f"/v1/users/{b}/following/{c}").json()["created"] is True
-        page = http.get(f"/v1/users/{c}/followers", params={"limit": 1}).json()
-        assert [i["user_id"] for i in page["items"]] == [b]
-        rest = http.get(f"/v1/users/{c}/followers", params={"cursor": page["next_cursor"]}).json()
-        assert [i["user_id"] for i in rest["items"]] == [a] and rest["next_cursor"] is None
-        assert http.get(f"/v1/users/{c}/counts").json() == full_counts(2, 0)
         bad = http.put(f"/v1/users/{a}/following/not%20valid")
         assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_user_id"
         assert "swagger" in http.get("/docs").text.lower()
