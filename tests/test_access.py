@@ -11,11 +11,13 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 from conftest import new_user_id
+from driver import Driver, refused
 from helpers import free_port
 
 from graphsvc.adapters.neo4j.store import open_driver
@@ -28,6 +30,7 @@ from graphsvc.services.access import FRESH_LOOKUPS
 from graphsvc.settings import Settings
 
 MakeClient = Callable[..., httpx.AsyncClient]
+MakeDriver = Callable[..., Driver]
 MakeService = Callable[..., Services]
 PARAM = re.compile(r"\{(\w+)\}")
 BODIES: dict[tuple[str, str], Any] = {
@@ -115,45 +118,39 @@ async def test_every_route_needs_a_key_and_its_scope(
 
 
 async def test_a_user_bound_key_acts_only_as_its_user(
-    make_client: MakeClient, keys: dict[str, str]
+    make_driver: MakeDriver, keys: dict[str, str]
 ) -> None:
     me, someone = keys["bound_user"], new_user_id("someone")
     target = new_user_id("target")
-    async with make_client(key=keys["bound"]) as http:
-        as_me = await http.put(f"/v1/users/{me}/following/{target}")
-        assert as_me.status_code == 200 and as_me.json()["created"]
-        for method, path, body in (
-            ("PUT", f"/v1/users/{someone}/following/{target}", None),
-            ("DELETE", f"/v1/users/{someone}/following/{target}", None),
-            ("PUT", f"/v1/users/{someone}/blocks/{target}", None),
-            ("DELETE", f"/v1/users/{someone}/suggestions/{target}", None),
-            ("POST", f"/v1/users/{someone}/suggestions/impressions", {"ids": [target]}),
-        ):
-            response = await send(http, method, path, body)
-            assert response.status_code == 403, (method, path, response.text)
-            assert response.json()["error"]["code"] == "wrong_acting_user"
+    async with make_driver(key=keys["bound"]) as graph:
+        assert (await graph.follow(me, target)).created
+        wrong = (403, "wrong_acting_user")
+        await refused(graph.follow(someone, target), *wrong)
+        await refused(graph.unfollow(someone, target), *wrong)
+        await refused(graph.block(someone, target), *wrong)
+        await refused(graph.dismiss(someone, target), *wrong)
+        await refused(graph.record_impressions(someone, [target]), *wrong)
         # interactions are reported by a service, for anyone: never by a bound key, even its own
+        at = datetime(2026, 11, 1, tzinfo=UTC)
         for actor in (someone, me):
-            event = {"actor": actor, "target": target, "kind": "like", "at": "2026-11-01T00:00:00Z"}
-            response = await http.post("/v1/interactions", json=[event])
-            assert response.status_code == 403, response.text
-            assert response.json()["error"]["code"] == "service_key_required"
+            event = (actor, target, "like", at)
+            await refused(graph.record_interactions([event]), 403, "service_key_required")
         # reads are not acts: a bound key reads anyone's lists
-        assert (await http.get(f"/v1/users/{someone}/followers")).status_code == 200
-        assert (await http.get(f"/v1/users/{target}/followers")).json()["items"][0]["user_id"] == me
+        assert await graph.ids(someone, "followers") == []
+        assert await graph.ids(target, "followers") == [me]
         # nothing was changed on someone's behalf
-        assert (await http.get(f"/v1/users/{someone}/counts")).json()["following"] == 0
+        assert (await graph.counts(someone)).following == 0
 
 
 async def test_a_user_bound_key_reads_only_its_own_view(
-    make_client: MakeClient, keys: dict[str, str], backends: Services
+    make_client: MakeClient, make_driver: MakeDriver, keys: dict[str, str], backends: Services
 ) -> None:
     """Another user's timeline, suggestions, event stream, friends by closeness and
     relationships (blocks between third parties) are 403 for a bound key; the refused read
     leaves no trace (no activity mark, no inbox rebuild)."""
     me, someone, third = keys["bound_user"], new_user_id("someone"), new_user_id("third")
-    async with make_client() as service:
-        await service.put(f"/v1/users/{someone}/blocks/{third}")
+    async with make_driver() as service:
+        await service.block(someone, third)
     async with make_client(key=keys["bound"]) as http:
         for path in (
             f"/v1/users/{someone}/timeline",
@@ -446,7 +443,7 @@ async def test_keys_from_the_command_line(
     key_id = re.search(r"key id: ([0-9a-f]{16})", out).group(1)
     async with make_client(key=token, api_key_cache_seconds=0.1) as http:
         target = new_user_id("t")
-        assert (await http.put(f"/v1/users/{me}/following/{target}")).status_code == 200
+        assert (await Driver(http).follow(me, target)).created
         code, out, _ = await asyncio.to_thread(run, "keys", "list")
         line = next(row for row in out.splitlines() if row.startswith(key_id))
         assert "read,write" in line and me in line and "live" in line and token not in out

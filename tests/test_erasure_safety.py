@@ -11,14 +11,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
-import httpx
 import pytest
+from driver import Driver, refused
 from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.errors import UserErasing
+from graphsvc.schemas import EraseBody
 
 MakeService = Callable[..., Services]
 UserIds = Callable[[str], str]
@@ -26,19 +27,15 @@ READ_WRITE = frozenset({Scope.READ, Scope.WRITE})
 
 
 @asynccontextmanager
-async def process(services: Services, *keys: str) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
-    """One API process (one app over ``services``: one key cache), a client per key."""
+async def process(services: Services, *keys: str) -> AsyncIterator[tuple[Driver, ...]]:
+    """One API process (one app over ``services``: one key cache), a driver per key."""
     app = create_app(services.settings, services)
-    clients = [app_client(app, key) for key in keys]
+    drivers = [Driver(app_client(app, key)) for key in keys]
     try:
-        yield tuple(clients)
+        yield tuple(drivers)
     finally:
-        for client in clients:
-            await client.aclose()
-
-
-async def follow(http: httpx.AsyncClient, src: str, dst: str) -> httpx.Response:
-    return await http.put(f"/v1/users/{src}/following/{dst}")
+        for driver in drivers:
+            await driver.aclose()
 
 
 async def state(services: Services, user_id: str) -> tuple[bool, bool]:
@@ -60,16 +57,13 @@ async def test_erasure_revokes_the_bound_keys_at_once_in_the_erasing_process(
     ghosts = await services.access.create(READ_WRITE, user=ghost, name="no node")
     unbound = await services.access.create(READ_WRITE, name="a service's")
     async with process(services, service_key, bound.token, ghosts.token) as (admin, mine, theirs):
-        assert (await follow(mine, user, other)).status_code == 200  # cached now
-        assert (await theirs.get(f"/v1/users/{ghost}/counts")).status_code == 200
-        erased = await admin.delete(f"/v1/users/{user}")
-        assert erased.status_code == 202, erased.text
-        refused = await mine.get(f"/v1/users/{user}/counts")
-        assert refused.status_code == 401, refused.text
+        await mine.follows(user, other)  # cached now
+        await theirs.counts(ghost)
+        assert (await admin.erase(user)).state == "erasing"
+        await refused(mine.counts(user), 401, "unauthenticated")
         # a user with no node: its keys are revoked all the same
-        absent = await admin.delete(f"/v1/users/{ghost}")
-        assert absent.json() == {"user_id": ghost, "state": "absent"}
-        assert (await theirs.get(f"/v1/users/{ghost}/counts")).status_code == 401
+        assert await admin.erase(ghost) == EraseBody(user_id=ghost, state="absent")
+        await refused(theirs.counts(ghost), 401, "unauthenticated")
         await services.jobs.drain()
     listed = {key.id: key for key in await services.access.list()}
     assert listed[bound.key.id].revoked and listed[ghosts.key.id].revoked
@@ -91,23 +85,22 @@ async def test_an_old_bound_key_never_acts_as_the_next_user_with_the_id(
         process(eraser, service_key) as (admin,),
         process(elsewhere, bound.token, service_key) as (old_key, service),
     ):
-        assert (await follow(old_key, user, other)).status_code == 200  # cached elsewhere
+        await old_key.follows(user, other)  # cached elsewhere
         started = time.monotonic()
-        assert (await admin.delete(f"/v1/users/{user}")).status_code == 202
+        assert (await admin.erase(user)).state == "erasing"
         await asyncio.sleep(0.2)  # the follows are gone; the id is kept for the key
         assert await state(eraser, user) == (True, True)
-        taken = await follow(service, user, other)  # a new user who wants the id must wait
-        assert taken.status_code == 409 and taken.json()["error"]["code"] == "user_erasing"
+        # a new user who wants the id must wait
+        await refused(service.follow(user, other), 409, "user_erasing")
         with pytest.raises(UserErasing):  # no key may be bound to an id being erased
             await eraser.access.create(READ_WRITE, user=user, name="too soon")
         await eraser.jobs.drain()
         assert time.monotonic() - started >= eraser.access.trust_seconds - 0.1
         assert await state(eraser, user) == (False, False)
         # the next user with the id
-        assert (await follow(service, user, other)).status_code == 200
-        refused = await follow(old_key, user, uid("third"))
-        assert refused.status_code == 401, refused.text
-        assert (await service.get(f"/v1/users/{user}/counts")).json()["following"] == 1
+        await service.follows(user, other)
+        await refused(old_key.follow(user, uid("third")), 401, "unauthenticated")
+        assert (await service.counts(user)).following == 1
 
 
 async def test_nothing_buffered_or_stale_brings_an_erased_id_back(
@@ -118,27 +111,22 @@ async def test_nothing_buffered_or_stale_brings_an_erased_id_back(
     refused, and one naming an erased user creates nobody."""
     user, friend, fan = uid("user"), uid("friend"), uid("fan")
     services = make_service(rate_limits_enabled=False)
-    now = datetime.now(UTC).isoformat()
-    async with process(services, service_key) as (http,):
-        for src, dst in ((user, friend), (friend, user), (fan, friend)):
-            assert (await follow(http, src, dst)).status_code == 200
+    now = datetime.now(UTC)
+    async with process(services, service_key) as (graph,):
+        await graph.follow_pairs((user, friend), (friend, user), (fan, friend))
         # buffered, not yet flushed: the worker's flusher is behind
-        events = [{"actor": friend, "target": user, "kind": "message", "at": now},
-                  {"actor": user, "target": friend, "kind": "like", "at": now}]  # fmt: skip
-        assert (await http.post("/v1/interactions", json=events)).status_code == 202
+        events = [(friend, user, "message", now), (user, friend, "like", now)]
+        assert (await graph.record_interactions(events)).accepted == 2
         await services.neo4j.moderation.erase_begin(user)  # as DELETE does, before its job
         for src, dst in ((fan, user), (user, fan)):
-            refused = await http.delete(f"/v1/users/{src}/suggestions/{dst}")
-            assert refused.status_code == 409, refused.text
-            assert refused.json()["error"]["code"] == "user_erasing"
+            await refused(graph.dismiss(src, dst), 409, "user_erasing")
         await services.moderation.start_erasure(user)
         await services.jobs.drain()
         assert await state(services, user) == (False, False)
-        gone = await http.delete(f"/v1/users/{fan}/suggestions/{user}")
-        assert gone.status_code == 404 and gone.json()["error"]["code"] == "unknown_user"
+        await refused(graph.dismiss(fan, user), 404, "unknown_user")
         assert await state(services, user) == (False, False)
         # the next user with the id gets none of the old one's interactions
-        assert (await follow(http, user, fan)).status_code == 200
+        await graph.follows(user, fan)
         await services.interaction_flusher.flush_all()
         assert await services.interactions.affinities(friend, 10) == []
         assert await services.interactions.affinities(user, 10) == []
@@ -167,10 +155,9 @@ async def test_blocks_and_dismissals_racing_in_cannot_hold_an_erasure_up(
         return await end(*args)
 
     monkeypatch.setattr(moderation, "erase_end", raced)
-    async with process(services, service_key) as (http,):
-        for src, dst in ((user, friend), (fan, friend)):
-            assert (await follow(http, src, dst)).status_code == 200
-        assert (await http.delete(f"/v1/users/{user}")).status_code == 202
+    async with process(services, service_key) as (graph,):
+        await graph.follow_pairs((user, friend), (fan, friend))
+        assert (await graph.erase(user)).state == "erasing"
         await services.jobs.drain()
     assert await state(services, user) == (False, False)
     assert attempts == 1
