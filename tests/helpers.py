@@ -10,45 +10,15 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
 import httpx
 import redis
 
-from graphsvc.bootstrap import Services
 from graphsvc.ops import processes
 from graphsvc.settings import Settings
 
 _LOGS = Path(tempfile.mkdtemp(prefix="graphsvc-test-processes-"))  # this session's logs
-
-
-async def walk(
-    client: httpx.AsyncClient, user: str, side: str, limit: int, **extra: object
-) -> list:
-    """Every item of a list (``side`` is the path after the user), following next_cursor."""
-    items: list = []
-    cursor = None
-    for _ in range(100_000):
-        params = {"limit": limit, **extra} | ({"cursor": cursor} if cursor else {})
-        response = await client.get(f"/v1/users/{user}/{side}", params=params)
-        assert response.status_code == 200, response.text
-        body = response.json()
-        assert len(body["items"]) <= limit
-        items += body["items"]
-        cursor = body["next_cursor"]
-        if cursor is None:
-            return items
-        assert body["items"], "a page with a next_cursor must not be empty"
-    raise AssertionError("walk did not end")
-
-
-def assert_newest_first(items: list[dict]) -> None:
-    keys = [
-        (datetime.fromisoformat(i["since"].replace("Z", "+00:00")), i["user_id"]) for i in items
-    ]
-    assert keys == sorted(keys, reverse=True), "not newest first"
-    assert len(set(keys)) == len(keys)
 
 
 def app_client(app: object, key: str | None) -> httpx.AsyncClient:
@@ -66,45 +36,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def full_counts(
-    followers: int,
-    following: int,
-    *,
-    friends: int = 0,
-    followers_active: int | None = None,
-    following_active: int | None = None,
-    celebrity: bool = False,
-) -> dict[str, object]:
-    """The /counts body; active counts default to the totals (every user active)."""
-    return {
-        "followers": followers,
-        "following": following,
-        "followers_active": followers if followers_active is None else followers_active,
-        "following_active": following if following_active is None else following_active,
-        "friends": friends,
-        "celebrity": celebrity,
-    }
-
-
-async def counts(client: httpx.AsyncClient, user: str) -> dict[str, object]:
-    """The /counts body of a user (asserting a 200)."""
-    response = await client.get(f"/v1/users/{user}/counts")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-async def ids(client: httpx.AsyncClient, user: str, side: str) -> list[str]:
-    """One page of 200 of followers / following / friends, as ids."""
-    response = await client.get(f"/v1/users/{user}/{side}", params={"limit": 200})
-    assert response.status_code == 200, response.text
-    return [item["user_id"] for item in response.json()["items"]]
-
-
-def service_of(client: httpx.AsyncClient) -> Services:
-    """The service behind a test client of the ASGI app (to drain jobs, flush, ...)."""
-    return client._transport.app.state.services  # type: ignore[attr-defined]
 
 
 def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.RedisCluster:
