@@ -80,7 +80,7 @@ async def test_bulk_import_matches_the_file(
     truth = await service.neo4j.snapshots.snapshots(users)
     for uid in users:
         expected = (followers[uid], following[uid])
-        assert (truth[uid].followers_count, truth[uid].following_count) == expected, uid
+        assert (truth[uid].totals.followers, truth[uid].totals.following) == expected, uid
         mirrored = await service.redis.mirror.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
     assert await check_users(service, users) == []

@@ -41,6 +41,7 @@ from helpers import ThrowawayRedis, free_port, start_worker, stop_process
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
+from graphsvc.client import AsyncGraphClient
 from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops import processes
 from graphsvc.ops.consistency import Drift, check_users
@@ -567,17 +568,13 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
     followers, targets = users_of(pairs_of)
     users = followers + targets
     made = {pair for pairs in pairs_of for pair in pairs[:: len(targets)]}
-    async with httpx.AsyncClient(
-        base_url=stack.api.url, timeout=30, headers=bearer(stack.key)
-    ) as http:
+    async with AsyncGraphClient(stack.api.url, api_key=stack.key, timeout=30) as graph:
         # Every pair's users exist and every target is warm (its mirror built) before the stop.
         for follower, target in sorted(made):
-            response = await http.put(f"/v1/users/{follower}/following/{target}")
-            assert response.status_code == 200, response.text
+            await graph.follow(follower, target)
         for target in targets:
-            for side in ("followers", "counts"):
-                response = await http.get(f"/v1/users/{target}/{side}")
-                assert response.status_code == 200, response.text
+            await anext(graph.followers(target).pages())
+            await graph.counts(target)
     paths = [f"/v1/users/{t}/{side}" for t in targets for side in ("followers", "counts")]
     load = Load(stack.api.url, stack.key, pairs_of, paths, readers=2, seed=2,
                 following_before=made, cold_prefix=f"fp{RUN}.nd.cold")  # fmt: skip

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from driver import Driver, refused
 from helpers import free_port, sync_redis
 
 from graphsvc.api.app import create_app
@@ -64,34 +65,30 @@ async def test_neo4j_down_writes_fail_cleanly_and_warm_reads_go_on(
         app = create_app(settings, service)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         headers = {"Authorization": f"Bearer {key}"}
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://graphsvc", headers=headers
-        ) as client:
-            for fan in ("f1", "f2", "f3"):
-                assert (await client.put(f"/v1/users/{fan}/following/star")).status_code == 200
-            warm_page = (await client.get("/v1/users/star/followers")).json()
-            warm_counts = (await client.get("/v1/users/star/counts")).json()
+        async with Driver(
+            httpx.AsyncClient(transport=transport, base_url="http://graphsvc", headers=headers)
+        ) as graph:
+            await graph.follow_pairs(("f1", "star"), ("f2", "star"), ("f3", "star"))
+            warm_page = await anext(graph.followers("star").pages())
+            warm_counts = await graph.counts("star")
             before = mirror_state(settings)
 
             server.down(print)
             try:
-                for method, path in (
-                    ("PUT", "/v1/users/f4/following/star"),
-                    ("DELETE", "/v1/users/f1/following/star"),
-                    ("PUT", "/v1/users/f2/blocks/star"),
+                for write, user in (
+                    (graph.follow, "f4"),
+                    (graph.unfollow, "f1"),
+                    (graph.block, "f2"),
                 ):
-                    response = await client.request(method, path)
-                    assert response.status_code == 503, (path, response.text)
-                    assert response.json()["error"]["code"] == "neo4j_unavailable"
-                    assert response.headers["Retry-After"]
+                    error = await refused(write(user, "star"), 503, "neo4j_unavailable")
+                    assert error.retry_after
                 assert mirror_state(settings) == before  # nothing was written to Redis
-                assert (await client.get("/v1/users/star/followers")).json() == warm_page
-                assert (await client.get("/v1/users/star/counts")).json() == warm_counts
-                cold = await client.get("/v1/users/nobody-warm/followers")
+                assert await anext(graph.followers("star").pages()) == warm_page
+                assert await graph.counts("star") == warm_counts
+                cold = await graph.http.get("/v1/users/nobody-warm/followers")
                 assert cold.status_code == 503
             finally:
                 server.up(print)
 
-            response = await client.put("/v1/users/f4/following/star")
-            assert response.status_code == 200, response.text
-            assert (await client.get("/v1/users/star/counts")).json()["followers"] == 4
+            assert (await graph.follow("f4", "star")).created
+            assert (await graph.counts("star")).followers == 4

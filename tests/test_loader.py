@@ -39,9 +39,9 @@ async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tu
                     mirrored.followers,
                     mirrored.following,
                 )
-                == (snap.followers_count, snap.following_count)
+                == (snap.totals.followers, snap.totals.following)
             )
-            truth[user] = (snap.followers_count, snap.following_count)
+            truth[user] = (snap.totals.followers, snap.totals.following)
     return truth
 
 

@@ -65,7 +65,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
         [{"a": me, "b": a, "w": 5.0, "at": _micros(t), "raw": 5.0, "day": -1}],
         checkpoint=last,
         last=batches[-1].entry_id,
-        half_life_us=first.interactions.half_life_us,
+        half_life_us=first.settings.interactions.affinity_half_life_us,
         daily_max=first.settings.bounds.interactions_pair_daily_max,
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
