@@ -149,14 +149,6 @@ class Snapshot:
         return self.followers if side is Side.FOLLOWERS else self.following
 
     @property
-    def followers_count(self) -> int:
-        return self.totals.followers
-
-    @property
-    def following_count(self) -> int:
-        return self.totals.following
-
-    @property
     def reading(self) -> UserCounts:
         return UserCounts(self.at, self.totals)
 

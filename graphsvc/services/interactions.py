@@ -54,11 +54,6 @@ class Interactions:
         self.buffer = buffer
         self._settings = settings
 
-    @property
-    def half_life_us(self) -> int:
-        """The half-life the interactions decay by (AFFINITY_HALF_LIFE_DAYS, in µs)."""
-        return self._settings.affinity_half_life_us
-
     async def record(self, events: Sequence[Interaction]) -> int:
         """Validate a batch (all or nothing) and buffer it durably; returns how many."""
         settings = self._settings

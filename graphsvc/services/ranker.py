@@ -35,10 +35,6 @@ class RankerSource:
         self._skipped_version = 0
         self._flight = SingleFlight(concurrency=1, wait_seconds=10.0)
 
-    @property
-    def current(self) -> Ranker:
-        return self._current
-
     async def ranker(self) -> Ranker:
         if time.monotonic() - self._checked < self._every:
             return self._current
