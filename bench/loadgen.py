@@ -151,7 +151,7 @@ async def _run(scenario: Scenario) -> Outcome:
 
             async def op(n: int) -> None:
                 who = scenario.targets[n % len(scenario.targets)]
-                async with driver.session(database=settings.neo4j_database) as session:
+                async with driver.session(database=settings.neo4j.neo4j_database) as session:
                     await (await session.run(naive, {"id": who})).consume()
 
         elif kind in ("suggest_compute", "suggest_cached"):  # in process (no HTTP)
@@ -174,7 +174,7 @@ async def _run(scenario: Scenario) -> Outcome:
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
             driver = open_driver(settings.neo4j)
             closers.append(driver.close)
-            params = {"database_": settings.neo4j_database, "bookmark_manager_": None}
+            params = {"database_": settings.neo4j.neo4j_database, "bookmark_manager_": None}
             if kind == "cypher_page":
                 text = query("lists/followers_page")
 
@@ -205,9 +205,9 @@ async def _run(scenario: Scenario) -> Outcome:
 
                 group: GroupCommit[tuple[str, str], bool] = GroupCommit(
                     commit,
-                    window_ms=settings.write_batch_window_ms,
-                    max_size=settings.write_batch_max,
-                    concurrency=settings.write_batch_concurrency,
+                    window_ms=settings.writes.write_batch_window_ms,
+                    max_size=settings.writes.write_batch_max,
+                    concurrency=settings.writes.write_batch_concurrency,
                 )
 
                 async def op(n: int) -> None:
@@ -228,7 +228,7 @@ async def _run(scenario: Scenario) -> Outcome:
         elif kind == "redis_page":
             client = open_redis(settings.redis)
             closers.append(client.aclose)
-            key = f"{settings.redis_prefix}r:{{{user}}}"
+            key = f"{settings.redis.redis_prefix}r:{{{user}}}"
 
             async def op(n: int) -> None:
                 await client.zrange(
@@ -238,7 +238,7 @@ async def _run(scenario: Scenario) -> Outcome:
         elif kind == "redis_count":  # the mirror's count read, without HTTP
             client = open_redis(settings.redis)
             closers.append(client.aclose)
-            key = f"{settings.redis_prefix}m:{{{user}}}"
+            key = f"{settings.redis.redis_prefix}m:{{{user}}}"
 
             async def op(n: int) -> None:
                 await client.hmget(key, "fr", "fg")

@@ -93,7 +93,7 @@ def fresh_database(settings: Settings) -> None:
     server = local_servers.LocalNeo4j(settings, BENCH_SERVERS)
     if server.answers() and not server.owned():
         raise SystemExit(
-            f"bench: {settings.neo4j_uri} is held by a Neo4j not started from {server.home}; "
+            f"bench: {settings.neo4j.neo4j_uri} is held by a Neo4j not started from {server.home}; "
             "stop it first"
         )
     server.down(say)
@@ -239,7 +239,7 @@ class ServedApi:
             "STATE_DIR": str(STATE),
             "API_PORT": str(port),
             # The secret the load generator's key was made under.
-            "API_KEY_SECRET": settings.api_key_secret,
+            "API_KEY_SECRET": settings.access.api_key_secret,
             "DEVELOPMENT": "1",  # the bench's own servers, with the development secrets
             "RATE_LIMITS_ENABLED": "1" if budgets else "0",
             "RATE_LIMIT_READS": "1000000000/minute",
@@ -276,7 +276,7 @@ TIMELINE_KINDS = {"po", "ps", "fm", "in", "rd", "fc", "fv", "{feed}"}
 async def mirror_memory(settings: Settings) -> dict[str, Any]:
     async with open_services(settings) as services:
         redis = services.redis.client
-        prefix = settings.redis_prefix
+        prefix = settings.redis.redis_prefix
         keys = [
             key
             async for key in redis.scan_iter(match=f"{prefix}*", count=10_000)
@@ -315,7 +315,7 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 async def drain_interactions(settings: Settings) -> dict[str, float]:
     """Wait until the worker's flusher has written the interaction backlog to Neo4j."""
     client = open_redis(settings.redis)
-    stream = f"{settings.redis_prefix}ix"
+    stream = f"{settings.redis.redis_prefix}ix"
     try:
         backlog = await client.xlen(stream)
         started = time.perf_counter()
@@ -748,7 +748,7 @@ def main() -> None:
     budgeted = ServedApi(
         args.workers, settings, port=API_PORT + 1, budgets=True, server=args.server or ""
     )
-    served = args.server or settings.api_server
+    served = args.server or settings.api.api_server
     peer_log = STATE / "logs" / "peer.log"
     peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served, peer_log)
     outcomes: dict[str, Outcome] = {}

@@ -144,7 +144,7 @@ async def _inbox_memory(services: Services, reader: str) -> tuple[int, int]:
 
 async def _bytes_per_entry(services: Services, authors: list[str]) -> float:
     """Fill 100 inboxes to FEED_INBOX_CAP with posts of real author ids; bytes per entry."""
-    cap = services.settings.feed_inbox_cap
+    cap = services.settings.timelines.feed_inbox_cap
     readers = [f"bench.mem{n}" for n in range(100)]
     await _mark_active(services, readers)
     base = int(time.time() * 1e6) - 86_400_000_000
@@ -183,7 +183,7 @@ async def measure(
         figures["push_everything_celebrity_s"] = seconds
         figures["push_everything_writes_per_s"] = statistics.median(w / s for s, w in runs)
         # the hybrid's largest fan-out: the most followed author below the threshold
-        threshold = services.settings.feed_celebrity_followers
+        threshold = services.settings.timelines.feed_celebrity_followers
         biggest = max((u for u, n in followers.items() if n < threshold), key=followers.get)
         big_fans = await _followers(services, biggest)
         await _mark_active(services, big_fans)

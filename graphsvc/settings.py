@@ -631,13 +631,6 @@ class Settings(BaseModel):
             raise KeyError(f"{name}: no such setting")
         return getattr(getattr(self, SECTION_OF[name]), name)
 
-    def __getattr__(self, name: str) -> Any:
-        # a plain name reads its section's value (for readers not yet given their section)
-        section = SECTION_OF.get(name) or _PROPERTY_OF.get(name)
-        if section is None:
-            return super().__getattr__(name)  # type: ignore[misc]
-        return getattr(getattr(self, section), name)
-
 
 # Each section of Settings by its field name, and the section of each setting (by its plain,
 # lowercase name): the routing of plain names, and the reference, are read from these.
@@ -648,12 +641,6 @@ SECTIONS: dict[str, type[_Section]] = {
 }
 SECTION_OF: dict[str, str] = {
     setting: section for section, kind in SECTIONS.items() for setting in kind.model_fields
-}
-_PROPERTY_OF: dict[str, str] = {
-    name: section
-    for section, kind in SECTIONS.items()
-    for name, member in vars(kind).items()
-    if isinstance(member, property)
 }
 
 

@@ -53,7 +53,7 @@ def _containers(stack: ExitStack) -> dict[str, str]:
     from testcontainers.neo4j import Neo4jContainer
     from testcontainers.redis import RedisContainer
 
-    password = Settings().neo4j_password
+    password = Settings().neo4j.neo4j_password
     neo4j = stack.enter_context(Neo4jContainer("neo4j:5.26-community", password=password))
     redis = stack.enter_context(RedisContainer("redis:7"))
     host, port = redis.get_container_host_ip(), redis.get_exposed_port(6379)

@@ -41,9 +41,9 @@ def free_port() -> int:
 def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.RedisCluster:
     """A blocking client of the servers' Redis; on a cluster, one that routes each key to its
     node and scans every primary."""
-    if settings.redis_cluster:
-        return redis.RedisCluster.from_url(settings.redis_url, **options)
-    return redis.Redis.from_url(settings.redis_url, **options)
+    if settings.redis.redis_cluster:
+        return redis.RedisCluster.from_url(settings.redis.redis_url, **options)
+    return redis.Redis.from_url(settings.redis.redis_url, **options)
 
 
 class ThrowawayRedis:
@@ -90,10 +90,10 @@ def server_env(settings: Settings, **env: str) -> dict[str, str]:
     """The environment of `graphsvc` subprocesses over the given servers."""
     return {
         **os.environ,
-        "NEO4J_URI": settings.neo4j_uri,
-        "REDIS_URL": settings.redis_url,
-        "REDIS_CLUSTER": str(int(settings.redis_cluster)),
-        "API_KEY_SECRET": settings.api_key_secret,
+        "NEO4J_URI": settings.neo4j.neo4j_uri,
+        "REDIS_URL": settings.redis.redis_url,
+        "REDIS_CLUSTER": str(int(settings.redis.redis_cluster)),
+        "API_KEY_SECRET": settings.access.api_key_secret,
         **env,
     }
 

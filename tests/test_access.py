@@ -352,8 +352,8 @@ async def unreachable(server_settings: Settings) -> AsyncIterator[Callable[..., 
 
     def make(*, neo4j: bool = True, redis: bool = True) -> Services:
         settings = server_settings.with_values(**{
-            "neo4j_uri": server_settings.neo4j_uri if neo4j else f"bolt://127.0.0.1:{free_port()}",
-            "redis_url": server_settings.redis_url if redis else f"redis://127.0.0.1:{free_port()}/0",
+            "neo4j_uri": server_settings.neo4j.neo4j_uri if neo4j else f"bolt://127.0.0.1:{free_port()}",
+            "redis_url": server_settings.redis.redis_url if redis else f"redis://127.0.0.1:{free_port()}/0",
             "neo4j_connect_timeout": 1.0,
             "neo4j_retry_seconds": 0.5,
         })  # fmt: skip

@@ -229,12 +229,14 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
     # friend-of-friend candidates: one outsider per expanded follow of the hub; when the first
     # SUGGEST_INTERMEDIARIES follows yield fewer than 50, WIDEN times as many are expanded
     settings = backends.settings
-    expanded = settings.suggest_intermediaries
+    expanded = settings.suggestions.suggest_intermediaries
     if expanded // fans_per_outsider < 50:
         expanded = min(HUB_FANS, expanded * WIDEN)
     rows_found = await rows_of(driver, hub)
     by_paths = [r for r in rows_found.values() if "friends_of_friends" in r["sources"]]
-    assert len(by_paths) == min(settings.suggest_candidates, expanded // fans_per_outsider)
+    assert len(by_paths) == min(
+        settings.suggestions.suggest_candidates, expanded // fans_per_outsider
+    )
 
 
 # -- 4. train-pymk ---------------------------------------------------------------------------------
@@ -345,7 +347,8 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     same = ("users", "candidates", "positives", "held", "validation", "weights")
     assert {k: getattr(again, k) for k in same} == {k: getattr(first, k) for k in same}
     assert other.weights != first.weights  # another seed: other users, another model
-    assert await services.neo4j.suggestions.model_version(services.settings.pymk_model_name) == 0
+    name = services.settings.suggestions.pymk_model_name
+    assert await services.neo4j.suggestions.model_version(name) == 0
 
 
 async def test_a_stored_model_is_served_by_a_running_api(

@@ -53,9 +53,9 @@ async def test_check_command_exit_codes(
     await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 3)
     env = {
         **os.environ,
-        "NEO4J_URI": service.settings.neo4j_uri,
-        "REDIS_URL": service.settings.redis_url,
-        "REDIS_CLUSTER": str(int(service.settings.redis_cluster)),
+        "NEO4J_URI": service.settings.neo4j.neo4j_uri,
+        "REDIS_URL": service.settings.redis.redis_url,
+        "REDIS_CLUSTER": str(int(service.settings.redis.redis_cluster)),
     }
     command = [sys.executable, "-m", "graphsvc.ops.cli", "check", a, b]
     found = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)

@@ -151,8 +151,8 @@ class Stack:
         return {(row["a"], row["b"]) for row in rows}
 
     def cypher(self, text: str, **params: object) -> list[dict]:
-        auth = (self.settings.neo4j_user, self.settings.neo4j_password)
-        with GraphDatabase.driver(self.settings.neo4j_uri, auth=auth) as driver:
+        auth = (self.settings.neo4j.neo4j_user, self.settings.neo4j.neo4j_password)
+        with GraphDatabase.driver(self.settings.neo4j.neo4j_uri, auth=auth) as driver:
             records, _, _ = driver.execute_query(text, params, database_="neo4j")
         return [record.data() for record in records]
 
@@ -183,7 +183,7 @@ class Stack:
 
     def events(self) -> list[dict[str, str]]:
         with self.redis.client() as client:
-            return [fields for _, fields in client.xrange(self.settings.events_stream)]
+            return [fields for _, fields in client.xrange(self.settings.events.events_stream)]
 
 
 @pytest.fixture(scope="module")
@@ -203,10 +203,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     )  # fmt: skip
     env = {
         **os.environ,
-        "NEO4J_URI": settings.neo4j_uri,
-        "REDIS_URL": settings.redis_url,
+        "NEO4J_URI": settings.neo4j.neo4j_uri,
+        "REDIS_URL": settings.redis.redis_url,
         "REDIS_CLUSTER": "0",
-        "REDIS_PREFIX": settings.redis_prefix,
+        "REDIS_PREFIX": settings.redis.redis_prefix,
         "STATE_DIR": str(local.state_dir),
         "OUTBOX_GRACE_SECONDS": "1",
         "OUTBOX_RELAY_SECONDS": "1",
@@ -214,7 +214,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "NEO4J_RETRY_SECONDS": "2",
         "NEO4J_CONNECT_TIMEOUT": "1",
         "FOLLOWS_PER_DAY": "1000000",
-        "API_KEY_SECRET": settings.api_key_secret,  # the secret the key is made under
+        "API_KEY_SECRET": settings.access.api_key_secret,  # the secret the key is made under
         "RATE_LIMITS_ENABLED": "0",  # the loads send more than a key's budget
     }
     neo4j = LocalNeo4j(settings, local)

@@ -162,7 +162,7 @@ async def apply_now(services: Services, pairs: list[dict[str, object]]) -> Appli
         checkpoint = await store.interactions_checkpoint()
         done = await store.apply_interactions(
             pairs, checkpoint=checkpoint, last=checkpoint, half_life_us=1_000_000,
-            daily_max=services.settings.interactions_pair_daily_max,
+            daily_max=services.settings.bounds.interactions_pair_daily_max,
         )  # fmt: skip
         if done.applied:
             return done

@@ -45,7 +45,9 @@ async def monitored(settings: Settings) -> AsyncIterator[list[list[str]]]:
     seen: list[list[str]] = []
     marker = f"monitor-end-{uuid.uuid4().hex}"
     # the monitor may sit idle while Neo4j works: no read timeout of a few seconds
-    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=300)
+    client = aioredis.Redis.from_url(
+        settings.redis.redis_url, decode_responses=True, socket_timeout=300
+    )
     try:
         async with client.monitor() as monitor:
 
@@ -72,7 +74,7 @@ async def monitored(settings: Settings) -> AsyncIterator[list[list[str]]]:
 
 async def cross_slot(settings: Settings, commands: list[list[str]]) -> list[list[str]]:
     """The commands whose keys (as the server itself finds them) span several slots."""
-    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
+    client = aioredis.Redis.from_url(settings.redis.redis_url, decode_responses=True)
     try:
         async with client.pipeline(transaction=False) as pipe:
             for args in commands:
@@ -133,7 +135,7 @@ async def test_every_call_stays_in_one_slot(
     connections: Connections, server_settings: Settings, uid: UserIds
 ) -> None:
     service = split_service(connections, server_settings, split_page=True)
-    if server_settings.redis_cluster:
+    if server_settings.redis.redis_cluster:
         await workload(service, uid)  # a call across slots would raise here
         return
     async with monitored(server_settings) as commands:
@@ -155,7 +157,7 @@ async def test_the_single_redis_page_is_the_one_call_across_slots(
     service = split_service(connections, server_settings, split_page=False)
     a, fan = uid("a"), uid("fan")
     await service.relations.follow(fan, a)
-    if server_settings.redis_cluster:
+    if server_settings.redis.redis_cluster:
         with pytest.raises(RedisClusterException, match="same key slot"):
             await service.lists.followers(a)
         return

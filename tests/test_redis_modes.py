@@ -19,7 +19,7 @@ UserIds = Callable[[str], str]
 async def test_a_burst_queues_for_a_small_pool(server_settings: Settings, uid: UserIds) -> None:
     settings = server_settings.with_values(redis_pool_size=2)
     client = open_redis(settings.redis)
-    key = f"{settings.redis_prefix}burst:{{{uid('burst')}}}"
+    key = f"{settings.redis.redis_prefix}burst:{{{uid('burst')}}}"
     try:
         await asyncio.gather(*(client.incr(key) for _ in range(200)))
         batches = []

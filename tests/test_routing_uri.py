@@ -27,7 +27,7 @@ UserIds = Callable[[str], str]
 
 
 def routing(settings: Settings) -> str:
-    scheme, _, rest = settings.neo4j_uri.partition("://")
+    scheme, _, rest = settings.neo4j.neo4j_uri.partition("://")
     if scheme not in ("bolt", "neo4j"):
         pytest.skip(f"the servers are reached through {scheme}://, not bolt://")
     return f"neo4j://{rest}"

@@ -59,7 +59,7 @@ async def test_a_request_id_with_a_final_newline_is_replaced() -> None:
 
 
 def test_a_redis_prefix_with_a_final_newline_is_refused() -> None:
-    assert Settings(redis_prefix="gs2:").redis_prefix == "gs2:"
+    assert Settings(redis_prefix="gs2:").redis.redis_prefix == "gs2:"
     with pytest.raises(ValidationError):
         Settings(redis_prefix="gs2:\n")
 

@@ -62,11 +62,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     install_error_handlers(app)
     # innermost: a body is bounded only for a request whose key passed
-    app.add_middleware(BodyLimit, max_bytes=settings.request_body_max_bytes)
+    app.add_middleware(BodyLimit, max_bytes=settings.api.request_body_max_bytes)
     app.add_middleware(KeyFirst)  # telemetry and noted headers see its 401s
     app.add_middleware(NotedHeaders)
-    app.add_middleware(RequestTelemetry, log_requests=settings.log_json)
-    if settings.log_json:
+    app.add_middleware(RequestTelemetry, log_requests=settings.api.log_json)
+    if settings.api.log_json:
         json_request_logs()
     if services is not None:
         app.state.services = services

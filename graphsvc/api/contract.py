@@ -18,7 +18,7 @@ _ID = USER_ID_PATTERN.strip("^$")
 
 def _apply(node: dict[str, Any], marks: dict[str, str], settings: Settings) -> None:
     for keyword, name in marks.items():
-        value = getattr(settings, name)
+        value = settings.value(name)
         if keyword == "id_list":
             node["pattern"] = f"^{_ID}(,{_ID}){{0,{value - 1}}}$"
         elif keyword == "enum_keys":

@@ -85,7 +85,7 @@ async def _prepare(
     nodes, relationships = await asyncio.to_thread(
         write_import_files, edges, server.home / "import"
     )
-    plan = await asyncio.to_thread(plan_mirror, edges, services.settings.hot_list_cap)
+    plan = await asyncio.to_thread(plan_mirror, edges, services.settings.mirror.hot_list_cap)
     written = time.perf_counter()
     await stopping
     stopped = time.perf_counter()

@@ -94,7 +94,7 @@ def plan_mirror(edges: Edges, cap: int) -> MirrorPlan:
 async def install_plan(services: Services, plan: MirrorPlan, at: int, *, progress: bool) -> None:
     """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would.
     Only right after the mirror was cleared, while Neo4j is down (see install_loaded)."""
-    cap = services.settings.hot_list_cap
+    cap = services.settings.mirror.hot_list_cap
     users = len(plan.names)
     with tqdm(total=users, desc="mirror", unit="user", disable=not progress) as bar:
         for begin in range(0, users, USERS_PER_BATCH):

@@ -290,7 +290,7 @@ async def _load(services: Services, cut: Split, progress: bool) -> None:
     train = Edges.from_rows((src, dst, since) for (src, dst), since in cut.train.items())
     await load_edges(services, train, progress=progress)
     if cut.messages:
-        weight = services.settings.interaction_weights["message"]
+        weight = services.settings.interactions.interaction_weights["message"]
         events = [(s, d, weight, t) for s, d, t in cut.messages]
         for start in range(0, len(events), 1_000):
             await services.interactions.record_raw(events[start : start + 1_000])

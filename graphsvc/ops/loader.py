@@ -145,7 +145,7 @@ async def rebuild_mirror(
     """Drop (unless ``dropped`` already) and rebuild these users' mirrors from Neo4j, in
     pipelined batches."""
     ids = list(user_ids)
-    size = services.settings.rebuild_batch_users
+    size = services.settings.mirror.rebuild_batch_users
     built = 0
     slots = asyncio.Semaphore(MIRROR_BATCHES_AT_ONCE)
 

@@ -158,7 +158,7 @@ class LocalNeo4j:
         self.data = self.home / "data"
         self.logs = self.home / "logs"
         self.pid_file = self.home / "run" / "neo4j.pid"
-        uri = urlparse(settings.neo4j_uri)
+        uri = urlparse(settings.neo4j.neo4j_uri)
         self.host, self.port = uri.hostname, uri.port or 7687
 
     @property
@@ -203,12 +203,14 @@ class LocalNeo4j:
     def _set_initial_password(self, java: str) -> None:
         if (self.data / "dbms" / "auth.ini").exists():
             return
-        result = self._admin(java, "dbms", "set-initial-password", self.settings.neo4j_password)
+        result = self._admin(
+            java, "dbms", "set-initial-password", self.settings.neo4j.neo4j_password
+        )
         if result.returncode != 0:
             raise ServerError(f"could not set the Neo4j password:\n{result.stdout}{result.stderr}")
 
     def answers(self) -> bool:
-        auth = (self.settings.neo4j_user, self.settings.neo4j_password)
+        auth = (self.settings.neo4j.neo4j_user, self.settings.neo4j.neo4j_password)
         try:
             with GraphDatabase.driver(self.address, auth=auth, connection_timeout=2) as driver:
                 driver.verify_connectivity()
@@ -274,7 +276,7 @@ class LocalNeo4j:
         java = _java(self.local)
         self.down(say)
         # The database name goes first: the file options take any number of values.
-        args = ["database", "import", "full", self.settings.neo4j_database,
+        args = ["database", "import", "full", self.settings.neo4j.neo4j_database,
                 "--overwrite-destination=true", "--id-type=integer",
                 f"--threads={os.cpu_count() or 1}", "--high-parallel-io=on",
                 f"--report-file={self.home / 'import.report'}", f"--nodes=User={nodes}",
@@ -328,7 +330,7 @@ class LocalRedis:
         self.settings = settings
         self.home = local.state_dir / "redis"
         self.pid_file = self.home / "redis.pid"
-        url = urlparse(settings.redis_url)
+        url = urlparse(settings.redis.redis_url)
         self.host, self.port = url.hostname, url.port or 6379
 
     def answers(self) -> bool:
@@ -371,7 +373,7 @@ class LocalRedisCluster:
     def __init__(self, settings: Settings, local: LocalServerSettings) -> None:
         self.settings = settings
         self.home = local.state_dir / "redis-cluster"
-        url = urlparse(settings.redis_url)
+        url = urlparse(settings.redis.redis_url)
         self.host, first = url.hostname, url.port or 6379
         self.ports = [first + n for n in range(self.NODES)]
 
@@ -459,7 +461,7 @@ class LocalRedisCluster:
 
 
 def local_redis(settings: Settings, local: LocalServerSettings) -> LocalRedis | LocalRedisCluster:
-    kind = LocalRedisCluster if settings.redis_cluster else LocalRedis
+    kind = LocalRedisCluster if settings.redis.redis_cluster else LocalRedis
     return kind(settings, local)
 
 

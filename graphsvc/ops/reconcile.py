@@ -86,7 +86,7 @@ async def reconcile_recent(
 ) -> None:
     """Every ``every`` seconds, reconcile the users written since the previous round (with a
     margin of one round), forever or for ``rounds`` rounds."""
-    size = services.settings.rebuild_batch_users
+    size = services.settings.mirror.rebuild_batch_users
     done = 0
     while rounds is None or done < rounds:
         users = sorted(await services.redis.mirror.written_since(2 * every))

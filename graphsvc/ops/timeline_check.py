@@ -26,11 +26,13 @@ from graphsvc.ops.reconcile import Report, reconcile
 async def _diff(services: Services, reader: str) -> tuple[list[Post], list[str]] | None:
     """(missing posts, wrong members) of an active reader's inbox; None when inactive."""
     outboxes, inboxes = services.redis.outboxes, services.redis.inboxes
-    settings = services.settings
+    settings = services.settings.timelines
     if not await inboxes.is_active(reader):
         return None
     inbox = await inboxes.inbox(reader)  # before the rules: a backfill landing after is kept
-    following = await services.lists.walk(Side.FOLLOWING, reader, None, settings.max_following)
+    following = await services.lists.walk(
+        Side.FOLLOWING, reader, None, services.settings.writes.max_following
+    )
     followed = [e.user_id for e in following]
     pushing = await outboxes.pushing_among(followed)
     each = min(settings.feed_backfill_posts, settings.feed_rebuild_posts)

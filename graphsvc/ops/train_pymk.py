@@ -245,7 +245,7 @@ def precision_at_k(ranker: Ranker, examples: Sequence[Example]) -> float:
 
 
 async def save(services: Services, model: Ranker, trained: dict[str, Any]) -> int:
-    name = services.settings.pymk_model_name
+    name = services.settings.suggestions.pymk_model_name
     body = dataclasses.replace(model, trained=trained).as_json()
     version = await services.neo4j.suggestions.save_model(
         name, json.dumps(body), json.dumps(trained), time.time_ns() // 1_000

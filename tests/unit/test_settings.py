@@ -247,3 +247,47 @@ def test_settings_holds_sections_and_stays_small() -> None:
     tree = ast.parse((ROOT / "graphsvc" / "settings.py").read_text())
     (node,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Settings"]
     assert node.end_lineno is not None and node.end_lineno - node.lineno < 150
+
+
+def _annotations(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    every += [arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    return [arg.annotation for arg in every if arg.annotation is not None]
+
+
+def _names(annotation: ast.expr) -> set[str]:
+    named = {node.id for node in ast.walk(annotation) if isinstance(node, ast.Name)}
+    texts = [node.value for node in ast.walk(annotation) if isinstance(node, ast.Constant)]
+    return named | {word for text in texts if isinstance(text, str) for word in text.split()}
+
+
+@pytest.mark.parametrize("package", ["adapters", "services", "workers"])
+def test_no_part_takes_the_whole_settings(package: str) -> None:
+    """A part is handed the sections it reads (``MirrorSettings``...), so its signature says
+    what it depends on; only the composition root, the app factory and the tooling hold
+    ``Settings``."""
+    takes = []
+    for path in sorted((ROOT / "graphsvc" / package).rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                "Settings" in _names(annotation) for annotation in _annotations(node)
+            ):
+                takes.append(f"{where} {node.name}")
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "graphsvc.settings"
+                and any(alias.name == "Settings" for alias in node.names)
+            ):
+                takes.append(f"{where} imports Settings")
+    assert not takes, "\n".join(takes)
+
+
+def test_a_plain_name_is_read_from_its_section_only() -> None:
+    settings = Settings()
+    assert not hasattr(settings, "hot_list_cap")
+    assert settings.value("hot_list_cap") == settings.mirror.hot_list_cap
+    with pytest.raises(KeyError, match="hot_list_capp"):
+        settings.value("hot_list_capp")

@@ -32,7 +32,7 @@ Everyone = Annotated[bool, typer.Option("--all", help="every user in Neo4j")]
 async def _batches_of(
     services: Services, users: Sequence[str], everyone: bool
 ) -> AsyncIterator[list[str]]:
-    size = services.settings.rebuild_batch_users
+    size = services.settings.mirror.rebuild_batch_users
     if everyone:
         async for batch in services.neo4j.snapshots.user_ids(size):
             yield batch

@@ -32,7 +32,7 @@ def serve(
     """Serve the HTTP API (uvicorn or granian)."""
     settings, local = get_settings(), get_local_server_settings()
     refuse_development_secrets(settings)
-    workers = workers or settings.api_workers
+    workers = workers or settings.api.api_workers
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # /metrics sums every worker's values from files in this directory (a fresh one: the
         # files of a previous run would be counted again)
@@ -42,11 +42,11 @@ def serve(
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     http_server.run(
         http_server.Serving(
-            server=server or settings.api_server,
-            host=host or settings.api_host,
-            port=port or settings.api_port,
+            server=server or settings.api.api_server,
+            host=host or settings.api.api_host,
+            port=port or settings.api.api_port,
             workers=workers,
-            access_log=settings.api_access_log,
+            access_log=settings.api.api_access_log,
         )
     )
 
@@ -64,8 +64,8 @@ async def worker() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, main.cancel)
     async with open_services(settings, jobs=True) as services:
-        say(f"graphsvc worker: running (at most {settings.worker_jobs} jobs at once)")
-        every = settings.worker_reconcile_seconds
+        say(f"graphsvc worker: running (at most {settings.worker.worker_jobs} jobs at once)")
+        every = settings.worker.worker_reconcile_seconds
         rounds = (
             None if every is None else loop.create_task(reconcile_rounds(services, every, say=say))
         )
