@@ -121,8 +121,8 @@ async def _run(scenario: Scenario) -> Outcome:
                     batch = []
                     for _ in range(100):
                         actor, target = rng.sample(scenario.targets, 2)
-                        batch.append({"actor": actor, "target": target,
-                                      "kind": rng.choice(kinds), "at": stamp})  # fmt: skip
+                        kind = rng.choice(kinds)
+                        batch.append({"actor": actor, "target": target, "kind": kind, "at": stamp})
                     async with http.post("/v1/interactions", json=batch) as response:
                         await response.read()
                         if response.status != 202:

@@ -122,12 +122,14 @@ def create_app() -> FastAPI:
     async def counts(user_id: ID, request: Request) -> ORJSONResponse:
         row = await request.app.state.pool.fetchrow(postgres.COUNTS_ROW, user_id)
         followers, following = (row[0], row[1]) if row else (0, 0)
-        return ORJSONResponse({
-            "followers": followers,
-            "following": following,
-            "followers_active": followers,
-            "following_active": following,
-        })  # fmt: skip
+        return ORJSONResponse(
+            {
+                "followers": followers,
+                "following": following,
+                "followers_active": followers,
+                "following_active": following,
+            }
+        )
 
     @app.put("/v1/users/{user_id}/following/{target_id}", dependencies=[Auth])
     async def follow(user_id: ID, target_id: ID, request: Request) -> ORJSONResponse:

@@ -194,9 +194,19 @@ def pick_users(path: Path) -> Picks:
     starred: collections.Counter[str] = collections.Counter(s for s, d in edges if d in stars)
     fans_of_stars = sorted(u for u, n in starred.items() if n >= 3 and following[u] >= median_out)
     return Picks(
-        celebrity, top, second, median_user, median, viewer, out, asked[:100],
-        median_out, typical, fans_of_stars[:50], sorted(following)[:2_000],
-    )  # fmt: skip
+        celebrity,
+        top,
+        second,
+        median_user,
+        median,
+        viewer,
+        out,
+        asked[:100],
+        median_out,
+        typical,
+        fans_of_stars[:50],
+        sorted(following)[:2_000],
+    )
 
 
 # -- the API under test -----------------------------------------------------------------------
@@ -359,47 +369,40 @@ def scenarios(
         "postgres_dsn": postgres_dsn,
     }
     run_id = str(int(time.time()))
-    plan = []
+    plan: list[Scenario] = []
+
+    def add(
+        name: str, kind: str, user: str = "", targets: list[str] | None = None, **fields: Any
+    ) -> None:
+        plan.append(Scenario(name, kind, user, targets=targets or [], **{**common, **fields}))
+
     for who, user in (("celebrity", picks.celebrity), ("median", picks.median)):
         for kind in ("api_page", "cypher_page", "redis_page", "pg_page", "pg_page_walk"):
-            plan.append(Scenario(f"page/{who}/{kind}", kind, user, **common))
+            add(f"page/{who}/{kind}", kind, user)
         # the same page through an API whose per-key budgets are on (a Redis counter a request)
-        plan.append(Scenario(f"page/{who}/api_page_budgeted", "api_page", user,
-                             **{**common, "api_url": budgeted}))  # fmt: skip
+        add(f"page/{who}/api_page_budgeted", "api_page", user, api_url=budgeted)
         for kind in ("api_count", "redis_count", "cypher_count", "pg_count", "pg_count_table"):
-            plan.append(Scenario(f"count/{who}/{kind}", kind, user, **common))
+            add(f"count/{who}/{kind}", kind, user)
     relations = {"concurrency": 4, "warmup": 20, "max_requests": 5_000}
-    plan.append(Scenario("relations/relationships", "api_relationships", picks.viewer,
-                         targets=picks.relationship_ids, **relations, **common))  # fmt: skip
-    plan.append(Scenario("relations/familiar", "api_familiar", picks.viewer,
-                         targets=[picks.celebrity], **relations, **common))  # fmt: skip
-    plan.append(Scenario("interactions/api", "api_interactions", targets=picks.interactors,
-                         concurrency=4, warmup=5, max_requests=2_000, **common))  # fmt: skip
+    viewer, ids = picks.viewer, picks.relationship_ids
+    add("relations/relationships", "api_relationships", viewer, ids, **relations)
+    add("relations/familiar", "api_familiar", viewer, [picks.celebrity], **relations)
+    interactions = {"concurrency": 4, "warmup": 5, "max_requests": 2_000}
+    add("interactions/api", "api_interactions", "", picks.interactors, **interactions)
+    # one at a time: latency, not the saturation of the 2 shared cores
+    suggest = {"concurrency": 1, "warmup": 10, "max_requests": 5_000}
+    naive = {"concurrency": 1, "warmup": 0, "max_requests": 5, "seconds": 60.0, "timeout": 10.0}
     for who, users in (("median", picks.typical), ("celebrity_fans", picks.celebrity_fans)):
-        # one at a time: latency, not the saturation of the 2 shared cores
-        plan.append(Scenario(f"suggest/{who}/service", "suggest_compute", targets=users,
-                             concurrency=1, warmup=10, max_requests=5_000, **common))  # fmt: skip
-        plan.append(Scenario(f"suggest/{who}/cached", "suggest_cached", targets=users,
-                             concurrency=1, warmup=10, max_requests=5_000, **common))  # fmt: skip
-        plan.append(Scenario(f"suggest/{who}/naive", "naive_suggest", targets=users,
-                             concurrency=1, warmup=0, max_requests=5, seconds=60.0,
-                             timeout=10.0, **common))  # fmt: skip
-    plan.append(Scenario("relations/common_followers", "api_common_followers", picks.celebrity,
-                         targets=[picks.second], concurrency=2, warmup=3, max_requests=200,
-                         **common))  # fmt: skip
+        add(f"suggest/{who}/service", "suggest_compute", "", users, **suggest)
+        add(f"suggest/{who}/cached", "suggest_cached", "", users, **suggest)
+        add(f"suggest/{who}/naive", "naive_suggest", "", users, **naive)
+    # the two most followed users' common followers: a heavy read, few at a time
+    heavy = {"concurrency": 2, "warmup": 3, "max_requests": 200}
+    star, second = picks.celebrity, picks.second
+    add("relations/common_followers", "api_common_followers", star, [second], **heavy)
+    follows = {"concurrency": 16, "max_requests": 20_000, "warmup": 50, "run_id": run_id}
     for kind in ("api_follow", "service_follow", "neo4j_follow", "pg_follow"):
-        plan.append(
-            Scenario(
-                f"follow/{kind}",
-                kind,
-                concurrency=16,
-                max_requests=20_000,
-                warmup=50,
-                targets=targets,
-                run_id=run_id,
-                **common,
-            )
-        )
+        add(f"follow/{kind}", kind, "", targets, **follows)
     return plan
 
 
@@ -422,8 +425,11 @@ async def online_load(settings: Settings, size: str) -> dict[str, Any]:
     async with open_services(settings) as services:
         report = await load(services, edges, local=BENCH_SERVERS, online=True, progress=False)
     seconds = time.perf_counter() - started
-    record = {"edges": report.edges, "seconds": round(seconds, 2),
-              "edges_per_second": report.edges / seconds}  # fmt: skip
+    record = {
+        "edges": report.edges,
+        "seconds": round(seconds, 2),
+        "edges_per_second": report.edges / seconds,
+    }
     say(
         f"online load: {report.edges:,} edges in {seconds:.1f}s: {record['edges_per_second']:,.0f} edges/s"
     )
@@ -786,10 +792,15 @@ def main() -> None:
                 wanted = [p.removeprefix("vs").strip("/") for p in parts if p.startswith("vs")]
                 plan = [c for c in plan if any(w in c.name for w in wanted)]
             urls = {"graphsvc": api.url, "peer": peer.url}
-            pids = {"graphsvc": {"API": api.process.pid, "worker": api.worker.pid},
-                    "peer": {"API": peer.process.pid}}  # fmt: skip
-            for side, tier, port in (("graphsvc", "Neo4j", NEO4J_PORT), ("graphsvc", "Redis", REDIS_PORT),
-                                     ("peer", "PostgreSQL", postgres_port)):  # fmt: skip
+            pids = {
+                "graphsvc": {"API": api.process.pid, "worker": api.worker.pid},
+                "peer": {"API": peer.process.pid},
+            }
+            for side, tier, port in (
+                ("graphsvc", "Neo4j", NEO4J_PORT),
+                ("graphsvc", "Redis", REDIS_PORT),
+                ("peer", "PostgreSQL", postgres_port),
+            ):
                 pid = proc_cpu.listener(port)
                 if pid is not None:
                     pids[side][tier] = pid

@@ -40,8 +40,8 @@ class PeerServer:
     ) -> None:
         asyncio.run(peer.add_key(dsn, api_key, "make bench"))
         self.url = f"http://127.0.0.1:{port}"
-        cmd = [sys.executable, "-m", "bench.peer", "--dsn", dsn, "--port", str(port),
-               "--workers", str(workers), "--server", server]  # fmt: skip
+        options = ["--dsn", dsn, "--port", str(port), "--workers", str(workers), "--server", server]
+        cmd = [sys.executable, "-m", "bench.peer", *options]
         self.process = processes.spawn(cmd, log, append=False)
         answers = functools.partial(processes.http_ok, f"{self.url}/openapi.json")
         try:
@@ -67,10 +67,9 @@ class Case:
 def cases(celebrity: str, median: str, targets: list[str], run_id: str) -> list[Case]:
     found = []
     for who, user in (("celebrity", celebrity), ("median", median)):
-        found.append(Case(f"page/{who}", "GET", [f"/v1/users/{user}/followers?limit=20"],
-                          "api_page", user, READ_CONNECTIONS))  # fmt: skip
-        found.append(Case(f"count/{who}", "GET", [f"/v1/users/{user}/counts"], "api_count",
-                          user, READ_CONNECTIONS))  # fmt: skip
+        page, count = f"/v1/users/{user}/followers?limit=20", f"/v1/users/{user}/counts"
+        found.append(Case(f"page/{who}", "GET", [page], "api_page", user, READ_CONNECTIONS))
+        found.append(Case(f"count/{who}", "GET", [count], "api_count", user, READ_CONNECTIONS))
     follows = [f"/v1/users/bx{run_id}.wrk.{{n}}.{i}/following/{t}" for i, t in enumerate(targets)]
     found.append(Case("follow", "PUT", follows, "api_follow", "", WRITE_CONNECTIONS))
     return found
@@ -95,19 +94,35 @@ def measure(
                 for side in SIDES:
                     before = {tier: proc_cpu.cpu_seconds(pid) for tier, pid in pids[side].items()}
                     if driver == "wrk":
-                        result = wrk.run(urls[side], api_key, case.method, case.paths,
-                                         connections=case.connections, seconds=WRK_SECONDS)  # fmt: skip
-                        figures = {"requests": result.requests, "errors": result.errors,
-                                   "per_second": result.per_second, "p50_us": result.p50_us,
-                                   "p99_us": result.p99_us}  # fmt: skip
+                        result = wrk.run(
+                            urls[side],
+                            api_key,
+                            case.method,
+                            case.paths,
+                            connections=case.connections,
+                            seconds=WRK_SECONDS,
+                        )
+                        figures = {
+                            "requests": result.requests,
+                            "errors": result.errors,
+                            "per_second": result.per_second,
+                            "p50_us": result.p50_us,
+                            "p99_us": result.p99_us,
+                        }
                         sent = result.requests
                     else:
                         scenario = Scenario(
-                            f"{case.name}/{driver}/{side}", case.kind, case.user,
-                            concurrency=case.connections, api_url=urls[side], api_key=api_key,
-                            targets=targets, run_id=f"{run_id}{side[0]}", warmup=50,
+                            f"{case.name}/{driver}/{side}",
+                            case.kind,
+                            case.user,
+                            concurrency=case.connections,
+                            api_url=urls[side],
+                            api_key=api_key,
+                            targets=targets,
+                            run_id=f"{run_id}{side[0]}",
+                            warmup=50,
                             max_requests=200_000,
-                        )  # fmt: skip
+                        )
                         outcome = pool.submit(run, scenario).result()
                         lat = sorted(outcome.latencies_us)
                         figures = {
@@ -120,10 +135,14 @@ def measure(
                             else float("nan"),
                         }
                         sent = outcome.requests + outcome.errors + scenario.warmup
-                    figures["cpu_us_by_tier"] = {
-                        tier: (proc_cpu.cpu_seconds(pid) - before[tier]) / sent * 1e6
-                        for tier, pid in pids[side].items()
-                    } if sent else {}  # fmt: skip
+                    figures["cpu_us_by_tier"] = (
+                        {
+                            tier: (proc_cpu.cpu_seconds(pid) - before[tier]) / sent * 1e6
+                            for tier, pid in pids[side].items()
+                        }
+                        if sent
+                        else {}
+                    )
                     figures["cpu_us_per_request"] = figures["cpu_us_by_tier"].get("API", 0.0)
                     name = f"{case.name}/{driver}/{side}"
                     found[name] = figures

@@ -110,8 +110,8 @@ def run(
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "bench.lua"
         script.write_text(_script(api_key, method, paths))
-        cmd = [binary, "-t1", f"-c{connections}", f"-d{seconds}s", "--latency",
-               "-s", str(script), url]  # fmt: skip
+        load = ["-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
+        cmd = [binary, *load, "-s", str(script), url]
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
     if result.returncode != 0:
         raise WrkError(f"wrk failed: {result.stderr or result.stdout}")

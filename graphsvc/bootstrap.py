@@ -236,13 +236,25 @@ def build(
     work = _workers(settings, neo4j, redis, sync, lists, writes, access, serve=serve)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
     timelines = Timelines(
-        redis.outboxes, redis.inboxes, lists, sync, neo4j.edges, work.timeline_jobs,
-        settings.timelines, settings.lists, settings.writes,
-    )  # fmt: skip
+        redis.outboxes,
+        redis.inboxes,
+        lists,
+        sync,
+        neo4j.edges,
+        work.timeline_jobs,
+        settings.timelines,
+        settings.lists,
+        settings.writes,
+    )
     suggestions = Suggestions(
-        neo4j.suggestions, redis.suggestion_cache, breaker, settings.suggestions,
-        settings.interactions, RankerSource(neo4j.suggestions, settings.suggestions), impressions,
-    )  # fmt: skip
+        neo4j.suggestions,
+        redis.suggestion_cache,
+        breaker,
+        settings.suggestions,
+        settings.interactions,
+        RankerSource(neo4j.suggestions, settings.suggestions),
+        impressions,
+    )
     return Services(
         settings=settings,
         neo4j=neo4j,
@@ -325,21 +337,41 @@ def _workers(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
     )
     moderation_jobs = ModerationJobs(
-        neo4j.moderation, neo4j.snapshots, neo4j.edges, redis.mirror, redis.statuses, writes,
-        settings.mirror, settings.worker, flusher, redis.impressions, access,
-    )  # fmt: skip
+        neo4j.moderation,
+        neo4j.snapshots,
+        neo4j.edges,
+        redis.mirror,
+        redis.statuses,
+        writes,
+        settings.mirror,
+        settings.worker,
+        flusher,
+        redis.impressions,
+        access,
+    )
     timeline_jobs = TimelineJobs(
-        redis.outboxes, redis.inboxes, redis.timeline_job_queue, lists, jobs,
-        settings.timelines, settings.worker,
-    )  # fmt: skip
+        redis.outboxes,
+        redis.inboxes,
+        redis.timeline_job_queue,
+        lists,
+        jobs,
+        settings.timelines,
+        settings.worker,
+    )
     relay = Relay(
         neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings.events, settings.mirror
     )
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
     worker = Worker(
-        settings.worker, settings.redis, relay=relay, flusher=flusher, consumer=consumer,
-        timeline_jobs=timeline_jobs, moderation_jobs=moderation_jobs, jobs=jobs,
-    )  # fmt: skip
+        settings.worker,
+        settings.redis,
+        relay=relay,
+        flusher=flusher,
+        consumer=consumer,
+        timeline_jobs=timeline_jobs,
+        moderation_jobs=moderation_jobs,
+        jobs=jobs,
+    )
     return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
 
 

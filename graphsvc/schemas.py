@@ -206,11 +206,18 @@ class SuggestionsBody(BaseModel):
         """One row per suggestion, reasons flattened (pandas, an optional extra of the client)."""
         import pandas
 
-        return pandas.DataFrame([
-            {"user_id": s.user_id, "score": s.score, "mutual_count": s.reasons.mutual_count,
-             "via": s.reasons.via, "sources": s.sources}
-            for s in self.items
-        ])  # fmt: skip
+        return pandas.DataFrame(
+            [
+                {
+                    "user_id": s.user_id,
+                    "score": s.score,
+                    "mutual_count": s.reasons.mutual_count,
+                    "via": s.reasons.via,
+                    "sources": s.sources,
+                }
+                for s in self.items
+            ]
+        )
 
 
 class DismissBody(BaseModel):

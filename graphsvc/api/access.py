@@ -190,9 +190,13 @@ class Admission:
 
     async def __call__(self, request: Request) -> None:
         await admit(
-            request, self.needed, acts_as_user=self.acts_as_user, service_only=self.service_only,
-            cost=self.cost, graph_cost=self.graph_cost,
-        )  # fmt: skip
+            request,
+            self.needed,
+            acts_as_user=self.acts_as_user,
+            service_only=self.service_only,
+            cost=self.cost,
+            graph_cost=self.graph_cost,
+        )
 
 
 def guarded(
@@ -212,9 +216,12 @@ def guarded(
     requests of the key's budget one request spends (``Cost``); ``graph_cost``: what it
     spends in all when it reads Neo4j where the mirror usually answers."""
     extra = requires(
-        scope, acts_as_user=acts_as_user, service_only=service_only,
-        cost=cost, graph_cost=graph_cost,
-    )  # fmt: skip
+        scope,
+        acts_as_user=acts_as_user,
+        service_only=service_only,
+        cost=cost,
+        graph_cost=graph_cost,
+    )
     admission = Admission(scope, acts_as_user, service_only, cost, graph_cost)
     return {"openapi_extra": extra, "dependencies": [Depends(admission)]}
 

@@ -87,9 +87,12 @@ async def _stream(
 
 def _event(item: StreamItem) -> ServerSentEvent:
     if isinstance(item, Gap):
-        data = {"code": "replay_limit", "message": f"more than {item.replayed} stream entries "
-                f"came after Last-Event-ID and only the newest {item.replayed} were replayed: "
-                "followers may have been missed (the followers list has them all)"}  # fmt: skip
+        message = (
+            f"more than {item.replayed} stream entries came after Last-Event-ID and only the "
+            f"newest {item.replayed} were replayed: followers may have been missed (the "
+            "followers list has them all)"
+        )
+        data = {"code": "replay_limit", "message": message}
         return ServerSentEvent(id=item.entry_id, event="gap", raw_data=orjson.dumps(data).decode())
     if isinstance(item, Closed):
         data = {"code": item.code, "message": item.message}

@@ -84,14 +84,16 @@ async def counts(request: Request) -> Response:
     await admit(request, Scope.READ)
     lists = services_of(request).lists
     found = await lists.counts(request.path_params["user_id"])
-    return FastJSON({
-        "followers": found.followers,
-        "following": found.following,
-        "followers_active": found.followers_active,
-        "following_active": found.following_active,
-        "friends": found.friends,
-        "celebrity": lists.is_celebrity(found),
-    })  # fmt: skip
+    return FastJSON(
+        {
+            "followers": found.followers,
+            "following": found.following,
+            "followers_active": found.followers_active,
+            "following_active": found.following_active,
+            "friends": found.friends,
+            "celebrity": lists.is_celebrity(found),
+        }
+    )
 
 
 async def follow(request: Request) -> Response:

@@ -75,9 +75,12 @@ async def following(
     ] = False,
 ) -> Response:
     page = await services_of(request).lists.following(
-        user_id, limit, cursor,
-        not_following_back=not_following_back, celebrities_only=celebrities_only,
-    )  # fmt: skip
+        user_id,
+        limit,
+        cursor,
+        not_following_back=not_following_back,
+        celebrities_only=celebrities_only,
+    )
     return page_body(page)
 
 
@@ -106,14 +109,16 @@ async def friends(
 async def counts(user_id: UserId, request: Request) -> Response:
     lists = services_of(request).lists
     result = await lists.counts(user_id)
-    return FastJSON({
-        "followers": result.followers,
-        "following": result.following,
-        "followers_active": result.followers_active,
-        "following_active": result.following_active,
-        "friends": result.friends,
-        "celebrity": lists.is_celebrity(result),
-    })  # fmt: skip
+    return FastJSON(
+        {
+            "followers": result.followers,
+            "following": result.following,
+            "followers_active": result.followers_active,
+            "following_active": result.following_active,
+            "friends": result.friends,
+            "celebrity": lists.is_celebrity(result),
+        }
+    )
 
 
 @router.get(
@@ -125,9 +130,12 @@ async def counts(user_id: UserId, request: Request) -> Response:
     **guarded(Scope.READ, cost=Cost.COMMON),
 )
 async def common_following(
-    user_id: UserId, other_id: OtherId, request: Request,
-    limit: Limit = None, cursor: Cursor = None,
-) -> Response:  # fmt: skip
+    user_id: UserId,
+    other_id: OtherId,
+    request: Request,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> Response:
     return id_page_body(
         await services_of(request).graph_lists.common_following(user_id, other_id, limit, cursor)
     )
@@ -142,9 +150,12 @@ async def common_following(
     **guarded(Scope.READ, cost=Cost.COMMON),
 )
 async def common_followers(
-    user_id: UserId, other_id: OtherId, request: Request,
-    limit: Limit = None, cursor: Cursor = None,
-) -> Response:  # fmt: skip
+    user_id: UserId,
+    other_id: OtherId,
+    request: Request,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> Response:
     return id_page_body(
         await services_of(request).graph_lists.common_followers(user_id, other_id, limit, cursor)
     )

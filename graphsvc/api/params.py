@@ -73,9 +73,11 @@ def page_body(page: Page) -> FastJSON:
 
 
 def id_page_body(page: IdPage) -> FastJSON:
-    return FastJSON({
-        "total": page.total,
-        "items": page.user_ids,
-        "next_cursor": page.next_cursor,
-        "total_is_lower_bound": page.total_is_lower_bound,
-    })  # fmt: skip
+    return FastJSON(
+        {
+            "total": page.total,
+            "items": page.user_ids,
+            "next_cursor": page.next_cursor,
+            "total_is_lower_bound": page.total_is_lower_bound,
+        }
+    )

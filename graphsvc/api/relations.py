@@ -70,18 +70,20 @@ async def relationships(
 ) -> Response:
     others = ids.split(",") if ids else []  # strictly as the schema says: no spaces
     found = await services_of(request).relations.relationships(user_id, others)
-    return FastJSON({
-        "relationships": {
-            rel.user_id: {
-                "following": rel.following,
-                "followed_by": rel.followed_by,
-                "mutual": rel.mutual,
-                "blocking": rel.blocking,
-                "blocked_by": rel.blocked_by,
+    return FastJSON(
+        {
+            "relationships": {
+                rel.user_id: {
+                    "following": rel.following,
+                    "followed_by": rel.followed_by,
+                    "mutual": rel.mutual,
+                    "blocking": rel.blocking,
+                    "blocked_by": rel.blocked_by,
+                }
+                for rel in found
             }
-            for rel in found
         }
-    })  # fmt: skip
+    )
 
 
 @router.put(

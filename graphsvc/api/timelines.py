@@ -17,9 +17,12 @@ from graphsvc.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, Timel
 
 router = APIRouter()
 PostId = Annotated[
-    str, Path(description="the product's post id: 1-64 characters from [A-Za-z0-9_.-]",
-              json_schema_extra=ID_SCHEMA)
-]  # fmt: skip
+    str,
+    Path(
+        description="the product's post id: 1-64 characters from [A-Za-z0-9_.-]",
+        json_schema_extra=ID_SCHEMA,
+    ),
+]
 
 
 def _post_body(state: PostState, created: bool | None = None) -> dict[str, object]:

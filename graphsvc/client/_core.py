@@ -76,9 +76,13 @@ class Call(Generic[T]):
         if cursor is None:
             return self
         return Call(
-            self.method, self.path, {**self.params, "cursor": cursor}, self.body,
-            model=self.model, idempotent=self.idempotent,
-        )  # fmt: skip
+            self.method,
+            self.path,
+            {**self.params, "cursor": cursor},
+            self.body,
+            model=self.model,
+            idempotent=self.idempotent,
+        )
 
 
 def decode(call: Call[T], status: int, payload: Any, headers: dict[str, str]) -> T:

@@ -56,8 +56,12 @@ def unblock(user_id: str, target_id: str) -> Call[schemas.UnblockBody]:
 
 
 def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.RelationshipsBody]:
-    return Call("GET", _user(user_id, "relationships"), {"ids": ",".join(ids)},
-                model=schemas.RelationshipsBody)  # fmt: skip
+    return Call(
+        "GET",
+        _user(user_id, "relationships"),
+        {"ids": ",".join(ids)},
+        model=schemas.RelationshipsBody,
+    )
 
 
 # -- lists and counts ---------------------------------------------------------------------
@@ -73,9 +77,12 @@ def _page(page_size: int, **filters: bool) -> dict[str, Any]:
 
 
 def followers(user_id: str, page_size: int, not_followed_back: bool) -> Call[schemas.PageBody]:
-    return Call("GET", _user(user_id, "followers"),
-                _page(page_size, not_followed_back=not_followed_back),
-                model=schemas.PageBody)  # fmt: skip
+    return Call(
+        "GET",
+        _user(user_id, "followers"),
+        _page(page_size, not_followed_back=not_followed_back),
+        model=schemas.PageBody,
+    )
 
 
 def following(
@@ -92,18 +99,30 @@ def friends(user_id: str, page_size: int) -> Call[schemas.PageBody]:
 
 
 def common_following(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:
-    return Call("GET", _user(user_id, "common-following", _u(other_id)), _page(page_size),
-                model=schemas.IdPageBody)  # fmt: skip
+    return Call(
+        "GET",
+        _user(user_id, "common-following", _u(other_id)),
+        _page(page_size),
+        model=schemas.IdPageBody,
+    )
 
 
 def common_followers(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:
-    return Call("GET", _user(user_id, "common-followers", _u(other_id)), _page(page_size),
-                model=schemas.IdPageBody)  # fmt: skip
+    return Call(
+        "GET",
+        _user(user_id, "common-followers", _u(other_id)),
+        _page(page_size),
+        model=schemas.IdPageBody,
+    )
 
 
 def familiar_followers(viewer_id: str, target_id: str, limit: int) -> Call[schemas.IdPageBody]:
-    return Call("GET", _user(viewer_id, "familiar-followers", _u(target_id)), {"limit": limit},
-                model=schemas.IdPageBody)  # fmt: skip
+    return Call(
+        "GET",
+        _user(viewer_id, "familiar-followers", _u(target_id)),
+        {"limit": limit},
+        model=schemas.IdPageBody,
+    )
 
 
 # -- moderation ---------------------------------------------------------------------------
@@ -114,8 +133,7 @@ def status(user_id: str) -> Call[schemas.StatusBody]:
 
 
 def set_status(user_id: str, status: str) -> Call[schemas.StatusBody]:
-    return Call("PUT", _user(user_id, "status"), body={"status": status},
-                model=schemas.StatusBody)  # fmt: skip
+    return Call("PUT", _user(user_id, "status"), body={"status": status}, model=schemas.StatusBody)
 
 
 def erase(user_id: str) -> Call[schemas.EraseBody]:
@@ -129,13 +147,13 @@ def record_interactions(
     events: Iterable[tuple[str, str, str, datetime]],
 ) -> Call[schemas.AcceptedBody]:
     body = [{"actor": a, "target": t, "kind": k, "at": at.isoformat()} for a, t, k, at in events]
-    return Call("POST", "/v1/interactions", body=body, model=schemas.AcceptedBody,
-                idempotent=False)  # fmt: skip
+    return Call("POST", "/v1/interactions", body=body, model=schemas.AcceptedBody, idempotent=False)
 
 
 def suggestions(user_id: str, limit: int) -> Call[schemas.SuggestionsBody]:
-    return Call("GET", _user(user_id, "suggestions"), {"limit": limit},
-                model=schemas.SuggestionsBody)  # fmt: skip
+    return Call(
+        "GET", _user(user_id, "suggestions"), {"limit": limit}, model=schemas.SuggestionsBody
+    )
 
 
 def dismiss(user_id: str, target_id: str) -> Call[schemas.DismissBody]:
@@ -143,16 +161,25 @@ def dismiss(user_id: str, target_id: str) -> Call[schemas.DismissBody]:
 
 
 def record_impressions(user_id: str, ids: Iterable[str]) -> Call[schemas.RecordedBody]:
-    return Call("POST", _user(user_id, "suggestions", "impressions"), body={"ids": list(ids)},
-                model=schemas.RecordedBody, idempotent=False)  # fmt: skip
+    return Call(
+        "POST",
+        _user(user_id, "suggestions", "impressions"),
+        body={"ids": list(ids)},
+        model=schemas.RecordedBody,
+        idempotent=False,
+    )
 
 
 # -- timelines ----------------------------------------------------------------------------
 
 
 def publish(user_id: str, post_id: str, at: datetime) -> Call[schemas.PostBody]:
-    return Call("PUT", _user(user_id, "posts", _u(post_id)), body={"at": at.isoformat()},
-                model=schemas.PostBody)  # fmt: skip
+    return Call(
+        "PUT",
+        _user(user_id, "posts", _u(post_id)),
+        body={"at": at.isoformat()},
+        model=schemas.PostBody,
+    )
 
 
 def post(user_id: str, post_id: str) -> Call[schemas.PostBody]:
@@ -168,5 +195,9 @@ def timeline(user_id: str, page_size: int) -> Call[schemas.TimelineBody]:
 
 
 def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:
-    return Call("GET", f"/v1/internal/users/{_u(user_id)}/affinities", {"limit": limit},
-                model=schemas.AffinitiesBody)  # fmt: skip
+    return Call(
+        "GET",
+        f"/v1/internal/users/{_u(user_id)}/affinities",
+        {"limit": limit},
+        model=schemas.AffinitiesBody,
+    )

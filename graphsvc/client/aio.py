@@ -40,9 +40,10 @@ class AsyncGraphClient:
     ) -> None:
         self.config = ClientConfig.resolve(base_url, api_key, **options)
         self._http = httpx.AsyncClient(
-            base_url=self.config.base_url, headers=self.config.headers(),
+            base_url=self.config.base_url,
+            headers=self.config.headers(),
             timeout=self.config.timeout,
-        )  # fmt: skip
+        )
 
     async def _call(self, call: Call[T]) -> T:
         attempt = 0
@@ -83,35 +84,60 @@ class AsyncGraphClient:
         return await self._call(route.counts(user_id))
 
     def followers(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_followed_back: bool = False, progress: bool = False,
-    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        not_followed_back: bool = False,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
         call = route.followers(user_id, page_size, not_followed_back)
         return self._list(call, limit, progress)
 
     def following(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_following_back: bool = False, celebrities_only: bool = False, progress: bool = False,
-    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        not_following_back: bool = False,
+        celebrities_only: bool = False,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
         call = route.following(user_id, page_size, not_following_back, celebrities_only)
         return self._list(call, limit, progress)
 
     def friends(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
         progress: bool = False,
-    ) -> AsyncListing[schemas.PageBody]:  # fmt: skip
+    ) -> AsyncListing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
 
     def common_following(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> AsyncListing[schemas.IdPageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        other_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.IdPageBody]:
         return self._list(route.common_following(user_id, other_id, page_size), limit, progress)
 
     def common_followers(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> AsyncListing[schemas.IdPageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        other_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.IdPageBody]:
         return self._list(route.common_followers(user_id, other_id, page_size), limit, progress)
 
     async def familiar_followers(
@@ -158,9 +184,13 @@ class AsyncGraphClient:
         return await self._call(route.delete_post(user_id, post_id))
 
     def timeline(
-        self, user_id: str, *, limit: int | None = None, page_size: int = TIMELINE_PAGE,
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = TIMELINE_PAGE,
         progress: bool = False,
-    ) -> AsyncListing[schemas.TimelineBody]:  # fmt: skip
+    ) -> AsyncListing[schemas.TimelineBody]:
         return self._list(route.timeline(user_id, page_size), limit, progress)
 
     async def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
@@ -187,9 +217,11 @@ class AsyncGraphClient:
                     kind, data = event.get("event"), json.loads(event.get("data") or "{}")
                     if kind == "follower":
                         yield NewFollower(
-                            follower=data["follower"], since=data["since"],
-                            event_id=data["event_id"], entry_id=event.get("id", ""),
-                        )  # fmt: skip
+                            follower=data["follower"],
+                            since=data["since"],
+                            event_id=data["event_id"],
+                            entry_id=event.get("id", ""),
+                        )
                     elif kind == "gap":
                         log.warning("new followers of %s: %s", user_id, data.get("message"))
                     elif kind == "closed":

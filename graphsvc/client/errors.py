@@ -53,9 +53,15 @@ class Unavailable(GraphError):
 
 
 _BY_STATUS: dict[int, type[GraphError]] = {
-    400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict,
-    422: BadRequest, 429: RateLimited, 503: Unavailable,
-}  # fmt: skip
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    422: BadRequest,
+    429: RateLimited,
+    503: Unavailable,
+}
 
 
 def error_for(status: int, body: Any, headers: dict[str, str]) -> GraphError:

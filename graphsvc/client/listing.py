@@ -102,9 +102,11 @@ class AsyncListing(Generic[PageT_co]):
     """``fetch`` answers the page after a cursor (None: the first page)."""
 
     def __init__(
-        self, fetch: Callable[[str | None], Awaitable[PageT_co]], limit: int | None,
+        self,
+        fetch: Callable[[str | None], Awaitable[PageT_co]],
+        limit: int | None,
         progress: bool,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._fetch, self._limit, self._progress = fetch, limit, progress
 
     async def pages(self) -> AsyncIterator[PageT_co]:

@@ -30,9 +30,10 @@ class GraphClient:
     ) -> None:
         self.config = ClientConfig.resolve(base_url, api_key, **options)
         self._http = httpx.Client(
-            base_url=self.config.base_url, headers=self.config.headers(),
+            base_url=self.config.base_url,
+            headers=self.config.headers(),
             timeout=self.config.timeout,
-        )  # fmt: skip
+        )
 
     def _call(self, call: Call[T]) -> T:
         attempt = 0
@@ -75,36 +76,61 @@ class GraphClient:
         return self._call(route.counts(user_id))
 
     def followers(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_followed_back: bool = False, progress: bool = False,
-    ) -> Listing[schemas.PageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        not_followed_back: bool = False,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
         """Who follows the user, newest first, across every page (``limit``: stop early)."""
         call = route.followers(user_id, page_size, not_followed_back)
         return self._list(call, limit, progress)
 
     def following(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
-        not_following_back: bool = False, celebrities_only: bool = False, progress: bool = False,
-    ) -> Listing[schemas.PageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        not_following_back: bool = False,
+        celebrities_only: bool = False,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
         call = route.following(user_id, page_size, not_following_back, celebrities_only)
         return self._list(call, limit, progress)
 
     def friends(
-        self, user_id: str, *, limit: int | None = None, page_size: int = PAGE_MAX,
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
         progress: bool = False,
-    ) -> Listing[schemas.PageBody]:  # fmt: skip
+    ) -> Listing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
 
     def common_following(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> Listing[schemas.IdPageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        other_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.IdPageBody]:
         return self._list(route.common_following(user_id, other_id, page_size), limit, progress)
 
     def common_followers(
-        self, user_id: str, other_id: str, *, limit: int | None = None,
-        page_size: int = PAGE_MAX, progress: bool = False,
-    ) -> Listing[schemas.IdPageBody]:  # fmt: skip
+        self,
+        user_id: str,
+        other_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.IdPageBody]:
         return self._list(route.common_followers(user_id, other_id, page_size), limit, progress)
 
     def familiar_followers(
@@ -155,9 +181,13 @@ class GraphClient:
         return self._call(route.delete_post(user_id, post_id))
 
     def timeline(
-        self, user_id: str, *, limit: int | None = None, page_size: int = TIMELINE_PAGE,
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = TIMELINE_PAGE,
         progress: bool = False,
-    ) -> Listing[schemas.TimelineBody]:  # fmt: skip
+    ) -> Listing[schemas.TimelineBody]:
         """The home timeline, newest first, across pages (``limit``: stop early)."""
         return self._list(route.timeline(user_id, page_size), limit, progress)
 

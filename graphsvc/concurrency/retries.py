@@ -50,9 +50,12 @@ def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[Retry
         log.log(
             level,
             "%s: attempt %d failed (%s); again in %.3f s",
-            what, state.attempt_number, error, wait,
+            what,
+            state.attempt_number,
+            error,
+            wait,
             exc_info=error if traceback else None,
-        )  # fmt: skip
+        )
 
     return note
 

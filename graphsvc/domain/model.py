@@ -70,9 +70,12 @@ class Counts:
     def values(self) -> tuple[int, int, int, int, int]:
         """In the order of the mirror's count fields (fr, fg, fa, ga, mu)."""
         return (
-            self.followers, self.following, self.followers_active, self.following_active,
+            self.followers,
+            self.following,
+            self.followers_active,
+            self.following_active,
             self.friends,
-        )  # fmt: skip
+        )
 
     @classmethod
     def zero(cls) -> Counts:
@@ -105,9 +108,12 @@ class GraphEvent:
 
     def fields(self) -> dict[str, str | int]:
         fields: dict[str, str | int] = {
-            "id": self.id, "type": self.type, "src": self.src, "dst": self.dst,
+            "id": self.id,
+            "type": self.type,
+            "src": self.src,
+            "dst": self.dst,
             "version": self.version,
-        }  # fmt: skip
+        }
         if self.status:
             fields["status"] = self.status
         if self.cause:

@@ -44,17 +44,23 @@ def write_import_files(edges: Edges, folder: Path) -> tuple[Path, Path]:
     indexes)."""
     folder.mkdir(parents=True, exist_ok=True)
     nodes, relationships = folder / "users.csv", folder / "follows.csv"
-    users = pa.table({
-        ":ID": pa.array(np.arange(len(edges.ids), dtype=np.int64)),
-        "id": edges.ids,
-        "clk:long": pa.array(clocks(edges)),
-    })  # fmt: skip
+    users = pa.table(
+        {
+            ":ID": pa.array(np.arange(len(edges.ids), dtype=np.int64)),
+            "id": edges.ids,
+            "clk:long": pa.array(clocks(edges)),
+        }
+    )
     pacsv.write_csv(users, nodes, _PLAIN)
-    follows = pa.table({
-        ":START_ID": pa.array(edges.src), ":END_ID": pa.array(edges.dst),
-        "since:long": pa.array(edges.since),
-        "src": edges.ids.take(pa.array(edges.src)), "dst": edges.ids.take(pa.array(edges.dst)),
-    })  # fmt: skip
+    follows = pa.table(
+        {
+            ":START_ID": pa.array(edges.src),
+            ":END_ID": pa.array(edges.dst),
+            "since:long": pa.array(edges.since),
+            "src": edges.ids.take(pa.array(edges.src)),
+            "dst": edges.ids.take(pa.array(edges.dst)),
+        }
+    )
     pacsv.write_csv(follows, relationships, _PLAIN)
     return nodes, relationships
 
@@ -97,9 +103,13 @@ async def _prepare(
 
 
 async def _import_and_mirror(
-    services: Services, server: LocalNeo4j, prepared: _Prepared, *, progress: bool,
+    services: Services,
+    server: LocalNeo4j,
+    prepared: _Prepared,
+    *,
+    progress: bool,
     say: Callable[[str], None],
-) -> dict[str, float]:  # fmt: skip
+) -> dict[str, float]:
     """Import, restart and build the schema, installing the mirror meanwhile; how long each
     took."""
     took: dict[str, float] = {}
@@ -120,10 +130,16 @@ async def _import_and_mirror(
         await timed("mirror", install_plan(services, prepared.plan, prepared.at, progress=progress))
 
     async def neo4j() -> None:
-        await timed("import", asyncio.to_thread(
-            server.import_csv, prepared.nodes, prepared.relationships, say,
-            lambda: loop.call_soon_threadsafe(done.set),
-        ))  # fmt: skip
+        await timed(
+            "import",
+            asyncio.to_thread(
+                server.import_csv,
+                prepared.nodes,
+                prepared.relationships,
+                say,
+                lambda: loop.call_soon_threadsafe(done.set),
+            ),
+        )
         await timed("schema", services.neo4j.store.apply_schema())
         await timed("indexes", services.neo4j.store.await_indexes())
 
@@ -151,8 +167,10 @@ async def import_edges(
     took = await _import_and_mirror(services, server, prepared, progress=progress, say=say)
     prepared.nodes.unlink()
     prepared.relationships.unlink()
-    say(f"load: files and mirror plan {prepared.files_seconds:.1f}s (the server stopping "
+    say(
+        f"load: files and mirror plan {prepared.files_seconds:.1f}s (the server stopping "
         f"meanwhile, down after {prepared.down_seconds:.1f}s); import and restart "
         f"{took['import']:.1f}s, then schema {took['schema']:.1f}s, indexes "
-        f"{took['indexes']:.1f}s; mirror {took['mirror']:.1f}s from the end of the import")  # fmt: skip
+        f"{took['indexes']:.1f}s; mirror {took['mirror']:.1f}s from the end of the import"
+    )
     return LoadReport(len(edges.ids), edges.count, edges.count, time.perf_counter() - started)

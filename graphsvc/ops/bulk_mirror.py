@@ -30,8 +30,14 @@ class SideLists:
     total: np.ndarray
 
 
-def _side(owner: np.ndarray, other: np.ndarray, since: np.ndarray, names: np.ndarray,
-          users: int, keep: int) -> SideLists:  # fmt: skip
+def _side(
+    owner: np.ndarray,
+    other: np.ndarray,
+    since: np.ndarray,
+    names: np.ndarray,
+    users: int,
+    keep: int,
+) -> SideLists:
     """The newest ``keep`` entries per owner, ordered as the mirror orders them (time, then
     member, both descending)."""
     order = np.lexsort((-other, -since, owner))
@@ -80,8 +86,9 @@ def plan_mirror(edges: Edges, cap: int) -> MirrorPlan:
     following = np.bincount(edges.src, minlength=users).tolist()
     friends = np.bincount(edges.src[mutual], minlength=users).tolist()
     # A freshly imported graph has only active users.
-    counts = [Counts(fr, fg, fr, fg, mu) for fr, fg, mu in zip(followers, following, friends,
-                                                               strict=True)]  # fmt: skip
+    counts = [
+        Counts(fr, fg, fr, fg, mu) for fr, fg, mu in zip(followers, following, friends, strict=True)
+    ]
     keep = cap + 1
     return MirrorPlan(
         names.tolist(),
@@ -100,8 +107,13 @@ async def install_plan(services: Services, plan: MirrorPlan, at: int, *, progres
         for begin in range(0, users, USERS_PER_BATCH):
             batch = range(begin, min(begin + USERS_PER_BATCH, users))
             await services.redis.mirror.install_loaded(
-                (plan.names[u], at, plan.counts[u], _side_args(plan.followers, u, cap),
-                 _side_args(plan.following, u, cap))
+                (
+                    plan.names[u],
+                    at,
+                    plan.counts[u],
+                    _side_args(plan.followers, u, cap),
+                    _side_args(plan.following, u, cap),
+                )
                 for u in batch
-            )  # fmt: skip
+            )
             bar.update(len(batch))

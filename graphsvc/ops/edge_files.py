@@ -185,8 +185,15 @@ def merge_edges(
         renumber = np.cumsum(present) - 1
         src, dst = renumber[src], renumber[dst]
     code = np.int32 if len(ids) < 2**31 else np.int64
-    return Edges(ids, src.astype(code), dst.astype(code), merged.astype(np.int64), lines,
-                 self_loops, len(by_key) - len(first))  # fmt: skip
+    return Edges(
+        ids,
+        src.astype(code),
+        dst.astype(code),
+        merged.astype(np.int64),
+        lines,
+        self_loops,
+        len(by_key) - len(first),
+    )
 
 
 # -- the file's layout, and the line of a row -----------------------------------------------

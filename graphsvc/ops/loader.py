@@ -71,11 +71,13 @@ def follower_groups(edges: Edges, size: int) -> Iterator[list[dict[str, Any]]]:
     since = edges.since.tolist()
     batch: list[dict[str, Any]] = []
     held = 0
-    for g, (begin, k, m) in enumerate(zip(starts.tolist(), sizes.tolist(), target.tolist(),
-                                           strict=True)):  # fmt: skip
+    for g, (begin, k, m) in enumerate(
+        zip(starts.tolist(), sizes.tolist(), target.tolist(), strict=True)
+    ):
         end = begin + k
-        batch.append({"s": followers[g], "k": k, "m": m, "d": followed[begin:end],
-                      "t": since[begin:end]})  # fmt: skip
+        batch.append(
+            {"s": followers[g], "k": k, "m": m, "d": followed[begin:end], "t": since[begin:end]}
+        )
         held += k
         if held >= size:
             yield batch

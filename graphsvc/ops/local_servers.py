@@ -137,8 +137,8 @@ def _resolve_jars(lib: Path, version: str, say: Say) -> None:
     pom.write_text(_POM.format(version=version))
     shutil.rmtree(lib, ignore_errors=True)
     started = time.monotonic()
-    cmd = [mvn, "-B", "-q", "-ntp", "-f", str(pom), "dependency:copy-dependencies",
-           f"-DoutputDirectory={lib}", "-DincludeScope=runtime"]  # fmt: skip
+    goal = ["dependency:copy-dependencies", f"-DoutputDirectory={lib}", "-DincludeScope=runtime"]
+    cmd = [mvn, "-B", "-q", "-ntp", "-f", str(pom), *goal]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise ServerError(f"Maven could not resolve Neo4j:\n{result.stdout}\n{result.stderr}")
@@ -240,9 +240,9 @@ class LocalNeo4j:
         self.configure()
         self._set_initial_password(java)
         heap = self.local.neo4j_heap
-        cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, "-cp", f"{self.lib}/*",
-               "org.neo4j.server.CommunityEntryPoint", f"--home-dir={self.home}",
-               f"--config-dir={self.conf}"]  # fmt: skip
+        dirs = [f"--home-dir={self.home}", f"--config-dir={self.conf}"]
+        main = ["-cp", f"{self.lib}/*", "org.neo4j.server.CommunityEntryPoint", *dirs]
+        cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *main]
         console = self.logs / "console.log"
         process = processes.spawn(cmd, console, env=self._env(), cwd=self.home)
         self.pid_file.write_text(f"{process.pid}\n")
@@ -276,13 +276,18 @@ class LocalNeo4j:
         java = _java(self.local)
         self.down(say)
         # The database name goes first: the file options take any number of values.
-        args = ["database", "import", "full", self.settings.neo4j.neo4j_database,
-                "--overwrite-destination=true", "--id-type=integer",
-                f"--threads={os.cpu_count() or 1}", "--high-parallel-io=on",
-                f"--report-file={self.home / 'import.report'}", f"--nodes=User={nodes}",
-                f"--relationships=FOLLOWS={relationships}"]  # fmt: skip
+        database = ["database", "import", "full", self.settings.neo4j.neo4j_database]
+        options = [
+            "--overwrite-destination=true",
+            "--id-type=integer",
+            f"--threads={os.cpu_count() or 1}",
+            "--high-parallel-io=on",
+            f"--report-file={self.home / 'import.report'}",
+            f"--nodes=User={nodes}",
+            f"--relationships=FOLLOWS={relationships}",
+        ]
         try:
-            result = self._admin(java, *args)
+            result = self._admin(java, *database, *options)
             if result.returncode == 0 and imported is not None:
                 imported()
         finally:
@@ -419,8 +424,8 @@ class LocalRedisCluster:
         cli = shutil.which("redis-cli")
         if not cli:
             raise ServerError("redis-cli is missing: install Debian's redis-tools")
-        cmd = [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
-               "--cluster-replicas", "0", "--cluster-yes"]  # fmt: skip
+        nodes = [f"127.0.0.1:{p}" for p in self.ports]
+        cmd = [cli, "--cluster", "create", *nodes, "--cluster-replicas", "0", "--cluster-yes"]
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
             raise ServerError(f"redis-cli --cluster create failed:\n{result.stdout}{result.stderr}")

@@ -80,6 +80,10 @@ async def reconcile_timelines(
     services: Services, batches: AsyncIterator[list[str]], *, progress: bool = True
 ) -> Report:
     return await reconcile(
-        services, batches, progress=progress, check=check_timelines, repair=repair_timelines,
+        services,
+        batches,
+        progress=progress,
+        check=check_timelines,
+        repair=repair_timelines,
         desc="timelines",
-    )  # fmt: skip
+    )

@@ -80,9 +80,12 @@ class TrainReport:
             "precision@10 on the validation users: "
             + ", ".join(f"{name} {value:.4f}" for name, value in self.validation.items()),
             "weights (standardised log features): "
-            + ", ".join(f"{n} {w:+.2f}" for n, w in sorted(
-                self.weights.items(), key=lambda item: -abs(item[1])) if abs(w) >= 0.005),
-        ]  # fmt: skip
+            + ", ".join(
+                f"{n} {w:+.2f}"
+                for n, w in sorted(self.weights.items(), key=lambda item: -abs(item[1]))
+                if abs(w) >= 0.005
+            ),
+        ]
         out += self.notes
         stored = f"stored as version {self.version}" if self.version else "not stored"
         out.append(f"{stored} in {self.seconds:.1f}s")
@@ -120,19 +123,29 @@ async def train(
         report[name] = precision_at_k(single_feature(feature), validation)
     model = fit(examples, seed)
     trained = {
-        "holdout": holdout, "share": share, "seed": seed, "users": len(examples),
-        "candidates": sum(len(e.ids) for e in examples), "positives": positives,
-        "precision_at_10": report, "at": int(time.time()),
-    }  # fmt: skip
+        "holdout": holdout,
+        "share": share,
+        "seed": seed,
+        "users": len(examples),
+        "candidates": sum(len(e.ids) for e in examples),
+        "positives": positives,
+        "precision_at_10": report,
+        "at": int(time.time()),
+    }
     version = 0
     if store:
         version = await save(services, model, trained)
     return TrainReport(
-        version=version, holdout=holdout, users=len(examples),
-        candidates=trained["candidates"], positives=positives,
-        held=sum(e.held for e in examples), validation=report, weights=model.weights,
+        version=version,
+        holdout=holdout,
+        users=len(examples),
+        candidates=trained["candidates"],
+        positives=positives,
+        held=sum(e.held for e in examples),
+        validation=report,
+        weights=model.weights,
         seconds=time.monotonic() - started,
-    )  # fmt: skip
+    )
 
 
 async def collect(

@@ -112,9 +112,13 @@ class Lists:
             ) -> list[Entry]:
                 note_graph_read("celebrities")
                 return await self._lists.page(
-                    side, user_id, after, wanted,
-                    name="lists/celebrities_page", threshold=threshold,
-                )  # fmt: skip
+                    side,
+                    user_id,
+                    after,
+                    wanted,
+                    name="lists/celebrities_page",
+                    threshold=threshold,
+                )
 
             entries = celebrity_entries
         else:

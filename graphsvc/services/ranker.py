@@ -60,6 +60,11 @@ class RankerSource:
             self._current = Ranker.from_json({**json.loads(body), "version": version})
         except (ValueError, KeyError, TypeError) as exc:
             self._skipped_version = version
-            log.error("ranker %s v%d cannot be served, keeping v%d: %s",
-                      self._name, version, self._current.version, exc)  # fmt: skip
+            log.error(
+                "ranker %s v%d cannot be served, keeping v%d: %s",
+                self._name,
+                version,
+                self._current.version,
+                exc,
+            )
         return self._current

@@ -132,8 +132,9 @@ class RateLimits:
             self._skip(metered_here=True)
             log.warning(
                 "redis refused the rate limits (%s); metered in this process for %.1f s",
-                exc, self._retry,
-            )  # fmt: skip
+                exc,
+                self._retry,
+            )
             return self._fallback(key_id, write=write, cost=cost)
         return _counted(count, limit, reset)
 

@@ -117,10 +117,13 @@ class Suggestions:
         neighbourhood is still thin, three-hop candidates are added."""
         settings = self._settings
         common = {
-            "now": now, "before": before, "hidden": list(hidden),
-            "fresh_h": settings.fresh_half_life_us, "candidates": settings.suggest_candidates,
+            "now": now,
+            "before": before,
+            "hidden": list(hidden),
+            "fresh_h": settings.fresh_half_life_us,
+            "candidates": settings.suggest_candidates,
             "edges": settings.suggest_edges_per_intermediary,
-        }  # fmt: skip
+        }
         rows = await self._near(user_id, common, widen=1)
         if (
             len(rows) < SUGGESTIONS_KEPT
@@ -224,10 +227,15 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
         scored.append((probability, row))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
     return [
-        Suggestion(row["id"], probability, int(row.get("paths") or 0), list(row.get("via") or []),
-                   sorted(row["sources"]))
+        Suggestion(
+            row["id"],
+            probability,
+            int(row.get("paths") or 0),
+            list(row.get("via") or []),
+            sorted(row["sources"]),
+        )
         for probability, row in scored
-    ]  # fmt: skip
+    ]
 
 
 def with_closest_vias(row: dict[str, Any], kept: int = 3) -> dict[str, Any]:

@@ -214,10 +214,12 @@ class Timelines:
             ends.append(inbox.posts[-1])
         horizon = max(ends) if ends else None
         visible = [
-            p for p in newest_first([posts, *pages])
+            p
+            for p in newest_first([posts, *pages])
             if (horizon is None or p >= horizon)
-            and p.author not in inactive and p.member not in deleted
-        ]  # fmt: skip
+            and p.author not in inactive
+            and p.member not in deleted
+        ]
         return visible, horizon
 
     async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
@@ -260,9 +262,14 @@ class Timelines:
 
 def _state(author: str, post_id: str, state: dict) -> PostState:
     return PostState(
-        author, post_id, int(state["at"]), state["mode"], state["state"],
-        state["followers"], state["pushed"],
-    )  # fmt: skip
+        author,
+        post_id,
+        int(state["at"]),
+        state["mode"],
+        state["state"],
+        state["followers"],
+        state["pushed"],
+    )
 
 
 def _valid_ids(author: str, post_id: str) -> None:

@@ -55,8 +55,11 @@ class InteractionFlusher:
         )
         if not done.applied:  # another process flushed these first
             return 0
-        for reason, pairs in (("unknown_user", done.unknown), ("erasing", done.erasing),
-                              ("daily_cap", done.capped)):  # fmt: skip
+        for reason, pairs in (
+            ("unknown_user", done.unknown),
+            ("erasing", done.erasing),
+            ("daily_cap", done.capped),
+        ):
             if pairs:
                 INTERACTION_PAIRS_DROPPED.labels(reason).inc(pairs)
         await self._buffer.trim(batches[-1].entry_id)

@@ -84,8 +84,10 @@ class Relay:
         if report.recovered:
             log.warning(
                 "relay: %d of %d events had lost their append; %d users repaired",
-                report.recovered, report.delivered, report.repaired,
-            )  # fmt: skip
+                report.recovered,
+                report.delivered,
+                report.repaired,
+            )
         return report
 
     async def _deliver(self, events: list[GraphEvent], holder: str, report: RelayReport) -> bool:

@@ -85,9 +85,9 @@ class TimelineEvents:
         backfills = await self._backfills(follows)
         # Their lists of pulled authors (the write did it too, unless Redis was down then).
         moved = {e["src"] for e in events if e.get("type") in ("follow", "unfollow", "block")}
-        await self._inboxes.invalidate(sorted(moved | {
-            e["dst"] for e in events if e.get("type") == "block"
-        }))  # fmt: skip
+        await self._inboxes.invalidate(
+            sorted(moved | {e["dst"] for e in events if e.get("type") == "block"})
+        )
         for event in events:
             try:
                 await self._apply_one(event, backfills)

@@ -18,10 +18,17 @@ class OutboxStore:
         params = {"cutoff": cutoff_us, "limit": limit}
         rows = await self._store.read("outbox/outbox_due", params, fresh=True)
         return [
-            GraphEvent(row["id"], row["type"], row["src"], row["dst"], row["version"],
-                       row["status"], row["cause"])
+            GraphEvent(
+                row["id"],
+                row["type"],
+                row["src"],
+                row["dst"],
+                row["version"],
+                row["status"],
+                row["cause"],
+            )
             for row in rows
-        ]  # fmt: skip
+        ]
 
     async def delete(self, event_ids: Sequence[str]) -> int:
         (row,) = await self._store.write("outbox/outbox_delete", {"ids": list(event_ids)})

@@ -14,8 +14,12 @@ from graphsvc.domain.model import Counts, Entry, Snapshot, UserCounts
 
 # The count columns of snapshots/counts and snapshots/snapshot, in the order of Counts' fields.
 _COUNT_COLUMNS = (
-    "followers_count", "following_count", "followers_active", "following_active", "friends"
-)  # fmt: skip
+    "followers_count",
+    "following_count",
+    "followers_active",
+    "following_active",
+    "friends",
+)
 
 
 def entries_from_rows(pairs: Iterable[Sequence[Any]]) -> list[Entry]:

@@ -57,12 +57,14 @@ STORE_DOWN = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, GraphTi
 # Neo4j's codes for a transaction cut off by its timeout (the client's, or the server's own
 # db.transaction.timeout), and for one cut off while it waited for a lock (a timeout too, as
 # every transaction has one, unless an operator terminated it or the server is stopping).
-TIMED_OUT = frozenset({
-    "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
-    "Neo.ClientError.Transaction.TransactionTimedOut",
-    "Neo.TransientError.Transaction.TransactionTimedOut",
-    "Neo.ClientError.Transaction.LockClientStopped",
-})  # fmt: skip
+TIMED_OUT = frozenset(
+    {
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+        "Neo.ClientError.Transaction.TransactionTimedOut",
+        "Neo.TransientError.Transaction.TransactionTimedOut",
+        "Neo.ClientError.Transaction.LockClientStopped",
+    }
+)
 
 
 def open_driver(settings: Neo4jSettings) -> AsyncDriver:
@@ -351,9 +353,12 @@ async def _commit_rounds(
         for kind, members in sorted(round_.by_kind.items(), key=lambda item: _KIND_ORDER[item[0]]):
             if kind in (WriteKind.FOLLOW, WriteKind.UNFOLLOW):
                 params = {"rows": [_row(i, w, events[i][0]) for i, w in members], **(lock or {})}
-                found = [dict(record) for record in await run(
-                    f"relations/{kind.value}", params, "relations/lock_users" if lock else None
-                )]  # fmt: skip
+                found = [
+                    dict(record)
+                    for record in await run(
+                        f"relations/{kind.value}", params, "relations/lock_users" if lock else None
+                    )
+                ]
                 lock = None
             else:
                 found = []
@@ -389,16 +394,23 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
     """A row of relations/follow or relations/unfollow."""
     row: Row = {"i": position, "src": write.src, "dst": write.dst, "event": event}
     if write.kind is WriteKind.FOLLOW:
-        row.update(max_following=write.limits.max_following,
-                   per_window=write.limits.per_window, window_us=write.limits.window_us)  # fmt: skip
+        row.update(
+            max_following=write.limits.max_following,
+            per_window=write.limits.per_window,
+            window_us=write.limits.window_us,
+        )
     return row
 
 
 def _single(write: EdgeWrite, ids: list[str]) -> Row:
     """Parameters of relations/block or relations/unblock, which run once per write."""
     if write.kind is WriteKind.BLOCK:
-        return {"src": write.src, "dst": write.dst, "ids": sorted((write.src, write.dst)),
-                "events": ids}  # fmt: skip
+        return {
+            "src": write.src,
+            "dst": write.dst,
+            "ids": sorted((write.src, write.dst)),
+            "events": ids,
+        }
     return {"src": write.src, "dst": write.dst, "event": ids[0]}
 
 

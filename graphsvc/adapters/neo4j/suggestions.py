@@ -16,9 +16,22 @@ from graphsvc.adapters.neo4j.store import Neo4jStore
 
 # The columns of each candidate row of the query suggestions/candidates, in its order.
 CANDIDATE_COLUMNS = (
-    "id", "sources", "paths", "ra", "aa", "affinity_ra", "fresh", "cof", "cof_paths",
-    "follows_you", "follower_affinity", "followers", "follows", "active", "vias",
-)  # fmt: skip
+    "id",
+    "sources",
+    "paths",
+    "ra",
+    "aa",
+    "affinity_ra",
+    "fresh",
+    "cof",
+    "cof_paths",
+    "follows_you",
+    "follower_affinity",
+    "followers",
+    "follows",
+    "active",
+    "vias",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +64,13 @@ class SuggestionStore:
     ) -> AppliedInteractions:
         """Add aggregated interactions once (``applied`` False when another flush moved the
         checkpoint), with the pairs dropped and capped."""
-        params = {"pairs": list(pairs), "checkpoint": checkpoint, "last": last,
-                  "h": half_life_us, "daily_max": daily_max}  # fmt: skip
+        params = {
+            "pairs": list(pairs),
+            "checkpoint": checkpoint,
+            "last": last,
+            "h": half_life_us,
+            "daily_max": daily_max,
+        }
         (row,) = await self._store.write("suggestions/interactions_apply", params)
         return AppliedInteractions(
             bool(row["applied"]), int(row["unknown"]), int(row["erasing"]), int(row["capped"])

@@ -199,9 +199,10 @@ class Batch:
             return await self._send(self._scripts, self._calls, raise_on_error=True)
         replies = await self._send(self._scripts, self._calls, raise_on_error=False)
         missing = [
-            n for n, reply in enumerate(replies[: len(self._scripts)])
+            n
+            for n, reply in enumerate(replies[: len(self._scripts)])
             if isinstance(reply, NoScriptError)
-        ]  # fmt: skip
+        ]
         if missing:  # a node started after the scripts were loaded (or never saw them)
             for script in {self._scripts[n][0].sha: self._scripts[n][0] for n in missing}.values():
                 await self._client.script_load(script.script)  # on every primary

@@ -34,14 +34,18 @@ class RateLimitStore:
         if redis.redis_cluster:
             host = rest.split("/", 1)[0]
             self._storage: RedisStorage = RedisClusterStorage(
-                f"async+{scheme}+cluster://{host}", implementation="redispy",
-                key_prefix=prefix, **options,
-            )  # fmt: skip
+                f"async+{scheme}+cluster://{host}",
+                implementation="redispy",
+                key_prefix=prefix,
+                **options,
+            )
         else:
             self._storage = RedisStorage(
-                f"async+{scheme}{sep}{rest}", implementation="redispy", key_prefix=prefix,
+                f"async+{scheme}{sep}{rest}",
+                implementation="redispy",
+                key_prefix=prefix,
                 **options,
-            )  # fmt: skip
+            )
         self._items: dict[bool, RateLimitItem] = {
             False: parse(access.rate_limit_reads),
             True: parse(access.rate_limit_writes),

@@ -70,9 +70,11 @@ async def run_many(client: Client, script: AsyncScript, calls: Calls) -> list[An
     try:
         for start in range(0, len(calls), 1_000):
             chunk = calls[start : start + 1_000]
-            await connection.send_packed_command(b"".join(
-                pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in chunk
-            ))  # fmt: skip
+            await connection.send_packed_command(
+                b"".join(
+                    pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args in chunk
+                )
+            )
             await read(unread)  # Redis runs this chunk while the next one is packed
             unread = len(chunk)
             if first_error is not None:

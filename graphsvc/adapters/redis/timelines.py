@@ -102,8 +102,16 @@ class Outboxes:
         author = post.author
         keys = [self.key(k, author) for k in ("po", "ps", "fm")] + [self._mirror.key("m", author)]
         enter = s.feed_celebrity_followers
-        args = [post_id, post.at, post.member, s.feed_outbox_cap, enter,
-                enter * s.feed_hysteresis, switch, "" if followers is None else followers]  # fmt: skip
+        args = [
+            post_id,
+            post.at,
+            post.member,
+            s.feed_outbox_cap,
+            enter,
+            enter * s.feed_hysteresis,
+            switch,
+            "" if followers is None else followers,
+        ]
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._publish, keys, args)
         batch.call(lambda pipe: pipe.zscore(self.key("pd", author), post_id))
@@ -318,11 +326,22 @@ class Inboxes:
         return await self._remove_author(keys=[self.key("in", reader)], args=[author])
 
     async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> InboxRead:
-        keys = [self.key("in", reader), self.key("rd", reader), self._mirror.key("g", reader),
-                self._mirror.key("m", reader), self.key("fc", reader), self.key("fv", reader),
-                self.key("rb", reader)]  # fmt: skip
-        args = ["+inf" if after is None else after.at, "" if after is None else after.member,
-                want, self._settings.feed_active_ms, scan_max]  # fmt: skip
+        keys = [
+            self.key("in", reader),
+            self.key("rd", reader),
+            self._mirror.key("g", reader),
+            self._mirror.key("m", reader),
+            self.key("fc", reader),
+            self.key("fv", reader),
+            self.key("rb", reader),
+        ]
+        args = [
+            "+inf" if after is None else after.at,
+            "" if after is None else after.member,
+            want,
+            self._settings.feed_active_ms,
+            scan_max,
+        ]
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._read, keys, args)
         batch.call(lambda pipe: pipe.get(self._generation))

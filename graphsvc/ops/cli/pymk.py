@@ -83,9 +83,15 @@ async def train_pymk(
         try:
             async with open_services(get_settings(), jobs=True) as services:
                 report = await train(
-                    services, holdout=holdout, share=share, seed=seed, users=users,
-                    store=not dry_run, progress=not no_progress, say=say,
-                )  # fmt: skip
+                    services,
+                    holdout=holdout,
+                    share=share,
+                    seed=seed,
+                    users=users,
+                    store=not dry_run,
+                    progress=not no_progress,
+                    say=say,
+                )
             for line in report.lines():
                 say(line)
         except TrainError as exc:
@@ -120,9 +126,14 @@ async def _evaluate(
 
     async with open_services(settings, jobs=True) as services:
         return await evaluate_seeds(
-            services, data, seeds=seeds, users=users, progress=progress, say=say,
+            services,
+            data,
+            seeds=seeds,
+            users=users,
+            progress=progress,
+            say=say,
             after_load=trained if ranker == "trained" else None,
-        )  # fmt: skip
+        )
 
 
 @command(app, "eval-pymk")
