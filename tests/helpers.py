@@ -21,9 +21,14 @@ from graphsvc.settings import Settings
 _LOGS = Path(tempfile.mkdtemp(prefix="graphsvc-test-processes-"))  # this session's logs
 
 
+def bearer(key: str) -> dict[str, str]:
+    """The header that sends an API key."""
+    return {"Authorization": f"Bearer {key}"}
+
+
 def app_client(app: object, key: str | None) -> httpx.AsyncClient:
     """An HTTP client for an ASGI app in this process, sending ``key`` (None: no key)."""
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    headers = bearer(key) if key else {}
     return httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),  # type: ignore[arg-type]
         base_url="http://graphsvc",

@@ -16,7 +16,7 @@ import pytest
 import uvicorn
 from conftest import RUN
 from driver import Driver, eventually
-from helpers import ThrowawayRedis, free_port
+from helpers import ThrowawayRedis, bearer, free_port
 from stores import commit_only
 
 from graphsvc.api.app import create_app
@@ -38,10 +38,6 @@ async def events_after(service: Services, start: str, users: set[str]) -> list[d
         after = entries[-1][0]
         found += [f for _, f in entries if f["src"] in users or f["dst"] in users]
     return found
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def shape(events: list[dict]) -> list[tuple[str, ...]]:

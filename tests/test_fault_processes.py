@@ -37,7 +37,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import RUN
-from helpers import ThrowawayRedis, free_port, start_worker, stop_process
+from helpers import ThrowawayRedis, bearer, free_port, start_worker, stop_process
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
@@ -64,10 +64,6 @@ REPORT = re.compile(
 
 def say(line: str) -> None:
     print(f"[faults] {line}", flush=True)
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def create_key(settings: Settings) -> str:
