@@ -18,11 +18,11 @@ from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 import httpx
+from helpers import AppClient
 from stores import apply_events
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient, AsyncListing, GraphError, Page
-from graphsvc.client._core import Call, ClientConfig, answer
 from graphsvc.schemas import (
     CountsBody,
     EraseBody,
@@ -46,26 +46,25 @@ class Driver(AsyncGraphClient):
     publish answers 202 when it created the post, 200 when it existed)."""
 
     def __init__(self, http: httpx.AsyncClient) -> None:
-        # The client's own constructor opens an httpx client; this one is the test's.
-        self.config = ClientConfig(str(http.base_url), None, max_retries=0)
-        self._http = http
+        super().__init__(http=http, max_retries=0)
+        self._raw = http
         self.last_status = 0
+        hooks = http.event_hooks
+        http.event_hooks = {**hooks, "response": [*hooks["response"], self._note]}
 
-    async def _call(self, call: Call[T]) -> T:
-        response = await self._http.request(
-            call.method, call.path, params=call.params or None, json=call.body
-        )
+    async def _note(self, response: httpx.Response) -> None:
         self.last_status = response.status_code
-        return answer(call, response)
 
     @property
     def http(self) -> httpx.AsyncClient:
-        return self._http
+        return self._raw
 
     @property
     def services(self) -> Services:
         """The services behind the app (to drain jobs, flush, read a store)."""
-        return self._http._transport.app.state.services  # type: ignore[attr-defined]
+        if not isinstance(self._raw, AppClient):
+            raise TypeError("this driver speaks to a served process, not an app in this one")
+        return self._raw.app.state.services
 
     # -- relations ------------------------------------------------------------------------
 

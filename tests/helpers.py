@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import redis
+from fastapi import FastAPI
 
 from graphsvc.ops import processes
 from graphsvc.settings import Settings
@@ -26,14 +27,21 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def app_client(app: object, key: str | None) -> httpx.AsyncClient:
+class AppClient(httpx.AsyncClient):
+    """An HTTP client for an ASGI app in this process; ``app`` is that app."""
+
+    def __init__(self, app: FastAPI, key: str | None) -> None:
+        super().__init__(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://graphsvc",
+            headers=bearer(key) if key else {},
+        )
+        self.app = app
+
+
+def app_client(app: FastAPI, key: str | None) -> AppClient:
     """An HTTP client for an ASGI app in this process, sending ``key`` (None: no key)."""
-    headers = bearer(key) if key else {}
-    return httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),  # type: ignore[arg-type]
-        base_url="http://graphsvc",
-        headers=headers,
-    )
+    return AppClient(app, key)
 
 
 def free_port() -> int:

@@ -26,8 +26,20 @@ class GraphClient:
     GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or ``close()``."""
 
     def __init__(
-        self, base_url: str | None = None, api_key: str | None = None, **options: Any
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        http: httpx.Client | None = None,
+        **options: Any,
     ) -> None:
+        """``http``: an httpx client to send every request through, as it is (its base URL,
+        headers, transport and event hooks: an app in this process, a proxy, a recorder);
+        ``base_url`` and ``api_key`` are then not used."""
+        if http is not None:
+            self.config = ClientConfig.resolve(str(http.base_url), None, **options)
+            self._http = http
+            return
         self.config = ClientConfig.resolve(base_url, api_key, **options)
         self._http = httpx.Client(
             base_url=self.config.base_url,
