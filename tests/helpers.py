@@ -19,7 +19,9 @@ from fastapi import FastAPI
 from graphsvc.ops import processes
 from graphsvc.settings import Settings
 
-_LOGS = Path(tempfile.mkdtemp(prefix="graphsvc-test-processes-"))  # this session's logs
+_LOGS = Path(
+    tempfile.mkdtemp(prefix="graphsvc-test-processes-")
+)  # the logs of this test run's processes
 
 
 def bearer(key: str) -> dict[str, str]:
@@ -128,7 +130,7 @@ def start_worker(env: dict[str, str], log: Path | None = None) -> processes.Proc
 
 
 def _log(name: str) -> Path:
-    """A log of its own for a process this session starts (read back when it fails)."""
+    """A log of its own for a process this test run starts (read back when it fails)."""
     return Path(tempfile.mkstemp(prefix=f"{name}-", suffix=".log", dir=_LOGS)[1])
 
 
