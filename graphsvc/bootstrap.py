@@ -36,6 +36,8 @@ from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
+from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
@@ -111,6 +113,8 @@ class Neo4jAdapters:
 class RedisAdapters:
     client: Client
     mirror: Mirror
+    mirror_reads: MirrorReads
+    mirror_builds: MirrorBuilds
     statuses: StatusSet
     mirror_state: MirrorState
     stream: EventStream
@@ -195,10 +199,12 @@ def redis_adapters(
     """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
     keys = settings.redis  # where each adapter's keys live
     statuses = StatusSet(client, keys)
-    mirror = Mirror(client, statuses, keys, settings.mirror, split_page=split_page)
+    mirror = Mirror(client, keys, settings.mirror)
     return RedisAdapters(
         client=client,
         mirror=mirror,
+        mirror_reads=MirrorReads(mirror, statuses, split_page=split_page),
+        mirror_builds=MirrorBuilds(mirror, settings.mirror),
         statuses=statuses,
         mirror_state=MirrorState(mirror),
         stream=EventStream(client, settings.events),
@@ -295,10 +301,10 @@ def _mirrored(
         redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
     )
     sync = MirrorSync(
-        neo4j.snapshots, neo4j.moderation, redis.mirror, redis.statuses, settings.mirror
+        neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
     lists = Lists(
-        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror, sync, breaker, settings.lists
+        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror_reads, sync, breaker, settings.lists
     )
     return writes, sync, lists
 

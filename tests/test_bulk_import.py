@@ -81,7 +81,7 @@ async def test_bulk_import_matches_the_file(
     for uid in users:
         expected = (followers[uid], following[uid])
         assert (truth[uid].totals.followers, truth[uid].totals.following) == expected, uid
-        mirrored = await service.redis.mirror.counts(uid)
+        mirrored = await service.redis.mirror_reads.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
     assert await check_users(service, users) == []
 

@@ -55,7 +55,7 @@ async def test_celebrity_past_the_cap(
         assert await redis.zcard(followers_key) <= CAP
 
         # A cold rebuild of a celebrity keeps only the newest CAP entries, and walks stay whole.
-        await backends.redis.mirror.drop([celeb])
+        await backends.redis.mirror_builds.drop([celeb])
         assert await followers_of(driver, celeb) == expected
         assert await redis.zcard(followers_key) == CAP
 

@@ -75,7 +75,7 @@ async def test_reads_racing_writes_on_a_cold_user(
     star = uid("star")
     fans = [uid(f"fan{n}") for n in range(60)]
     for round_ in range(3):
-        await backends.redis.mirror.drop([star])
+        await backends.redis.mirror_builds.drop([star])
         batch = fans[round_ * 20 : (round_ + 1) * 20]
         reads = [anext(driver.followers(star, page_size=5).pages()) for _ in range(10)]
         await asyncio.gather(*(service.relations.follow(f, star) for f in batch), *reads)

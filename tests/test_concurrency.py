@@ -64,7 +64,7 @@ async def test_toggles_racing_cold_rebuilds(
     driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
-    await backends.redis.mirror.drop([a, b])
+    await backends.redis.mirror_builds.drop([a, b])
     reads = [driver.ids(b, "followers"), driver.ids(a, "following")] * 20
     await asyncio.gather(_toggle_storm([driver], a, b, seed=11), *reads)
     await assert_consistent(backends, {a, b})

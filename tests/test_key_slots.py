@@ -123,7 +123,9 @@ async def workload(service: Services, uid: UserIds) -> None:
     # A bulk load's one-script install (in a real load only right after a clear): a user
     # unknown to Neo4j, installed empty, which the suite's consistency checks accept.
     empty = (-1, "", 0)
-    await service.redis.mirror.install_loaded([(uid("loaded"), now, Counts.zero(), empty, empty)])
+    await service.redis.mirror_builds.install_loaded(
+        [(uid("loaded"), now, Counts.zero(), empty, empty)]
+    )
     await service.mirror_sync.repair([b])  # drop, rebuild, force_status (a transaction)
 
 
@@ -166,4 +168,4 @@ async def test_the_single_redis_page_is_the_one_call_across_slots(
         await service.lists.followers(a)
     crossing = await cross_slot(server_settings, commands)
     assert crossing, "the single-Redis page should read two slots in one script"
-    assert {args[1] for args in crossing} == {service.redis.mirror._page.sha}
+    assert {args[1] for args in crossing} == {service.redis.mirror_reads._page.sha}

@@ -52,7 +52,7 @@ async def test_a_stale_snapshot_installed_after_newer_writes(
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.relations.follow(a, b)
-    await backends.redis.mirror.drop([a, b])
+    await backends.redis.mirror_builds.drop([a, b])
     old = await backends.neo4j.snapshots.snapshots(
         [b], followers_limit=100
     )  # taken before the writes
@@ -60,7 +60,7 @@ async def test_a_stale_snapshot_installed_after_newer_writes(
         backends, c, b, "+"
     ):
         await backends.redis.mirror.apply_many([change])
-    await backends.redis.mirror.install(old.values(), [Side.FOLLOWERS])  # lands last
+    await backends.redis.mirror_builds.install(old.values(), [Side.FOLLOWERS])  # lands last
     page = await service.lists.followers(b)
     assert [e.user_id for e in page.items] == [c]
     await assert_consistent(backends, {a, b, c})
@@ -74,7 +74,7 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     await service.relations.follow(c, b)
     await service.mirror_sync.rebuild([a, b])
     await committed_changes(backends, a, b, "+")  # its mirror write never happened
-    assert (await backends.redis.mirror.counts(b)).followers == 1  # only c, as mirrored
+    assert (await backends.redis.mirror_reads.counts(b)).followers == 1  # only c, as mirrored
     assert await service.relations.follow(a, b) is False  # the client retries
     assert (await service.lists.counts(b)).followers == 2
     assert [e.user_id for e in (await service.lists.followers(b)).items] == [a, c]
@@ -109,11 +109,11 @@ async def test_a_write_between_a_cold_read_and_its_install_is_counted(
     """A reader snapshots a cold user, a write lands, then the older snapshot is installed."""
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.relations.follow(c, b)
-    await backends.redis.mirror.drop([a, b])
+    await backends.redis.mirror_builds.drop([a, b])
     old = await backends.neo4j.snapshots.snapshots([b])  # counts only, before the write
     for change in await committed_changes(backends, a, b, "+"):
         await backends.redis.mirror.apply_many([change])  # b is cold: its counts are parked
-    assert await backends.redis.mirror.counts(b) is None
-    await backends.redis.mirror.install(old.values(), sides=())
-    assert (await backends.redis.mirror.counts(b)).followers == 2
+    assert await backends.redis.mirror_reads.counts(b) is None
+    await backends.redis.mirror_builds.install(old.values(), sides=())
+    assert (await backends.redis.mirror_reads.counts(b)).followers == 2
     await assert_consistent(backends, {a, b, c})

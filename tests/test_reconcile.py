@@ -73,8 +73,9 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
         [star], followers_limit=100, following_limit=100
     )
     await service.relations.follow(new_fan, star)  # reaches the loaded list, after the snapshot
-    await backends.redis.mirror.drop([star])
-    await backends.redis.mirror.install(stale.values(), list(Side))  # the slow rebuild lands now
+    await backends.redis.mirror_builds.drop([star])
+    # the slow rebuild lands now
+    await backends.redis.mirror_builds.install(stale.values(), list(Side))
     assert (await mirrored(backends, star)).lists[Side.FOLLOWERS] is None  # refused
     page = await service.lists.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]

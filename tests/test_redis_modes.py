@@ -49,6 +49,6 @@ async def test_scripts_lost_by_the_servers_are_loaded_again(
     await backends.redis.client.script_flush()
     assert user_ids(await walk(driver.followers(star, page_size=2), 2)) == fans[:0:-1]
     await backends.redis.client.script_flush()
-    await backends.redis.mirror.drop([star])
+    await backends.redis.mirror_builds.drop([star])
     await service.mirror_sync.rebuild([star])  # the bulk path
     assert (await service.lists.counts(star)).followers == 4

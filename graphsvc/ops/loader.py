@@ -136,7 +136,7 @@ async def settle_mirror(
     mirrored: list[str] = []
     with tqdm(total=len(ids), desc="drop", unit="user", disable=not progress) as bar:
         for chunk in batches(ids, DROP_BATCH_USERS):
-            mirrored += await services.redis.mirror.drop(chunk, floor=floor)
+            mirrored += await services.redis.mirror_builds.drop(chunk, floor=floor)
             bar.update(len(chunk))
     return await rebuild_mirror(services, mirrored, progress=progress, dropped=True)
 
@@ -155,7 +155,7 @@ async def rebuild_mirror(
         nonlocal built
         try:
             if not dropped:
-                await services.redis.mirror.drop(chunk)
+                await services.redis.mirror_builds.drop(chunk)
             done = await services.mirror_sync.rebuild(chunk, tuple(Side))
             built += done  # after the await: tasks add up one at a time
             bar.update(len(chunk))

@@ -11,7 +11,7 @@ Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a s
 index of the user's list at the cursor's position, stopped at the page's size: the same work
 at any depth and for any number of followers, so a cursor replayed deep in a celebrity's
 followers costs what a first page does. A read from Neo4j where the mirror usually
-answers is noted (``costs.note_graph_read``), so the caller's budget pays for it.
+answers is noted (``request_notes.note_graph_read``), so the caller's budget pays for it.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from collections.abc import Awaitable, Callable
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
-from graphsvc.adapters.redis.mirror import HotPage, Mirror
+from graphsvc.adapters.redis.mirror_reads import HotPage, MirrorReads
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.concurrency.breaker import Breaker
+from graphsvc.concurrency.request_notes import note_graph_read
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, Page, Side
-from graphsvc.services.costs import note_graph_read
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.settings import ListSettings
@@ -39,7 +39,7 @@ class Lists:
         lists: ListStore,
         snapshots: SnapshotStore,
         edges: EdgeStore,
-        mirror: Mirror,
+        mirror: MirrorReads,
         sync: MirrorSync,
         breaker: Breaker,
         settings: ListSettings,

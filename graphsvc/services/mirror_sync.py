@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
-from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.model import Counts, Side
@@ -29,7 +29,7 @@ class MirrorSync:
         self,
         snapshots: SnapshotStore,
         moderation: ModerationStore,
-        mirror: Mirror,
+        mirror: MirrorBuilds,
         statuses: StatusSet,
         settings: MirrorSettings,
     ) -> None:
@@ -44,7 +44,7 @@ class MirrorSync:
     async def rebuild(self, user_ids: Sequence[str], sides: Sequence[Side] = tuple(Side)) -> int:
         """(Re)build the mirror of the given users from Neo4j; returns how many exist.
 
-        A loaded list is kept (it is already receiving every change); ``Mirror.drop`` first
+        A loaded list is kept (it is already receiving every change); ``MirrorBuilds.drop`` first
         forces a fresh build (as ``repair`` does).
         """
         limit = self._settings.hot_list_cap + 1
