@@ -206,7 +206,7 @@ async def test_threshold_crossings_lose_and_duplicate_nothing(
     await api.settle()
     store = api.services.redis.inboxes
     assert await api.services.redis.outboxes.mode(author) == "push"
-    assert await api.services.redis.outboxes.pulled_among([author]) == []
+    assert await api.services.redis.inboxes.pulled_among([author]) == []
     inbox = [p.post_id for p in await store.inbox(readers[0])]
     assert inbox == ["p3", "p2", "p1"]  # the pulled post was pushed by the drain
     assert await api.timeline_of(readers[0]) == [(author, "p3"), *expected]

@@ -99,7 +99,7 @@ class Timelines:
             followers = (await self._lists.counts(author)).followers
             outcome = await self._outboxes.publish(post, post_id, followers=followers)
         if outcome.status == "enter_pull":  # readers pull it before it stops pushing
-            await self._outboxes.pull(author)
+            await self._inboxes.start_pulling(author)
             outcome = await self._outboxes.publish(
                 post, post_id, switch="pull", followers=followers
             )
@@ -245,7 +245,7 @@ class Timelines:
         """The pulled authors the reader follows, computed and cached under the generations
         ``read`` saw before it (a follow or a switch since makes the cache stale)."""
         following = await self._lists.walk(Side.FOLLOWING, reader, None, self._max_following)
-        pulled = await self._outboxes.pulled_among([e.user_id for e in following])
+        pulled = await self._inboxes.pulled_among([e.user_id for e in following])
         await self._inboxes.cache_pulled(reader, read.follow_generation, read.generation, pulled)
         return pulled
 

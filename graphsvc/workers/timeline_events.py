@@ -107,6 +107,7 @@ class TimelineEvents:
             await self._inboxes.remove_author(dst, src)
         elif kind == "erase":
             await self._outboxes.forget_author(src)
+            await self._inboxes.stop_pulling(src)
             await self._inboxes.forget_reader(src)
 
     async def _backfills(self, follows: list[tuple[str, str]]) -> dict:

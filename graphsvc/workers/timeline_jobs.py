@@ -143,9 +143,9 @@ class TimelineJobs:
         async for readers, _ in self._followers(job, author, progress):
             await self._inboxes.push(readers, posts)
         if await self._outboxes.finish_drain(author):
-            await self._outboxes.stop_pulling(author)
+            await self._inboxes.stop_pulling(author)
             if await self._outboxes.mode(author) == "pull":  # a celebrity again meanwhile
-                await self._outboxes.pull(author)
+                await self._inboxes.start_pulling(author)
 
 
 def _decode(saved: str) -> Position:

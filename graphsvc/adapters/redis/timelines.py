@@ -71,7 +71,7 @@ def feed_key(redis: RedisSettings, name: str) -> str:
 
 
 class Outboxes:
-    """The author side: outboxes, post states, modes, the pulled set, tombstones."""
+    """The author side: outboxes, post states, modes, tombstones."""
 
     def __init__(
         self,
@@ -85,8 +85,6 @@ class Outboxes:
         self._mirror = mirror
         self._statuses = statuses
         self._settings = settings
-        self._pulled = feed_key(redis, "pulled")
-        self._generation = feed_key(redis, "gen")
         self._publish = register(client, "feed_publish")
         self._progress = register(client, "feed_progress")
         self._delete = register(client, "feed_delete")
@@ -241,19 +239,6 @@ class Outboxes:
         author is no longer draining (it became a celebrity again)."""
         return bool(await self._finish_drain(keys=[self.key("fm", author)]))
 
-    async def pull(self, author: str) -> None:
-        """Readers pull this author from their next read on (cached lists are recomputed)."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.sadd(self._pulled, author)
-            pipe.incr(self._generation)
-            await pipe.execute()
-
-    async def stop_pulling(self, author: str) -> None:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.srem(self._pulled, author)
-            pipe.incr(self._generation)
-            await pipe.execute()
-
     async def pushing_among(self, authors: Sequence[str]) -> list[str]:
         """The authors whose posts are pushed (push or draining)."""
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -262,20 +247,15 @@ class Outboxes:
             modes = await pipe.execute()
         return [a for a, mode in zip(authors, modes, strict=True) if mode != "pull"]
 
-    async def pulled_among(self, authors: Sequence[str]) -> list[str]:
-        if not authors:
-            return []
-        flags = await self._redis.smismember(self._pulled, list(authors))
-        return [a for a, flag in zip(authors, flags, strict=True) if flag]
-
     async def forget_author(self, user_id: str) -> None:
-        """An erased user's outbox, posts and mode go, and readers stop pulling it."""
+        """An erased user's outbox, posts and mode go (``Inboxes.stop_pulling`` ends its
+        pulls)."""
         await self._redis.unlink(*[self.key(kind, user_id) for kind in ("po", "ps", "fm")])
-        await self.stop_pulling(user_id)
 
 
 class Inboxes:
-    """The reader side: inboxes, activity marks, cached lists of pulled authors."""
+    """The reader side: inboxes, activity marks, and the pulled authors (the set of authors
+    readers pull, and each reader's cached list of those it follows)."""
 
     def __init__(
         self, client: Client, mirror: Mirror, redis: RedisSettings, settings: TimelineSettings
@@ -284,6 +264,7 @@ class Inboxes:
         self._mirror = mirror
         self._cluster = is_cluster(client)
         self._settings = settings
+        self._pulled = feed_key(redis, "pulled")
         self._generation = feed_key(redis, "gen")
         self._push = register(client, "feed_push")
         self._read = register(client, "feed_read")
@@ -365,6 +346,25 @@ class Inboxes:
     async def rebuilt(self, reader: str) -> None:
         """The reader's rebuild is done (until then every read rebuilds it again)."""
         await self._redis.delete(self.key("rb", reader))
+
+    async def start_pulling(self, author: str) -> None:
+        """Readers pull this author from their next read on (cached lists are recomputed)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self._pulled, author)
+            pipe.incr(self._generation)
+            await pipe.execute()
+
+    async def stop_pulling(self, author: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.srem(self._pulled, author)
+            pipe.incr(self._generation)
+            await pipe.execute()
+
+    async def pulled_among(self, authors: Sequence[str]) -> list[str]:
+        if not authors:
+            return []
+        flags = await self._redis.smismember(self._pulled, list(authors))
+        return [a for a, flag in zip(authors, flags, strict=True) if flag]
 
     async def cache_pulled(
         self, reader: str, follow_generation: str, generation: str, pulled: Sequence[str]
