@@ -235,9 +235,8 @@ def build(
     neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
-    impressions = Impressions(redis.impressions, breaker, settings.suggestions)
     writes, sync, lists = _mirrored(settings, neo4j, redis, breaker)
-    interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
+    interactions, suggestions, impressions = _people_you_may_know(settings, neo4j, redis, breaker)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
     work = _workers(settings, neo4j, redis, sync, lists, writes, access, serve=serve)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
@@ -251,15 +250,6 @@ def build(
         settings.timelines,
         settings.lists,
         settings.writes,
-    )
-    suggestions = Suggestions(
-        neo4j.suggestions,
-        redis.suggestion_cache,
-        breaker,
-        settings.suggestions,
-        settings.interactions,
-        RankerSource(neo4j.suggestions, settings.suggestions),
-        impressions,
     )
     return Services(
         settings=settings,
@@ -307,6 +297,26 @@ def _mirrored(
         neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror_reads, sync, breaker, settings.lists
     )
     return writes, sync, lists
+
+
+def _people_you_may_know(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
+) -> tuple[Interactions, Suggestions, Impressions]:
+    """People you may know: the interactions recorded (the affinities), the suggestions, and
+    the impressions that sink suggestions shown too often (these two behind the one Redis
+    breaker)."""
+    interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
+    impressions = Impressions(redis.impressions, breaker, settings.suggestions)
+    suggestions = Suggestions(
+        neo4j.suggestions,
+        redis.suggestion_cache,
+        breaker,
+        settings.suggestions,
+        settings.interactions,
+        RankerSource(neo4j.suggestions, settings.suggestions),
+        impressions,
+    )
+    return interactions, suggestions, impressions
 
 
 @dataclass(frozen=True, slots=True)
