@@ -19,7 +19,7 @@ What a request costs is declared with its scope too, in requests of the key's bu
 one for what the mirror answers and for a write, more for the routes that make Neo4j work
 (``Cost``). A route the mirror answers until a page runs past its hot list (followers,
 following) also declares ``graph_cost``: when the request read Neo4j where the mirror
-usually answers (``services.costs``), the difference is charged as the answer is sent, so a
+usually answers (``concurrency.request_notes``), the difference is charged as the answer is sent, so a
 walk deep into a celebrity's followers pays for every page Neo4j serves; that request is
 answered, and the next ones are refused sooner.
 """

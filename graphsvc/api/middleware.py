@@ -19,8 +19,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphsvc.api.access import BUDGET_HEADERS, GRAPH_SURCHARGE
-from graphsvc.concurrency.breaker import tracking_fallbacks
-from graphsvc.services.costs import tracking_graph_reads
+from graphsvc.concurrency.request_notes import noting
 
 
 class NotedHeaders:
@@ -31,17 +30,17 @@ class NotedHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        with tracking_fallbacks() as noted, tracking_graph_reads() as graph_reads:
+        with noting() as notes:
 
             async def send_noted(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     state = scope.get("state", {})
-                    if (noted or graph_reads) and GRAPH_SURCHARGE in state:
+                    if notes.read_the_graph and GRAPH_SURCHARGE in state:
                         await _surcharge(scope, state)
                     budget = state.get(BUDGET_HEADERS)
-                    if noted or budget:
+                    if notes.fallbacks or budget:
                         headers = list(message.get("headers", []))
-                        if noted:
+                        if notes.fallbacks:
                             headers.append((b"x-graph-source", b"neo4j"))
                         if budget:
                             headers += [(k.lower().encode(), v.encode()) for k, v in budget]

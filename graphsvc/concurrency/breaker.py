@@ -1,9 +1,10 @@
-"""Serving while Redis is unreachable: the breaker, and the note of reads served from Neo4j.
+"""Serving while Redis is unreachable: a breaker that answers reads from Neo4j instead.
 
 Neo4j holds every answer the mirror holds, only slower, so a read that cannot reach Redis is
 answered from Neo4j instead of failing. A breaker then skips Redis for REDIS_RETRY_SECONDS, so
 an outage costs each request one failed attempt at most once per interval, not one each.
-Responses say which requests were served that way (``X-Graph-Source: neo4j``).
+Each such read is noted for the request (``request_notes.note_fallback``): its response
+says ``X-Graph-Source: neo4j``.
 
 The breaker is told which errors mean the store is unreachable (trip) and which mean it
 answered but refused this one read (OOM, READONLY, MISCONF: fall back, stay closed), so it
@@ -14,35 +15,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from graphsvc.concurrency.metrics import BREAKER_OPEN, MIRROR_FALLBACKS, MIRROR_HITS
+from graphsvc.concurrency.request_notes import note_fallback
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Errors = tuple[type[BaseException], ...]
-
-_fallbacks: ContextVar[list[str] | None] = ContextVar("graphsvc_fallbacks", default=None)
-
-
-@contextmanager
-def tracking_fallbacks() -> Iterator[list[str]]:
-    """Collect, for one request, the reads that were answered from Neo4j for want of Redis."""
-    noted: list[str] = []
-    token = _fallbacks.set(noted)
-    try:
-        yield noted
-    finally:
-        _fallbacks.reset(token)
-
-
-def note_fallback(what: str) -> None:
-    noted = _fallbacks.get()
-    if noted is not None:
-        noted.append(what)
 
 
 class Breaker:
