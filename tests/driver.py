@@ -209,13 +209,19 @@ def full_counts(
 
 
 def relationship(
-    *, following: bool = False, followed_by: bool = False, blocking: bool = False,
+    *,
+    following: bool = False,
+    followed_by: bool = False,
+    blocking: bool = False,
     blocked_by: bool = False,
-) -> RelationshipBody:  # fmt: skip
+) -> RelationshipBody:
     return RelationshipBody(
-        following=following, followed_by=followed_by, mutual=following and followed_by,
-        blocking=blocking, blocked_by=blocked_by,
-    )  # fmt: skip
+        following=following,
+        followed_by=followed_by,
+        mutual=following and followed_by,
+        blocking=blocking,
+        blocked_by=blocked_by,
+    )
 
 
 async def walk(listing: AsyncListing[Page[ItemT]], page_size: int) -> list[ItemT]:

@@ -77,8 +77,8 @@ class ThrowawayRedis:
         return redis.Redis(port=self.port, decode_responses=True, socket_connect_timeout=2)
 
     def start(self) -> None:
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--dir", str(self.dir)]  # fmt: skip
+        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.dir)]
         log = self.dir / "redis.log"
         self.process = processes.spawn(cmd, log)
         processes.wait_until(self._answers, 120, "redis-server", self.process, logs=[log])

@@ -162,8 +162,12 @@ async def test_a_user_bound_key_reads_only_its_own_view(
             response = await http.get(path)
             assert response.status_code == 403, (path, response.text)
             assert response.json()["error"]["code"] == "wrong_acting_user"
-        for path in (f"/v1/users/{me}/timeline", f"/v1/users/{me}/suggestions",
-                     f"/v1/users/{me}/friends", f"/v1/users/{me}/relationships?ids={third}"):  # fmt: skip
+        for path in (
+            f"/v1/users/{me}/timeline",
+            f"/v1/users/{me}/suggestions",
+            f"/v1/users/{me}/friends",
+            f"/v1/users/{me}/relationships?ids={third}",
+        ):
             assert (await http.get(path)).status_code == 200, path
         # lists and counts are the public profile: readable by anyone with a read key
         assert (await http.get(f"/v1/users/{someone}/following")).status_code == 200
@@ -309,9 +313,11 @@ async def test_a_budget_is_shared_by_two_api_processes_and_resets(
 async def test_metrics_count_a_request_and_need_no_key(make_client: MakeClient) -> None:
     route = "/v1/users/{user_id}/counts"
     line = re.compile(
-        r'^graphsvc_http_requests_total\{method="GET",route="' + re.escape(route)
-        + r'",status="200"\} ([0-9.e+]+)$', re.M
-    )  # fmt: skip
+        r'^graphsvc_http_requests_total\{method="GET",route="'
+        + re.escape(route)
+        + r'",status="200"\} ([0-9.e+]+)$',
+        re.M,
+    )
 
     async def scraped(http: httpx.AsyncClient) -> float:
         response = await http.get("/metrics")
@@ -351,12 +357,16 @@ async def unreachable(server_settings: Settings) -> AsyncIterator[Callable[..., 
     opened: list[Connections] = []
 
     def make(*, neo4j: bool = True, redis: bool = True) -> Services:
-        settings = server_settings.with_values(**{
-            "neo4j_uri": server_settings.neo4j.neo4j_uri if neo4j else f"bolt://127.0.0.1:{free_port()}",
-            "redis_url": server_settings.redis.redis_url if redis else f"redis://127.0.0.1:{free_port()}/0",
-            "neo4j_connect_timeout": 1.0,
-            "neo4j_retry_seconds": 0.5,
-        })  # fmt: skip
+        neo4j_uri = server_settings.neo4j.neo4j_uri if neo4j else f"bolt://127.0.0.1:{free_port()}"
+        redis_url = (
+            server_settings.redis.redis_url if redis else f"redis://127.0.0.1:{free_port()}/0"
+        )
+        settings = server_settings.with_values(
+            neo4j_uri=neo4j_uri,
+            redis_url=redis_url,
+            neo4j_connect_timeout=1.0,
+            neo4j_retry_seconds=0.5,
+        )
         connections = Connections(open_driver(settings.neo4j), open_redis(settings.redis))
         opened.append(connections)
         return build(settings, connections)

@@ -31,11 +31,11 @@ def empty_local(tmp_path_factory: pytest.TempPathFactory) -> LocalServerSettings
 
 @pytest.fixture(scope="module")
 def empty_server(server_settings: Settings, empty_local: LocalServerSettings) -> Iterator[Settings]:
-    settings = server_settings.with_values(**{
-        "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
-        "redis_prefix": "imp:",  # the import clears every mirror key under its prefix
-        "hot_list_cap": 40,  # celebrities' lists are cut: their boundaries are checked too
-    })  # fmt: skip
+    settings = server_settings.with_values(
+        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+        redis_prefix="imp:",  # the import clears every mirror key under its prefix
+        hot_list_cap=40,  # celebrities' lists are cut: their boundaries are checked too
+    )
     server = LocalNeo4j(settings, empty_local)
     server.up(print)
     yield settings

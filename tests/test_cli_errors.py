@@ -21,12 +21,19 @@ from graphsvc.settings import DevelopmentSecrets, Settings
 def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:
     edges = tmp_path / "edges.txt"
     edges.write_text("a b\nb c\n")
-    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}",
-           "NEO4J_RETRY_SECONDS": "1", "NEO4J_CONNECT_TIMEOUT": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}",
+        "NEO4J_RETRY_SECONDS": "1",
+        "NEO4J_CONNECT_TIMEOUT": "1",
+    }
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "load", str(edges), "--no-progress"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
@@ -37,8 +44,11 @@ def test_a_bad_setting_in_the_environment_is_one_line_naming_it() -> None:
     env = {**os.environ, "WRITE_BATCH_MAX": "0"}
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == (
         "graphsvc: setting WRITE_BATCH_MAX='0': Input should be greater than or equal to 1"
@@ -47,10 +57,20 @@ def test_a_bad_setting_in_the_environment_is_one_line_naming_it() -> None:
 
 def test_train_pymk_refusing_its_input_is_one_line() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "graphsvc.ops.cli", "train-pymk", "--share", "1.5", "--dry-run",
-         "--no-progress"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "graphsvc.ops.cli",
+            "train-pymk",
+            "--share",
+            "1.5",
+            "--dry-run",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.strip() == (
@@ -59,12 +79,18 @@ def test_train_pymk_refusing_its_input_is_one_line() -> None:
 
 
 def test_serving_with_the_development_secrets_is_refused_outside_development() -> None:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("API_KEY_SECRET", "CURSOR_SECRET", "DEVELOPMENT")}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("API_KEY_SECRET", "CURSOR_SECRET", "DEVELOPMENT")
+    }
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "serve", "--port", "1"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == (
         "graphsvc serve: set API_KEY_SECRET and CURSOR_SECRET (the development values are "
@@ -85,8 +111,11 @@ def test_a_refused_secret_setting_is_named_and_its_value_never_shown() -> None:
     for name in ("CURSOR_SECRET", "API_KEY_SECRET"):
         result = subprocess.run(
             [sys.executable, "-m", "graphsvc.ops.cli", "serve"],
-            env={**os.environ, name: short}, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            env={**os.environ, name: short},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.returncode == 2, result.stderr
         assert short not in result.stderr + result.stdout
         assert result.stderr.strip() == (
@@ -98,8 +127,10 @@ def test_revoking_by_a_whole_key_names_its_id_and_never_shows_the_key() -> None:
     key_id, token = new_token()
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "keys", "revoke", token],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert token not in result.stderr + result.stdout
     assert result.stderr.strip() == (
@@ -111,8 +142,11 @@ def graphsvc(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     """`graphsvc ARGV` as a process (its stderr is what an operator reads)."""
     return subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", *argv],
-        env={**os.environ, **env}, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_bad_setting_fails_every_command_in_one_line_before_any_work(tmp_path: Path) -> None:
@@ -142,15 +176,22 @@ def test_usage_errors_are_clicks_lines_never_a_traceback(tmp_path: Path) -> None
     error line, exit code 2."""
     missing = tmp_path / "missing.txt"
     for argv, error in (
-        (("load", str(missing)), f"Error: Invalid value for 'FILE': file '{missing}' does not exist."),
+        (
+            ("load", str(missing)),
+            f"Error: Invalid value for 'FILE': file '{missing}' does not exist.",
+        ),
         (("nosuch",), "Error: No such command 'nosuch'."),
         (("gen", "--bogus"), "Error: No such option: --bogus"),
         (("gen", "--out", "x", "--size", "XXL"), "Error: Invalid value for '--size'"),
-        (("eval-pymk", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
-         "Error: Invalid value for '--seed': give --seed or --seeds, not both"),
-        (("eval-pymk", "--edges", __file__, "--seeds", "1,1"),
-         "Error: Invalid value for '--seeds': expected distinct integers: '1,1'"),
-    ):  # fmt: skip
+        (
+            ("eval-pymk", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
+            "Error: Invalid value for '--seed': give --seed or --seeds, not both",
+        ),
+        (
+            ("eval-pymk", "--edges", __file__, "--seeds", "1,1"),
+            "Error: Invalid value for '--seeds': expected distinct integers: '1,1'",
+        ),
+    ):
         result = graphsvc(*argv)
         assert result.returncode == 2, (argv, result.stderr)
         lines = result.stderr.strip().splitlines()
@@ -178,9 +219,21 @@ def test_an_unreachable_redis_ends_in_one_line_naming_it() -> None:
 
 
 COMMANDS = [
-    "serve", "worker", "services", "load", "gen", "demo", "check", "rebuild", "reconcile",
-    "relay", "jobs", "train-pymk", "eval-pymk", "keys",
-]  # fmt: skip
+    "serve",
+    "worker",
+    "services",
+    "load",
+    "gen",
+    "demo",
+    "check",
+    "rebuild",
+    "reconcile",
+    "relay",
+    "jobs",
+    "train-pymk",
+    "eval-pymk",
+    "keys",
+]
 
 
 def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
@@ -193,9 +246,17 @@ def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     "command",
-    [*COMMANDS, "services up", "services down", "services status", "keys create", "keys list",
-     "keys revoke", "keys local"],
-)  # fmt: skip
+    [
+        *COMMANDS,
+        "services up",
+        "services down",
+        "services status",
+        "keys create",
+        "keys list",
+        "keys revoke",
+        "keys local",
+    ],
+)
 def test_every_command_answers_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Without touching a store or reading a setting: help is read as the arguments are."""
     assert cli.main([*command.split(), "--help"]) == 0

@@ -77,8 +77,11 @@ async def test_an_old_bound_key_never_acts_as_the_next_user_with_the_id(
     revocation: the id is kept (being erased, refusing every write) until no process may, so
     the key cannot act for a user who takes the id next."""
     user, other = uid("user"), uid("other")
-    quick = {"rate_limits_enabled": False, "api_key_cache_seconds": 0.5,
-             "api_key_stale_seconds": 0.0}  # fmt: skip
+    quick = {
+        "rate_limits_enabled": False,
+        "api_key_cache_seconds": 0.5,
+        "api_key_stale_seconds": 0.0,
+    }
     eraser, elsewhere = make_service(**quick), make_service(**quick)
     bound = await eraser.access.create(READ_WRITE, user=user, name="old")
     async with (

@@ -126,10 +126,13 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
 async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.with_values(**{
-        "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rd:",
-        "redis_retry_seconds": 0.2, "rate_limits_enabled": False,
-    })  # fmt: skip
+    settings = server_settings.with_values(
+        redis_url=throwaway_redis.url,
+        redis_cluster=False,
+        redis_prefix="rd:",
+        redis_retry_seconds=0.2,
+        rate_limits_enabled=False,
+    )
     run = os.urandom(4).hex()
     a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))
     async with open_services(settings) as service:
@@ -280,10 +283,12 @@ async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
 async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.with_values(**{
-        "redis_url": throwaway_redis.url, "redis_cluster": False, "redis_prefix": "rr:",
-        "rate_limits_enabled": False,
-    })  # fmt: skip
+    settings = server_settings.with_values(
+        redis_url=throwaway_redis.url,
+        redis_cluster=False,
+        redis_prefix="rr:",
+        rate_limits_enabled=False,
+    )
     user = f"rr{os.urandom(4).hex()}.star"
     async with open_services(settings) as service:
         app = create_app(settings, service)
@@ -430,8 +435,12 @@ async def test_a_resume_replays_the_newest_entries_and_is_charged_to_the_key(
     make_service: MakeService, backends: Services, uid: UserIds
 ) -> None:
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(8)]
-    limits = {"events_replay_max": 5, "events_replay_charge_entries": 2,
-              "rate_limits_enabled": True, "rate_limit_reads": "1000/day"}  # fmt: skip
+    limits = {
+        "events_replay_max": 5,
+        "events_replay_charge_entries": 2,
+        "rate_limits_enabled": True,
+        "rate_limit_reads": "1000/day",
+    }
     async with private_stream(make_service, uid, **limits) as service:
         await follows_of(service, star, fans)
         key = await read_key(backends, "replay")
@@ -465,8 +474,12 @@ async def test_a_replay_the_budget_cannot_pay_is_refused_before_the_stream_opens
     make_service: MakeService, backends: Services, uid: UserIds
 ) -> None:
     star = uid("star")
-    limits = {"events_replay_max": 5, "events_replay_charge_entries": 2,
-              "rate_limits_enabled": True, "rate_limit_reads": "3/day"}  # fmt: skip
+    limits = {
+        "events_replay_max": 5,
+        "events_replay_charge_entries": 2,
+        "rate_limits_enabled": True,
+        "rate_limit_reads": "3/day",
+    }
     async with private_stream(make_service, uid, **limits) as service:
         await follows_of(service, star, [uid(f"fan{n}") for n in range(8)])
         key = await read_key(backends, "poor replay")

@@ -194,9 +194,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         neo4j_connect_timeout=1.0,
     )
     local = LocalServerSettings(
-        state_dir=base / "state", neo4j_heap="512m", neo4j_pagecache="128m",
+        state_dir=base / "state",
+        neo4j_heap="512m",
+        neo4j_pagecache="128m",
         neo4j_start_timeout=180.0,
-    )  # fmt: skip
+    )
     env = {
         **os.environ,
         "NEO4J_URI": settings.neo4j.neo4j_uri,
@@ -572,8 +574,16 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
             await anext(graph.followers(target).pages())
             await graph.counts(target)
     paths = [f"/v1/users/{t}/{side}" for t in targets for side in ("followers", "counts")]
-    load = Load(stack.api.url, stack.key, pairs_of, paths, readers=2, seed=2,
-                following_before=made, cold_prefix=f"fp{RUN}.nd.cold")  # fmt: skip
+    load = Load(
+        stack.api.url,
+        stack.key,
+        pairs_of,
+        paths,
+        readers=2,
+        seed=2,
+        following_before=made,
+        cold_prefix=f"fp{RUN}.nd.cold",
+    )
 
     def timeline() -> dict[str, float]:
         try:
@@ -609,8 +619,13 @@ async def test_neo4j_stopped_under_write_load_and_started_again(stack: Stack) ->
     outage_reads = [r for r in load.reads if outage(r)]
     say(f"writes: {len(load.writes)}, statuses {status_table(load.writes)}")
     say(f"reads: {len(load.reads)}, statuses {status_table(load.reads)}")
-    for name in ("before the stop", "while Neo4j was stopping", "while Neo4j was down",
-                 "while Neo4j was starting", "after the start"):  # fmt: skip
+    for name in (
+        "before the stop",
+        "while Neo4j was stopping",
+        "while Neo4j was down",
+        "while Neo4j was starting",
+        "after the start",
+    ):
         writes = status_table(load.writes, lambda item: phase(item) == name)  # noqa: B023
         reads = status_table(load.reads, lambda item: phase(item) == name)  # noqa: B023
         cold = status_table(load.cold_reads, lambda item: phase(item) == name)  # noqa: B023

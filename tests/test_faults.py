@@ -27,13 +27,13 @@ PREFIX = "flt:"
 def own_neo4j(
     tmp_path_factory: pytest.TempPathFactory, server_settings: Settings
 ) -> Iterator[tuple[Settings, LocalNeo4j]]:
-    settings = server_settings.with_values(**{
-        "neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
-        "redis_prefix": PREFIX,
-        "neo4j_retry_seconds": 2.0,
-        "neo4j_connect_timeout": 1.0,
-        "rate_limits_enabled": False,
-    })  # fmt: skip
+    settings = server_settings.with_values(
+        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+        redis_prefix=PREFIX,
+        neo4j_retry_seconds=2.0,
+        neo4j_connect_timeout=1.0,
+        rate_limits_enabled=False,
+    )
     local = LocalServerSettings(
         state_dir=tmp_path_factory.mktemp("fault-neo4j"), neo4j_heap="512m", neo4j_pagecache="128m"
     )

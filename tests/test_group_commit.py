@@ -131,9 +131,11 @@ async def test_batches_touching_the_same_users_in_opposite_orders_never_deadlock
     reported by Neo4j would fail writes here, and none may. The users one batch acts for are
     only followed in the other, so the acting users' locks alone would not keep them apart."""
     settings = server_settings.with_values(
-        neo4j_retry_seconds=0, write_batch_window_ms=100, write_batch_max=PAIRS,
+        neo4j_retry_seconds=0,
+        write_batch_window_ms=100,
+        write_batch_max=PAIRS,
         write_batch_concurrency=2,
-    )  # fmt: skip
+    )
     xs, ys = [uid(f"x{n}") for n in range(PAIRS)], [uid(f"y{n}") for n in range(PAIRS)]
     async with Connections.open(settings) as connections:
         services = build(settings, connections)
@@ -165,9 +167,10 @@ async def test_batches_of_two_processes_over_the_same_users_all_commit(
         forward = list(zip(users, users[1:] + users[:1], strict=True))
         backward = [(b, a) for a, b in reversed(forward)]
         results = await asyncio.gather(
-            *_mixed_writes(one, forward, shift), *_mixed_writes(two, backward, shift),
+            *_mixed_writes(one, forward, shift),
+            *_mixed_writes(two, backward, shift),
             return_exceptions=True,
-        )  # fmt: skip
+        )
         errors = [r for r in results if isinstance(r, BaseException)]
         assert not errors, [str(e)[:300] for e in errors[:2]]
     await assert_consistent(one, set(users))

@@ -161,9 +161,12 @@ async def apply_now(services: Services, pairs: list[dict[str, object]]) -> Appli
     while True:
         checkpoint = await store.interactions_checkpoint()
         done = await store.apply_interactions(
-            pairs, checkpoint=checkpoint, last=checkpoint, half_life_us=1_000_000,
+            pairs,
+            checkpoint=checkpoint,
+            last=checkpoint,
+            half_life_us=1_000_000,
             daily_max=services.settings.bounds.interactions_pair_daily_max,
-        )  # fmt: skip
+        )
         if done.applied:
             return done
 
@@ -215,5 +218,6 @@ async def test_the_weight_one_pair_gains_per_day_is_capped(
         await services.interactions.record_raw([(other, friend, 50.0, micros)])
         await services.interaction_flusher.flush_all()
         assert await services.interactions.affinities(other, 10) == [
-            (friend, pytest.approx(50.0, rel=1e-4)), (me, pytest.approx(10.0, rel=1e-4)),
-        ]  # fmt: skip
+            (friend, pytest.approx(50.0, rel=1e-4)),
+            (me, pytest.approx(10.0, rel=1e-4)),
+        ]

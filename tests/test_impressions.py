@@ -51,12 +51,19 @@ def test_a_decay_of_one_never_discounts() -> None:
 
 
 def test_rerank_sinks_the_overshown_and_keeps_ties_in_order() -> None:
-    items = [suggestion("a", 10.0), suggestion("b", 6.0), suggestion("c", 6.0),
-             suggestion("d", 3.0)]  # fmt: skip
+    items = [
+        suggestion("a", 10.0),
+        suggestion("b", 6.0),
+        suggestion("c", 6.0),
+        suggestion("d", 3.0),
+    ]
     ranked = rerank(items, {"a": 5, "c": 3, "zz": 9}, free=3, decay=0.5)  # a: 10 -> 2.5
     assert [(s.user_id, s.score) for s in ranked] == [
-        ("b", 6.0), ("c", 6.0), ("d", 3.0), ("a", 2.5),
-    ]  # fmt: skip
+        ("b", 6.0),
+        ("c", 6.0),
+        ("d", 3.0),
+        ("a", 2.5),
+    ]
     assert items[0].score == 10.0  # the given objects are not changed
     assert ranked[0] is items[1]  # an undiscounted suggestion is passed through as is
     assert ranked[3].via == ["via"] and ranked[3].mutual_count == 1
@@ -110,9 +117,10 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     server_settings: Settings, uid: UserIds
 ) -> None:
     dead = server_settings.with_values(
-        redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_cluster=False,
+        redis_url=f"redis://127.0.0.1:{free_port()}/0",
+        redis_cluster=False,
         redis_connect_timeout=0.5,
-    )  # fmt: skip
+    )
     client = open_redis(dead.redis)
     try:
         breaker = redis_breaker(retry_seconds=60)

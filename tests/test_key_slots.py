@@ -142,8 +142,13 @@ async def test_every_call_stays_in_one_slot(
         return
     async with monitored(server_settings) as commands:
         await workload(service, uid)
-    scripts = {s.sha: name for adapter in (service.redis.mirror, service.redis.statuses)
-               for name, s in vars(adapter).items() if name.startswith("_") and hasattr(s, "sha")}  # fmt: skip
+    redis = service.redis
+    scripts = {
+        s.sha: name
+        for adapter in (redis.mirror, redis.mirror_reads, redis.mirror_builds, redis.statuses)
+        for name, s in vars(adapter).items()
+        if name.startswith("_") and hasattr(s, "sha")
+    }
     scripts[service.suggestions.cache._put.sha] = "put_if_current"
     called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}
     assert set(scripts.values()) <= called, f"not exercised: {set(scripts.values()) - called}"

@@ -80,8 +80,10 @@ async def test_follower_pages_cost_the_same_at_any_depth_and_any_length(
         backends, name, page_params(star, (T0 + FOLLOWERS) * 10**6, f"{graph}tie08")
     )
     few = await db_hits(backends, name, page_params(small))
-    print(f"followers_page db hits: first {first}, middle {middle}, deep {deep}, tie {tie}, "
-          f"of {SMALL} followers {few}")  # fmt: skip
+    print(
+        f"followers_page db hits: first {first}, middle {middle}, deep {deep}, tie {tie}, "
+        f"of {SMALL} followers {few}"
+    )
     assert first < 10 * LIMIT, "a page reads far fewer entries than the list holds"
     for other in (middle, deep):
         assert abs(other - first) <= 10, (first, other)
@@ -149,8 +151,10 @@ async def test_common_followers_examine_at_most_the_scan_bound(
     assert row["total"] == len(common) and row["exact"] and row["page"] == common[:LIMIT]
     bounded, row = await run(scan=100)
     assert not row["exact"] and row["total"] == len(common[:100])
-    print(f"common_followers db hits: every one of {len(common)} counted {whole}, "
-          f"at most 100 examined {bounded}")  # fmt: skip
+    print(
+        f"common_followers db hits: every one of {len(common)} counted {whole}, "
+        f"at most 100 examined {bounded}"
+    )
     assert bounded < 10 * 100, "examines at most the scan bound, whatever the lists' lengths"
     deep, row = await run(scan=100, after=common[-10])
     assert row["page"] == common[-9:]

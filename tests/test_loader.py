@@ -111,8 +111,10 @@ def test_a_bad_row_ends_the_load_command_in_one_line_naming_file_and_line(
     path.write_bytes(gzip.compress(text.encode()))
     result = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", "load", str(path), "--no-progress"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith(f"graphsvc: {path}:{line}: {cause}"), result.stderr

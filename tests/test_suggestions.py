@@ -185,8 +185,19 @@ def cursor_fields(cursor: str) -> list[str]:
 
 async def test_suggestions_with_reasons_and_exclusions(driver: Driver, uid: UserIds) -> None:
     me, close, other, fan = uid("me"), uid("close"), uid("other"), uid("fan")
-    cand = {n: uid(n) for n in ("both", "close-only", "other-only", "blocked", "blocker",
-                                "spam", "dismissed", "followed")}  # fmt: skip
+    cand = {
+        n: uid(n)
+        for n in (
+            "both",
+            "close-only",
+            "other-only",
+            "blocked",
+            "blocker",
+            "spam",
+            "dismissed",
+            "followed",
+        )
+    }
     await driver.follow_pairs((me, close), (me, other), (fan, me), (me, cand["followed"]))
     for name, user in cand.items():
         if name != "other-only":

@@ -294,14 +294,20 @@ async def test_reconcile_timelines_from_the_command_line(
     await api.settle()
     inboxes = api.services.redis.inboxes
     await inboxes._redis.delete(inboxes.key("in", reader))  # every push lost
-    env = {**os.environ, "NEO4J_URI": server_settings.neo4j.neo4j_uri,
-           "REDIS_URL": server_settings.redis.redis_url,
-           "REDIS_CLUSTER": str(int(server_settings.redis.redis_cluster))}  # fmt: skip
+    env = {
+        **os.environ,
+        "NEO4J_URI": server_settings.neo4j.neo4j_uri,
+        "REDIS_URL": server_settings.redis.redis_url,
+        "REDIS_CLUSTER": str(int(server_settings.redis.redis_cluster)),
+    }
     result = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-m", "graphsvc.ops.cli", "reconcile", reader, "--timelines"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert "timelines: checked 1 users: 1 drifts in 1 users, repaired; 0 left" in result.stdout
     assert [p.post_id for p in await inboxes.inbox(reader)] == ["p0"]

@@ -47,8 +47,12 @@ async def _request_id_answered(given: bytes) -> bytes:
     async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": "GET", "path": "/livez",
-             "headers": [(b"x-request-id", given)]}  # fmt: skip
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/livez",
+        "headers": [(b"x-request-id", given)],
+    }
     await RequestTelemetry(app)(scope, receive, send)
     return dict(sent[0]["headers"])[b"x-request-id"]
 

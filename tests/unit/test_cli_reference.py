@@ -12,10 +12,28 @@ from graphsvc.ops.cli import app
 from graphsvc.ops.cli.reference import markdown
 
 COMMANDS = {
-    "serve", "worker", "services", "services up", "services down", "services status",
-    "load", "gen", "demo", "check", "rebuild", "reconcile", "relay", "jobs", "train-pymk",
-    "eval-pymk", "keys", "keys create", "keys list", "keys revoke", "keys local",
-}  # fmt: skip
+    "serve",
+    "worker",
+    "services",
+    "services up",
+    "services down",
+    "services status",
+    "load",
+    "gen",
+    "demo",
+    "check",
+    "rebuild",
+    "reconcile",
+    "relay",
+    "jobs",
+    "train-pymk",
+    "eval-pymk",
+    "keys",
+    "keys create",
+    "keys list",
+    "keys revoke",
+    "keys local",
+}
 
 
 def tree() -> dict[str, object]:

@@ -260,8 +260,10 @@ def test_follower_groups_tick_clocks_as_rows_one_by_one() -> None:
     """bulk/load_follows sets clk = max(clk + k, m); one row at a time the clock would be
     clk = max(t, clk + 1) for each row in turn."""
     rng = random.Random(5)
-    pairs = {(f"u{rng.randrange(30)}", f"u{rng.randrange(30)}"): rng.randrange(1, 10**6)
-             for _ in range(400)}  # fmt: skip
+    pairs = {
+        (f"u{rng.randrange(30)}", f"u{rng.randrange(30)}"): rng.randrange(1, 10**6)
+        for _ in range(400)
+    }
     pairs = {pair: t for pair, t in pairs.items() if pair[0] != pair[1]}
     edges = Edges.from_rows((s, d, t) for (s, d), t in pairs.items())
     groups = [group for batch in follower_groups(edges, 50) for group in batch]

@@ -10,8 +10,13 @@ import pytest
 from graphsvc.concurrency.keyed_lock import KeyedLock
 
 
-async def _hold(locks: KeyedLock, keys: tuple[str, ...], log: list[str], name: str,
-                release: asyncio.Event | None = None) -> None:  # fmt: skip
+async def _hold(
+    locks: KeyedLock,
+    keys: tuple[str, ...],
+    log: list[str],
+    name: str,
+    release: asyncio.Event | None = None,
+) -> None:
     async with locks.hold_all(*keys):
         log.append(name)
         if release is not None:
@@ -34,8 +39,10 @@ async def test_a_holder_waiting_for_one_key_is_not_overtaken_on_its_others() -> 
 
 async def test_holders_of_the_same_keys_in_opposite_orders_do_not_deadlock() -> None:
     locks, log = KeyedLock(), []
-    tasks = [asyncio.create_task(_hold(locks, keys, log, str(n)))
-             for n, keys in enumerate([("a", "b"), ("b", "a")] * 50)]  # fmt: skip
+    tasks = [
+        asyncio.create_task(_hold(locks, keys, log, str(n)))
+        for n, keys in enumerate([("a", "b"), ("b", "a")] * 50)
+    ]
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=5)
     assert log == [str(n) for n in range(100)]  # and in the order they asked
     assert not locks._queues

@@ -65,8 +65,10 @@ def test_a_missing_log_is_named_not_raised(tmp_path: Path) -> None:
 
 def test_stop_kills_a_process_that_ignores_sigterm(tmp_path: Path) -> None:
     log = tmp_path / "stubborn.log"
-    code = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-            "print('ignoring', flush=True); time.sleep(60)")  # fmt: skip
+    code = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print('ignoring', flush=True); time.sleep(60)"
+    )
     process = processes.spawn(python(code), log)
     processes.wait_until(lambda: "ignoring" in log.read_text(), 30, "the stubborn process")
     started = time.monotonic()
@@ -78,9 +80,11 @@ def test_stop_kills_a_process_that_ignores_sigterm(tmp_path: Path) -> None:
 def test_stop_of_a_group_ends_the_children_too(tmp_path: Path) -> None:
     child_pid = tmp_path / "child.pid"
     child = "import time; time.sleep(60)"
-    code = (f"import pathlib, subprocess, sys, time; "
-            f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); "
-            f"pathlib.Path({str(child_pid)!r}).write_text(str(p.pid)); time.sleep(60)")  # fmt: skip
+    code = (
+        f"import pathlib, subprocess, sys, time; "
+        f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); "
+        f"pathlib.Path({str(child_pid)!r}).write_text(str(p.pid)); time.sleep(60)"
+    )
     process = processes.spawn(python(code))
     processes.wait_until(child_pid.exists, 30, "the parent", process)
     pid = int(child_pid.read_text())
