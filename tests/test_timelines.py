@@ -424,3 +424,32 @@ async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
     await api.drain()
     assert await api.timeline_of(reader) == []  # hidden on read
     assert await check_timelines(api.services, [reader]) == []  # but not wrong
+
+
+async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(
+    api: Driver, uid: Callable[[str], str]
+) -> None:
+    """An erasure ends the author's pulls: its posts leave every timeline at once, and no
+    reader's next read pulls it again."""
+    star, other = uid("star"), uid("other")
+    readers = [uid("reader") for _ in range(3)]  # three followers: the star is pulled
+    for reader in readers:
+        await api.timeline_of(reader)
+        await api.follows(reader, star, other)
+    await api.unfollow(readers[2], other)  # two followers: the other author is pushed
+    assert (await api.publish(star, "s1", at(1))).mode == "pull"
+    await api.publish(other, "o1", at(2))
+    await api.settle()
+    inboxes = api.services.redis.inboxes
+    assert await inboxes.pulled_among([star, other]) == [star]
+    for reader in readers[:2]:
+        assert await api.timeline_of(reader) == [(other, "o1"), (star, "s1")]
+    assert await api.timeline_of(readers[2]) == [(star, "s1")]
+
+    await api.erase(star)
+    await api.drain()
+    await api.settle()
+    assert await inboxes.pulled_among([star, other]) == []
+    for reader in readers[:2]:
+        assert await api.timeline_of(reader) == [(other, "o1")]
+    assert await api.timeline_of(readers[2]) == []
