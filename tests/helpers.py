@@ -168,3 +168,25 @@ def served_api(settings: Settings, **env: str) -> Iterator[str]:
             processes.stop(process)
     finally:
         stop_process(worker)
+
+
+# Every command of `graphsvc`, in the order `graphsvc --help` lists them, and the commands of
+# its groups: none may disappear (the CLI's tests and its generated reference check both).
+CLI_COMMANDS = [
+    "serve",
+    "worker",
+    "services",
+    "load",
+    "gen",
+    "demo",
+    "check",
+    "rebuild",
+    "reconcile",
+    "relay",
+    "jobs",
+    "train-pymk",
+    "eval-pymk",
+    "keys",
+]
+CLI_GROUPS = {"services": ["up", "down", "status"], "keys": ["create", "list", "revoke", "local"]}
+CLI_PATHS = CLI_COMMANDS + [f"{group} {sub}" for group, subs in CLI_GROUPS.items() for sub in subs]

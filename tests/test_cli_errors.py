@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import free_port
+from helpers import CLI_COMMANDS, CLI_PATHS, free_port
 
 from graphsvc.api.app import create_app
 from graphsvc.domain.access import new_token
@@ -218,45 +218,15 @@ def test_an_unreachable_redis_ends_in_one_line_naming_it() -> None:
     assert last.startswith("graphsvc relay: redis: ConnectionError: "), result.stderr
 
 
-COMMANDS = [
-    "serve",
-    "worker",
-    "services",
-    "load",
-    "gen",
-    "demo",
-    "check",
-    "rebuild",
-    "reconcile",
-    "relay",
-    "jobs",
-    "train-pymk",
-    "eval-pymk",
-    "keys",
-]
-
-
 def test_help_lists_every_command_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
     listed = out.split("Commands:\n", 1)[1].splitlines()
-    assert [line.split()[0] for line in listed if line.strip()] == COMMANDS
+    assert [line.split()[0] for line in listed if line.strip()] == CLI_COMMANDS
     assert all(len(line.split()) > 2 for line in listed if line.strip())  # each with its help
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        *COMMANDS,
-        "services up",
-        "services down",
-        "services status",
-        "keys create",
-        "keys list",
-        "keys revoke",
-        "keys local",
-    ],
-)
+@pytest.mark.parametrize("command", CLI_PATHS)
 def test_every_command_answers_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Without touching a store or reading a setting: help is read as the arguments are."""
     assert cli.main([*command.split(), "--help"]) == 0

@@ -6,34 +6,13 @@ from __future__ import annotations
 import re
 
 import typer
+from helpers import CLI_PATHS
 from typer.core import TyperGroup
 
 from graphsvc.ops.cli import app
 from graphsvc.ops.cli.reference import markdown
 
-COMMANDS = {
-    "serve",
-    "worker",
-    "services",
-    "services up",
-    "services down",
-    "services status",
-    "load",
-    "gen",
-    "demo",
-    "check",
-    "rebuild",
-    "reconcile",
-    "relay",
-    "jobs",
-    "train-pymk",
-    "eval-pymk",
-    "keys",
-    "keys create",
-    "keys list",
-    "keys revoke",
-    "keys local",
-}
+COMMANDS = set(CLI_PATHS)
 
 
 def tree() -> dict[str, object]:
