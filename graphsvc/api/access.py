@@ -35,6 +35,7 @@ from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.errors import error_response
 from graphsvc.domain.access import (
+    VIEWER_HEADER,
     ApiKey,
     AuthThrottled,
     MissingScope,
@@ -43,8 +44,10 @@ from graphsvc.domain.access import (
     WrongActingUser,
     authorize,
     bearer_token,
+    viewer_of_key,
 )
 from graphsvc.domain.access import Scope as KeyScope
+from graphsvc.domain.ids import USER_ID_PATTERN
 from graphsvc.services.rate_limits import RateLimited
 from graphsvc.services.telemetry import AUTH_FAILURES
 
@@ -55,6 +58,7 @@ ACTING_USER = "user_id"
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BUDGET_HEADERS = "budget_headers"  # the state's key of the budget's response headers
 FOUND_KEY = "found_key"  # the state's key of the key KeyFirst authenticated (not authorized)
+VIEWER = "viewer"  # the state's key of who reads (domain.privacy.Viewer), set by admit
 # The state's key of what the request owes more if it reads Neo4j: (key id, write, requests).
 GRAPH_SURCHARGE = "graph_surcharge"
 
@@ -79,8 +83,11 @@ def requires(
     graph_cost: int | None = None,
 ) -> dict[str, Any]:
     """The route's ``openapi_extra``: its scope, whether ``{user_id}`` is the user it acts
-    for, whether it takes service keys only, and what a request of it costs."""
+    for, whether it takes service keys only, and what a request of it costs. A read also
+    documents the viewer a service key may name."""
+    viewer = [VIEWER_PARAMETER] if scope is KeyScope.READ else []
     return {
+        **({"parameters": viewer} if viewer else {}),
         SCOPE_FIELD: scope.value,
         "x-acts-as-path-user": acts_as_user,
         "x-service-key-only": service_only,
@@ -89,6 +96,17 @@ def requires(
         "security": [{SECURITY_SCHEME: []}],
     }
 
+
+VIEWER_PARAMETER = {
+    "name": VIEWER_HEADER,
+    "in": "header",
+    "required": False,
+    "description": "the user this read is for (a service key only; a key bound to a user "
+    "reads as that user and may name only itself): lists, counts and derived answers follow "
+    "what that user may see of others' networks. Absent: an anonymous viewer, who sees what is "
+    "public; an admin or internal key that names no one sees everything",
+    "schema": {"type": "string", "pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64},
+}
 
 AUTH_ERRORS = {
     "401": "no API key, or an unknown or revoked one (see WWW-Authenticate)",
@@ -156,6 +174,7 @@ async def admit(
         )
         acting = request.path_params.get(ACTING_USER) if acts_as_user else None
         authorize(key, needed, acting, service_only=service_only)
+        viewer = viewer_of_key(key, request.headers.get(VIEWER_HEADER))
     except (Unauthenticated, MissingScope, WrongActingUser, ServiceKeyRequired) as refused:
         AUTH_FAILURES.labels(str(refused.status)).inc()
         raise
@@ -164,6 +183,7 @@ async def admit(
     if budget is not None and not budget.allowed:
         raise RateLimited(budget)
     state["api_key"] = key
+    state[VIEWER] = viewer
     if budget is not None:
         state[BUDGET_HEADERS] = budget.headers()
         if graph_cost is not None and graph_cost > cost:

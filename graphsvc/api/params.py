@@ -13,9 +13,11 @@ import orjson
 from fastapi import Path, Query, Request
 from fastapi.responses import Response
 
+from graphsvc.api.access import VIEWER
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
 from graphsvc.domain.model import IdPage, Page, iso_utc
+from graphsvc.domain.privacy import Viewer
 from graphsvc.schemas import ID_SCHEMA, settings_extra
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
@@ -53,6 +55,12 @@ def services_of(request: Request) -> Services:
 def api_key_of(request: Request) -> ApiKey:
     """The key that was checked for this request (set by ``access.admit``)."""
     return request.scope["state"]["api_key"]
+
+
+def viewer_of(request: Request) -> Viewer:
+    """Who reads (``domain.privacy.Viewer``), as ``access.admit`` found it from the key and
+    the ``X-Graph-Viewer`` header."""
+    return request.scope["state"][VIEWER]
 
 
 # -- bodies -------------------------------------------------------------------------------------

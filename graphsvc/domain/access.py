@@ -23,8 +23,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from graphsvc.domain.errors import GraphError, quoted
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.privacy import EVERYONE, Viewer
 
 KEY_PREFIX = "gsk_"
+VIEWER_HEADER = "X-Graph-Viewer"  # the viewer a service key names for one request
 _KEY = re.compile(r"gsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")  # matched whole (fullmatch)
 
 
@@ -164,3 +167,24 @@ def authorize(
         )
     if key.user is not None and acting_user is not None and acting_user != key.user:
         raise WrongActingUser(f"this key acts only as user {key.user!r}, not as {acting_user!r}")
+
+
+def viewer_of_key(key: ApiKey, named: str | None) -> Viewer:
+    """Who reads with ``key``, given the viewer a request names (``X-Graph-Viewer``, or None).
+
+    A bound key reads as its user and may name no one else. A service key reads as the user
+    it names, or anonymously. An admin or internal key sees everything, unless it names a
+    viewer: then it sees what that viewer sees."""
+    if named is not None:
+        validate_user_id(named, VIEWER_HEADER)
+    if key.user is not None:
+        if named is not None and named != key.user:
+            raise WrongActingUser(
+                f"this key reads only as user {key.user!r}, not as {named!r} ({VIEWER_HEADER})"
+            )
+        return Viewer(key.user)
+    if named is not None:
+        return Viewer(named)
+    if key.scopes & {Scope.ADMIN, Scope.INTERNAL}:
+        return EVERYONE
+    return Viewer()

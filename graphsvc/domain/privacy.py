@@ -1,0 +1,196 @@
+"""Who may see what of a user's network: the viewer, a user's privacy settings, and the rules.
+
+Every read is computed for a viewer. A key bound to a user reads as that user; a service key
+names the viewer of each request (``X-Graph-Viewer``) or reads as nobody in particular (an
+anonymous viewer, who sees only what is public); an admin or internal key sees everything
+unless it names a viewer, when it sees what that viewer would (an operator checking a
+complaint). The owner of a list always sees it.
+
+A list's visibility is decided by the owner's setting and the viewer's relation to the owner,
+never by the list's contents: ``followers`` means the viewer follows the owner, ``mutuals``
+that they follow each other. A pending follow request is not a follow, so it opens nothing.
+A hidden list is refused whole (``NetworkHidden``, a 403 naming the rule), never answered empty:
+an empty answer would be a lie the caller cannot tell from the truth. Counts are shown or
+hidden together (``counts_visibility``): the number of friends is a count too.
+
+Derived answers reveal edges of other people's lists, so each edge they reveal must be one
+the viewer may see on the side it is read from: familiar followers name people whose
+following the viewer may see; common followers need both users' followers visible, common
+following both users' following; a suggestion's "via" names only people whose following the
+viewer may see, and a network hidden from everyone but its owner is never walked at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from enum import StrEnum
+
+from graphsvc.domain.errors import GraphError
+
+
+class Visibility(StrEnum):
+    PUBLIC = "public"
+    FOLLOWERS = "followers"  # people who follow the owner
+    MUTUALS = "mutuals"  # people the owner follows and who follow the owner
+    PRIVATE = "private"  # the owner alone
+
+
+class CountsVisibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+class NetworkHidden(GraphError):
+    """The owner's setting hides this list (or the lists a derived answer reads) from the
+    viewer: a rule, so a 403 whose message names the setting and its value."""
+
+    status = 403
+    code = "network_hidden"
+
+
+class OwnerOnly(GraphError):
+    """A list only its owner reads (blocks, mutes, follow requests): a rule, so a 403."""
+
+    status = 403
+    code = "owner_only"
+
+
+@dataclass(frozen=True, slots=True)
+class Privacy:
+    """One user's settings; the defaults are what a user who never set anything has."""
+
+    followers_visibility: Visibility = Visibility.PUBLIC
+    following_visibility: Visibility = Visibility.PUBLIC
+    counts_visibility: CountsVisibility = CountsVisibility.PUBLIC
+    discoverable: bool = True
+    locked: bool = False
+
+    @property
+    def is_default(self) -> bool:
+        return self == DEFAULT_PRIVACY
+
+    def encode(self) -> str:
+        """The compact form the mirror stores: ``f,g,c,d,l`` (one letter or digit each)."""
+        return ",".join(
+            (
+                _LETTERS[self.followers_visibility],
+                _LETTERS[self.following_visibility],
+                _LETTERS[self.counts_visibility],
+                "1" if self.discoverable else "0",
+                "1" if self.locked else "0",
+            )
+        )
+
+    @classmethod
+    def decode(cls, text: str) -> Privacy:
+        f, g, c, d, locked = text.split(",")
+        return cls(
+            _VISIBILITY_BY_LETTER[f],
+            _VISIBILITY_BY_LETTER[g],
+            _COUNTS_BY_LETTER[c],
+            d == "1",
+            locked == "1",
+        )
+
+
+DEFAULT_PRIVACY = Privacy()
+_LETTERS: dict[StrEnum, str] = {
+    Visibility.PUBLIC: "p",
+    Visibility.FOLLOWERS: "f",
+    Visibility.MUTUALS: "m",
+    Visibility.PRIVATE: "x",
+    CountsVisibility.PUBLIC: "p",
+    CountsVisibility.PRIVATE: "x",
+}
+_VISIBILITY_BY_LETTER = {_LETTERS[v]: v for v in Visibility}
+_COUNTS_BY_LETTER = {_LETTERS[v]: v for v in CountsVisibility}
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking: a user id, or None for an anonymous viewer; ``sees_all`` for an
+    admin or internal key that named no viewer."""
+
+    user_id: str | None = None
+    sees_all: bool = False
+
+    def is_owner(self, owner: str) -> bool:
+        return self.sees_all or self.user_id == owner
+
+
+EVERYONE = Viewer(sees_all=True)  # what the service's own work reads as
+ANONYMOUS = Viewer()
+
+
+def require_owner(viewer: Viewer, owner: str, what: str) -> None:
+    """Refuse (403 ``owner_only``) a viewer other than the owner of a list only it reads."""
+    if not viewer.is_owner(owner):
+        raise OwnerOnly(f"only user {owner!r} may read its {what}")
+
+
+@dataclass(frozen=True, slots=True)
+class Ties:
+    """How the viewer relates to an owner: whether the viewer follows the owner, and whether
+    the owner follows the viewer (a pending request is neither)."""
+
+    follows_owner: bool = False
+    followed_by_owner: bool = False
+
+
+NO_TIES = Ties()
+
+
+def needs_ties(visibility: Visibility) -> bool:
+    """Whether deciding this visibility for a viewer other than the owner needs their ties."""
+    return visibility in (Visibility.FOLLOWERS, Visibility.MUTUALS)
+
+
+def may_see(visibility: Visibility, owner: str, viewer: Viewer, ties: Ties = NO_TIES) -> bool:
+    """Whether ``viewer`` may see a list of ``owner`` that has ``visibility``."""
+    if viewer.is_owner(owner) or visibility is Visibility.PUBLIC:
+        return True
+    if viewer.user_id is None or visibility is Visibility.PRIVATE:
+        return False
+    if visibility is Visibility.FOLLOWERS:
+        return ties.follows_owner
+    return ties.follows_owner and ties.followed_by_owner
+
+
+def may_see_counts(privacy: Privacy, owner: str, viewer: Viewer) -> bool:
+    return viewer.is_owner(owner) or privacy.counts_visibility is CountsVisibility.PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class ListRule:
+    """One list of one owner under its setting: ``side`` is ``followers`` or ``following``."""
+
+    owner: str
+    side: str
+    visibility: Visibility
+
+    def hidden(self) -> NetworkHidden:
+        setting = f"{self.side}_visibility"
+        who = {
+            Visibility.FOLLOWERS: "its followers",
+            Visibility.MUTUALS: "its mutual follows",
+            Visibility.PRIVATE: "itself",
+        }.get(self.visibility, "everyone")
+        return NetworkHidden(
+            f"user {self.owner!r} shows its {self.side} to {who} only "
+            f"({setting}={self.visibility.value})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyEdit:
+    """A partial update of the settings: a field left None keeps its value."""
+
+    followers_visibility: Visibility | None = None
+    following_visibility: Visibility | None = None
+    counts_visibility: CountsVisibility | None = None
+    discoverable: bool | None = None
+    locked: bool | None = None
+
+    def applied_to(self, current: Privacy) -> Privacy:
+        given = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(current, **{k: v for k, v in given.items() if v is not None})

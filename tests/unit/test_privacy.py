@@ -1,0 +1,125 @@
+"""The privacy rules and the viewer of a key, as plain values (no server)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from graphsvc.domain.access import ApiKey, Scope, WrongActingUser, viewer_of_key
+from graphsvc.domain.errors import InvalidUserId
+from graphsvc.domain.privacy import (
+    ANONYMOUS,
+    DEFAULT_PRIVACY,
+    EVERYONE,
+    CountsVisibility,
+    ListRule,
+    NetworkHidden,
+    OwnerOnly,
+    Privacy,
+    PrivacyEdit,
+    Ties,
+    Viewer,
+    Visibility,
+    may_see,
+    may_see_counts,
+    needs_ties,
+    require_owner,
+)
+
+
+def key(*scopes: Scope, user: str | None = None) -> ApiKey:
+    return ApiKey("0" * 16, "d", frozenset(scopes), user, "k", 0)
+
+
+@pytest.mark.parametrize(
+    ("visibility", "expected"),
+    [
+        # (anonymous, stranger, follower, followed by the owner only, mutual, owner)
+        (Visibility.PUBLIC, (True, True, True, True, True, True)),
+        (Visibility.FOLLOWERS, (False, False, True, False, True, True)),
+        (Visibility.MUTUALS, (False, False, False, False, True, True)),
+        (Visibility.PRIVATE, (False, False, False, False, False, True)),
+    ],
+)
+def test_each_visibility_admits_whom_its_name_says(
+    visibility: Visibility, expected: tuple[bool, ...]
+) -> None:
+    seen = (
+        may_see(visibility, "o", ANONYMOUS),
+        may_see(visibility, "o", Viewer("v")),
+        may_see(visibility, "o", Viewer("v"), Ties(follows_owner=True)),
+        may_see(visibility, "o", Viewer("v"), Ties(followed_by_owner=True)),
+        may_see(visibility, "o", Viewer("v"), Ties(True, True)),
+        may_see(visibility, "o", Viewer("o")),
+    )
+    assert seen == expected
+    assert may_see(visibility, "o", EVERYONE)
+
+
+def test_only_followers_and_mutuals_need_the_viewers_ties() -> None:
+    assert [v for v in Visibility if needs_ties(v)] == [Visibility.FOLLOWERS, Visibility.MUTUALS]
+
+
+def test_hidden_counts_are_seen_by_the_owner_and_admins_only() -> None:
+    hidden = Privacy(counts_visibility=CountsVisibility.PRIVATE)
+    assert not may_see_counts(hidden, "o", Viewer("v"))
+    assert not may_see_counts(hidden, "o", ANONYMOUS)
+    assert may_see_counts(hidden, "o", Viewer("o"))
+    assert may_see_counts(hidden, "o", EVERYONE)
+    assert may_see_counts(DEFAULT_PRIVACY, "o", ANONYMOUS)
+
+
+def test_every_privacy_survives_its_compact_form() -> None:
+    for f, g, c, d, locked in itertools.product(
+        Visibility, Visibility, CountsVisibility, (True, False), (True, False)
+    ):
+        privacy = Privacy(f, g, c, d, locked)
+        assert Privacy.decode(privacy.encode()) == privacy
+    assert DEFAULT_PRIVACY.is_default
+    assert not Privacy(locked=True).is_default
+
+
+def test_an_edit_changes_only_what_it_names() -> None:
+    current = Privacy(followers_visibility=Visibility.MUTUALS, locked=True)
+    edited = PrivacyEdit(discoverable=False).applied_to(current)
+    assert edited == Privacy(
+        followers_visibility=Visibility.MUTUALS, locked=True, discoverable=False
+    )
+    assert PrivacyEdit().applied_to(current) == current
+
+
+def test_a_hidden_list_names_its_setting_and_value() -> None:
+    error = ListRule("ada", "followers", Visibility.MUTUALS).hidden()
+    assert isinstance(error, NetworkHidden) and error.status == 403
+    assert "followers_visibility=mutuals" in error.message and "'ada'" in error.message
+
+
+def test_own_lists_are_read_by_their_owner_or_an_admin() -> None:
+    require_owner(Viewer("ada"), "ada", "blocks")
+    require_owner(EVERYONE, "ada", "blocks")
+    for other in (Viewer("bob"), ANONYMOUS):
+        with pytest.raises(OwnerOnly, match="blocks"):
+            require_owner(other, "ada", "blocks")
+
+
+def test_a_bound_key_reads_as_its_user_and_names_no_one_else() -> None:
+    bound = key(Scope.READ, user="ada")
+    assert viewer_of_key(bound, None) == Viewer("ada")
+    assert viewer_of_key(bound, "ada") == Viewer("ada")
+    with pytest.raises(WrongActingUser):
+        viewer_of_key(bound, "bob")
+
+
+def test_a_service_key_reads_as_the_viewer_it_names_or_anonymously() -> None:
+    service = key(Scope.READ, Scope.WRITE)
+    assert viewer_of_key(service, "bob") == Viewer("bob")
+    assert viewer_of_key(service, None) == ANONYMOUS
+    with pytest.raises(InvalidUserId, match="X-Graph-Viewer"):
+        viewer_of_key(service, "not valid")
+
+
+def test_admin_and_internal_keys_see_everything_unless_they_name_a_viewer() -> None:
+    for scope in (Scope.ADMIN, Scope.INTERNAL):
+        assert viewer_of_key(key(Scope.READ, scope), None) == EVERYONE
+        assert viewer_of_key(key(Scope.READ, scope), "bob") == Viewer("bob")
