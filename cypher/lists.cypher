@@ -304,14 +304,23 @@ RETURN r.dst AS id
 // Reads the viewer's followings (bounded by MAX_FOLLOWING) and tests each for an edge to
 // $target (expand-into from the follower's side: a celebrity target costs nothing extra).
 // Users in a block with the viewer are left out (a block removes follows, so this guards).
+// Rules (privacy): each name reveals that its user follows $target, so a user is named only
+// when $reader (who reads the answer; null: an anonymous reader) may see whom it follows:
+// `pg` absent (public), or 'followers' and $reader follows it, or 'mutuals' and they follow
+// each other, or it is $reader; $everyone (an admin reading as nobody) skips the rule.
 // Locking: none (a read).
-// Params: $viewer, $target, $limit.
+// Params: $viewer, $target, $reader, $everyone, $limit.
 // Returns one row: total, page (the first $limit ids).
 OPTIONAL MATCH (v:User {id: $viewer})
 OPTIONAL MATCH (t:User {id: $target})
+OPTIONAL MATCH (rd:User {id: $reader})
 OPTIONAL MATCH (v)-[r:FOLLOWS]->(f:User)
 WHERE t IS NOT NULL AND f <> t AND NOT f:Inactive AND EXISTS { (f)-[:FOLLOWS]->(t) }
   AND NOT EXISTS { (v)-[:BLOCKS]-(f) }
+  AND ($everyone OR f.pg IS NULL OR f = rd
+       OR (rd IS NOT NULL AND f.pg IN ['followers', 'mutuals']
+           AND EXISTS { (rd)-[:FOLLOWS]->(f) }
+           AND (f.pg = 'followers' OR EXISTS { (f)-[:FOLLOWS]->(rd) })))
 WITH r.since AS since, f.id AS id
 ORDER BY since DESC, id DESC
 WITH collect(id) AS ids

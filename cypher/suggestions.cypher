@@ -22,7 +22,13 @@
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
 // would leak the held-out edge itself); intermediaries' damping degrees count every edge.
 // Serving passes $before = null and $hidden = [].
-// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed.
+// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed,
+// users who are not discoverable (`nd`).
+// Privacy: a path reads someone's list only where $id may see it, so a hidden network is never
+// an intermediary: m's following (friends_of_friends; $id follows m, so m.pg 'followers' is
+// seen, 'mutuals' when m follows $id back, 'private' never), x's followers and w's following
+// (co_followers; w's when public, or 'followers' / 'mutuals' and $id follows w / each other).
+// Every via is such an m.
 // Locking: none (a read).
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
 //         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates.
@@ -34,6 +40,8 @@ CALL (me) {
   CALL (me) {
     MATCH (me)-[r:FOLLOWS]->(m:User)
     WHERE NOT m:Inactive AND ($before IS NULL OR r.since < $before) AND NOT m.id IN $hidden
+      AND (m.pg IS NULL OR m.pg = 'followers'
+           OR (m.pg = 'mutuals' AND EXISTS { (m)-[:FOLLOWS]->(me) }))
     WITH m, r.since AS since,
          COLLECT { MATCH (me)-[i:INTERACTS]-(m) WHERE $before IS NULL OR i.at < $before
                    RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts,
@@ -70,12 +78,17 @@ CALL (me) {
   CALL (me) {
     MATCH (me)-[r:FOLLOWS]->(x:User)
     WHERE ($before IS NULL OR r.since < $before) AND NOT x.id IN $hidden
+      AND (x.pf IS NULL OR x.pf = 'followers'
+           OR (x.pf = 'mutuals' AND EXISTS { (x)-[:FOLLOWS]->(me) }))
     WITH x, COUNT { (x)<-[:FOLLOWS]-() } AS followers
     ORDER BY followers, x.id
     LIMIT $items
     CALL (me, x) {
       MATCH (x)<-[r:FOLLOWS]-(w:User)
       WHERE w <> me AND NOT w:Inactive AND ($before IS NULL OR r.since < $before)
+        AND (w.pg IS NULL
+             OR (w.pg IN ['followers', 'mutuals'] AND EXISTS { (me)-[:FOLLOWS]->(w) }
+                 AND (w.pg = 'followers' OR EXISTS { (w)-[:FOLLOWS]->(me) })))
       RETURN w
       LIMIT $edges
     }
@@ -104,7 +117,7 @@ WITH me, c,
 // Best first, then the exclusions, checked lazily until $candidates pass: a user's
 // neighbourhood holds thousands of candidates, and each check reads my relationships.
 ORDER BY ra + cof + follows_you DESC, c.id
-WITH * WHERE NOT c:Inactive AND NOT c:Erasing
+WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND (c.id IN $hidden OR NOT EXISTS {
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
@@ -141,7 +154,8 @@ RETURN collect([
 // A path weighs 1 / (degree(m) * degree(w)): resource allocation over two steps.
 // Training: as suggestions/candidates ($before hides newer edges, $hidden my edges with those
 // ids).
-// Excluded: as suggestions/candidates.
+// Excluded: as suggestions/candidates. Privacy: m's and w's following are read only where $id
+// may see them (as suggestions/candidates reads m's and w's).
 // Locking: none (a read).
 // Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates.
 // Returns per candidate: id, hop3 (the summed path weights), hop3_paths, and the candidate's
@@ -150,10 +164,15 @@ MATCH (me:User {id: $id})
 CALL (me) {
   MATCH (me)-[r:FOLLOWS]->(m:User)
   WHERE ($before IS NULL OR r.since < $before) AND NOT m.id IN $hidden
+    AND (m.pg IS NULL OR m.pg = 'followers'
+         OR (m.pg = 'mutuals' AND EXISTS { (m)-[:FOLLOWS]->(me) }))
   WITH m LIMIT $intermediaries
   CALL (me, m) {
     MATCH (m)-[r:FOLLOWS]->(w:User)
     WHERE w <> me AND ($before IS NULL OR r.since < $before)
+      AND (w.pg IS NULL
+           OR (w.pg IN ['followers', 'mutuals'] AND EXISTS { (me)-[:FOLLOWS]->(w) }
+               AND (w.pg = 'followers' OR EXISTS { (w)-[:FOLLOWS]->(me) })))
     RETURN w LIMIT $edges
   }
   WITH w, sum(1.0 / (COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() })) AS reach
@@ -169,7 +188,7 @@ CALL (me, w) {
 WITH me, c, sum(share) AS hop3, count(*) AS hop3_paths
 // best first, the exclusions checked lazily until $candidates pass (as in suggestions/candidates)
 ORDER BY hop3 DESC, c.id
-WITH * WHERE NOT c:Inactive AND NOT c:Erasing
+WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND (c.id IN $hidden OR NOT EXISTS {
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
@@ -189,34 +208,34 @@ RETURN c.id AS id, hop3, hop3_paths, followers, follows,
          AS active
 
 // name: suggest_filter
-// Which of $ids may be suggested to $id: known, active, not $id, not followed, no block either
-// way, not dismissed.
+// Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed, no
+// block either way, not dismissed.
 // Locking: none (a read).
 // Params: $id, $ids.
 // Returns one row: ids (those that may, in the order of $ids).
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
 MATCH (c:User {id: cid})
-WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing
+WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
                           OR EXISTS { (me)-[:DISMISSED]->(c) }))
 RETURN collect(cid) AS ids
 
 // name: popular
-// The most followed active users (for users who follow nobody yet). Reads every user's degree
+// The most followed active, discoverable users (for users who follow nobody yet). Reads every user's degree
 // (O(users), each O(1)): the service caches the answer.
 // Locking: none (a read).
 // Params: $limit.
 // Returns: id, followers; at most $limit rows, most followed first.
 MATCH (u:User)
-WHERE NOT u:Inactive AND NOT u:Erasing
+WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
 WITH u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 ORDER BY followers DESC, id
 LIMIT $limit
 RETURN id, followers
 
 // name: recently_active
-// The accounts that followed someone most recently (the newest edges, read newest first
+// The discoverable accounts that followed someone most recently (the newest edges, read newest first
 // through the follows_since index, so the work is $scan edges whatever the size of the graph).
 // Fills the suggestions of a user whose neighbourhood gives too few, before the most followed
 // accounts; the service caches the answer with the popular list.
@@ -229,7 +248,7 @@ WITH a, r.since AS since
 ORDER BY since DESC
 LIMIT $scan
 WITH a, max(since) AS last
-WHERE NOT a:Inactive AND NOT a:Erasing
+WHERE NOT a:Inactive AND NOT a:Erasing AND a.nd IS NULL
 RETURN a.id AS id
 ORDER BY last DESC, id
 LIMIT $limit

@@ -26,6 +26,7 @@ from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
+from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
@@ -39,6 +40,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
@@ -55,6 +57,7 @@ from graphsvc.services.interactions import Interactions
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
+from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
@@ -107,6 +110,7 @@ class Neo4jAdapters:
     suggestions: SuggestionStore
     bulk: BulkStore
     keys: KeyStore
+    privacy: PrivacyStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +120,7 @@ class RedisAdapters:
     mirror_reads: MirrorReads
     mirror_builds: MirrorBuilds
     statuses: StatusSet
+    privacy: PrivacyMirror
     mirror_state: MirrorState
     stream: EventStream
     stream_slots: StreamSlots
@@ -142,6 +147,7 @@ class Services:
     jobs: Jobs
     mirror_sync: MirrorSync
     relations: Relations
+    privacy: PrivacyRules
     lists: Lists
     graph_lists: GraphLists
     moderation: Moderation
@@ -190,6 +196,7 @@ def neo4j_adapters(
         suggestions=SuggestionStore(store),
         bulk=BulkStore(store),
         keys=KeyStore(store),
+        privacy=PrivacyStore(store),
     )
 
 
@@ -206,6 +213,7 @@ def redis_adapters(
         mirror_reads=MirrorReads(mirror, statuses, split_page=split_page),
         mirror_builds=MirrorBuilds(mirror, settings.mirror),
         statuses=statuses,
+        privacy=PrivacyMirror(client, keys),
         mirror_state=MirrorState(mirror),
         stream=EventStream(client, settings.events),
         stream_slots=StreamSlots(client, keys),
@@ -235,10 +243,12 @@ def build(
     neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
-    writes, sync, lists = _mirrored(settings, neo4j, redis, breaker)
-    interactions, suggestions, impressions = _people_you_may_know(settings, neo4j, redis, breaker)
+    writes, sync, privacy, lists = _mirrored(settings, neo4j, redis, breaker)
+    interactions, suggestions, impressions = _people_you_may_know(
+        settings, neo4j, redis, breaker, privacy
+    )
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, sync, lists, writes, access, serve=serve)
+    work = _workers(settings, neo4j, redis, sync, privacy, lists, writes, access, serve=serve)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
     timelines = Timelines(
         redis.outboxes,
@@ -260,8 +270,9 @@ def build(
         jobs=work.jobs,
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings.writes, settings.lists),
+        privacy=privacy,
         lists=lists,
-        graph_lists=GraphLists(neo4j.lists, settings.lists, settings.interactions),
+        graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=interactions,
         suggestions=suggestions,
@@ -284,23 +295,42 @@ def build(
 
 def _mirrored(
     settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
-) -> tuple[Writes, MirrorSync, Lists]:
+) -> tuple[Writes, MirrorSync, PrivacyRules, Lists]:
     """The services every other one builds on: the write order, the mirror's builds from
-    Neo4j, and the lists, all behind the one Redis breaker."""
+    Neo4j, the privacy settings that every read checks, and the lists, all behind the one
+    Redis breaker."""
     writes = Writes(
-        redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
+        redis.mirror,
+        redis.statuses,
+        redis.privacy,
+        redis.stream,
+        redis.suggestion_cache,
+        redis.inboxes,
+        breaker,
     )
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
+    privacy = PrivacyRules(neo4j.privacy, redis.privacy, neo4j.edges, writes, breaker)
     lists = Lists(
-        neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror_reads, sync, breaker, settings.lists
+        neo4j.lists,
+        neo4j.snapshots,
+        neo4j.edges,
+        redis.mirror_reads,
+        sync,
+        privacy,
+        breaker,
+        settings.lists,
     )
-    return writes, sync, lists
+    return writes, sync, privacy, lists
 
 
 def _people_you_may_know(
-    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    breaker: Breaker,
+    privacy: PrivacyRules,
 ) -> tuple[Interactions, Suggestions, Impressions]:
     """People you may know: the interactions recorded (the affinities), the suggestions, and
     the impressions that sink suggestions shown too often (these two behind the one Redis
@@ -315,6 +345,7 @@ def _people_you_may_know(
         settings.interactions,
         RankerSource(neo4j.suggestions, settings.suggestions),
         impressions,
+        privacy,
     )
     return interactions, suggestions, impressions
 
@@ -335,6 +366,7 @@ def _workers(
     neo4j: Neo4jAdapters,
     redis: RedisAdapters,
     sync: MirrorSync,
+    privacy: PrivacyRules,
     lists: Lists,
     writes: Writes,
     access: KeyRing,
@@ -358,6 +390,7 @@ def _workers(
         neo4j.edges,
         redis.mirror,
         redis.statuses,
+        redis.privacy,
         writes,
         settings.mirror,
         settings.worker,
@@ -375,7 +408,13 @@ def _workers(
         settings.worker,
     )
     relay = Relay(
-        neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings.events, settings.mirror
+        neo4j.outbox,
+        redis.stream,
+        sync,
+        privacy,
+        redis.suggestion_cache,
+        settings.events,
+        settings.mirror,
     )
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
     worker = Worker(

@@ -128,13 +128,57 @@ class UnblockBody(BaseModel):
     removed: bool = Field(description="false when there was no block to remove")
 
 
+_HIDDEN = "; null when the user hides its counts from the viewer (counts_hidden)"
+
+
 class CountsBody(BaseModel):
-    followers: int = Field(description="exact, every follower")
-    following: int = Field(description="exact, every followed user")
-    followers_active: int = Field(description="followers that are not suspended or spam")
-    following_active: int = Field(description="followed users that are not suspended or spam")
-    friends: int = Field(description="active mutual follows")
-    celebrity: bool = Field(description="followers >= CELEBRITY_FOLLOWERS")
+    followers: int | None = Field(description="exact, every follower" + _HIDDEN)
+    following: int | None = Field(description="exact, every followed user" + _HIDDEN)
+    followers_active: int | None = Field(
+        description="followers that are not suspended or spam" + _HIDDEN
+    )
+    following_active: int | None = Field(
+        description="followed users that are not suspended or spam" + _HIDDEN
+    )
+    friends: int | None = Field(description="active mutual follows" + _HIDDEN)
+    celebrity: bool | None = Field(description="followers >= CELEBRITY_FOLLOWERS" + _HIDDEN)
+    counts_hidden: bool = Field(
+        default=False,
+        description="the user's counts_visibility hides every count from the viewer (the "
+        "owner, and an admin or internal key naming no viewer, always see them)",
+    )
+
+
+VisibilityName = Literal["public", "followers", "mutuals", "private"]
+
+
+class PrivacyBody(BaseModel):
+    """A user's privacy settings (``PUT`` takes any of them; the others keep their values)."""
+
+    followers_visibility: VisibilityName = Field(
+        description="who sees the user's followers: everyone (public), its followers, its "
+        "mutual follows, or itself alone (private)"
+    )
+    following_visibility: VisibilityName = Field(
+        description="who sees whom the user follows, as followers_visibility"
+    )
+    counts_visibility: Literal["public", "private"] = Field(
+        description="private: every count is null for anyone but the user"
+    )
+    discoverable: bool = Field(description="false: never suggested to others")
+    locked: bool = Field(description="true: new follows wait for the user's approval")
+
+
+class PrivacyRequest(BaseModel):
+    """A partial update: the settings given change, the rest keep their values."""
+
+    model_config = {"extra": "forbid"}
+
+    followers_visibility: VisibilityName | None = None
+    following_visibility: VisibilityName | None = None
+    counts_visibility: Literal["public", "private"] | None = None
+    discoverable: bool | None = None
+    locked: bool | None = None
 
 
 class StatusRequest(BaseModel):

@@ -35,6 +35,7 @@ MakeService = Callable[..., Services]
 PARAM = re.compile(r"\{(\w+)\}")
 BODIES: dict[tuple[str, str], Any] = {
     ("PUT", "/v1/users/{user_id}/status"): {"status": "active"},
+    ("PUT", "/v1/users/{user_id}/privacy"): {"locked": False},
     ("POST", "/v1/interactions"): [
         {"actor": "ACTOR", "target": "T", "kind": "message", "at": "2026-11-01T00:00:00Z"}
     ],

@@ -17,6 +17,7 @@ from graphsvc.api import (
     lists,
     moderation,
     operations,
+    privacy,
     relations,
     suggestions,
     timelines,
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         health,
         operations,
         events,
+        privacy,
     )
     # The hottest routes, written out by hand (hot_routes.py), are matched first; their
     # FastAPI declarations behind them document them.

@@ -30,7 +30,7 @@ from starlette.routing import Match, Route
 from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.access import Cost, admit
-from graphsvc.api.params import FastJSON, page_body, services_of
+from graphsvc.api.params import FastJSON, counts_body, page_body, services_of, viewer_of
 from graphsvc.domain.access import Scope
 
 _INTEGER = TypeAdapter(int)
@@ -63,6 +63,7 @@ async def followers(request: Request) -> Response:
         request.path_params["user_id"],
         _limit(request),
         request.query_params.get("cursor"),
+        viewer=viewer_of(request),
         not_followed_back=_flag(request, "not_followed_back"),
     )
     return page_body(page)
@@ -74,6 +75,7 @@ async def following(request: Request) -> Response:
         request.path_params["user_id"],
         _limit(request),
         request.query_params.get("cursor"),
+        viewer=viewer_of(request),
         not_following_back=_flag(request, "not_following_back"),
         celebrities_only=_flag(request, "celebrities_only"),
     )
@@ -83,17 +85,8 @@ async def following(request: Request) -> Response:
 async def counts(request: Request) -> Response:
     await admit(request, Scope.READ)
     lists = services_of(request).lists
-    found = await lists.counts(request.path_params["user_id"])
-    return FastJSON(
-        {
-            "followers": found.followers,
-            "following": found.following,
-            "followers_active": found.followers_active,
-            "following_active": found.following_active,
-            "friends": found.friends,
-            "celebrity": lists.is_celebrity(found),
-        }
-    )
+    found = await lists.counts_for(request.path_params["user_id"], viewer_of(request))
+    return counts_body(lists, found)
 
 
 async def follow(request: Request) -> Response:

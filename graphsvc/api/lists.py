@@ -16,14 +16,15 @@ from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     Cursor,
-    FastJSON,
     Limit,
     OtherId,
     TargetId,
     UserId,
+    counts_body,
     id_page_body,
     page_body,
     services_of,
+    viewer_of,
 )
 from graphsvc.domain.access import Scope
 from graphsvc.schemas import CountsBody, IdPageBody, PageBody
@@ -49,7 +50,7 @@ async def followers(
     ] = False,
 ) -> Response:
     page = await services_of(request).lists.followers(
-        user_id, limit, cursor, not_followed_back=not_followed_back
+        user_id, limit, cursor, viewer=viewer_of(request), not_followed_back=not_followed_back
     )
     return page_body(page)
 
@@ -78,6 +79,7 @@ async def following(
         user_id,
         limit,
         cursor,
+        viewer=viewer_of(request),
         not_following_back=not_following_back,
         celebrities_only=celebrities_only,
     )
@@ -95,7 +97,8 @@ async def following(
 async def friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
-    return page_body(await services_of(request).graph_lists.friends(user_id, limit, cursor))
+    friends = services_of(request).graph_lists.friends
+    return page_body(await friends(user_id, limit, cursor, viewer=viewer_of(request)))
 
 
 @router.get(
@@ -108,17 +111,7 @@ async def friends(
 )
 async def counts(user_id: UserId, request: Request) -> Response:
     lists = services_of(request).lists
-    result = await lists.counts(user_id)
-    return FastJSON(
-        {
-            "followers": result.followers,
-            "following": result.following,
-            "followers_active": result.followers_active,
-            "following_active": result.following_active,
-            "friends": result.friends,
-            "celebrity": lists.is_celebrity(result),
-        }
-    )
+    return counts_body(lists, await lists.counts_for(user_id, viewer_of(request)))
 
 
 @router.get(
@@ -137,7 +130,9 @@ async def common_following(
     cursor: Cursor = None,
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.common_following(user_id, other_id, limit, cursor)
+        await services_of(request).graph_lists.common_following(
+            user_id, other_id, limit, cursor, viewer=viewer_of(request)
+        )
     )
 
 
@@ -157,7 +152,9 @@ async def common_followers(
     cursor: Cursor = None,
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.common_followers(user_id, other_id, limit, cursor)
+        await services_of(request).graph_lists.common_followers(
+            user_id, other_id, limit, cursor, viewer=viewer_of(request)
+        )
     )
 
 
@@ -173,5 +170,7 @@ async def familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.familiar_followers(user_id, target_id, limit)
+        await services_of(request).graph_lists.familiar_followers(
+            user_id, target_id, limit, viewer=viewer_of(request)
+        )
     )

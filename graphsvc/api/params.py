@@ -16,9 +16,10 @@ from fastapi.responses import Response
 from graphsvc.api.access import VIEWER
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
-from graphsvc.domain.model import IdPage, Page, iso_utc
+from graphsvc.domain.model import Counts, IdPage, Page, iso_utc
 from graphsvc.domain.privacy import Viewer
 from graphsvc.schemas import ID_SCHEMA, settings_extra
+from graphsvc.services.lists import Lists
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
 UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
@@ -78,6 +79,34 @@ class FastJSON(Response):
 def page_body(page: Page) -> FastJSON:
     items = [{"user_id": e.user_id, "since": iso_utc(e.since)} for e in page.items]
     return FastJSON({"items": items, "next_cursor": page.next_cursor})
+
+
+HIDDEN_COUNTS = {
+    "followers": None,
+    "following": None,
+    "followers_active": None,
+    "following_active": None,
+    "friends": None,
+    "celebrity": None,
+    "counts_hidden": True,
+}
+
+
+def counts_body(lists: Lists, counts: Counts | None) -> FastJSON:
+    """The counts as the viewer may see them (None: hidden, every count null)."""
+    if counts is None:
+        return FastJSON(HIDDEN_COUNTS)
+    return FastJSON(
+        {
+            "followers": counts.followers,
+            "following": counts.following,
+            "followers_active": counts.followers_active,
+            "following_active": counts.following_active,
+            "friends": counts.friends,
+            "celebrity": lists.is_celebrity(counts),
+            "counts_hidden": False,
+        }
+    )
 
 
 def id_page_body(page: IdPage) -> FastJSON:

@@ -46,6 +46,7 @@ class ClientConfig:
     max_retries: int = 3
     backoff: float = 0.2
     backoff_max: float = 5.0
+    viewer: str | None = None  # the user every read is for (X-Graph-Viewer; a service key)
 
     @classmethod
     def resolve(cls, base_url: str | None, api_key: str | None, **options: Any) -> ClientConfig:
@@ -57,7 +58,10 @@ class ClientConfig:
         )
 
     def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        if self.viewer is not None:
+            headers["X-Graph-Viewer"] = self.viewer
+        return headers
 
 
 @dataclass(frozen=True, slots=True)

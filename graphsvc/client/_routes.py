@@ -64,6 +64,18 @@ def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.Relationship
     )
 
 
+# -- privacy ------------------------------------------------------------------------------
+
+
+def privacy(user_id: str) -> Call[schemas.PrivacyBody]:
+    return Call("GET", _user(user_id, "privacy"), model=schemas.PrivacyBody)
+
+
+def set_privacy(user_id: str, settings: dict[str, Any]) -> Call[schemas.PrivacyBody]:
+    body = schemas.PrivacyRequest(**settings).model_dump(exclude_none=True)
+    return Call("PUT", _user(user_id, "privacy"), body=body, model=schemas.PrivacyBody)
+
+
 # -- lists and counts ---------------------------------------------------------------------
 
 

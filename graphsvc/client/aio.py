@@ -90,6 +90,17 @@ class AsyncGraphClient:
     async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
         return await self._call(route.relationships(user_id, ids))
 
+    # -- privacy ----------------------------------------------------------------------------
+
+    async def privacy(self, user_id: str) -> schemas.PrivacyBody:
+        """Who sees the user's followers, following and counts; discoverable; locked."""
+        return await self._call(route.privacy(user_id))
+
+    async def set_privacy(self, user_id: str, **settings: Any) -> schemas.PrivacyBody:
+        """Change the settings named (``followers_visibility="mutuals"``, ``locked=True``);
+        the others keep their values. The settings now."""
+        return await self._call(route.set_privacy(user_id, settings))
+
     # -- lists and counts -------------------------------------------------------------------
 
     async def counts(self, user_id: str) -> schemas.CountsBody:

@@ -82,6 +82,17 @@ class GraphClient:
         """How the user relates to 1-100 others."""
         return self._call(route.relationships(user_id, ids))
 
+    # -- privacy ----------------------------------------------------------------------------
+
+    def privacy(self, user_id: str) -> schemas.PrivacyBody:
+        """Who sees the user's followers, following and counts; discoverable; locked."""
+        return self._call(route.privacy(user_id))
+
+    def set_privacy(self, user_id: str, **settings: Any) -> schemas.PrivacyBody:
+        """Change the settings named (``followers_visibility="mutuals"``, ``locked=True``);
+        the others keep their values. The settings now."""
+        return self._call(route.set_privacy(user_id, settings))
+
     # -- lists and counts -------------------------------------------------------------------
 
     def counts(self, user_id: str) -> schemas.CountsBody:

@@ -22,10 +22,12 @@ viewer may see, and a network hidden from everyone but its owner is never walked
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
 from graphsvc.domain.errors import GraphError
+from graphsvc.domain.model import Suggestion
 
 
 class Visibility(StrEnum):
@@ -194,3 +196,18 @@ class PrivacyEdit:
     def applied_to(self, current: Privacy) -> Privacy:
         given = {f.name: getattr(self, f.name) for f in fields(self)}
         return replace(current, **{k: v for k, v in given.items() if v is not None})
+
+
+def still_allowed(found: Sequence[Suggestion], settings: Mapping[str, Privacy]) -> list[Suggestion]:
+    """Suggestions computed (and cached) earlier, as the settings now allow them: a user who
+    stopped being discoverable is left out, and a via whose following became private is no
+    longer named. ``settings`` holds every candidate and via."""
+    kept = []
+    for suggestion in found:
+        if not settings[suggestion.user_id].discoverable:
+            continue
+        via = [
+            v for v in suggestion.via if settings[v].following_visibility is not Visibility.PRIVATE
+        ]
+        kept.append(suggestion if via == suggestion.via else replace(suggestion, via=via))
+    return kept

@@ -4,6 +4,10 @@ two users, familiar followers; each a bounded Cypher query.
 Common lists examine at most COMMON_SCAN_MAX entries of the shorter list per request: the
 total is exact up to that size and a lower bound beyond (``total_is_lower_bound``), and a page
 that examined that many without filling up is answered short, with a cursor where it stopped.
+Each is read for a viewer: it refuses (403 ``network_hidden``) when a list it is derived from
+is hidden from the viewer, and familiar followers name only people whose following the viewer
+may see (``privacy``).
+
 The mirror does not answer them: its hot lists hold only each user's newest HOT_LIST_CAP
 entries, ordered by time, where common lists are whole lists in id order, and ZINTER reads
 both sorted sets whole on every page (O(N·K) + O(M·log M), in a Redis that serves nobody else
@@ -17,25 +21,40 @@ from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Entry, IdPage, IdSlice, Page
+from graphsvc.domain.model import Entry, IdPage, IdSlice, Page, Side
+from graphsvc.domain.privacy import EVERYONE, Viewer
 from graphsvc.services.paging import Pager
+from graphsvc.services.privacy import PrivacyRules
 from graphsvc.settings import InteractionSettings, ListSettings
 
 
 class GraphLists:
     def __init__(
-        self, lists: ListStore, settings: ListSettings, interactions: InteractionSettings
+        self,
+        lists: ListStore,
+        privacy: PrivacyRules,
+        settings: ListSettings,
+        interactions: InteractionSettings,
     ) -> None:
         self._lists = lists
+        self._privacy = privacy
         self._settings = settings
         self._pager = Pager(settings)
         self._half_life_us = interactions.affinity_half_life_us
 
     async def friends(
-        self, user_id: str, limit: int | None = None, cursor: str | None = None
+        self,
+        user_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        viewer: Viewer = EVERYONE,
     ) -> Page:
-        """Active mutual follows, closest first: by affinity, then the newest follow."""
+        """Active mutual follows, closest first: by affinity, then the newest follow. Each is
+        in both of the user's lists, so the viewer must see both."""
         validate_user_id(user_id)
+        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer)
+        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
             return await self._lists.friends_page(
@@ -49,28 +68,44 @@ class GraphLists:
         return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
 
     async def common_following(
-        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+        self,
+        user_id: str,
+        other_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        viewer: Viewer = EVERYONE,
     ) -> IdPage:
         """Active users both follow, in id order, with the total (a lower bound past
-        COMMON_SCAN_MAX followings of the one who follows fewer)."""
+        COMMON_SCAN_MAX followings of the one who follows fewer). The viewer must see both
+        users' following."""
         _valid_pair(user_id, other_id)
         self._pager.limit(limit)  # a bad limit is named before "the same user twice", as ever
         _two_users(user_id, other_id)
+        await self._privacy.check_lists([user_id, other_id], Side.FOLLOWING, viewer)
         return await self._common(
             "lists/common_following", "common_following", user_id, other_id, limit, cursor
         )
 
     async def common_followers(
-        self, user_id: str, other_id: str, limit: int | None = None, cursor: str | None = None
+        self,
+        user_id: str,
+        other_id: str,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        viewer: Viewer = EVERYONE,
     ) -> IdPage:
         """Active users who follow both, in id order, with the total (a lower bound past
         COMMON_SCAN_MAX followers of the one with fewer).
 
         The followers of the one with fewer are walked in id order from the cursor, and each
         tested for an edge to the other user (one index seek each): the bigger list is never
-        read, and no page examines more than COMMON_SCAN_MAX followers."""
+        read, and no page examines more than COMMON_SCAN_MAX followers. The viewer must see
+        both users' followers."""
         _valid_pair(user_id, other_id)
         _two_users(user_id, other_id)
+        await self._privacy.check_lists([user_id, other_id], Side.FOLLOWERS, viewer)
         return await self._common(
             "lists/common_followers", "common_followers", user_id, other_id, limit, cursor
         )
@@ -92,15 +127,24 @@ class GraphLists:
         return await self._pager.id_page(f"{scope}|{user_id}|{other_id}", limit, cursor, fetch)
 
     async def familiar_followers(
-        self, viewer_id: str, target_id: str, limit: int | None = None
+        self, viewer_id: str, target_id: str, limit: int | None = None, *, viewer: Viewer = EVERYONE
     ) -> IdPage:
-        """Active users the viewer follows who follow the target, newest follow first."""
+        """Active users ``viewer_id`` follows who follow the target, newest follow first.
+
+        ``viewer`` is who reads the answer (``viewer_id``'s own view, usually): it must see
+        ``viewer_id``'s following, and each name is of someone whose following it may see
+        (the query's rule), since each says "this one follows the target"."""
         validate_user_id(viewer_id, "viewer_id")
         validate_user_id(target_id, "target_id")
         limit = self._pager.limit(limit)
-        total, ids = await self._lists.id_page(
-            "lists/familiar_followers", {"viewer": viewer_id, "target": target_id}, "", limit
-        )
+        await self._privacy.check_list(viewer_id, Side.FOLLOWING, viewer)
+        params = {
+            "viewer": viewer_id,
+            "target": target_id,
+            "reader": viewer.user_id,
+            "everyone": viewer.sees_all,
+        }
+        total, ids = await self._lists.id_page("lists/familiar_followers", params, "", limit)
         return IdPage(total, ids)
 
 

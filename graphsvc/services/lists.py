@@ -7,6 +7,9 @@ same keyset position, so a client walks a celebrity's followers without seeing t
 Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
 the graph itself (friends, common, familiar) are in ``graph_lists``.
 
+Privacy: a page or the counts are read for a viewer, after the owner's setting is checked
+(``privacy``): a hidden list is a 403, hidden counts are None, never an empty answer.
+
 Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
 index of the user's list at the cursor's position, stopped at the page's size: the same work
 at any depth and for any number of followers, so a cursor replayed deep in a celebrity's
@@ -28,8 +31,10 @@ from graphsvc.concurrency.request_notes import note_graph_read
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, Page, Side
+from graphsvc.domain.privacy import EVERYONE, Viewer
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
+from graphsvc.services.privacy import PrivacyRules
 from graphsvc.settings import ListSettings
 
 
@@ -41,6 +46,7 @@ class Lists:
         edges: EdgeStore,
         mirror: MirrorReads,
         sync: MirrorSync,
+        privacy: PrivacyRules,
         breaker: Breaker,
         settings: ListSettings,
     ) -> None:
@@ -49,11 +55,19 @@ class Lists:
         self._edges = edges
         self._mirror = mirror
         self._sync = sync
+        self._privacy = privacy
         self._breaker = breaker
         self._settings = settings
         self._pager = Pager(settings)
 
     # -- counts ---------------------------------------------------------------------------------
+
+    async def counts_for(self, user_id: str, viewer: Viewer) -> Counts | None:
+        """The counts, or None when the user's setting hides them from the viewer."""
+        validate_user_id(user_id)
+        if not await self._privacy.counts_visible(user_id, viewer):
+            return None
+        return await self.counts(user_id)
 
     async def counts(self, user_id: str) -> Counts:
         validate_user_id(user_id)
@@ -79,10 +93,13 @@ class Lists:
         limit: int | None = None,
         cursor: str | None = None,
         *,
+        viewer: Viewer = EVERYONE,
         not_followed_back: bool = False,
     ) -> Page:
-        """Who follows the user, newest first; optionally only those it does not follow."""
+        """Who follows the user, newest first; optionally only those it does not follow.
+        403 ``network_hidden`` when the user's setting hides its followers from the viewer."""
         validate_user_id(user_id)
+        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer)
         scope = "followers-not-followed-back" if not_followed_back else "followers"
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
@@ -96,12 +113,15 @@ class Lists:
         limit: int | None = None,
         cursor: str | None = None,
         *,
+        viewer: Viewer = EVERYONE,
         not_following_back: bool = False,
         celebrities_only: bool = False,
     ) -> Page:
         """Whom the user follows, newest first; optionally only those not following back,
-        only celebrities (at least CELEBRITY_FOLLOWERS followers), or both."""
+        only celebrities (at least CELEBRITY_FOLLOWERS followers), or both. 403
+        ``network_hidden`` when the user's setting hides its following from the viewer."""
         validate_user_id(user_id)
+        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer)
         scope = "following-not-following-back" if not_following_back else "following"
         if celebrities_only:
             threshold = self._settings.celebrity_followers

@@ -8,7 +8,9 @@ stored, or the built-in default) scores them in this process. The 50 best are ca
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
 Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
 cache; computing a list notes its ids (the SUGGESTIONS_KEPT cached), the only ones whose
-shows count. Too few candidates (a
+shows count. Privacy: the candidates' sources read only lists the user may see (a hidden
+network is never an intermediary, and so never a via) and never suggest a user who is not
+discoverable; a list served from the cache is checked against the settings as they are now. Too few candidates (a
 user who follows nobody): recently active accounts, then the most followed, fill the list. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
@@ -35,8 +37,10 @@ from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
+from graphsvc.domain.privacy import still_allowed
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.services.impressions import Impressions
+from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES
 from graphsvc.settings import InteractionSettings, SuggestionSettings
@@ -59,6 +63,7 @@ class Suggestions:
         interactions: InteractionSettings,
         ranker: RankerSource,
         impressions: Impressions,
+        privacy: PrivacyRules,
     ) -> None:
         self._store = store
         self.cache = cache
@@ -67,6 +72,7 @@ class Suggestions:
         self._half_life_us = interactions.affinity_half_life_us
         self.ranker = ranker
         self._impressions = impressions
+        self._privacy = privacy
         self._list_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
@@ -87,7 +93,13 @@ class Suggestions:
             return found
 
         found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
-        return (await self._impressions.rerank(user_id, found))[:limit]
+        return (await self._allowed_now(await self._impressions.rerank(user_id, found)))[:limit]
+
+    async def _allowed_now(self, found: list[Suggestion]) -> list[Suggestion]:
+        """The list as privacy settings allow it now: a list cached before a user stopped
+        being discoverable, or hid whom it follows, is served without what they hid."""
+        ids = {s.user_id for s in found} | {v for s in found for v in s.via}
+        return still_allowed(found, await self._privacy.of(sorted(ids))) if ids else found
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""

@@ -10,7 +10,7 @@ Every write of the follow graph goes the same way:
    transaction (a batch of writes that arrived together: ``group_commit``). The caller does
    this step, under the locks; the rules are checked there, per write.
 3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
-   one per user), the invalidation of the users' suggestion caches and of their lists of
+   one per user; a status or privacy change is one more, before it), the invalidation of the users' suggestion caches and of their lists of
    pulled (celebrity) authors, and the events' appends to the stream with their acks (the
    timelines' consumer group reads them), which run only once the mirror write did (on a
    cluster, in a second round trip). No-op repeats are mirrored too: the scripts are
@@ -34,12 +34,14 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.adapters.redis.timelines import Inboxes
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.domain.model import EdgeChange, GraphEvent
+from graphsvc.domain.privacy import Privacy
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,7 @@ class Writes:
         self,
         mirror: Mirror,
         statuses: StatusSet,
+        privacy: PrivacyMirror,
         stream: EventStream,
         cache: SuggestionCache,
         feeds: Inboxes,
@@ -56,6 +59,7 @@ class Writes:
     ) -> None:
         self._mirror = mirror
         self._statuses = statuses
+        self._privacy = privacy
         self._stream = stream
         self._cache = cache
         self._feeds = feeds
@@ -74,9 +78,11 @@ class Writes:
         *,
         invalidate: Sequence[str] = (),
         status: tuple[str, bool, int] | None = None,
+        privacy: tuple[str, Privacy, int] | None = None,
     ) -> None:
         """Steps 3 and 4 for a committed change: its edge changes, its events, the users
-        whose suggestions it changed, and a status change (user, inactive, version)."""
+        whose suggestions it changed, a status change (user, inactive, version) and a change
+        of privacy settings (user, settings, version)."""
         if self._breaker.open or not all(change.counts_read for change in changes):
             return  # the relay appends the events, and repairs the users from Neo4j
 
@@ -90,6 +96,8 @@ class Writes:
         try:
             if status is not None:
                 await self._statuses.set_status(*status)
+            if privacy is not None:
+                await self._privacy.set(*privacy)
             await self._mirror.apply_many(changes, alongside=alongside, after=after)
         except REDIS_DOWN as exc:
             self._breaker.trip(exc)

@@ -34,10 +34,12 @@ from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.concurrency.jobs import Progress
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.model import Side
+from graphsvc.domain.privacy import DEFAULT_PRIVACY
 from graphsvc.services.access import KeyRing
 from graphsvc.services.moderation import ERASE, job_key
 from graphsvc.services.writes import Writes
@@ -63,6 +65,7 @@ class ModerationJobs:
         edges: EdgeStore,
         mirror: Mirror,
         statuses: StatusSet,
+        privacy: PrivacyMirror,
         writes: Writes,
         settings: MirrorSettings,
         worker: WorkerSettings,
@@ -75,6 +78,7 @@ class ModerationJobs:
         self._edges = edges
         self._mirror = mirror
         self._statuses = statuses
+        self._privacy = privacy
         self._writes = writes
         self._batch = settings.fanout_batch_edges
         self._journal_seconds = settings.mirror_journal_seconds
@@ -157,8 +161,10 @@ class ModerationJobs:
             self._keys.forget(end.revoked)
             if end.done:
                 if end.version is not None:
-                    # A later user with this id starts out active and unhidden, with no shows.
+                    # A later user with this id starts out active, unhidden and public, with no
+                    # shows.
                     await self._statuses.set_status(user_id, False, end.version)
+                    await self._privacy.set(user_id, DEFAULT_PRIVACY, end.version)
                     await self._impressions.forget(user_id)
                     # The counts and lists are exact zeros now; let them go after the journal
                     # window.

@@ -4,7 +4,8 @@ user whose mirror write was lost is repaired, even across crashes and Redis outa
 Each round takes the outbox events (``:GraphEvent``) older than OUTBOX_GRACE_SECONDS (long
 enough for a request to have appended its own). Events the stream has acked are forgotten.
 For the rest, the mirror write of the same request was lost too, so their users are repaired
-from Neo4j first, and then the events are appended. Only then are they deleted from the
+from Neo4j first (their lists and counts, and their privacy settings after a lost change of
+them), and then the events are appended. Only then are they deleted from the
 outbox: a relay that dies half way repeats the round (consumers drop repeated ids).
 
 While Redis is unreachable the rounds fail and the outbox grows; it is the durable list of
@@ -24,6 +25,7 @@ from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.telemetry import RELAY_REPAIRS
 from graphsvc.settings import EventSettings, MirrorSettings
 
@@ -43,6 +45,7 @@ class Relay:
         outbox: OutboxStore,
         stream: EventStream,
         sync: MirrorSync,
+        privacy: PrivacyRules,
         cache: SuggestionCache,
         settings: EventSettings,
         mirror: MirrorSettings,
@@ -50,6 +53,7 @@ class Relay:
         self._outbox = outbox
         self._stream = stream
         self._sync = sync
+        self._privacy = privacy
         self._cache = cache
         self._settings = settings
         self._rebuild_batch = mirror.rebuild_batch_users
@@ -103,6 +107,8 @@ class Relay:
                     return False
                 chunk = users[start : start + size]
                 await self._sync.repair(chunk, force=False)
+                settings_changed = {e.src for e in lost if e.type == "privacy"}
+                await self._privacy.repair([u for u in chunk if u in settings_changed], force=False)
                 await self._cache.invalidate(*chunk)
             await self._stream.append(lost)
             report.recovered += len(lost)

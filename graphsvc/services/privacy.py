@@ -1,0 +1,167 @@
+"""Privacy: each user's settings, and the checks every read for a viewer makes with them.
+
+Settings are written as every write is (``writes``): under the user's lock, committed in Neo4j
+with their outbox event, then mirrored in Redis. Reads check them against the mirror, one
+HMGET for any number of owners; a mirror that is missing (new, flushed) is rebuilt from Neo4j
+before it is trusted, and with Redis unreachable the settings are read from Neo4j, so a
+hidden list is never shown for want of a cache.
+
+Policy (``domain/privacy.py`` holds the rules): the owner, and an admin or internal key that
+names no viewer, see everything, without a read; a public list costs the read of its owner's
+settings; a list shown to followers or mutuals costs one more read, of the viewer's ties to
+the owner in Neo4j (a follow the mirror's capped hot list may not hold), noted as a graph read
+so the caller's budget pays for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from graphsvc.adapters.neo4j.privacy import PrivacyStore
+from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing
+from graphsvc.concurrency.breaker import Breaker
+from graphsvc.concurrency.request_notes import note_graph_read
+from graphsvc.domain.errors import UserErasing
+from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.model import Side
+from graphsvc.domain.privacy import (
+    ListRule,
+    Privacy,
+    PrivacyEdit,
+    Ties,
+    Viewer,
+    may_see,
+    may_see_counts,
+    needs_ties,
+)
+from graphsvc.services.writes import Writes
+
+
+def side_rule(owner: str, side: Side, privacy: Privacy) -> ListRule:
+    """The rule of one of the owner's lists."""
+    if side is Side.FOLLOWERS:
+        return ListRule(owner, "followers", privacy.followers_visibility)
+    return ListRule(owner, "following", privacy.following_visibility)
+
+
+class PrivacyRules:
+    def __init__(
+        self,
+        store: PrivacyStore,
+        mirror: PrivacyMirror,
+        edges: EdgeStore,
+        writes: Writes,
+        breaker: Breaker,
+    ) -> None:
+        self._store = store
+        self._mirror = mirror
+        self._edges = edges
+        self._writes = writes
+        self._breaker = breaker
+        self._loading = asyncio.Lock()
+
+    # -- the settings -----------------------------------------------------------------------
+
+    async def settings(self, user_id: str) -> Privacy:
+        """A user's settings as Neo4j holds them now (the defaults for an unknown user)."""
+        validate_user_id(user_id)
+        return (await self._store.of([user_id]))[user_id][0]
+
+    async def update(self, user_id: str, edit: PrivacyEdit) -> tuple[Privacy, Privacy]:
+        """Apply a partial edit; the settings before and after. The edit is merged into the
+        settings read under the user's lock, so two edits of different settings both stay."""
+        validate_user_id(user_id)
+        async with self._writes.hold(user_id):
+            current = (await self._store.of([user_id]))[user_id][0]
+            wanted = edit.applied_to(current)
+            change = await self._store.set(user_id, wanted)
+            if change.erasing:
+                raise UserErasing(f"user {user_id!r} is being erased")
+            if change.event is not None:
+                await self._writes.after_commit(
+                    events=[change.event],
+                    invalidate=[user_id],
+                    privacy=(user_id, wanted, change.version),
+                )
+        return change.previous, wanted
+
+    async def of(self, user_ids: Sequence[str]) -> dict[str, Privacy]:
+        """The settings of these users, as reads check them: from the mirror (built first
+        when it is missing), or from Neo4j while Redis cannot be reached."""
+
+        async def mirrored() -> dict[str, Privacy]:
+            try:
+                return await self._mirror.of(user_ids)
+            except PrivacyMissing:
+                await self.load()
+                return await self._mirror.of(user_ids)
+
+        async def from_neo4j() -> dict[str, Privacy]:
+            return {uid: p for uid, (p, _) in (await self._store.of(user_ids)).items()}
+
+        return await self._breaker.read("privacy", mirrored, from_neo4j)
+
+    async def load(self) -> int:
+        """Build the mirror of the settings from Neo4j (when it is missing); how many users
+        it installed. Concurrent readers wait for one build."""
+        async with self._loading:
+            try:
+                await self._mirror.of([])
+                return 0
+            except PrivacyMissing:
+                pass
+            await self._mirror.start_build()
+            loaded = 0
+            async for batch in self._store.restricted():
+                await self._mirror.load(batch)
+                loaded += len(batch)
+            await self._mirror.mark_built()
+            return loaded
+
+    async def repair(self, user_ids: Sequence[str], *, force: bool = True) -> None:
+        """Mirror these users' settings from Neo4j (``force``: whatever version the mirror
+        holds, as reconcile does; else the newer wins, as the relay's repairs do)."""
+        if not user_ids:
+            return
+        for uid, (privacy, version) in (await self._store.of(user_ids)).items():
+            await self._mirror.set(uid, privacy, version, force=force)
+
+    # -- the checks ---------------------------------------------------------------------------
+
+    async def ties(self, viewer: Viewer, owner: str) -> Ties:
+        """How the viewer relates to the owner, from Neo4j (a graph read)."""
+        if viewer.user_id is None or viewer.user_id == owner:
+            return Ties()
+        note_graph_read("privacy ties")
+        (rel,) = await self._edges.relationships(viewer.user_id, [owner])
+        return Ties(follows_owner=rel.following, followed_by_owner=rel.followed_by)
+
+    async def check_list(self, owner: str, side: Side, viewer: Viewer) -> None:
+        """Refuse (403 ``network_hidden``) a list the owner's setting hides from the viewer."""
+        await self.check_lists([owner], side, viewer)
+
+    async def check_lists(self, owners: Sequence[str], side: Side, viewer: Viewer) -> None:
+        """``check_list`` for several owners' lists of one side, with one settings read."""
+        others = [owner for owner in dict.fromkeys(owners) if not viewer.is_owner(owner)]
+        if not others:
+            return
+        settings = await self.of(others)
+        for owner in others:
+            rule = side_rule(owner, side, settings[owner])
+            if not await self._visible(rule, viewer):
+                raise rule.hidden()
+
+    async def _visible(self, rule: ListRule, viewer: Viewer) -> bool:
+        """Whether the viewer may see the list; the ties are read only when they decide."""
+        if may_see(rule.visibility, rule.owner, viewer):
+            return True
+        if viewer.user_id is None or not needs_ties(rule.visibility):
+            return False
+        return may_see(rule.visibility, rule.owner, viewer, await self.ties(viewer, rule.owner))
+
+    async def counts_visible(self, owner: str, viewer: Viewer) -> bool:
+        if viewer.is_owner(owner):
+            return True
+        return may_see_counts((await self.of([owner]))[owner], owner, viewer)
