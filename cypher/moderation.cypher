@@ -174,14 +174,14 @@ SET x.pending = [e IN removed | e.id + ' ' + $id + ' ' + toString(e.version)]
 RETURN [e IN removed | [e.id, e.version]] AS removed
 
 // name: erase_blocks
-// Delete one batch of the erased user's other relationships, both directions: blocks,
-// interactions (affinity) and dismissed suggestions.
+// Delete one batch of the erased user's other relationships, both directions: blocks, pending
+// follow requests, interactions (affinity) and dismissed suggestions.
 // Locking: the relationships it deletes (and, as any relationship delete, the sparse nodes at
 // their ends).
 // Params: $id, $batch.
 // Returns: deleted, how many were deleted (fewer than $batch: caught up; what arrives later
 // goes with the node, moderation/erase_end).
-OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|INTERACTS|DISMISSED]-()
+OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED]-()
 WITH k
 LIMIT $batch
 WITH collect(k) AS gone
@@ -247,6 +247,8 @@ RETURN u.id AS id, u:Erasing AS erasing
 // A user's status and pending background work.
 // Locking: none (a read).
 // Params: $id.
-// Returns: status, fanout, erasing; no row for an unknown user.
+// Returns: status, fanout, erasing, approving (its follow requests are being approved); no
+// row for an unknown user.
 MATCH (u:User {id: $id})
-RETURN coalesce(u.status, 'active') AS status, u:Fanout AS fanout, u:Erasing AS erasing
+RETURN coalesce(u.status, 'active') AS status, u:Fanout AS fanout, u:Erasing AS erasing,
+       u:Approving AS approving

@@ -13,9 +13,12 @@
 // A change creates its event in the outbox (:GraphEvent, type 'privacy'), from which the relay
 // repairs the mirror if the service's own write to it is lost.
 // Rules: a user being erased keeps no settings (refused: erasing true, nothing written).
+// Unlocking approves every pending request in the background: the user is marked for it in
+// this transaction (:Approving, as requests/approve_all_begin marks it), so the work cannot be
+// lost between the change and its start.
 // Params: $id, $pf, $pg, $pc, $nd, $lk (null for a default), $event.
-// Returns: erasing, changed, version, and the previous settings (prev_pf, prev_pg, prev_pc,
-// prev_nd, prev_lk).
+// Returns: erasing, changed, version, the previous settings (prev_pf, prev_pg, prev_pc,
+// prev_nd, prev_lk), and approving (every pending request is to be approved: it unlocked).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 MERGE (u:User {id: $id})
@@ -34,9 +37,14 @@ FOREACH (_ IN CASE WHEN NOT erasing AND
 FOREACH (_ IN CASE WHEN NOT erasing AND $pf IS NULL AND $pg IS NULL AND $pc IS NULL AND
                         $nd IS NULL AND $lk IS NULL THEN [1] ELSE [] END |
   REMOVE u:Restricted)
+FOREACH (_ IN CASE WHEN NOT erasing AND coalesce(previous[4], false) AND $lk IS NULL
+                   THEN [1] ELSE [] END |
+  SET u:Approving, u.approve_until = u.clk, u.approve_since = coalesce(u.approve_since, 0),
+      u.approve_after = coalesce(u.approve_after, ''))
 RETURN erasing, changed AND NOT erasing AS changed, u.clk AS version,
        previous[0] AS prev_pf, previous[1] AS prev_pg, previous[2] AS prev_pc,
-       previous[3] AS prev_nd, previous[4] AS prev_lk
+       previous[3] AS prev_nd, previous[4] AS prev_lk,
+       NOT erasing AND coalesce(previous[4], false) AND $lk IS NULL AS approving
 
 // name: privacy_of
 // The settings of some users, as they are now (where writes go: a user's own read after a

@@ -36,34 +36,40 @@ FOREACH (_ IN CASE WHEN lock THEN [1] ELSE [] END |
 RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS locked
 
 // name: follow
-// For each row, create (src)-[:FOLLOWS]->(dst) unless it exists or a rule refuses it. Runs
-// inside a batch's transaction (group commit), after relations/lock_users locked every follower
-// in id order (the first statement of a batch runs it as its prelude). The rows of one
-// statement have distinct followers (the caller puts a follower's next write in the next
-// statement, in arrival order), so each row's checks see only its own follower's edges, exactly
-// as one follow at a time would.
+// For each row, create (src)-[:FOLLOWS]->(dst) unless it exists or a rule refuses it; when dst
+// is locked (`lk`, its privacy setting), create the pending request (src)-[:REQUESTS]->(dst)
+// instead, which dst approves or rejects (relations/approve, relations/reject). Runs inside a
+// batch's transaction (group commit), after relations/lock_users locked every follower in id
+// order (the first statement of a batch runs it as its prelude). The rows of one statement
+// have distinct followers (the caller puts a follower's next write in the next statement, in
+// arrival order), so each row's checks see only its own follower's edges, exactly as one
+// follow at a time would.
 // Locking: only the follower's node is written, and so locked: the followed user's node is not
 // (unless the follower is inactive, below), so follows of one celebrity commit side by side
 // (Neo4j inserts relationships of dense nodes concurrently). The follower's lock serializes
-// every change to its outgoing edges, so the existence check, the limits and the follower's
-// status are exact, and no duplicate edge can appear.
+// every change to its outgoing edges (follows and requests), so the existence checks, the
+// limits and the follower's status are exact, and no duplicate edge can appear.
 // Clock: each row ticks the follower's hybrid logical clock, clk = max(now, clk + 1), in
 // microseconds. A new edge's time is that tick: the follow time shown to clients and the
 // version by which the Redis mirror orders writes to this edge. A new edge also carries the
 // ids of its ends (src, dst), by which the list indexes order it (schema/schema). Both users
 // exist: the batch created the unknown ones first (relations/lock_users). A row whose user was
 // erased and deleted since then gives no result row (the caller refuses it as being erased).
-// Rules for a NEW edge (an existing one is simply reported): neither user is being erased,
-// neither is suspended, no block either way, the follower follows fewer than
-// row.max_following users, and made fewer than row.per_window follows in the last
-// row.window_us. `a.fl` holds the times of the follower's recent new follows (the rolling
-// window).
+// Rules for a NEW edge or request (an existing follow, or a pending request to a locked user,
+// is simply reported): neither user is being erased, neither is suspended, no block either way,
+// the follower follows and has requested fewer than row.max_following users together, and made
+// fewer than row.per_window follows and requests in the last row.window_us. `a.fl` holds the
+// times of the follower's recent new follows and requests (the rolling window).
+// A follow of a user who is no longer locked also ends a request still pending to it (an
+// approval of every request may be running).
 // An inactive (spam/suspended) follower's edge is flagged `x` and counted in the followed
 // user's `xr` (inactive followers), so active follower counts stay O(1) to read.
-// A new edge also creates its event in the outbox (:GraphEvent, in the same transaction), from
-// which the relay appends it to the event stream if the service's own append is lost.
+// A new edge or request also creates its event in the outbox (:GraphEvent, `follow` or
+// `follow_request`, in the same transaction), from which the relay appends it to the event
+// stream if the service's own append is lost.
 // Params: $rows, each {i, src, dst, max_following, per_window, window_us, event (an id)}.
-// Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit).
+// Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
+// requested (the answer is a pending request, not a follow).
 UNWIND $rows AS row
 WITH row, datetime.realtime() AS now
 WITH row, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -71,41 +77,55 @@ MATCH (a:User {id: row.src})
 MATCH (b:User {id: row.dst})
 SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
 WITH row, a, b, now_us,
-     head(COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge }) AS r
-WITH row, a, b, r, [t IN coalesce(a.fl, []) WHERE t > now_us - row.window_us] AS recent
-WITH row, a, b, r, recent,
+     head(COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge }) AS r,
+     head(COLLECT { MATCH (a)-[request:REQUESTS]->(b) RETURN request }) AS q
+WITH row, a, b, r, q, coalesce(b.lk, false) AND r IS NULL AS ask,
+     [t IN coalesce(a.fl, []) WHERE t > now_us - row.window_us] AS recent
+WITH row, a, b, r, q, ask, recent,
      CASE
-       WHEN r IS NOT NULL THEN null
+       WHEN r IS NOT NULL OR (ask AND q IS NOT NULL) THEN null
        WHEN a:Erasing OR b:Erasing THEN 'erasing'
        WHEN a.status = 'suspended' THEN 'suspended'
        WHEN b.status = 'suspended' THEN 'target_suspended'
        WHEN EXISTS { (a)-[:BLOCKS]-(b) } THEN 'blocked'
-       WHEN COUNT { (a)-[:FOLLOWS]->() } >= row.max_following THEN 'following_limit'
+       WHEN COUNT { (a)-[:FOLLOWS]->() } + COUNT { (a)-[:REQUESTS]->() }
+            - CASE WHEN q IS NULL THEN 0 ELSE 1 END >= row.max_following THEN 'following_limit'
        WHEN size(recent) >= row.per_window THEN 'rate_limit'
      END AS refused
-FOREACH (_ IN CASE WHEN r IS NULL AND refused IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
+WITH row, a, b, r, q, ask, recent, refused,
+     r IS NULL AND refused IS NULL AND NOT (ask AND q IS NOT NULL) AS new
+FOREACH (_ IN CASE WHEN new AND ask THEN [1] ELSE [] END |
+  CREATE (a)-[:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
   SET a.fl = recent + [a.clk]
+  CREATE (:GraphEvent {id: row.event, type: 'follow_request', src: row.src, dst: row.dst,
+                       v: a.clk}))
+FOREACH (_ IN CASE WHEN new AND NOT ask THEN [1] ELSE [] END |
+  CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
+  SET a.fl = CASE WHEN q IS NULL THEN recent + [a.clk] ELSE recent END
   CREATE (:GraphEvent {id: row.event, type: 'follow', src: row.src, dst: row.dst, v: a.clk})
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
-RETURN row.i AS i, r IS NULL AND refused IS NULL AS changed,
-       coalesce(r.since, a.clk) AS version, refused,
+FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
+RETURN row.i AS i, new AS changed,
+       CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
+       refused, ask AS requested,
        CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at
 
 // name: unfollow
-// For each row, delete (src)-[:FOLLOWS]->(dst) if it exists. Runs inside a batch's transaction
-// (group commit), after relations/lock_users locked every follower in id order (the first
-// statement of a batch runs it as its prelude); the rows of one statement have distinct
-// followers, as in relations/follow.
+// For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and withdraw a pending request
+// (src)-[:REQUESTS]->(dst). Runs inside a batch's transaction (group commit), after
+// relations/lock_users locked every follower in id order (the first statement of a batch runs
+// it as its prelude); the rows of one statement have distinct followers, as in relations/follow.
 // Locking: the follower's node, whose clock alone ticks. The tick is the removal's version; for
 // a no-op it is still newer than any instance of this edge, so the mirror can use it to repair
 // a stale entry. A flagged edge (inactive follower) also leaves dst's `xr`.
 // Rules: a row where either user has never existed changes nothing and says so (known false:
 // there is nothing to mirror).
-// A removal also creates its event in the outbox (:GraphEvent), as relations/follow does.
-// Params: $rows, each {i, src, dst, event (an id)}.
-// Returns per row: i, known, changed (an edge was removed), version.
+// A removal also creates its event in the outbox (:GraphEvent), as relations/follow does: an
+// `unfollow` (with the row's cause, when it has one: `removed` when the followed user ended
+// the follow), or a `follow_request_withdrawn`.
+// Params: $rows, each {i, src, dst, event (an id), cause (null or a word)}.
+// Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version.
 UNWIND $rows AS row
 OPTIONAL MATCH (b:User {id: row.dst})
 OPTIONAL MATCH (a:User {id: row.src})
@@ -115,16 +135,24 @@ FOREACH (_ IN CASE WHEN known THEN [1] ELSE [] END |
   SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END)
 WITH row, a, b, known,
      CASE WHEN known THEN COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge } ELSE [] END
-       AS edges
-WITH row, a, b, known, edges, size([e IN edges WHERE e.x]) AS flagged
+       AS edges,
+     CASE WHEN known THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q } ELSE [] END
+       AS requests
+WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged
 FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
-FOREACH (e IN edges | DELETE e)
+FOREACH (e IN edges + requests | DELETE e)
 FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
-  CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk}))
-RETURN row.i AS i, known, size(edges) > 0 AS changed, a.clk AS version
+  CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
+                       cause: row.cause}))
+FOREACH (_ IN CASE WHEN size(edges) = 0 AND size(requests) > 0 THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: row.event, type: 'follow_request_withdrawn', src: row.src,
+                       dst: row.dst, v: a.clk}))
+RETURN row.i AS i, known, size(edges) > 0 AS changed, size(requests) > 0 AS withdrawn,
+       a.clk AS version
 
 // name: block
-// (src)-[:BLOCKS]->(dst), and remove the follows between them in both directions.
+// (src)-[:BLOCKS]->(dst), and remove the follows and pending follow requests between them in
+// both directions.
 // Locking: both users, in id order ($ids is sorted), so block(a, b) and block(b, a) cannot
 // deadlock, and a concurrent follow either way (which locks its follower) is serialized with
 // the block: it commits first and is removed here, or it sees the block and is refused.
@@ -158,6 +186,7 @@ WITH a, b, k, abs, bas,
 FOREACH (_ IN CASE WHEN ab_flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - ab_flagged)
 FOREACH (_ IN CASE WHEN ba_flagged > 0 THEN [1] ELSE [] END | SET a.xr = a.xr - ba_flagged)
 FOREACH (e IN abs + bas | DELETE e)
+FOREACH (q IN COLLECT { MATCH (a)-[q:REQUESTS]-(b) RETURN q } | DELETE q)
 FOREACH (_ IN CASE WHEN k IS NULL THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[0], type: 'block', src: $src, dst: $dst, v: a.clk}))
 FOREACH (_ IN CASE WHEN size(abs) > 0 THEN [1] ELSE [] END |
@@ -190,6 +219,76 @@ FOREACH (_ IN CASE WHEN size(blocks) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $event, type: 'unblock', src: $src, dst: $dst, v: a.clk}))
 RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 
+// name: approve
+// The followed user ($dst) approves the pending request of $src: the request becomes a follow,
+// as relations/follow would have made it, and the rules of a new follow are checked again.
+// Locking: both users, in id order ($ids is sorted), so an approval and the requester's
+// withdrawal (an unfollow, under the requester's lock) or a block are serialized: whichever
+// commits first, the other sees it. Both clocks tick; the requester's tick is the new edge's
+// time and version, as for any follow.
+// Rules: no request and no follow: 'no_request'; an existing follow is reported (an approval
+// repeated). Else as relations/follow: neither user being erased or suspended, no block
+// either way, and the requester follows fewer than $max_following users (the request itself
+// counted against that limit; the rate limit counted it when it was made).
+// The new follow creates its event in the outbox (:GraphEvent, `follow`, cause `approved`):
+// the consumers of follows (timeline backfill, new-follower notifications) take it as a follow.
+// Params: $src, $dst, $ids ([$src, $dst] sorted), $event, $max_following.
+// Returns: changed (a follow was made), refused (null or the rule), version.
+WITH datetime.realtime() AS now
+WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
+UNWIND $ids AS id
+OPTIONAL MATCH (u:User {id: id})
+SET u.clk = CASE WHEN coalesce(u.clk, 0) < now_us THEN now_us ELSE u.clk + 1 END
+WITH collect(u) AS users
+WITH [u IN users WHERE u.id = $src][0] AS a, [u IN users WHERE u.id = $dst][0] AS b
+WITH a, b,
+     CASE WHEN a IS NULL OR b IS NULL THEN null
+          ELSE head(COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }) END AS q,
+     CASE WHEN a IS NULL OR b IS NULL THEN null
+          ELSE head(COLLECT { MATCH (a)-[r:FOLLOWS]->(b) RETURN r }) END AS r
+WITH a, b, q, r,
+     CASE
+       WHEN r IS NOT NULL THEN null
+       WHEN q IS NULL THEN 'no_request'
+       WHEN a:Erasing OR b:Erasing THEN 'erasing'
+       WHEN a.status = 'suspended' THEN 'suspended'
+       WHEN b.status = 'suspended' THEN 'target_suspended'
+       WHEN EXISTS { (a)-[:BLOCKS]-(b) } THEN 'blocked'
+       WHEN COUNT { (a)-[:FOLLOWS]->() } >= $max_following THEN 'following_limit'
+     END AS refused
+WITH a, b, q, r, refused, r IS NULL AND refused IS NULL AS approving
+FOREACH (_ IN CASE WHEN approving THEN [1] ELSE [] END |
+  DELETE q
+  CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
+  CREATE (:GraphEvent {id: $event, type: 'follow', src: $src, dst: $dst, v: a.clk,
+                       cause: 'approved'})
+  FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
+    SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
+RETURN approving AS changed, refused,
+       CASE WHEN r IS NOT NULL THEN r.since ELSE coalesce(a.clk, 0) END AS version
+
+// name: reject
+// The followed user ($dst) rejects the pending request of $src (the requester is not told; it
+// may ask again).
+// Locking: the requester's node (its clock ticks, as for a withdrawal): a rejection and an
+// approval or withdrawal of the same request are serialized.
+// A removed request creates its event in the outbox (:GraphEvent, `follow_request_rejected`).
+// Params: $src, $dst, $event.
+// Returns: removed (a request was), version.
+OPTIONAL MATCH (a:User {id: $src})
+WITH a, datetime.realtime() AS now
+WITH a, now.epochSeconds * 1000000 + now.microsecond AS now_us
+FOREACH (_ IN CASE WHEN a IS NULL THEN [] ELSE [1] END |
+  SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END)
+WITH a, now_us,
+     CASE WHEN a IS NULL THEN []
+          ELSE COLLECT { MATCH (a)-[q:REQUESTS]->(:User {id: $dst}) RETURN q } END AS requests
+FOREACH (q IN requests | DELETE q)
+FOREACH (_ IN CASE WHEN size(requests) > 0 THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $event, type: 'follow_request_rejected', src: $src, dst: $dst,
+                       v: a.clk}))
+RETURN size(requests) > 0 AS removed, coalesce(a.clk, now_us) AS version
+
 // name: relationships
 // How one user relates to up to a few hundred others, in one round trip.
 // Locking: none (a read, auto-commit).
@@ -201,20 +300,27 @@ RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // cost 5x the db hits (12,685 against 2,408 for make bench's 100 ids; server time p50 4-5 ms
 // against 2-3 ms).
 // Params: $id, $ids (a list of user ids).
-// Returns: one row, `rows`: a list of [id, following, followed_by, blocking, blocked_by]
-// (a hundred rows cost the Python driver more than the query costs Neo4j).
+// Pending follow requests: the user's sent ones are read once as its followings are (few:
+// they count against MAX_FOLLOWING); one from the other id is tested as "followed by" is.
+// Returns: one row, `rows`: a list of [id, following, followed_by, blocking, blocked_by,
+// requested, requested_by] (a hundred rows cost the Python driver more than the query costs
+// Neo4j).
 OPTIONAL MATCH (me:User {id: $id})
 WITH me,
      CASE WHEN me IS NULL THEN [] ELSE [(me)-[:FOLLOWS]->(x) | x] END AS following,
+     CASE WHEN me IS NULL THEN [] ELSE [(me)-[:REQUESTS]->(x) | x] END AS requested,
      CASE WHEN me IS NULL THEN [] ELSE [(me)-[:BLOCKS]->(x) | x] END AS blocking,
      CASE WHEN me IS NULL THEN [] ELSE [(me)<-[:BLOCKS]-(x) | x] END AS blockers
 UNWIND $ids AS oid
 OPTIONAL MATCH (o:User {id: oid})
-WITH me, oid, o, following, blocking, blockers, me IS NOT NULL AND o IS NOT NULL AS both
+WITH me, oid, o, following, requested, blocking, blockers,
+     me IS NOT NULL AND o IS NOT NULL AS both
 RETURN collect([
   oid,
   both AND o IN following,
   both AND EXISTS { (o)-[:FOLLOWS]->(me) },
   both AND o IN blocking,
-  both AND o IN blockers
+  both AND o IN blockers,
+  both AND o IN requested,
+  both AND EXISTS { (o)-[:REQUESTS]->(me) }
 ]) AS rows

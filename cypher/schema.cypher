@@ -32,6 +32,14 @@ FOR ()-[r:FOLLOWS]-() ON (r.dst, r.src);
 CREATE RANGE INDEX follows_src_dst IF NOT EXISTS
 FOR ()-[r:FOLLOWS]-() ON (r.src, r.dst);
 
+// Pending follow requests carry their ends' ids as follows do: a page of the requests made to a
+// user, or by one, is a seek (requests/incoming_page, requests/sent_page).
+CREATE RANGE INDEX requests_dst_since IF NOT EXISTS
+FOR ()-[r:REQUESTS]-() ON (r.dst, r.since, r.src);
+
+CREATE RANGE INDEX requests_src_since IF NOT EXISTS
+FOR ()-[r:REQUESTS]-() ON (r.src, r.since, r.dst);
+
 CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
 FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;
 

@@ -22,8 +22,9 @@
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
 // would leak the held-out edge itself); intermediaries' damping degrees count every edge.
 // Serving passes $before = null and $hidden = [].
-// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed,
-// users who are not discoverable (`nd`).
+// Excluded: $id, anyone $id follows or asked to follow (a pending request), blocks either way,
+// inactive or erasing users, dismissed, users who are not discoverable (`nd`). A request is no
+// follow, so no path walks it.
 // Privacy: a path reads someone's list only where $id may see it, so a hidden network is never
 // an intermediary: m's following (friends_of_friends; $id follows m, so m.pg 'followers' is
 // seen, 'mutuals' when m follows $id back, 'private' never), x's followers and w's following
@@ -122,6 +123,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+  AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
 LIMIT $candidates
 // Degrees and the last activity, as of $before when training (CASE evaluates one branch:
 // serving reads the degree store and the activity clock, O(1) per candidate).
@@ -193,6 +195,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+  AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
 LIMIT $candidates
 // degrees and last activity as of $before when training (one CASE branch is evaluated)
 WITH c, hop3, hop3_paths,
@@ -208,8 +211,8 @@ RETURN c.id AS id, hop3, hop3_paths, followers, follows,
          AS active
 
 // name: suggest_filter
-// Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed, no
-// block either way, not dismissed.
+// Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed nor
+// requested, no block either way, not dismissed.
 // Locking: none (a read).
 // Params: $id, $ids.
 // Returns one row: ids (those that may, in the order of $ids).
@@ -218,7 +221,8 @@ UNWIND $ids AS cid
 MATCH (c:User {id: cid})
 WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
-                          OR EXISTS { (me)-[:DISMISSED]->(c) }))
+                          OR EXISTS { (me)-[:DISMISSED]->(c) }
+                          OR EXISTS { (me)-[:REQUESTS]->(c) }))
 RETURN collect(cid) AS ids
 
 // name: popular

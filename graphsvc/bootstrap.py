@@ -27,6 +27,7 @@ from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
+from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
@@ -49,6 +50,7 @@ from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueu
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
+from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.follower_events import FollowerEvents
 from graphsvc.services.graph_lists import GraphLists
 from graphsvc.services.health import Gauges, Health
@@ -68,6 +70,7 @@ from graphsvc.settings import Neo4jSettings, Settings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
+from graphsvc.workers.request_approvals import RequestApprovals
 from graphsvc.workers.timeline_events import TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
 from graphsvc.workers.worker import Worker
@@ -111,6 +114,7 @@ class Neo4jAdapters:
     bulk: BulkStore
     keys: KeyStore
     privacy: PrivacyStore
+    requests: RequestStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,7 @@ class Services:
     jobs: Jobs
     mirror_sync: MirrorSync
     relations: Relations
+    follow_requests: FollowRequests
     privacy: PrivacyRules
     lists: Lists
     graph_lists: GraphLists
@@ -197,6 +202,7 @@ def neo4j_adapters(
         bulk=BulkStore(store),
         keys=KeyStore(store),
         privacy=PrivacyStore(store),
+        requests=RequestStore(store),
     )
 
 
@@ -243,24 +249,16 @@ def build(
     neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
-    writes, sync, privacy, lists = _mirrored(settings, neo4j, redis, breaker)
+    jobs_runner = _jobs_runner(settings, redis, serve=serve)
+    core = _mirrored(settings, neo4j, redis, breaker, jobs_runner)
+    writes, sync, privacy, lists = core.writes, core.sync, core.privacy, core.lists
     interactions, suggestions, impressions = _people_you_may_know(
         settings, neo4j, redis, breaker, privacy
     )
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, sync, privacy, lists, writes, access, serve=serve)
+    work = _workers(settings, neo4j, redis, core, jobs_runner, access)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
-    timelines = Timelines(
-        redis.outboxes,
-        redis.inboxes,
-        lists,
-        sync,
-        neo4j.edges,
-        work.timeline_jobs,
-        settings.timelines,
-        settings.lists,
-        settings.writes,
-    )
+    timelines = _timelines(settings, neo4j, redis, core, work.timeline_jobs)
     return Services(
         settings=settings,
         neo4j=neo4j,
@@ -269,7 +267,8 @@ def build(
         writes=writes,
         jobs=work.jobs,
         mirror_sync=sync,
-        relations=Relations(neo4j.edges, writes, settings.writes, settings.lists),
+        relations=core.relations,
+        follow_requests=core.follow_requests,
         privacy=privacy,
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
@@ -293,12 +292,34 @@ def build(
     )
 
 
+def _jobs_runner(settings: Settings, redis: RedisAdapters, *, serve: bool) -> Jobs:
+    """The runner of every durable job in this process; a serving one only records them."""
+    return Jobs(
+        redis.leases,
+        concurrency=settings.worker.worker_jobs,
+        round_seconds=settings.worker.worker_poll_seconds,
+        here=not serve,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Mirrored:
+    writes: Writes
+    sync: MirrorSync
+    relations: Relations
+    approvals: RequestApprovals
+    follow_requests: FollowRequests
+    privacy: PrivacyRules
+    lists: Lists
+
+
 def _mirrored(
-    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
-) -> tuple[Writes, MirrorSync, PrivacyRules, Lists]:
-    """The services every other one builds on: the write order, the mirror's builds from
-    Neo4j, the privacy settings that every read checks, and the lists, all behind the one
-    Redis breaker."""
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker, jobs: Jobs
+) -> _Mirrored:
+    """The services every other one builds on: the write order and the edge writes, the
+    mirror's builds from Neo4j, follow requests (with the job that approves them all), the
+    privacy settings that every read checks, and the lists, all behind the one Redis
+    breaker."""
     writes = Writes(
         redis.mirror,
         redis.statuses,
@@ -311,7 +332,12 @@ def _mirrored(
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
-    privacy = PrivacyRules(neo4j.privacy, redis.privacy, neo4j.edges, writes, breaker)
+    relations = Relations(neo4j.edges, writes, settings.writes, settings.lists)
+    approvals = RequestApprovals(neo4j.requests, relations, settings.worker)
+    follow_requests = FollowRequests(neo4j.requests, jobs, approvals, settings.lists)
+    privacy = PrivacyRules(
+        neo4j.privacy, redis.privacy, neo4j.edges, writes, breaker, follow_requests
+    )
     lists = Lists(
         neo4j.lists,
         neo4j.snapshots,
@@ -319,10 +345,11 @@ def _mirrored(
         redis.mirror_reads,
         sync,
         privacy,
+        neo4j.requests,
         breaker,
         settings.lists,
     )
-    return writes, sync, privacy, lists
+    return _Mirrored(writes, sync, relations, approvals, follow_requests, privacy, lists)
 
 
 def _people_you_may_know(
@@ -350,6 +377,27 @@ def _people_you_may_know(
     return interactions, suggestions, impressions
 
 
+def _timelines(
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    core: _Mirrored,
+    jobs: TimelineJobs,
+) -> Timelines:
+    """Home timelines: the outboxes and inboxes, over the lists and their mirror."""
+    return Timelines(
+        redis.outboxes,
+        redis.inboxes,
+        core.lists,
+        core.sync,
+        neo4j.edges,
+        jobs,
+        settings.timelines,
+        settings.lists,
+        settings.writes,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Workers:
     jobs: Jobs
@@ -365,22 +413,14 @@ def _workers(
     settings: Settings,
     neo4j: Neo4jAdapters,
     redis: RedisAdapters,
-    sync: MirrorSync,
-    privacy: PrivacyRules,
-    lists: Lists,
-    writes: Writes,
+    core: _Mirrored,
+    jobs: Jobs,
     access: KeyRing,
-    *,
-    serve: bool,
 ) -> _Workers:
-    """The durable jobs' runner, the background work, and the worker that runs it (built in
-    every process: a serving one only records work, for the workers)."""
-    jobs = Jobs(
-        redis.leases,
-        concurrency=settings.worker.worker_jobs,
-        round_seconds=settings.worker.worker_poll_seconds,
-        here=not serve,
-    )
+    """The background work, and the worker that runs it (built in every process: a serving
+    one only records work, for the workers; ``jobs`` is the process's runner of durable
+    jobs)."""
+    sync, privacy, lists, writes = core.sync, core.privacy, core.lists, core.writes
     flusher = InteractionFlusher(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
     )
@@ -425,6 +465,7 @@ def _workers(
         consumer=consumer,
         timeline_jobs=timeline_jobs,
         moderation_jobs=moderation_jobs,
+        approvals=core.approvals,
         jobs=jobs,
     )
     return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)

@@ -96,13 +96,38 @@ class IdPageBody(BaseModel):
 
 
 class FollowBody(BaseModel):
-    following: bool
-    created: bool = Field(description="false when the follow already existed")
+    following: bool = Field(description="false when the follow waits for approval (requested)")
+    requested: bool = Field(
+        default=False,
+        description="the followed user is locked: a pending follow request was made (202), "
+        "which it approves or rejects; withdrawn by an unfollow",
+    )
+    created: bool = Field(description="false when the follow (or the request) already existed")
 
 
 class UnfollowBody(BaseModel):
     following: bool
     removed: bool = Field(description="false when there was no follow to remove")
+    withdrawn: bool = Field(default=False, description="a pending follow request was withdrawn")
+
+
+class FollowRequestBody(BaseModel):
+    """An answer to a follow request."""
+
+    following: bool = Field(description="the requester follows the user now")
+    created: bool = Field(
+        default=False, description="the approval made the follow (false: it existed already)"
+    )
+    removed: bool = Field(
+        default=False, description="a rejection removed a pending request (false: none was)"
+    )
+
+
+class ApproveAllBody(BaseModel):
+    approving: bool = Field(
+        description="every pending request is being approved, in the background"
+    )
+    pending: int = Field(description="requests waiting when the approval started")
 
 
 class RelationshipBody(BaseModel):
@@ -111,6 +136,10 @@ class RelationshipBody(BaseModel):
     mutual: bool
     blocking: bool = Field(description="the user blocks this id")
     blocked_by: bool = Field(description="this id blocks the user")
+    requested: bool = Field(default=False, description="the user asked to follow this id (pending)")
+    requested_by: bool = Field(
+        default=False, description="this id asked to follow the user (pending)"
+    )
 
 
 class RelationshipsBody(BaseModel):
@@ -142,6 +171,11 @@ class CountsBody(BaseModel):
     )
     friends: int | None = Field(description="active mutual follows" + _HIDDEN)
     celebrity: bool | None = Field(description="followers >= CELEBRITY_FOLLOWERS" + _HIDDEN)
+    pending_requests: int | None = Field(
+        default=None,
+        description="follow requests waiting for the user's answer: shown to the user itself "
+        "only (null for anyone else)",
+    )
     counts_hidden: bool = Field(
         default=False,
         description="the user's counts_visibility hides every count from the viewer (the "
@@ -191,6 +225,9 @@ class StatusBody(BaseModel):
     status: str
     fanout_pending: bool = Field(description="counts depending on the status still updating")
     erasing: bool = Field(description="the user is being erased")
+    approving_requests: bool = Field(
+        default=False, description="its pending follow requests are being approved"
+    )
     progress: dict[str, int] | None = Field(
         default=None, description="edges done by this process's running job, when it has one"
     )

@@ -49,11 +49,11 @@ def shape(events: list[dict]) -> list[tuple[str, ...]]:
 async def test_every_effective_change_is_one_event(service: Services, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
     start = await service.redis.stream.last_id()
-    assert await service.relations.follow(a, b)
-    assert not await service.relations.follow(a, b)  # a repeat changes nothing: no event
-    assert await service.relations.unfollow(a, b)
-    assert not await service.relations.unfollow(a, b)
-    assert await service.relations.follow(b, a)
+    assert (await service.relations.follow(a, b)).created
+    assert not (await service.relations.follow(a, b)).created  # a repeat changes nothing: no event
+    assert (await service.relations.unfollow(a, b)).changed
+    assert not (await service.relations.unfollow(a, b)).changed
+    assert (await service.relations.follow(b, a)).created
     await service.relations.follow(a, c)
     await service.relations.block(a, b)  # removes b -> a
     await service.relations.block(a, b)  # already blocked: nothing

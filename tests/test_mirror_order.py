@@ -75,7 +75,7 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     await service.mirror_sync.rebuild([a, b])
     await committed_changes(backends, a, b, "+")  # its mirror write never happened
     assert (await backends.redis.mirror_reads.counts(b)).followers == 1  # only c, as mirrored
-    assert await service.relations.follow(a, b) is False  # the client retries
+    assert (await service.relations.follow(a, b)).created is False  # the client retries
     assert (await service.lists.counts(b)).followers == 2
     assert [e.user_id for e in (await service.lists.followers(b)).items] == [a, c]
     await assert_consistent(backends, {a, b, c})

@@ -153,14 +153,14 @@ async def test_a_follow_moves_the_same_counts(
     top, newcomer = chosen_users(loaded)[0], f"{PREFIX}newcomer"
     touched.add(newcomer)
     since = 1_800_000_000_000_000
-    assert await backends.relations.follow(newcomer, top)
+    assert (await backends.relations.follow(newcomer, top)).created
     assert await postgres.follow(pg, newcomer, top, since)
     for user in (top, newcomer):
         truth = await backends.lists.counts(user)
         assert await postgres.counts(pg, user) == (truth.followers, truth.following)
         assert await postgres.follower_count(pg, user) == truth.followers
     # again: nothing new, and no counter moves
-    assert not await backends.relations.follow(newcomer, top)
+    assert not (await backends.relations.follow(newcomer, top)).created
     assert not await postgres.follow(pg, newcomer, top, since + 1)
     truth = await backends.lists.counts(top)
     assert await postgres.counts(pg, top) == (truth.followers, truth.following)

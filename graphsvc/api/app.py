@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from graphsvc.api import (
     events,
+    follow_requests,
     health,
     keys,
     lists,
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         operations,
         events,
         privacy,
+        follow_requests,
     )
     # The hottest routes, written out by hand (hot_routes.py), are matched first; their
     # FastAPI declarations behind them document them.

@@ -30,7 +30,14 @@ from starlette.routing import Match, Route
 from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.access import Cost, admit
-from graphsvc.api.params import FastJSON, counts_body, page_body, services_of, viewer_of
+from graphsvc.api.params import (
+    counts_body,
+    follow_body,
+    page_body,
+    services_of,
+    unfollow_body,
+    viewer_of,
+)
 from graphsvc.domain.access import Scope
 
 _INTEGER = TypeAdapter(int)
@@ -92,19 +99,19 @@ async def counts(request: Request) -> Response:
 async def follow(request: Request) -> Response:
     await admit(request, Scope.WRITE, acts_as_user=True)
     relations = services_of(request).relations
-    created = await relations.follow(
+    result = await relations.follow(
         request.path_params["user_id"], request.path_params["target_id"]
     )
-    return FastJSON({"following": True, "created": created})
+    return follow_body(result)
 
 
 async def unfollow(request: Request) -> Response:
     await admit(request, Scope.WRITE, acts_as_user=True)
     relations = services_of(request).relations
-    removed = await relations.unfollow(
+    change = await relations.unfollow(
         request.path_params["user_id"], request.path_params["target_id"]
     )
-    return FastJSON({"following": False, "removed": removed})
+    return unfollow_body(change)
 
 
 class HandRoute(Route):

@@ -8,22 +8,26 @@ from fastapi.responses import Response
 from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, UserId, services_of
+from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState
 from graphsvc.schemas import EraseBody, StatusBody, StatusRequest
-from graphsvc.services.moderation import Moderation
 
 router = APIRouter()
 
 
-async def _status_body(user_id: str, state: UserState | None, moderation: Moderation) -> StatusBody:
-    progress = await moderation.progress(user_id)
+async def _status_body(user_id: str, state: UserState | None, services: Services) -> StatusBody:
+    moderation = services.moderation
+    progress = await moderation.progress(user_id) or await services.follow_requests.progress(
+        user_id
+    )
     return StatusBody(
         user_id=user_id,
         exists=state is not None,
         status=state.status if state else "active",
         fanout_pending=bool(state and state.propagation_pending),
         erasing=bool(state and state.erasing),
+        approving_requests=bool(state and state.approving),
         progress=progress,
     )
 
@@ -37,9 +41,9 @@ async def _status_body(user_id: str, state: UserState | None, moderation: Modera
     **guarded(Scope.ADMIN),
 )
 async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> StatusBody:
-    moderation = services_of(request).moderation
-    state = await moderation.set_status(user_id, body.status)
-    return await _status_body(user_id, state, moderation)
+    services = services_of(request)
+    state = await services.moderation.set_status(user_id, body.status)
+    return await _status_body(user_id, state, services)
 
 
 @router.get(
@@ -51,8 +55,8 @@ async def set_status(user_id: UserId, body: StatusRequest, request: Request) -> 
     **guarded(Scope.ADMIN),
 )
 async def get_status(user_id: UserId, request: Request) -> StatusBody:
-    moderation = services_of(request).moderation
-    return await _status_body(user_id, await moderation.user_state(user_id), moderation)
+    services = services_of(request)
+    return await _status_body(user_id, await services.moderation.user_state(user_id), services)
 
 
 @router.delete(

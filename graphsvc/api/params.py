@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from graphsvc.api.access import VIEWER
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
-from graphsvc.domain.model import Counts, IdPage, Page, iso_utc
+from graphsvc.domain.model import EdgeChange, FollowResult, IdPage, Page, ShownCounts, iso_utc
 from graphsvc.domain.privacy import Viewer
 from graphsvc.schemas import ID_SCHEMA, settings_extra
 from graphsvc.services.lists import Lists
@@ -81,21 +81,34 @@ def page_body(page: Page) -> FastJSON:
     return FastJSON({"items": items, "next_cursor": page.next_cursor})
 
 
-HIDDEN_COUNTS = {
-    "followers": None,
-    "following": None,
-    "followers_active": None,
-    "following_active": None,
-    "friends": None,
-    "celebrity": None,
-    "counts_hidden": True,
-}
+def follow_body(result: FollowResult) -> FastJSON:
+    """A follow's answer: 200 for a follow, 202 for a request waiting for approval."""
+    body = {"following": result.following, "requested": result.requested, "created": result.created}
+    return FastJSON(body, status_code=202 if result.requested else 200)
 
 
-def counts_body(lists: Lists, counts: Counts | None) -> FastJSON:
-    """The counts as the viewer may see them (None: hidden, every count null)."""
+def unfollow_body(change: EdgeChange | None) -> FastJSON:
+    removed = change is not None and change.changed
+    withdrawn = change is not None and change.withdrawn
+    return FastJSON({"following": False, "removed": removed, "withdrawn": withdrawn})
+
+
+def counts_body(lists: Lists, shown: ShownCounts) -> FastJSON:
+    """The counts as the viewer may see them (hidden: every count null)."""
+    counts = shown.counts
     if counts is None:
-        return FastJSON(HIDDEN_COUNTS)
+        return FastJSON(
+            {
+                "followers": None,
+                "following": None,
+                "followers_active": None,
+                "following_active": None,
+                "friends": None,
+                "celebrity": None,
+                "pending_requests": shown.pending_requests,
+                "counts_hidden": True,
+            }
+        )
     return FastJSON(
         {
             "followers": counts.followers,
@@ -104,6 +117,7 @@ def counts_body(lists: Lists, counts: Counts | None) -> FastJSON:
             "following_active": counts.following_active,
             "friends": counts.friends,
             "celebrity": lists.is_celebrity(counts),
+            "pending_requests": shown.pending_requests,
             "counts_hidden": False,
         }
     )

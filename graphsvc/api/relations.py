@@ -9,7 +9,14 @@ from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
-from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
+from graphsvc.api.params import (
+    FastJSON,
+    TargetId,
+    UserId,
+    follow_body,
+    services_of,
+    unfollow_body,
+)
 from graphsvc.domain.access import Scope
 from graphsvc.schemas import (
     BlockBody,
@@ -21,19 +28,25 @@ from graphsvc.schemas import (
 )
 
 router = APIRouter()
+REQUESTED = {
+    202: {
+        "model": FollowBody,
+        "description": "the followed user is locked: a pending follow request was made "
+        '(`{"following": false, "requested": true, "created": bool}`)',
+    }
+}
 
 
 @router.put(
     "/v1/users/{user_id}/following/{target_id}",
     response_model=FollowBody,
-    responses=ERRORS | FOLLOW_ERRORS,
+    responses=ERRORS | FOLLOW_ERRORS | REQUESTED,
     tags=["relations"],
-    summary="Follow a user (idempotent)",
+    summary="Follow a user, or ask to when it is locked (202, requested: true); idempotent",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
-    created = await services_of(request).relations.follow(user_id, target_id)
-    return FastJSON({"following": True, "created": created})  # FollowBody
+    return follow_body(await services_of(request).relations.follow(user_id, target_id))
 
 
 @router.delete(
@@ -41,12 +54,11 @@ async def follow(user_id: UserId, target_id: TargetId, request: Request) -> Fast
     response_model=UnfollowBody,
     responses=ERRORS,
     tags=["relations"],
-    summary="Unfollow a user (idempotent)",
+    summary="Unfollow a user, or withdraw a pending follow request (idempotent)",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
-    removed = await services_of(request).relations.unfollow(user_id, target_id)
-    return FastJSON({"following": False, "removed": removed})  # UnfollowBody
+    return unfollow_body(await services_of(request).relations.unfollow(user_id, target_id))
 
 
 @router.get(
@@ -79,6 +91,8 @@ async def relationships(
                     "mutual": rel.mutual,
                     "blocking": rel.blocking,
                     "blocked_by": rel.blocked_by,
+                    "requested": rel.requested,
+                    "requested_by": rel.requested_by,
                 }
                 for rel in found
             }

@@ -64,6 +64,33 @@ def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.Relationship
     )
 
 
+# -- follow requests ----------------------------------------------------------------------
+
+
+def follow_requests(user_id: str, page_size: int) -> Call[schemas.PageBody]:
+    return Call("GET", _user(user_id, "follow-requests"), _page(page_size), model=schemas.PageBody)
+
+
+def sent_follow_requests(user_id: str, page_size: int) -> Call[schemas.PageBody]:
+    path = _user(user_id, "follow-requests", "sent")
+    return Call("GET", path, _page(page_size), model=schemas.PageBody)
+
+
+def approve_follow_request(user_id: str, requester_id: str) -> Call[schemas.FollowRequestBody]:
+    path = _user(user_id, "follow-requests", _u(requester_id))
+    return Call("PUT", path, model=schemas.FollowRequestBody)
+
+
+def reject_follow_request(user_id: str, requester_id: str) -> Call[schemas.FollowRequestBody]:
+    path = _user(user_id, "follow-requests", _u(requester_id))
+    return Call("DELETE", path, model=schemas.FollowRequestBody)
+
+
+def approve_all_follow_requests(user_id: str) -> Call[schemas.ApproveAllBody]:
+    path = _user(user_id, "follow-requests", "approve-all")
+    return Call("POST", path, model=schemas.ApproveAllBody)
+
+
 # -- privacy ------------------------------------------------------------------------------
 
 

@@ -90,6 +90,45 @@ class AsyncGraphClient:
     async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
         return await self._call(route.relationships(user_id, ids))
 
+    # -- follow requests --------------------------------------------------------------------
+
+    def follow_requests(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
+        """The requests waiting for the user's answer, newest first (its own list only)."""
+        return self._list(route.follow_requests(user_id, page_size), limit, progress)
+
+    def sent_follow_requests(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
+        """The requests the user made that still wait, newest first (its own list only)."""
+        return self._list(route.sent_follow_requests(user_id, page_size), limit, progress)
+
+    async def approve_follow_request(
+        self, user_id: str, requester_id: str
+    ) -> schemas.FollowRequestBody:
+        """The requester follows the user now (a 404 ``no_follow_request`` when none waits)."""
+        return await self._call(route.approve_follow_request(user_id, requester_id))
+
+    async def reject_follow_request(
+        self, user_id: str, requester_id: str
+    ) -> schemas.FollowRequestBody:
+        return await self._call(route.reject_follow_request(user_id, requester_id))
+
+    async def approve_all_follow_requests(self, user_id: str) -> schemas.ApproveAllBody:
+        """Approve every pending request in the background (progress: ``status``)."""
+        return await self._call(route.approve_all_follow_requests(user_id))
+
     # -- privacy ----------------------------------------------------------------------------
 
     async def privacy(self, user_id: str) -> schemas.PrivacyBody:

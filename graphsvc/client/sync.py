@@ -82,6 +82,41 @@ class GraphClient:
         """How the user relates to 1-100 others."""
         return self._call(route.relationships(user_id, ids))
 
+    # -- follow requests --------------------------------------------------------------------
+
+    def follow_requests(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
+        """The requests waiting for the user's answer, newest first (its own list only)."""
+        return self._list(route.follow_requests(user_id, page_size), limit, progress)
+
+    def sent_follow_requests(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
+        """The requests the user made that still wait, newest first (its own list only)."""
+        return self._list(route.sent_follow_requests(user_id, page_size), limit, progress)
+
+    def approve_follow_request(self, user_id: str, requester_id: str) -> schemas.FollowRequestBody:
+        """The requester follows the user now (a 404 ``no_follow_request`` when none waits)."""
+        return self._call(route.approve_follow_request(user_id, requester_id))
+
+    def reject_follow_request(self, user_id: str, requester_id: str) -> schemas.FollowRequestBody:
+        return self._call(route.reject_follow_request(user_id, requester_id))
+
+    def approve_all_follow_requests(self, user_id: str) -> schemas.ApproveAllBody:
+        """Approve every pending request in the background (progress: ``status``)."""
+        return self._call(route.approve_all_follow_requests(user_id))
+
     # -- privacy ----------------------------------------------------------------------------
 
     def privacy(self, user_id: str) -> schemas.PrivacyBody:

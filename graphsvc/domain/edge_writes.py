@@ -21,6 +21,8 @@ class WriteKind(StrEnum):
     UNFOLLOW = "unfollow"
     BLOCK = "block"
     UNBLOCK = "unblock"
+    APPROVE = "approve"  # the followed user approves a pending follow request
+    REJECT = "reject"  # the followed user rejects it
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +37,16 @@ class FollowLimits:
 @dataclass(frozen=True, slots=True)
 class EdgeWrite:
     kind: WriteKind
-    src: str  # the acting user: the follower, or the blocker
+    src: str  # the acting user: the follower (or requester), or the blocker
     dst: str
     limits: FollowLimits = field(default_factory=FollowLimits)
 
     @property
     def acting(self) -> tuple[str, ...]:
-        """Whose lock the write runs under: a block writes both users' edges."""
-        return (self.src, self.dst) if self.kind is WriteKind.BLOCK else (self.src,)
+        """Whose lock the write runs under: a block writes both users' edges, and an approval
+        checks the rules of a new follow under both users' locks."""
+        both = self.kind in (WriteKind.BLOCK, WriteKind.APPROVE)
+        return (self.src, self.dst) if both else (self.src,)
 
 
 @dataclass(slots=True)

@@ -100,6 +100,13 @@ class UnknownUser(GraphError):
     code = "unknown_user"
 
 
+class NoFollowRequest(GraphError):
+    """An approval of a follow request that is not pending (nor already a follow)."""
+
+    status = 404
+    code = "no_follow_request"
+
+
 class FollowingLimit(GraphError):
     status = 409
     code = "following_limit"

@@ -99,12 +99,13 @@ class GraphEvent:
     """
 
     id: str
-    type: str  # follow, unfollow, block, unblock, status, erase
+    type: str  # follow, unfollow, block, unblock, status, erase, privacy, follow_request,
+    # follow_request_withdrawn, follow_request_rejected
     src: str  # the acting user (the follower, the blocker, the user whose status changed)
     dst: str  # the other user ("" for status and erase)
     version: int
     status: str = ""  # the new status (status events)
-    cause: str = ""  # "block" for follows removed by a block
+    cause: str = ""  # "block" for follows removed by a block, "approved" for an approval
 
     def fields(self) -> dict[str, str | int]:
         fields: dict[str, str | int] = {
@@ -138,6 +139,37 @@ class EdgeChange:
     dst_counts: UserCounts | None
     event: GraphEvent | None = None  # what the event stream says of it (None: no change)
     counts_read: bool = True  # False: Neo4j went away after the commit (the relay mirrors it)
+    withdrawn: bool = False  # an unfollow that withdrew a pending follow request
+
+
+@dataclass(frozen=True, slots=True)
+class ShownCounts:
+    """A user's counts as a viewer may see them: ``counts`` None when they are hidden;
+    ``pending_requests`` only for the user itself."""
+
+    counts: Counts | None
+    pending_requests: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestChange:
+    """A follow of a locked user, committed as a pending request: nothing to mirror (a request
+    is in no list and no count), an event when it is new."""
+
+    src: str
+    dst: str
+    created: bool
+    version: int
+    event: GraphEvent | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FollowResult:
+    """What a follow came to: a follow, or a pending request to a locked user."""
+
+    following: bool
+    requested: bool
+    created: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +208,8 @@ class Relationship:
     followed_by: bool
     blocking: bool
     blocked_by: bool
+    requested: bool = False  # the user asked to follow the other (pending)
+    requested_by: bool = False  # the other asked to follow the user (pending)
 
     @property
     def mutual(self) -> bool:
@@ -197,6 +231,7 @@ class UserState:
     status: str
     propagation_pending: bool
     erasing: bool
+    approving: bool = False  # its pending follow requests are being approved
 
 
 @dataclass(frozen=True, slots=True)

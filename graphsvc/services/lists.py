@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror_reads import HotPage, MirrorReads
@@ -30,7 +31,7 @@ from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.request_notes import note_graph_read
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Counts, Entry, Page, Side
+from graphsvc.domain.model import Counts, Entry, Page, ShownCounts, Side
 from graphsvc.domain.privacy import EVERYONE, Viewer
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
@@ -47,6 +48,7 @@ class Lists:
         mirror: MirrorReads,
         sync: MirrorSync,
         privacy: PrivacyRules,
+        requests: RequestStore,
         breaker: Breaker,
         settings: ListSettings,
     ) -> None:
@@ -56,18 +58,24 @@ class Lists:
         self._mirror = mirror
         self._sync = sync
         self._privacy = privacy
+        self._requests = requests
         self._breaker = breaker
         self._settings = settings
         self._pager = Pager(settings)
 
     # -- counts ---------------------------------------------------------------------------------
 
-    async def counts_for(self, user_id: str, viewer: Viewer) -> Counts | None:
-        """The counts, or None when the user's setting hides them from the viewer."""
+    async def counts_for(self, user_id: str, viewer: Viewer) -> ShownCounts:
+        """The counts as the viewer may see them: None when the user's setting hides them;
+        the user itself also sees how many follow requests wait for its answer (a read of
+        Neo4j, for its own view only)."""
         validate_user_id(user_id)
+        if viewer.user_id == user_id:
+            counts, pending = await self.counts(user_id), await self._requests.pending(user_id)
+            return ShownCounts(counts, pending)
         if not await self._privacy.counts_visible(user_id, viewer):
-            return None
-        return await self.counts(user_id)
+            return ShownCounts(None)
+        return ShownCounts(await self.counts(user_id))
 
     async def counts(self, user_id: str) -> Counts:
         validate_user_id(user_id)
@@ -176,28 +184,14 @@ class Lists:
         while len(kept) < wanted:
             entries = await entries_of(side, user_id, position, chunk)
             if entries:
-                kept += await self._without_followed_back(side, user_id, entries, not_back)
+                if not_back:
+                    entries = await without_followed_back(self._edges, side, user_id, entries)
+                kept += entries
             if len(entries) < chunk:
                 break
             position = entries[-1].position
             chunk = min(chunk * 4, 2_000)
         return kept[:wanted]
-
-    async def _without_followed_back(
-        self, side: Side, user_id: str, entries: list[Entry], not_back: bool
-    ) -> list[Entry]:
-        """Entries left once those the user follows back (followers) or that follow it back
-        (following) are dropped, if asked."""
-        if not not_back:
-            return entries
-        note_graph_read("relationships")
-        ids = [e.user_id for e in entries]
-        back = {
-            rel.user_id
-            for rel in await self._edges.relationships(user_id, ids)
-            if (rel.following if side is Side.FOLLOWERS else rel.followed_by)
-        }
-        return [e for e in entries if e.user_id not in back]
 
     async def _entries(
         self, side: Side, user_id: str, after: Position | None, wanted: int
@@ -235,3 +229,18 @@ class Lists:
         except StatusesMissing:
             await self._sync.load_statuses()
             return await self._mirror.page(user_id, side, after, wanted)
+
+
+async def without_followed_back(
+    edges: EdgeStore, side: Side, user_id: str, entries: list[Entry]
+) -> list[Entry]:
+    """Entries left once those the user follows back (followers) or that follow it back
+    (following) are dropped: one relationships read of the page, a graph read."""
+    note_graph_read("relationships")
+    ids = [e.user_id for e in entries]
+    back = {
+        rel.user_id
+        for rel in await edges.relationships(user_id, ids)
+        if (rel.following if side is Side.FOLLOWERS else rel.followed_by)
+    }
+    return [e for e in entries if e.user_id not in back]

@@ -36,6 +36,7 @@ from graphsvc.domain.privacy import (
     may_see_counts,
     needs_ties,
 )
+from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.writes import Writes
 
 
@@ -54,8 +55,10 @@ class PrivacyRules:
         edges: EdgeStore,
         writes: Writes,
         breaker: Breaker,
+        requests: FollowRequests,
     ) -> None:
         self._store = store
+        self._requests = requests
         self._mirror = mirror
         self._edges = edges
         self._writes = writes
@@ -71,7 +74,9 @@ class PrivacyRules:
 
     async def update(self, user_id: str, edit: PrivacyEdit) -> tuple[Privacy, Privacy]:
         """Apply a partial edit; the settings before and after. The edit is merged into the
-        settings read under the user's lock, so two edits of different settings both stay."""
+        settings read under the user's lock, so two edits of different settings both stay.
+        Unlocking approves every pending request, in the background (marked in the same
+        transaction, so the work survives a crash)."""
         validate_user_id(user_id)
         async with self._writes.hold(user_id):
             current = (await self._store.of([user_id]))[user_id][0]
@@ -85,6 +90,8 @@ class PrivacyRules:
                     invalidate=[user_id],
                     privacy=(user_id, wanted, change.version),
                 )
+        if change.approving:
+            await self._requests.start(user_id)
         return change.previous, wanted
 
     async def of(self, user_ids: Sequence[str]) -> dict[str, Privacy]:

@@ -21,6 +21,7 @@ from graphsvc.domain.errors import (
     FollowingLimit,
     FollowRateLimit,
     GraphError,
+    NoFollowRequest,
     SelfFollow,
     TooManyIds,
     UserErasing,
@@ -30,9 +31,11 @@ from graphsvc.domain.ids import validate_user_id, validate_user_ids
 from graphsvc.domain.model import (
     BlockChange,
     EdgeChange,
+    FollowResult,
     GraphEvent,
     Refusal,
     Relationship,
+    RequestChange,
     iso_utc,
 )
 from graphsvc.services.writes import Writes
@@ -59,22 +62,52 @@ class Relations:
             concurrency=settings.write_batch_concurrency,
         )
 
-    async def follow(self, user_id: str, target_id: str) -> bool:
-        """Make ``user_id`` follow ``target_id``; True when the edge is new. Repeating a
-        follow is never refused and changes nothing."""
+    async def follow(self, user_id: str, target_id: str) -> FollowResult:
+        """Make ``user_id`` follow ``target_id``, or, when the target is locked, ask to: a
+        pending request the target approves or rejects. Repeating a follow or a request is
+        never refused and changes nothing."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
         write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits)
         outcome = await self._batches.submit(write)
+        match outcome:
+            case Refusal():
+                raise self._refused(outcome, user_id, target_id)
+            case RequestChange():
+                return FollowResult(following=False, requested=True, created=outcome.created)
+        assert isinstance(outcome, EdgeChange)
+        return FollowResult(following=True, requested=False, created=outcome.changed)
+
+    async def unfollow(self, user_id: str, target_id: str) -> EdgeChange | None:
+        """Remove the follow, or withdraw a pending request; the change (None: neither user
+        ever existed), whose ``changed`` says a follow was removed and ``withdrawn`` that a
+        request was."""
+        _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
+        change = await self._batches.submit(EdgeWrite(WriteKind.UNFOLLOW, user_id, target_id))
+        assert change is None or isinstance(change, EdgeChange)
+        return change
+
+    async def approve(self, user_id: str, requester_id: str) -> bool:
+        """``user_id`` approves the pending request of ``requester_id``: it becomes a follow,
+        the rules of a new follow checked again under both users' locks. True when a follow
+        was made, False when it existed already; 404 ``no_follow_request`` when neither."""
+        _guard_distinct_valid_pair(requester_id, user_id, "approve a follow request of")
+        write = EdgeWrite(WriteKind.APPROVE, requester_id, user_id, self._limits)
+        outcome = await self._batches.submit(write)
         if isinstance(outcome, Refusal):
-            raise self._refused(outcome, user_id, target_id)
+            if outcome.rule == "no_request":
+                raise NoFollowRequest(
+                    f"user {requester_id!r} has no pending request to follow {user_id!r}"
+                )
+            raise self._refused(outcome, requester_id, user_id)
         assert isinstance(outcome, EdgeChange)
         return outcome.changed
 
-    async def unfollow(self, user_id: str, target_id: str) -> bool:
-        """Remove the follow; True when there was one to remove."""
-        _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
-        change = await self._batches.submit(EdgeWrite(WriteKind.UNFOLLOW, user_id, target_id))
-        return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
+    async def reject(self, user_id: str, requester_id: str) -> bool:
+        """``user_id`` rejects the pending request of ``requester_id`` (who is not told);
+        True when there was one."""
+        _guard_distinct_valid_pair(requester_id, user_id, "reject a follow request of")
+        event = await self._batches.submit(EdgeWrite(WriteKind.REJECT, requester_id, user_id))
+        return event is not None
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
         """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
@@ -107,6 +140,9 @@ class Relations:
                         changes.append(outcome)
                         events += _events_of(outcome)
                         invalidate.add(write.src)
+                    case RequestChange():
+                        events += [outcome.event] if outcome.event is not None else []
+                        invalidate.add(write.src)  # a requested user is no suggestion
                     case BlockChange():
                         changes += outcome.removed
                         events += outcome.events

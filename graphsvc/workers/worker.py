@@ -31,6 +31,7 @@ from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
+from graphsvc.workers.request_approvals import RequestApprovals
 from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -46,6 +47,7 @@ class Worker:
         consumer: TimelineEvents,
         timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
+        approvals: RequestApprovals,
         jobs: Jobs,
     ) -> None:
         self._relay = relay
@@ -53,6 +55,7 @@ class Worker:
         self._consumer = consumer
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
+        self._approvals = approvals
         self._jobs = jobs
         self._poll_seconds = settings.worker_poll_seconds
         # a blocking wait shorter than the connection's read timeout
@@ -83,9 +86,11 @@ class Worker:
 
     async def claim(self) -> list[str]:
         """Start the due jobs of every kind this worker can lease and has room for; their
-        keys. Moderation jobs are claimed first: they take at most half the slots."""
-        return await self._jobs.claim([self._moderation_jobs, self._timeline_jobs])
+        keys. Moderation jobs are claimed first, then approvals of follow requests: each kind
+        takes at most half the slots."""
+        kinds = [self._moderation_jobs, self._approvals, self._timeline_jobs]
+        return await self._jobs.claim(kinds)
 
     async def take_moderation_jobs(self) -> list[str]:
-        """Start the due moderation jobs only (``graphsvc jobs``); their keys."""
-        return await self._jobs.claim([self._moderation_jobs])
+        """Start the due moderation jobs and approvals only (``graphsvc jobs``); their keys."""
+        return await self._jobs.claim([self._moderation_jobs, self._approvals])

@@ -46,7 +46,9 @@ class ModerationStore:
         if not rows:
             return None
         (row,) = rows
-        return UserState(row["status"], bool(row["fanout"]), bool(row["erasing"]))
+        return UserState(
+            row["status"], bool(row["fanout"]), bool(row["erasing"]), bool(row["approving"])
+        )
 
     async def pending_work(self) -> list[tuple[str, bool]]:
         """Users with unfinished status propagations or erasures: (id, erasing)."""

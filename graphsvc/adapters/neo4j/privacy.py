@@ -26,6 +26,7 @@ class PrivacyChange:
     version: int
     event: GraphEvent | None
     erasing: bool = False
+    approving: bool = False  # it unlocked: every pending request is marked for approval
 
 
 def privacy_params(privacy: Privacy) -> dict[str, Any]:
@@ -67,7 +68,7 @@ class PrivacyStore:
         event = None
         if row["changed"]:
             event = GraphEvent(params["event"], "privacy", user_id, "", row["version"])
-        return PrivacyChange(previous, row["version"], event)
+        return PrivacyChange(previous, row["version"], event, approving=bool(row["approving"]))
 
     async def of(self, user_ids: Sequence[str]) -> dict[str, tuple[Privacy, int]]:
         """Settings and versions of known users, read where writes go (an unknown user has

@@ -41,6 +41,7 @@ from graphsvc.domain.model import (
     GraphEvent,
     Refusal,
     Relationship,
+    RequestChange,
     UserCounts,
 )
 from graphsvc.settings import Neo4jSettings
@@ -267,9 +268,11 @@ class EdgeStore:
 
     async def commit(self, writes: Sequence[EdgeWrite]) -> list[WriteOutcome]:
         """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
-        refuses only its own write. Outcomes in the order of ``writes``: an EdgeChange or a
-        Refusal for a follow, an EdgeChange or None (neither user ever existed) for an
-        unfollow, a BlockChange for a block, the GraphEvent or None (no block) for an unblock."""
+        refuses only its own write. Outcomes in the order of ``writes``: an EdgeChange, a
+        RequestChange (the followed user is locked) or a Refusal for a follow, an EdgeChange or
+        None (neither user ever existed) for an unfollow, a BlockChange for a block, the
+        GraphEvent or None (no block) for an unblock, an EdgeChange or a Refusal for an
+        approval, the GraphEvent or None (no request) for a rejection."""
         batch = list(writes)
         events = _event_ids(batch)
         rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
@@ -330,7 +333,7 @@ class EdgeStore:
 
 
 # What one committed write comes to (see EdgeStore.commit).
-WriteOutcome = EdgeChange | Refusal | BlockChange | GraphEvent | None
+WriteOutcome = EdgeChange | Refusal | BlockChange | RequestChange | GraphEvent | None
 Row = dict[str, Any]
 
 
@@ -373,8 +376,8 @@ async def _commit_rounds(
 
 
 # Users no request can name (an id is 1-64 of [A-Za-z0-9_.-]), and batches of every shape
-# ``_commit_rounds`` sends: lock+follow, unfollow, follow; lock+unfollow, block, unblock; and
-# lock alone before a block.
+# ``_commit_rounds`` sends: lock+follow, unfollow, follow; lock+unfollow, block, unblock; lock
+# alone before a block; and lock alone before an approval, then a rejection.
 _NOBODY, _NOBODY_ELSE = "rehearsal:a", "rehearsal:b"
 _REHEARSALS = [
     [EdgeWrite(kind, _NOBODY, _NOBODY_ELSE) for kind in kinds]
@@ -382,12 +385,20 @@ _REHEARSALS = [
         (WriteKind.FOLLOW, WriteKind.UNFOLLOW, WriteKind.FOLLOW),
         (WriteKind.UNFOLLOW, WriteKind.BLOCK, WriteKind.UNBLOCK),
         (WriteKind.BLOCK,),
+        (WriteKind.APPROVE, WriteKind.REJECT),
     )
 ]
 
 # Within a round the kinds touch no common acting user; follows and unfollows go first, so
 # the batch's first statement can carry its locks.
-_KIND_ORDER = {WriteKind.FOLLOW: 0, WriteKind.UNFOLLOW: 1, WriteKind.BLOCK: 2, WriteKind.UNBLOCK: 3}
+_KIND_ORDER = {
+    WriteKind.FOLLOW: 0,
+    WriteKind.UNFOLLOW: 1,
+    WriteKind.BLOCK: 2,
+    WriteKind.UNBLOCK: 3,
+    WriteKind.APPROVE: 4,
+    WriteKind.REJECT: 5,
+}
 
 
 def _row(position: int, write: EdgeWrite, event: str) -> Row:
@@ -403,14 +414,23 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
 
 
 def _single(write: EdgeWrite, ids: list[str]) -> Row:
-    """Parameters of relations/block or relations/unblock, which run once per write."""
-    if write.kind is WriteKind.BLOCK:
-        return {
-            "src": write.src,
-            "dst": write.dst,
-            "ids": sorted((write.src, write.dst)),
-            "events": ids,
-        }
+    """Parameters of relations/block, unblock, approve or reject, which run once per write."""
+    match write.kind:
+        case WriteKind.BLOCK:
+            return {
+                "src": write.src,
+                "dst": write.dst,
+                "ids": sorted((write.src, write.dst)),
+                "events": ids,
+            }
+        case WriteKind.APPROVE:
+            return {
+                "src": write.src,
+                "dst": write.dst,
+                "ids": sorted((write.src, write.dst)),
+                "event": ids[0],
+                "max_following": write.limits.max_following,
+            }
     return {"src": write.src, "dst": write.dst, "event": ids[0]}
 
 
@@ -419,6 +439,8 @@ def _needs_counts(write: EdgeWrite, row: Row) -> bool:
     retried request repairs a mirror write an earlier attempt lost), refusals and unblocks not."""
     match write.kind:
         case WriteKind.FOLLOW:
+            return row["refused"] is None and not row["requested"]
+        case WriteKind.APPROVE:
             return row["refused"] is None
         case WriteKind.UNFOLLOW:
             return bool(row["known"])
@@ -432,19 +454,20 @@ def _outcome(
 ) -> WriteOutcome:
     src, dst = write.src, write.dst
     match write.kind:
-        case WriteKind.FOLLOW if row["refused"] is not None:
-            return Refusal(row["refused"], row["retry_at"])
-        case WriteKind.FOLLOW | WriteKind.UNFOLLOW:
+        case WriteKind.FOLLOW | WriteKind.APPROVE if row["refused"] is not None:
+            return Refusal(row["refused"], row.get("retry_at"))
+        case WriteKind.FOLLOW if row["requested"]:
+            created, version = bool(row["changed"]), row["version"]
+            event = GraphEvent(ids[0], "follow_request", src, dst, version) if created else None
+            return RequestChange(src, dst, created, version, event)
+        case WriteKind.FOLLOW | WriteKind.UNFOLLOW | WriteKind.APPROVE:
             if write.kind is WriteKind.UNFOLLOW and not row["known"]:
                 return None
-            following = write.kind is WriteKind.FOLLOW
-            changed, version = bool(row["changed"]), row["version"]
-            event = GraphEvent(ids[0], write.kind.value, src, dst, version) if changed else None
-            if counts is None:
-                return EdgeChange(src, dst, following, changed, version, None, None, event, False)
-            return EdgeChange(
-                src, dst, following, changed, version, counts.get(src), counts.get(dst), event
-            )
+            return _edge_change(write, row, ids[0], counts)
+        case WriteKind.REJECT:
+            if not row["removed"]:
+                return None
+            return GraphEvent(ids[0], "follow_request_rejected", src, dst, row["version"])
         case WriteKind.BLOCK:
             # Both directions come back as removals, also when there was no follow: the mirror
             # applies a removal newer than any instance of the edge harmlessly, so a retried
@@ -465,6 +488,38 @@ def _outcome(
     if not row["removed"]:
         return None
     return GraphEvent(ids[0], "unblock", src, dst, row["version"])
+
+
+def _edge_change(
+    write: EdgeWrite, row: Row, event_id: str, counts: dict[str, UserCounts] | None
+) -> EdgeChange:
+    """A committed follow, unfollow or approval, with its event: the approval's is a follow
+    (cause ``approved``), an unfollow that only withdrew a request says so."""
+    src, dst = write.src, write.dst
+    following = write.kind is not WriteKind.UNFOLLOW
+    changed, version = bool(row["changed"]), row["version"]
+    withdrawn = bool(row.get("withdrawn"))
+    event = None
+    if changed and write.kind is WriteKind.APPROVE:
+        event = GraphEvent(event_id, "follow", src, dst, version, cause="approved")
+    elif changed:
+        event = GraphEvent(event_id, write.kind.value, src, dst, version)
+    elif withdrawn:
+        event = GraphEvent(event_id, "follow_request_withdrawn", src, dst, version)
+    src_counts = counts.get(src) if counts is not None else None
+    dst_counts = counts.get(dst) if counts is not None else None
+    return EdgeChange(
+        src,
+        dst,
+        following,
+        changed,
+        version,
+        src_counts,
+        dst_counts,
+        event,
+        counts is not None,
+        withdrawn,
+    )
 
 
 def _removal(src: str, dst: str, version: int, counts: dict[str, UserCounts] | None) -> EdgeChange:
