@@ -65,7 +65,8 @@ class LiveBody(BaseModel):
 class Item(BaseModel):
     user_id: str
     since: str = Field(
-        description="follow time, ISO-8601 UTC", examples=["2026-11-22T10:00:00.000000Z"]
+        description="when the follow (in a list of blocks: the block) was made, ISO-8601 UTC",
+        examples=["2026-11-22T10:00:00.000000Z"],
     )
 
 

@@ -98,6 +98,10 @@ def friends(user_id: str, page_size: int) -> Call[schemas.PageBody]:
     return Call("GET", _user(user_id, "friends"), _page(page_size), model=schemas.PageBody)
 
 
+def blocks(user_id: str, page_size: int) -> Call[schemas.PageBody]:
+    return Call("GET", _user(user_id, "blocks"), _page(page_size), model=schemas.PageBody)
+
+
 def common_following(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:
     return Call(
         "GET",

@@ -130,6 +130,16 @@ class AsyncGraphClient:
     ) -> AsyncListing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
 
+    def blocks(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
+        return self._list(route.blocks(user_id, page_size), limit, progress)
+
     def common_following(
         self,
         user_id: str,

@@ -123,6 +123,17 @@ class GraphClient:
     ) -> Listing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
 
+    def blocks(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
+        """Whom the user blocks, newest block first: read as the user itself (or an admin key)."""
+        return self._list(route.blocks(user_id, page_size), limit, progress)
+
     def common_following(
         self,
         user_id: str,
