@@ -103,8 +103,9 @@ RETURN row.i AS i, r IS NULL AND refused IS NULL AS changed,
 // a stale entry. A flagged edge (inactive follower) also leaves dst's `xr`.
 // Rules: a row where either user has never existed changes nothing and says so (known false:
 // there is nothing to mirror).
-// A removal also creates its event in the outbox (:GraphEvent), as relations/follow does.
-// Params: $rows, each {i, src, dst, event (an id)}.
+// A removal also creates its event in the outbox (:GraphEvent), as relations/follow does,
+// with the row's cause when it has one ('removed': the followed user removed its follower).
+// Params: $rows, each {i, src, dst, event (an id), cause (null or a cause)}.
 // Returns per row: i, known, changed (an edge was removed), version.
 UNWIND $rows AS row
 OPTIONAL MATCH (b:User {id: row.dst})
@@ -120,7 +121,8 @@ WITH row, a, b, known, edges, size([e IN edges WHERE e.x]) AS flagged
 FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
 FOREACH (e IN edges | DELETE e)
 FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
-  CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk}))
+  CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
+                       cause: row.cause}))
 RETURN row.i AS i, known, size(edges) > 0 AS changed, a.clk AS version
 
 // name: block

@@ -106,6 +106,33 @@ class UnfollowBody(BaseModel):
     removed: bool = Field(description="false when there was no follow to remove")
 
 
+class RemoveFollowerBody(BaseModel):
+    followed_by: bool = Field(description="whether the id still follows the user: false")
+    removed: bool = Field(description="false when the id did not follow the user")
+
+
+class RemoveFollowersIn(BaseModel):
+    # The bound is documented here and checked by the service, so a request breaking it gets
+    # the service's too_many_ids, as any other caller does.
+    ids: list[str] = Field(
+        description="the followers to remove (1-REMOVE_FOLLOWERS_MAX_IDS; a repeated id "
+        "counts once)",
+        json_schema_extra={
+            "minItems": 1,
+            **settings_extra(maxItems="remove_followers_max_ids"),
+            "items": {"type": "string", **ID_SCHEMA},
+        },
+        examples=[["bob", "carol"]],
+    )
+
+
+class RemoveFollowersBody(BaseModel):
+    removed: dict[str, bool] = Field(
+        description="each id asked for, once, in the order given: false when it did not "
+        "follow the user"
+    )
+
+
 class RelationshipBody(BaseModel):
     following: bool = Field(description="the user follows this id")
     followed_by: bool = Field(description="this id follows the user")

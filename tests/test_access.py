@@ -39,6 +39,7 @@ BODIES: dict[tuple[str, str], Any] = {
         {"actor": "ACTOR", "target": "T", "kind": "message", "at": "2026-11-01T00:00:00Z"}
     ],
     ("POST", "/v1/users/{user_id}/suggestions/impressions"): {"ids": ["T"]},
+    ("POST", "/v1/users/{user_id}/followers/remove"): {"ids": ["T"]},
     ("POST", "/v1/keys"): {"scopes": ["read"], "name": "made by test_access"},
 }
 

@@ -104,7 +104,7 @@ class GraphEvent:
     dst: str  # the other user ("" for status and erase)
     version: int
     status: str = ""  # the new status (status events)
-    cause: str = ""  # "block" for follows removed by a block
+    cause: str = ""  # of an unfollow: "block" (removed by a block), "removed" (by the followed)
 
     def fields(self) -> dict[str, str | int]:
         fields: dict[str, str | int] = {

@@ -399,6 +399,8 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
             per_window=write.limits.per_window,
             window_us=write.limits.window_us,
         )
+    else:
+        row["cause"] = write.cause or None  # a null property is not stored
     return row
 
 
@@ -439,7 +441,11 @@ def _outcome(
                 return None
             following = write.kind is WriteKind.FOLLOW
             changed, version = bool(row["changed"]), row["version"]
-            event = GraphEvent(ids[0], write.kind.value, src, dst, version) if changed else None
+            event = (
+                GraphEvent(ids[0], write.kind.value, src, dst, version, cause=write.cause)
+                if changed
+                else None
+            )
             if counts is None:
                 return EdgeChange(src, dst, following, changed, version, None, None, event, False)
             return EdgeChange(
