@@ -116,7 +116,7 @@ async def blocks(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     graph_lists = services_of(request).graph_lists
-    return page_body(await graph_lists.blocks(user_id, viewer_of(request), limit, cursor))
+    return page_body(await graph_lists.blocks(user_id, limit, cursor, viewer=viewer_of(request)))
 
 
 @router.get(

@@ -50,7 +50,7 @@ class GraphLists:
         return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
 
     async def blocks(
-        self, user_id: str, viewer: Viewer, limit: int | None = None, cursor: str | None = None
+        self, user_id: str, limit: int | None = None, cursor: str | None = None, *, viewer: Viewer
     ) -> Page:
         """Whom the user blocks, newest block first. Its owner's alone (or a key that sees
         everything): who blocks whom is never shown to anyone else, the blocked least of all."""
