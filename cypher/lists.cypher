@@ -1,6 +1,7 @@
-// Lists: the pages of a user's followers, followings, friends and celebrities, and the lists
-// two users share. Every list leaves out inactive users, as the mirror's pages do, and every
-// page costs what it returns (an index seek from the cursor's position), at any depth.
+// Lists: the pages of a user's followers, followings, friends, celebrities and blocks, and the
+// lists two users share. Every list leaves out inactive users, as the mirror's pages do, and every
+// page of followers or followings costs what it returns (an index seek from the cursor's
+// position), at any depth; a page of blocks reads the user's blocks (blocks_page).
 
 // name: followers_page
 // Newest-first keyset page of who follows $id, strictly after ($since, $after), leaving out
@@ -67,6 +68,26 @@ CALL () {
   LIMIT $limit
 }
 RETURN since, id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+
+// name: blocks_page
+// Newest-first keyset page of the users $id blocks, strictly after ($since, $after), leaving
+// out inactive (suspended, spam) users as every list does. The list only its owner reads
+// (the service checks the viewer); a blocked user never learns of it from here.
+// Cost: the user found by its id (the user_id_unique index), then its outgoing BLOCKS
+// relationships, each filtered on the cursor's position, and the newest $limit kept (a top-k
+// sort): O(the user's blocks) per page, the read relations/relationships makes of the same
+// relationships on every call. An index on BLOCKS(since) would not help: it orders every
+// user's blocks together, so a seek in it would read all blocks newer than the cursor, of
+// everyone, to find this user's; the planner starts from the user's node instead.
+// Locking: none (a read).
+// Rules: an unknown $id has no blocks (no row).
+// Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.
+// Returns: since (when the block was made), id; at most $limit rows, newest first.
+MATCH (:User {id: $id})-[k:BLOCKS]->(b:User)
+WHERE NOT b:Inactive AND (k.since < $since OR (k.since = $since AND b.id < $after))
+RETURN k.since AS since, b.id AS id
 ORDER BY since DESC, id DESC
 LIMIT $limit
 

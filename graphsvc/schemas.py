@@ -65,7 +65,8 @@ class LiveBody(BaseModel):
 class Item(BaseModel):
     user_id: str
     since: str = Field(
-        description="follow time, ISO-8601 UTC", examples=["2026-11-22T10:00:00.000000Z"]
+        description="when the follow (in a list of blocks: the block) was made, ISO-8601 UTC",
+        examples=["2026-11-22T10:00:00.000000Z"],
     )
 
 
@@ -128,6 +129,33 @@ class ApproveAllBody(BaseModel):
         description="every pending request is being approved, in the background"
     )
     pending: int = Field(description="requests waiting when the approval started")
+
+
+class RemoveFollowerBody(BaseModel):
+    followed_by: bool = Field(description="whether the id still follows the user: false")
+    removed: bool = Field(description="false when the id did not follow the user")
+
+
+class RemoveFollowersIn(BaseModel):
+    # The bound is documented here and checked by the service, so a request breaking it gets
+    # the service's too_many_ids, as any other caller does.
+    ids: list[str] = Field(
+        description="the followers to remove (1-REMOVE_FOLLOWERS_MAX_IDS; a repeated id "
+        "counts once)",
+        json_schema_extra={
+            "minItems": 1,
+            **settings_extra(maxItems="remove_followers_max_ids"),
+            "items": {"type": "string", **ID_SCHEMA},
+        },
+        examples=[["bob", "carol"]],
+    )
+
+
+class RemoveFollowersBody(BaseModel):
+    removed: dict[str, bool] = Field(
+        description="each id asked for, once, in the order given: false when it did not "
+        "follow the user"
+    )
 
 
 class RelationshipBody(BaseModel):

@@ -129,7 +129,8 @@ class RedisSettings(_Section):
 
 class WriteSettings(_Section):
     """Follows, unfollows and blocks: the group commit that lets writes arriving together
-    share a transaction, and the anti-abuse limits a new follow is checked against."""
+    share a transaction, the anti-abuse limits a new follow is checked against, and how many
+    followers one request may remove."""
 
     write_batch_window_ms: float = Field(
         default=1.0,
@@ -150,6 +151,9 @@ class WriteSettings(_Section):
     follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
     follow_window_seconds: int = Field(
         default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
+    )
+    remove_followers_max_ids: int = Field(
+        default=100, ge=1, le=1_000, description="followers one removal request may name"
     )
 
 

@@ -36,7 +36,7 @@ from graphsvc.schemas import (
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
-Side = Literal["followers", "following", "friends"]
+Side = Literal["followers", "following", "friends", "blocks"]
 Shared = Literal["common_followers", "common_following", "familiar_followers"]
 Event = tuple[str, str, str, datetime]  # actor, target, kind, at
 

@@ -11,10 +11,13 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import EdgeWrite, WriteKind
 
 
-async def commit_only(services: Services, kind: WriteKind, src: str, dst: str) -> WriteOutcome:
-    """An edge write committed in Neo4j as the service commits it (its outbox event too), with
-    no mirror write after it; the rules of a new follow that depend on settings are off."""
-    (outcome,) = await services.neo4j.edges.commit([EdgeWrite(kind, src, dst)])
+async def commit_only(
+    services: Services, kind: WriteKind, src: str, dst: str, *, cause: str = ""
+) -> WriteOutcome:
+    """An edge write committed in Neo4j as the service commits it (its outbox event too, with
+    the unfollow's ``cause``), with no mirror write after it; the rules of a new follow that
+    depend on settings are off."""
+    (outcome,) = await services.neo4j.edges.commit([EdgeWrite(kind, src, dst, cause=cause)])
     return outcome
 
 

@@ -24,7 +24,7 @@ from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import BoundKeyScope, Scope, Unauthenticated
+from graphsvc.domain.access import VIEWER_HEADER, BoundKeyScope, Scope, Unauthenticated
 from graphsvc.domain.errors import Overloaded
 from graphsvc.services.access import FRESH_LOOKUPS
 from graphsvc.settings import Settings
@@ -40,6 +40,7 @@ BODIES: dict[tuple[str, str], Any] = {
         {"actor": "ACTOR", "target": "T", "kind": "message", "at": "2026-11-01T00:00:00Z"}
     ],
     ("POST", "/v1/users/{user_id}/suggestions/impressions"): {"ids": ["T"]},
+    ("POST", "/v1/users/{user_id}/followers/remove"): {"ids": ["T"]},
     ("POST", "/v1/keys"): {"scopes": ["read"], "name": "made by test_access"},
 }
 
@@ -67,11 +68,16 @@ def request_for(method: str, template: str, me: str) -> tuple[str, Any]:
     return path, body
 
 
-async def send(http: httpx.AsyncClient, method: str, path: str, body: Any) -> httpx.Response:
+async def send(
+    http: httpx.AsyncClient, method: str, path: str, body: Any, viewer: str | None = None
+) -> httpx.Response:
+    """The request; ``viewer``: the user a service key reads as (lists only their owner reads
+    answer a service key that names no one with a 403)."""
+    headers = {VIEWER_HEADER: viewer} if viewer else None
     return (
-        await http.request(method, path, json=body)
+        await http.request(method, path, json=body, headers=headers)
         if body is not None
-        else await http.request(method, path)
+        else await http.request(method, path, headers=headers)
     )
 
 
@@ -110,10 +116,11 @@ async def test_every_route_needs_a_key_and_its_scope(
             assert response.status_code == 403, (method, template, response.text)
             assert response.json()["error"]["code"] == "missing_scope"
         async with make_client(key=keys[scope]) as right:
-            path, body = request_for(method, template, new_user_id("me"))
+            me = new_user_id("me")
+            path, body = request_for(method, template, me)
             if template.endswith("/events"):
                 continue  # a stream: tested in test_events with a key
-            response = await send(right, method, path, body)
+            response = await send(right, method, path, body, viewer=me)
             assert response.status_code not in (401, 403), (method, template, response.text)
             assert response.status_code < 500, (method, template, response.text)
 

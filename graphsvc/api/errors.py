@@ -43,6 +43,13 @@ FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
 }
 
+REMOVAL_ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "a user removing itself (self_action)"},
+}
+OWNER_ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "read as someone other than the owner (owner_only)"},
+}
+
 POST_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "no such post"},
     409: {"model": ErrorBody, "description": "the post exists with another time, or was deleted"},

@@ -1,8 +1,10 @@
-"""Routes of lists: followers, following, friends, counts, common and familiar lists.
+"""Routes of lists: followers, following, friends, counts, common and familiar lists, and a
+user's own blocks.
 
 Each declares what a request costs of the key's budget (``access.Cost``): a page or the
 counts from the mirror one request, a page Neo4j serves (past the hot list) five, friends and
-familiar followers (a read of the user's followings) ten, common lists twenty.
+familiar followers (a read of the user's followings) ten, common lists twenty, a page of
+blocks (Neo4j's) five.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
-from graphsvc.api.errors import ERRORS
+from graphsvc.api.errors import ERRORS, OWNER_ERRORS
 from graphsvc.api.params import (
     Cursor,
     Limit,
@@ -99,6 +101,24 @@ async def friends(
 ) -> Response:
     friends = services_of(request).graph_lists.friends
     return page_body(await friends(user_id, limit, cursor, viewer=viewer_of(request)))
+
+
+@router.get(
+    "/v1/users/{user_id}/blocks",
+    response_model=PageBody,
+    responses=ERRORS | OWNER_ERRORS,
+    tags=["blocks"],
+    summary="Whom the user blocks, newest block first (its owner's alone)",
+    description="Read by the user itself: a key bound to it, or a service key naming it in "
+    "X-Graph-Viewer; an admin or internal key that names no viewer reads any user's. Anyone "
+    "else: 403 `owner_only`.",
+    **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
+)
+async def blocks(
+    user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
+) -> Response:
+    graph_lists = services_of(request).graph_lists
+    return page_body(await graph_lists.blocks(user_id, limit, cursor, viewer=viewer_of(request)))
 
 
 @router.get(

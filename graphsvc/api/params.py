@@ -25,6 +25,7 @@ _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
 UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+FollowerId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 Limit = Annotated[
     int | None,
     Query(

@@ -1,4 +1,5 @@
-"""Routes of relations: follow, unfollow, block, unblock, and relationships in one call."""
+"""Routes of relations: follow, unfollow, the removal of followers, block, unblock, and
+relationships in one call."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
-from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
+from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.params import (
     FastJSON,
+    FollowerId,
     TargetId,
     UserId,
     follow_body,
@@ -22,6 +24,9 @@ from graphsvc.schemas import (
     BlockBody,
     FollowBody,
     RelationshipsBody,
+    RemoveFollowerBody,
+    RemoveFollowersBody,
+    RemoveFollowersIn,
     UnblockBody,
     UnfollowBody,
     settings_extra,
@@ -59,6 +64,42 @@ async def follow(user_id: UserId, target_id: TargetId, request: Request) -> Fast
 )
 async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
     return unfollow_body(await services_of(request).relations.unfollow(user_id, target_id))
+
+
+_REMOVAL = (
+    "A removal is the follower's unfollow, asked for by the user it follows: counts, lists and "
+    "timelines change as for an unfollow, and the event stream carries the follower's "
+    "`unfollow` with `cause=removed`. The follower is not told, and may follow again."
+)
+
+
+@router.delete(
+    "/v1/users/{user_id}/followers/{follower_id}",
+    response_model=RemoveFollowerBody,
+    responses=ERRORS | REMOVAL_ERRORS,
+    tags=["relations"],
+    summary="Remove a follower (idempotent)",
+    description=_REMOVAL,
+    **guarded(Scope.WRITE, acts_as_user=True),
+)
+async def remove_follower(user_id: UserId, follower_id: FollowerId, request: Request) -> FastJSON:
+    removed = await services_of(request).relations.remove_follower(user_id, follower_id)
+    return FastJSON({"followed_by": False, "removed": removed})  # RemoveFollowerBody
+
+
+@router.post(
+    "/v1/users/{user_id}/followers/remove",
+    response_model=RemoveFollowersBody,
+    responses=ERRORS | REMOVAL_ERRORS,
+    tags=["relations"],
+    summary="Remove 1-REMOVE_FOLLOWERS_MAX_IDS followers at once (idempotent)",
+    description=f"{_REMOVAL} Every id is checked before anything is written: one bad id, or "
+    "the user's own, refuses the request and removes nobody.",
+    **guarded(Scope.WRITE, acts_as_user=True),
+)
+async def remove_followers(user_id: UserId, body: RemoveFollowersIn, request: Request) -> FastJSON:
+    removed = await services_of(request).relations.remove_followers(user_id, body.ids)
+    return FastJSON({"removed": removed})  # RemoveFollowersBody
 
 
 @router.get(

@@ -47,6 +47,21 @@ def unfollow(user_id: str, target_id: str) -> Call[schemas.UnfollowBody]:
     return Call("DELETE", _user(user_id, "following", _u(target_id)), model=schemas.UnfollowBody)
 
 
+def remove_follower(user_id: str, follower_id: str) -> Call[schemas.RemoveFollowerBody]:
+    return Call(
+        "DELETE", _user(user_id, "followers", _u(follower_id)), model=schemas.RemoveFollowerBody
+    )
+
+
+def remove_followers(user_id: str, ids: Iterable[str]) -> Call[schemas.RemoveFollowersBody]:
+    return Call(
+        "POST",
+        _user(user_id, "followers", "remove"),
+        body={"ids": list(ids)},
+        model=schemas.RemoveFollowersBody,
+    )
+
+
 def block(user_id: str, target_id: str) -> Call[schemas.BlockBody]:
     return Call("PUT", _user(user_id, "blocks", _u(target_id)), model=schemas.BlockBody)
 
@@ -135,6 +150,10 @@ def following(
 
 def friends(user_id: str, page_size: int) -> Call[schemas.PageBody]:
     return Call("GET", _user(user_id, "friends"), _page(page_size), model=schemas.PageBody)
+
+
+def blocks(user_id: str, page_size: int) -> Call[schemas.PageBody]:
+    return Call("GET", _user(user_id, "blocks"), _page(page_size), model=schemas.PageBody)
 
 
 def common_following(user_id: str, other_id: str, page_size: int) -> Call[schemas.IdPageBody]:

@@ -81,6 +81,14 @@ class AsyncGraphClient:
     async def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return await self._call(route.unfollow(user_id, target_id))
 
+    async def remove_follower(self, user_id: str, follower_id: str) -> schemas.RemoveFollowerBody:
+        return await self._call(route.remove_follower(user_id, follower_id))
+
+    async def remove_followers(
+        self, user_id: str, ids: Iterable[str]
+    ) -> schemas.RemoveFollowersBody:
+        return await self._call(route.remove_followers(user_id, ids))
+
     async def block(self, user_id: str, target_id: str) -> schemas.BlockBody:
         return await self._call(route.block(user_id, target_id))
 
@@ -179,6 +187,16 @@ class AsyncGraphClient:
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
+
+    def blocks(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.PageBody]:
+        return self._list(route.blocks(user_id, page_size), limit, progress)
 
     def common_following(
         self,

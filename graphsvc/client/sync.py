@@ -72,6 +72,15 @@ class GraphClient:
     def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return self._call(route.unfollow(user_id, target_id))
 
+    def remove_follower(self, user_id: str, follower_id: str) -> schemas.RemoveFollowerBody:
+        """The follower's unfollow of the user, asked by the user (idempotent)."""
+        return self._call(route.remove_follower(user_id, follower_id))
+
+    def remove_followers(self, user_id: str, ids: Iterable[str]) -> schemas.RemoveFollowersBody:
+        """1-100 followers (REMOVE_FOLLOWERS_MAX_IDS) removed at once: ``removed`` says, per
+        id, whether it followed."""
+        return self._call(route.remove_followers(user_id, ids))
+
     def block(self, user_id: str, target_id: str) -> schemas.BlockBody:
         return self._call(route.block(user_id, target_id))
 
@@ -168,6 +177,17 @@ class GraphClient:
         progress: bool = False,
     ) -> Listing[schemas.PageBody]:
         return self._list(route.friends(user_id, page_size), limit, progress)
+
+    def blocks(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
+        """Whom the user blocks, newest block first: read as the user itself (or an admin key)."""
+        return self._list(route.blocks(user_id, page_size), limit, progress)
 
     def common_following(
         self,

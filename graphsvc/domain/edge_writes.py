@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 NO_LIMIT = 2**31 - 1
+# The cause an unfollow's event carries when the followed user ended the follow (a removed
+# follower); consumers treat it as any unfollow.
+REMOVED = "removed"
 
 
 class WriteKind(StrEnum):
@@ -40,6 +43,7 @@ class EdgeWrite:
     src: str  # the acting user: the follower (or requester), or the blocker
     dst: str
     limits: FollowLimits = field(default_factory=FollowLimits)
+    cause: str = ""  # an unfollow's event cause: REMOVED when the followed user ended it
 
     @property
     def acting(self) -> tuple[str, ...]:

@@ -105,7 +105,8 @@ class GraphEvent:
     dst: str  # the other user ("" for status and erase)
     version: int
     status: str = ""  # the new status (status events)
-    cause: str = ""  # "block" for follows removed by a block, "approved" for an approval
+    cause: str = ""  # "block" or "removed" (by the followed user) for an unfollow, "approved"
+    # for the follow an approval made
 
     def fields(self) -> dict[str, str | int]:
         fields: dict[str, str | int] = {

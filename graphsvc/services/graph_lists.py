@@ -1,5 +1,5 @@
 """Lists the graph itself answers: friends (closest first), common following and followers of
-two users, familiar followers; each a bounded Cypher query.
+two users, familiar followers, a user's own blocks; each a bounded Cypher query.
 
 Common lists examine at most COMMON_SCAN_MAX entries of the shorter list per request: the
 total is exact up to that size and a lower bound beyond (``total_is_lower_bound``), and a page
@@ -22,7 +22,7 @@ from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Entry, IdPage, IdSlice, Page, Side
-from graphsvc.domain.privacy import EVERYONE, Viewer
+from graphsvc.domain.privacy import EVERYONE, Viewer, require_owner
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.settings import InteractionSettings, ListSettings
@@ -66,6 +66,19 @@ class GraphLists:
             )
 
         return await self._pager.page(f"friends|{user_id}", limit, cursor, fetch)
+
+    async def blocks(
+        self, user_id: str, limit: int | None = None, cursor: str | None = None, *, viewer: Viewer
+    ) -> Page:
+        """Whom the user blocks, newest block first. Its owner's alone (or a key that sees
+        everything): who blocks whom is never shown to anyone else, the blocked least of all."""
+        validate_user_id(user_id)
+        require_owner(viewer, user_id, "blocks")
+
+        async def fetch(after: Position | None, wanted: int) -> list[Entry]:
+            return await self._lists.blocks_page(user_id, after, wanted)
+
+        return await self._pager.page(f"blocks|{user_id}", limit, cursor, fetch)
 
     async def common_following(
         self,

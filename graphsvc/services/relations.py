@@ -1,4 +1,5 @@
-"""Relations: follow, unfollow, block, unblock, and how a user relates to others.
+"""Relations: follow, unfollow, a follower's removal, block, unblock, and how a user relates to
+others.
 
 Each write reads top-down, as Mastodon's ``FollowService#call`` does: the guards a request
 can fail before anything is written, then the commit in Neo4j (whose rules, checked under the
@@ -10,18 +11,20 @@ committed and mirrored.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.domain.edge_writes import EdgeWrite, FollowLimits, WriteKind
+from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, FollowLimits, WriteKind
 from graphsvc.domain.errors import (
     Blocked,
     FollowingLimit,
     FollowRateLimit,
     GraphError,
     NoFollowRequest,
+    SelfAction,
     SelfFollow,
     TooManyIds,
     UserErasing,
@@ -108,6 +111,39 @@ class Relations:
         _guard_distinct_valid_pair(requester_id, user_id, "reject a follow request of")
         event = await self._batches.submit(EdgeWrite(WriteKind.REJECT, requester_id, user_id))
         return event is not None
+
+    async def remove_follower(self, user_id: str, follower_id: str) -> bool:
+        """``user_id`` ends ``follower_id``'s follow of it; True when there was one.
+
+        It is the follower's unfollow, under the follower's lock and versioned on its clock
+        (the follower owns its outgoing edges: the order of its follows and unfollows of this
+        user is the order of their ticks, whoever asked), so counts, lists, the event and the
+        timelines change as for an unfollow. The event says ``cause=removed``; the follower is
+        told nothing and may follow again."""
+        validate_user_id(user_id, "user_id")
+        validate_user_id(follower_id, "follower_id")
+        _refuse_self_removal(user_id, [follower_id])
+        return await self._unfollow(_removal(user_id, follower_id))
+
+    async def remove_followers(self, user_id: str, follower_ids: Sequence[str]) -> dict[str, bool]:
+        """``remove_follower`` for each id (once each, in the order given), all submitted at
+        once so they share batches. Every id is checked before any is written: a bad one
+        refuses the whole request and changes nothing."""
+        validate_user_id(user_id, "user_id")
+        most = self._settings.remove_followers_max_ids
+        if not 1 <= len(follower_ids) <= most:
+            raise TooManyIds(f"ids must name 1 to {most} followers, got {len(follower_ids)}")
+        validate_user_ids(follower_ids, "ids item")
+        _refuse_self_removal(user_id, follower_ids)
+        distinct = list(dict.fromkeys(follower_ids))
+        removed = await asyncio.gather(
+            *(self._unfollow(_removal(user_id, follower)) for follower in distinct)
+        )
+        return dict(zip(distinct, removed, strict=True))
+
+    async def _unfollow(self, write: EdgeWrite) -> bool:
+        change = await self._batches.submit(write)
+        return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
         """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
@@ -197,6 +233,16 @@ def _guard_distinct_valid_pair(user_id: str, target_id: str, verb: str) -> None:
     validate_user_id(target_id, "target_id")
     if user_id == target_id:
         raise SelfFollow(f"user {user_id!r} cannot {verb} itself")
+
+
+def _removal(user_id: str, follower_id: str) -> EdgeWrite:
+    """The follower's unfollow of ``user_id``, which ``user_id`` asked for."""
+    return EdgeWrite(WriteKind.UNFOLLOW, follower_id, user_id, cause=REMOVED)
+
+
+def _refuse_self_removal(user_id: str, follower_ids: Sequence[str]) -> None:
+    if user_id in follower_ids:
+        raise SelfAction(f"user {user_id!r} cannot remove itself as a follower")
 
 
 def _events_of(change: EdgeChange) -> list[GraphEvent]:

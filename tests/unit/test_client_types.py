@@ -62,6 +62,10 @@ def test_the_route_methods_answer_their_schemas() -> None:
     assert _answer(GraphClient.timeline) == Listing[schemas.TimelineBody]
     assert _answer(GraphClient.counts_many) == dict[str, schemas.CountsBody]
     assert _answer(AsyncGraphClient.followers) == AsyncListing[schemas.PageBody]
+    assert _answer(GraphClient.remove_follower) is schemas.RemoveFollowerBody
+    assert _answer(AsyncGraphClient.remove_followers) is schemas.RemoveFollowersBody
+    assert _answer(GraphClient.blocks) == Listing[schemas.PageBody]
+    assert _answer(AsyncGraphClient.blocks) == AsyncListing[schemas.PageBody]
 
 
 def test_both_clients_have_the_same_routes_with_the_same_signatures() -> None:

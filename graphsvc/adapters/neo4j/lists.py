@@ -1,5 +1,5 @@
-"""Keyset pages of lists, straight from Neo4j: past a capped hot list, for celebrities-only and
-friends lists, and id-ordered pages with totals (common and familiar lists).
+"""Keyset pages of lists, straight from Neo4j: past a capped hot list, for celebrities-only,
+friends and blocks lists, and id-ordered pages with totals (common and familiar lists).
 
 Followers, following and celebrities pages are seeks in the FOLLOWS indexes at the cursor's
 position, stopped at the page's size: the same work at any depth of any list. Common lists
@@ -36,13 +36,28 @@ class ListStore:
     ) -> list[Entry]:
         """Keyset page, newest first, strictly older than ``after``: of one side's list, or
         of the list a named query (celebrities) selects from the followings."""
-        params |= {
+        return await self._keyset(name or f"lists/{side.label}_page", user_id, after, limit, params)
+
+    async def blocks_page(self, user_id: str, after: Position | None, limit: int) -> list[Entry]:
+        """Keyset page of whom the user blocks, newest block first, strictly after ``after``."""
+        return await self._keyset("lists/blocks_page", user_id, after, limit, {})
+
+    async def _keyset(
+        self,
+        name: str,
+        user_id: str,
+        after: Position | None,
+        limit: int,
+        params: dict[str, Any],
+    ) -> list[Entry]:
+        params = {
+            **params,
             "id": user_id,
             "since": after.since if after else NEWEST,
             "after": after.user_id if after else "",
             "limit": limit,
         }
-        rows = await self._store.read(name or f"lists/{side.label}_page", params)
+        rows = await self._store.read(name, params)
         return entries_from_rows((row["since"], row["id"]) for row in rows)
 
     async def friends_page(

@@ -410,6 +410,8 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
             per_window=write.limits.per_window,
             window_us=write.limits.window_us,
         )
+    else:
+        row["cause"] = write.cause or None  # a null property is not stored
     return row
 
 
@@ -503,7 +505,7 @@ def _edge_change(
     if changed and write.kind is WriteKind.APPROVE:
         event = GraphEvent(event_id, "follow", src, dst, version, cause="approved")
     elif changed:
-        event = GraphEvent(event_id, write.kind.value, src, dst, version)
+        event = GraphEvent(event_id, write.kind.value, src, dst, version, cause=write.cause)
     elif withdrawn:
         event = GraphEvent(event_id, "follow_request_withdrawn", src, dst, version)
     src_counts = counts.get(src) if counts is not None else None
