@@ -22,7 +22,8 @@
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
 // would leak the held-out edge itself); intermediaries' damping degrees count every edge.
 // Serving passes $before = null and $hidden = [].
-// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed.
+// Excluded: $id, anyone $id follows, blocks either way, inactive or erasing users, dismissed,
+// muted by $id (a mute in effect at $now).
 // Locking: none (a read).
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
 //         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates.
@@ -109,6 +110,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
 LIMIT $candidates
 // Degrees and the last activity, as of $before when training (CASE evaluates one branch:
 // serving reads the degree store and the activity clock, O(1) per candidate).
@@ -174,6 +176,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing
     (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
+  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
 LIMIT $candidates
 // degrees and last activity as of $before when training (one CASE branch is evaluated)
 WITH c, hop3, hop3_paths,
@@ -190,16 +193,18 @@ RETURN c.id AS id, hop3, hop3_paths, followers, follows,
 
 // name: suggest_filter
 // Which of $ids may be suggested to $id: known, active, not $id, not followed, no block either
-// way, not dismissed.
+// way, not dismissed, not muted by $id (a mute in effect at $now).
 // Locking: none (a read).
-// Params: $id, $ids.
+// Params: $id, $ids, $now (µs).
 // Returns one row: ids (those that may, in the order of $ids).
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
 MATCH (c:User {id: cid})
 WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
-                          OR EXISTS { (me)-[:DISMISSED]->(c) }))
+                          OR EXISTS { (me)-[:DISMISSED]->(c) }
+                          OR EXISTS { (me)-[m:MUTES]->(c)
+                                      WHERE m.until IS NULL OR m.until > $now }))
 RETURN collect(cid) AS ids
 
 // name: popular
