@@ -25,6 +25,7 @@ from graphsvc.adapters.neo4j.bulk import BulkStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
@@ -39,6 +40,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
@@ -55,6 +57,7 @@ from graphsvc.services.interactions import Interactions
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
+from graphsvc.services.mutes import Mutes
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
@@ -103,6 +106,7 @@ class Neo4jAdapters:
     snapshots: SnapshotStore
     lists: ListStore
     moderation: ModerationStore
+    mutes: MuteStore
     outbox: OutboxStore
     suggestions: SuggestionStore
     bulk: BulkStore
@@ -117,6 +121,7 @@ class RedisAdapters:
     mirror_builds: MirrorBuilds
     statuses: StatusSet
     mirror_state: MirrorState
+    mutes: MuteMirror
     stream: EventStream
     stream_slots: StreamSlots
     interactions: InteractionBuffer
@@ -142,6 +147,7 @@ class Services:
     jobs: Jobs
     mirror_sync: MirrorSync
     relations: Relations
+    mutes: Mutes
     lists: Lists
     graph_lists: GraphLists
     moderation: Moderation
@@ -186,6 +192,7 @@ def neo4j_adapters(
         snapshots=snapshots,
         lists=ListStore(store),
         moderation=ModerationStore(store),
+        mutes=MuteStore(store),
         outbox=OutboxStore(store),
         suggestions=SuggestionStore(store),
         bulk=BulkStore(store),
@@ -207,6 +214,7 @@ def redis_adapters(
         mirror_builds=MirrorBuilds(mirror, settings.mirror),
         statuses=statuses,
         mirror_state=MirrorState(mirror),
+        mutes=MuteMirror(client, mirror),
         stream=EventStream(client, settings.events),
         stream_slots=StreamSlots(client, keys),
         interactions=InteractionBuffer(client, keys),
@@ -235,22 +243,12 @@ def build(
     neo4j = neo4j_adapters(settings.neo4j, connections.driver, jobs=jobs)
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
-    writes, sync, lists = _mirrored(settings, neo4j, redis, breaker)
+    writes, sync, lists, mutes = _mirrored(settings, neo4j, redis, breaker)
     interactions, suggestions, impressions = _people_you_may_know(settings, neo4j, redis, breaker)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, sync, lists, writes, access, serve=serve)
+    work = _workers(settings, neo4j, redis, sync, lists, writes, mutes, access, serve=serve)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
-    timelines = Timelines(
-        redis.outboxes,
-        redis.inboxes,
-        lists,
-        sync,
-        neo4j.edges,
-        work.timeline_jobs,
-        settings.timelines,
-        settings.lists,
-        settings.writes,
-    )
+    timelines = _timelines(settings, neo4j, redis, lists, sync, work.timeline_jobs, mutes)
     return Services(
         settings=settings,
         neo4j=neo4j,
@@ -260,6 +258,7 @@ def build(
         jobs=work.jobs,
         mirror_sync=sync,
         relations=Relations(neo4j.edges, writes, settings.writes, settings.lists),
+        mutes=mutes,
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, settings.lists, settings.interactions),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
@@ -269,7 +268,7 @@ def build(
         relay=work.relay,
         interaction_flusher=work.flusher,
         follower_events=FollowerEvents(
-            redis.stream, redis.stream_slots, access, rate_limits, settings.events
+            redis.stream, redis.stream_slots, access, rate_limits, settings.events, mutes
         ),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
@@ -284,11 +283,17 @@ def build(
 
 def _mirrored(
     settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
-) -> tuple[Writes, MirrorSync, Lists]:
+) -> tuple[Writes, MirrorSync, Lists, Mutes]:
     """The services every other one builds on: the write order, the mirror's builds from
-    Neo4j, and the lists, all behind the one Redis breaker."""
+    Neo4j, the lists and the mutes, all behind the one Redis breaker."""
     writes = Writes(
-        redis.mirror, redis.statuses, redis.stream, redis.suggestion_cache, redis.inboxes, breaker
+        redis.mirror,
+        redis.statuses,
+        redis.stream,
+        redis.suggestion_cache,
+        redis.inboxes,
+        breaker,
+        redis.mutes,
     )
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
@@ -296,7 +301,8 @@ def _mirrored(
     lists = Lists(
         neo4j.lists, neo4j.snapshots, neo4j.edges, redis.mirror_reads, sync, breaker, settings.lists
     )
-    return writes, sync, lists
+    mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.lists)
+    return writes, sync, lists, mutes
 
 
 def _people_you_may_know(
@@ -337,6 +343,7 @@ def _workers(
     sync: MirrorSync,
     lists: Lists,
     writes: Writes,
+    mutes: Mutes,
     access: KeyRing,
     *,
     serve: bool,
@@ -364,6 +371,7 @@ def _workers(
         flusher,
         redis.impressions,
         access,
+        mutes,
     )
     timeline_jobs = TimelineJobs(
         redis.outboxes,
@@ -374,9 +382,7 @@ def _workers(
         settings.timelines,
         settings.worker,
     )
-    relay = Relay(
-        neo4j.outbox, redis.stream, sync, redis.suggestion_cache, settings.events, settings.mirror
-    )
+    relay = _relay(settings, neo4j, redis, sync, mutes)
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
     worker = Worker(
         settings.worker,
@@ -389,6 +395,45 @@ def _workers(
         jobs=jobs,
     )
     return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
+
+
+def _timelines(
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    lists: Lists,
+    sync: MirrorSync,
+    jobs: TimelineJobs,
+    mutes: Mutes,
+) -> Timelines:
+    """Home timelines: the outboxes and inboxes, filtered by the reader's mutes on read."""
+    return Timelines(
+        redis.outboxes,
+        redis.inboxes,
+        lists,
+        sync,
+        neo4j.edges,
+        jobs,
+        settings.timelines,
+        settings.lists,
+        settings.writes,
+        mutes,
+    )
+
+
+def _relay(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, sync: MirrorSync, mutes: Mutes
+) -> Relay:
+    """The outbox relay: what a lost mirror write needs repaired, the mutes' included."""
+    return Relay(
+        neo4j.outbox,
+        redis.stream,
+        sync,
+        redis.suggestion_cache,
+        settings.events,
+        settings.mirror,
+        mutes,
+    )
 
 
 @asynccontextmanager

@@ -128,8 +128,8 @@ class RedisSettings(_Section):
 
 
 class WriteSettings(_Section):
-    """Follows, unfollows and blocks: the group commit that lets writes arriving together
-    share a transaction, and the anti-abuse limits a new follow is checked against."""
+    """Follows, unfollows, blocks and mutes: the group commit that lets writes arriving
+    together share a transaction, and the anti-abuse limits a new follow is checked against."""
 
     write_batch_window_ms: float = Field(
         default=1.0,
@@ -150,6 +150,14 @@ class WriteSettings(_Section):
     follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
     follow_window_seconds: int = Field(
         default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
+    )
+    max_mutes: int = Field(
+        default=5_000, ge=1, description="most users one may mute (expired mutes do not count)"
+    )
+    mute_max_seconds: int = Field(
+        default=365 * 86_400,
+        ge=1,
+        description="longest duration_seconds a mute may be given (a year); none: no expiry",
     )
 
 

@@ -41,6 +41,8 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/v1/users/{user_id}/suggestions/impressions"): {"ids": ["T"]},
     ("POST", "/v1/keys"): {"scopes": ["read"], "name": "made by test_access"},
 }
+# Lists only their owner reads: a service key reads them naming the owner as its viewer.
+OWNER_ONLY = {("GET", "/v1/users/{user_id}/mutes")}
 
 
 def guarded_operations(app_schema: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -66,11 +68,14 @@ def request_for(method: str, template: str, me: str) -> tuple[str, Any]:
     return path, body
 
 
-async def send(http: httpx.AsyncClient, method: str, path: str, body: Any) -> httpx.Response:
+async def send(
+    http: httpx.AsyncClient, method: str, path: str, body: Any, viewer: str | None = None
+) -> httpx.Response:
+    headers = {"X-Graph-Viewer": viewer} if viewer is not None else None
     return (
-        await http.request(method, path, json=body)
+        await http.request(method, path, json=body, headers=headers)
         if body is not None
-        else await http.request(method, path)
+        else await http.request(method, path, headers=headers)
     )
 
 
@@ -109,10 +114,12 @@ async def test_every_route_needs_a_key_and_its_scope(
             assert response.status_code == 403, (method, template, response.text)
             assert response.json()["error"]["code"] == "missing_scope"
         async with make_client(key=keys[scope]) as right:
-            path, body = request_for(method, template, new_user_id("me"))
+            me = new_user_id("me")
+            path, body = request_for(method, template, me)
             if template.endswith("/events"):
                 continue  # a stream: tested in test_events with a key
-            response = await send(right, method, path, body)
+            viewer = me if (method, template) in OWNER_ONLY else None
+            response = await send(right, method, path, body, viewer)
             assert response.status_code not in (401, 403), (method, template, response.text)
             assert response.status_code < 500, (method, template, response.text)
 

@@ -16,6 +16,7 @@ from graphsvc.api import (
     keys,
     lists,
     moderation,
+    mutes,
     operations,
     relations,
     suggestions,
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         app.state.services = services
     families = (
         relations,
+        mutes,
         lists,
         moderation,
         suggestions,

@@ -11,6 +11,7 @@ from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
+from graphsvc.domain.model import iso_utc
 from graphsvc.schemas import (
     BlockBody,
     FollowBody,
@@ -79,6 +80,10 @@ async def relationships(
                     "mutual": rel.mutual,
                     "blocking": rel.blocking,
                     "blocked_by": rel.blocked_by,
+                    "muting": rel.muting,
+                    "muting_expires_at": iso_utc(rel.muting_until)
+                    if rel.muting_until is not None
+                    else None,
                 }
                 for rel in found
             }
