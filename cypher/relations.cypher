@@ -299,22 +299,31 @@ RETURN size(requests) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // relationships, so a celebrity's followers are never read. Four expand-into tests per id
 // cost 5x the db hits (12,685 against 2,408 for make bench's 100 ids; server time p50 4-5 ms
 // against 2-3 ms).
+// The user's own mutes in effect (not expired at the read: Neo4j's clock) are read once too,
+// as [user, until] pairs (at most MAX_MUTES): a mute is the user's private view, and the
+// route answers only the user's own relationships.
 // Params: $id, $ids (a list of user ids).
 // Pending follow requests: the user's sent ones are read once as its followings are (few:
 // they count against MAX_FOLLOWING); one from the other id is tested as "followed by" is.
 // Returns: one row, `rows`: a list of [id, following, followed_by, blocking, blocked_by,
-// requested, requested_by] (a hundred rows cost the Python driver more than the query costs
+// requested, requested_by, muting, muting_until] (a hundred rows cost the Python driver more
+// than the query costs
 // Neo4j).
 OPTIONAL MATCH (me:User {id: $id})
-WITH me,
+WITH me, datetime.realtime() AS now
+WITH me, now.epochSeconds * 1000000 + now.microsecond AS now_us,
      CASE WHEN me IS NULL THEN [] ELSE [(me)-[:FOLLOWS]->(x) | x] END AS following,
      CASE WHEN me IS NULL THEN [] ELSE [(me)-[:REQUESTS]->(x) | x] END AS requested,
      CASE WHEN me IS NULL THEN [] ELSE [(me)-[:BLOCKS]->(x) | x] END AS blocking,
      CASE WHEN me IS NULL THEN [] ELSE [(me)<-[:BLOCKS]-(x) | x] END AS blockers
+WITH me, following, requested, blocking, blockers,
+     CASE WHEN me IS NULL THEN [] ELSE
+       [(me)-[m:MUTES]->(x) WHERE m.until IS NULL OR m.until > now_us | [x, m.until]] END
+       AS muting
 UNWIND $ids AS oid
 OPTIONAL MATCH (o:User {id: oid})
 WITH me, oid, o, following, requested, blocking, blockers,
-     me IS NOT NULL AND o IS NOT NULL AS both
+     me IS NOT NULL AND o IS NOT NULL AS both, [pair IN muting WHERE pair[0] = o] AS muted
 RETURN collect([
   oid,
   both AND o IN following,
@@ -322,5 +331,7 @@ RETURN collect([
   both AND o IN blocking,
   both AND o IN blockers,
   both AND o IN requested,
-  both AND EXISTS { (o)-[:REQUESTS]->(me) }
+  both AND EXISTS { (o)-[:REQUESTS]->(me) },
+  both AND size(muted) > 0,
+  CASE WHEN both AND size(muted) > 0 THEN muted[0][1] END
 ]) AS rows

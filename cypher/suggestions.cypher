@@ -23,8 +23,8 @@
 // would leak the held-out edge itself); intermediaries' damping degrees count every edge.
 // Serving passes $before = null and $hidden = [].
 // Excluded: $id, anyone $id follows or asked to follow (a pending request), blocks either way,
-// inactive or erasing users, dismissed, users who are not discoverable (`nd`). A request is no
-// follow, so no path walks it.
+// inactive or erasing users, dismissed, users who are not discoverable (`nd`), muted by $id (a
+// mute in effect at $now). A request is no follow, so no path walks it.
 // Privacy: a path reads someone's list only where $id may see it, so a hidden network is never
 // an intermediary: m's following (friends_of_friends; $id follows m, so m.pg 'followers' is
 // seen, 'mutuals' when m follows $id back, 'private' never), x's followers and w's following
@@ -124,6 +124,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
   AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
+  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
 LIMIT $candidates
 // Degrees and the last activity, as of $before when training (CASE evaluates one branch:
 // serving reads the degree store and the activity clock, O(1) per candidate).
@@ -196,6 +197,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
   AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
   AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
+  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
 LIMIT $candidates
 // degrees and last activity as of $before when training (one CASE branch is evaluated)
 WITH c, hop3, hop3_paths,
@@ -212,9 +214,9 @@ RETURN c.id AS id, hop3, hop3_paths, followers, follows,
 
 // name: suggest_filter
 // Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed nor
-// requested, no block either way, not dismissed.
+// requested, no block either way, not dismissed, not muted by $id (a mute in effect at $now).
 // Locking: none (a read).
-// Params: $id, $ids.
+// Params: $id, $ids, $now (µs).
 // Returns one row: ids (those that may, in the order of $ids).
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
@@ -222,7 +224,9 @@ MATCH (c:User {id: cid})
 WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
                           OR EXISTS { (me)-[:DISMISSED]->(c) }
-                          OR EXISTS { (me)-[:REQUESTS]->(c) }))
+                          OR EXISTS { (me)-[:REQUESTS]->(c) }
+                          OR EXISTS { (me)-[m:MUTES]->(c)
+                                      WHERE m.until IS NULL OR m.until > $now }))
 RETURN collect(cid) AS ids
 
 // name: popular

@@ -25,6 +25,7 @@ from graphsvc.adapters.neo4j.bulk import BulkStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.requests import RequestStore
@@ -41,6 +42,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.statuses import StatusSet
@@ -59,6 +61,7 @@ from graphsvc.services.interactions import Interactions
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.moderation import Moderation
+from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
@@ -109,6 +112,7 @@ class Neo4jAdapters:
     snapshots: SnapshotStore
     lists: ListStore
     moderation: ModerationStore
+    mutes: MuteStore
     outbox: OutboxStore
     suggestions: SuggestionStore
     bulk: BulkStore
@@ -126,6 +130,7 @@ class RedisAdapters:
     statuses: StatusSet
     privacy: PrivacyMirror
     mirror_state: MirrorState
+    mutes: MuteMirror
     stream: EventStream
     stream_slots: StreamSlots
     interactions: InteractionBuffer
@@ -152,6 +157,7 @@ class Services:
     mirror_sync: MirrorSync
     relations: Relations
     follow_requests: FollowRequests
+    mutes: Mutes
     privacy: PrivacyRules
     lists: Lists
     graph_lists: GraphLists
@@ -197,6 +203,7 @@ def neo4j_adapters(
         snapshots=snapshots,
         lists=ListStore(store),
         moderation=ModerationStore(store),
+        mutes=MuteStore(store),
         outbox=OutboxStore(store),
         suggestions=SuggestionStore(store),
         bulk=BulkStore(store),
@@ -221,6 +228,7 @@ def redis_adapters(
         statuses=statuses,
         privacy=PrivacyMirror(client, keys),
         mirror_state=MirrorState(mirror),
+        mutes=MuteMirror(client, mirror),
         stream=EventStream(client, settings.events),
         stream_slots=StreamSlots(client, keys),
         interactions=InteractionBuffer(client, keys),
@@ -269,6 +277,7 @@ def build(
         mirror_sync=sync,
         relations=core.relations,
         follow_requests=core.follow_requests,
+        mutes=core.mutes,
         privacy=privacy,
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
@@ -279,7 +288,7 @@ def build(
         relay=work.relay,
         interaction_flusher=work.flusher,
         follower_events=FollowerEvents(
-            redis.stream, redis.stream_slots, access, rate_limits, settings.events
+            redis.stream, redis.stream_slots, access, rate_limits, settings.events, core.mutes
         ),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
@@ -311,6 +320,7 @@ class _Mirrored:
     follow_requests: FollowRequests
     privacy: PrivacyRules
     lists: Lists
+    mutes: Mutes
 
 
 def _mirrored(
@@ -328,6 +338,7 @@ def _mirrored(
         redis.suggestion_cache,
         redis.inboxes,
         breaker,
+        redis.mutes,
     )
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
@@ -349,7 +360,8 @@ def _mirrored(
         breaker,
         settings.lists,
     )
-    return _Mirrored(writes, sync, relations, approvals, follow_requests, privacy, lists)
+    mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.lists)
+    return _Mirrored(writes, sync, relations, approvals, follow_requests, privacy, lists, mutes)
 
 
 def _people_you_may_know(
@@ -384,7 +396,8 @@ def _timelines(
     core: _Mirrored,
     jobs: TimelineJobs,
 ) -> Timelines:
-    """Home timelines: the outboxes and inboxes, over the lists and their mirror."""
+    """Home timelines: the outboxes and inboxes, over the lists and their mirror, filtered by
+    the reader's mutes on read."""
     return Timelines(
         redis.outboxes,
         redis.inboxes,
@@ -395,6 +408,7 @@ def _timelines(
         settings.timelines,
         settings.lists,
         settings.writes,
+        core.mutes,
     )
 
 
@@ -420,7 +434,7 @@ def _workers(
     """The background work, and the worker that runs it (built in every process: a serving
     one only records work, for the workers; ``jobs`` is the process's runner of durable
     jobs)."""
-    sync, privacy, lists, writes = core.sync, core.privacy, core.lists, core.writes
+    lists, writes = core.lists, core.writes
     flusher = InteractionFlusher(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
     )
@@ -437,6 +451,7 @@ def _workers(
         flusher,
         redis.impressions,
         access,
+        core.mutes,
     )
     timeline_jobs = TimelineJobs(
         redis.outboxes,
@@ -447,15 +462,7 @@ def _workers(
         settings.timelines,
         settings.worker,
     )
-    relay = Relay(
-        neo4j.outbox,
-        redis.stream,
-        sync,
-        privacy,
-        redis.suggestion_cache,
-        settings.events,
-        settings.mirror,
-    )
+    relay = _relay(settings, neo4j, redis, core)
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
     worker = Worker(
         settings.worker,
@@ -469,6 +476,23 @@ def _workers(
         jobs=jobs,
     )
     return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
+
+
+def _relay(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, core: _Mirrored
+) -> Relay:
+    """The outbox relay: what a lost mirror write needs repaired, the privacy settings' and
+    the mutes' included."""
+    return Relay(
+        neo4j.outbox,
+        redis.stream,
+        core.sync,
+        core.privacy,
+        redis.suggestion_cache,
+        settings.events,
+        settings.mirror,
+        core.mutes,
+    )
 
 
 @asynccontextmanager

@@ -168,6 +168,10 @@ class RelationshipBody(BaseModel):
     requested_by: bool = Field(
         default=False, description="this id asked to follow the user (pending)"
     )
+    muting: bool = Field(default=False, description="the user mutes this id (a mute in effect)")
+    muting_expires_at: str | None = Field(
+        default=None, description="when that mute expires, ISO-8601 UTC; null: never, or no mute"
+    )
 
 
 class RelationshipsBody(BaseModel):
@@ -241,6 +245,44 @@ class PrivacyRequest(BaseModel):
     counts_visibility: Literal["public", "private"] | None = None
     discoverable: bool | None = None
     locked: bool | None = None
+
+
+class MuteIn(BaseModel):
+    notifications: bool = Field(
+        default=False, description="also mute the muted user's new-follower notifications"
+    )
+    duration_seconds: int | None = Field(
+        default=None,
+        ge=1,
+        description="the mute expires this long from now (1 to MUTE_MAX_SECONDS); null: never",
+        json_schema_extra=settings_extra(maximum="mute_max_seconds"),
+    )
+
+
+class MuteBody(BaseModel):
+    muting: bool
+    created: bool = Field(description="false when the mute existed (its options are set again)")
+    expires_at: str | None = Field(description="ISO-8601 UTC; null: never")
+    notifications: bool = Field(description="new-follower notifications are muted too")
+
+
+class UnmuteBody(BaseModel):
+    muting: bool
+    removed: bool = Field(description="false when there was no mute in effect to remove")
+
+
+class MuteItem(BaseModel):
+    user_id: str
+    since: str = Field(description="when the mute began, ISO-8601 UTC")
+    expires_at: str | None = Field(description="ISO-8601 UTC; null: never")
+    notifications: bool
+
+
+class MutesBody(BaseModel):
+    items: list[MuteItem]
+    next_cursor: str | None = Field(
+        description="pass as ?cursor= for the next page; null at the end"
+    )
 
 
 class StatusRequest(BaseModel):

@@ -128,9 +128,9 @@ class RedisSettings(_Section):
 
 
 class WriteSettings(_Section):
-    """Follows, unfollows and blocks: the group commit that lets writes arriving together
-    share a transaction, the anti-abuse limits a new follow is checked against, and how many
-    followers one request may remove."""
+    """Follows, unfollows, blocks and mutes: the group commit that lets writes arriving
+    together share a transaction, the anti-abuse limits a new follow is checked against, how
+    many followers one request may remove, and how many users one may mute."""
 
     write_batch_window_ms: float = Field(
         default=1.0,
@@ -154,6 +154,14 @@ class WriteSettings(_Section):
     )
     remove_followers_max_ids: int = Field(
         default=100, ge=1, le=1_000, description="followers one removal request may name"
+    )
+    max_mutes: int = Field(
+        default=5_000, ge=1, description="most users one may mute (expired mutes do not count)"
+    )
+    mute_max_seconds: int = Field(
+        default=365 * 86_400,
+        ge=1,
+        description="longest duration_seconds a mute may be given (a year); none: no expiry",
     )
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from graphsvc.adapters.neo4j.store import WriteOutcome
 from graphsvc.adapters.redis.mirror_state import MirroredUser
 from graphsvc.bootstrap import Services
-from graphsvc.domain.edge_writes import EdgeWrite, WriteKind
+from graphsvc.domain.edge_writes import NO_LIMIT, EdgeWrite, WriteKind
+from graphsvc.domain.mutes import MuteChange
 
 
 async def commit_only(
@@ -19,6 +20,14 @@ async def commit_only(
     depend on settings are off."""
     (outcome,) = await services.neo4j.edges.commit([EdgeWrite(kind, src, dst, cause=cause)])
     return outcome
+
+
+async def mute_commit_only(services: Services, src: str, dst: str) -> MuteChange | str:
+    """A mute committed in Neo4j as the service commits it (its private outbox event too),
+    with no mirror write after it; no cap."""
+    return await services.neo4j.mutes.mute(
+        src, dst, seconds=None, notifications=False, most=NO_LIMIT
+    )
 
 
 async def mirrored(services: Services, user_id: str) -> MirroredUser:

@@ -43,6 +43,7 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/v1/users/{user_id}/followers/remove"): {"ids": ["T"]},
     ("POST", "/v1/keys"): {"scopes": ["read"], "name": "made by test_access"},
 }
+# Lists only their owner reads: a service key reads them naming the owner as its viewer.
 
 
 def guarded_operations(app_schema: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -20,6 +20,7 @@ from graphsvc.api.params import (
     unfollow_body,
 )
 from graphsvc.domain.access import Scope
+from graphsvc.domain.model import iso_utc
 from graphsvc.schemas import (
     BlockBody,
     FollowBody,
@@ -134,6 +135,10 @@ async def relationships(
                     "blocked_by": rel.blocked_by,
                     "requested": rel.requested,
                     "requested_by": rel.requested_by,
+                    "muting": rel.muting,
+                    "muting_expires_at": iso_utc(rel.muting_until)
+                    if rel.muting_until is not None
+                    else None,
                 }
                 for rel in found
             }

@@ -70,6 +70,21 @@ def unblock(user_id: str, target_id: str) -> Call[schemas.UnblockBody]:
     return Call("DELETE", _user(user_id, "blocks", _u(target_id)), model=schemas.UnblockBody)
 
 
+def mute(
+    user_id: str, target_id: str, notifications: bool, duration_seconds: int | None
+) -> Call[schemas.MuteBody]:
+    body = {"notifications": notifications, "duration_seconds": duration_seconds}
+    return Call("PUT", _user(user_id, "mutes", _u(target_id)), body=body, model=schemas.MuteBody)
+
+
+def unmute(user_id: str, target_id: str) -> Call[schemas.UnmuteBody]:
+    return Call("DELETE", _user(user_id, "mutes", _u(target_id)), model=schemas.UnmuteBody)
+
+
+def mutes(user_id: str, page_size: int) -> Call[schemas.MutesBody]:
+    return Call("GET", _user(user_id, "mutes"), _page(page_size), model=schemas.MutesBody)
+
+
 def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.RelationshipsBody]:
     return Call(
         "GET",

@@ -95,6 +95,29 @@ class AsyncGraphClient:
     async def unblock(self, user_id: str, target_id: str) -> schemas.UnblockBody:
         return await self._call(route.unblock(user_id, target_id))
 
+    async def mute(
+        self,
+        user_id: str,
+        target_id: str,
+        *,
+        notifications: bool = False,
+        duration_seconds: int | None = None,
+    ) -> schemas.MuteBody:
+        return await self._call(route.mute(user_id, target_id, notifications, duration_seconds))
+
+    async def unmute(self, user_id: str, target_id: str) -> schemas.UnmuteBody:
+        return await self._call(route.unmute(user_id, target_id))
+
+    def mutes(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.MutesBody]:
+        return self._list(route.mutes(user_id, page_size), limit, progress)
+
     async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
         return await self._call(route.relationships(user_id, ids))
 

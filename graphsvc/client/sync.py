@@ -87,6 +87,32 @@ class GraphClient:
     def unblock(self, user_id: str, target_id: str) -> schemas.UnblockBody:
         return self._call(route.unblock(user_id, target_id))
 
+    def mute(
+        self,
+        user_id: str,
+        target_id: str,
+        *,
+        notifications: bool = False,
+        duration_seconds: int | None = None,
+    ) -> schemas.MuteBody:
+        """Idempotent: a repeat sets the options again (``created`` false). Private: the
+        muted user can tell nothing."""
+        return self._call(route.mute(user_id, target_id, notifications, duration_seconds))
+
+    def unmute(self, user_id: str, target_id: str) -> schemas.UnmuteBody:
+        return self._call(route.unmute(user_id, target_id))
+
+    def mutes(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.MutesBody]:
+        """The user's mutes in effect, newest first (its own key, or an operator's)."""
+        return self._list(route.mutes(user_id, page_size), limit, progress)
+
     def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
         """How the user relates to 1-100 others."""
         return self._call(route.relationships(user_id, ids))

@@ -112,6 +112,18 @@ class FollowingLimit(GraphError):
     code = "following_limit"
 
 
+class MuteLimit(GraphError):
+    status = 409
+    code = "mute_limit"
+
+
+class InvalidDuration(GraphError):
+    """A mute's duration_seconds past MUTE_MAX_SECONDS (the schema states the bound)."""
+
+    status = 422
+    code = "invalid_duration"
+
+
 class FollowRateLimit(GraphError):
     status = 429
     code = "follow_rate_limit"

@@ -12,6 +12,8 @@ from graphsvc.domain.cursor import Position
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # A user's statuses; the last two are "inactive": hidden from every list and active count.
 STATUSES = ("active", "suspended", "spam")
+# Outbox events that never reach the event stream (what only the acting user may know).
+PRIVATE_EVENTS = frozenset({"mute", "unmute"})
 
 
 def iso_utc(micros: int) -> str:
@@ -96,17 +98,23 @@ class GraphEvent:
 
     ``id`` is unique per change (consumers drop repeats by it: delivery is at least once);
     ``version`` orders changes of one edge or user (the acting user's clock tick, µs).
+    A private change (a mute) has an outbox event too, so the relay repairs its mirror write
+    when that is lost, but it never reaches the stream: the muted user must not learn of it.
     """
 
     id: str
     type: str  # follow, unfollow, block, unblock, status, erase, privacy, follow_request,
-    # follow_request_withdrawn, follow_request_rejected
+    # follow_request_withdrawn, follow_request_rejected; private: mute, unmute
     src: str  # the acting user (the follower, the blocker, the user whose status changed)
     dst: str  # the other user ("" for status and erase)
     version: int
     status: str = ""  # the new status (status events)
     cause: str = ""  # "block" or "removed" (by the followed user) for an unfollow, "approved"
     # for the follow an approval made
+
+    @property
+    def private(self) -> bool:
+        return self.type in PRIVATE_EVENTS
 
     def fields(self) -> dict[str, str | int]:
         fields: dict[str, str | int] = {
@@ -211,6 +219,8 @@ class Relationship:
     blocked_by: bool
     requested: bool = False  # the user asked to follow the other (pending)
     requested_by: bool = False  # the other asked to follow the user (pending)
+    muting: bool = False
+    muting_until: int | None = None  # µs; None: the mute (if any) never expires
 
     @property
     def mutual(self) -> bool:

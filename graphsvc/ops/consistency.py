@@ -3,19 +3,24 @@
 The rules are the mirror's invariants: mirrored counts equal Neo4j's counts (totals, active
 counts and friends); the set of inactive users agrees with Neo4j's statuses; a complete hot
 list equals the user's whole list; a truncated hot list equals exactly the entries newer than
-its boundary. A cold (absent) mirror is never drift: it is rebuilt on the next read.
+its boundary; the mutes in effect in a user's mute mirror are those Neo4j holds. A cold
+(absent) mirror is never drift: it is rebuilt on the next read.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Counts, Entry, Side
+from graphsvc.domain.mutes import MirroredMute
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +42,35 @@ def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
 
 async def check_users(services: Services, user_ids: Sequence[str]) -> list[Drift]:
     """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
-    return await compare(
+    drifts = await compare(
         services.neo4j.snapshots, services.redis.mirror_state, services.redis.statuses, user_ids
     )
+    return drifts + await compare_mutes(services.neo4j.mutes, services.redis.mutes, user_ids)
+
+
+async def compare_mutes(
+    store: MuteStore, mirror: MuteMirror, user_ids: Sequence[str]
+) -> list[Drift]:
+    """The mutes in effect now, as the mirror has them and as Neo4j has them (target ->
+    expiry and notifications). A hash not built is never drift: it is built on its next read;
+    expired entries filter nothing, so neither side's count."""
+    now = time.time_ns() // 1_000
+    truth = {snap.user_id: snap.entries for snap in await store.snapshots(user_ids, now)}
+    drifts: list[Drift] = []
+    for uid in user_ids:
+        mirrored = await mirror.dump(uid)
+        if mirrored is None:
+            continue
+        found = {t: (m.until, m.notifications) for t, m in mirrored[1].items() if m.in_effect(now)}
+        expected = {
+            t: (m.until, m.notifications)
+            for t, m in ((t, MirroredMute.decode(e)) for t, e in truth.get(uid, {}).items())
+        }
+        if found != expected:
+            drifts.append(
+                Drift(uid, "mutes", sorted(expected.items())[:5], sorted(found.items())[:5])
+            )
+    return drifts
 
 
 async def compare(

@@ -2,8 +2,8 @@
 
 A repair (``MirrorSync.repair``) rebuilds the drifted users' counts and lists from a Neo4j
 snapshot (keeping their journals, so writes in flight are replayed) and writes their status
-to the mirror again, as Neo4j says it; the users are then checked once more, so the report
-says what is left (it should be nothing).
+to the mirror again, as Neo4j says it, and their mute mirrors from Neo4j's mutes; the users
+are then checked once more, so the report says what is left (it should be nothing).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ Repair = Callable[[Services, Sequence[str]], Awaitable[object]]
 
 async def _repair_mirrors(services: Services, users: Sequence[str]) -> None:
     await services.mirror_sync.repair(users)
+    await services.mutes.repair(users)
 
 
 async def reconcile(

@@ -36,6 +36,10 @@ Policies:
   blip one more, a resume from ``0-0`` up to EVENTS_REPLAY_MAX / EVENTS_REPLAY_CHARGE_ENTRIES
   more), spent before the stream opens: a key that cannot pay gets the 429 of a spent
   budget, and no stream.
+- **Mutes.** A new follower the watched user muted with ``notifications`` is left out, live
+  and in replays, while the mute is in effect (read from the user's mute mirror, built from
+  Neo4j when missing). When the mutes cannot be read the follower is handed out: a stream
+  never stalls on them.
 - **Ids.** A Last-Event-ID is ``<ms>-<seq>`` with both parts unsigned 64-bit integers (what a
   Redis stream id is); anything else is a 400 that names the header and quotes at most a
   short prefix of the value.
@@ -50,9 +54,10 @@ import re
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
@@ -213,6 +218,30 @@ class _Guard:
         return None
 
 
+class MuteFilter(Protocol):
+    """The watched users' mutes (``services/mutes.py``)."""
+
+    async def muted_among(
+        self, user_id: str, others: Sequence[str], *, notifications: bool = False
+    ) -> set[str]: ...
+
+
+async def _unmuted(mutes: MuteFilter, user_id: str, items: list[NewFollower]) -> list[NewFollower]:
+    """The new followers ``user_id`` hears of: not those whose notifications it muted. When
+    the mutes cannot be read, every one (a missed follower is worse than a muted one heard;
+    the followers list has them all either way)."""
+    if not items:
+        return items
+    try:
+        muted = await mutes.muted_among(
+            user_id, [item.follower for item in items], notifications=True
+        )
+    except Exception as exc:
+        log.warning("mutes of %s unreadable; its new followers are not filtered (%r)", user_id, exc)
+        return items
+    return [item for item in items if item.follower not in muted]
+
+
 class FollowerEvents:
     def __init__(
         self,
@@ -221,7 +250,9 @@ class FollowerEvents:
         keys: KeyRing,
         budgets: RateLimits,
         settings: EventSettings,
+        mutes: MuteFilter,
     ) -> None:
+        self._mutes = mutes
         self._stream = stream
         self._slots = slots
         self._keys = keys
@@ -308,7 +339,7 @@ class FollowerEvents:
             for entry_id, fields in reversed(entries)
             if fields.get("type") == "follow" and fields.get("dst") == user_id
         ]
-        return _Replay(items, gap, covered, read)
+        return _Replay(await _unmuted(self._mutes, user_id, items), gap, covered, read)
 
     async def _charge(self, key_id: str, read: int) -> Budget | None:
         """One more read request of the key's budget per EVENTS_REPLAY_CHARGE_ENTRIES entries
@@ -342,16 +373,21 @@ class FollowerEvents:
                 entries = await retrying(self._stream.read, after, 500, block_ms=1_000)
             except Exception:  # and nobody watches any more
                 return
+            found: dict[str, list[NewFollower]] = {}
             for entry_id, fields in entries:
                 after = entry_id
-                if fields.get("type") != "follow":
-                    continue
-                item = _new_follower(entry_id, fields)
-                for watcher in self._watchers.get(fields.get("dst", ""), ()):
-                    if watcher.queue.full():
-                        watcher.overflowed = True
-                    else:
-                        watcher.queue.put_nowait(item)
+                if fields.get("type") == "follow" and fields.get("dst", "") in self._watchers:
+                    found.setdefault(fields["dst"], []).append(_new_follower(entry_id, fields))
+            for user_id, items in found.items():
+                self._hand_out(user_id, await _unmuted(self._mutes, user_id, items))
+
+    def _hand_out(self, user_id: str, items: list[NewFollower]) -> None:
+        for item in items:
+            for watcher in self._watchers.get(user_id, ()):
+                if watcher.queue.full():
+                    watcher.overflowed = True
+                else:
+                    watcher.queue.put_nowait(item)
 
     async def close(self) -> None:
         if self._reader is not None:

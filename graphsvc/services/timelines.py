@@ -9,9 +9,10 @@ outboxes of the pulled authors (celebrities) the reader follows, newest first. E
 2. One pipeline: the pulled authors' outbox pages, which authors are inactive (suspended,
    spam), which posts are deleted. Then the merge.
 
-So a post never shows once its author is unfollowed, blocked, inactive or the post deleted,
-whatever the background work (fan-outs, the event consumer) has done yet. Pages are keyset
-cursors on (time, author|post): posts that arrive while a reader pages are newer than any
+So a post never shows once its author is unfollowed, blocked, muted by the reader (while the
+mute is in effect: one more read of the reader's mute mirror per round), inactive or the post
+deleted, whatever the background work (fan-outs, the event consumer) has done yet. Pages are
+keyset cursors on (time, author|post): posts that arrive while a reader pages are newer than any
 position it holds, so pages never skip or repeat a post.
 """
 
@@ -53,6 +54,12 @@ ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short 
 SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)
 
 
+class MuteFilter(Protocol):
+    """The reader's mutes (``services/mutes.py``)."""
+
+    async def muted_among(self, user_id: str, others: Sequence[str]) -> set[str]: ...
+
+
 class TimelineJobStarter(Protocol):
     """The timeline jobs' queue (``workers/timeline_jobs.py``)."""
 
@@ -73,8 +80,10 @@ class Timelines:
         settings: TimelineSettings,
         pages: ListSettings,
         writes: WriteSettings,
+        mutes: MuteFilter,
     ) -> None:
         self._outboxes = outboxes
+        self._mutes = mutes
         self._inboxes = inboxes
         self._lists = lists
         self._sync = sync
@@ -199,6 +208,7 @@ class Timelines:
         pulled = list(inbox.pulled)
         if inbox.cache_generation is None or inbox.cache_generation != inbox.generation:
             pulled = await self._pulled_authors(reader, inbox)
+        posts, pulled = await _unmuted(self._mutes, reader, posts, pulled)
         try:
             pages, inactive, deleted = await self._outboxes.pages_and_hidden(
                 pulled, position, want, posts
@@ -258,6 +268,18 @@ class Timelines:
         pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
         await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
         await self._inboxes.rebuilt(reader)
+
+
+async def _unmuted(
+    mutes: MuteFilter, reader: str, posts: list[Post], pulled: list[str]
+) -> tuple[list[Post], list[str]]:
+    """The inbox's posts and the pulled authors, less those the reader mutes (a mute hides
+    an inbox's posts and a pulled author's alike; the round's horizon is still the inbox's
+    own, so nothing below a muted post is skipped)."""
+    muted = await mutes.muted_among(reader, [*pulled, *authors_of(posts)])
+    if not muted:
+        return posts, pulled
+    return [p for p in posts if p.author not in muted], [a for a in pulled if a not in muted]
 
 
 def _state(author: str, post_id: str, state: dict) -> PostState:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -34,6 +34,7 @@ from redis.exceptions import RedisError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
@@ -41,6 +42,7 @@ from graphsvc.adapters.redis.timelines import Inboxes
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.domain.model import EdgeChange, GraphEvent
+from graphsvc.domain.mutes import MuteChange
 from graphsvc.domain.privacy import Privacy
 
 log = logging.getLogger(__name__)
@@ -56,8 +58,10 @@ class Writes:
         cache: SuggestionCache,
         feeds: Inboxes,
         breaker: Breaker,
+        mutes: MuteMirror,
     ) -> None:
         self._mirror = mirror
+        self._mutes = mutes
         self._statuses = statuses
         self._privacy = privacy
         self._stream = stream
@@ -93,12 +97,33 @@ class Writes:
         def after(pipe: Any) -> None:
             self._stream.append_to(pipe, events)
 
-        try:
+        async with self._repaired_if_lost(events):
             if status is not None:
                 await self._statuses.set_status(*status)
             if privacy is not None:
                 await self._privacy.set(*privacy)
             await self._mirror.apply_many(changes, alongside=alongside, after=after)
+
+    async def after_mute(self, changes: Sequence[MuteChange]) -> None:
+        """Steps 3 and 4 for committed mute writes: the muters' mute mirrors, their suggestion
+        caches invalidated alongside (a muted user is never suggested), and the events acked
+        once the mirror write is done. A mute's event is private: acked, never appended."""
+        if self._breaker.open or not changes:
+            return  # the relay repairs the muters from Neo4j
+        events = [change.event for change in changes if change.event is not None]
+        muters = sorted({change.muter for change in changes})
+        async with self._repaired_if_lost(events):
+            await self._mutes.apply(
+                changes,
+                alongside=lambda pipe: self._cache.invalidate_on(pipe, muters),
+                after=lambda pipe: self._stream.append_to(pipe, events),
+            )
+
+    @contextlib.asynccontextmanager
+    async def _repaired_if_lost(self, events: Sequence[GraphEvent]) -> AsyncIterator[None]:
+        """Step 4: a Redis failure leaves the events unacked, for the relay to repair."""
+        try:
+            yield
         except REDIS_DOWN as exc:
             self._breaker.trip(exc)
         except RedisError:

@@ -42,6 +42,7 @@ from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import DEFAULT_PRIVACY
 from graphsvc.services.access import KeyRing
 from graphsvc.services.moderation import ERASE, job_key
+from graphsvc.services.mutes import Mutes
 from graphsvc.services.writes import Writes
 from graphsvc.settings import MirrorSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
@@ -72,8 +73,10 @@ class ModerationJobs:
         flusher: InteractionFlusher,
         impressions: ImpressionStore,
         keys: KeyRing,
+        mutes: Mutes,
     ) -> None:
         self._moderation = moderation
+        self._mutes = mutes
         self._snapshots = snapshots
         self._edges = edges
         self._mirror = mirror
@@ -147,7 +150,7 @@ class ModerationJobs:
 
     async def erase_user(self, user_id: str, progress: Progress) -> None:
         """Remove a user's follows (each counterpart's counts and lists follow in the
-        mirror), its blocks, interactions and dismissals, and then the user."""
+        mirror), its blocks, mutes both ways, interactions and dismissals, and then the user."""
         await self._mirror_removals(await self._moderation.erase_pending(user_id))
         grace_us = round(self._keys.trust_seconds * 1_000_000)
         rounds = 0
@@ -166,6 +169,7 @@ class ModerationJobs:
                     await self._statuses.set_status(user_id, False, end.version)
                     await self._privacy.set(user_id, DEFAULT_PRIVACY, end.version)
                     await self._impressions.forget(user_id)
+                    await self._mutes.forget(user_id)
                     # The counts and lists are exact zeros now; let them go after the journal
                     # window.
                     await self._mirror.expire(user_id, self._journal_seconds)
@@ -181,9 +185,17 @@ class ModerationJobs:
         )
 
     async def _erase_others(self, user_id: str, progress: Progress) -> None:
-        """Delete the user's blocks, interactions and dismissals in batches, until a batch is
-        not full: what arrived since goes with the node (``erase_end``), so blocks that keep
-        coming cannot keep the erasure here."""
+        """Delete the user's mutes by others (each muter's mirror following), then its blocks,
+        own mutes, interactions and dismissals in batches, until a batch is not full: what
+        arrived since goes with the node (``erase_end``), so blocks that keep coming cannot
+        keep the erasure here."""
+        while True:
+            stop_if_asked()
+            removed = await self._mutes.erase_muted_by(user_id, self._batch)
+            if removed:
+                progress.add("mutes", removed)
+            if removed < self._batch:
+                break
         while True:
             stop_if_asked()
             deleted = await self._moderation.erase_blocks(user_id, self._batch)

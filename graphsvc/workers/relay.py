@@ -8,6 +8,9 @@ from Neo4j first (their lists and counts, and their privacy settings after a los
 them), and then the events are appended. Only then are they deleted from the
 outbox: a relay that dies half way repeats the round (consumers drop repeated ids).
 
+A private event (a mute) is never appended: its muter's mute mirror is built again from Neo4j
+(a newer snapshot replaces what the lost write left behind), and the event is forgotten.
+
 While Redis is unreachable the rounds fail and the outbox grows; it is the durable list of
 dirty users, and it drains when Redis is back (also after a restart that lost everything).
 """
@@ -25,6 +28,7 @@ from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.domain.model import GraphEvent
 from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.telemetry import RELAY_REPAIRS
 from graphsvc.settings import EventSettings, MirrorSettings
@@ -49,8 +53,10 @@ class Relay:
         cache: SuggestionCache,
         settings: EventSettings,
         mirror: MirrorSettings,
+        mutes: Mutes,
     ) -> None:
         self._outbox = outbox
+        self._mutes = mutes
         self._stream = stream
         self._sync = sync
         self._privacy = privacy
@@ -100,7 +106,11 @@ class Relay:
         acked = await self._stream.acked_among([e.id for e in events])
         lost = [e for e in events if e.id not in acked]
         if lost:
-            users = sorted({u for e in lost for u in (e.src, e.dst) if u})
+            users = sorted({u for e in lost if not e.private for u in (e.src, e.dst) if u})
+            muters = sorted({e.src for e in lost if e.private})
+            if muters:  # a mute's mirror is the muter's alone; its event is never appended
+                await self._mutes.build(muters)
+                await self._cache.invalidate(*muters)
             size = self._rebuild_batch
             for start in range(0, len(users), size):
                 if not await self._stream.renew_lease(holder, self._lease):
@@ -112,8 +122,8 @@ class Relay:
                 await self._cache.invalidate(*chunk)
             await self._stream.append(lost)
             report.recovered += len(lost)
-            report.repaired += len(users)
-            RELAY_REPAIRS.inc(len(users))
+            report.repaired += len(users) + len(muters)
+            RELAY_REPAIRS.inc(len(users) + len(muters))
         await self._outbox.delete([e.id for e in events])
         await self._stream.forget_acked([e.id for e in events], older_than=86_400)
         report.delivered += len(events)

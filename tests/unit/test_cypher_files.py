@@ -31,6 +31,7 @@ FAMILIES = {
     "keys",
     "lists",
     "moderation",
+    "mutes",
     "outbox",
     "privacy",
     "relations",

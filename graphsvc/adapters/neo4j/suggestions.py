@@ -6,6 +6,7 @@ active and popular accounts), dismissals, the stored rankers, and the training r
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -140,7 +141,7 @@ class SuggestionStore:
         return [row["id"] for row in rows]
 
     async def suggestable(self, user_id: str, candidates: Sequence[str]) -> list[str]:
-        params = {"id": user_id, "ids": list(candidates)}
+        params = {"id": user_id, "ids": list(candidates), "now": time.time_ns() // 1_000}
         (row,) = await self._store.read("suggestions/suggest_filter", params)
         return list(row["ids"])
 

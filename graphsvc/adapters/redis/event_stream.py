@@ -40,9 +40,12 @@ class EventStream:
         self._lease_script = client.register_script(_LEASE)
 
     def append_to(self, pipe: Any, events: Sequence[GraphEvent]) -> None:
-        """Queue the appends (and their acks) on a pipeline the caller executes."""
+        """Queue the appends (and their acks) on a pipeline the caller executes. A private
+        event (a mute) is acked and never appended: the stream is public."""
         now = time.time()
         for event in events:
+            if event.private:
+                continue
             pipe.xadd(self.stream, event.fields(), maxlen=self._max_len, approximate=True)
         if events:
             pipe.zadd(self._acked, {event.id: now for event in events})
