@@ -57,8 +57,9 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // erased and deleted since then gives no result row (the caller refuses it as being erased).
 // Rules for a NEW edge or request (an existing follow, or a pending request to a locked user,
 // is simply reported): neither user is being erased, neither is suspended, no block either way,
-// the follower follows and has requested fewer than row.max_following users together, and made
-// fewer than row.per_window follows and requests in the last row.window_us. `a.fl` holds the
+// the follower follows and has requested fewer than row.max_following users together, a new
+// request finds fewer than row.max_requests of the follower's requests waiting, and the
+// follower made fewer than row.per_window follows and requests in the last row.window_us. `a.fl` holds the
 // times of the follower's recent new follows and requests (the rolling window).
 // A follow of a user who is no longer locked also ends a request still pending to it (an
 // approval of every request may be running).
@@ -67,7 +68,8 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // A new edge or request also creates its event in the outbox (:GraphEvent, `follow` or
 // `follow_request`, in the same transaction), from which the relay appends it to the event
 // stream if the service's own append is lost.
-// Params: $rows, each {i, src, dst, max_following, per_window, window_us, event (an id)}.
+// Params: $rows, each {i, src, dst, max_following, per_window, window_us, max_requests,
+// event (an id)}.
 // Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
 // requested (the answer is a pending request, not a follow).
 UNWIND $rows AS row
@@ -90,6 +92,7 @@ WITH row, a, b, r, q, ask, recent,
        WHEN EXISTS { (a)-[:BLOCKS]-(b) } THEN 'blocked'
        WHEN COUNT { (a)-[:FOLLOWS]->() } + COUNT { (a)-[:REQUESTS]->() }
             - CASE WHEN q IS NULL THEN 0 ELSE 1 END >= row.max_following THEN 'following_limit'
+       WHEN ask AND COUNT { (a)-[:REQUESTS]->() } >= row.max_requests THEN 'request_limit'
        WHEN size(recent) >= row.per_window THEN 'rate_limit'
      END AS refused
 WITH row, a, b, r, q, ask, recent, refused,

@@ -152,6 +152,12 @@ class WriteSettings(_Section):
     follow_window_seconds: int = Field(
         default=86_400, ge=1, description="the rolling window of FOLLOWS_PER_DAY (a day)"
     )
+    follow_requests_max: int = Field(
+        default=1_000,
+        ge=1,
+        description="most follow requests one user may have waiting for approval (each also "
+        "counts against MAX_FOLLOWING)",
+    )
     remove_followers_max_ids: int = Field(
         default=100, ge=1, le=1_000, description="followers one removal request may name"
     )

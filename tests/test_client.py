@@ -154,6 +154,28 @@ def test_helpers_for_data_scientists(api: str, service_key: str) -> None:
         assert set(sub.edges) == {(fans[0], hub), (fans[1], hub), (hub, fans[0]), (far, fans[1])}
 
 
+async def test_an_ego_graph_holds_what_its_viewer_may_see(
+    api: str, service_key: str, backends: Services
+) -> None:
+    hub, fan, shy, far, stranger = (new_user_id(n) for n in ("hub", "fan", "shy", "far", "x"))
+    with GraphClient(api, service_key) as admin:
+        for src, dst in ((fan, hub), (shy, hub), (hub, fan), (shy, far), (fan, far)):
+            admin.follow(src, dst)
+        admin.set_privacy(shy, following_visibility="private")
+        assert admin.ego_graph(hub, radius=2).has_edge(shy, far)  # an admin sees everything
+    product = (await backends.access.create(frozenset({Scope.READ}), name="ego")).token
+    with GraphClient(api, product, viewer=stranger) as graph:
+        seen = graph.ego_graph(hub, radius=2)
+        assert seen.has_edge(fan, far) and not seen.has_edge(shy, far)
+        assert (shy, "following") in seen.graph["hidden_lists"]
+    with GraphClient(api, service_key) as admin:
+        admin.set_privacy(hub, followers_visibility="private")
+    with GraphClient(api, product, viewer=stranger) as graph:
+        own = graph.ego_graph(hub)
+        assert set(own.edges) == {(hub, fan)}
+        assert own.graph["hidden_lists"] == [(hub, "followers")]
+
+
 async def test_new_followers_stream(api: str, service_key: str) -> None:
     import asyncio
 
@@ -168,8 +190,13 @@ async def test_new_followers_stream(api: str, service_key: str) -> None:
         await asyncio.sleep(0.5)  # connected
         await graph.follow(fan, star)
         event = await asyncio.wait_for(waiting, 10)
-        assert event["follower"] == fan and event["entry_id"]
+        assert event["follower"] == fan and event["entry_id"] and not event["requested"]
         assert set(event) == set(NewFollower.__annotations__)
+        await graph.set_privacy(star, locked=True)
+        asker = new_user_id("asker")
+        assert (await graph.follow(asker, star)).requested
+        request = await asyncio.wait_for(anext(stream), 10)
+        assert (request["follower"], request["requested"]) == (asker, True)
         await stream.aclose()
 
 

@@ -24,6 +24,7 @@ from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
+from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import Settings
 
@@ -256,6 +257,24 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             assert sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) == ids
         bad = await http.get(f"/v1/users/{star}/events", headers={"Last-Event-ID": "nope"})
         assert bad.status_code == 400 and "Last-Event-ID" in bad.json()["error"]["message"]
+
+
+async def test_a_locked_user_is_pushed_its_follow_requests_and_then_the_approved_follower(
+    served: str, service: Services, service_key: str, uid: UserIds
+) -> None:
+    owner, fan = uid("owner"), uid("fan")
+    await service.privacy.update(owner, PrivacyEdit(locked=True))
+    async with httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key)) as http:
+        async with http.stream("GET", f"/v1/users/{owner}/events") as response:
+            lines = response.aiter_lines()
+            assert await anext(lines) == ": connected"
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            assert (await service.relations.follow(fan, owner)).requested
+            event, _, data = await asyncio.wait_for(next_event(lines), 10)
+            assert (event, orjson.loads(data)["requester"]) == ("follow_request", fan)
+            assert await service.relations.approve(owner, fan)
+            _, data = await asyncio.wait_for(next_follower(lines), 10)
+            assert orjson.loads(data)["follower"] == fan
 
 
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(

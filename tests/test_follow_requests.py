@@ -133,6 +133,10 @@ async def test_limits_count_requests_and_are_checked_again_at_approval(
         assert (await two.follow(fan, owner)).requested
         assert (await two.follow(fan, x)).following
         await refused(two.follow(fan, y), 409, "following_limit")  # a follow and a request
+    async with make_driver(follow_requests_max=1) as capped:
+        other = await locked(driver, uid, "other")
+        await refused(capped.follow(fan, other), 409, "request_limit")  # one waits already
+        assert (await capped.follow(fan, uid("open"))).following  # a follow is no request
     async with make_driver(max_following=1) as one:  # the limit was lowered since
         await refused(one.approve_follow_request(owner, fan), 409, "following_limit")
     assert [i.user_id async for i in driver.follow_requests(owner)] == [fan]  # still pending

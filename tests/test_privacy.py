@@ -315,3 +315,21 @@ async def test_suggestions_never_use_or_name_a_hidden_network_nor_suggest_the_un
     assert fresh[via_open].reasons.via == [open_] and fresh[via_open].reasons.mutual_count == 1
     assert via_hidden not in fresh or "friends_of_friends" not in fresh[via_hidden].sources
     assert shy not in fresh
+
+
+async def test_an_own_view_is_refused_to_a_viewer_naming_someone_else(
+    driver: Driver,
+    uid: Uid,
+    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+) -> None:
+    """Relationships carry the user's mutes, suggestions its vias, a timeline its follows:
+    a service key reads them for the user (naming it, or no one), never as another viewer."""
+    me, other = uid("me"), uid("other")
+    await driver.follow_pairs((me, other))
+    async with as_viewer(uid("someone")) as graph:  # type: ignore[attr-defined]
+        await refused(graph.relationships(me, [other]), 403, "owner_only")
+        await refused(graph.suggestions(me), 403, "owner_only")
+        await refused(anext(aiter(graph.timeline(me))), 403, "owner_only")
+    for viewer in (me, None):
+        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+            assert (await graph.relationships(me, [other])).relationships[other].following

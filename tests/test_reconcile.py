@@ -12,6 +12,7 @@ from stores import mirrored
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
+from graphsvc.domain.privacy import Privacy, Visibility
 from graphsvc.ops.consistency import check_users
 from graphsvc.ops.reconcile import reconcile, reconcile_recent, reconcile_rounds
 
@@ -43,6 +44,27 @@ async def test_drift_is_found_repaired_and_reported(
     assert (await driver.counts(a)).following == 1
     assert set(await driver.ids(b, "followers")) == {a, c}
     assert await driver.ids(clean, "followers") == [d]
+
+
+async def test_drifted_privacy_settings_are_found_and_repaired_from_neo4j(
+    driver: Driver, service: Services, backends: Services, uid: UserIds
+) -> None:
+    hidden, public = uid("hidden"), uid("public")
+    await driver.set_privacy(hidden, followers_visibility="private", locked=True)
+    await driver.set_privacy(public, discoverable=False)
+    await driver.set_privacy(public, discoverable=True)
+    mirror = backends.redis.privacy
+    # a lost write (the user reads as public) and a stale newer one (a public user hidden)
+    await mirror.set(hidden, Privacy(), 2**62, force=True)
+    await mirror.set(public, Privacy(following_visibility=Visibility.PRIVATE), 2**62)
+    drifts = await check_users(backends, [hidden, public])
+    assert {(d.user_id, d.what) for d in drifts} == {(hidden, "privacy"), (public, "privacy")}
+    report = await reconcile(service, batches(hidden, public), progress=False)
+    assert (report.found, report.left) == (2, 0)
+    assert (await mirror.of([hidden]))[hidden] == Privacy(
+        followers_visibility=Visibility.PRIVATE, locked=True
+    )
+    assert (await mirror.of([public]))[public] == Privacy()
 
 
 async def test_recently_written_users_are_reconciled_every_round(

@@ -95,6 +95,23 @@ async def test_pages_never_skip_or_repeat_while_posts_arrive(
     assert top[:2] == [(star, f"newstar{arrived - 1}"), (ordinary, f"new{arrived - 1}")]
 
 
+async def test_a_request_fans_out_nothing_until_its_approval_backfills(
+    api: Driver, uid: Callable[[str], str]
+) -> None:
+    reader, author = uid("reader"), uid("author")
+    await api.set_privacy(author, locked=True)
+    for n in range(3):
+        await api.publish(author, f"a{n}", at(n))
+    await api.timeline_of(reader)
+    assert (await api.follow(reader, author)).requested
+    await api.publish(author, "a3", at(3))  # while the request waits
+    await api.settle()
+    assert await api.timeline_of(reader) == []  # a request is no follow
+    await api.approve_follow_request(author, reader)
+    await api.settle()
+    assert [p for _, p in await api.timeline_of(reader)] == ["a3", "a2", "a1", "a0"]
+
+
 async def test_follow_backfills_unfollow_and_block_remove(
     api: Driver, uid: Callable[[str], str]
 ) -> None:

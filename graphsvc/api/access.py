@@ -48,6 +48,7 @@ from graphsvc.domain.access import (
 )
 from graphsvc.domain.access import Scope as KeyScope
 from graphsvc.domain.ids import USER_ID_PATTERN
+from graphsvc.domain.privacy import require_own_view
 from graphsvc.services.rate_limits import RateLimited
 from graphsvc.services.telemetry import AUTH_FAILURES
 
@@ -178,6 +179,8 @@ async def admit(
     except (Unauthenticated, MissingScope, WrongActingUser, ServiceKeyRequired) as refused:
         AUTH_FAILURES.labels(str(refused.status)).inc()
         raise
+    if acting is not None and request.method in READ_METHODS:
+        require_own_view(viewer, acting)
     write = request.method not in READ_METHODS
     budget = await services.rate_limits.spend(key.id, write=write, cost=cost)
     if budget is not None and not budget.allowed:
@@ -234,7 +237,9 @@ def guarded(
     see another's private view nor mark them active or rebuild their inbox. ``service_only``:
     a user-bound key may not use it at all (403 ``service_key_required``). ``cost``: the
     requests of the key's budget one request spends (``Cost``); ``graph_cost``: what it
-    spends in all when it reads Neo4j where the mirror usually answers."""
+    spends in all when it reads Neo4j where the mirror usually answers. A read with
+    ``acts_as_user`` is the user's own view: a service key naming another viewer gets 403
+    ``owner_only``."""
     extra = requires(
         scope,
         acts_as_user=acts_as_user,

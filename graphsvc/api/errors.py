@@ -39,7 +39,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "a block, or a suspended user, forbids it"},
-    409: {"model": ErrorBody, "description": "MAX_FOLLOWING reached, or a user is being erased"},
+    409: {
+        "model": ErrorBody,
+        "description": "MAX_FOLLOWING or FOLLOW_REQUESTS_MAX reached, or a user is being erased",
+    },
     429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
 }
 

@@ -97,6 +97,10 @@ def _event(item: StreamItem) -> ServerSentEvent:
     if isinstance(item, Closed):
         data = {"code": item.code, "message": item.message}
         return ServerSentEvent(event="closed", raw_data=orjson.dumps(data).decode())
+    if item.requested:
+        data = {"requester": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}
+        raw = orjson.dumps(data).decode()
+        return ServerSentEvent(id=item.entry_id, event="follow_request", raw_data=raw)
     data = {"follower": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}
     return ServerSentEvent(id=item.entry_id, event="follower", raw_data=orjson.dumps(data).decode())
 
@@ -106,7 +110,8 @@ def _event(item: StreamItem) -> ServerSentEvent:
     response_class=EventSourceResponse,
     responses=_JSON_ERRORS,
     tags=["relations"],
-    summary="Server-Sent Events: the user's new followers, as they follow",
+    summary="Server-Sent Events: the user's new followers as they follow, and the follow "
+    "requests it is asked when locked",
     **guarded(Scope.READ, acts_as_user=True),
 )
 async def new_followers(

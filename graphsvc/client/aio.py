@@ -23,12 +23,15 @@ log = logging.getLogger(__name__)
 
 
 class NewFollower(TypedDict):
-    """A ``follower`` event of the new-followers stream: a dict, as the event's JSON is."""
+    """A ``follower`` event of the new-followers stream, or a ``follow_request`` one
+    (``requested``: the user is locked, and the follower waits for its approval): a dict, as
+    the event's JSON is."""
 
     follower: str
-    since: str  # the follow's time, ISO-8601 UTC
+    since: str  # the follow's (or request's) time, ISO-8601 UTC
     event_id: str
     entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it
+    requested: bool
 
 
 class AsyncGraphClient:
@@ -318,12 +321,13 @@ class AsyncGraphClient:
             async for line in response.aiter_lines():
                 if not line:
                     kind, data = event.get("event"), json.loads(event.get("data") or "{}")
-                    if kind == "follower":
+                    if kind in ("follower", "follow_request"):
                         yield NewFollower(
-                            follower=data["follower"],
+                            follower=data.get("follower") or data["requester"],
                             since=data["since"],
                             event_id=data["event_id"],
                             entry_id=event.get("id", ""),
+                            requested=kind == "follow_request",
                         )
                     elif kind == "gap":
                         log.warning("new followers of %s: %s", user_id, data.get("message"))

@@ -4,9 +4,10 @@ imported on first use, an optional extra)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from graphsvc.client.errors import Forbidden
 from graphsvc.schemas import CountsBody, Item, RelationshipBody, RelationshipsBody
 
 if TYPE_CHECKING:
@@ -46,12 +47,15 @@ def ego_graph(
 ) -> networkx.DiGraph:
     """The user's neighbourhood as a ``networkx.DiGraph``: followers and followings out to
     ``radius`` (1 or 2) hops, at most ``max_nodes`` nodes (nearest first), each edge with
-    its ``since``. Edges among the nodes that neither end's walked lists reached are absent."""
+    its ``since``. Edges among the nodes that neither end's walked lists reached are absent.
+
+    It is what the client's viewer may see: a list its owner hides from the viewer is not
+    walked, and is named in the graph's ``hidden_lists`` attribute as (user, side)."""
     import networkx
 
     if radius not in (1, 2):
         raise ValueError("radius is 1 or 2")
-    ego = networkx.DiGraph()
+    ego = networkx.DiGraph(hidden_lists=[])
     ego.add_node(user)
     frontier = [user]
     for _ in range(radius):
@@ -60,14 +64,27 @@ def ego_graph(
             room = max_nodes - ego.number_of_nodes()
             if room <= 0:
                 return ego
-            for item in graph.followers(node, limit=room):
+            for item in _visible(ego, node, "followers", graph.followers(node, limit=room)):
                 _add(ego, item.user_id, node, item.since, next_frontier, max_nodes)
             room = max_nodes - ego.number_of_nodes()
             if room > 0:
-                for item in graph.following(node, limit=room):
+                following = graph.following(node, limit=room)
+                for item in _visible(ego, node, "following", following):
                     _add(ego, node, item.user_id, item.since, next_frontier, max_nodes)
         frontier = next_frontier
     return ego
+
+
+def _visible(
+    ego: networkx.DiGraph, node: str, side: str, items: Iterable[Item]
+) -> Iterator[Item]:
+    """A list's items, or none when its owner hides it from the viewer (noted on the graph)."""
+    try:
+        yield from items
+    except Forbidden as refused:
+        if refused.code != "network_hidden":
+            raise
+        ego.graph["hidden_lists"].append((node, side))
 
 
 def _add(

@@ -35,6 +35,7 @@ class FollowLimits:
     max_following: int = NO_LIMIT
     per_window: int = NO_LIMIT
     window_us: int = 1
+    max_requests: int = NO_LIMIT  # follow requests waiting for approval, per requester
 
 
 @dataclass(frozen=True, slots=True)

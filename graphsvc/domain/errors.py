@@ -107,6 +107,14 @@ class NoFollowRequest(GraphError):
     code = "no_follow_request"
 
 
+class FollowRequestLimit(GraphError):
+    """A follow request past FOLLOW_REQUESTS_MAX waiting ones: a conflict with the present
+    state, as the following limit is."""
+
+    status = 409
+    code = "request_limit"
+
+
 class FollowingLimit(GraphError):
     status = 409
     code = "following_limit"

@@ -3,8 +3,9 @@
 The rules are the mirror's invariants: mirrored counts equal Neo4j's counts (totals, active
 counts and friends); the set of inactive users agrees with Neo4j's statuses; a complete hot
 list equals the user's whole list; a truncated hot list equals exactly the entries newer than
-its boundary; the mutes in effect in a user's mute mirror are those Neo4j holds. A cold
-(absent) mirror is never drift: it is rebuilt on the next read.
+its boundary; the mutes in effect in a user's mute mirror are those Neo4j holds; a user's
+mirrored privacy settings are those on its node. A cold (absent) mirror is never drift: it is
+rebuilt on the next read.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphsvc.adapters.neo4j.mutes import MuteStore
+from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
+from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Counts, Entry, Side
@@ -45,7 +48,25 @@ async def check_users(services: Services, user_ids: Sequence[str]) -> list[Drift
     drifts = await compare(
         services.neo4j.snapshots, services.redis.mirror_state, services.redis.statuses, user_ids
     )
-    return drifts + await compare_mutes(services.neo4j.mutes, services.redis.mutes, user_ids)
+    drifts += await compare_mutes(services.neo4j.mutes, services.redis.mutes, user_ids)
+    return drifts + await compare_privacy(services.neo4j.privacy, services.redis.privacy, user_ids)
+
+
+async def compare_privacy(
+    store: PrivacyStore, mirror: PrivacyMirror, user_ids: Sequence[str]
+) -> list[Drift]:
+    """Each user's privacy settings as the mirror has them and as Neo4j has them (a hash not
+    built is never drift: it is built before its next read)."""
+    try:
+        found = await mirror.of(user_ids)
+    except PrivacyMissing:
+        return []
+    truth = await store.of(user_ids)
+    return [
+        Drift(uid, "privacy", truth[uid][0].encode(), found[uid].encode())
+        for uid in user_ids
+        if found[uid] != truth[uid][0]
+    ]
 
 
 async def compare_mutes(

@@ -2,7 +2,8 @@
 
 A repair (``MirrorSync.repair``) rebuilds the drifted users' counts and lists from a Neo4j
 snapshot (keeping their journals, so writes in flight are replayed) and writes their status
-to the mirror again, as Neo4j says it, and their mute mirrors from Neo4j's mutes; the users
+to the mirror again, as Neo4j says it, their mute mirrors from Neo4j's mutes and their
+privacy settings from their nodes (whatever version the mirror holds); the users
 are then checked once more, so the report says what is left (it should be nothing).
 """
 
@@ -44,6 +45,7 @@ Repair = Callable[[Services, Sequence[str]], Awaitable[object]]
 async def _repair_mirrors(services: Services, users: Sequence[str]) -> None:
     await services.mirror_sync.repair(users)
     await services.mutes.repair(users)
+    await services.privacy.repair(users)
 
 
 async def reconcile(

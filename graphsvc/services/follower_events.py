@@ -1,4 +1,5 @@
-"""Real-time "new follower" pushes: the follow events of the event stream, per followed user.
+"""Real-time "new follower" pushes: the follow events of the event stream, per followed user,
+and the follow requests a locked user is asked.
 
 One reader per process follows the stream (XREAD, blocking) and hands each follow event to
 the queues of the connections that watch its followed user, so a thousand open connections
@@ -84,12 +85,18 @@ _ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
 _U64 = 2**64 - 1
 
 
+# The events handed to the followed user: a new follower, and a request to follow it (when it
+# is locked; an approval is a follow event).
+NOTIFIED = frozenset({"follow", "follow_request"})
+
+
 @dataclass(frozen=True, slots=True)
 class NewFollower:
     entry_id: str  # the stream entry (the SSE id a client resumes from)
     event_id: str
-    follower: str
-    version: int  # the follow time, µs
+    follower: str  # the follower, or the requester of a follow request
+    version: int  # the follow (or request) time, µs
+    requested: bool = False  # a follow request waiting for approval, not a follow
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +344,7 @@ class FollowerEvents:
         items = [
             _new_follower(entry_id, fields)
             for entry_id, fields in reversed(entries)
-            if fields.get("type") == "follow" and fields.get("dst") == user_id
+            if fields.get("type") in NOTIFIED and fields.get("dst") == user_id
         ]
         return _Replay(await _unmuted(self._mutes, user_id, items), gap, covered, read)
 
@@ -376,7 +383,7 @@ class FollowerEvents:
             found: dict[str, list[NewFollower]] = {}
             for entry_id, fields in entries:
                 after = entry_id
-                if fields.get("type") == "follow" and fields.get("dst", "") in self._watchers:
+                if fields.get("type") in NOTIFIED and fields.get("dst", "") in self._watchers:
                     found.setdefault(fields["dst"], []).append(_new_follower(entry_id, fields))
             for user_id, items in found.items():
                 self._hand_out(user_id, await _unmuted(self._mutes, user_id, items))
@@ -397,5 +404,9 @@ class FollowerEvents:
 
 def _new_follower(entry_id: str, fields: dict[str, str]) -> NewFollower:
     return NewFollower(
-        entry_id, fields.get("id", ""), fields.get("src", ""), int(fields.get("version", 0))
+        entry_id,
+        fields.get("id", ""),
+        fields.get("src", ""),
+        int(fields.get("version", 0)),
+        requested=fields.get("type") == "follow_request",
     )

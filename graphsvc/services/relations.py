@@ -22,6 +22,7 @@ from graphsvc.domain.errors import (
     Blocked,
     FollowingLimit,
     FollowRateLimit,
+    FollowRequestLimit,
     GraphError,
     NoFollowRequest,
     SelfAction,
@@ -57,6 +58,7 @@ class Relations:
             max_following=settings.max_following,
             per_window=settings.follows_per_day,
             window_us=settings.follow_window_seconds * 1_000_000,
+            max_requests=settings.follow_requests_max,
         )
         self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
             self._commit_batch,
@@ -210,6 +212,12 @@ class Relations:
                 return UserSuspended(f"user {target_id!r} is suspended and cannot be followed")
             case "erasing":
                 return UserErasing(f"{user_id!r} or {target_id!r} is being erased")
+            case "request_limit":
+                return FollowRequestLimit(
+                    f"user {user_id!r} already has {settings.follow_requests_max} follow "
+                    "requests waiting for approval, the limit (FOLLOW_REQUESTS_MAX); one must "
+                    "be answered or withdrawn first"
+                )
             case "following_limit":
                 return FollowingLimit(
                     f"user {user_id!r} already follows {settings.max_following} users, the "

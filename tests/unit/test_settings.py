@@ -69,6 +69,7 @@ ENV_NAMES = frozenset(
         "FEED_TOMBSTONES_MAX",
         "FEED_TOMBSTONE_DAYS",
         "FOLLOWS_PER_DAY",
+        "FOLLOW_REQUESTS_MAX",
         "FOLLOW_WINDOW_SECONDS",
         "HOT_LIST_CAP",
         "INTERACTIONS_FLUSH_ENTRIES",

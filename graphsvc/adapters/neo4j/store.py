@@ -409,6 +409,7 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
             max_following=write.limits.max_following,
             per_window=write.limits.per_window,
             window_us=write.limits.window_us,
+            max_requests=write.limits.max_requests,
         )
     else:
         row["cause"] = write.cause or None  # a null property is not stored
