@@ -264,17 +264,17 @@ async def test_a_locked_user_is_pushed_its_follow_requests_and_then_the_approved
 ) -> None:
     owner, fan = uid("owner"), uid("fan")
     await service.privacy.update(owner, PrivacyEdit(locked=True))
-    async with httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key)) as http:
-        async with http.stream("GET", f"/v1/users/{owner}/events") as response:
-            lines = response.aiter_lines()
-            assert await anext(lines) == ": connected"
-            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
-            assert (await service.relations.follow(fan, owner)).requested
-            event, _, data = await asyncio.wait_for(next_event(lines), 10)
-            assert (event, orjson.loads(data)["requester"]) == ("follow_request", fan)
-            assert await service.relations.approve(owner, fan)
-            _, data = await asyncio.wait_for(next_follower(lines), 10)
-            assert orjson.loads(data)["follower"] == fan
+    http = httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key))
+    async with http, http.stream("GET", f"/v1/users/{owner}/events") as response:
+        lines = response.aiter_lines()
+        assert await anext(lines) == ": connected"
+        await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+        assert (await service.relations.follow(fan, owner)).requested
+        event, _, data = await asyncio.wait_for(next_event(lines), 10)
+        assert (event, orjson.loads(data)["requester"]) == ("follow_request", fan)
+        assert await service.relations.approve(owner, fan)
+        _, data = await asyncio.wait_for(next_follower(lines), 10)
+        assert orjson.loads(data)["follower"] == fan
 
 
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(

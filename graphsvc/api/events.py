@@ -98,7 +98,11 @@ def _event(item: StreamItem) -> ServerSentEvent:
         data = {"code": item.code, "message": item.message}
         return ServerSentEvent(event="closed", raw_data=orjson.dumps(data).decode())
     if item.requested:
-        data = {"requester": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}
+        data = {
+            "requester": item.follower,
+            "since": iso_utc(item.version),
+            "event_id": item.event_id,
+        }
         raw = orjson.dumps(data).decode()
         return ServerSentEvent(id=item.entry_id, event="follow_request", raw_data=raw)
     data = {"follower": item.follower, "since": iso_utc(item.version), "event_id": item.event_id}

@@ -75,9 +75,7 @@ def ego_graph(
     return ego
 
 
-def _visible(
-    ego: networkx.DiGraph, node: str, side: str, items: Iterable[Item]
-) -> Iterator[Item]:
+def _visible(ego: networkx.DiGraph, node: str, side: str, items: Iterable[Item]) -> Iterator[Item]:
     """A list's items, or none when its owner hides it from the viewer (noted on the graph)."""
     try:
         yield from items
