@@ -53,6 +53,15 @@ OWNER_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "read as someone other than the owner (owner_only)"},
 }
 
+# Lists read for a viewer: a list (or one an answer derives from) its owner hides from it.
+HIDDEN: dict[int | str, dict[str, Any]] = {
+    403: {
+        "model": ErrorBody,
+        "description": "network_hidden: the owner's privacy setting hides this list (or a list "
+        "the answer is derived from) from the viewer; the message names the setting and value",
+    }
+}
+
 POST_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "no such post"},
     409: {"model": ErrorBody, "description": "the post exists with another time, or was deleted"},

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
-from graphsvc.api.errors import ERRORS, OWNER_ERRORS
+from graphsvc.api.errors import ERRORS, HIDDEN, OWNER_ERRORS
 from graphsvc.api.params import (
     Cursor,
     Limit,
@@ -37,7 +37,7 @@ router = APIRouter()
 @router.get(
     "/v1/users/{user_id}/followers",
     response_model=PageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["lists"],
     summary="Who follows the user, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
@@ -60,7 +60,7 @@ async def followers(
 @router.get(
     "/v1/users/{user_id}/following",
     response_model=PageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["lists"],
     summary="Whom the user follows, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
@@ -91,7 +91,7 @@ async def following(
 @router.get(
     "/v1/users/{user_id}/friends",
     response_model=PageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["lists"],
     summary="Active mutual follows, by when the user followed them, newest first",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.FOLLOWINGS),
@@ -137,7 +137,7 @@ async def counts(user_id: UserId, request: Request) -> Response:
 @router.get(
     "/v1/users/{user_id}/common-following/{other_id}",
     response_model=IdPageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["relations"],
     summary="Active users both follow, in id order, with the total",
     **guarded(Scope.READ, cost=Cost.COMMON),
@@ -159,7 +159,7 @@ async def common_following(
 @router.get(
     "/v1/users/{user_id}/common-followers/{other_id}",
     response_model=IdPageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["relations"],
     summary="Active users who follow both, in id order, with the total",
     **guarded(Scope.READ, cost=Cost.COMMON),
@@ -181,7 +181,7 @@ async def common_followers(
 @router.get(
     "/v1/users/{user_id}/familiar-followers/{target_id}",
     response_model=IdPageBody,
-    responses=ERRORS,
+    responses=ERRORS | HIDDEN,
     tags=["relations"],
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
     **guarded(Scope.READ, cost=Cost.FOLLOWINGS),
