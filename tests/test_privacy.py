@@ -255,27 +255,36 @@ async def test_familiar_followers_name_only_people_whose_following_the_reader_ma
         await refused(graph.familiar_followers(me, target), 403, "network_hidden")
 
 
+@pytest.mark.parametrize("visibility", list(Visibility))
 @pytest.mark.parametrize("side", ["followers", "following"])
 async def test_common_lists_need_both_users_lists_visible(
     driver: Driver,
     uid: Uid,
     as_viewer: Callable[[str | None], AsyncIterator[Driver]],
     side: str,
+    visibility: Visibility,
 ) -> None:
-    a, b, shared, reader = uid("a"), uid("b"), uid("shared"), uid("reader")
+    """Common followers read both users' followers, common following both users' following:
+    each viewer is answered as the stricter of the two settings allows it."""
+    a, b, shared = uid("a"), uid("b"), uid("shared")
+    viewers = {name: uid(name) for name in ("stranger", "follower", "mutual")}
     if side == "followers":
         await driver.follow_pairs((shared, a), (shared, b))
     else:
         await driver.follow_pairs((a, shared), (b, shared))
+    await driver.follow_pairs((viewers["follower"], b), (viewers["mutual"], b))
+    await driver.follow_pairs((b, viewers["mutual"]))
     kind = "common_followers" if side == "followers" else "common_following"
-    assert await driver.shared(kind, a, b) == (1, [shared])
-    await driver.set_privacy(b, **{f"{side}_visibility": "followers"})
-    async with as_viewer(reader) as graph:  # type: ignore[attr-defined]
-        for first, second in ((a, b), (b, a)):  # either user's setting, in either place
-            error = await refused(graph.shared(kind, first, second), 403, "network_hidden")
-            assert repr(b) in error.message
-        await driver.follow_pairs((reader, b))  # now a follower of b: both lists are visible
-        assert await graph.shared(kind, a, b) == (1, [shared])
+    await driver.set_privacy(b, **{f"{side}_visibility": visibility.value})
+    for name in ("anonymous", "stranger", "follower", "mutual", "owner"):
+        viewer = {"anonymous": None, "owner": b}.get(name, viewers.get(name))
+        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+            for first, second in ((a, b), (b, a)):  # either user's setting, in either place
+                if name in SEES[visibility]:
+                    assert await graph.shared(kind, first, second) == (1, [shared]), name
+                else:
+                    error = await refused(graph.shared(kind, first, second), 403, "network_hidden")
+                    assert repr(b) in error.message, name
 
 
 async def test_friends_need_both_of_the_users_lists_visible(
@@ -333,3 +342,26 @@ async def test_an_own_view_is_refused_to_a_viewer_naming_someone_else(
     for viewer in (me, None):
         async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
             assert (await graph.relationships(me, [other])).relationships[other].following
+
+
+@pytest.mark.parametrize("visibility", list(Visibility))
+async def test_a_via_is_named_only_where_its_following_is_visible_to_the_user(
+    driver: Driver, uid: Uid, visibility: Visibility
+) -> None:
+    """A followed user's follows feed my suggestions (and name it as a via) exactly when I may
+    see whom it follows: I follow it, so 'followers' shows them to me, 'mutuals' when it
+    follows me back, 'private' never."""
+    me, friend, found_through = uid("me"), uid("friend"), uid("through")
+    await driver.follow_pairs((me, friend), (friend, found_through))
+    await driver.set_privacy(friend, following_visibility=visibility.value)
+    walked = visibility is not Visibility.PRIVATE and visibility is not Visibility.MUTUALS
+    suggested = await driver.suggested(me)
+    named = found_through in suggested and friend in suggested[found_through].reasons.via
+    assert named is walked
+    if not walked:  # nothing else leads there: the hidden network was not walked at all
+        assert found_through not in suggested
+    if visibility is Visibility.MUTUALS:
+        await driver.follow_pairs((friend, me))  # now it follows me back
+        await driver.services.suggestions.cache.invalidate(me)
+        suggested = await driver.suggested(me)
+        assert suggested[found_through].reasons.via == [friend]
