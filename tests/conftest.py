@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack
+from pathlib import Path
 
 import httpx
 import pytest
 from driver import Driver
-from helpers import app_client
+from helpers import ThrowawayRedis, app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
@@ -145,6 +147,17 @@ def make_driver(make_client: Callable[..., httpx.AsyncClient]) -> Callable[..., 
 @pytest.fixture
 def driver(client: httpx.AsyncClient) -> Driver:
     return Driver(client)
+
+
+@pytest.fixture
+def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
+    """A redis-server of the test's own, to kill and restart empty."""
+    if not shutil.which("redis-server"):
+        pytest.skip("needs redis-server")
+    server = ThrowawayRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
 
 
 def new_user_id(name: str = "u") -> str:

@@ -8,9 +8,10 @@ import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -32,9 +33,9 @@ def bearer(key: str) -> dict[str, str]:
 class AppClient(httpx.AsyncClient):
     """An HTTP client for an ASGI app in this process; ``app`` is that app."""
 
-    def __init__(self, app: FastAPI, key: str | None) -> None:
+    def __init__(self, app: FastAPI, key: str | None, *, raise_app_exceptions: bool = True) -> None:
         super().__init__(
-            transport=httpx.ASGITransport(app=app),
+            transport=httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions),
             base_url="http://graphsvc",
             headers=bearer(key) if key else {},
         )
@@ -99,6 +100,29 @@ class ThrowawayRedis:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.kill9()
+
+    def settings(self, shared: Settings, prefix: str, **values: object) -> Settings:
+        """The suite's settings over this Redis, under a key prefix of the test's own."""
+        return shared.with_values(
+            redis_url=self.url,
+            redis_cluster=False,
+            redis_prefix=prefix,
+            rate_limits_enabled=False,
+            **values,
+        )
+
+
+@asynccontextmanager
+async def app_in_process(settings: Settings, key: str) -> AsyncIterator[tuple[Any, AppClient]]:
+    """Services opened over ``settings`` and an HTTP client of their app in this process,
+    sending ``key``; errors are answered as a served app answers them."""
+    from graphsvc.api.app import create_app
+    from graphsvc.bootstrap import open_services
+
+    async with open_services(settings) as service:
+        http = AppClient(create_app(settings, service), key, raise_app_exceptions=False)
+        async with http:
+            yield service, http
 
 
 def server_env(settings: Settings, **env: str) -> dict[str, str]:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import httpx
 import orjson
@@ -16,11 +14,11 @@ import pytest
 import uvicorn
 from conftest import RUN
 from driver import Driver, eventually
-from helpers import ThrowawayRedis, bearer, free_port
+from helpers import ThrowawayRedis, app_in_process, bearer, free_port
 from stores import commit_only
 
 from graphsvc.api.app import create_app
-from graphsvc.bootstrap import Services, open_services
+from graphsvc.bootstrap import Services
 from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
@@ -114,63 +112,42 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
 # -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
 
 
-@pytest.fixture
-def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
-    if not shutil.which("redis-server"):
-        pytest.skip("needs redis-server")
-    server = ThrowawayRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
-
-
 async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.with_values(
-        redis_url=throwaway_redis.url,
-        redis_cluster=False,
-        redis_prefix="rd:",
-        redis_retry_seconds=0.2,
-        rate_limits_enabled=False,
-    )
+    settings = throwaway_redis.settings(server_settings, "rd:", redis_retry_seconds=0.2)
     run = os.urandom(4).hex()
     a, b, c, star = (f"rd{run}.{name}" for name in ("a", "b", "c", "star"))
-    async with open_services(settings) as service:
-        app = create_app(settings, service)
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
-        ) as http:
-            graph = Driver(http)
-            await graph.follow_pairs((a, star), (b, star))
-            warm = await http.get(f"/v1/users/{star}/followers")
-            assert warm.status_code == 200 and "x-graph-source" not in warm.headers
+    async with app_in_process(settings, service_key) as (service, http):
+        graph = Driver(http)
+        await graph.follow_pairs((a, star), (b, star))
+        warm = await http.get(f"/v1/users/{star}/followers")
+        assert warm.status_code == 200 and "x-graph-source" not in warm.headers
 
-            throwaway_redis.kill9()
-            assert (await graph.follow(c, star)).created  # committed in Neo4j
-            assert (await graph.unfollow(a, star)).removed
-            page = await http.get(f"/v1/users/{star}/followers")
-            assert page.status_code == 200 and page.headers["x-graph-source"] == "neo4j"
-            assert [i["user_id"] for i in page.json()["items"]] == [c, b]
-            counts = await http.get(f"/v1/users/{star}/counts")
-            assert counts.status_code == 200 and counts.headers["x-graph-source"] == "neo4j"
-            assert counts.json()["followers"] == 2
-            await graph.suggestions(c)
-            assert (await http.get("/healthz")).json() == {"neo4j": "ok", "redis": "unavailable"}
+        throwaway_redis.kill9()
+        assert (await graph.follow(c, star)).created  # committed in Neo4j
+        assert (await graph.unfollow(a, star)).removed
+        page = await http.get(f"/v1/users/{star}/followers")
+        assert page.status_code == 200 and page.headers["x-graph-source"] == "neo4j"
+        assert [i["user_id"] for i in page.json()["items"]] == [c, b]
+        counts = await http.get(f"/v1/users/{star}/counts")
+        assert counts.status_code == 200 and counts.headers["x-graph-source"] == "neo4j"
+        assert counts.json()["followers"] == 2
+        await graph.suggestions(c)
+        assert (await http.get("/healthz")).json() == {"neo4j": "ok", "redis": "unavailable"}
 
-            throwaway_redis.start()  # empty
-            await asyncio.sleep(0.3)  # the breaker closes
-            report = await service.relay.once(grace=0)
-            assert report.recovered >= 2
-            users = [a, b, c, star]
-            assert await check_users(service, users) == []
-            events = await events_after(service, "0-0", set(users))
-            assert ("follow", c, star, "", "") in shape(events)
-            assert ("unfollow", a, star, "", "") in shape(events)
-            page = await http.get(f"/v1/users/{star}/followers")
-            assert "x-graph-source" not in page.headers
-            assert [i["user_id"] for i in page.json()["items"]] == [c, b]
+        throwaway_redis.start()  # empty
+        await asyncio.sleep(0.3)  # the breaker closes
+        report = await service.relay.once(grace=0)
+        assert report.recovered >= 2
+        users = [a, b, c, star]
+        assert await check_users(service, users) == []
+        events = await events_after(service, "0-0", set(users))
+        assert ("follow", c, star, "", "") in shape(events)
+        assert ("unfollow", a, star, "", "") in shape(events)
+        page = await http.get(f"/v1/users/{star}/followers")
+        assert "x-graph-source" not in page.headers
+        assert [i["user_id"] for i in page.json()["items"]] == [c, b]
 
 
 # -- Server-Sent Events -------------------------------------------------------------------------
@@ -302,26 +279,16 @@ async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
 async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.with_values(
-        redis_url=throwaway_redis.url,
-        redis_cluster=False,
-        redis_prefix="rr:",
-        rate_limits_enabled=False,
-    )
+    settings = throwaway_redis.settings(server_settings, "rr:")
     user = f"rr{os.urandom(4).hex()}.star"
-    async with open_services(settings) as service:
-        app = create_app(settings, service)
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
-        ) as http:
-            assert (await http.get(f"/v1/users/{user}/counts")).status_code == 200  # pooled
-            throwaway_redis.kill9()
-            throwaway_redis.start()  # the pooled connection is now dead
-            response = await http.get(f"/v1/users/{user}/counts")
-            assert response.status_code == 200
-            assert "x-graph-source" not in response.headers  # retried on a new connection
-            assert not service.breaker.open
+    async with app_in_process(settings, service_key) as (service, http):
+        assert (await http.get(f"/v1/users/{user}/counts")).status_code == 200  # pooled
+        throwaway_redis.kill9()
+        throwaway_redis.start()  # the pooled connection is now dead
+        response = await http.get(f"/v1/users/{user}/counts")
+        assert response.status_code == 200
+        assert "x-graph-source" not in response.headers  # retried on a new connection
+        assert not service.breaker.open
 
 
 # -- limits of the event streams (the policies of services/follower_events.py) ------------------

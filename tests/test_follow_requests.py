@@ -7,17 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
-import httpx
-import pytest
 from driver import Driver, refused
-from helpers import ThrowawayRedis, bearer
+from helpers import ThrowawayRedis, app_in_process
 
-from graphsvc.api.app import create_app
-from graphsvc.bootstrap import Services, open_services
+from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import Settings
@@ -270,49 +265,28 @@ async def test_erasure_removes_requests_both_ways(driver: Driver, uid: Uid) -> N
 # -- Redis down mid-approval (a throwaway redis-server, killed with SIGKILL) -------------------
 
 
-@pytest.fixture
-def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
-    if not shutil.which("redis-server"):
-        pytest.skip("needs redis-server")
-    server = ThrowawayRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
-
-
 async def test_nothing_is_lost_when_redis_dies_mid_approval(
     server_settings: Settings, throwaway_redis: ThrowawayRedis, service_key: str
 ) -> None:
-    settings = server_settings.with_values(
-        redis_url=throwaway_redis.url,
-        redis_cluster=False,
-        redis_prefix="rq:",
-        redis_retry_seconds=0.2,
-        rate_limits_enabled=False,
-    )
+    settings = throwaway_redis.settings(server_settings, "rq:", redis_retry_seconds=0.2)
     run = os.urandom(4).hex()
     owner, a, b = (f"rq{run}.{name}" for name in ("owner", "a", "b"))
-    async with open_services(settings) as service:
-        app = create_app(settings, service)
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://graphsvc", headers=bearer(service_key)
-        ) as http:
-            graph = Driver(http)
-            await graph.set_privacy(owner, locked=True)
-            await graph.follow(a, owner)
-            await graph.follow(b, owner)
-            assert (await graph.counts(owner)).followers == 0  # mirrored
+    async with app_in_process(settings, service_key) as (service, http):
+        graph = Driver(http)
+        await graph.set_privacy(owner, locked=True)
+        await graph.follow(a, owner)
+        await graph.follow(b, owner)
+        assert (await graph.counts(owner)).followers == 0  # mirrored
 
-            throwaway_redis.kill9()
-            assert (await graph.approve_follow_request(owner, a)).created  # in Neo4j
-            assert await graph.ids(owner, "followers") == [a]  # served from Neo4j
+        throwaway_redis.kill9()
+        assert (await graph.approve_follow_request(owner, a)).created  # in Neo4j
+        assert await graph.ids(owner, "followers") == [a]  # served from Neo4j
 
-            throwaway_redis.start()  # empty
-            await asyncio.sleep(0.3)  # the breaker closes
-            await service.relay.once(grace=0)
-            assert await check_users(service, [owner, a, b]) == []
-            assert await graph.ids(owner, "followers") == [a]
-            assert (await graph.counts(owner)).followers == 1
-            assert (await graph.privacy(owner)).locked  # the settings' mirror is rebuilt
-            assert [i.user_id async for i in graph.follow_requests(owner)] == [b]
+        throwaway_redis.start()  # empty
+        await asyncio.sleep(0.3)  # the breaker closes
+        await service.relay.once(grace=0)
+        assert await check_users(service, [owner, a, b]) == []
+        assert await graph.ids(owner, "followers") == [a]
+        assert (await graph.counts(owner)).followers == 1
+        assert (await graph.privacy(owner)).locked  # the settings' mirror is rebuilt
+        assert [i.user_id async for i in graph.follow_requests(owner)] == [b]

@@ -180,7 +180,7 @@ async def admit(
         AUTH_FAILURES.labels(str(refused.status)).inc()
         raise
     if acting is not None and request.method in READ_METHODS:
-        require_own_view(viewer, acting)
+        require_own_view(viewer, acting, f"{request.method} {request.url.path}")
     write = request.method not in READ_METHODS
     budget = await services.rate_limits.spend(key.id, write=write, cost=cost)
     if budget is not None and not budget.allowed:

@@ -130,14 +130,14 @@ def require_owner(viewer: Viewer, owner: str, what: str) -> None:
         raise OwnerOnly(f"only user {owner!r} may read its {what}")
 
 
-def require_own_view(viewer: Viewer, owner: str) -> None:
+def require_own_view(viewer: Viewer, owner: str, what: str) -> None:
     """Refuse (403 ``owner_only``) a viewer that names a user other than the owner of a view
     that is the owner's own (its relationships with its mutes, its suggestions with their
     vias, its timeline, its event stream): the owner sees it; a service key naming no viewer
     reads it for the owner, as the product's backend does."""
     if viewer.user_id is not None and viewer.user_id != owner and not viewer.sees_all:
         raise OwnerOnly(
-            f"this is user {owner!r}'s own view: the viewer may be {owner!r} only, "
+            f"{what} is the own view of user {owner!r}: the viewer may be {owner!r} only, "
             f"not {viewer.user_id!r}"
         )
 

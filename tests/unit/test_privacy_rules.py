@@ -128,8 +128,8 @@ def test_admin_and_internal_keys_see_everything_unless_they_name_a_viewer() -> N
 def test_an_own_view_is_read_for_its_owner_only() -> None:
     from graphsvc.domain.privacy import require_own_view
 
-    require_own_view(Viewer("ada"), "ada")
-    require_own_view(ANONYMOUS, "ada")  # a service key reading for the user
-    require_own_view(EVERYONE, "ada")
-    with pytest.raises(OwnerOnly, match="'bob'"):
-        require_own_view(Viewer("bob"), "ada")
+    require_own_view(Viewer("ada"), "ada", "timeline")
+    require_own_view(ANONYMOUS, "ada", "timeline")  # a service key reading for the user
+    require_own_view(EVERYONE, "ada", "timeline")
+    with pytest.raises(OwnerOnly, match="timeline .*'bob'"):
+        require_own_view(Viewer("bob"), "ada", "timeline")

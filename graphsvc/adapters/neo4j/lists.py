@@ -20,6 +20,27 @@ from graphsvc.domain.model import Entry, IdSlice, Side
 NEWEST = 2**62
 
 
+async def keyset_page(
+    store: Neo4jStore,
+    name: str,
+    user_id: str,
+    after: Position | None,
+    limit: int,
+    params: dict[str, Any] | None = None,
+) -> list[Entry]:
+    """A newest-first keyset page of a named query answering (since, id) rows: the entries of
+    the user's list strictly after ``after`` (from the newest end when None)."""
+    params = {
+        **(params or {}),
+        "id": user_id,
+        "since": after.since if after else NEWEST,
+        "after": after.user_id if after else "",
+        "limit": limit,
+    }
+    rows = await store.read(name, params)
+    return entries_from_rows((row["since"], row["id"]) for row in rows)
+
+
 class ListStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
@@ -36,29 +57,12 @@ class ListStore:
     ) -> list[Entry]:
         """Keyset page, newest first, strictly older than ``after``: of one side's list, or
         of the list a named query (celebrities) selects from the followings."""
-        return await self._keyset(name or f"lists/{side.label}_page", user_id, after, limit, params)
+        name = name or f"lists/{side.label}_page"
+        return await keyset_page(self._store, name, user_id, after, limit, params)
 
     async def blocks_page(self, user_id: str, after: Position | None, limit: int) -> list[Entry]:
         """Keyset page of whom the user blocks, newest block first, strictly after ``after``."""
-        return await self._keyset("lists/blocks_page", user_id, after, limit, {})
-
-    async def _keyset(
-        self,
-        name: str,
-        user_id: str,
-        after: Position | None,
-        limit: int,
-        params: dict[str, Any],
-    ) -> list[Entry]:
-        params = {
-            **params,
-            "id": user_id,
-            "since": after.since if after else NEWEST,
-            "after": after.user_id if after else "",
-            "limit": limit,
-        }
-        rows = await self._store.read(name, params)
-        return entries_from_rows((row["since"], row["id"]) for row in rows)
+        return await keyset_page(self._store, "lists/blocks_page", user_id, after, limit)
 
     async def friends_page(
         self, user_id: str, after: Position | None, limit: int, *, ref: int, half_life_us: int

@@ -4,8 +4,7 @@ request (the edge writes themselves are relations/follow, approve, reject and un
 
 from __future__ import annotations
 
-from graphsvc.adapters.neo4j.lists import NEWEST
-from graphsvc.adapters.neo4j.snapshots import entries_from_rows
+from graphsvc.adapters.neo4j.lists import keyset_page
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.model import Entry
@@ -19,14 +18,7 @@ class RequestStore:
         self, name: str, user_id: str, after: Position | None, limit: int
     ) -> list[Entry]:
         """Keyset page, newest first, of ``requests/incoming_page`` or ``requests/sent_page``."""
-        params = {
-            "id": user_id,
-            "since": after.since if after else NEWEST,
-            "after": after.user_id if after else "",
-            "limit": limit,
-        }
-        rows = await self._store.read(f"requests/{name}", params)
-        return entries_from_rows((row["since"], row["id"]) for row in rows)
+        return await keyset_page(self._store, f"requests/{name}", user_id, after, limit)
 
     async def pending(self, user_id: str) -> int:
         (row,) = await self._store.read("requests/pending_count", {"id": user_id})
