@@ -131,5 +131,5 @@ def test_an_own_view_is_read_for_its_owner_only() -> None:
     require_own_view(Viewer("ada"), "ada", "timeline")
     require_own_view(ANONYMOUS, "ada", "timeline")  # a service key reading for the user
     require_own_view(EVERYONE, "ada", "timeline")
-    with pytest.raises(OwnerOnly, match="timeline .*'bob'"):
+    with pytest.raises(OwnerOnly, match=r"timeline .*'bob'"):
         require_own_view(Viewer("bob"), "ada", "timeline")
