@@ -236,9 +236,10 @@ class PrivacyBody(BaseModel):
 
 
 class PrivacyRequest(BaseModel):
-    """A partial update: the settings given change, the rest keep their values."""
+    """A partial update: the settings given change, the rest keep their values (strictly
+    typed: ``0`` is no boolean)."""
 
-    model_config = {"extra": "forbid"}
+    model_config = {"extra": "forbid", "strict": True}
 
     followers_visibility: VisibilityName | None = None
     following_visibility: VisibilityName | None = None
@@ -248,6 +249,8 @@ class PrivacyRequest(BaseModel):
 
 
 class MuteIn(BaseModel):
+    model_config = {"strict": True}  # as the schema says: 0 is no boolean, "60" no number
+
     notifications: bool = Field(
         default=False, description="also mute the muted user's new-follower notifications"
     )

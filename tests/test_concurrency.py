@@ -90,8 +90,8 @@ async def test_a_new_user_following_at_once_from_several_services(
     targets = [uid(f"t{n}") for n in range(30)]
     calls = [services[n % 3].relations.follow(newbie, t) for n, t in enumerate(targets)]
     calls += [services[(n + 1) % 3].relations.follow(newbie, t) for n, t in enumerate(targets)]
-    created = await asyncio.gather(*calls)
-    assert sum(created) == 30
+    answers = await asyncio.gather(*calls)
+    assert sum(answer.created for answer in answers) == 30
     truth = (await backends.neo4j.snapshots.snapshots([newbie], following_limit=100))[newbie]
     assert truth.totals.following == 30
     assert sorted(e.user_id for e in truth.following) == sorted(targets)

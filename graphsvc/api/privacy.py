@@ -10,9 +10,10 @@ from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, services_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import CountsVisibility, Privacy, PrivacyEdit, Visibility
-from graphsvc.schemas import PrivacyBody, PrivacyRequest
+from graphsvc.schemas import ErrorBody, PrivacyBody, PrivacyRequest
 
 router = APIRouter()
+ERASING = {409: {"model": ErrorBody, "description": "user_erasing: the user is being erased"}}
 
 
 def _body(privacy: Privacy) -> PrivacyBody:
@@ -40,9 +41,9 @@ async def get_privacy(user_id: UserId, request: Request) -> PrivacyBody:
 @router.put(
     "/v1/users/{user_id}/privacy",
     response_model=PrivacyBody,
-    responses=ERRORS,
     tags=["privacy"],
     summary="Change some privacy settings (the others keep their values); the settings now",
+    responses=ERRORS | ERASING,
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def set_privacy(user_id: UserId, body: PrivacyRequest, request: Request) -> PrivacyBody:

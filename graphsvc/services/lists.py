@@ -184,9 +184,10 @@ class Lists:
         while len(kept) < wanted:
             entries = await entries_of(side, user_id, position, chunk)
             if entries:
+                shown = entries
                 if not_back:
-                    entries = await without_followed_back(self._edges, side, user_id, entries)
-                kept += entries
+                    shown = await without_followed_back(self._edges, side, user_id, entries)
+                kept += shown
             if len(entries) < chunk:
                 break
             position = entries[-1].position
