@@ -19,6 +19,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 import neo4j
+import orjson
 
 from bench import postgres
 from graphsvc.adapters.neo4j.lists import NEWEST
@@ -28,6 +29,8 @@ from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import Connections, build
 from graphsvc.concurrency.group_commit import GroupCommit
 from graphsvc.concurrency.keyed_lock import KeyedLock
+from graphsvc.domain.access import VIEWER_HEADER
+from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.settings import Settings
 
 Op = Callable[[int], Awaitable[Any]]
@@ -45,6 +48,7 @@ class Scenario:
     settings: dict[str, Any] = field(default_factory=dict)
     api_url: str = ""
     api_key: str = ""  # sent as Authorization: Bearer (every /v1 route needs one)
+    viewer: str = ""  # sent as X-Graph-Viewer: the user the reads are made for
     postgres_dsn: str = ""  # the relational baseline's server (bench.postgres)
     targets: list[str] = field(default_factory=list)
     run_id: str = ""
@@ -88,6 +92,37 @@ async def _drive(op: Op, scenario: Scenario) -> Outcome:
     return Outcome(scenario.name, len(latencies), errors, elapsed, latencies)
 
 
+SETUP_CONCURRENCY = 64  # follows in flight while the approval row's requests are made
+
+
+def requester_ids(run_id: str, count: int) -> list[str]:
+    """The users whose requests the approval row approves: new each run."""
+    return [f"bq{run_id}.req.{k}" for k in range(count)]
+
+
+async def _pending_requests(settings: Settings, owner: str, requesters: list[str]) -> None:
+    """Lock ``owner`` and make each requester's follow of it a pending request, through the
+    service in this process, before the row's clock starts: the row then measures the
+    approvals alone."""
+    driver = open_driver(settings.neo4j)
+    client = open_redis(settings.redis)
+    try:
+        services = build(settings, Connections(driver, client))
+        await services.privacy.update(owner, PrivacyEdit(locked=True))
+        bound = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+        async def ask(requester: str) -> None:
+            async with bound:
+                result = await services.relations.follow(requester, owner)
+            if not result.requested:
+                raise RuntimeError(f"{requester} -> {owner}: not a pending request")
+
+        await asyncio.gather(*(ask(requester) for requester in requesters))
+    finally:
+        await client.aclose()
+        await driver.close()
+
+
 async def _run(scenario: Scenario) -> Outcome:
     settings = Settings(**scenario.settings)
     kind, user = scenario.kind, scenario.user
@@ -95,10 +130,13 @@ async def _run(scenario: Scenario) -> Outcome:
     try:
         if kind.startswith("api_"):
             # aiohttp's C parser keeps the client's share of the CPU small
+            headers = {"Authorization": f"Bearer {scenario.api_key}"}
+            if scenario.viewer:
+                headers[VIEWER_HEADER] = scenario.viewer
             http = aiohttp.ClientSession(
                 base_url=scenario.api_url,
                 connector=aiohttp.TCPConnector(limit=scenario.concurrency),
-                headers={"Authorization": f"Bearer {scenario.api_key}"},
+                headers=headers,
             )
             closers.append(http.close)
 
@@ -137,6 +175,18 @@ async def _run(scenario: Scenario) -> Outcome:
             elif kind == "api_common_followers":  # of user and targets[0]
                 path = f"/v1/users/{user}/common-followers/{scenario.targets[0]}?limit=20"
                 op = lambda n: call("GET", path)  # noqa: E731
+            elif kind == "api_approve":  # user: a locked owner; each request approves one
+                requesters = requester_ids(scenario.run_id, scenario.warmup + scenario.max_requests)
+                await _pending_requests(settings, user, requesters)
+
+                async def op(n: int) -> None:
+                    requester = requesters[n + scenario.warmup]  # warm-up: n = -1, -2, ...
+                    path = f"/v1/users/{user}/follow-requests/{requester}"
+                    async with http.put(path) as response:
+                        body = await response.read()
+                        if response.status != 200 or not orjson.loads(body)["created"]:
+                            raise RuntimeError(f"approve {requester}: {response.status} {body!r}")
+
             else:  # api_follow
                 rng = random.Random(7)
 

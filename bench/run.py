@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import collections
 import functools
+import hashlib
 import json
 import os
 import platform
@@ -20,19 +21,22 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import orjson
+from tqdm import tqdm
 
 from bench import postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
-from graphsvc.domain.access import ALL_SCOPES, Unauthenticated
+from graphsvc.domain.access import Scope, Unauthenticated
+from graphsvc.domain.privacy import CountsVisibility, PrivacyEdit, Visibility
 from graphsvc.ops import keys, local_servers, processes
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import SIZES, write_edge_file
@@ -45,6 +49,7 @@ STATE = PROJECT_ROOT / ".local" / "bench"
 API_PORT = 28000
 PEER_PORT = 28100
 SEED = 1
+APPROVALS = 2_000  # pending requests the approval row approves, at most
 NEO4J_PORT, REDIS_PORT = 27687, 26379
 BENCH_SETTINGS = {
     "neo4j_uri": f"bolt://127.0.0.1:{NEO4J_PORT}",
@@ -165,9 +170,16 @@ class Picks:
     typical: list[str]  # users who follow the median number of users
     celebrity_fans: list[str]  # users who follow at least 3 of the 5 celebrities
     interactors: list[str]  # users who send interactions to each other
+    viewer_followed: list[str]  # whom the viewer follows (familiar followers reads their lists)
+    restricted_owner: str  # has the median follower count; shows its followers to them only
+    restricted_reader: str  # one of the restricted owner's followers, who reads that list
+    timeline_authors: list[str]  # whom the timeline rows' reader follows
+    users: list[str]  # every user of the graph file
 
 
-def pick_users(path: Path) -> Picks:
+def pick_users(path: Path, targets: Collection[str]) -> Picks:
+    """The users the rows ask about; ``targets`` (followed by the follow rows, whose follower
+    counts grow from run to run) are never the restricted owner."""
     followers: collections.Counter[str] = collections.Counter()
     following: collections.Counter[str] = collections.Counter()
     edges: list[tuple[str, str]] = []
@@ -193,6 +205,12 @@ def pick_users(path: Path) -> Picks:
     stars = {u for u, _ in followers.most_common(5)}
     starred: collections.Counter[str] = collections.Counter(s for s, d in edges if d in stars)
     fans_of_stars = sorted(u for u, n in starred.items() if n >= 3 and following[u] >= median_out)
+    avoid = {median_user, viewer, *targets}
+    owner = min(
+        (u for u, n in followers.items() if n == median and u not in avoid),
+        key=lambda u: (len(u), u),
+    )
+    reader = min((s for s, d in edges if d == owner and s != viewer), key=lambda u: (len(u), u))
     return Picks(
         celebrity,
         top,
@@ -206,25 +224,139 @@ def pick_users(path: Path) -> Picks:
         typical,
         fans_of_stars[:50],
         sorted(following)[:2_000],
+        followed,
+        owner,
+        reader,
+        timelines.followed_authors(followers),
+        sorted(followers.keys() | following.keys()),
     )
+
+
+# -- privacy settings -------------------------------------------------------------------------
+
+RESTRICTED_SHARE = 0.05  # of the graph's users, with some privacy setting off its default
+# What the restricted users choose, by share of them: mostly lists shown to followers or to
+# mutual follows (the checks that read the viewer's ties in Neo4j), then hidden counts, users
+# never suggested, and a few locked accounts.
+PRIVACY_MIX: tuple[tuple[float, PrivacyEdit], ...] = (
+    (0.30, PrivacyEdit(followers_visibility=Visibility.FOLLOWERS)),
+    (0.20, PrivacyEdit(following_visibility=Visibility.FOLLOWERS)),
+    (
+        0.15,
+        PrivacyEdit(
+            followers_visibility=Visibility.MUTUALS, following_visibility=Visibility.MUTUALS
+        ),
+    ),
+    (0.05, PrivacyEdit(followers_visibility=Visibility.PRIVATE)),
+    (0.12, PrivacyEdit(counts_visibility=CountsVisibility.PRIVATE)),
+    (0.12, PrivacyEdit(discoverable=False)),
+    (0.06, PrivacyEdit(locked=True)),
+)
+PRIVACY_CONCURRENCY = 16  # settings written at once (each is a write under the user's lock)
+
+
+def kept_public(picks: Picks, targets: Collection[str]) -> set[str]:
+    """The users whose own settings stay at the defaults: those whose lists and counts the
+    read rows measure (so those rows stay comparable with their figures from before privacy
+    existed, while each still pays its check), the viewer, and the users the bench follows
+    (a locked one would turn the follow rows' and the timeline reader's follows into
+    requests)."""
+    owners = {picks.celebrity, picks.second, picks.median, picks.viewer, *picks.viewer_followed}
+    return owners | {picks.restricted_reader, *targets, *picks.timeline_authors}
+
+
+def privacy_plan(
+    users: Sequence[str],
+    keep: Collection[str],
+    designated: dict[str, PrivacyEdit],
+    *,
+    share: float = RESTRICTED_SHARE,
+    seed: int = SEED,
+) -> dict[str, PrivacyEdit]:
+    """Who gets which setting: ``designated`` users their own, then users drawn with a fixed
+    seed from the rest (never from ``keep``) until ``share`` of ``users`` is restricted,
+    spread over ``PRIVACY_MIX``. The same arguments give the same plan."""
+    kept = set(keep) | designated.keys()
+    eligible = sorted(u for u in users if u not in kept)
+    wanted = max(0, round(len(users) * share) - len(designated))
+    drawn = random.Random(seed).sample(eligible, min(wanted, len(eligible)))
+    plan = dict(designated)
+    start, total = 0, 0.0
+    for n, (part, edit) in enumerate(PRIVACY_MIX):
+        total += part
+        end = len(drawn) if n == len(PRIVACY_MIX) - 1 else round(total * len(drawn))
+        plan.update((user, edit) for user in drawn[start:end])
+        start = end
+    return plan
+
+
+def plan_summary(plan: dict[str, PrivacyEdit]) -> dict[str, int]:
+    """How many users of the plan set each setting (a user may count under two)."""
+    found: collections.Counter[str] = collections.Counter()
+    for edit in plan.values():
+        for name, value in asdict(edit).items():
+            if value is not None:
+                found[f"{name}={getattr(value, 'value', value)}".lower()] += 1
+    return dict(sorted(found.items()))
+
+
+def plan_digest(plan: dict[str, PrivacyEdit]) -> str:
+    text = "\n".join(f"{user} {edit!r}" for user, edit in sorted(plan.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+async def ensure_privacy(settings: Settings, size: str, plan: dict[str, PrivacyEdit]) -> None:
+    """Write the plan's settings through the service (as a user's own change is written:
+    Neo4j, then the mirror), once per loaded graph: the graph's record notes the plan it
+    holds, and a fresh load (a new record) or another plan writes it again. Writing a setting
+    a user already has changes nothing, so an interrupted run is simply completed."""
+    marker = STATE / f"loaded-{size}.json"
+    record = json.loads(marker.read_text())
+    digest = plan_digest(plan)
+    if record.get("privacy", {}).get("digest") == digest:
+        say(f"privacy: reusing the settings of {len(plan):,} users")
+        return
+    started = time.perf_counter()
+    bound = asyncio.Semaphore(PRIVACY_CONCURRENCY)
+    async with open_services(settings) as services:
+        with tqdm(total=len(plan), desc="privacy", unit="user", mininterval=1.0) as bar:
+
+            async def apply(user: str, edit: PrivacyEdit) -> None:
+                async with bound:
+                    await services.privacy.update(user, edit)
+                bar.update()
+
+            await asyncio.gather(*(apply(user, edit) for user, edit in plan.items()))
+    seconds = time.perf_counter() - started
+    record["privacy"] = {"digest": digest, "users": len(plan), "settings": plan_summary(plan)}
+    marker.write_text(json.dumps(record))
+    say(f"privacy: set for {len(plan):,} users in {seconds:.1f}s: {record['privacy']['settings']}")
 
 
 # -- the API under test -----------------------------------------------------------------------
 
 
+BENCH_SCOPES = frozenset({Scope.READ, Scope.WRITE})
+
+
 async def bench_key(settings: Settings) -> str:
-    """The load generator's API key (every scope), stored in the bench Neo4j: the one saved in
-    STATE/bench-key while it still works, else a new one (a fresh database has none)."""
+    """The load generator's API key, stored in the bench Neo4j: the one saved in
+    STATE/bench-key while it still works, else a new one (a fresh database has none).
+
+    A service key (read and write, bound to no user): it names the viewer of each read in
+    X-Graph-Viewer, so the reads pay the privacy checks a product's reads pay. An admin key
+    naming no viewer would see everything and skip them."""
     path = STATE / "bench-key"
     saved = keys.saved_key(path)
     async with open_services(settings) as services:
         if saved:
             try:
-                await services.access.authenticate(saved)
-                return saved
+                key = await services.access.authenticate(saved)
+                if key.scopes == BENCH_SCOPES and key.user is None:
+                    return saved
             except Unauthenticated:
                 pass  # the database was emptied, or another API_KEY_SECRET
-        token = (await services.access.create(ALL_SCOPES, name="make bench")).token
+        token = (await services.access.create(BENCH_SCOPES, name="make bench")).token
     keys.save_key(path, token)
     return token
 
@@ -376,17 +508,22 @@ def scenarios(
     ) -> None:
         plan.append(Scenario(name, kind, user, targets=targets or [], **{**common, **fields}))
 
+    # Reads through the API are made for a viewer who may see what they read: the viewer
+    # reads public owners' lists and counts; a user's own views are read as that user.
+    viewer, ids = picks.viewer, picks.relationship_ids
     for who, user in (("celebrity", picks.celebrity), ("median", picks.median)):
         for kind in ("api_page", "cypher_page", "redis_page", "pg_page", "pg_page_walk"):
-            add(f"page/{who}/{kind}", kind, user)
+            add(f"page/{who}/{kind}", kind, user, viewer=viewer)
         # the same page through an API whose per-key budgets are on (a Redis counter a request)
-        add(f"page/{who}/api_page_budgeted", "api_page", user, api_url=budgeted)
+        add(f"page/{who}/api_page_budgeted", "api_page", user, api_url=budgeted, viewer=viewer)
         for kind in ("api_count", "redis_count", "cypher_count", "pg_count", "pg_count_table"):
-            add(f"count/{who}/{kind}", kind, user)
+            add(f"count/{who}/{kind}", kind, user, viewer=viewer)
+    # a list shown to followers only, read by a follower: the check reads their ties in Neo4j
+    owner, reader = picks.restricted_owner, picks.restricted_reader
+    add("page/restricted/api_page", "api_page", owner, viewer=reader)
     relations = {"concurrency": 4, "warmup": 20, "max_requests": 5_000}
-    viewer, ids = picks.viewer, picks.relationship_ids
-    add("relations/relationships", "api_relationships", viewer, ids, **relations)
-    add("relations/familiar", "api_familiar", viewer, [picks.celebrity], **relations)
+    add("relations/relationships", "api_relationships", viewer, ids, viewer=viewer, **relations)
+    add("relations/familiar", "api_familiar", viewer, [picks.celebrity], viewer=viewer, **relations)
     interactions = {"concurrency": 4, "warmup": 5, "max_requests": 2_000}
     add("interactions/api", "api_interactions", "", picks.interactors, **interactions)
     # one at a time: latency, not the saturation of the 2 shared cores
@@ -399,10 +536,16 @@ def scenarios(
     # the two most followed users' common followers: a heavy read, few at a time
     heavy = {"concurrency": 2, "warmup": 3, "max_requests": 200}
     star, second = picks.celebrity, picks.second
-    add("relations/common_followers", "api_common_followers", star, [second], **heavy)
+    add(
+        "relations/common_followers", "api_common_followers", star, [second], viewer=viewer, **heavy
+    )
     follows = {"concurrency": 16, "max_requests": 20_000, "warmup": 50, "run_id": run_id}
     for kind in ("api_follow", "service_follow", "neo4j_follow", "pg_follow"):
         add(f"follow/{kind}", kind, "", targets, **follows)
+    # a new locked owner each run; the load generator makes APPROVALS requests pending to it
+    # (and the warm-up's) through the service before the row starts, then approves each once
+    approvals = {**follows, "max_requests": APPROVALS}
+    add("follow/api_approve", "api_approve", f"bq{run_id}.owner", None, **approvals)
     return plan
 
 
@@ -496,6 +639,7 @@ def build_rows(
                 "pass": None,
             }
         )
+    rows += restricted_page_rows(r, picks)
     ratio = p50("count/celebrity/api_count") / p50("count/median/api_count")
     rows.append(
         {
@@ -524,6 +668,7 @@ def build_rows(
             and overhead <= 0.30,
         }
     )
+    rows += approval_rows(r)
     rows += postgres_rows(r, picks)
     rel, fam, com = (r[f"relations/{k}"] for k in ("relationships", "familiar", "common_followers"))
     rows.append(
@@ -624,6 +769,60 @@ def build_rows(
         }
     )
     return rows
+
+
+def restricted_page_rows(r: dict[str, dict[str, Any]], picks: Picks) -> list[dict[str, Any]]:
+    """The followers page of an owner who shows it to followers only, read by a follower,
+    beside the median user's public page (the owner has the median follower count of the
+    graph file too): what the read of the viewer's ties costs. Empty when the run did not
+    measure both."""
+    restricted, public = r.get("page/restricted/api_page"), r.get("page/median/api_page")
+    if restricted is None or public is None:
+        return []
+    return [
+        {
+            "row": f"(a) followers page shown to followers only ({picks.restricted_owner}, "
+            f"{picks.median_count} followers, read by its follower {picks.restricted_reader}): "
+            f"API {restricted['per_second']:,.0f}/s p50 {restricted['p50_us']:,.0f}us "
+            f"p99 {restricted['p99_us']:,.0f}us; the median user's public page "
+            f"{public['per_second']:,.0f}/s p50 {public['p50_us']:,.0f}us "
+            f"p99 {public['p99_us']:,.0f}us",
+            "measured": f"the viewer's ties in Neo4j cost {restricted['p50_us'] - public['p50_us']:+,.0f}us "
+            f"p50 ({restricted['p50_us'] / public['p50_us']:.2f}x)",
+            "target": "(reported)",
+            "pass": None,
+        }
+    ]
+
+
+def approval_rows(r: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Approvals of pending follow requests through the API, beside the follows through the
+    API at the same concurrency. Empty when the run did not measure the approvals."""
+    approve, follow = r.get("follow/api_approve"), r.get("follow/api_follow")
+    if approve is None:
+        return []
+
+    def text(f: dict[str, Any]) -> str:
+        return (
+            f"{f['per_second']:,.0f}/s p50 {f['p50_us'] / 1000:,.1f} ms "
+            f"p99 {f['p99_us'] / 1000:,.1f} ms"
+        )
+
+    errors = f", {approve['errors']} errors" if approve["errors"] else ""
+    beside = f"; follows through the API {text(follow)}" if follow else ""
+    ratio = (
+        f"approvals/follows {approve['per_second'] / follow['per_second']:.2f}x; " if follow else ""
+    )
+    return [
+        {
+            "row": f"(c) approvals of pending follow requests at 16 concurrent (one locked owner, "
+            f"{approve['requests']:,} requesters each approved once): API {text(approve)}{errors}"
+            f"{beside}",
+            "measured": f"{ratio}p99 {approve['p99_us'] / 1000:,.1f} ms",
+            "target": "(reported)",
+            "pass": None,
+        }
+    ]
 
 
 def postgres_rows(r: dict[str, dict[str, Any]], picks: Picks) -> list[dict[str, Any]]:
@@ -741,14 +940,19 @@ def main() -> None:
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
     postgres_port = postgres.PostgresSettings.from_env(STATE / "postgres").port
-    picks = pick_users(path)
-    say(
-        f"celebrity {picks.celebrity} ({picks.top:,} followers), median user {picks.median} "
-        f"({picks.median_count} followers), viewer {picks.viewer} (follows {picks.viewer_following:,})"
-    )
     targets = [str(n) for n in range(10)] * 3 + [
         str(n) for n in range(0, SIZES[args.size].users, 97)
     ]
+    picks = pick_users(path, targets)
+    say(
+        f"celebrity {picks.celebrity} ({picks.top:,} followers), median user {picks.median} "
+        f"({picks.median_count} followers), viewer {picks.viewer} (follows {picks.viewer_following:,}), "
+        f"restricted owner {picks.restricted_owner} (followers shown to followers) read by "
+        f"{picks.restricted_reader}"
+    )
+    designated = {picks.restricted_owner: PrivacyEdit(followers_visibility=Visibility.FOLLOWERS)}
+    privacy = privacy_plan(picks.users, kept_public(picks, targets), designated)
+    asyncio.run(ensure_privacy(settings, args.size, privacy))
     api_key = asyncio.run(bench_key(settings))  # after the load: a reload empties Neo4j
     api = ServedApi(args.workers, settings, server=args.server or "")
     budgeted = ServedApi(
@@ -787,7 +991,8 @@ def main() -> None:
         parts = args.only.split(",") if args.only else []
         if not parts or any(part.startswith("vs") for part in parts):
             say("graphsvc against the peer (FastAPI + PostgreSQL), both over HTTP")
-            plan = versus.cases(picks.celebrity, picks.median, targets, str(int(time.time())))
+            run_id = str(int(time.time()))
+            plan = versus.cases(picks.celebrity, picks.median, targets, run_id, picks.viewer)
             if parts:
                 wanted = [p.removeprefix("vs").strip("/") for p in parts if p.startswith("vs")]
                 plan = [c for c in plan if any(w in c.name for w in wanted)]
@@ -804,9 +1009,14 @@ def main() -> None:
                 pid = proc_cpu.listener(port)
                 if pid is not None:
                     pids[side][tier] = pid
-            against = versus.measure(plan, urls, pids, api_key, targets, str(int(time.time())), say)
+            against = versus.measure(plan, urls, pids, api_key, targets, run_id, say)
         if args.only:  # a partial run: its figures, and the rows it completes
-            print_table(postgres_rows({n: summarize(o) for n, o in outcomes.items()}, picks))
+            measured = {n: summarize(o) for n, o in outcomes.items()}
+            print_table(
+                restricted_page_rows(measured, picks)
+                + approval_rows(measured)
+                + postgres_rows(measured, picks)
+            )
             print_table(versus.rows(against))
             return
         say("timelines: hybrid, push-everything and pull-everything")
@@ -835,6 +1045,9 @@ def main() -> None:
         "celebrity": picks.celebrity,
         "median_user": picks.median,
         "viewer": picks.viewer,
+        "restricted_owner": picks.restricted_owner,
+        "restricted_reader": picks.restricted_reader,
+        "privacy": {"users": len(privacy), "settings": plan_summary(privacy)},
     }
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2, default=str))
     plot(outcomes, RESULTS / "latest.png")

@@ -8,6 +8,10 @@ right after, so both see the same minute of the shared machine. Around every run
 of every process of each side is read from ``/proc``: the API server, and the stores behind it
 (graphsvc: its worker, Neo4j and Redis; the peer: PostgreSQL), which gives each tier's CPU per
 request.
+
+graphsvc's reads are made for a viewer (``X-Graph-Viewer``, with a service key that has no
+admin scope), so each pays its privacy check as a product's read does; the peer has no
+privacy and is sent the same header, which it ignores.
 """
 
 from __future__ import annotations
@@ -62,14 +66,19 @@ class Case:
     kind: str  # the load generator's scenario kind
     user: str
     connections: int
+    viewer: str = ""  # the user a read is made for (X-Graph-Viewer); none for writes
 
 
-def cases(celebrity: str, median: str, targets: list[str], run_id: str) -> list[Case]:
+def cases(celebrity: str, median: str, targets: list[str], run_id: str, viewer: str) -> list[Case]:
+    """The cases; reads are made for ``viewer``, who may see what they read."""
     found = []
     for who, user in (("celebrity", celebrity), ("median", median)):
         page, count = f"/v1/users/{user}/followers?limit=20", f"/v1/users/{user}/counts"
-        found.append(Case(f"page/{who}", "GET", [page], "api_page", user, READ_CONNECTIONS))
-        found.append(Case(f"count/{who}", "GET", [count], "api_count", user, READ_CONNECTIONS))
+        for name, path, kind in (
+            (f"page/{who}", page, "api_page"),
+            (f"count/{who}", count, "api_count"),
+        ):
+            found.append(Case(name, "GET", [path], kind, user, READ_CONNECTIONS, viewer))
     follows = [f"/v1/users/bx{run_id}.wrk.{{n}}.{i}/following/{t}" for i, t in enumerate(targets)]
     found.append(Case("follow", "PUT", follows, "api_follow", "", WRITE_CONNECTIONS))
     return found
@@ -101,6 +110,7 @@ def measure(
                             case.paths,
                             connections=case.connections,
                             seconds=WRK_SECONDS,
+                            viewer=case.viewer,
                         )
                         figures = {
                             "requests": result.requests,
@@ -122,6 +132,7 @@ def measure(
                             run_id=f"{run_id}{side[0]}",
                             warmup=50,
                             max_requests=200_000,
+                            viewer=case.viewer,
                         )
                         outcome = pool.submit(run, scenario).result()
                         lat = sorted(outcome.latencies_us)

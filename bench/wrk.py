@@ -4,7 +4,9 @@ connections, so what it measures is the server and not a Python client.
 Installed with apt when missing and running as root, like the bench's PostgreSQL. Each run
 sends one kind of request at a fixed number of connections for a fixed time, with the bench's
 API key; follows go to a fresh follower per request (a counter in the script) and a target
-drawn from the bench's list. The figures are parsed from ``wrk --latency``'s report.
+drawn from the bench's list; reads may name the viewer they are made for (``X-Graph-Viewer``),
+so they pay the privacy checks a product's reads pay. The figures are parsed from
+``wrk --latency``'s report.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphsvc.domain.access import VIEWER_HEADER
 from graphsvc.ops.local_servers import ServerError, apt_install
 
 
@@ -50,13 +53,16 @@ def ensure_installed() -> str:
     return found
 
 
-def _script(api_key: str, method: str, paths: list[str]) -> str:
-    """A wrk script: the key on every request; ``paths`` in turn (a ``{n}`` in a path becomes
-    the request's own number, unique per run and connection thread)."""
+def _script(api_key: str, method: str, paths: list[str], viewer: str = "") -> str:
+    """A wrk script: the key (and the viewer, when one is named) on every request; ``paths``
+    in turn (a ``{n}`` in a path becomes the request's own number, unique per run and
+    connection thread)."""
     quoted = ",".join(f'"{p}"' for p in paths)
+    named = f'wrk.headers["{VIEWER_HEADER}"] = "{viewer}"' if viewer else ""
     return f"""
 wrk.method = "{method}"
 wrk.headers["Authorization"] = "Bearer {api_key}"
+{named}
 local paths = {{{quoted}}}
 local n = 0
 request = function()
@@ -104,12 +110,14 @@ def run(
     *,
     connections: int,
     seconds: int = 10,
+    viewer: str = "",
 ) -> WrkResult:
-    """Drive ``url`` for ``seconds`` with ``connections`` keep-alive connections, one thread."""
+    """Drive ``url`` for ``seconds`` with ``connections`` keep-alive connections, one thread;
+    ``viewer``: the user every request is read for (none: the key's own view)."""
     binary = ensure_installed()
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "bench.lua"
-        script.write_text(_script(api_key, method, paths))
+        script.write_text(_script(api_key, method, paths, viewer))
         load = ["-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
         cmd = [binary, *load, "-s", str(script), url]
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)

@@ -1,6 +1,6 @@
 """The benchmark's own parts: the graph generator, the guard of its fresh database, wrk's
-reports, the CPU readings and the peer's cursors (the PostgreSQL baseline has its own module,
-test_postgres_baseline)."""
+reports, the CPU readings, the peer's cursors and the privacy settings it gives the graph (the
+PostgreSQL baseline has its own module, test_postgres_baseline)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from fastapi import HTTPException
 
 from bench import peer, proc_cpu, wrk
 from bench import run as bench_run
+from graphsvc.domain.privacy import PrivacyEdit, Visibility
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
 from graphsvc.ops.local_servers import LocalNeo4j
@@ -115,3 +116,23 @@ def test_peer_cursors_round_trip_and_refuse_tampering() -> None:
     with pytest.raises(HTTPException):
         peer.decode_cursor(f"{body}.{mac[::-1]}")
     assert peer.iso(1_700_000_000_123_456) == "2023-11-14T22:13:20.123456Z"
+
+
+def test_the_privacy_plan_restricts_its_share_the_same_way_each_time_and_spares_the_kept() -> None:
+    """The bench restricts 5% of the users, drawn with a fixed seed (so a reused graph is
+    given the same plan), spread over every kind of setting, and never a user whose lists
+    the read rows measure."""
+    users = [str(n) for n in range(10_000)]
+    keep = {str(n) for n in range(0, 10_000, 7)}
+    own = PrivacyEdit(followers_visibility=Visibility.FOLLOWERS)
+    plan = bench_run.privacy_plan(users, keep, {"3": own})
+    assert plan == bench_run.privacy_plan(list(reversed(users)), keep, {"3": own})
+    assert len(plan) == 500 and plan["3"] == own
+    assert not keep & plan.keys()
+    drawn = collections.Counter(edit for user, edit in plan.items() if user != "3")
+    for share, edit in bench_run.PRIVACY_MIX:
+        assert abs(drawn[edit] - share * 499) <= 1
+    summary = bench_run.plan_summary(plan)
+    assert summary["locked=true"] == drawn[PrivacyEdit(locked=True)]
+    assert summary["followers_visibility=followers"] == drawn[own] + 1
+    assert bench_run.privacy_plan(users, keep, {"3": own}, seed=2) != plan
