@@ -219,14 +219,15 @@ def redis_adapters(
     """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
     keys = settings.redis  # where each adapter's keys live
     statuses = StatusSet(client, keys)
+    privacy = PrivacyMirror(client, keys)
     mirror = Mirror(client, keys, settings.mirror)
     return RedisAdapters(
         client=client,
         mirror=mirror,
-        mirror_reads=MirrorReads(mirror, statuses, split_page=split_page),
+        mirror_reads=MirrorReads(mirror, statuses, privacy, split_page=split_page),
         mirror_builds=MirrorBuilds(mirror, settings.mirror),
         statuses=statuses,
-        privacy=PrivacyMirror(client, keys),
+        privacy=privacy,
         mirror_state=MirrorState(mirror),
         mutes=MuteMirror(client, mirror),
         stream=EventStream(client, settings.events),

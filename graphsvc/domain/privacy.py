@@ -210,12 +210,19 @@ class PrivacyEdit:
         return replace(current, **{k: v for k, v in given.items() if v is not None})
 
 
-def still_allowed(found: Sequence[Suggestion], settings: Mapping[str, Privacy]) -> list[Suggestion]:
-    """Suggestions computed (and cached) earlier, as the settings now allow them: a user who
-    stopped being discoverable is left out, and a via whose following became private is no
-    longer named. ``settings`` holds every candidate and via."""
-    kept = []
+def still_allowed(
+    found: Sequence[Suggestion], settings: Mapping[str, Privacy], limit: int
+) -> list[Suggestion] | None:
+    """The first ``limit`` suggestions, computed (and cached) earlier, as the settings now
+    allow them: a user who stopped being discoverable is left out, and a via whose following
+    became private is no longer named. None when one of them or its vias is not in
+    ``settings`` (the caller reads more)."""
+    kept: list[Suggestion] = []
     for suggestion in found:
+        if len(kept) == limit:
+            break
+        if suggestion.user_id not in settings or any(v not in settings for v in suggestion.via):
+            return None
         if not settings[suggestion.user_id].discoverable:
             continue
         via = [
@@ -223,3 +230,8 @@ def still_allowed(found: Sequence[Suggestion], settings: Mapping[str, Privacy]) 
         ]
         kept.append(suggestion if via == suggestion.via else replace(suggestion, via=via))
     return kept
+
+
+def privacy_ids(found: Sequence[Suggestion]) -> list[str]:
+    """Every user a list of suggestions names: the suggested and their vias."""
+    return sorted({s.user_id for s in found} | {v for s in found for v in s.via})

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.adapters.redis.impressions import ImpressionStore
+from graphsvc.adapters.redis.impressions import Alongside, ImpressionStore
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
@@ -79,14 +79,17 @@ class Impressions:
         except RedisError as exc:  # up but refusing (OOM, READONLY...)
             log.warning("redis refused the note of served suggestions (%s)", exc)
 
-    async def rerank(self, user_id: str, suggestions: list[Suggestion]) -> list[Suggestion]:
+    async def rerank(
+        self, user_id: str, suggestions: list[Suggestion], alongside: Alongside | None = None
+    ) -> list[Suggestion]:
         """The suggestions discounted by how often each was shown, best first; unchanged when
-        Redis cannot be reached (or the breaker says it could not a moment ago)."""
+        Redis cannot be reached (or the breaker says it could not a moment ago).
+        ``alongside``: another read taken along in the same round trip."""
         validate_user_id(user_id)
         if not suggestions or self._breaker.open:
             return suggestions
         try:
-            shows = await self.store.shows(user_id, [s.user_id for s in suggestions])
+            shows = await self.store.shows(user_id, [s.user_id for s in suggestions], alongside)
         except REDIS_DOWN as exc:
             self._breaker.trip(exc)
             return suggestions

@@ -7,8 +7,10 @@ same keyset position, so a client walks a celebrity's followers without seeing t
 Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
 the graph itself (friends, common, familiar) are in ``graph_lists``.
 
-Privacy: a page or the counts are read for a viewer, after the owner's setting is checked
-(``privacy``): a hidden list is a 403, hidden counts are None, never an empty answer.
+Privacy: a page or the counts are read for a viewer, and the owner's setting is checked
+before the answer leaves (``privacy``): a hidden list is a 403, hidden counts are None, never
+an empty answer. The mirror's read takes the owner's settings along in its own round trip
+(``PrivacyProbe``), so a read for a viewer costs what a read for an admin does.
 
 Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
 index of the user's list at the cursor's position, stopped at the page's size: the same work
@@ -20,12 +22,14 @@ answers is noted (``request_notes.note_graph_read``), so the caller's budget pay
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror_reads import HotPage, MirrorReads
+from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.request_notes import note_graph_read
@@ -62,6 +66,7 @@ class Lists:
         self._breaker = breaker
         self._settings = settings
         self._pager = Pager(settings)
+        self._entries = ListEntries(lists, mirror, sync, breaker).entries
 
     # -- counts ---------------------------------------------------------------------------------
 
@@ -73,15 +78,20 @@ class Lists:
         if viewer.user_id == user_id:
             counts, pending = await self.counts(user_id), await self._requests.pending(user_id)
             return ShownCounts(counts, pending)
-        if not await self._privacy.counts_visible(user_id, viewer):
+        if viewer.sees_all:
+            return ShownCounts(await self.counts(user_id))
+        probe = PrivacyProbe([user_id])
+        counts = await self.counts(user_id, probe)
+        if not await self._privacy.counts_visible(user_id, viewer, probe):
             return ShownCounts(None)
-        return ShownCounts(await self.counts(user_id))
+        return ShownCounts(counts)
 
-    async def counts(self, user_id: str) -> Counts:
+    async def counts(self, user_id: str, probe: PrivacyProbe | None = None) -> Counts:
+        """Exact counts; ``probe``: the user's privacy settings read in the same round trip."""
         validate_user_id(user_id)
 
         async def mirrored() -> Counts:
-            counts = await self._mirror.counts(user_id)
+            counts = await self._mirror.counts(user_id, probe)
             return counts if counts is not None else await self._sync.build_cold_counts(user_id)
 
         async def from_neo4j() -> Counts:
@@ -107,13 +117,18 @@ class Lists:
         """Who follows the user, newest first; optionally only those it does not follow.
         403 ``network_hidden`` when the user's setting hides its followers from the viewer."""
         validate_user_id(user_id)
-        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer)
         scope = "followers-not-followed-back" if not_followed_back else "followers"
+        probe = None if viewer.is_owner(user_id) else PrivacyProbe([user_id])
+        entries = partial(self._entries, probe=probe)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._visible(Side.FOLLOWERS, user_id, after, wanted, not_followed_back)
+            return await self._visible(
+                Side.FOLLOWERS, user_id, after, wanted, not_followed_back, entries
+            )
 
-        return await self._pager.page(f"{scope}|{user_id}", limit, cursor, fetch)
+        page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, fetch)
+        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer, probe)
+        return page
 
     async def following(
         self,
@@ -129,7 +144,7 @@ class Lists:
         only celebrities (at least CELEBRITY_FOLLOWERS followers), or both. 403
         ``network_hidden`` when the user's setting hides its following from the viewer."""
         validate_user_id(user_id)
-        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer)
+        probe = None if viewer.is_owner(user_id) else PrivacyProbe([user_id])
         scope = "following-not-following-back" if not_following_back else "following"
         if celebrities_only:
             threshold = self._settings.celebrity_followers
@@ -150,14 +165,16 @@ class Lists:
 
             entries = celebrity_entries
         else:
-            entries = self._entries
+            entries = partial(self._entries, probe=probe)
 
         async def visible(after: Position | None, wanted: int) -> list[Entry]:
             return await self._visible(
                 Side.FOLLOWING, user_id, after, wanted, not_following_back, entries
             )
 
-        return await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
+        page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
+        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer, probe)
+        return page
 
     async def walk(
         self, side: Side, user_id: str, after: Position | None, size: int
@@ -194,23 +211,48 @@ class Lists:
             chunk = min(chunk * 4, 2_000)
         return kept[:wanted]
 
-    async def _entries(
-        self, side: Side, user_id: str, after: Position | None, wanted: int
+
+class ListEntries:
+    """Where a list's entries are read: the hot list in the mirror (built from Neo4j when
+    cold), continued in Neo4j past a truncated hot list, or Neo4j alone while Redis cannot be
+    reached. Inactive users are left out on every path (Neo4j filters on the same
+    statuses)."""
+
+    def __init__(
+        self, lists: ListStore, mirror: MirrorReads, sync: MirrorSync, breaker: Breaker
+    ) -> None:
+        self._lists = lists
+        self._mirror = mirror
+        self._sync = sync
+        self._breaker = breaker
+
+    async def entries(
+        self,
+        side: Side,
+        user_id: str,
+        after: Position | None,
+        wanted: int,
+        probe: PrivacyProbe | None = None,
     ) -> list[Entry]:
-        """Up to ``wanted`` entries without inactive users: from the hot list, continued in
-        Neo4j past a truncated one (Neo4j filters on the same statuses)."""
+        """Up to ``wanted`` entries without inactive users, strictly after ``after``;
+        ``probe``: the owner's privacy settings, taken along by the mirror's read."""
         return await self._breaker.read(
             "list",
-            lambda: self._mirrored_entries(side, user_id, after, wanted),
+            lambda: self._mirrored_entries(side, user_id, after, wanted, probe),
             lambda: self._lists.page(side, user_id, after, wanted),
         )
 
     async def _mirrored_entries(
-        self, side: Side, user_id: str, after: Position | None, wanted: int
+        self,
+        side: Side,
+        user_id: str,
+        after: Position | None,
+        wanted: int,
+        probe: PrivacyProbe | None,
     ) -> list[Entry]:
-        hot = await self._hot_page(user_id, side, after, wanted)
+        hot = await self._hot_page(user_id, side, after, wanted, probe)
         if hot is None and await self._sync.build_cold_list(user_id, side):
-            hot = await self._hot_page(user_id, side, after, wanted)
+            hot = await self._hot_page(user_id, side, after, wanted, probe)
         if hot is None:  # unknown user, or the mirror would not take the snapshot
             note_graph_read("list")
             return await self._lists.page(side, user_id, after, wanted)
@@ -223,13 +265,18 @@ class Lists:
         return entries
 
     async def _hot_page(
-        self, user_id: str, side: Side, after: Position | None, wanted: int
+        self,
+        user_id: str,
+        side: Side,
+        after: Position | None,
+        wanted: int,
+        probe: PrivacyProbe | None = None,
     ) -> HotPage | None:
         try:
-            return await self._mirror.page(user_id, side, after, wanted)
+            return await self._mirror.page(user_id, side, after, wanted, probe)
         except StatusesMissing:
             await self._sync.load_statuses()
-            return await self._mirror.page(user_id, side, after, wanted)
+            return await self._mirror.page(user_id, side, after, wanted, probe)
 
 
 async def without_followed_back(

@@ -8,7 +8,9 @@ hidden list is never shown for want of a cache.
 
 Policy (``domain/privacy.py`` holds the rules): the owner, and an admin or internal key that
 names no viewer, see everything, without a read; a public list costs the read of its owner's
-settings; a list shown to followers or mutuals costs one more read, of the viewer's ties to
+settings, which a page or counts read from the mirror takes along in its own round trip (a
+``PrivacyProbe``: on the request path, a round trip costs as much as the read itself), and
+which is checked before the answer leaves; a list shown to followers or mutuals costs one more read, of the viewer's ties to
 the owner in Neo4j (a follow the mirror's capped hot list may not hold), noted as a graph read
 so the caller's budget pays for it.
 """
@@ -16,11 +18,12 @@ so the caller's budget pays for it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.store import EdgeStore
-from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing
+from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing, PrivacyProbe
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.request_notes import note_graph_read
 from graphsvc.domain.errors import UserErasing
@@ -145,9 +148,16 @@ class PrivacyRules:
         (rel,) = await self._edges.relationships(viewer.user_id, [owner])
         return Ties(follows_owner=rel.following, followed_by_owner=rel.followed_by)
 
-    async def check_list(self, owner: str, side: Side, viewer: Viewer) -> None:
-        """Refuse (403 ``network_hidden``) a list the owner's setting hides from the viewer."""
-        await self.check_lists([owner], side, viewer)
+    async def check_list(
+        self, owner: str, side: Side, viewer: Viewer, probe: PrivacyProbe | None = None
+    ) -> None:
+        """Refuse (403 ``network_hidden``) a list the owner's setting hides from the viewer.
+        ``probe``: the owner's settings as a read of its list took them along, if it did."""
+        if viewer.is_owner(owner):
+            return
+        rule = side_rule(owner, side, await self._settings_of(owner, probe))
+        if not await self._visible(rule, viewer):
+            raise rule.hidden()
 
     async def check_lists(self, owners: Sequence[str], side: Side, viewer: Viewer) -> None:
         """``check_list`` for several owners' lists of one side, with one settings read."""
@@ -160,6 +170,27 @@ class PrivacyRules:
             if not await self._visible(rule, viewer):
                 raise rule.hidden()
 
+    async def _settings_of(self, owner: str, probe: PrivacyProbe | None) -> Privacy:
+        """The owner's settings: from the probe when a read took it along, else read now."""
+        return (await self.of_probed([owner], probe))[owner]
+
+    def alongside(self, probe: PrivacyProbe) -> Callable[[Any], Callable[[Any], None]]:
+        """What another read of Redis queues to take ``probe`` along (``of_probed``)."""
+        return self._mirror.alongside(probe)
+
+    async def of_probed(
+        self, user_ids: Sequence[str], probe: PrivacyProbe | None
+    ) -> dict[str, Privacy]:
+        """``of``, answered by a probe of these users when a read took it along."""
+        if probe is not None:
+            try:
+                probed = self._mirror.probed(probe)
+            except PrivacyMissing:
+                probed = None  # read now, which builds the mirror first
+            if probed is not None:
+                return probed
+        return await self.of(user_ids)
+
     async def _visible(self, rule: ListRule, viewer: Viewer) -> bool:
         """Whether the viewer may see the list; the ties are read only when they decide."""
         if may_see(rule.visibility, rule.owner, viewer):
@@ -168,7 +199,9 @@ class PrivacyRules:
             return False
         return may_see(rule.visibility, rule.owner, viewer, await self.ties(viewer, rule.owner))
 
-    async def counts_visible(self, owner: str, viewer: Viewer) -> bool:
+    async def counts_visible(
+        self, owner: str, viewer: Viewer, probe: PrivacyProbe | None = None
+    ) -> bool:
         if viewer.is_owner(owner):
             return True
-        return may_see_counts((await self.of([owner]))[owner], owner, viewer)
+        return may_see_counts(await self._settings_of(owner, probe), owner, viewer)

@@ -10,7 +10,8 @@ Shows recorded as impressions sink a suggestion when it is served (``impressions
 cache; computing a list notes its ids (the SUGGESTIONS_KEPT cached), the only ones whose
 shows count. Privacy: the candidates' sources read only lists the user may see (a hidden
 network is never an intermediary, and so never a via) and never suggest a user who is not
-discoverable; a list served from the cache is checked against the settings as they are now. Too few candidates (a
+discoverable; a list served from the cache is checked against the settings as they are now,
+read in the round trip that reads how often each suggestion was shown. Too few candidates (a
 user who follows nobody): recently active accounts, then the most followed, fill the list. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
@@ -32,12 +33,13 @@ from redis.exceptions import RedisError
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
-from graphsvc.domain.privacy import still_allowed
+from graphsvc.domain.privacy import privacy_ids, still_allowed
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules
@@ -93,13 +95,16 @@ class Suggestions:
             return found
 
         found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
-        return (await self._allowed_now(await self._impressions.rerank(user_id, found)))[:limit]
-
-    async def _allowed_now(self, found: list[Suggestion]) -> list[Suggestion]:
-        """The list as privacy settings allow it now: a list cached before a user stopped
-        being discoverable, or hid whom it follows, is served without what they hid."""
-        ids = {s.user_id for s in found} | {v for s in found for v in s.via}
-        return still_allowed(found, await self._privacy.of(sorted(ids))) if ids else found
+        # The settings of the likely served (twice the page, and their vias), read with the
+        # shows; all of them only if the re-rank lifted one from further down.
+        probe = PrivacyProbe(privacy_ids(found[: 2 * limit]))
+        found = await self._impressions.rerank(user_id, found, self._privacy.alongside(probe))
+        settings = await self._privacy.of_probed(probe.user_ids, probe)
+        kept = still_allowed(found, settings, limit)
+        if kept is None:
+            kept = still_allowed(found, await self._privacy.of(privacy_ids(found)), limit)
+        assert kept is not None
+        return kept
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""

@@ -133,3 +133,28 @@ def test_an_own_view_is_read_for_its_owner_only() -> None:
     require_own_view(EVERYONE, "ada", "timeline")
     with pytest.raises(OwnerOnly, match=r"timeline .*'bob'"):
         require_own_view(Viewer("bob"), "ada", "timeline")
+
+
+def test_a_cached_list_is_served_as_the_settings_allow_it_now() -> None:
+    from graphsvc.domain.model import Suggestion
+    from graphsvc.domain.privacy import privacy_ids, still_allowed
+
+    found = [
+        Suggestion("a", 0.9, 2, ["m", "n"], ["friends_of_friends"]),
+        Suggestion("shy", 0.8, 1, ["m"], ["friends_of_friends"]),
+        Suggestion("b", 0.7, 1, ["n"], ["friends_of_friends"]),
+        Suggestion("c", 0.6, 0, [], ["popular"]),
+    ]
+    assert privacy_ids(found[:2]) == ["a", "m", "n", "shy"]
+    settings = {
+        "a": Privacy(),
+        "shy": Privacy(discoverable=False),
+        "b": Privacy(),
+        "m": Privacy(),
+        "n": Privacy(following_visibility=Visibility.PRIVATE),
+    }
+    kept = still_allowed(found, settings, 2)
+    assert kept is not None
+    assert [(s.user_id, s.via) for s in kept] == [("a", ["m"]), ("b", [])]
+    assert still_allowed(found, settings, 3) is None  # "c" was not read: the caller reads more
+    assert still_allowed(found, {**settings, "c": Privacy()}, 3) is not None

@@ -19,11 +19,15 @@ while.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.impressions import SERVED_KEPT
 from graphsvc.settings import BoundSettings, RedisSettings, SuggestionSettings
+
+# Queues one more read on a pipeline, and gives what takes its reply: pipe -> (reply -> None).
+Alongside = Callable[[Any], Callable[[Any], None]]
 
 # KEYS: imp:{u}, sgs:{u}; ARGV: cap, ttl (s), served since (ms), then the distinct targets.
 # Returns {counted, not served, no room}.
@@ -103,11 +107,22 @@ class ImpressionStore:
         )
         return int(counted), int(unserved), int(full)
 
-    async def shows(self, user_id: str, target_ids: Sequence[str]) -> dict[str, int]:
-        """How often each target was shown to the user (0 when never, or forgotten)."""
+    async def shows(
+        self, user_id: str, target_ids: Sequence[str], alongside: Alongside | None = None
+    ) -> dict[str, int]:
+        """How often each target was shown to the user (0 when never, or forgotten).
+        ``alongside`` queues another read on the same round trip (a pipeline), and reads its
+        own reply."""
         if not target_ids:
             return {}
-        counts = await self._redis.hmget(self.key(user_id), list(target_ids))
+        if alongside is None:
+            counts = await self._redis.hmget(self.key(user_id), list(target_ids))
+        else:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(self.key(user_id), list(target_ids))
+                take = alongside(pipe)
+                counts, other = await pipe.execute()
+                take(other)
         return {t: int(c) if c else 0 for t, c in zip(target_ids, counts, strict=True)}
 
     async def forget(self, user_id: str) -> None:

@@ -12,8 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from redis.exceptions import NoScriptError
+
 from graphsvc.adapters.redis.client import is_cluster
 from graphsvc.adapters.redis.mirror import COUNT_FIELDS, Mirror, micros
+from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyProbe
 from graphsvc.adapters.redis.scripts import register
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
 from graphsvc.domain.cursor import Position
@@ -30,37 +33,76 @@ class HotPage:
 
 class MirrorReads:
     def __init__(
-        self, mirror: Mirror, statuses: StatusSet, *, split_page: bool | None = None
+        self,
+        mirror: Mirror,
+        statuses: StatusSet,
+        privacy: PrivacyMirror,
+        *,
+        split_page: bool | None = None,
     ) -> None:
         """``split_page``: filter pages in a second round trip (default: on a cluster only,
         where it must; tests also run it on a single Redis)."""
         self._mirror = mirror
         self._redis = mirror.client
         self._statuses = statuses
+        self._privacy = privacy
         self._split_page = is_cluster(mirror.client) if split_page is None else split_page
         self._page = register(mirror.client, "page")
 
-    async def counts(self, user_id: str) -> Counts | None:
-        """Exact counts in one O(1) round trip; None when the user is cold."""
-        values = await self._redis.hmget(self._mirror.key("m", user_id), *COUNT_FIELDS)
+    async def counts(self, user_id: str, probe: PrivacyProbe | None = None) -> Counts | None:
+        """Exact counts in one O(1) round trip; None when the user is cold. ``probe``: the
+        user's privacy settings are read in the same round trip (a pipeline)."""
+        key = self._mirror.key("m", user_id)
+        if probe is None:
+            values = await self._redis.hmget(key, *COUNT_FIELDS)
+        else:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(key, *COUNT_FIELDS)
+                self._privacy.queue_probe(pipe, probe)
+                values, probe.reply = await pipe.execute()
         if any(value is None for value in values):
             return None
         return Counts(*map(int, values))
 
     async def page(
-        self, user_id: str, side: Side, after: Position | None, wanted: int
+        self,
+        user_id: str,
+        side: Side,
+        after: Position | None,
+        wanted: int,
+        probe: PrivacyProbe | None = None,
     ) -> HotPage | None:
         """Up to ``wanted`` active entries strictly after ``after``; None when the list is
-        cold. Raises StatusesMissing when the inactive set must be built first."""
+        cold. Raises StatusesMissing when the inactive set must be built first. ``probe``:
+        the owner's privacy settings are read in the same round trip (on a single Redis; a
+        cluster's page leaves the probe unread)."""
         if self._split_page:
             return await self._page_then_filter(user_id, side, after, wanted)
         keys = [*self._mirror.side_keys(user_id, side)[:2], self._statuses.inactive_key]
-        reply = await self._page(keys=keys, args=self._page_args(side, after, wanted))
+        args = self._page_args(side, after, wanted)
+        if probe is None:
+            reply = await self._page(keys=keys, args=args)
+        else:
+            reply = await self._page_with_probe(keys, args, probe)
         if reply[0] == 0:
             return None
         if reply[0] == 2:
             raise StatusesMissing
         return HotPage(self._entries(reply[2:]), truncated=bool(reply[1]))
+
+    async def _page_with_probe(self, keys: list[str], args: list[Any], probe: PrivacyProbe) -> Any:
+        """The page script and the probe in one round trip. The script goes by its sha alone
+        (a pipeline given the script itself first asks whether it is loaded, one more round
+        trip); when Redis has lost it (a restart), the page is read alone, which loads it, and
+        the probe is left unread."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.evalsha(self._page.sha, len(keys), *keys, *args)
+            self._privacy.queue_probe(pipe, probe)
+            try:
+                reply, probe.reply = await pipe.execute()
+            except NoScriptError:
+                return await self._page(keys=keys, args=args)
+        return reply
 
     @staticmethod
     def _page_args(side: Side, after: Position | None, count: int) -> list[Any]:
