@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from redis.exceptions import NoScriptError
-
 from graphsvc.adapters.redis.client import is_cluster
 from graphsvc.adapters.redis.mirror import COUNT_FIELDS, Mirror, micros
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyProbe
@@ -80,29 +78,19 @@ class MirrorReads:
             return await self._page_then_filter(user_id, side, after, wanted)
         keys = [*self._mirror.side_keys(user_id, side)[:2], self._statuses.inactive_key]
         args = self._page_args(side, after, wanted)
-        if probe is None:
-            reply = await self._page(keys=keys, args=args)
-        else:
-            reply = await self._page_with_probe(keys, args, probe)
+        if probe is not None:
+            keys.append(self._privacy.key)
+            args.append(probe.user_ids[0])
+        reply = await self._page(keys=keys, args=args)
         if reply[0] == 0:
             return None
         if reply[0] == 2:
             raise StatusesMissing
-        return HotPage(self._entries(reply[2:]), truncated=bool(reply[1]))
-
-    async def _page_with_probe(self, keys: list[str], args: list[Any], probe: PrivacyProbe) -> Any:
-        """The page script and the probe in one round trip. The script goes by its sha alone
-        (a pipeline given the script itself first asks whether it is loaded, one more round
-        trip); when Redis has lost it (a restart), the page is read alone, which loads it, and
-        the probe is left unread."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.evalsha(self._page.sha, len(keys), *keys, *args)
-            self._privacy.queue_probe(pipe, probe)
-            try:
-                reply, probe.reply = await pipe.execute()
-            except NoScriptError:
-                return await self._page(keys=keys, args=args)
-        return reply
+        first = 2
+        if probe is not None:
+            probe.reply = [reply[2], "1" if reply[3] else None]
+            first = 4
+        return HotPage(self._entries(reply[first:]), truncated=bool(reply[1]))
 
     @staticmethod
     def _page_args(side: Side, after: Position | None, count: int) -> list[Any]:
