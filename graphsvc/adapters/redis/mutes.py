@@ -96,5 +96,7 @@ class MuteMirror:
         if user_ids:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for user_id in user_ids:
-                    pipe.unlink(self.key(user_id))
+                    # the command itself: a cluster pipeline's unlink() is a coroutine that
+                    # splits keys by slot, never queued on the pipeline
+                    pipe.execute_command("UNLINK", self.key(user_id))
                 await pipe.execute()
