@@ -24,6 +24,7 @@ from redis.exceptions import RedisClusterException
 
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.model import Counts
+from graphsvc.domain.privacy import Viewer
 from graphsvc.ops.loader import rebuild_mirror
 from graphsvc.settings import Settings
 
@@ -113,6 +114,9 @@ async def workload(service: Services, uid: UserIds) -> None:
     await service.jobs.drain()
     shown = [e.user_id for e in (await service.lists.followers(a, limit=50)).items]
     assert fans[1] not in shown and fans[2] in shown
+    # read for a viewer: the owner's privacy settings taken along (a cluster: another slot)
+    assert (await service.lists.followers(a, limit=5, viewer=Viewer(c))).items
+    assert (await service.lists.counts_for(a, Viewer(c))).counts is not None
     now = time.time_ns() // 1_000
     await service.interactions.record_raw([(a, c, 5.0, now)])
     await service.interaction_flusher.flush_all()
@@ -150,17 +154,20 @@ async def test_every_call_stays_in_one_slot(
         if name.startswith("_") and hasattr(s, "sha")
     }
     scripts[service.suggestions.cache._put.sha] = "put_if_current"
+    # the counts-and-settings script reads two slots, on a single Redis only (the next test)
+    del scripts[redis.mirror_reads._counts.sha]
     called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}
     assert set(scripts.values()) <= called, f"not exercised: {set(scripts.values()) - called}"
     assert sum(args[0].upper() == "EVALSHA" for args in commands) > 300
     assert await cross_slot(server_settings, commands) == []
 
 
-async def test_the_single_redis_page_is_the_one_call_across_slots(
+async def test_the_single_redis_page_and_counts_are_the_calls_across_slots(
     connections: Connections, server_settings: Settings, uid: UserIds
 ) -> None:
-    """The single-script page reads the inactive set with the user's list: fine on one
-    server, refused by a cluster (which is why the cluster pages in two round trips)."""
+    """The single-script page reads the inactive set (and, for a viewer, the privacy settings)
+    with the user's list, and counts for a viewer read the settings with the counts: fine on
+    one server, refused by a cluster (which is why the cluster reads them in two)."""
     service = split_service(connections, server_settings, split_page=False)
     a, fan = uid("a"), uid("fan")
     await service.relations.follow(fan, a)
@@ -170,7 +177,9 @@ async def test_the_single_redis_page_is_the_one_call_across_slots(
         return
     async with monitored(server_settings) as commands:
         await service.lists.followers(a)
-        await service.lists.followers(a)
+        await service.lists.followers(a, viewer=Viewer(fan))
+        await service.lists.counts_for(a, Viewer(fan))
     crossing = await cross_slot(server_settings, commands)
     assert crossing, "the single-Redis page should read two slots in one script"
-    assert {args[1] for args in crossing} == {service.redis.mirror_reads._page.sha}
+    reads = service.redis.mirror_reads
+    assert {args[1] for args in crossing} == {reads._page.sha, reads._counts.sha}

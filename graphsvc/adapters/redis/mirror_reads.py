@@ -46,6 +46,7 @@ class MirrorReads:
         self._privacy = privacy
         self._split_page = is_cluster(mirror.client) if split_page is None else split_page
         self._page = register(mirror.client, "page")
+        self._counts = register(mirror.client, "counts")
 
     async def counts(self, user_id: str, probe: PrivacyProbe | None = None) -> Counts | None:
         """Exact counts in one O(1) round trip; None when the user is cold. ``probe``: the
@@ -53,7 +54,11 @@ class MirrorReads:
         key = self._mirror.key("m", user_id)
         if probe is None:
             values = await self._redis.hmget(key, *COUNT_FIELDS)
-        else:
+        elif not self._split_page:  # one server: one script reads both
+            reply = await self._counts(keys=[key, self._privacy.key], args=[user_id, *COUNT_FIELDS])
+            values, built = reply[: len(COUNT_FIELDS)], reply[-1]
+            probe.reply = [reply[len(COUNT_FIELDS)], "1" if built else None]
+        else:  # a cluster: the two slots in one pipeline
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.hmget(key, *COUNT_FIELDS)
                 self._privacy.queue_probe(pipe, probe)
