@@ -53,8 +53,7 @@ class GraphLists:
         """Active mutual follows, closest first: by affinity, then the newest follow. Each is
         in both of the user's lists, so the viewer must see both."""
         validate_user_id(user_id)
-        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer)
-        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer)
+        await self._privacy.check_both_lists(user_id, viewer)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
             return await self._lists.friends_page(

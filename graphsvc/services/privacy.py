@@ -159,6 +159,17 @@ class PrivacyRules:
         if not await self._visible(rule, viewer):
             raise rule.hidden()
 
+    async def check_both_lists(self, owner: str, viewer: Viewer) -> None:
+        """``check_list`` for both of the owner's lists (friends are in both), with one
+        settings read."""
+        if viewer.is_owner(owner):
+            return
+        privacy = (await self.of([owner]))[owner]
+        for side in (Side.FOLLOWERS, Side.FOLLOWING):
+            rule = side_rule(owner, side, privacy)
+            if not await self._visible(rule, viewer):
+                raise rule.hidden()
+
     async def check_lists(self, owners: Sequence[str], side: Side, viewer: Viewer) -> None:
         """``check_list`` for several owners' lists of one side, with one settings read."""
         others = [owner for owner in dict.fromkeys(owners) if not viewer.is_owner(owner)]
