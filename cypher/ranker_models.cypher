@@ -104,6 +104,7 @@ OPTIONAL CALL (m) {
   SET p.locked = true
   WITH p, m, coalesce(p.served, 0) AS previous
   REMOVE p.locked
+  WITH p, m, previous
   OPTIONAL MATCH (old:RankerModel {name: $name, version: previous})
   FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
     SET old.status = 'retired')
@@ -132,8 +133,8 @@ CALL (m, refused) {
   WHERE refused IS NULL
   MERGE (p:RankerServing {name: $name})
   SET p.locked = true
-  WITH p, m
   REMOVE p.locked
+  WITH p, m
   OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
   FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
     SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
