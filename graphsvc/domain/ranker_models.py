@@ -25,8 +25,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-STATUSES = ("served", "challenger", "retired", "rejected")
-OUTCOMES = ("promoted", "rejected", "failed")
+# A model's status: served, challenger (of an A/B split), retired (served or a challenger
+# before), rejected (its training did not promote it). A training attempt's outcome: promoted,
+# rejected, or failed (nothing stored).
 
 
 class TrainError(Exception):
