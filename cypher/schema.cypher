@@ -52,6 +52,10 @@ FOR (e:GraphEvent) ON (e.v);
 CREATE CONSTRAINT ranker_model_version IF NOT EXISTS
 FOR (m:RankerModel) REQUIRE (m.name, m.version) IS UNIQUE;
 
+// The pointer to the served ranker model, one per model name (ranker_models/save).
+CREATE CONSTRAINT ranker_serving_name IF NOT EXISTS
+FOR (p:RankerServing) REQUIRE p.name IS UNIQUE;
+
 CREATE CONSTRAINT api_key_id_unique IF NOT EXISTS
 FOR (k:ApiKey) REQUIRE k.id IS UNIQUE;
 

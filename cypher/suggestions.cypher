@@ -1,6 +1,6 @@
 // Suggestions: "people you may know": the candidates and their features, the fallbacks for a
-// thin neighbourhood, dismissals, the interactions that weigh affinity, the trained ranker's
-// versions, and what `graphsvc train-pymk` reads to hold edges out.
+// thin neighbourhood, dismissals, the interactions that weigh affinity, and what the ranker's
+// training reads to hold edges out (its models: the ranker_models family).
 
 // name: candidates
 // The people $id may know, from every source, with the features the ranker scores (the ranker
@@ -381,41 +381,9 @@ RETURN current AS applied, unknown, erasing, capped
 OPTIONAL MATCH (cp:Checkpoint {name: 'interactions'})
 RETURN coalesce(cp.last, '') AS last
 
-// name: model_save
-// Store a trained ranker as the next version of the model named $name. Every API process reads
-// the newest version (suggestions/model_latest).
-// Locking: the node it creates. Two trainers racing for the same version: the
-// ranker_model_version constraint fails one of them, which the trainer reports.
-// Params: $name, $body (the model as JSON text), $created (µs), $metrics (JSON text).
-// Returns: version.
-OPTIONAL MATCH (old:RankerModel {name: $name})
-WITH coalesce(max(old.version), 0) + 1 AS version
-CREATE (m:RankerModel {name: $name, version: version, created: $created, body: $body,
-                       metrics: $metrics})
-RETURN version
-
-// name: model_latest
-// The newest version of the ranker named $name, if any was trained.
-// Locking: none (a read).
-// Params: $name.
-// Returns: version, body (JSON text), or no row.
-MATCH (m:RankerModel {name: $name})
-RETURN m.version AS version, m.body AS body
-ORDER BY version DESC
-LIMIT 1
-
-// name: model_version
-// The newest version number of the ranker named $name (0: none), read by every API process
-// every PYMK_MODEL_REFRESH_SECONDS to notice a new model without reading it.
-// Locking: none (a read).
-// Params: $name.
-// Returns: version.
-OPTIONAL MATCH (m:RankerModel {name: $name})
-RETURN coalesce(max(m.version), 0) AS version
-
 // name: active_users
 // Every active user following at least $min others, by id (for the random holdout of
-// `graphsvc train-pymk`; O(users), offline).
+// the ranker's training; O(users), offline).
 // Locking: none (a read).
 // Params: $min.
 // Returns: id, in id order.
@@ -425,7 +393,7 @@ RETURN u.id AS id
 ORDER BY id
 
 // name: followings_of
-// Whom each of $ids follows (for the random holdout of `graphsvc train-pymk`, which hides a
+// Whom each of $ids follows (for the random holdout of the ranker's training, which hides a
 // seeded share of them). Offline only: reads every following of each user.
 // Locking: none (a read).
 // Params: $ids.
@@ -436,22 +404,23 @@ RETURN uid AS id, COLLECT { MATCH (u)-[:FOLLOWS]->(v:User) RETURN v.id } AS foll
 
 // name: holdout_cutoff
 // The time from which the newest $count follow edges were made (read newest first through the
-// follows_since index: the work is the held-out edges, not the graph). For
-// `graphsvc train-pymk`.
+// follows_since index: the work is the held-out edges, not the graph), and how many distinct
+// times they have: one means the graph was loaded without times (every edge made at the load),
+// so "the newest" is no slice at all and the training holds out a random share instead.
 // Locking: none (a read).
 // Params: $count.
-// Returns: cutoff (µs; null for an empty graph).
+// Returns: cutoff (µs; null for an empty graph), times (distinct times among them).
 MATCH ()-[r:FOLLOWS]->()
 WHERE r.since IS NOT NULL
 WITH r.since AS since
 ORDER BY since DESC
 LIMIT $count
-RETURN min(since) AS cutoff
+RETURN min(since) AS cutoff, count(DISTINCT since) AS times
 
 // name: holdout_newest
 // The users who made follows at or after $cutoff and also some before it (the ones a model can
 // learn from: they had a neighbourhood when they chose), with whom they followed from $cutoff
-// on. Reads the held-out edges through the follows_since index. For `graphsvc train-pymk`.
+// on. Reads the held-out edges through the follows_since index. For the ranker's training.
 // Locking: none (a read).
 // Params: $cutoff (µs).
 // Returns: id, held (ids), before (count); in id order.

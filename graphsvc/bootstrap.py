@@ -28,6 +28,7 @@ from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
+from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
@@ -72,6 +73,7 @@ from graphsvc.services.writes import Writes
 from graphsvc.settings import Neo4jSettings, Settings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.ranker_training import RankerTraining
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.request_approvals import RequestApprovals
 from graphsvc.workers.timeline_events import TimelineEvents
@@ -115,6 +117,7 @@ class Neo4jAdapters:
     mutes: MuteStore
     outbox: OutboxStore
     suggestions: SuggestionStore
+    ranker_models: RankerModelStore
     bulk: BulkStore
     keys: KeyStore
     privacy: PrivacyStore
@@ -167,6 +170,7 @@ class Services:
     impressions: Impressions
     relay: Relay
     interaction_flusher: InteractionFlusher
+    ranker_training: RankerTraining
     follower_events: FollowerEvents
     health: Health
     gauges: Gauges
@@ -206,6 +210,7 @@ def neo4j_adapters(
         mutes=MuteStore(store),
         outbox=OutboxStore(store),
         suggestions=SuggestionStore(store),
+        ranker_models=RankerModelStore(store),
         bulk=BulkStore(store),
         keys=KeyStore(store),
         privacy=PrivacyStore(store),
@@ -265,7 +270,7 @@ def build(
         settings, neo4j, redis, breaker, privacy
     )
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, core, jobs_runner, access)
+    work = _workers(settings, neo4j, redis, core, jobs_runner, access, suggestions)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
     timelines = _timelines(settings, neo4j, redis, core, work.timeline_jobs)
     return Services(
@@ -288,6 +293,7 @@ def build(
         impressions=impressions,
         relay=work.relay,
         interaction_flusher=work.flusher,
+        ranker_training=work.training,
         follower_events=FollowerEvents(
             redis.stream, redis.stream_slots, access, rate_limits, settings.events, core.mutes
         ),
@@ -383,7 +389,7 @@ def _people_you_may_know(
         breaker,
         settings.suggestions,
         settings.interactions,
-        RankerSource(neo4j.suggestions, settings.suggestions),
+        RankerSource(neo4j.ranker_models, settings.suggestions),
         impressions,
         privacy,
     )
@@ -418,6 +424,7 @@ class _Workers:
     jobs: Jobs
     relay: Relay
     flusher: InteractionFlusher
+    training: RankerTraining
     consumer: TimelineEvents
     timeline_jobs: TimelineJobs
     moderation_jobs: ModerationJobs
@@ -431,6 +438,7 @@ def _workers(
     core: _Mirrored,
     jobs: Jobs,
     access: KeyRing,
+    suggestions: Suggestions,
 ) -> _Workers:
     """The background work, and the worker that runs it (built in every process: a serving
     one only records work, for the workers; ``jobs`` is the process's runner of durable
@@ -465,18 +473,24 @@ def _workers(
     )
     relay = _relay(settings, neo4j, redis, core)
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
+    training = RankerTraining(
+        neo4j.ranker_models, neo4j.suggestions, suggestions, redis.leases, settings.suggestions
+    )
     worker = Worker(
         settings.worker,
         settings.redis,
         relay=relay,
         flusher=flusher,
+        training=training,
         consumer=consumer,
         timeline_jobs=timeline_jobs,
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         jobs=jobs,
     )
-    return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
+    return _Workers(
+        jobs, relay, flusher, training, consumer, timeline_jobs, moderation_jobs, worker
+    )
 
 
 def _relay(

@@ -366,7 +366,33 @@ class SuggestionSettings(_Section):
         default="default", min_length=1, description="the stored ranker the API serves"
     )
     pymk_model_refresh_seconds: float = Field(
-        default=30.0, gt=0, description="how often an API process looks for a newer ranker"
+        default=30.0,
+        gt=0,
+        description="how often an API process looks for a newly promoted ranker (or split)",
+    )
+    pymk_train_check_seconds: float = Field(
+        default=60.0, gt=0, description="how often a worker checks whether a training is due"
+    )
+    pymk_train_min_edges: int = Field(
+        default=1_000, ge=1, description="follow edges the graph needs before the worker trains"
+    )
+    pymk_train_every_seconds: float = Field(
+        default=86_400.0, gt=0, description="the worker trains again after this long"
+    )
+    pymk_train_retry_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="the worker trains again after this long when the last training failed, "
+        "or while no model is served",
+    )
+    pymk_train_growth: float = Field(
+        default=0.2,
+        gt=0,
+        description="the worker trains again once the follow edges grew by this share since "
+        "the served model (or the last attempt) was trained",
+    )
+    pymk_train_users: int = Field(
+        default=1_000, ge=10, description="users sampled by a training (80% fit, 20% validate)"
     )
     suggest_impressions_free: int = Field(
         default=3, ge=1, description="times a suggestion is shown before it sinks at all"

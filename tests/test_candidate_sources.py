@@ -18,11 +18,11 @@ from driver import Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.ops import train_pymk
 from graphsvc.ops.edge_files import batches
 from graphsvc.ops.loader import rebuild_mirror
 from graphsvc.schemas import DismissBody, Reasons
 from graphsvc.services.suggestions import WIDEN
+from graphsvc.workers import ranker_examples, ranker_training
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -283,8 +283,9 @@ def newest_holdout_of(
     to some users. Everything else (features, fit, validation, storing) is the trainer's."""
     times = sorted(row["t"] for row in rows)
 
-    async def holdout_cutoff(share: float) -> tuple[int, int]:
-        return len(rows), times[-max(1, math.ceil(len(rows) * share))]
+    async def holdout_cutoff(share: float) -> tuple[int, int, int]:
+        newest = times[-max(1, math.ceil(len(rows) * share)) :]
+        return len(rows), newest[0], len(set(newest))
 
     async def holdout_newest(cutoff: int) -> dict[str, list[str]]:
         return held_since(rows, cutoff)
@@ -327,18 +328,17 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     held = held_since(pymk_graph, cutoff)
     assert len(held) > 200  # so `users=200` samples
 
-    async def run(seed: int) -> train_pymk.TrainReport:
-        return await train_pymk.train(
-            services, seed=seed, users=200, store=False, progress=False, say=lambda _: None
-        )
+    async def run(seed: int) -> ranker_training.TrainingReport:
+        return await services.ranker_training.train(seed=seed, users=200, store=False)
 
     first, again, other = await run(7), await run(7), await run(8)
     assert first.version == 0  # not stored
     assert first.users == 200 and first.candidates > 1_000
-    assert first.positives >= train_pymk.MIN_POSITIVES
-    sample = train_pymk._sample(sorted(held), 200, 7)
+    assert first.positives >= ranker_training.MIN_POSITIVES
+    assert first.holdout == "newest"  # the graph's times are real
+    sample = ranker_examples.sampled(sorted(held), 200, 7)
     assert first.held == sum(len(held[u]) for u in sample)  # the sampled users' held follows
-    assert set(first.validation) == {"model", "default", *train_pymk.SINGLE}
+    assert set(first.validation) == {"model", "the built-in default", *ranker_examples.SINGLE}
     assert first.validation["model"] > 0
     # the generator's signals: a quarter of the later follows are follow-backs, most of the
     # rest close a triangle
@@ -348,7 +348,8 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     assert {k: getattr(again, k) for k in same} == {k: getattr(first, k) for k in same}
     assert other.weights != first.weights  # another seed: other users, another model
     name = services.settings.suggestions.pymk_model_name
-    assert await services.neo4j.suggestions.model_version(name) == 0
+    assert (await services.neo4j.ranker_models.state(name)).serving.served == 0
+    assert await services.neo4j.ranker_models.recent(name, 10) == []
 
 
 async def test_a_stored_model_is_served_by_a_running_api(
@@ -368,12 +369,10 @@ async def test_a_stored_model_is_served_by_a_running_api(
 
         trainer = make_service(pymk_model_name=name)
         newest_holdout_of(trainer, pymk_graph, monkeypatch)
-        report = await train_pymk.train(
-            trainer, seed=7, users=200, store=True, progress=False, say=lambda _: None
-        )
+        report = await trainer.ranker_training.train(seed=7, users=200, force=True)
         assert report.version == 1  # the model's name is this test's own
-        stored = await trainer.neo4j.suggestions.latest_model(name)
-        assert stored is not None and stored[0] == 1
+        assert report.promoted
+        assert (await trainer.neo4j.ranker_models.serving(name)).served == 1
 
         await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
         await driver.services.suggestions.cache.invalidate(me)  # else served from the cache

@@ -195,10 +195,14 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     path = tmp_path / "small.txt"
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
     base = ["eval-pymk", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
-    # the trained ranker: train-pymk runs on each training graph and its report is said
+    # as served: the worker's training cycle runs on each training graph, its report is said,
+    # and the ranker served is the one it promoted (the default when it rejected its model)
     assert cli.main([*base, "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert "ranker: holdout: newest" in out and "stored as version 1" in out
+    assert "ranker: trigger: evaluation; holdout: newest" in out
+    promoted = "v1 promoted (" in out
+    assert promoted or "v1 rejected (" in out
+    assert ("serving v1" in out) == promoted and ("serving the default" in out) != promoted
     base += ["--ranker", "default"]  # below: the protocol itself, with the built-in weights
     assert cli.main([*base, "--seeds", "1,2", "--json", str(tmp_path / "both.json")]) == 0
     out = capsys.readouterr().out

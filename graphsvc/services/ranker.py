@@ -1,13 +1,15 @@
-"""The ranker an API process serves: the newest stored version of PYMK_MODEL_NAME, or the
-built-in default when none was trained.
+"""The rankers an API process serves: the promoted version of PYMK_MODEL_NAME (the built-in
+default when none was promoted) and, during an A/B split, the challenger for the users whose
+hash falls in its share (``domain/ranker_models``).
 
-Policy: a process asks Neo4j for the newest version number at most every
+Policy: a process reads the pointer (served version, challenger, share) at most every
 PYMK_MODEL_REFRESH_SECONDS (one tiny read, on the request path but shared by concurrent
-requests through a single flight), and reads the model only when the number changed. So a
-model stored by `graphsvc train-pymk` is served by every process within that time, without a
-restart. A stored model this version cannot read (other features) is logged and skipped: the
-process keeps what it has rather than failing suggestions. If Neo4j cannot be asked, the
-current ranker is kept; the suggestions themselves need Neo4j anyway.
+requests through a single flight), and reads a model only when its version changed. So a
+model the worker promotes, or an operator's promote or split, is served by every process
+within that time, without a restart. A stored model this version cannot read (other
+features) is logged and skipped: the process keeps the served model it has (and runs no split
+with an unreadable challenger) rather than failing suggestions. If Neo4j cannot be asked, the
+current rankers are kept; the suggestions themselves need Neo4j anyway.
 """
 
 from __future__ import annotations
@@ -16,55 +18,84 @@ import json
 import logging
 import time
 
+from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, Serving
 from graphsvc.adapters.neo4j.store import STORE_DOWN
-from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.single_flight import SingleFlight
+from graphsvc.domain.ranker_models import takes_challenger
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
 
 
+def readable(version: int, body: str | None) -> Ranker | None:
+    """The stored model as a ranker, or None when this version cannot read it."""
+    if body is None:
+        return None
+    try:
+        return Ranker.from_json({**json.loads(body), "version": version})
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 class RankerSource:
-    def __init__(self, store: SuggestionStore, settings: SuggestionSettings) -> None:
+    def __init__(self, store: RankerModelStore, settings: SuggestionSettings) -> None:
         self._store = store
         self._name = settings.pymk_model_name
         self._every = settings.pymk_model_refresh_seconds
-        self._current: Ranker = DEFAULT
+        self._served: Ranker = DEFAULT
+        self._challenger: Ranker | None = None
+        self._share = 0.0
+        self._unreadable: set[int] = set()
         self._checked = float("-inf")
-        self._skipped_version = 0
         self._flight = SingleFlight(concurrency=1, wait_seconds=10.0)
 
     async def ranker(self) -> Ranker:
-        if time.monotonic() - self._checked < self._every:
-            return self._current
-        return await self._flight.run("refresh", self.refresh)
+        """The served model."""
+        await self._fresh()
+        return self._served
+
+    async def ranker_for(self, user_id: str) -> Ranker:
+        """The model that ranks this user's suggestions: the challenger for the split's share
+        of users, else the served model."""
+        await self._fresh()
+        challenger = self._challenger
+        if challenger is not None and takes_challenger(user_id, challenger.version, self._share):
+            return challenger
+        return self._served
+
+    async def _fresh(self) -> None:
+        if time.monotonic() - self._checked >= self._every:
+            await self._flight.run("refresh", self.refresh)
 
     async def refresh(self) -> Ranker:
-        """Look for a newer model now."""
+        """Read the pointer now (and any model whose version changed); the served model."""
         self._checked = time.monotonic()
         try:
-            version = await self._store.model_version(self._name)
+            serving = await self._store.serving(self._name)
+            await self._load(serving)
         except STORE_DOWN as exc:
             log.warning(
-                "cannot look for a newer ranker, keeping v%d: %s", self._current.version, exc
+                "cannot look for a newer ranker, keeping v%d: %s", self._served.version, exc
             )
-            return self._current
-        if version in (self._current.version, self._skipped_version) or version == 0:
-            return self._current
-        stored = await self._store.latest_model(self._name)
-        if stored is None:
-            return self._current
-        version, body = stored
-        try:
-            self._current = Ranker.from_json({**json.loads(body), "version": version})
-        except (ValueError, KeyError, TypeError) as exc:
-            self._skipped_version = version
-            log.error(
-                "ranker %s v%d cannot be served, keeping v%d: %s",
-                self._name,
-                version,
-                self._current.version,
-                exc,
-            )
-        return self._current
+        return self._served
+
+    async def _load(self, serving: Serving) -> None:
+        have = {self._served.version, *([self._challenger.version] if self._challenger else [])}
+        wanted = [v for v in (serving.served, serving.challenger) if v]
+        missing = [v for v in wanted if v not in have and v not in self._unreadable]
+        bodies = await self._store.bodies(self._name, missing) if missing else {}
+        loaded = {r.version: r for r in (self._served, self._challenger) if r is not None}
+        for version in missing:
+            ranker = readable(version, bodies.get(version))
+            if ranker is None:
+                self._unreadable.add(version)
+                log.error("ranker %s v%d cannot be served by this version", self._name, version)
+            else:
+                loaded[version] = ranker
+        if serving.served == 0:
+            self._served = DEFAULT
+        elif serving.served in loaded:
+            self._served = loaded[serving.served]
+        self._challenger = loaded.get(serving.challenger) if serving.challenger else None
+        self._share = serving.share

@@ -3,8 +3,9 @@
 One bounded Cypher query gathers candidates with their features from friends of friends,
 followers not followed back and co-followers (the query ``suggestions/candidates``); a
 user with fewer than SUGGEST_THIN of them also gets three-hop candidates
-(``suggestions/three_hop``). The ranker (``domain/ranking``, the newest model `graphsvc train-pymk`
-stored, or the built-in default) scores them in this process. The 50 best are cached per user
+(``suggestions/three_hop``). The ranker (``domain/ranking``: the promoted model, the
+challenger of an A/B split for its share of users, or the built-in default) scores them in
+this process. The 50 best are cached per user
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
 Shows recorded as impressions sink a suggestion when it is served (``impressions``), not in the
 cache; computing a list notes its ids (the SUGGESTIONS_KEPT cached), the only ones whose
@@ -16,7 +17,7 @@ user who follows nobody): recently active accounts, then the most followed, fill
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
-``candidate_rows`` is also what `graphsvc train-pymk` learns from (with the held-out edges made
+``candidate_rows`` is also what the ranker's training learns from (with the held-out edges made
 invisible), so the model is trained on exactly the features it is served.
 """
 
@@ -108,7 +109,7 @@ class Suggestions:
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
-        ranker = await self.ranker.ranker()
+        ranker = await self.ranker.ranker_for(user_id)  # the challenger's, in its A/B share
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed

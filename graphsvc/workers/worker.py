@@ -5,14 +5,16 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 
 - the outbox relay (committed graph events to the event stream, lost mirror writes repaired);
 - the interaction flusher (buffered interactions into Neo4j's affinities);
+- the ranker's training (``ranker_training.py``: a new suggestion model fitted on the served
+  graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
 - the durable jobs (``concurrency/jobs.py``): timeline fan-outs, pushes, removals and drains,
   queued in Redis, and moderation jobs, status propagations and erasures, marked in Neo4j.
   They are claimed as soon as a serving process queues a timeline job (a wake-up list in
   Redis), and at least every WORKER_POLL_SECONDS (marks, and jobs a stopped worker left).
 
-Several workers may run at once and no job runs twice: the relay and the flusher take
-their rounds under leases of their own, the consumer is one of a Redis consumer group, and
+Several workers may run at once and no job runs twice: the relay, the flusher and the
+training take their rounds under leases of their own, the consumer is one of a Redis consumer group, and
 a job is run only by the worker holding its lease (``adapters/redis/leases.py``). A worker
 that dies stops renewing what it holds; another takes it over once the lease runs out, from
 the job's durable record. A worker runs at most WORKER_JOBS jobs at once and claims no more
@@ -30,6 +32,7 @@ from graphsvc.concurrency.loops import stopped, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.ranker_training import RankerTraining
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.request_approvals import RequestApprovals
 from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
@@ -44,6 +47,7 @@ class Worker:
         *,
         relay: Relay,
         flusher: InteractionFlusher,
+        training: RankerTraining,
         consumer: TimelineEvents,
         timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
@@ -52,6 +56,7 @@ class Worker:
     ) -> None:
         self._relay = relay
         self._flusher = flusher
+        self._training = training
         self._consumer = consumer
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
@@ -66,6 +71,9 @@ class Worker:
         rounds = {
             "relay": supervise("relay", self._relay.round, self._relay.round_seconds),
             "interactions": supervise("flusher", self._flusher.flush, self._flusher.round_seconds),
+            "ranker-training": supervise(
+                "ranker training", self._training.round, self._training.round_seconds
+            ),
             "timeline-consumer": supervise(
                 "timeline consumer", self._consumer.round, LINGER_SECONDS, retry_seconds=1.0
             ),

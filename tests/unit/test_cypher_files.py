@@ -34,6 +34,7 @@ FAMILIES = {
     "mutes",
     "outbox",
     "privacy",
+    "ranker_models",
     "relations",
     "requests",
     "schema",

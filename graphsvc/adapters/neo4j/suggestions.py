@@ -1,7 +1,7 @@
 """Interactions, affinity and suggestions in Neo4j: the exactly-once interaction apply, the
 bounded candidate queries (with the ranker's features), the fills of the cold start (recently
-active and popular accounts), dismissals, the stored rankers, and the training reads of
-`graphsvc train-pymk` (long jobs' statements: NEO4J_JOB_TIMEOUT_SECONDS each)."""
+active and popular accounts), dismissals, and the training reads of the ranker (long jobs'
+statements: NEO4J_JOB_TIMEOUT_SECONDS each; its models: ``ranker_models``)."""
 
 from __future__ import annotations
 
@@ -101,26 +101,19 @@ class SuggestionStore:
         rows = await self._store.read("suggestions/recently_active", {"scan": scan, "limit": limit})
         return [row["id"] for row in rows]
 
-    async def model_version(self, name: str) -> int:
-        (row,) = await self._store.read("suggestions/model_version", {"name": name}, fresh=True)
-        return int(row["version"])
+    async def edge_count(self) -> int:
+        """How many follow edges the graph holds (O(1): the training's growth trigger)."""
+        (row,) = await self._store.read("suggestions/edge_count", {})
+        return int(row["edges"])
 
-    async def latest_model(self, name: str) -> tuple[int, str] | None:
-        rows = await self._store.read("suggestions/model_latest", {"name": name}, fresh=True)
-        return (int(rows[0]["version"]), rows[0]["body"]) if rows else None
-
-    async def save_model(self, name: str, body: str, metrics: str, created: int) -> int:
-        params = {"name": name, "body": body, "metrics": metrics, "created": created}
-        (row,) = await self._store.write("suggestions/model_save", params)
-        return int(row["version"])
-
-    async def holdout_cutoff(self, share: float) -> tuple[int, int | None]:
-        """How many edges there are, and the time from which the newest ``share`` were made."""
+    async def holdout_cutoff(self, share: float) -> tuple[int, int | None, int]:
+        """How many edges there are, the time from which the newest ``share`` were made, and
+        how many distinct times those newest edges have (1: the graph has no real times)."""
         (row,) = await self._store.read("suggestions/edge_count", {}, job=True)
         edges = int(row["edges"])
         count = max(1, math.ceil(edges * share))
         (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count}, job=True)
-        return edges, row["cutoff"]
+        return edges, row["cutoff"], int(row["times"])
 
     async def holdout_newest(self, cutoff: int) -> dict[str, list[str]]:
         rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff}, job=True)

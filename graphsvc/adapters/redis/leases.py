@@ -39,6 +39,10 @@ class Leases:
         ms = max(1, int(seconds * 1000))
         return bool(await self._script(keys=[self._key(name)], args=[token, ms]))
 
+    async def release(self, name: str, token: str) -> None:
+        """Give the lease up now, if the caller still holds it (PEXPIRE 0 deletes the key)."""
+        await self._script(keys=[self._key(name)], args=[token, 0])
+
     async def note(self, name: str, notes: dict[str, int], seconds: float) -> None:
         """Record the progress of the job ``name``; the notes lapse ``seconds`` after the
         last one (a job that ended or died stops reporting)."""

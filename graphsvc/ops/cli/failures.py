@@ -16,10 +16,11 @@ from redis.exceptions import RedisError
 from typer.core import TyperGroup
 
 from graphsvc.domain.errors import GraphError
+from graphsvc.domain.ranker_models import TrainError
 from graphsvc.ops.edge_files import LoadError
 from graphsvc.ops.local_servers import ServerError
 from graphsvc.ops.processes import ProcessFailed
-from graphsvc.ops.train_pymk import TrainError
+from graphsvc.ops.pymk_models import RegistryRefused
 from graphsvc.settings import SECRET_SETTINGS, DevelopmentSecrets
 
 
@@ -53,7 +54,7 @@ def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
     """The line and exit code of a failure an operator acts on; None for a bug (which keeps
     its traceback)."""
     named = f"graphsvc {command}" if command else "graphsvc"
-    if isinstance(exc, Refused):
+    if isinstance(exc, Refused | RegistryRefused):
         return f"{named}: {exc}", 1
     if isinstance(exc, DevelopmentSecrets):
         return f"{named}: {exc}", 2

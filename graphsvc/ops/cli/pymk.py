@@ -1,5 +1,6 @@
-"""``train-pymk`` and ``eval-pymk``: the suggestion ranker fitted on the served graph, and
-scored against link-prediction baselines on graphs of the evaluation's own servers."""
+"""``train-pymk`` and ``eval-pymk``: the suggestion ranker trained on the served graph now (the
+worker's training cycle, asked for), and the service as served scored against link-prediction
+baselines on graphs of the evaluation's own servers."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
+from graphsvc.domain.ranker_models import TrainError
 from graphsvc.ops import local_servers
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
@@ -25,7 +28,6 @@ from graphsvc.ops.evaluation import (
     read_dataset,
     table,
 )
-from graphsvc.ops.train_pymk import TrainError, train
 from graphsvc.settings import (
     LocalServerSettings,
     Settings,
@@ -35,7 +37,6 @@ from graphsvc.settings import (
 
 app = typer.Typer()
 
-EVAL_TRAIN_USERS = 1_000  # the trainer's sample of each training graph (not --users)
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
 
 
@@ -62,45 +63,42 @@ def _seeds(seeds: str | None, seed: int | None) -> list[int]:
 @command(app, "train-pymk")
 async def train_pymk(
     holdout: Annotated[
-        Literal["newest", "random"],
-        typer.Option(help="hold out the newest edges or a seeded random share"),
-    ] = "newest",
+        Literal["auto", "newest", "random"],
+        typer.Option(
+            help="hold out the newest edges, a seeded random share, or choose by the graph's "
+            "times (auto)"
+        ),
+    ] = "auto",
     share: Annotated[float, typer.Option(help="share held out")] = 0.1,
     seed: Annotated[int, typer.Option()] = 1,
-    users: Annotated[int, typer.Option(min=1, help="users sampled")] = 2_000,
-    every: Annotated[
-        float | None, typer.Option(metavar="SECONDS", help="retrain forever, this often")
+    users: Annotated[
+        int | None, typer.Option(min=10, help="users sampled (default PYMK_TRAIN_USERS)")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="promote it whatever the validation says")
+    ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="report, but store no model")] = False,
     no_progress: NoProgress = False,
 ) -> None:
-    """Fit the suggestion ranker on the served graph.
+    """Train the suggestion ranker on the served graph now, as the worker does.
 
-    With --every, a failed round is reported and retried at the next one: the served model
-    stays the last good one.
+    The model is validated against the served one and the heuristics and promoted only when
+    better (--force: promoted anyway); a rejected one is stored with the reason.
     """
-    while True:
-        try:
-            async with open_services(get_settings(), jobs=True) as services:
-                report = await train(
-                    services,
-                    holdout=holdout,
-                    share=share,
-                    seed=seed,
-                    users=users,
-                    store=not dry_run,
-                    progress=not no_progress,
-                    say=say,
-                )
-            for line in report.lines():
-                say(line)
-        except TrainError as exc:
-            if every is None:
-                raise
-            say(f"graphsvc train-pymk: {exc}")
-        if every is None:
-            return
-        await asyncio.sleep(every)
+    async with open_services(get_settings(), jobs=True) as services:
+        with tqdm(desc="features", unit="user", disable=no_progress) as bar:
+            report = await services.ranker_training.train(
+                "asked (graphsvc train-pymk)",
+                holdout=holdout,
+                share=share,
+                seed=seed,
+                users=users,
+                store=not dry_run,
+                force=force,
+                progress=bar.update,
+            )
+    for line in report.lines():
+        say(line)
 
 
 def eval_settings(
@@ -118,11 +116,17 @@ async def _evaluate(
     settings: Settings, data: Dataset, seeds: list[int], users: int, progress: bool, ranker: str
 ) -> Summary:
     async def trained(services: Services, _: Split) -> str:
-        """Fit the ranker on the training graph just loaded (its newest edges held out) and
-        serve it: the evaluation's held-out edges are never seen by the trainer."""
-        report = await train(services, seed=1, users=EVAL_TRAIN_USERS, progress=False, say=say)
-        await services.suggestions.ranker.refresh()
-        return "ranker: " + "\n  ".join(report.lines())
+        """The worker's training cycle on the training graph just loaded (its own holdout,
+        so the evaluation's held-out edges are never seen), then the ranker served as it
+        would be: the promoted model, or the built-in default when the cycle rejected it."""
+        try:
+            report = await services.ranker_training.train("evaluation", progress=None)
+            lines = report.lines()
+        except TrainError as exc:
+            lines = [f"training failed: {exc}"]
+        served = await services.suggestions.ranker.refresh()
+        lines.append(f"serving v{served.version}" if served.version else "serving the default")
+        return "ranker: " + "\n  ".join(lines)
 
     async with open_services(settings, jobs=True) as services:
         return await evaluate_seeds(
@@ -172,7 +176,9 @@ async def eval_pymk(
     ] = None,
     ranker: Annotated[
         Literal["trained", "default"],
-        typer.Option(help="train-pymk on each training graph first, or the built-in weights"),
+        typer.Option(
+            help="the worker's training cycle on each training graph, or built-in weights"
+        ),
     ] = "trained",
     no_progress: NoProgress = False,
 ) -> None:

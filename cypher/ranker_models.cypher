@@ -1,0 +1,169 @@
+// Ranker models: the registry of trained suggestion rankers (:RankerModel {name, version, body,
+// metrics, status, outcome, why}) and the pointer beside them (:RankerServing {name}) that says
+// which version is served, which one is the challenger of an A/B split and for what share of
+// users, and how the last training attempt ended. The worker's training writes a model and
+// moves the pointer in one transaction (ranker_models/save), so a training that dies before it
+// leaves the served model as it was.
+// Statuses: served (the pointer's served), challenger (the pointer's challenger), retired (was
+// served, or a challenger, and is no longer), rejected (its training did not promote it).
+
+// name: serving
+// What an API process serves: the served version and the challenger with its share (0: none),
+// read every PYMK_MODEL_REFRESH_SECONDS; the bodies are read only when a version changed.
+// Locking: none (a read).
+// Params: $name.
+// Returns one row: served, challenger, share.
+OPTIONAL MATCH (p:RankerServing {name: $name})
+RETURN coalesce(p.served, 0) AS served, coalesce(p.challenger, 0) AS challenger,
+       coalesce(p.share, 0.0) AS share
+
+// name: bodies
+// The stored models of $versions (the JSON the ranker is built from).
+// Locking: none (a read).
+// Params: $name, $versions.
+// Returns: version, body; no row for a version not stored.
+UNWIND $versions AS version
+MATCH (m:RankerModel {name: $name, version: version})
+RETURN m.version AS version, m.body AS body
+
+// name: state
+// The pointer and the served model, for the worker's training triggers and `graphsvc pymk
+// status`: when the served model was promoted and on how many follow edges it was trained,
+// and the last training attempt (when, outcome, why, on how many edges).
+// Locking: none (a read).
+// Params: $name.
+// Returns one row: served, challenger, share, promoted_at (µs), body, metrics (JSON text, null
+//         without a served model), attempt_at (µs), attempt_outcome, attempt_why,
+//         attempt_version, attempt_edges (null before the first attempt).
+OPTIONAL MATCH (p:RankerServing {name: $name})
+OPTIONAL MATCH (m:RankerModel {name: $name, version: p.served})
+RETURN coalesce(p.served, 0) AS served, coalesce(p.challenger, 0) AS challenger,
+       coalesce(p.share, 0.0) AS share, p.promoted_at AS promoted_at, m.body AS body,
+       m.metrics AS metrics, p.attempt_at AS attempt_at, p.attempt_outcome AS attempt_outcome,
+       p.attempt_why AS attempt_why, p.attempt_version AS attempt_version,
+       p.attempt_edges AS attempt_edges
+
+// name: save
+// Store a trained model as the next version, and promote it when $promote and the served model
+// is still $expected (the one it was validated against): the old served model is retired and
+// the pointer moves, in this one transaction. A model not promoted is stored as rejected with
+// $why, or with $stale when another model was promoted while it trained. The attempt is noted
+// on the pointer either way.
+// Locking: the pointer (written before it is read: two trainings saving at once are serialised,
+// and the second sees the first's version and promotion); the models it creates and retires.
+// Params: $name, $body (JSON text), $metrics (JSON text), $created (µs), $edges (follow edges
+//         when trained), $promote, $expected (0: none served), $why, $stale.
+// Returns one row: version, promoted.
+MERGE (p:RankerServing {name: $name})
+SET p.locked = true
+WITH p
+OPTIONAL MATCH (old:RankerModel {name: $name})
+WITH p, coalesce(max(old.version), 0) + 1 AS version,
+     $promote AND coalesce(p.served, 0) = $expected AS promoted
+REMOVE p.locked
+CREATE (m:RankerModel {name: $name, version: version, created: $created, body: $body,
+                       metrics: $metrics, edges: $edges,
+                       status: CASE WHEN promoted THEN 'served' ELSE 'rejected' END,
+                       outcome: CASE WHEN promoted THEN 'promoted' ELSE 'rejected' END,
+                       why: CASE WHEN promoted OR NOT $promote THEN $why ELSE $stale END})
+WITH p, m, promoted
+CALL (p, m, promoted) {
+  WITH p, m
+  WHERE promoted
+  OPTIONAL MATCH (previous:RankerModel {name: $name, version: p.served})
+  FOREACH (_ IN CASE WHEN previous IS NULL THEN [] ELSE [1] END |
+    SET previous.status = 'retired')
+  SET p.served = m.version, p.promoted_at = $created, m.served_at = $created
+}
+SET p.attempt_at = $created, p.attempt_outcome = m.outcome, p.attempt_why = m.why,
+    p.attempt_version = m.version, p.attempt_edges = $edges
+RETURN m.version AS version, promoted
+
+// name: fail
+// Note a training attempt that failed before it stored anything (the served model is left
+// as it is).
+// Locking: the pointer.
+// Params: $name, $at (µs), $why (the error, one line), $edges.
+// Returns nothing.
+MERGE (p:RankerServing {name: $name})
+SET p.attempt_at = $at, p.attempt_outcome = 'failed', p.attempt_why = $why,
+    p.attempt_version = null, p.attempt_edges = $edges
+
+// name: promote
+// An operator serves version $version (a rollback, or a model the training rejected): the
+// served model is retired, and a challenger that becomes the served model ends its split.
+// Rules: the version must be stored ('unknown_version').
+// Locking: the pointer and the two models.
+// Params: $name, $version, $at (µs), $why.
+// Returns one row: refused (null or the rule), previous (the version served before; 0: none).
+OPTIONAL MATCH (m:RankerModel {name: $name, version: $version})
+OPTIONAL CALL (m) {
+  WITH m
+  WHERE m IS NOT NULL
+  MERGE (p:RankerServing {name: $name})
+  SET p.locked = true
+  WITH p, m, coalesce(p.served, 0) AS previous
+  REMOVE p.locked
+  WITH p, m, previous
+  OPTIONAL MATCH (old:RankerModel {name: $name, version: previous})
+  FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
+    SET old.status = 'retired')
+  FOREACH (_ IN CASE WHEN p.challenger = m.version THEN [1] ELSE [] END |
+    REMOVE p.challenger, p.share)
+  SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at,
+      m.why = $why
+  RETURN previous
+}
+RETURN CASE WHEN m IS NULL THEN 'unknown_version' END AS refused, coalesce(previous, 0) AS previous
+
+// name: split
+// Start (or change) an A/B split: users in $share of a stable hash of their id are ranked by
+// version $version, the rest by the served model. A challenger it replaces goes back to
+// retired (or rejected, when it was never served).
+// Rules: the version must be stored ('unknown_version') and not be the served one ('served').
+// Locking: the pointer and the models whose status it changes.
+// Params: $name, $version, $share.
+// Returns one row: refused (null or the rule).
+OPTIONAL MATCH (m:RankerModel {name: $name, version: $version})
+OPTIONAL MATCH (current:RankerServing {name: $name})
+WITH m, CASE WHEN m IS NULL THEN 'unknown_version'
+             WHEN current.served = $version THEN 'served' END AS refused
+CALL (m, refused) {
+  WITH m
+  WHERE refused IS NULL
+  MERGE (p:RankerServing {name: $name})
+  SET p.locked = true
+  REMOVE p.locked
+  WITH p, m
+  OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
+  FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
+    SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
+                          THEN 'rejected' ELSE 'retired' END)
+  SET p.challenger = m.version, p.share = $share, m.status = 'challenger'
+}
+RETURN refused
+
+// name: split_off
+// End the A/B split: every user is ranked by the served model again; the challenger goes back
+// to retired (or rejected, when it was never served).
+// Locking: the pointer and the challenger.
+// Params: $name.
+// Returns one row: challenger (the version that was; 0: none).
+OPTIONAL MATCH (p:RankerServing {name: $name})
+OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
+FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
+  SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
+                        THEN 'rejected' ELSE 'retired' END)
+FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | REMOVE p.challenger, p.share)
+RETURN coalesce(old.version, 0) AS challenger
+
+// name: recent
+// The newest $limit models, for `graphsvc pymk status`.
+// Locking: none (a read).
+// Params: $name, $limit.
+// Returns: version, created (µs), status, why, edges, metrics (JSON text); newest first.
+MATCH (m:RankerModel {name: $name})
+RETURN m.version AS version, m.created AS created, coalesce(m.status, 'retired') AS status,
+       coalesce(m.why, '') AS why, m.edges AS edges, m.metrics AS metrics
+ORDER BY version DESC
+LIMIT $limit

@@ -1,0 +1,144 @@
+"""The ranker's model registry in Neo4j: the stored models and the pointer to the served one
+(and the A/B split's challenger), read by every API process and moved by the worker's training
+and the operator's commands (the queries ``ranker_models/*``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphsvc.adapters.neo4j.store import Neo4jStore
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """The pointer as an API process reads it (0: none)."""
+
+    served: int
+    challenger: int
+    share: float
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryState:
+    """The pointer, the served model and the last attempt (times in µs)."""
+
+    serving: Serving
+    promoted_at: int | None
+    body: str | None  # the served model (JSON text)
+    metrics: str | None
+    attempt_at: int | None
+    attempt_outcome: str | None
+    attempt_why: str | None
+    attempt_version: int | None
+    attempt_edges: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredModel:
+    version: int
+    created: int  # µs
+    status: str
+    why: str
+    edges: int | None
+    metrics: str | None  # JSON text
+
+
+@dataclass(frozen=True, slots=True)
+class NewModel:
+    """A trained model to store: promoted when ``promote`` and ``expected`` is still served."""
+
+    body: str
+    metrics: str
+    created: int  # µs
+    edges: int
+    promote: bool
+    expected: int
+    why: str
+
+
+class RankerModelStore:
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+
+    async def serving(self, name: str) -> Serving:
+        (row,) = await self._store.read("ranker_models/serving", {"name": name}, fresh=True)
+        return Serving(int(row["served"]), int(row["challenger"]), float(row["share"]))
+
+    async def bodies(self, name: str, versions: Sequence[int]) -> dict[int, str]:
+        params = {"name": name, "versions": list(versions)}
+        rows = await self._store.read("ranker_models/bodies", params, fresh=True)
+        return {int(row["version"]): row["body"] for row in rows}
+
+    async def state(self, name: str) -> RegistryState:
+        (row,) = await self._store.read("ranker_models/state", {"name": name}, fresh=True)
+        serving = Serving(int(row["served"]), int(row["challenger"]), float(row["share"]))
+        return RegistryState(
+            serving,
+            _int(row["promoted_at"]),
+            row["body"],
+            row["metrics"],
+            _int(row["attempt_at"]),
+            row["attempt_outcome"],
+            row["attempt_why"],
+            _int(row["attempt_version"]),
+            _int(row["attempt_edges"]),
+        )
+
+    async def save(self, name: str, model: NewModel) -> tuple[int, bool]:
+        """Store the model (and promote it, as ``model`` says, in the same transaction):
+        (its version, whether it is now served)."""
+        params = {
+            "name": name,
+            "body": model.body,
+            "metrics": model.metrics,
+            "created": model.created,
+            "edges": model.edges,
+            "promote": model.promote,
+            "expected": model.expected,
+            "why": model.why,
+            "stale": "another model was promoted while this one trained",
+        }
+        (row,) = await self._store.write("ranker_models/save", params)
+        return int(row["version"]), bool(row["promoted"])
+
+    async def fail(self, name: str, at: int, why: str, edges: int | None) -> None:
+        params = {"name": name, "at": at, "why": why, "edges": edges}
+        await self._store.write("ranker_models/fail", params)
+
+    async def promote(self, name: str, version: int, at: int, why: str) -> tuple[str | None, int]:
+        """(the rule that refused it or None, the version served before)."""
+        params = {"name": name, "version": version, "at": at, "why": why}
+        (row,) = await self._store.write("ranker_models/promote", params)
+        return row["refused"], int(row["previous"])
+
+    async def split(self, name: str, version: int, share: float) -> str | None:
+        """The rule that refused the split, or None."""
+        params = {"name": name, "version": version, "share": share}
+        (row,) = await self._store.write("ranker_models/split", params)
+        return row["refused"]
+
+    async def split_off(self, name: str) -> int:
+        """The challenger there was (0: none)."""
+        (row,) = await self._store.write("ranker_models/split_off", {"name": name})
+        return int(row["challenger"])
+
+    async def recent(self, name: str, limit: int) -> list[StoredModel]:
+        params = {"name": name, "limit": limit}
+        rows = await self._store.read("ranker_models/recent", params, fresh=True)
+        return [
+            StoredModel(
+                int(row["version"]),
+                int(row["created"]),
+                row["status"],
+                row["why"],
+                _int(row["edges"]),
+                row["metrics"],
+            )
+            for row in rows
+        ]
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)

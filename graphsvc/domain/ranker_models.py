@@ -1,0 +1,108 @@
+"""The ranker's model registry as rules: when the worker trains a new model, whether a trained
+one is promoted, and which users an A/B split ranks with the challenger.
+
+Triggers: a training is due once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
+attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
+(PYMK_TRAIN_RETRY_SECONDS after a failed one, or while no model is served), or the follow
+edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
+last attempt if that is later: a rejected candidate is not fitted again on the same graph.
+
+Promotion: a candidate is promoted only when its precision@10 on the validation users is
+strictly above the served model's on the same users' candidates (the built-in default's when
+nothing is served), and not below the best one-feature heuristic's. A tie keeps what is
+served: a new model has to earn the switch.
+
+A/B split: a user goes to the challenger when a hash of the challenger's version and the
+user's id falls in the first ``share`` of [0, 1): stable for the user while the split lasts
+(so its cached suggestions stay one model's), and independent from one experiment to the
+next (the version salts the hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# A model's status: served, challenger (of an A/B split), retired (served or a challenger
+# before), rejected (its training did not promote it). A training attempt's outcome: promoted,
+# rejected, or failed (nothing stored).
+
+
+class TrainError(Exception):
+    """The graph cannot train a model (too small, no held-out edges); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """The trigger settings (PYMK_TRAIN_*)."""
+
+    every_seconds: float
+    retry_seconds: float
+    growth: float
+    min_edges: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingState:
+    """What the triggers read from the registry: the served version (0: none this code can
+    read), the edges it was trained on, and the last attempt (None before the first)."""
+
+    served: int = 0
+    served_edges: int | None = None
+    attempt_at: float | None = None  # unix seconds
+    attempt_outcome: str | None = None
+    attempt_edges: int | None = None
+
+
+def due_at(state: TrainingState, schedule: Schedule) -> tuple[float | None, int]:
+    """When the next training is due: (unix seconds, None for at once; follow edges from which
+    it is due whatever the time)."""
+    if state.attempt_at is None:
+        return None, schedule.min_edges
+    quick = state.attempt_outcome == "failed" or not state.served
+    wait = schedule.retry_seconds if quick else schedule.every_seconds
+    baseline = max(state.served_edges or 0, state.attempt_edges or 0)
+    grown = max(schedule.min_edges, math.ceil(baseline * (1 + schedule.growth)))
+    return state.attempt_at + wait, grown
+
+
+def trigger(state: TrainingState, edges: int, now: float, schedule: Schedule) -> str | None:
+    """Why a training is due now (None: it is not)."""
+    if edges < schedule.min_edges:
+        return None
+    at, grown = due_at(state, schedule)
+    if at is None:
+        return "no model is served yet" if not state.served else "no training recorded yet"
+    if now >= at:
+        return f"{now - (state.attempt_at or now):.0f} s since the last training"
+    if edges >= grown:
+        return f"the graph grew to {edges:,} follow edges (due at {grown:,})"
+    return None
+
+
+def verdict(
+    candidate: float, served: float, served_label: str, heuristics: Mapping[str, float]
+) -> tuple[bool, str]:
+    """(promote, why), from the validation precision@10 of the candidate, of the served model
+    (``served_label`` names it) and of each heuristic, all on the same users."""
+    best = max(heuristics, key=lambda name: heuristics[name])
+    ours = f"precision@10 {candidate:.4f}"
+    theirs = f"{served_label}'s {served:.4f}"
+    if candidate <= served:
+        return False, f"{ours} is not above {theirs} on the same validation users"
+    if candidate < heuristics[best]:
+        return False, f"{ours} is below {best}'s {heuristics[best]:.4f}"
+    return True, f"{ours} above {theirs}, not below {best}'s {heuristics[best]:.4f}"
+
+
+def split_bucket(user_id: str, challenger: int) -> float:
+    """The user's place in [0, 1) for the split with this challenger."""
+    digest = hashlib.blake2b(f"{challenger}:{user_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64
+
+
+def takes_challenger(user_id: str, challenger: int, share: float) -> bool:
+    """Whether the split ranks this user's suggestions with the challenger."""
+    return challenger > 0 and split_bucket(user_id, challenger) < share

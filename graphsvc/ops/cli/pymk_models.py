@@ -1,0 +1,56 @@
+"""``pymk status|split|promote``: the suggestion ranker's models as an operator sees and moves
+them (what is served and why, the A/B split, the last and next training, a rollback)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from graphsvc.bootstrap import open_services
+from graphsvc.ops import pymk_models
+from graphsvc.ops.cli.failures import Refused
+from graphsvc.ops.cli.running import command, say
+from graphsvc.settings import get_settings
+
+app = typer.Typer(
+    help="The suggestion ranker's models: status, A/B split, promotion.", no_args_is_help=True
+)
+
+Version = Annotated[int, typer.Argument(metavar="VERSION", min=1, help="a stored model version")]
+
+
+@command(app)
+async def status() -> None:
+    """What is served and why, the split, the last and the next training, recent models."""
+    async with open_services(get_settings()) as services:
+        lines = await pymk_models.status_lines(services)
+    for line in lines:
+        say(line)
+
+
+@command(app)
+async def promote(version: Version) -> None:
+    """Serve a stored version now (a rollback, or a model the training rejected)."""
+    async with open_services(get_settings()) as services:
+        say(await pymk_models.promote(services, version))
+
+
+@command(app)
+async def split(
+    challenger: Annotated[
+        int | None, typer.Option(metavar="VERSION", min=1, help="the challenger's version")
+    ] = None,
+    share: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="share of users ranked by the challenger")
+    ] = 0.5,
+    off: Annotated[bool, typer.Option("--off", help="end the split")] = False,
+) -> None:
+    """Rank a share of users (by a hash of their id) with a challenger model, or end that."""
+    if off == (challenger is not None):
+        raise Refused("give --challenger VERSION (and --share) or --off")
+    async with open_services(get_settings()) as services:
+        if challenger is None:
+            say(await pymk_models.split_off(services))
+        else:
+            say(await pymk_models.split(services, challenger, share))

@@ -1,0 +1,162 @@
+"""The ranker's registry for an operator: what is served and why, the A/B split, the last
+training and the next one (`graphsvc pymk status`), and the operator's moves: promote a
+version (a rollback), start or end a split."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
+from graphsvc.bootstrap import Services
+from graphsvc.domain.ranker_models import due_at, trigger
+from graphsvc.services.ranker import readable
+from graphsvc.workers.ranker_training import training_state
+
+RECENT = 10
+
+
+class RegistryRefused(Exception):
+    """An operator's move the registry refused; the message says why."""
+
+
+def when(us: int | None) -> str:
+    """A time in µs as UTC, with how long ago it was."""
+    if us is None:
+        return "never"
+    seconds = us / 1e6
+    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    return f"{stamp} ({_span(time.time() - seconds)} ago)"
+
+
+def _span(seconds: float) -> str:
+    seconds = abs(seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def _metrics(text: str | None) -> dict[str, Any]:
+    return json.loads(text) if text else {}
+
+
+def _precision(metrics: dict[str, Any]) -> str:
+    scores = metrics.get("precision_at_10", {})
+    return ", ".join(f"{name} {value:.4f}" for name, value in scores.items()) or "none recorded"
+
+
+def served_lines(state: RegistryState) -> list[str]:
+    served = state.serving.served
+    if not served:
+        return ["served: the built-in default (no model promoted yet)"]
+    metrics = _metrics(state.metrics)
+    unreadable = readable(served, state.body) is None
+    lines = [
+        f"served: v{served}, promoted {when(state.promoted_at)}"
+        + (" (its features are not this version's: trained again at once)" if unreadable else ""),
+        f"  trained on {metrics.get('edges', 0):,} follow edges, holdout "
+        f"{metrics.get('holdout', '?')}, {metrics.get('users', 0):,} users",
+        f"  validation precision@10: {_precision(metrics)}",
+    ]
+    if state.serving.challenger:
+        lines.append(
+            f"challenger: v{state.serving.challenger} for {state.serving.share:.0%} of users"
+        )
+    else:
+        lines.append("challenger: none")
+    return lines
+
+
+def attempt_line(state: RegistryState) -> str:
+    if state.attempt_at is None:
+        return "last training: none yet"
+    outcome = state.attempt_outcome or "?"
+    model = f" v{state.attempt_version}" if state.attempt_version else ""
+    return f"last training: {when(state.attempt_at)}: {outcome}{model}: {state.attempt_why}"
+
+
+def next_line(services: Services, state: RegistryState, edges: int) -> str:
+    training = services.ranker_training
+    view = training_state(state)
+    reason = trigger(view, edges, time.time(), training.schedule)
+    if reason is not None:
+        return f"next training: due now ({reason}; a worker checks every {training.round_seconds:.0f} s)"
+    at, grown = due_at(view, training.schedule)
+    timing = (
+        ""
+        if at is None
+        else f"at {when(int(at * 1e6)).split(' (')[0]} (in {_span(at - time.time())}), or "
+    )
+    return f"next training: {timing}at {grown:,} follow edges (now {edges:,})"
+
+
+def model_rows(models: list[StoredModel]) -> list[str]:
+    rows = [
+        f"{'version':>7}  {'created':20}  {'status':10}  {'edges':>9}  {'holdout':7}  "
+        f"{'p@10':>6}  why"
+    ]
+    for model in models:
+        metrics = _metrics(model.metrics)
+        p10 = metrics.get("precision_at_10", {}).get("model")
+        created = datetime.fromtimestamp(model.created / 1e6, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+        rows.append(
+            f"{model.version:>7}  {created:20}  {model.status:10}  "
+            f"{model.edges or 0:>9,}  {metrics.get('holdout', '-'):7}  "
+            f"{'-' if p10 is None else f'{p10:.4f}':>6}  {model.why}"
+        )
+    return rows
+
+
+async def status_lines(services: Services) -> list[str]:
+    name = services.settings.suggestions.pymk_model_name
+    models = services.neo4j.ranker_models
+    state = await models.state(name)
+    edges = await services.neo4j.suggestions.edge_count()
+    recent = await models.recent(name, RECENT)
+    lines = [f"model: {name}", *served_lines(state), attempt_line(state)]
+    lines.append(next_line(services, state, edges))
+    if recent:
+        lines += ["recent models:", *model_rows(recent)]
+    return lines
+
+
+async def promote(services: Services, version: int) -> str:
+    """Serve ``version`` now (every API process within PYMK_MODEL_REFRESH_SECONDS)."""
+    name = services.settings.suggestions.pymk_model_name
+    models = services.neo4j.ranker_models
+    body = (await models.bodies(name, [version])).get(version)
+    if body is None:
+        raise RegistryRefused(f"model {name!r} has no version {version}")
+    if readable(version, body) is None:
+        raise RegistryRefused(f"v{version} has features this version cannot serve")
+    refused, previous = await models.promote(
+        name, version, time.time_ns() // 1_000, "promoted by an operator"
+    )
+    if refused is not None:
+        raise RegistryRefused(f"model {name!r} has no version {version}")
+    return f"v{version} is served (was {f'v{previous}' if previous else 'the built-in default'})"
+
+
+async def split(services: Services, version: int, share: float) -> str:
+    name = services.settings.suggestions.pymk_model_name
+    models = services.neo4j.ranker_models
+    body = (await models.bodies(name, [version])).get(version)
+    if body is not None and readable(version, body) is None:
+        raise RegistryRefused(f"v{version} has features this version cannot serve")
+    refused = await models.split(name, version, share)
+    if refused == "unknown_version":
+        raise RegistryRefused(f"model {name!r} has no version {version}")
+    if refused == "served":
+        raise RegistryRefused(f"v{version} is the served model; a challenger is another one")
+    return (
+        f"v{version} ranks {share:.0%} of users (by a hash of their id), the served model the rest"
+    )
+
+
+async def split_off(services: Services) -> str:
+    name = services.settings.suggestions.pymk_model_name
+    was = await services.neo4j.ranker_models.split_off(name)
+    return f"split ended (challenger was v{was})" if was else "there was no split"

@@ -1,0 +1,141 @@
+"""The ranker's self-training on the real servers: the worker's round trains a model on a
+graph loaded into Neo4j and promotes it, a running API serves it within its refresh; a worse
+model (negated weights) is stored as rejected and never served; a training whose fit raises
+leaves the served model and notes the failure; an A/B split ranks two users with the two
+versions."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from driver import Driver
+from test_candidate_sources import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
+
+from graphsvc.adapters.neo4j.ranker_models import NewModel
+from graphsvc.bootstrap import Services
+from graphsvc.domain.ranker_models import takes_challenger
+from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.ops import pymk_models
+from graphsvc.workers.ranker_examples import Example
+from graphsvc.workers.ranker_fit import fit
+
+UserIds = Callable[[str], str]
+MakeDriver = Callable[..., Driver]
+MakeService = Callable[..., Services]
+
+
+@pytest.fixture
+async def graph(backends: Services, uid: UserIds) -> list[dict[str, Any]]:
+    users = [uid(f"r{n}") for n in range(TRAIN_USERS)]
+    made = generated_follows(users, seed=5)
+    rows = [{"s": s, "d": d, "t": T0 + n * 1_000_000} for n, (s, d) in enumerate(made)]
+    assert await load(backends, users, rows) == len(rows)
+    return rows
+
+
+def negated(examples: Sequence[Example], seed: int) -> Ranker:
+    """A deliberately bad model: the real fit with every weight turned around."""
+    good = fit(examples, seed)
+    return dataclasses.replace(good, weights={k: -w for k, w in good.weights.items()})
+
+
+def broken(examples: Sequence[Example], seed: int) -> Ranker:
+    raise RuntimeError("the fit broke")
+
+
+async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_changes_nothing(
+    make_driver: MakeDriver,
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = uid("model")
+    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    async with make_driver(**settings) as driver:
+        source = driver.services.suggestions.ranker
+        assert await source.ranker() == DEFAULT
+        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        newest_holdout_of(trainer, graph, monkeypatch)
+        training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+
+        # the worker's round: nothing served yet, so a training is due; it beats the default
+        assert await training.due() == "no model is served yet"
+        await training.round()
+        state = await models.state(name)
+        assert state.serving.served == 1 and state.attempt_outcome == "promoted"
+        assert await training.due() is None  # trained just now, on this graph
+        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        served = await source.ranker()
+        assert served.version == 1 and served.trained["holdout"] == "newest"
+        me = graph[0]["s"]
+        assert (await source.ranker_for(me)).version == 1
+
+        # a worse model: validated, stored as rejected with why, never served
+        report = await training.train("test", fit=negated)
+        assert (report.version, report.promote, report.promoted) == (2, False, False)
+        assert report.validation["model"] < report.validation["served v1"]
+        assert (await models.serving(name)).served == 1
+        recent = {m.version: m for m in await models.recent(name, 10)}
+        assert (recent[1].status, recent[2].status) == ("served", "rejected")
+        assert "is not above served v1's" in recent[2].why
+        assert json.loads(recent[2].metrics or "{}")["compared_with"] == 1
+
+        # a crashed training: the error is noted, nothing else changes
+        with pytest.raises(RuntimeError, match="the fit broke"):
+            await training.train("test", fit=broken)
+        state = await models.state(name)
+        assert state.serving.served == 1
+        assert (state.attempt_outcome, state.attempt_why) == (
+            "failed",
+            "RuntimeError: the fit broke",
+        )
+        assert [m.version for m in await models.recent(name, 10)] == [2, 1]
+        await asyncio.sleep(0.3)
+        assert (await source.ranker()).version == 1
+        lines = await pymk_models.status_lines(trainer)
+        assert any(line.startswith("served: v1, promoted") for line in lines)
+        assert any("last training:" in line and "failed" in line for line in lines)
+
+
+async def stored(services: Services, name: str, weights: dict[str, float]) -> int:
+    """A model stored as a rejected one (not promoted), its version."""
+    body = dataclasses.replace(Ranker(weights=weights), trained={"edges": 0}).as_json()
+    new = NewModel(json.dumps(body), "{}", T0, 0, promote=False, expected=0, why="made by a test")
+    version, promoted = await services.neo4j.ranker_models.save(name, new)
+    assert not promoted
+    return version
+
+
+async def test_a_split_ranks_two_users_with_the_two_versions(
+    make_service: MakeService, uid: UserIds
+) -> None:
+    name = uid("model")
+    services = make_service(pymk_model_name=name, pymk_model_refresh_seconds=0.01)
+    first = await stored(services, name, {"ra": 1.0})
+    second = await stored(services, name, {"paths": 1.0})
+    assert "v1 is served" in await pymk_models.promote(services, first)
+    assert "ranks 50% of users" in await pymk_models.split(services, second, 0.5)
+    users = [uid(f"s{n}") for n in range(20)]
+    challenged = next(u for u in users if takes_challenger(u, second, 0.5))
+    kept = next(u for u in users if not takes_challenger(u, second, 0.5))
+    source = services.suggestions.ranker
+    await source.refresh()
+    assert (await source.ranker_for(challenged)).version == second
+    assert (await source.ranker_for(kept)).version == first
+    assert (await source.ranker()).version == first
+    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    assert statuses == {first: "served", second: "challenger"}
+
+    with pytest.raises(pymk_models.RegistryRefused, match="is the served model"):
+        await pymk_models.split(services, first, 0.5)
+    assert "challenger was v2" in await pymk_models.split_off(services)
+    await asyncio.sleep(0.02)
+    assert (await source.ranker_for(challenged)).version == first
+    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    assert statuses == {first: "served", second: "rejected"}  # never served: back to rejected

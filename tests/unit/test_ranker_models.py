@@ -1,0 +1,81 @@
+"""The ranker registry's rules: when a training is due (time, growth, retries), whether a
+candidate is promoted, and the A/B split's stable hash."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphsvc.domain.ranker_models import (
+    Schedule,
+    TrainingState,
+    split_bucket,
+    takes_challenger,
+    trigger,
+    verdict,
+)
+
+SCHEDULE = Schedule(every_seconds=3_600, retry_seconds=600, growth=0.2, min_edges=1_000)
+T = 1_000_000.0  # unix seconds of the last attempt
+SERVED = TrainingState(
+    served=3, served_edges=10_000, attempt_at=T, attempt_outcome="promoted", attempt_edges=10_000
+)
+
+
+def test_nothing_is_trained_below_the_minimum_of_edges() -> None:
+    assert trigger(TrainingState(), 999, T, SCHEDULE) is None
+    assert trigger(TrainingState(), 1_000, T, SCHEDULE) == "no model is served yet"
+
+
+def test_the_growth_trigger_fires_after_enough_new_edges_and_not_before() -> None:
+    assert trigger(SERVED, 11_999, T + 60, SCHEDULE) is None
+    assert trigger(SERVED, 12_000, T + 60, SCHEDULE) == (
+        "the graph grew to 12,000 follow edges (due at 12,000)"
+    )
+
+
+def test_growth_counts_from_the_last_attempt_when_a_later_one_was_rejected() -> None:
+    rejected = TrainingState(
+        served=3,
+        served_edges=10_000,
+        attempt_at=T,
+        attempt_outcome="rejected",
+        attempt_edges=12_000,
+    )
+    assert trigger(rejected, 12_500, T + 60, SCHEDULE) is None  # the same graph, give or take
+    assert trigger(rejected, 14_400, T + 60, SCHEDULE) is not None
+
+
+def test_time_triggers_after_every_seconds_and_sooner_after_a_failure() -> None:
+    assert trigger(SERVED, 10_000, T + 3_599, SCHEDULE) is None
+    assert trigger(SERVED, 10_000, T + 3_600, SCHEDULE) == "3600 s since the last training"
+    failed = TrainingState(
+        served=3, served_edges=10_000, attempt_at=T, attempt_outcome="failed", attempt_edges=10_000
+    )
+    assert trigger(failed, 10_000, T + 599, SCHEDULE) is None
+    assert trigger(failed, 10_000, T + 600, SCHEDULE) is not None
+    nothing_served = TrainingState(attempt_at=T, attempt_outcome="rejected", attempt_edges=5_000)
+    assert trigger(nothing_served, 5_000, T + 600, SCHEDULE) is not None
+
+
+def test_a_candidate_must_beat_the_served_model_strictly_and_match_the_best_heuristic() -> None:
+    heuristics = {"common neighbours": 0.10, "resource allocation": 0.12}
+    assert verdict(0.15, 0.14, "served v3", heuristics)[0]
+    promote, why = verdict(0.14, 0.14, "served v3", heuristics)  # a tie keeps what is served
+    assert not promote and "not above served v3's 0.1400" in why
+    promote, why = verdict(0.11, 0.05, "the built-in default", heuristics)
+    assert not promote and "below resource allocation's 0.1200" in why
+    assert verdict(0.12, 0.05, "the built-in default", heuristics)[0]  # equal to the best: fine
+
+
+def test_the_split_hash_is_stable_and_sends_about_its_share() -> None:
+    users = [f"user{n}" for n in range(10_000)]
+    assert [split_bucket(u, 7) for u in users[:50]] == [split_bucket(u, 7) for u in users[:50]]
+    assert all(0 <= split_bucket(u, 7) < 1 for u in users)
+    taken = sum(takes_challenger(u, 7, 0.3) for u in users)
+    assert taken / len(users) == pytest.approx(0.3, abs=0.02)
+    # another experiment, another draw: not the same users
+    other = {u for u in users if takes_challenger(u, 8, 0.3)}
+    assert other != {u for u in users if takes_challenger(u, 7, 0.3)}
+    assert not any(takes_challenger(u, 0, 1.0) for u in users[:100])  # no challenger
+    assert not any(takes_challenger(u, 7, 0.0) for u in users[:100])
+    assert all(takes_challenger(u, 7, 1.0) for u in users[:100])
