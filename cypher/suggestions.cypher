@@ -413,6 +413,18 @@ LIMIT 1
 OPTIONAL MATCH (m:RankerModel {name: $name})
 RETURN coalesce(max(m.version), 0) AS version
 
+// name: model_metrics
+// What the stored versions $versions of the ranker named $name measured offline when trained
+// (precision@10 on validation users, ...), shown beside their online figures by
+// `graphsvc pymk report`. The versions are those counted online: a handful.
+// Locking: none (a read).
+// Params: $name, $versions.
+// Returns: version, metrics (JSON text), one row per stored version asked for.
+MATCH (m:RankerModel {name: $name})
+WHERE m.version IN $versions
+RETURN m.version AS version, m.metrics AS metrics
+ORDER BY version
+
 // name: active_users
 // Every active user following at least $min others, by id (for the random holdout of
 // `graphsvc train-pymk`; O(users), offline).

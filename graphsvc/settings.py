@@ -368,6 +368,12 @@ class SuggestionSettings(_Section):
     pymk_model_refresh_seconds: float = Field(
         default=30.0, gt=0, description="how often an API process looks for a newer ranker"
     )
+    pymk_recommendation_ttl_seconds: int = Field(
+        default=7 * 86_400,
+        ge=1,
+        description="how long a recommendation_id counts: a follow, show or dismissal carrying "
+        "an older one is still made, but not counted for the model version that ranked it",
+    )
     suggest_impressions_free: int = Field(
         default=3, ge=1, description="times a suggestion is shown before it sinks at all"
     )

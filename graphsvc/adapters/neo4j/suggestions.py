@@ -105,6 +105,12 @@ class SuggestionStore:
         (row,) = await self._store.read("suggestions/model_version", {"name": name}, fresh=True)
         return int(row["version"])
 
+    async def model_metrics(self, name: str, versions: Sequence[int]) -> dict[int, str]:
+        """The stored metrics (JSON text) of these versions of the model, by version."""
+        params = {"name": name, "versions": list(versions)}
+        rows = await self._store.read("suggestions/model_metrics", params)
+        return {int(row["version"]): row["metrics"] for row in rows}
+
     async def latest_model(self, name: str) -> tuple[int, str] | None:
         rows = await self._store.read("suggestions/model_latest", {"name": name}, fresh=True)
         return (int(rows[0]["version"]), rows[0]["body"]) if rows else None
