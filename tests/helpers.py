@@ -211,6 +211,11 @@ CLI_COMMANDS = [
     "train-pymk",
     "eval-pymk",
     "keys",
+    "pymk",
 ]
-CLI_GROUPS = {"services": ["up", "down", "status"], "keys": ["create", "list", "revoke", "local"]}
+CLI_GROUPS = {
+    "services": ["up", "down", "status"],
+    "keys": ["create", "list", "revoke", "local"],
+    "pymk": ["report"],
+}
 CLI_PATHS = CLI_COMMANDS + [f"{group} {sub}" for group, subs in CLI_GROUPS.items() for sub in subs]

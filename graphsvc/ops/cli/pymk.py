@@ -1,5 +1,6 @@
 """``train-pymk`` and ``eval-pymk``: the suggestion ranker fitted on the served graph, and
-scored against link-prediction baselines on graphs of the evaluation's own servers."""
+scored against link-prediction baselines on graphs of the evaluation's own servers; the group
+``pymk`` (``group``): ``pymk report``, how each ranker version does online."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Annotated, Literal
 import typer
 
 from graphsvc.bootstrap import Services, open_services
-from graphsvc.ops import local_servers
+from graphsvc.ops import local_servers, pymk_report
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
 from graphsvc.ops.evaluation import (
@@ -34,6 +35,7 @@ from graphsvc.settings import (
 )
 
 app = typer.Typer()
+group = typer.Typer(help="People you may know: how the ranker versions do.", no_args_is_help=True)
 
 EVAL_TRAIN_USERS = 1_000  # the trainer's sample of each training graph (not --users)
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
@@ -194,3 +196,21 @@ async def eval_pymk(
         text = json.dumps(summary.as_json(), indent=2, allow_nan=False) + "\n"
         await asyncio.to_thread(json_path.write_text, text)
         say(f"wrote {json_path}")
+
+
+@command(group)
+async def report(
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON (for notebooks)")] = False,
+) -> None:
+    """Online figures per ranker version, beside each one's offline precision@10.
+
+    Answers and items served, shows, follows and dismissals counted from recommendation ids
+    (each follow once), follows per item shown and per item served, and the stored model's
+    precision@10 on its validation users (none for the built-in default, version 0).
+    """
+    model, figures = await pymk_report.online_figures(get_settings())
+    if as_json:
+        say(json.dumps(pymk_report.as_json(model, figures), indent=2, allow_nan=False))
+        return
+    for line in pymk_report.table(model, figures):
+        say(line)

@@ -24,6 +24,7 @@ app.add_typer(data.app)
 app.add_typer(mirror.app)
 app.add_typer(pymk.app)
 app.add_typer(keys.app, name="keys")
+app.add_typer(pymk.group, name="pymk")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
