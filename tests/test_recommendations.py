@@ -83,7 +83,7 @@ async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
         assert {i.user_id for i in first.items} == {c, e, f, g}  # the rest: the cold start's
         assert version_of(first.recommendation_id) == 0
         version = await store_version(d.services, precision=0.25)
-        cached = await d.suggestions(me, limit=4)  # from the cache: the version it was computed with
+        cached = await d.suggestions(me, limit=4)  # cached: the version it was computed with
         assert version_of(cached.recommendation_id) == 0
         await d.services.suggestions.cache.invalidate(me)
         fresh = await d.suggestions(me, limit=4)
