@@ -167,3 +167,15 @@ RETURN m.version AS version, m.created AS created, coalesce(m.status, 'retired')
        coalesce(m.why, '') AS why, m.edges AS edges, m.metrics AS metrics
 ORDER BY version DESC
 LIMIT $limit
+
+// name: metrics
+// What the stored versions $versions measured offline when trained (precision@10 on validation
+// users, ...), shown beside their online figures by `graphsvc pymk report`. The versions are
+// those counted online: a handful.
+// Locking: none (a read).
+// Params: $name, $versions.
+// Returns: version, metrics (JSON text); one row per stored version asked for.
+MATCH (m:RankerModel {name: $name})
+WHERE m.version IN $versions
+RETURN m.version AS version, m.metrics AS metrics
+ORDER BY version

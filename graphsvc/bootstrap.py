@@ -46,6 +46,7 @@ from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
+from graphsvc.adapters.redis.recommendations import LoopCounters
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
@@ -66,6 +67,7 @@ from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
+from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
@@ -139,6 +141,7 @@ class RedisAdapters:
     interactions: InteractionBuffer
     suggestion_cache: SuggestionCache
     impressions: ImpressionStore
+    loop_counters: LoopCounters
     rate_limits: RateLimitStore
     outboxes: Outboxes
     inboxes: Inboxes
@@ -168,6 +171,7 @@ class Services:
     interactions: Interactions
     suggestions: Suggestions
     impressions: Impressions
+    recommendations: Recommendations
     relay: Relay
     interaction_flusher: InteractionFlusher
     ranker_training: RankerTraining
@@ -240,6 +244,7 @@ def redis_adapters(
         interactions=InteractionBuffer(client, keys),
         suggestion_cache=SuggestionCache(client, keys, settings.suggestions),
         impressions=ImpressionStore(client, keys, settings.suggestions, settings.bounds),
+        loop_counters=LoopCounters(client, keys, settings.suggestions),
         rate_limits=RateLimitStore(keys, settings.access),
         outboxes=Outboxes(client, mirror, statuses, keys, settings.timelines),
         inboxes=Inboxes(client, mirror, keys, settings.timelines),
@@ -264,10 +269,11 @@ def build(
     redis = redis_adapters(settings, connections.redis, split_page=split_page)
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
     jobs_runner = _jobs_runner(settings, redis, serve=serve)
-    core = _mirrored(settings, neo4j, redis, breaker, jobs_runner)
+    loop = _loop(settings, neo4j, redis, breaker)
+    core = _mirrored(settings, neo4j, redis, breaker, jobs_runner, loop)
     writes, sync, privacy, lists = core.writes, core.sync, core.privacy, core.lists
     interactions, suggestions, impressions = _people_you_may_know(
-        settings, neo4j, redis, breaker, privacy
+        settings, neo4j, redis, breaker, privacy, loop
     )
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
     work = _workers(settings, neo4j, redis, core, jobs_runner, access, suggestions)
@@ -291,6 +297,7 @@ def build(
         interactions=interactions,
         suggestions=suggestions,
         impressions=impressions,
+        recommendations=loop,
         relay=work.relay,
         interaction_flusher=work.flusher,
         ranker_training=work.training,
@@ -331,7 +338,12 @@ class _Mirrored:
 
 
 def _mirrored(
-    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker, jobs: Jobs
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    breaker: Breaker,
+    jobs: Jobs,
+    loop: Recommendations,
 ) -> _Mirrored:
     """The services every other one builds on: the write order and the edge writes, the
     mirror's builds from Neo4j, follow requests (with the job that approves them all), the
@@ -350,7 +362,7 @@ def _mirrored(
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
-    relations = Relations(neo4j.edges, writes, settings.writes, settings.lists)
+    relations = Relations(neo4j.edges, writes, settings.writes, settings.lists, loop)
     approvals = RequestApprovals(neo4j.requests, relations, settings.worker)
     follow_requests = FollowRequests(neo4j.requests, jobs, approvals, settings.lists)
     privacy = PrivacyRules(
@@ -371,18 +383,29 @@ def _mirrored(
     return _Mirrored(writes, sync, relations, approvals, follow_requests, privacy, lists, mutes)
 
 
+def _loop(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker
+) -> Recommendations:
+    """Recommendation ids and the counters per ranker version: the relations, the
+    suggestions and the impressions count what users do with a recommendation through it."""
+    return Recommendations(
+        redis.loop_counters, neo4j.ranker_models, breaker, settings.suggestions, settings.lists
+    )
+
+
 def _people_you_may_know(
     settings: Settings,
     neo4j: Neo4jAdapters,
     redis: RedisAdapters,
     breaker: Breaker,
     privacy: PrivacyRules,
+    loop: Recommendations,
 ) -> tuple[Interactions, Suggestions, Impressions]:
     """People you may know: the interactions recorded (the affinities), the suggestions, and
     the impressions that sink suggestions shown too often (these two behind the one Redis
-    breaker)."""
+    breaker), each counting for the ranker version of the recommendation it carries."""
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
-    impressions = Impressions(redis.impressions, breaker, settings.suggestions)
+    impressions = Impressions(redis.impressions, breaker, settings.suggestions, loop)
     suggestions = Suggestions(
         neo4j.suggestions,
         redis.suggestion_cache,
@@ -392,6 +415,7 @@ def _people_you_may_know(
         RankerSource(neo4j.ranker_models, settings.suggestions),
         impressions,
         privacy,
+        loop,
     )
     return interactions, suggestions, impressions
 

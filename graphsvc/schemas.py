@@ -23,6 +23,18 @@ if TYPE_CHECKING:
 SETTINGS_MARK = "x-settings"
 # Documented, and checked by the services (whose 422 names the parameter in the one shape).
 ID_SCHEMA: dict[str, Any] = {"pattern": USER_ID_PATTERN, "minLength": 1, "maxLength": 64}
+# A recommendation id as issued (opaque): documented here, checked by the services, whose 422
+# names the field.
+RECOMMENDATION_ID_SCHEMA: dict[str, Any] = {
+    "pattern": r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
+    "maxLength": 512,
+}
+RECOMMENDATION_ID_DOC = (
+    "the recommendation_id of the suggestions answer this comes from: counted once for the "
+    "ranker version that ranked it (a malformed, altered or another user's id is a 422 "
+    "invalid_recommendation_id that changes nothing; one older than "
+    "PYMK_RECOMMENDATION_TTL_SECONDS is accepted and not counted)"
+)
 
 
 def _iso_text(value: Any) -> Any:
@@ -355,6 +367,11 @@ class SuggestionItem(BaseModel):
 
 class SuggestionsBody(BaseModel):
     items: list[SuggestionItem]
+    recommendation_id: str = Field(
+        description="signed id of this answer (the ranker version, the user, when): send it "
+        "back with a follow, impressions or a dismissal of its suggestions so they count for "
+        "that version"
+    )
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per suggestion, reasons flattened (pandas, an optional extra of the client)."""
@@ -387,6 +404,34 @@ class ImpressionsIn(BaseModel):
         json_schema_extra={"minItems": 1, "maxItems": 50, "items": {"type": "string", **ID_SCHEMA}},
         examples=[["bob", "carol"]],
     )
+    recommendation_id: str | None = Field(
+        default=None, description=RECOMMENDATION_ID_DOC, json_schema_extra=RECOMMENDATION_ID_SCHEMA
+    )
+
+
+class VersionFiguresBody(BaseModel):
+    version: int = Field(description="the ranker version (0: the built-in default)")
+    answers: int = Field(description="answers of suggestions served")
+    items: int = Field(description="suggestions in them (a page's size, before privacy checks)")
+    shown: int = Field(description="shows recorded as impressions carrying its ids")
+    follows: int = Field(description="follows made carrying its ids, each counted once")
+    dismissals: int = Field(description="new dismissals carrying its ids")
+    precision_shown: float | None = Field(description="follows per item shown")
+    precision_served: float | None = Field(description="follows per item served")
+    offline_precision_at_10: float | None = Field(
+        description="the stored model's precision@10 on its validation users (none for 0)"
+    )
+
+
+class SuggestionsReportBody(BaseModel):
+    model: str = Field(description="the ranker's name (PYMK_MODEL_NAME)")
+    versions: list[VersionFiguresBody]
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per version (pandas, an optional extra of the client)."""
+        import pandas
+
+        return pandas.DataFrame([v.model_dump() for v in self.versions])
 
 
 class RecordedBody(BaseModel):

@@ -394,6 +394,12 @@ class SuggestionSettings(_Section):
     pymk_train_users: int = Field(
         default=1_000, ge=10, description="users sampled by a training (80% fit, 20% validate)"
     )
+    pymk_recommendation_ttl_seconds: int = Field(
+        default=7 * 86_400,
+        ge=1,
+        description="how long a recommendation_id counts: a follow, show or dismissal carrying "
+        "an older one is still made, but not counted for the model version that ranked it",
+    )
     suggest_impressions_free: int = Field(
         default=3, ge=1, description="times a suggestion is shown before it sinks at all"
     )

@@ -216,6 +216,6 @@ CLI_COMMANDS = [
 CLI_GROUPS = {
     "services": ["up", "down", "status"],
     "keys": ["create", "list", "revoke", "local"],
-    "pymk": ["status", "promote", "split"],
+    "pymk": ["status", "promote", "split", "report"],
 }
 CLI_PATHS = CLI_COMMANDS + [f"{group} {sub}" for group, subs in CLI_GROUPS.items() for sub in subs]

@@ -14,12 +14,14 @@ from helpers import free_port
 
 from graphsvc.adapters.redis.client import open_redis, redis_breaker
 from graphsvc.adapters.redis.impressions import ImpressionStore
+from graphsvc.adapters.redis.recommendations import LoopCounters
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
 from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.schemas import RecordedBody
 from graphsvc.services.impressions import Impressions
+from graphsvc.services.recommendations import Recommendations
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -114,7 +116,7 @@ async def test_a_target_shown_beyond_the_free_shows_sinks_below_an_undisturbed_o
 
 
 async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
-    server_settings: Settings, uid: UserIds
+    server_settings: Settings, backends: Services, uid: UserIds
 ) -> None:
     dead = server_settings.with_values(
         redis_url=f"redis://127.0.0.1:{free_port()}/0",
@@ -125,7 +127,11 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     try:
         breaker = redis_breaker(retry_seconds=60)
         store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
-        impressions = Impressions(store, breaker, dead.suggestions)
+        counters = LoopCounters(client, dead.redis, dead.suggestions)
+        loop = Recommendations(
+            counters, backends.neo4j.suggestions, breaker, dead.suggestions, dead.lists
+        )
+        impressions = Impressions(store, breaker, dead.suggestions, loop)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
         assert await impressions.rerank(uid("me"), found) is found
         assert breaker.open

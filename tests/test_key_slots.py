@@ -121,7 +121,8 @@ async def workload(service: Services, uid: UserIds) -> None:
     await service.interactions.record_raw([(a, c, 5.0, now)])
     await service.interaction_flusher.flush_all()
     await service.suggestions.suggestions(a, 5)  # computes, then the put-if-current script
-    await service.suggestions.suggestions(a, 5)  # cached
+    answer = await service.suggestions.recommend(a, 5)  # cached; counted alongside the shows
+    await service.relations.follow(a, c, answer.recommendation_id)  # counted once: a script
     await service.suggestions.dismiss(a, c)
     await rebuild_mirror(service, fans, progress=False)  # 260 install calls
     # A bulk load's one-script install (in a real load only right after a clear): a user
@@ -154,6 +155,7 @@ async def test_every_call_stays_in_one_slot(
         if name.startswith("_") and hasattr(s, "sha")
     }
     scripts[service.suggestions.cache._put.sha] = "put_if_current"
+    scripts[service.recommendations.counters._follow_once.sha] = "count_follow_once"
     # the counts-and-settings script reads two slots, on a single Redis only (the next test)
     del scripts[redis.mirror_reads._counts.sha]
     called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}

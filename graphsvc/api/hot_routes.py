@@ -100,7 +100,9 @@ async def follow(request: Request) -> Response:
     await admit(request, Scope.WRITE, acts_as_user=True)
     relations = services_of(request).relations
     result = await relations.follow(
-        request.path_params["user_id"], request.path_params["target_id"]
+        request.path_params["user_id"],
+        request.path_params["target_id"],
+        request.query_params.get("recommendation_id"),
     )
     return follow_body(result)
 

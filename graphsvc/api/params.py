@@ -18,7 +18,12 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
 from graphsvc.domain.model import EdgeChange, FollowResult, IdPage, Page, ShownCounts, iso_utc
 from graphsvc.domain.privacy import Viewer
-from graphsvc.schemas import ID_SCHEMA, settings_extra
+from graphsvc.schemas import (
+    ID_SCHEMA,
+    RECOMMENDATION_ID_DOC,
+    RECOMMENDATION_ID_SCHEMA,
+    settings_extra,
+)
 from graphsvc.services.lists import Lists
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
@@ -42,6 +47,10 @@ Cursor = Annotated[
     ),
 ]
 
+RecommendationId = Annotated[
+    str | None,
+    Query(description=RECOMMENDATION_ID_DOC, json_schema_extra=RECOMMENDATION_ID_SCHEMA),
+]
 
 # -- the services a route calls ---------------------------------------------------------------
 

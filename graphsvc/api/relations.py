@@ -13,6 +13,7 @@ from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.params import (
     FastJSON,
     FollowerId,
+    RecommendationId,
     TargetId,
     UserId,
     follow_body,
@@ -49,10 +50,19 @@ REQUESTED = {
     responses=ERRORS | FOLLOW_ERRORS | REQUESTED,
     tags=["relations"],
     summary="Follow a user, or ask to when it is locked (202, requested: true); idempotent",
+    description="With a `recommendation_id`, a follow that makes the edge counts once for "
+    "the ranker version of that suggestions answer (a request to a locked account does not: "
+    "it is no follow yet).",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def follow(user_id: UserId, target_id: TargetId, request: Request) -> FastJSON:
-    return follow_body(await services_of(request).relations.follow(user_id, target_id))
+async def follow(
+    user_id: UserId,
+    target_id: TargetId,
+    request: Request,
+    recommendation_id: RecommendationId = None,
+) -> FastJSON:
+    relations = services_of(request).relations
+    return follow_body(await relations.follow(user_id, target_id, recommendation_id))
 
 
 @router.delete(

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import FastJSON, TargetId, UserId, services_of
+from graphsvc.api.params import FastJSON, RecommendationId, TargetId, UserId, services_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Interaction
 from graphsvc.schemas import (
@@ -22,6 +22,7 @@ from graphsvc.schemas import (
     InteractionIn,
     RecordedBody,
     SuggestionsBody,
+    SuggestionsReportBody,
     settings_extra,
 )
 
@@ -80,8 +81,9 @@ async def suggestions(
         int, Query(description="1-50", json_schema_extra={"minimum": 1, "maximum": 50})
     ] = 10,
 ) -> Response:
-    found = await services_of(request).suggestions.suggestions(user_id, limit)
-    return FastJSON({"items": [s.as_json() for s in found]})
+    found = await services_of(request).suggestions.recommend(user_id, limit)
+    items = [s.as_json() for s in found.items]
+    return FastJSON({"items": items, "recommendation_id": found.recommendation_id})
 
 
 @router.delete(
@@ -90,10 +92,18 @@ async def suggestions(
     responses=ERRORS | DISMISS_ERRORS,
     tags=["people you may know"],
     summary="Never suggest the target to the user again",
+    description="With a `recommendation_id`, a new dismissal counts for the ranker version "
+    "of that suggestions answer.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> DismissBody:
-    created = await services_of(request).suggestions.dismiss(user_id, target_id)
+async def dismiss(
+    user_id: UserId,
+    target_id: TargetId,
+    request: Request,
+    recommendation_id: RecommendationId = None,
+) -> DismissBody:
+    suggestions = services_of(request).suggestions
+    created = await suggestions.dismiss(user_id, target_id, recommendation_id)
     return DismissBody(dismissed=True, created=created)
 
 
@@ -107,11 +117,13 @@ async def dismiss(user_id: UserId, target_id: TargetId, request: Request) -> Dis
     description="Each show beyond SUGGEST_IMPRESSIONS_FREE sinks the suggestion (all or "
     "nothing: a bad id records none). Only shows of users served to this user as suggestions "
     "within SUGGEST_SERVED_SECONDS count; others are ignored (`ignored`), as are shows past "
-    "SUGGEST_IMPRESSIONS_MAX targets.",
+    "SUGGEST_IMPRESSIONS_MAX targets. With a `recommendation_id`, the shows counted count for "
+    "the ranker version of that suggestions answer.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
-    recorded, ignored = await services_of(request).impressions.record(user_id, body.ids)
+    impressions = services_of(request).impressions
+    recorded, ignored = await impressions.record(user_id, body.ids, body.recommendation_id)
     return FastJSON({"recorded": recorded, "ignored": ignored}, status_code=202)
 
 
@@ -132,3 +144,21 @@ async def affinities(
 ) -> Response:
     found = await services_of(request).interactions.affinities(user_id, limit)
     return FastJSON({"items": [{"user_id": u, "affinity": a} for u, a in found]})
+
+
+@router.get(
+    "/v1/internal/suggestions/report",
+    response_model=SuggestionsReportBody,
+    responses=ERRORS,
+    tags=["internal"],
+    summary="Online figures per ranker version, beside each one's offline precision@10",
+    description="What `graphsvc pymk report` prints: per version of PYMK_MODEL_NAME, answers "
+    "and items served, shows, follows and dismissals counted from recommendation ids, online "
+    "precision (follows per item shown, per item served), and the stored model's precision@10 "
+    "on its validation users.",
+    **guarded(Scope.INTERNAL, cost=Cost.GRAPH),
+)
+async def suggestions_report(request: Request) -> Response:
+    loop = services_of(request).recommendations
+    versions = [figures.as_json() for figures in await loop.report()]
+    return FastJSON({"model": loop.model, "versions": versions})

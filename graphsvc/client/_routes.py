@@ -39,8 +39,18 @@ def _user(user_id: str, *rest: str) -> str:
 # -- relations ----------------------------------------------------------------------------
 
 
-def follow(user_id: str, target_id: str) -> Call[schemas.FollowBody]:
-    return Call("PUT", _user(user_id, "following", _u(target_id)), model=schemas.FollowBody)
+def _carried(recommendation_id: str | None) -> dict[str, Any]:
+    """The query of a request that may carry a recommendation id (absent: none)."""
+    return {} if recommendation_id is None else {"recommendation_id": recommendation_id}
+
+
+def follow(user_id: str, target_id: str, recommendation_id: str | None) -> Call[schemas.FollowBody]:
+    return Call(
+        "PUT",
+        _user(user_id, "following", _u(target_id)),
+        _carried(recommendation_id),
+        model=schemas.FollowBody,
+    )
 
 
 def unfollow(user_id: str, target_id: str) -> Call[schemas.UnfollowBody]:
@@ -229,15 +239,24 @@ def suggestions(user_id: str, limit: int) -> Call[schemas.SuggestionsBody]:
     )
 
 
-def dismiss(user_id: str, target_id: str) -> Call[schemas.DismissBody]:
-    return Call("DELETE", _user(user_id, "suggestions", _u(target_id)), model=schemas.DismissBody)
+def dismiss(
+    user_id: str, target_id: str, recommendation_id: str | None
+) -> Call[schemas.DismissBody]:
+    return Call(
+        "DELETE",
+        _user(user_id, "suggestions", _u(target_id)),
+        _carried(recommendation_id),
+        model=schemas.DismissBody,
+    )
 
 
-def record_impressions(user_id: str, ids: Iterable[str]) -> Call[schemas.RecordedBody]:
+def record_impressions(
+    user_id: str, ids: Iterable[str], recommendation_id: str | None
+) -> Call[schemas.RecordedBody]:
     return Call(
         "POST",
         _user(user_id, "suggestions", "impressions"),
-        body={"ids": list(ids)},
+        body={"ids": list(ids), **_carried(recommendation_id)},
         model=schemas.RecordedBody,
         idempotent=False,
     )
@@ -265,6 +284,10 @@ def delete_post(user_id: str, post_id: str) -> Call[schemas.PostDeletedBody]:
 
 def timeline(user_id: str, page_size: int) -> Call[schemas.TimelineBody]:
     return Call("GET", _user(user_id, "timeline"), _page(page_size), model=schemas.TimelineBody)
+
+
+def suggestions_report() -> Call[schemas.SuggestionsReportBody]:
+    return Call("GET", "/v1/internal/suggestions/report", model=schemas.SuggestionsReportBody)
 
 
 def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:

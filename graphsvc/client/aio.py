@@ -78,8 +78,10 @@ class AsyncGraphClient:
 
     # -- relations ------------------------------------------------------------------------
 
-    async def follow(self, user_id: str, target_id: str) -> schemas.FollowBody:
-        return await self._call(route.follow(user_id, target_id))
+    async def follow(
+        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+    ) -> schemas.FollowBody:
+        return await self._call(route.follow(user_id, target_id, recommendation_id))
 
     async def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return await self._call(route.unfollow(user_id, target_id))
@@ -272,11 +274,22 @@ class AsyncGraphClient:
     async def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
         return await self._call(route.suggestions(user_id, limit))
 
-    async def dismiss(self, user_id: str, target_id: str) -> schemas.DismissBody:
-        return await self._call(route.dismiss(user_id, target_id))
+    async def dismiss(
+        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+    ) -> schemas.DismissBody:
+        return await self._call(route.dismiss(user_id, target_id, recommendation_id))
 
-    async def record_impressions(self, user_id: str, ids: Iterable[str]) -> schemas.RecordedBody:
-        return await self._call(route.record_impressions(user_id, ids))
+    async def record_impressions(
+        self, user_id: str, ids: Iterable[str], *, recommendation_id: str | None = None
+    ) -> schemas.RecordedBody:
+        """Shows of suggestions; with the answer's ``recommendation_id`` they count for the
+        ranker version that ranked them."""
+        return await self._call(route.record_impressions(user_id, ids, recommendation_id))
+
+    async def suggestions_report(self) -> schemas.SuggestionsReportBody:
+        """Online figures per ranker version beside offline precision (the ``internal``
+        scope): what `graphsvc pymk report` prints; ``.to_pandas()`` for a notebook."""
+        return await self._call(route.suggestions_report())
 
     # -- timelines ------------------------------------------------------------------------
 

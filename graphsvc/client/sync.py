@@ -65,9 +65,11 @@ class GraphClient:
 
     # -- relations ------------------------------------------------------------------------
 
-    def follow(self, user_id: str, target_id: str) -> schemas.FollowBody:
+    def follow(
+        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+    ) -> schemas.FollowBody:
         """Idempotent: ``created`` is false when the follow existed."""
-        return self._call(route.follow(user_id, target_id))
+        return self._call(route.follow(user_id, target_id, recommendation_id))
 
     def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return self._call(route.unfollow(user_id, target_id))
@@ -265,11 +267,22 @@ class GraphClient:
     def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
         return self._call(route.suggestions(user_id, limit))
 
-    def dismiss(self, user_id: str, target_id: str) -> schemas.DismissBody:
-        return self._call(route.dismiss(user_id, target_id))
+    def dismiss(
+        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+    ) -> schemas.DismissBody:
+        return self._call(route.dismiss(user_id, target_id, recommendation_id))
 
-    def record_impressions(self, user_id: str, ids: Iterable[str]) -> schemas.RecordedBody:
-        return self._call(route.record_impressions(user_id, ids))
+    def record_impressions(
+        self, user_id: str, ids: Iterable[str], *, recommendation_id: str | None = None
+    ) -> schemas.RecordedBody:
+        """Shows of suggestions; with the answer's ``recommendation_id`` they count for the
+        ranker version that ranked them."""
+        return self._call(route.record_impressions(user_id, ids, recommendation_id))
+
+    def suggestions_report(self) -> schemas.SuggestionsReportBody:
+        """Online figures per ranker version beside offline precision (the ``internal``
+        scope): what `graphsvc pymk report` prints; ``.to_pandas()`` for a notebook."""
+        return self._call(route.suggestions_report())
 
     # -- timelines ------------------------------------------------------------------------
 

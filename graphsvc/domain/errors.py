@@ -5,7 +5,8 @@ without knowing which use case failed. Adapters never raise them for HTTP reason
 
 Which status: 422 when the request breaks the published contract (the OpenAPI schema states
 every id pattern, bound and enum, so a caller or generated SDK can check before sending);
-400 for an opaque token the schema cannot describe (a tampered cursor); 403 when a
+400 for an opaque token the schema cannot describe (a tampered cursor), but for a
+recommendation_id, an optional field the request works without, whose 422 names it; 403 when a
 well-formed request is refused by a rule the schema cannot state (acting on oneself, a
 block, a suspension, an event dated in the future); 409 for a conflict with the present
 state; 429 and 503 to retry later.
@@ -65,6 +66,15 @@ class InvalidLimit(GraphError):
 class InvalidCursor(GraphError):
     status = 400
     code = "invalid_cursor"
+
+
+class InvalidRecommendationId(GraphError):
+    """A recommendation_id the service did not issue to this user: malformed, altered, or
+    issued to another user. A field of the request like any other (not a page's position, as
+    a cursor is), so a 422 naming it; the request changes nothing."""
+
+    status = 422
+    code = "invalid_recommendation_id"
 
 
 class TooManyIds(GraphError):

@@ -26,6 +26,7 @@ from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import rerank
 from graphsvc.domain.model import Suggestion
+from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
 from graphsvc.settings import SuggestionSettings
 
@@ -36,16 +37,24 @@ IMPRESSIONS_MAX_IDS = 50  # a page of suggestions holds at most 50 (SUGGESTIONS_
 
 class Impressions:
     def __init__(
-        self, store: ImpressionStore, breaker: Breaker, settings: SuggestionSettings
+        self,
+        store: ImpressionStore,
+        breaker: Breaker,
+        settings: SuggestionSettings,
+        loop: Recommendations,
     ) -> None:
         self.store = store
         self._breaker = breaker
         self._settings = settings
+        self._loop = loop
 
-    async def record(self, user_id: str, target_ids: Sequence[str]) -> tuple[int, int]:
+    async def record(
+        self, user_id: str, target_ids: Sequence[str], recommendation_id: str | None = None
+    ) -> tuple[int, int]:
         """Count one show of each target (all or nothing: a bad id records none): (how many
         distinct targets were counted, how many were ignored: not served to the user, or no
-        room). A target listed twice is one show."""
+        room). A target listed twice is one show. The shows counted count for the version of
+        a recommendation id, when one is carried."""
         validate_user_id(user_id)
         if not 1 <= len(target_ids) <= IMPRESSIONS_MAX_IDS:
             raise TooManyIds(
@@ -55,6 +64,7 @@ class Impressions:
             validate_user_id(target_id, "ids item")
             if target_id == user_id:
                 raise SelfAction(f"user {user_id!r} cannot be shown itself")
+        recommendation = self._loop.carried(user_id, recommendation_id)
         distinct = list(dict.fromkeys(target_ids))
         try:
             counted, unserved, full = await self.store.record(user_id, distinct)
@@ -65,6 +75,7 @@ class Impressions:
             IMPRESSIONS_IGNORED.labels("not_served").inc(unserved)
         if full:
             IMPRESSIONS_IGNORED.labels("cap").inc(full)
+        await self._loop.shown(recommendation, counted)
         return counted, unserved + full
 
     async def served(self, user_id: str, suggestions: Sequence[Suggestion]) -> None:
@@ -80,16 +91,16 @@ class Impressions:
             log.warning("redis refused the note of served suggestions (%s)", exc)
 
     async def rerank(
-        self, user_id: str, suggestions: list[Suggestion], alongside: Alongside | None = None
+        self, user_id: str, suggestions: list[Suggestion], *alongside: Alongside
     ) -> list[Suggestion]:
         """The suggestions discounted by how often each was shown, best first; unchanged when
         Redis cannot be reached (or the breaker says it could not a moment ago).
-        ``alongside``: another read taken along in the same round trip."""
+        ``alongside``: other commands taken along in the same round trip."""
         validate_user_id(user_id)
         if not suggestions or self._breaker.open:
             return suggestions
         try:
-            shows = await self.store.shows(user_id, [s.user_id for s in suggestions], alongside)
+            shows = await self.store.shows(user_id, [s.user_id for s in suggestions], *alongside)
         except REDIS_DOWN as exc:
             self._breaker.trip(exc)
             return suggestions

@@ -42,16 +42,23 @@ from graphsvc.domain.model import (
     RequestChange,
     iso_utc,
 )
+from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.writes import Writes
 from graphsvc.settings import ListSettings, WriteSettings
 
 
 class Relations:
     def __init__(
-        self, edges: EdgeStore, writes: Writes, settings: WriteSettings, lists: ListSettings
+        self,
+        edges: EdgeStore,
+        writes: Writes,
+        settings: WriteSettings,
+        lists: ListSettings,
+        loop: Recommendations,
     ) -> None:
         self._edges = edges
         self._writes = writes
+        self._loop = loop
         self._settings = settings
         self._max_ids = lists.relationships_max_ids
         self._limits = FollowLimits(
@@ -67,11 +74,15 @@ class Relations:
             concurrency=settings.write_batch_concurrency,
         )
 
-    async def follow(self, user_id: str, target_id: str) -> FollowResult:
+    async def follow(
+        self, user_id: str, target_id: str, recommendation_id: str | None = None
+    ) -> FollowResult:
         """Make ``user_id`` follow ``target_id``, or, when the target is locked, ask to: a
         pending request the target approves or rejects. Repeating a follow or a request is
-        never refused and changes nothing."""
+        never refused and changes nothing. A new follow carrying a recommendation id counts
+        once for its version, after the commit (``recommendations``)."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
+        recommendation = self._loop.carried(user_id, recommendation_id)
         write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits)
         outcome = await self._batches.submit(write)
         match outcome:
@@ -80,6 +91,8 @@ class Relations:
             case RequestChange():
                 return FollowResult(following=False, requested=True, created=outcome.created)
         assert isinstance(outcome, EdgeChange)
+        if outcome.changed:
+            await self._loop.followed(recommendation, target_id)
         return FollowResult(following=True, requested=False, created=outcome.changed)
 
     async def unfollow(self, user_id: str, target_id: str) -> EdgeChange | None:

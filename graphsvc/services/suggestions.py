@@ -17,6 +17,10 @@ user who follows nobody): recently active accounts, then the most followed, fill
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
+Every answer carries a recommendation id naming the version of the ranker that computed its
+list (a cached list keeps its version); what users do with it is counted per version
+(``recommendations``).
+
 ``candidate_rows`` is also what the ranker's training learns from (with the held-out edges made
 invisible), so the model is trained on exactly the features it is served.
 """
@@ -42,9 +46,11 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, still_allowed
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
+from graphsvc.domain.recommendations import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
+from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES
 from graphsvc.settings import InteractionSettings, SuggestionSettings
 
@@ -67,6 +73,7 @@ class Suggestions:
         ranker: RankerSource,
         impressions: Impressions,
         privacy: PrivacyRules,
+        loop: Recommendations,
     ) -> None:
         self._store = store
         self.cache = cache
@@ -76,45 +83,64 @@ class Suggestions:
         self.ranker = ranker
         self._impressions = impressions
         self._privacy = privacy
+        self.loop = loop
         self._list_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
+        return (await self.recommend(user_id, limit)).items
+
+    async def recommend(self, user_id: str, limit: int) -> Recommended:
+        """The best ``limit`` suggestions now, and the recommendation id of this answer."""
         validate_user_id(user_id)
         if not 1 <= limit <= SUGGESTIONS_KEPT:
             raise InvalidLimit(f"limit must be between 1 and {SUGGESTIONS_KEPT}, got {limit}")
 
-        async def cached() -> list[Suggestion]:
+        async def cached() -> Ranked:
             stored, generation = await self.cache.get(user_id)
             if stored is not None:
                 SUGGESTION_CACHE_HITS.inc()
-                return [Suggestion.from_json(item) for item in stored]
+                return Ranked(stored[0], [Suggestion.from_json(item) for item in stored[1]])
             SUGGESTION_CACHE_MISSES.inc()
-            found = await self.compute(user_id)
-            await self.cache.put(user_id, generation, [s.as_json() for s in found])
+            found = await self.computed(user_id)
+            items = [s.as_json() for s in found.items]
+            await self.cache.put(user_id, generation, found.version, items)
             # what any answer from this cache entry serves: noted once, not on every read
-            await self._impressions.served(user_id, found)
+            await self._impressions.served(user_id, found.items)
             return found
 
-        found = await self._breaker.read("suggestions", cached, lambda: self.compute(user_id))
-        # The settings of the likely served (twice the page, and their vias), read with the
-        # shows; all of them only if the re-rank lifted one from further down.
-        probe = PrivacyProbe(privacy_ids(found[: 2 * limit]))
-        found = await self._impressions.rerank(user_id, found, self._privacy.alongside(probe))
+        ranked = await self._breaker.read("suggestions", cached, lambda: self.computed(user_id))
+        # The settings of the likely served (twice the page, and their vias) and the answer's
+        # counters go with the shows; all the settings only if the re-rank lifted one.
+        probe = PrivacyProbe(privacy_ids(ranked.items[: 2 * limit]))
+        counted = self.loop.served_on(ranked.version, min(limit, len(ranked.items)))
+        found = await self._impressions.rerank(
+            user_id, ranked.items, self._privacy.alongside(probe), *counted
+        )
         settings = await self._privacy.of_probed(probe.user_ids, probe)
         kept = still_allowed(found, settings, limit)
         if kept is None:
             kept = still_allowed(found, await self._privacy.of(privacy_ids(found)), limit)
         assert kept is not None
-        return kept
+        return Recommended(kept, self.loop.issue(user_id, ranked.version))
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
-        ranker = await self.ranker.ranker_for(user_id)  # the challenger's, in its A/B share
+        return (await self.computed(user_id)).items
+
+    async def computed(self, user_id: str) -> Ranked:
+        """``compute``, with the version of the ranker that ranked the list."""
+        ranker = await self._ranker_for(user_id)
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
             await self._fill(user_id, found)
-        return found
+        return Ranked(ranker.version, found)
+
+    async def _ranker_for(self, user_id: str) -> Ranker:
+        """The one place the ranker of a user's list is chosen; its version travels with the
+        list (the cache, the recommendation id). In an A/B split, the challenger's for the
+        users its share draws."""
+        return await self.ranker.ranker_for(user_id)
 
     async def candidate_rows(
         self,
@@ -213,14 +239,17 @@ class Suggestions:
                     )
         return found
 
-    async def dismiss(self, user_id: str, target_id: str) -> bool:
+    async def dismiss(
+        self, user_id: str, target_id: str, recommendation_id: str | None = None
+    ) -> bool:
         """Never suggest the target to the user again. The target must be a user of the graph
         (404 ``unknown_user``: a dismissal never creates one), and neither may be being erased
-        (409 ``user_erasing``)."""
+        (409 ``user_erasing``). A new one carrying a recommendation id counts for its version."""
         validate_user_id(user_id, "user_id")
         validate_user_id(target_id, "target_id")
         if user_id == target_id:
             raise SelfAction(f"user {user_id!r} cannot dismiss itself")
+        recommendation = self.loop.carried(user_id, recommendation_id)
         created, refused = await self._store.dismiss(user_id, target_id)
         if refused == "unknown_target":
             raise UnknownUser(f"no user {target_id!r} to dismiss")
@@ -232,6 +261,7 @@ class Suggestions:
             self._breaker.trip(exc)
         except RedisError:
             log.exception("suggestion cache invalidation failed after a dismiss")
+        await self.loop.dismissed(recommendation, created)
         return created
 
 

@@ -33,6 +33,13 @@ IMPRESSIONS_IGNORED = Counter(
     "Shows of suggestions not counted: not served to the user, or past SUGGEST_IMPRESSIONS_MAX",
     ["reason"],
 )
+RECOMMENDATIONS_NOT_COUNTED = Counter(
+    "graphsvc_recommendations_not_counted",
+    "Follows, shows and dismissals carrying a recommendation id that no version's counter "
+    "took, by reason: expired (older than PYMK_RECOMMENDATION_TTL_SECONDS), redis (Redis "
+    "failed or was skipped after the write was made)",
+    ["reason"],
+)
 INTERACTION_PAIRS_DROPPED = Counter(
     "graphsvc_interaction_pairs_dropped",
     "Interaction pairs (actor, target, day) a flush dropped, by reason: unknown_user, erasing, "

@@ -124,6 +124,12 @@ class RankerModelStore:
         (row,) = await self._store.write("ranker_models/split_off", {"name": name})
         return int(row["challenger"])
 
+    async def metrics(self, name: str, versions: Sequence[int]) -> dict[int, str]:
+        """The stored metrics (JSON text) of these versions, by version."""
+        params = {"name": name, "versions": list(versions)}
+        rows = await self._store.read("ranker_models/metrics", params)
+        return {int(row["version"]): row["metrics"] for row in rows}
+
     async def recent(self, name: str, limit: int) -> list[StoredModel]:
         params = {"name": name, "limit": limit}
         rows = await self._store.read("ranker_models/recent", params, fresh=True)

@@ -26,7 +26,7 @@ from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.impressions import SERVED_KEPT
 from graphsvc.settings import BoundSettings, RedisSettings, SuggestionSettings
 
-# Queues one more read on a pipeline, and gives what takes its reply: pipe -> (reply -> None).
+# Queues one more command on a pipeline, and gives what takes its reply: pipe -> (reply -> None).
 Alongside = Callable[[Any], Callable[[Any], None]]
 
 # KEYS: imp:{u}, sgs:{u}; ARGV: cap, ttl (s), served since (ms), then the distinct targets.
@@ -108,21 +108,22 @@ class ImpressionStore:
         return int(counted), int(unserved), int(full)
 
     async def shows(
-        self, user_id: str, target_ids: Sequence[str], alongside: Alongside | None = None
+        self, user_id: str, target_ids: Sequence[str], *alongside: Alongside
     ) -> dict[str, int]:
         """How often each target was shown to the user (0 when never, or forgotten).
-        ``alongside`` queues another read on the same round trip (a pipeline), and reads its
-        own reply."""
+        Each of ``alongside`` queues one more command on the same round trip (a pipeline),
+        and reads its own reply."""
         if not target_ids:
             return {}
-        if alongside is None:
+        if not alongside:
             counts = await self._redis.hmget(self.key(user_id), list(target_ids))
         else:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.hmget(self.key(user_id), list(target_ids))
-                take = alongside(pipe)
-                counts, other = await pipe.execute()
-                take(other)
+                takes = [queue(pipe) for queue in alongside]
+                counts, *others = await pipe.execute()
+                for take, other in zip(takes, others, strict=True):
+                    take(other)
         return {t: int(c) if c else 0 for t, c in zip(target_ids, counts, strict=True)}
 
     async def forget(self, user_id: str) -> None:

@@ -1,6 +1,10 @@
 """The suggestion cache: each user's computed suggestions, for SUGGEST_CACHE_SECONDS, and the
 accounts of the cold start (recently active, popular), for POPULAR_CACHE_SECONDS.
 
+An entry is ``{"version": v, "items": [...]}``: the list and the version of the ranker that
+computed it, so an answer served from the cache names the version that ranked it. An entry
+without a version (a bare list) is read as a miss, computed again and replaced.
+
 A write that changes a user's suggestions bumps the user's generation (``<prefix>sgv:{u}``,
 the slot of the user's mirror keys) and drops the entry; a computation that started before the
 bump cannot store its (stale) answer after it: the put is a script that compares generations.
@@ -36,15 +40,21 @@ class SuggestionCache:
     def _keys(self, user_id: str) -> list[str]:
         return [f"{self._prefix}sg:{{{user_id}}}", f"{self._prefix}sgv:{{{user_id}}}"]
 
-    async def get(self, user_id: str) -> tuple[list[dict] | None, str]:
-        """The cached suggestions (None if absent) and the user's generation."""
+    async def get(self, user_id: str) -> tuple[tuple[int, list[dict]] | None, str]:
+        """The cached suggestions with the version of the ranker that computed them (None if
+        absent, or stored without a version), and the user's generation."""
         body, generation = await self._redis.mget(self._keys(user_id))
-        return (orjson.loads(body) if body else None), (generation or "0")
+        entry = orjson.loads(body) if body else None
+        if not isinstance(entry, dict):
+            return None, (generation or "0")
+        return (int(entry["version"]), entry["items"]), (generation or "0")
 
-    async def put(self, user_id: str, generation: str, suggestions: list[dict]) -> None:
+    async def put(
+        self, user_id: str, generation: str, version: int, suggestions: list[dict]
+    ) -> None:
         """Cache, unless the user's generation moved since ``generation`` was read."""
-        args = [generation, orjson.dumps(suggestions), self._ttl]
-        await self._put(keys=self._keys(user_id), args=args)
+        entry = orjson.dumps({"version": version, "items": suggestions})
+        await self._put(keys=self._keys(user_id), args=[generation, entry, self._ttl])
 
     def invalidate_on(self, pipe: Any, user_ids: Sequence[str]) -> None:
         """Queue the invalidation of these users' entries on a pipeline the caller runs."""

@@ -1,20 +1,23 @@
-"""``pymk status|split|promote``: the suggestion ranker's models as an operator sees and moves
-them (what is served and why, the A/B split, the last and next training, a rollback)."""
+"""``pymk status|split|promote|report``: the suggestion ranker's models as an operator sees and
+moves them (what is served and why, the A/B split, the last and next training, a rollback), and
+how each version does online."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
 
 from graphsvc.bootstrap import open_services
-from graphsvc.ops import pymk_models
+from graphsvc.ops import pymk_models, pymk_report
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
 from graphsvc.settings import get_settings
 
 app = typer.Typer(
-    help="The suggestion ranker's models: status, A/B split, promotion.", no_args_is_help=True
+    help="The suggestion ranker's models: status, A/B split, promotion, online report.",
+    no_args_is_help=True,
 )
 
 Version = Annotated[int, typer.Argument(metavar="VERSION", min=1, help="a stored model version")]
@@ -54,3 +57,21 @@ async def split(
             say(await pymk_models.split_off(services))
         else:
             say(await pymk_models.split(services, challenger, share))
+
+
+@command(app)
+async def report(
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON (for notebooks)")] = False,
+) -> None:
+    """Online figures per ranker version, beside each one's offline precision@10.
+
+    Answers and items served, shows, follows and dismissals counted from recommendation ids
+    (each follow once), follows per item shown and per item served, and the stored model's
+    precision@10 on its validation users (none for the built-in default, version 0).
+    """
+    model, figures = await pymk_report.online_figures(get_settings())
+    if as_json:
+        say(json.dumps(pymk_report.as_json(model, figures), indent=2, allow_nan=False))
+        return
+    for line in pymk_report.table(model, figures):
+        say(line)

@@ -1,0 +1,143 @@
+"""Closing the loop of people you may know: recommendation ids issued with every answer, and
+what users do with a suggestion counted for the ranker version that ranked it.
+
+Counted per version (``adapters/redis/recommendations``): answers and items served (queued on
+the round trip that reads the shows, so a cached answer costs no round trip more), shows
+recorded as impressions, follows attributed, dismissals. Only what carries a recommendation
+id the service issued to that user within PYMK_RECOMMENDATION_TTL_SECONDS counts.
+
+Policy:
+- A malformed, altered or another user's id is a 422 ``invalid_recommendation_id``, checked
+  before anything is written: the request changes nothing. An expired id is accepted and
+  counts nothing (``graphsvc_recommendations_not_counted_total{reason="expired"}``): a user who
+  follows a week-old suggestion still follows.
+- A follow counts once, and only when it made the edge: not a repeat (``created`` false), nor a
+  request to a locked account (it is no follow yet, and its approval carries no id), nor a
+  retry or the same id replayed for the same target (a mark per id and target). A dismissal
+  counts when it is new; shows count as the impressions use case counted them.
+- Counting comes after the write is committed, and a Redis failure never fails the request:
+  the count is lost (``reason="redis"``), logged, and the breaker opens on an unreachable Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
+from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.impressions import Alongside
+from graphsvc.adapters.redis.recommendations import LoopCounters
+from graphsvc.concurrency.breaker import Breaker
+from graphsvc.domain.online_figures import VersionFigures, figures
+from graphsvc.domain.recommendations import Recommendation, RecommendationCodec
+from graphsvc.services.telemetry import RECOMMENDATIONS_NOT_COUNTED
+from graphsvc.settings import ListSettings, SuggestionSettings
+
+log = logging.getLogger(__name__)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Recommendations:
+    def __init__(
+        self,
+        counters: LoopCounters,
+        models: RankerModelStore,
+        breaker: Breaker,
+        settings: SuggestionSettings,
+        lists: ListSettings,
+    ) -> None:
+        self.counters = counters
+        self._models = models
+        self._breaker = breaker
+        self.model = settings.pymk_model_name
+        self._ttl_ms = settings.pymk_recommendation_ttl_seconds * 1_000
+        self._codec = RecommendationCodec(lists.cursor_secret)
+
+    def issue(self, user_id: str, version: int) -> str:
+        """The id of an answer made now for the user, ranked by ``version``."""
+        return self._codec.encode(Recommendation(version, user_id, _now_ms()))
+
+    def carried(self, user_id: str, recommendation_id: str | None) -> Recommendation | None:
+        """The recommendation a request of ``user_id`` carries, if it can count: None for
+        none, or an expired one; InvalidRecommendationId (a 422) for a malformed, altered or
+        another user's id. Called before anything is written."""
+        if recommendation_id is None:
+            return None
+        recommendation = self._codec.decode(recommendation_id, user_id)
+        if recommendation.expired(_now_ms(), self._ttl_ms):
+            RECOMMENDATIONS_NOT_COUNTED.labels("expired").inc()
+            return None
+        return recommendation
+
+    def served_on(self, version: int, items: int) -> list[Alongside]:
+        """The counters of one answer of ``items`` suggestions, queued on another read's
+        round trip (``Impressions.rerank``)."""
+        counters = self.counters
+        return [
+            lambda pipe: counters.count_on(pipe, version, "answers", 1),
+            lambda pipe: counters.count_on(pipe, version, "items", items),
+        ]
+
+    async def followed(self, recommendation: Recommendation | None, target_id: str) -> None:
+        """A follow that made the edge, after its commit: counted once per id and target."""
+        if recommendation is None:
+            return
+        life_ms = recommendation.issued_ms + self._ttl_ms - _now_ms()
+        await self._count(
+            "follow", self.counters.count_follow_once(recommendation, target_id, life_ms)
+        )
+
+    async def shown(self, recommendation: Recommendation | None, counted: int) -> None:
+        """Shows the impressions use case counted, after it did."""
+        if recommendation is None or not counted:
+            return
+        await self._count("shows", self.counters.add(recommendation.version, "shown", counted))
+
+    async def dismissed(self, recommendation: Recommendation | None, created: bool) -> None:
+        """A new dismissal, after its commit."""
+        if recommendation is None or not created:
+            return
+        await self._count("dismissal", self.counters.add(recommendation.version, "dismissals"))
+
+    async def _count(self, what: str, count: Coroutine[Any, Any, object]) -> None:
+        """A count after a committed write: skipped while the breaker is open, and never
+        raising (the write stands; only the figure misses it)."""
+        if self._breaker.open:
+            count.close()
+            RECOMMENDATIONS_NOT_COUNTED.labels("redis").inc()
+            return
+        try:
+            await count
+        except REDIS_DOWN as exc:
+            self._breaker.trip(exc)
+            RECOMMENDATIONS_NOT_COUNTED.labels("redis").inc()
+        except RedisError as exc:  # up but refusing (OOM, READONLY...)
+            log.warning("redis refused to count a %s of a recommendation (%s)", what, exc)
+            RECOMMENDATIONS_NOT_COUNTED.labels("redis").inc()
+
+    async def report(self) -> list[VersionFigures]:
+        """Every counted version's figures, beside the precision@10 each stored version
+        measured on its validation users when it was trained."""
+        counts = await self.counters.counts()
+        stored = await self._models.metrics(self.model, sorted(counts))
+        return figures(
+            counts, {v: p for v, text in stored.items() if (p := _offline(text)) is not None}
+        )
+
+
+def _offline(metrics: str | None) -> float | None:
+    """The model's own precision@10 on validation users, from its stored metrics."""
+    try:
+        value = json.loads(metrics or "{}").get("precision_at_10", {}).get("model")
+    except (ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
