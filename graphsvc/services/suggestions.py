@@ -138,8 +138,7 @@ class Suggestions:
 
     async def _ranker_for(self, user_id: str) -> Ranker:
         """The one place the ranker of a user's list is chosen; its version travels with the
-        list (the cache, the recommendation id). In an A/B split, the challenger's for the
-        users its share draws."""
+        list (the cache, the recommendation id); in an A/B split, the challenger's share."""
         return await self.ranker.ranker_for(user_id)
 
     async def candidate_rows(
