@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
@@ -34,6 +35,7 @@ from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis, redis_breaker
+from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
@@ -66,10 +68,12 @@ from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
+from graphsvc.services.similar import SimilarAccounts
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Neo4jSettings, Settings
+from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.relay import Relay
@@ -119,6 +123,7 @@ class Neo4jAdapters:
     keys: KeyStore
     privacy: PrivacyStore
     requests: RequestStore
+    cold_start: ColdStartStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +147,7 @@ class RedisAdapters:
     timeline_job_queue: TimelineJobQueue
     leases: Leases
     auth_failures: AuthFailures
+    cold_start: ColdStartLists
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +170,7 @@ class Services:
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
+    similar: SimilarAccounts
     impressions: Impressions
     relay: Relay
     interaction_flusher: InteractionFlusher
@@ -175,6 +182,7 @@ class Services:
     timelines: Timelines
     timeline_jobs: TimelineJobs
     timeline_events: TimelineEvents
+    cold_start_lists: ColdStartKeeper
     worker: Worker
 
     async def close(self) -> None:
@@ -210,6 +218,7 @@ def neo4j_adapters(
         keys=KeyStore(store),
         privacy=PrivacyStore(store),
         requests=RequestStore(store),
+        cold_start=ColdStartStore(store),
     )
 
 
@@ -241,6 +250,7 @@ def redis_adapters(
         timeline_job_queue=TimelineJobQueue(client, keys),
         leases=Leases(client, keys),
         auth_failures=AuthFailures(client, keys, settings.access),
+        cold_start=ColdStartLists(client, keys),
     )
 
 
@@ -285,6 +295,7 @@ def build(
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=interactions,
         suggestions=suggestions,
+        similar=SimilarAccounts(neo4j.cold_start, settings.cold_start),
         impressions=impressions,
         relay=work.relay,
         interaction_flusher=work.flusher,
@@ -298,6 +309,7 @@ def build(
         timelines=timelines,
         timeline_jobs=work.timeline_jobs,
         timeline_events=work.consumer,
+        cold_start_lists=work.cold_start,
         worker=work.worker,
     )
 
@@ -380,6 +392,7 @@ def _people_you_may_know(
     suggestions = Suggestions(
         neo4j.suggestions,
         redis.suggestion_cache,
+        redis.cold_start,
         breaker,
         settings.suggestions,
         settings.interactions,
@@ -421,6 +434,7 @@ class _Workers:
     consumer: TimelineEvents
     timeline_jobs: TimelineJobs
     moderation_jobs: ModerationJobs
+    cold_start: ColdStartKeeper
     worker: Worker
 
 
@@ -465,6 +479,9 @@ def _workers(
     )
     relay = _relay(settings, neo4j, redis, core)
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
+    cold_start = ColdStartKeeper(
+        neo4j.cold_start, redis.cold_start, redis.stream, redis.leases, settings.cold_start
+    )
     worker = Worker(
         settings.worker,
         settings.redis,
@@ -475,8 +492,11 @@ def _workers(
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         jobs=jobs,
+        cold_start=cold_start,
     )
-    return _Workers(jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, worker)
+    return _Workers(
+        jobs, relay, flusher, consumer, timeline_jobs, moderation_jobs, cold_start, worker
+    )
 
 
 def _relay(
@@ -514,8 +534,9 @@ async def open_services(
         await services.neo4j.store.apply_schema()
         try:
             await services.timeline_events.prepare()
-        except REDIS_DOWN as exc:  # the consumer creates its group once Redis answers
-            log.warning("timeline consumer group not ready (%s)", exc)
+            await services.cold_start_lists.prepare()
+        except REDIS_DOWN as exc:  # the consumers create their groups once Redis answers
+            log.warning("event consumer groups not ready (%s)", exc)
         try:
             if serve:
                 started = time.monotonic()

@@ -229,6 +229,15 @@ def suggestions(user_id: str, limit: int) -> Call[schemas.SuggestionsBody]:
     )
 
 
+def similar(user_id: str, seed_id: str, limit: int) -> Call[schemas.SimilarBody]:
+    return Call(
+        "GET",
+        _user(user_id, "suggestions", "similar", _u(seed_id)),
+        {"limit": limit},
+        model=schemas.SimilarBody,
+    )
+
+
 def dismiss(user_id: str, target_id: str) -> Call[schemas.DismissBody]:
     return Call("DELETE", _user(user_id, "suggestions", _u(target_id)), model=schemas.DismissBody)
 

@@ -12,7 +12,8 @@ shows count. Privacy: the candidates' sources read only lists the user may see (
 network is never an intermediary, and so never a via) and never suggest a user who is not
 discoverable; a list served from the cache is checked against the settings as they are now,
 read in the round trip that reads how often each suggestion was shown. Too few candidates (a
-user who follows nobody): recently active accounts, then the most followed, fill the list. A
+user who follows nobody): trending accounts, then popular ones, fill the list, from the lists
+the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the user. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
@@ -22,17 +23,17 @@ invisible), so the model is trained on exactly the features it is served.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.concurrency.breaker import Breaker
@@ -50,8 +51,6 @@ from graphsvc.settings import InteractionSettings, SuggestionSettings
 log = logging.getLogger(__name__)
 
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
-POPULAR_KEPT = 200
-RECENT_SCAN = 2_000  # newest edges read to find the recently active accounts
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
 
 
@@ -60,6 +59,7 @@ class Suggestions:
         self,
         store: SuggestionStore,
         cache: SuggestionCache,
+        lists: ColdStartLists,
         breaker: Breaker,
         settings: SuggestionSettings,
         interactions: InteractionSettings,
@@ -69,13 +69,13 @@ class Suggestions:
     ) -> None:
         self._store = store
         self.cache = cache
+        self._lists = lists
         self._breaker = breaker
         self._settings = settings
         self._half_life_us = interactions.affinity_half_life_us
         self.ranker = ranker
         self._impressions = impressions
         self._privacy = privacy
-        self._list_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
         validate_user_id(user_id)
@@ -111,7 +111,7 @@ class Suggestions:
         ranker = await self.ranker.ranker()
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
-        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
+        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: trending, then popular
             await self._fill(user_id, found)
         return found
 
@@ -171,46 +171,20 @@ class Suggestions:
         return [with_closest_vias(row) for row in near]
 
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
+        """Fill a short list with trending, then popular accounts: the workers' lists (one
+        Redis round trip; empty before their first round, or with Redis unreachable: never a
+        scan), those that may be suggested to the user (one query over those ids only)."""
+        trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
         taken = {s.user_id for s in found}
-        for source, accounts in (("recently_active", self._recent), ("popular", self._popular)):
-            fill = [uid for uid in await accounts() if uid not in taken]
-            for uid in await self._store.suggestable(user_id, fill):
-                if len(found) == SUGGESTIONS_KEPT:
-                    return
-                found.append(Suggestion(uid, 0.0, 0, [], [source]))
-                taken.add(uid)
-
-    async def _recent(self) -> list[str]:
-        return await self._breaker.read(
-            "recently_active",
-            lambda: self._cached_list("recent", self._fetch_recent),
-            self._fetch_recent,
-        )
-
-    async def _fetch_recent(self) -> list[str]:
-        return await self._store.recently_active(RECENT_SCAN, POPULAR_KEPT)
-
-    async def _popular(self) -> list[str]:
-        return await self._breaker.read(
-            "popular",
-            lambda: self._cached_list("popular", self._fetch_popular),
-            self._fetch_popular,
-        )
-
-    async def _fetch_popular(self) -> list[str]:
-        return await self._store.popular(POPULAR_KEPT)
-
-    async def _cached_list(self, name: str, fetch: Callable[[], Awaitable[list[str]]]) -> list[str]:
-        found = await self.cache.account_list(name)
-        if found is None:
-            async with self._list_lock:  # one scan per process when the list expires
-                found = await self.cache.account_list(name)
-                if found is None:
-                    found = await fetch()
-                    await self.cache.put_account_list(
-                        name, found, self._settings.popular_cache_seconds
-                    )
-        return found
+        source: dict[str, str] = {}
+        for name, accounts in (("trending", trending), ("popular", popular)):
+            for uid in accounts:
+                if uid not in taken:
+                    source.setdefault(uid, name)
+        for uid in await self._store.suggestable(user_id, list(source)):
+            if len(found) == SUGGESTIONS_KEPT:
+                return
+            found.append(Suggestion(uid, 0.0, 0, [], [source[uid]]))
 
     async def dismiss(self, user_id: str, target_id: str) -> bool:
         """Never suggest the target to the user again. The target must be a user of the graph
@@ -232,6 +206,11 @@ class Suggestions:
         except RedisError:
             log.exception("suggestion cache invalidation failed after a dismiss")
         return created
+
+
+async def _no_lists() -> tuple[list[str], list[str]]:
+    """No list while Redis cannot be reached: the cold start never scans Neo4j instead."""
+    return [], []
 
 
 def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:

@@ -1,6 +1,6 @@
 """Interactions, affinity and suggestions in Neo4j: the exactly-once interaction apply, the
-bounded candidate queries (with the ranker's features), the fills of the cold start (recently
-active and popular accounts), dismissals, the stored rankers, and the training reads of
+bounded candidate queries (with the ranker's features), the filter of the cold start's fills,
+dismissals, the stored rankers, and the training reads of
 `graphsvc train-pymk` (long jobs' statements: NEO4J_JOB_TIMEOUT_SECONDS each)."""
 
 from __future__ import annotations
@@ -97,10 +97,6 @@ class SuggestionStore:
     async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
         return await self._store.read("suggestions/three_hop", {"id": user_id, **params})
 
-    async def recently_active(self, scan: int, limit: int) -> list[str]:
-        rows = await self._store.read("suggestions/recently_active", {"scan": scan, "limit": limit})
-        return [row["id"] for row in rows]
-
     async def model_version(self, name: str) -> int:
         (row,) = await self._store.read("suggestions/model_version", {"name": name}, fresh=True)
         return int(row["version"])
@@ -135,10 +131,6 @@ class SuggestionStore:
             "suggestions/followings_of", {"ids": list(user_ids)}, job=True
         )
         return {row["id"]: list(row["following"]) for row in rows}
-
-    async def popular(self, limit: int) -> list[str]:
-        rows = await self._store.read("suggestions/popular", {"limit": limit})
-        return [row["id"] for row in rows]
 
     async def suggestable(self, user_id: str, candidates: Sequence[str]) -> list[str]:
         params = {"id": user_id, "ids": list(candidates), "now": time.time_ns() // 1_000}

@@ -1,5 +1,4 @@
-"""The suggestion cache: each user's computed suggestions, for SUGGEST_CACHE_SECONDS, and the
-accounts of the cold start (recently active, popular), for POPULAR_CACHE_SECONDS.
+"""The suggestion cache: each user's computed suggestions, for SUGGEST_CACHE_SECONDS.
 
 A write that changes a user's suggestions bumps the user's generation (``<prefix>sgv:{u}``,
 the slot of the user's mirror keys) and drops the entry; a computation that started before the
@@ -57,11 +56,3 @@ class SuggestionCache:
         async with self._redis.pipeline(transaction=False) as pipe:
             self.invalidate_on(pipe, user_ids)
             await pipe.execute()
-
-    async def account_list(self, name: str) -> list[str] | None:
-        """A cached list of accounts shared by every user (``popular``, ``recent``)."""
-        body = await self._redis.get(f"{self._prefix}accounts:{name}")
-        return orjson.loads(body) if body else None
-
-    async def put_account_list(self, name: str, user_ids: list[str], seconds: int) -> None:
-        await self._redis.set(f"{self._prefix}accounts:{name}", orjson.dumps(user_ids), ex=seconds)
