@@ -42,7 +42,7 @@ async def seeded(driver: Driver, uid: UserIds) -> tuple[str, str, str, str, str]
 async def test_similar_accounts_are_those_the_seeds_followers_follow(
     driver: Driver, uid: UserIds
 ) -> None:
-    me, seed, a, b, w1 = await seeded(driver, uid)
+    me, seed, a, b, _ = await seeded(driver, uid)
     found = await similar(driver, me, seed)
     assert list(found) == [a, b]  # a: shared by two followers; neither the seed nor me
     assert found[a].reasons.seed == seed and found[a].reasons.shared_followers == 2
