@@ -422,13 +422,13 @@ class ColdStartSettings(_Section):
         description="the event stream's consumer group that counts the followers accounts gain",
     )
     pymk_similar_followers: int = Field(
-        default=100,
+        default=50,
         ge=1,
         le=1_000,
         description="the seed's newest followers whose follows make its similar accounts",
     )
     pymk_similar_follows: int = Field(
-        default=100,
+        default=50,
         ge=1,
         le=1_000,
         description="newest follows read of each of those followers",

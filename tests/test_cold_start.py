@@ -127,12 +127,14 @@ async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_chan
     keeper, lists = cold.services.cold_start_lists, cold.services.redis.cold_start
     store = cold.services.neo4j.cold_start
     _, popular = await refreshed(cold)  # built from a scan of Neo4j when missing
-    if popular:
-        counts = await store.listable(popular)
-        assert set(counts) == set(popular)  # all may be listed
-        assert [counts[u] for u in popular] == sorted(counts.values(), reverse=True)
-    # a small graph's scan: two accounts (what the scan found stays until the next rebuild)
+    assert set(await store.listable(popular)) == set(popular)  # all may be listed
+    # a small graph's scan: two accounts (what the scan found stays until the next rebuild);
+    # other tests' follows may add their targets: the order is asserted among these
     big, small, star = uid("big"), uid("small"), uid("star")
+
+    def mine(found: list[str]) -> list[str]:
+        return [u for u in found if u in {big, small, star}]
+
     await fans(cold, uid, big, 5)
     await fans(cold, uid, small, 2)
     await counted(cold)
@@ -140,18 +142,18 @@ async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_chan
     await lists.replace_popular([(big, 5), (small, 2)], hours * 3_600)
     await fans(cold, uid, star, 4)  # star passes small
     _, popular = await refreshed(cold)
-    assert popular == [big, star, small]
+    assert mine(popular) == [big, star, small]
     await driver.set_status(big, "suspended")  # a status event: big is checked again, and leaves
     await driver.drain()
     quitter = uid("quitter")
     await cold.follow_pairs((quitter, small), (uid("x"), small), (uid("y"), small))
     _, popular = await refreshed(cold)
-    assert popular == [small, star]  # small: 5 now
+    assert mine(popular) == [small, star]  # small: 5 now
     await cold.unfollow(quitter, small)
     _, popular = await keeper.refresh()  # not counted yet: nothing moved
-    assert popular == [small, star]
+    assert mine(popular) == [small, star]
     _, popular = await refreshed(cold)
-    assert popular == sorted([star, small])  # 4 against 4: the smaller id first
+    assert mine(popular) == sorted([star, small])  # 4 against 4: the smaller id first
 
 
 # -- the cold start of a request ---------------------------------------------------------------

@@ -51,6 +51,7 @@ from graphsvc.settings import InteractionSettings, SuggestionSettings
 log = logging.getLogger(__name__)
 
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
+FILL_READ = 3  # accounts of the cold start's lists filtered per place left to fill
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
 
 
@@ -131,7 +132,8 @@ class Suggestions:
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,
         reading a WIDEN-th of the edges from each following (the same bound on work): the list
         is never filled with popular accounts while friends of friends exist. Then, if the
-        neighbourhood is still thin, three-hop candidates are added."""
+        neighbourhood is still thin and the user follows someone, three-hop candidates are
+        added."""
         settings = self._settings
         common = {
             "now": now,
@@ -142,12 +144,12 @@ class Suggestions:
             "edges": settings.suggest_edges_per_intermediary,
         }
         rows = await self._near(user_id, common, widen=1)
-        if (
-            len(rows) < SUGGESTIONS_KEPT
-            and await self._store.following_count(user_id) > settings.suggest_intermediaries
-        ):
+        if len(rows) >= max(SUGGESTIONS_KEPT, settings.suggest_thin):
+            return rows
+        following = await self._store.following_count(user_id)
+        if len(rows) < SUGGESTIONS_KEPT and following > settings.suggest_intermediaries:
             rows = await self._near(user_id, common, widen=WIDEN)
-        if len(rows) < settings.suggest_thin:
+        if len(rows) < settings.suggest_thin and following:  # three hops start at my follows
             far = await self._store.three_hop(
                 user_id,
                 intermediaries=settings.suggest_intermediaries,
@@ -181,7 +183,9 @@ class Suggestions:
             for uid in accounts:
                 if uid not in taken:
                     source.setdefault(uid, name)
-        for uid in await self._store.suggestable(user_id, list(source)):
+        # the lists' head: three times the places left, as few in a list pass the filter
+        wanted = list(source)[: FILL_READ * (SUGGESTIONS_KEPT - len(found))]
+        for uid in await self._store.suggestable(user_id, wanted):
             if len(found) == SUGGESTIONS_KEPT:
                 return
             found.append(Suggestion(uid, 0.0, 0, [], [source[uid]]))
