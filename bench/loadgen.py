@@ -221,6 +221,24 @@ async def _run(scenario: Scenario) -> Outcome:
                 async def op(n: int) -> None:
                     await suggestions.suggestions(scenario.targets[n % len(scenario.targets)], 10)
 
+        elif kind in ("suggest_cold", "suggest_similar"):  # in process (no HTTP)
+            driver = open_driver(settings.neo4j)
+            client = open_redis(settings.redis)
+            closers += [driver.close, client.aclose]
+            services = build(settings, Connections(driver, client))
+            if kind == "suggest_cold":  # a new user each time: the fill, no cache
+                await services.cold_start_lists.refresh()  # the lists a worker's round makes
+                prefix = scenario.targets[0]
+
+                async def op(n: int) -> None:
+                    await services.suggestions.compute(f"{prefix}.{n}")
+
+            else:  # users asking for the accounts similar to one seed
+
+                async def op(n: int) -> None:
+                    who = scenario.targets[n % len(scenario.targets)]
+                    await services.similar.similar(who, user, 10)
+
         elif kind.startswith("cypher_") or kind in ("neo4j_follow", "service_follow"):
             driver = open_driver(settings.neo4j)
             closers.append(driver.close)

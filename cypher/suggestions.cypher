@@ -229,38 +229,6 @@ WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
                                       WHERE m.until IS NULL OR m.until > $now }))
 RETURN collect(cid) AS ids
 
-// name: popular
-// The most followed active, discoverable users (for users who follow nobody yet). Reads every user's degree
-// (O(users), each O(1)): the service caches the answer.
-// Locking: none (a read).
-// Params: $limit.
-// Returns: id, followers; at most $limit rows, most followed first.
-MATCH (u:User)
-WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
-WITH u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
-ORDER BY followers DESC, id
-LIMIT $limit
-RETURN id, followers
-
-// name: recently_active
-// The discoverable accounts that followed someone most recently (the newest edges, read newest first
-// through the follows_since index, so the work is $scan edges whatever the size of the graph).
-// Fills the suggestions of a user whose neighbourhood gives too few, before the most followed
-// accounts; the service caches the answer with the popular list.
-// Locking: none (a read).
-// Params: $scan (edges read), $limit.
-// Returns: id; at most $limit rows, the most recent first.
-MATCH (a:User)-[r:FOLLOWS]->()
-WHERE r.since IS NOT NULL
-WITH a, r.since AS since
-ORDER BY since DESC
-LIMIT $scan
-WITH a, max(since) AS last
-WHERE NOT a:Inactive AND NOT a:Erasing AND a.nd IS NULL
-RETURN a.id AS id
-ORDER BY last DESC, id
-LIMIT $limit
-
 // name: following_count
 // How many $id follows (the degree store: O(1)); 0 for an unknown user. Asked only for a user
 // with too few candidates, to know whether expanding more of its followings can find more (it

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
@@ -35,6 +36,7 @@ from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis, redis_breaker
+from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
@@ -69,10 +71,12 @@ from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
+from graphsvc.services.similar import SimilarAccounts
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Neo4jSettings, Settings
+from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
@@ -124,6 +128,7 @@ class Neo4jAdapters:
     keys: KeyStore
     privacy: PrivacyStore
     requests: RequestStore
+    cold_start: ColdStartStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +153,7 @@ class RedisAdapters:
     timeline_job_queue: TimelineJobQueue
     leases: Leases
     auth_failures: AuthFailures
+    cold_start: ColdStartLists
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +176,7 @@ class Services:
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
+    similar: SimilarAccounts
     impressions: Impressions
     recommendations: Recommendations
     relay: Relay
@@ -183,6 +190,7 @@ class Services:
     timelines: Timelines
     timeline_jobs: TimelineJobs
     timeline_events: TimelineEvents
+    cold_start_lists: ColdStartKeeper
     worker: Worker
 
     async def close(self) -> None:
@@ -219,6 +227,7 @@ def neo4j_adapters(
         keys=KeyStore(store),
         privacy=PrivacyStore(store),
         requests=RequestStore(store),
+        cold_start=ColdStartStore(store),
     )
 
 
@@ -251,6 +260,7 @@ def redis_adapters(
         timeline_job_queue=TimelineJobQueue(client, keys),
         leases=Leases(client, keys),
         auth_failures=AuthFailures(client, keys, settings.access),
+        cold_start=ColdStartLists(client, keys),
     )
 
 
@@ -272,11 +282,9 @@ def build(
     loop = _loop(settings, neo4j, redis, breaker)
     core = _mirrored(settings, neo4j, redis, breaker, jobs_runner, loop)
     writes, sync, privacy, lists = core.writes, core.sync, core.privacy, core.lists
-    interactions, suggestions, impressions = _people_you_may_know(
-        settings, neo4j, redis, breaker, privacy, loop
-    )
+    pymk = _people_you_may_know(settings, neo4j, redis, breaker, privacy, loop)
     access = KeyRing(neo4j.keys, redis.auth_failures, settings.access)
-    work = _workers(settings, neo4j, redis, core, jobs_runner, access, suggestions)
+    work = _workers(settings, neo4j, redis, core, jobs_runner, access, pymk.suggestions)
     rate_limits = RateLimits(redis.rate_limits, settings.access, settings.redis)
     timelines = _timelines(settings, neo4j, redis, core, work.timeline_jobs)
     return Services(
@@ -294,9 +302,10 @@ def build(
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
-        interactions=interactions,
-        suggestions=suggestions,
-        impressions=impressions,
+        interactions=pymk.interactions,
+        suggestions=pymk.suggestions,
+        similar=pymk.similar,
+        impressions=pymk.impressions,
         recommendations=loop,
         relay=work.relay,
         interaction_flusher=work.flusher,
@@ -311,6 +320,7 @@ def build(
         timelines=timelines,
         timeline_jobs=work.timeline_jobs,
         timeline_events=work.consumer,
+        cold_start_lists=work.cold_start,
         worker=work.worker,
     )
 
@@ -393,6 +403,14 @@ def _loop(
     )
 
 
+@dataclass(frozen=True)
+class _Suggesting:
+    interactions: Interactions
+    suggestions: Suggestions
+    impressions: Impressions
+    similar: SimilarAccounts
+
+
 def _people_you_may_know(
     settings: Settings,
     neo4j: Neo4jAdapters,
@@ -400,15 +418,17 @@ def _people_you_may_know(
     breaker: Breaker,
     privacy: PrivacyRules,
     loop: Recommendations,
-) -> tuple[Interactions, Suggestions, Impressions]:
+) -> _Suggesting:
     """People you may know: the interactions recorded (the affinities), the suggestions, and
     the impressions that sink suggestions shown too often (these two behind the one Redis
-    breaker), each counting for the ranker version of the recommendation it carries."""
+    breaker), each counting for the ranker version of the recommendation it carries; and the
+    accounts similar to a seed."""
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
     impressions = Impressions(redis.impressions, breaker, settings.suggestions, loop)
     suggestions = Suggestions(
         neo4j.suggestions,
         redis.suggestion_cache,
+        redis.cold_start,
         breaker,
         settings.suggestions,
         settings.interactions,
@@ -417,7 +437,8 @@ def _people_you_may_know(
         privacy,
         loop,
     )
-    return interactions, suggestions, impressions
+    similar = SimilarAccounts(neo4j.cold_start, settings.cold_start)
+    return _Suggesting(interactions, suggestions, impressions, similar)
 
 
 def _timelines(
@@ -452,6 +473,7 @@ class _Workers:
     consumer: TimelineEvents
     timeline_jobs: TimelineJobs
     moderation_jobs: ModerationJobs
+    cold_start: ColdStartKeeper
     worker: Worker
 
 
@@ -467,25 +489,11 @@ def _workers(
     """The background work, and the worker that runs it (built in every process: a serving
     one only records work, for the workers; ``jobs`` is the process's runner of durable
     jobs)."""
-    lists, writes = core.lists, core.writes
+    lists = core.lists
     flusher = InteractionFlusher(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
     )
-    moderation_jobs = ModerationJobs(
-        neo4j.moderation,
-        neo4j.snapshots,
-        neo4j.edges,
-        redis.mirror,
-        redis.statuses,
-        redis.privacy,
-        writes,
-        settings.mirror,
-        settings.worker,
-        flusher,
-        redis.impressions,
-        access,
-        core.mutes,
-    )
+    moderation_jobs = _moderation_jobs(settings, neo4j, redis, core, flusher, access)
     timeline_jobs = TimelineJobs(
         redis.outboxes,
         redis.inboxes,
@@ -500,6 +508,9 @@ def _workers(
     training = RankerTraining(
         neo4j.ranker_models, neo4j.suggestions, suggestions, redis.leases, settings.suggestions
     )
+    cold_start = ColdStartKeeper(
+        neo4j.cold_start, redis.cold_start, redis.stream, redis.leases, settings.cold_start
+    )
     worker = Worker(
         settings.worker,
         settings.redis,
@@ -511,9 +522,36 @@ def _workers(
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         jobs=jobs,
+        cold_start=cold_start,
     )
     return _Workers(
-        jobs, relay, flusher, training, consumer, timeline_jobs, moderation_jobs, worker
+        jobs, relay, flusher, training, consumer, timeline_jobs, moderation_jobs, cold_start, worker
+    )
+
+
+def _moderation_jobs(
+    settings: Settings,
+    neo4j: Neo4jAdapters,
+    redis: RedisAdapters,
+    core: _Mirrored,
+    flusher: InteractionFlusher,
+    access: KeyRing,
+) -> ModerationJobs:
+    """Suspensions, status propagations and erasures: they touch every store a user is in."""
+    return ModerationJobs(
+        neo4j.moderation,
+        neo4j.snapshots,
+        neo4j.edges,
+        redis.mirror,
+        redis.statuses,
+        redis.privacy,
+        core.writes,
+        settings.mirror,
+        settings.worker,
+        flusher,
+        redis.impressions,
+        access,
+        core.mutes,
     )
 
 
@@ -552,8 +590,9 @@ async def open_services(
         await services.neo4j.store.apply_schema()
         try:
             await services.timeline_events.prepare()
-        except REDIS_DOWN as exc:  # the consumer creates its group once Redis answers
-            log.warning("timeline consumer group not ready (%s)", exc)
+            await services.cold_start_lists.prepare()
+        except REDIS_DOWN as exc:  # the consumers create their groups once Redis answers
+            log.warning("event consumer groups not ready (%s)", exc)
         try:
             if serve:
                 started = time.monotonic()

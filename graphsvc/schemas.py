@@ -361,7 +361,8 @@ class SuggestionItem(BaseModel):
     sources: list[str] = Field(
         description="which sources found them: friends_of_friends, follows_you (a follower "
         "you do not follow), co_followers (followed by people who follow what you follow), "
-        "three_hop, and to fill a short list recently_active and popular"
+        "three_hop, and to fill a short list trending (gaining the most followers lately) and "
+        "popular (the most followed)"
     )
 
 
@@ -389,6 +390,28 @@ class SuggestionsBody(BaseModel):
                 for s in self.items
             ]
         )
+
+
+class SimilarReasons(BaseModel):
+    seed: str = Field(description="the account they are similar to")
+    shared_followers: int = Field(
+        description="of the seed's newest followers read (PYMK_SIMILAR_FOLLOWERS), those who "
+        "follow them too"
+    )
+
+
+class SimilarItem(BaseModel):
+    user_id: str
+    score: float = Field(
+        description="co-follow similarity: the shared followers (each weighed down by how "
+        "many it follows) over the square root of their followers"
+    )
+    reasons: SimilarReasons
+    sources: list[str] = Field(description="similar_to")
+
+
+class SimilarBody(BaseModel):
+    items: list[SimilarItem]
 
 
 class DismissBody(BaseModel):

@@ -414,16 +414,57 @@ class SuggestionSettings(_Section):
     suggest_cache_seconds: int = Field(
         default=60, ge=1, description="how long a user's computed suggestions are cached"
     )
-    popular_cache_seconds: int = Field(
-        default=600,
-        ge=1,
-        description="how long the cold start's lists (recently active, most followed) are cached",
-    )
 
     @property
     def fresh_half_life_us(self) -> int:
         """SUGGEST_FRESH_DAYS in microseconds, as the candidate queries take it."""
         return int(self.suggest_fresh_days * 86_400 * 1_000_000)
+
+
+class ColdStartSettings(_Section):
+    """The cold start: the lists of trending and popular accounts the workers keep for users
+    with too few candidates, and the suggestions seeded by an account the user just followed
+    ("similar to")."""
+
+    pymk_trending_hours: int = Field(
+        default=24,
+        ge=1,
+        le=168,
+        description="trending accounts are those that gained the most followers in this many "
+        "hours (hourly buckets of follows and unfollows)",
+    )
+    pymk_lists_refresh_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="how often one worker rebuilds the trending list and updates the popular "
+        "one from the accounts whose followers changed",
+    )
+    pymk_lists_kept: int = Field(
+        default=200, ge=10, le=1_000, description="accounts kept in each of the two lists"
+    )
+    pymk_popular_rebuild_hours: float = Field(
+        default=24.0,
+        gt=0,
+        description="how often the popular list is rebuilt from a scan of every user in Neo4j "
+        "(in the worker; it repairs what lost events left out), and at once when it is missing",
+    )
+    pymk_lists_consumer_group: str = Field(
+        default="pymk-lists",
+        min_length=1,
+        description="the event stream's consumer group that counts the followers accounts gain",
+    )
+    pymk_similar_followers: int = Field(
+        default=50,
+        ge=1,
+        le=1_000,
+        description="the seed's newest followers whose follows make its similar accounts",
+    )
+    pymk_similar_follows: int = Field(
+        default=50,
+        ge=1,
+        le=1_000,
+        description="newest follows read of each of those followers",
+    )
 
 
 class InteractionSettings(_Section):
@@ -626,6 +667,7 @@ class Settings(BaseModel):
     events: EventSettings = Field(default_factory=EventSettings)
     timelines: TimelineSettings = Field(default_factory=TimelineSettings)
     suggestions: SuggestionSettings = Field(default_factory=SuggestionSettings)
+    cold_start: ColdStartSettings = Field(default_factory=ColdStartSettings)
     interactions: InteractionSettings = Field(default_factory=InteractionSettings)
     bounds: BoundSettings = Field(default_factory=BoundSettings)
     access: AccessSettings = Field(default_factory=AccessSettings)

@@ -30,7 +30,7 @@ MakeService = Callable[..., Services]
 
 SOURCES = ("friends_of_friends", "follows_you", "co_followers", "three_hop")
 EXCLUSIONS = ("followed", "blocked", "blocker", "spam", "dismissed", "self")
-FILLS = {"recently_active", "popular"}
+FILLS = {"trending", "popular"}
 T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the newest of the DB
 
 

@@ -261,24 +261,6 @@ async def test_the_cache_is_invalidated_by_follow_dismiss_and_block(
     assert c not in await driver.suggested(me)
 
 
-async def test_cold_start_suggests_recently_active_then_popular_accounts(
-    driver: Driver, uid: UserIds
-) -> None:
-    newcomer, fresh, followed = uid("newcomer"), uid("fresh"), uid("followed")
-    await driver.follow_pairs((fresh, followed))  # the newest edge of the graph: fresh is active
-    services = driver.services  # the shared lists are cached: drop the one of a former run
-    await services.redis.client.delete(f"{services.settings.redis.redis_prefix}accounts:recent")
-    items = list((await driver.suggested(newcomer, limit=50)).values())
-    sources = [item.sources for item in items]
-    assert items[0].user_id == fresh and sources[0] == ["recently_active"]
-    assert set(map(tuple, sources)) <= {("recently_active",), ("popular",)}
-    assert sources == sorted(sources, key=lambda s: s != ["recently_active"])  # recent first
-    assert all(item.reasons == Reasons(mutual_count=0, via=[]) for item in items)
-    top = items[0].user_id
-    await driver.block(newcomer, top)
-    assert top not in await driver.suggested(newcomer, limit=5)
-
-
 async def test_suggestions_bad_input(
     client: httpx.AsyncClient, driver: Driver, uid: UserIds
 ) -> None:

@@ -31,6 +31,7 @@ UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 FollowerId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+SeedId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 Limit = Annotated[
     int | None,
     Query(

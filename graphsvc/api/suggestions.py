@@ -10,7 +10,14 @@ from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
 from graphsvc.api.errors import ERRORS
-from graphsvc.api.params import FastJSON, RecommendationId, TargetId, UserId, services_of
+from graphsvc.api.params import (
+    FastJSON,
+    RecommendationId,
+    SeedId,
+    TargetId,
+    UserId,
+    services_of,
+)
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Interaction
 from graphsvc.schemas import (
@@ -21,12 +28,16 @@ from graphsvc.schemas import (
     ImpressionsIn,
     InteractionIn,
     RecordedBody,
+    SimilarBody,
     SuggestionsBody,
     SuggestionsReportBody,
     settings_extra,
 )
 
 router = APIRouter()
+SIMILAR_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "no such seed user (`unknown_user`)"},
+}
 DISMISS_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "no such target user (`unknown_user`)"},
     409: {"model": ErrorBody, "description": "a user is being erased (`user_erasing`)"},
@@ -84,6 +95,30 @@ async def suggestions(
     found = await services_of(request).suggestions.recommend(user_id, limit)
     items = [s.as_json() for s in found.items]
     return FastJSON({"items": items, "recommendation_id": found.recommendation_id})
+
+
+@router.get(
+    "/v1/users/{user_id}/suggestions/similar/{seed_id}",
+    response_model=SimilarBody,
+    responses=ERRORS | SIMILAR_ERRORS,
+    tags=["people you may know"],
+    summary="Accounts similar to the seed (followed by its followers), for the user",
+    description="What to show right after the user follows the seed: the accounts the seed's "
+    "newest followers also follow, best first, with the same exclusions and privacy rules as "
+    "the user's suggestions (the seed's followers are read only if the user may see them, "
+    "each follower's follows likewise). The user's own view, as its suggestions are.",
+    **guarded(Scope.READ, acts_as_user=True, cost=Cost.SUGGESTIONS),
+)
+async def similar(
+    user_id: UserId,
+    seed_id: SeedId,
+    request: Request,
+    limit: Annotated[
+        int, Query(description="1-50", json_schema_extra={"minimum": 1, "maximum": 50})
+    ] = 10,
+) -> Response:
+    found = await services_of(request).similar.similar(user_id, seed_id, limit)
+    return FastJSON({"items": [s.as_json() for s in found]})
 
 
 @router.delete(

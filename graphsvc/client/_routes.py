@@ -239,6 +239,15 @@ def suggestions(user_id: str, limit: int) -> Call[schemas.SuggestionsBody]:
     )
 
 
+def similar(user_id: str, seed_id: str, limit: int) -> Call[schemas.SimilarBody]:
+    return Call(
+        "GET",
+        _user(user_id, "suggestions", "similar", _u(seed_id)),
+        {"limit": limit},
+        model=schemas.SimilarBody,
+    )
+
+
 def dismiss(
     user_id: str, target_id: str, recommendation_id: str | None
 ) -> Call[schemas.DismissBody]:

@@ -274,6 +274,9 @@ class AsyncGraphClient:
     async def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
         return await self._call(route.suggestions(user_id, limit))
 
+    async def similar(self, user_id: str, seed_id: str, *, limit: int = 10) -> schemas.SimilarBody:
+        return await self._call(route.similar(user_id, seed_id, limit))
+
     async def dismiss(
         self, user_id: str, target_id: str, *, recommendation_id: str | None = None
     ) -> schemas.DismissBody:

@@ -267,6 +267,10 @@ class GraphClient:
     def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
         return self._call(route.suggestions(user_id, limit))
 
+    def similar(self, user_id: str, seed_id: str, *, limit: int = 10) -> schemas.SimilarBody:
+        """Accounts similar to ``seed_id`` for the user (right after it followed the seed)."""
+        return self._call(route.similar(user_id, seed_id, limit))
+
     def dismiss(
         self, user_id: str, target_id: str, *, recommendation_id: str | None = None
     ) -> schemas.DismissBody:

@@ -13,7 +13,8 @@ shows count. Privacy: the candidates' sources read only lists the user may see (
 network is never an intermediary, and so never a via) and never suggest a user who is not
 discoverable; a list served from the cache is checked against the settings as they are now,
 read in the round trip that reads how often each suggestion was shown. Too few candidates (a
-user who follows nobody): recently active accounts, then the most followed, fill the list. A
+user who follows nobody): trending accounts, then popular ones, fill the list, from the lists
+the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the user. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
@@ -27,17 +28,17 @@ invisible), so the model is trained on exactly the features it is served.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.concurrency.breaker import Breaker
@@ -57,8 +58,7 @@ from graphsvc.settings import InteractionSettings, SuggestionSettings
 log = logging.getLogger(__name__)
 
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
-POPULAR_KEPT = 200
-RECENT_SCAN = 2_000  # newest edges read to find the recently active accounts
+FILL_READ = 3  # accounts of the cold start's lists filtered per place left to fill
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
 
 
@@ -67,6 +67,7 @@ class Suggestions:
         self,
         store: SuggestionStore,
         cache: SuggestionCache,
+        lists: ColdStartLists,
         breaker: Breaker,
         settings: SuggestionSettings,
         interactions: InteractionSettings,
@@ -77,6 +78,7 @@ class Suggestions:
     ) -> None:
         self._store = store
         self.cache = cache
+        self._lists = lists
         self._breaker = breaker
         self._settings = settings
         self._half_life_us = interactions.affinity_half_life_us
@@ -84,7 +86,6 @@ class Suggestions:
         self._impressions = impressions
         self._privacy = privacy
         self.loop = loop
-        self._list_lock = asyncio.Lock()
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
         return (await self.recommend(user_id, limit)).items
@@ -132,7 +133,7 @@ class Suggestions:
         ranker = await self._ranker_for(user_id)
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
         found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
-        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
+        if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: trending, then popular
             await self._fill(user_id, found)
         return Ranked(ranker.version, found)
 
@@ -157,7 +158,8 @@ class Suggestions:
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,
         reading a WIDEN-th of the edges from each following (the same bound on work): the list
         is never filled with popular accounts while friends of friends exist. Then, if the
-        neighbourhood is still thin, three-hop candidates are added."""
+        neighbourhood is still thin and the user follows someone, three-hop candidates are
+        added."""
         settings = self._settings
         common = {
             "now": now,
@@ -168,12 +170,12 @@ class Suggestions:
             "edges": settings.suggest_edges_per_intermediary,
         }
         rows = await self._near(user_id, common, widen=1)
-        if (
-            len(rows) < SUGGESTIONS_KEPT
-            and await self._store.following_count(user_id) > settings.suggest_intermediaries
-        ):
+        if len(rows) >= max(SUGGESTIONS_KEPT, settings.suggest_thin):
+            return rows
+        following = await self._store.following_count(user_id)
+        if len(rows) < SUGGESTIONS_KEPT and following > settings.suggest_intermediaries:
             rows = await self._near(user_id, common, widen=WIDEN)
-        if len(rows) < settings.suggest_thin:
+        if len(rows) < settings.suggest_thin and following:  # three hops start at my follows
             far = await self._store.three_hop(
                 user_id,
                 intermediaries=settings.suggest_intermediaries,
@@ -197,46 +199,22 @@ class Suggestions:
         return [with_closest_vias(row) for row in near]
 
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
+        """Fill a short list with trending, then popular accounts: the workers' lists (one
+        Redis round trip; empty before their first round, or with Redis unreachable: never a
+        scan), those that may be suggested to the user (one query over those ids only)."""
+        trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
         taken = {s.user_id for s in found}
-        for source, accounts in (("recently_active", self._recent), ("popular", self._popular)):
-            fill = [uid for uid in await accounts() if uid not in taken]
-            for uid in await self._store.suggestable(user_id, fill):
-                if len(found) == SUGGESTIONS_KEPT:
-                    return
-                found.append(Suggestion(uid, 0.0, 0, [], [source]))
-                taken.add(uid)
-
-    async def _recent(self) -> list[str]:
-        return await self._breaker.read(
-            "recently_active",
-            lambda: self._cached_list("recent", self._fetch_recent),
-            self._fetch_recent,
-        )
-
-    async def _fetch_recent(self) -> list[str]:
-        return await self._store.recently_active(RECENT_SCAN, POPULAR_KEPT)
-
-    async def _popular(self) -> list[str]:
-        return await self._breaker.read(
-            "popular",
-            lambda: self._cached_list("popular", self._fetch_popular),
-            self._fetch_popular,
-        )
-
-    async def _fetch_popular(self) -> list[str]:
-        return await self._store.popular(POPULAR_KEPT)
-
-    async def _cached_list(self, name: str, fetch: Callable[[], Awaitable[list[str]]]) -> list[str]:
-        found = await self.cache.account_list(name)
-        if found is None:
-            async with self._list_lock:  # one scan per process when the list expires
-                found = await self.cache.account_list(name)
-                if found is None:
-                    found = await fetch()
-                    await self.cache.put_account_list(
-                        name, found, self._settings.popular_cache_seconds
-                    )
-        return found
+        source: dict[str, str] = {}
+        for name, accounts in (("trending", trending), ("popular", popular)):
+            for uid in accounts:
+                if uid not in taken:
+                    source.setdefault(uid, name)
+        # the lists' head: three times the places left, as few in a list pass the filter
+        wanted = list(source)[: FILL_READ * (SUGGESTIONS_KEPT - len(found))]
+        for uid in await self._store.suggestable(user_id, wanted):
+            if len(found) == SUGGESTIONS_KEPT:
+                return
+            found.append(Suggestion(uid, 0.0, 0, [], [source[uid]]))
 
     async def dismiss(
         self, user_id: str, target_id: str, recommendation_id: str | None = None
@@ -262,6 +240,11 @@ class Suggestions:
             log.exception("suggestion cache invalidation failed after a dismiss")
         await self.loop.dismissed(recommendation, created)
         return created
+
+
+async def _no_lists() -> tuple[list[str], list[str]]:
+    """No list while Redis cannot be reached: the cold start never scans Neo4j instead."""
+    return [], []
 
 
 def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:

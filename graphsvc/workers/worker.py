@@ -8,13 +8,16 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the ranker's training (``ranker_training.py``: a new suggestion model fitted on the served
   graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
+- the cold start's lists: a consumer counting the followers accounts gain, and the refresh of
+  the trending and popular lists (``workers/cold_start_lists.py``);
 - the durable jobs (``concurrency/jobs.py``): timeline fan-outs, pushes, removals and drains,
   queued in Redis, and moderation jobs, status propagations and erasures, marked in Neo4j.
   They are claimed as soon as a serving process queues a timeline job (a wake-up list in
   Redis), and at least every WORKER_POLL_SECONDS (marks, and jobs a stopped worker left).
 
-Several workers may run at once and no job runs twice: the relay, the flusher and the
-training take their rounds under leases of their own, the consumer is one of a Redis consumer group, and
+Several workers may run at once and no job runs twice: the relay, the flusher, the training
+and the lists' refresh take their rounds under leases of their own, each consumer is one of a
+Redis consumer group, and
 a job is run only by the worker holding its lease (``adapters/redis/leases.py``). A worker
 that dies stops renewing what it holds; another takes it over once the lease runs out, from
 the job's durable record. A worker runs at most WORKER_JOBS jobs at once and claims no more
@@ -30,6 +33,7 @@ import asyncio
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.concurrency.loops import stopped, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
+from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
@@ -53,6 +57,7 @@ class Worker:
         moderation_jobs: ModerationJobs,
         approvals: RequestApprovals,
         jobs: Jobs,
+        cold_start: ColdStartKeeper,
     ) -> None:
         self._relay = relay
         self._flusher = flusher
@@ -62,6 +67,7 @@ class Worker:
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
         self._jobs = jobs
+        self._cold_start = cold_start
         self._poll_seconds = settings.worker_poll_seconds
         # a blocking wait shorter than the connection's read timeout
         self._wait_seconds = min(settings.worker_poll_seconds, redis.redis_socket_timeout / 2)
@@ -76,6 +82,12 @@ class Worker:
             ),
             "timeline-consumer": supervise(
                 "timeline consumer", self._consumer.round, LINGER_SECONDS, retry_seconds=1.0
+            ),
+            "pymk-lists-consumer": supervise(
+                "cold start lists consumer", self._cold_start.round, 0.5, retry_seconds=1.0
+            ),
+            "pymk-lists": supervise(
+                "cold start lists", self._cold_start.refresh_round, self._poll_seconds
             ),
             "jobs": supervise(
                 "job claims",

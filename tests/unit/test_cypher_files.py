@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = {
     "baselines",
     "bulk",
+    "cold_start",
     "keys",
     "lists",
     "moderation",

@@ -1,7 +1,7 @@
 """Interactions, affinity and suggestions in Neo4j: the exactly-once interaction apply, the
-bounded candidate queries (with the ranker's features), the fills of the cold start (recently
-active and popular accounts), dismissals, and the training reads of the ranker (long jobs'
-statements: NEO4J_JOB_TIMEOUT_SECONDS each; its models: ``ranker_models``)."""
+bounded candidate queries (with the ranker's features), the filter of the cold start's fills,
+dismissals, and the training reads of the ranker (long jobs' statements:
+NEO4J_JOB_TIMEOUT_SECONDS each; its models: ``ranker_models``)."""
 
 from __future__ import annotations
 
@@ -97,10 +97,6 @@ class SuggestionStore:
     async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
         return await self._store.read("suggestions/three_hop", {"id": user_id, **params})
 
-    async def recently_active(self, scan: int, limit: int) -> list[str]:
-        rows = await self._store.read("suggestions/recently_active", {"scan": scan, "limit": limit})
-        return [row["id"] for row in rows]
-
     async def edge_count(self) -> int:
         """How many follow edges the graph holds (O(1): the training's growth trigger)."""
         (row,) = await self._store.read("suggestions/edge_count", {})
@@ -128,10 +124,6 @@ class SuggestionStore:
             "suggestions/followings_of", {"ids": list(user_ids)}, job=True
         )
         return {row["id"]: list(row["following"]) for row in rows}
-
-    async def popular(self, limit: int) -> list[str]:
-        rows = await self._store.read("suggestions/popular", {"limit": limit})
-        return [row["id"] for row in rows]
 
     async def suggestable(self, user_id: str, candidates: Sequence[str]) -> list[str]:
         params = {"id": user_id, "ids": list(candidates), "now": time.time_ns() // 1_000}

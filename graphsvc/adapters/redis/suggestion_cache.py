@@ -1,5 +1,4 @@
-"""The suggestion cache: each user's computed suggestions, for SUGGEST_CACHE_SECONDS, and the
-accounts of the cold start (recently active, popular), for POPULAR_CACHE_SECONDS.
+"""The suggestion cache: each user's computed suggestions, for SUGGEST_CACHE_SECONDS.
 
 An entry is ``{"version": v, "items": [...]}``: the list and the version of the ranker that
 computed it, so an answer served from the cache names the version that ranked it. An entry
@@ -67,11 +66,3 @@ class SuggestionCache:
         async with self._redis.pipeline(transaction=False) as pipe:
             self.invalidate_on(pipe, user_ids)
             await pipe.execute()
-
-    async def account_list(self, name: str) -> list[str] | None:
-        """A cached list of accounts shared by every user (``popular``, ``recent``)."""
-        body = await self._redis.get(f"{self._prefix}accounts:{name}")
-        return orjson.loads(body) if body else None
-
-    async def put_account_list(self, name: str, user_ids: list[str], seconds: int) -> None:
-        await self._redis.set(f"{self._prefix}accounts:{name}", orjson.dumps(user_ids), ex=seconds)

@@ -1,0 +1,153 @@
+"""The cold start's lists, kept by the workers: trending (the accounts that gained the most
+followers in the last PYMK_TRENDING_HOURS) and popular (the most followed), both of active,
+discoverable accounts only (``domain/trending.py``).
+
+Two loops:
+
+- a consumer group (PYMK_LISTS_CONSUMER_GROUP) on the event stream counts each follow and
+  unfollow into the hourly bucket of its target, and notes the accounts whose count or state
+  changed; several workers share the group, so each event is counted by one of them;
+- a refresh, every PYMK_LISTS_REFRESH_SECONDS by one worker (whichever takes the round's
+  lease, which is left to lapse: the lease is what spaces the rounds across workers), merges
+  the window's buckets, checks the accounts that gained most in Neo4j with one bounded query
+  over those ids only, updates the popular counts of the changed accounts (also checked by
+  id), and stores both lists for the request path.
+
+Repairs. Delivery is at least once: an entry is acked after it was counted, so a worker
+stopped between the two counts it twice once another claims it; the extra follower sits in
+one hourly bucket, which expires with the window. An event that never reached the stream, or
+that came before the group existed (a flushed Redis), is missing from trending until its hour
+leaves the window, and from popular until the next scan: the popular counts are rebuilt from
+a scan of every user in Neo4j when they are missing and every PYMK_POPULAR_REBUILD_HOURS (in
+the worker, a long job's statement; never on a request). A restart loses nothing else: the
+buckets, the changed accounts and the lists live in Redis. A suspension, an erasure or a user
+turning undiscoverable is an event too: the account is checked again and leaves the lists at
+the next refresh; until then the request path's own filter (suggestions/suggest_filter)
+leaves it out.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+
+from redis.exceptions import ResponseError
+
+from graphsvc.adapters.neo4j.cold_start import ColdStartStore
+from graphsvc.adapters.redis.cold_start import ColdStartLists
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.leases import Leases
+from graphsvc.domain.trending import (
+    changed_accounts,
+    follower_gains,
+    top_popular,
+    top_trending,
+    window,
+)
+from graphsvc.settings import ColdStartSettings
+
+log = logging.getLogger(__name__)
+
+BATCH = 500  # stream entries counted per read
+CLAIM_IDLE_MS = 30_000  # entries a stopped consumer held are claimed after this long
+CHANGED_BATCH = 2_000  # changed accounts checked per Neo4j query
+RANKED_SHARE = 3  # trending: the lists' size times this many top gainers are checked
+LEASE = "pymk-lists"
+
+
+class ColdStartKeeper:
+    def __init__(
+        self,
+        store: ColdStartStore,
+        lists: ColdStartLists,
+        stream: EventStream,
+        leases: Leases,
+        settings: ColdStartSettings,
+    ) -> None:
+        self._store = store
+        self._lists = lists
+        self._stream = stream
+        self._leases = leases
+        self._settings = settings
+        self._group = settings.pymk_lists_consumer_group
+        self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.refresh_seconds = settings.pymk_lists_refresh_seconds
+
+    # -- counting ----------------------------------------------------------------------------
+
+    async def prepare(self) -> None:
+        """The consumer group exists (created at the stream's end: new events only)."""
+        await self._stream.ensure_group(self._group)
+
+    async def consume(self, block_ms: int | None = None) -> int:
+        """Count and ack one batch: entries a stopped consumer left, then new ones. Returns
+        how many entries were counted."""
+        try:
+            entries = await self._stream.claim_stale(
+                self._group, self.consumer, CLAIM_IDLE_MS, BATCH
+            )
+            if not entries:
+                entries = await self._stream.read_group(self._group, self.consumer, BATCH, block_ms)
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            await self.prepare()  # the stream or group went (a flushed Redis): start again
+            return 0
+        await self.count([fields for _, fields in entries])
+        await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])
+        return len(entries)
+
+    async def round(self) -> bool:
+        """A round of the consumer loop: one batch, waited for at most a second; True when
+        the batch was full (more is waiting)."""
+        return await self.consume(block_ms=1_000) == BATCH
+
+    async def count(self, events: list[dict[str, str]]) -> None:
+        hours = self._settings.pymk_trending_hours
+        gains = follower_gains(events, time.time_ns() // 1_000, hours)
+        changed = changed_accounts(events)
+        if gains or changed:
+            await self._lists.count(gains, changed, keep_seconds=(hours + 1) * 3_600)
+
+    # -- the lists ---------------------------------------------------------------------------
+
+    async def refresh_round(self) -> bool:
+        """A round of the refresh loop: refresh, unless another worker took this interval's
+        lease. Never more work waiting: the next round is an interval away."""
+        if await self._leases.take(LEASE, self.refresh_seconds) is not None:
+            await self.refresh()
+        return False
+
+    async def refresh(self) -> tuple[list[str], list[str]]:
+        """Make both lists now (the popular counts scanned first when missing or due); the
+        trending and popular accounts stored."""
+        settings = self._settings
+        kept = settings.pymk_lists_kept
+        if not await self._lists.popular_built():
+            counts = await self._store.popular_scan(2 * kept)
+            await self._lists.replace_popular(counts, settings.pymk_popular_rebuild_hours * 3_600)
+            log.info("popular list rebuilt from a scan: %d accounts", len(counts))
+        popular = await self._update_popular(kept)
+        hours = window(time.time_ns() // 1_000, settings.pymk_trending_hours)
+        gained = await self._lists.gained(hours, RANKED_SHARE * kept)
+        listable = await self._store.listable([uid for uid, _ in gained])
+        trending = top_trending(gained, listable, kept)
+        await self._lists.publish(trending, popular, settings.pymk_trending_hours * 3_600)
+        return trending, popular
+
+    async def _update_popular(self, kept: int) -> list[str]:
+        """The popular counts after the changed accounts are checked, a batch a query; the
+        ``kept`` most followed."""
+        counts = await self._lists.update_popular({}, [], 2 * kept)
+        while changed := await self._lists.take_changed(CHANGED_BATCH):
+            try:
+                listable = await self._store.listable(changed)
+            except BaseException:
+                await self._lists.note_changed(changed)  # checked again next round
+                raise
+            followed = {uid: n for uid, n in listable.items() if n > 0}
+            gone = [uid for uid in changed if uid not in followed]
+            counts = await self._lists.update_popular(followed, gone, 2 * kept)
+        return top_popular(counts, kept)
