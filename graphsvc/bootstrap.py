@@ -66,6 +66,7 @@ from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
+from graphsvc.services.suggestion_explainer import SuggestionExplainer
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
@@ -164,6 +165,7 @@ class Services:
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
+    suggestion_explainer: SuggestionExplainer
     impressions: Impressions
     relay: Relay
     interaction_flusher: InteractionFlusher
@@ -285,6 +287,7 @@ def build(
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=interactions,
         suggestions=suggestions,
+        suggestion_explainer=SuggestionExplainer(suggestions, neo4j.suggestions, impressions),
         impressions=impressions,
         relay=work.relay,
         interaction_flusher=work.flusher,

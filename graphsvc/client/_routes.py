@@ -267,6 +267,14 @@ def timeline(user_id: str, page_size: int) -> Call[schemas.TimelineBody]:
     return Call("GET", _user(user_id, "timeline"), _page(page_size), model=schemas.TimelineBody)
 
 
+def explain_suggestion(user_id: str, target_id: str) -> Call[schemas.ExplanationBody]:
+    return Call(
+        "GET",
+        f"/v1/internal/users/{_u(user_id)}/suggestions/explain/{_u(target_id)}",
+        model=schemas.ExplanationBody,
+    )
+
+
 def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:
     return Call(
         "GET",

@@ -32,6 +32,7 @@ RAW_FEATURES: tuple[str, ...] = (
     "follower_affinity",  # my affinity with that follower
     "cof",  # co-followers: people who follow what I follow also follow the candidate
     "cof_paths",
+    "walk",  # the share of random walks' steps (with restart, from me) that visited them
     "hop3",  # three follows away (only asked for thin neighbourhoods)
     "hop3_paths",
     "followers",  # the candidate's degrees and recent activity
@@ -53,6 +54,21 @@ def with_derived(raw: Sequence[float]) -> list[float]:
     values = dict(zip(RAW_FEATURES, raw, strict=True))
     share = values["paths"] / (1.0 + values["followers"])
     return [*raw, share]
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One feature's part in a candidate's score: the score is the intercept plus the sum of
+    every feature's ``weight * transformed`` (what the explainer shows)."""
+
+    name: str
+    raw: float
+    transformed: float
+    weight: float
+
+    @property
+    def contribution(self) -> float:
+        return self.weight * self.transformed
 
 
 @dataclass(frozen=True)
@@ -83,6 +99,13 @@ class Ranker:
             self.weights.get(name, 0.0) * value
             for name, value in zip(FEATURES, features, strict=True)
         )
+
+    def contributions(self, vector: Sequence[float]) -> list[Contribution]:
+        """``score`` feature by feature: ``intercept + sum(c.contribution)`` equals it."""
+        return [
+            Contribution(name, raw, value, self.weights.get(name, 0.0))
+            for name, raw, value in zip(FEATURES, vector, self.transform(vector), strict=True)
+        ]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -118,7 +141,7 @@ class Ranker:
 
 # Until a model is trained: friends-of-friends by resource allocation (with close friends'
 # paths counting more), a follower not followed back about as much as a strong path, then
-# co-followers and three-hop paths as tie-breakers for thin neighbourhoods.
+# co-followers, random walks and three-hop paths as tie-breakers for thin neighbourhoods.
 DEFAULT = Ranker(
     weights={
         "ra": 4.0,
@@ -126,7 +149,15 @@ DEFAULT = Ranker(
         "follows_you": 1.0,
         "follower_affinity": 0.5,
         "cof": 0.5,
+        "walk": 0.5,
         "hop3": 0.5,
     },
-    scale={"ra": 0.1, "affinity_ra": 0.1, "follower_affinity": 1.0, "cof": 0.1, "hop3": 0.01},
+    scale={
+        "ra": 0.1,
+        "affinity_ra": 0.1,
+        "follower_affinity": 1.0,
+        "cof": 0.1,
+        "walk": 0.01,
+        "hop3": 0.01,
+    },
 )

@@ -26,7 +26,9 @@ import asyncio
 import logging
 import math
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -53,6 +55,17 @@ SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
 POPULAR_KEPT = 200
 RECENT_SCAN = 2_000  # newest edges read to find the recently active accounts
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """One computation of a user's suggestions: the candidates with their features (``rows``),
+    all of them ranked (``ranked``), and the list kept (the first SUGGESTIONS_KEPT, filled
+    when too few)."""
+
+    rows: list[dict[str, Any]]
+    ranked: list[Suggestion]
+    kept: list[Suggestion]
 
 
 class Suggestions:
@@ -108,12 +121,22 @@ class Suggestions:
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
-        ranker = await self.ranker.ranker()
+        return (await self.computed(user_id, await self.ranker_for(user_id))).kept
+
+    async def ranker_for(self, user_id: str) -> Ranker:
+        """The model that ranks ``user_id``'s suggestions, asked here alone (computing them and
+        explaining them take the same one): the served model, for every user."""
+        del user_id  # every user is ranked by the one served model
+        return await self.ranker.ranker()
+
+    async def computed(self, user_id: str, ranker: Ranker) -> Computed:
+        """Every candidate, ranked by ``ranker``, and the list kept from them."""
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
-        found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
+        every = ranked(rows, ranker)
+        found = every[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: recent, then most followed
             await self._fill(user_id, found)
-        return found
+        return Computed(rows, every, found)
 
     async def candidate_rows(
         self,
@@ -166,6 +189,11 @@ class Suggestions:
             scan=max(1, settings.suggest_scan // widen),
             items=settings.suggest_cofollow_items,
             cofollowers=settings.suggest_cofollowers,
+            walks=settings.suggest_walks,
+            steps=settings.suggest_walk_steps,
+            fanout=settings.suggest_walk_fanout,
+            restart=round(settings.suggest_walk_restart * 1_000),
+            seed=walk_seed(user_id),
             **common,
         )
         return [with_closest_vias(row) for row in near]
@@ -253,6 +281,13 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
         )
         for probability, row in scored
     ]
+
+
+def walk_seed(user_id: str) -> int:
+    """The seed of a user's random walks: the same for the same user in every process and run
+    (``hash`` is salted per process), so suggestions and `graphsvc train-pymk` are
+    reproducible."""
+    return zlib.crc32(user_id.encode())
 
 
 def with_closest_vias(row: dict[str, Any], kept: int = 3) -> dict[str, Any]:
