@@ -136,7 +136,7 @@ async def test_three_hop_for_a_thin_neighbourhood(
     assert (row["hop3_paths"], row.get("paths", 0), row["via"]) == (1, 0, [])
     assert (await driver.suggested(me))[t].sources == ["three_hop"]
     # not thin (SUGGEST_THIN=1 and 1 candidate found closer): no three-hop candidates at all
-    thick = make_service(suggest_thin=1)
+    thick = make_service(suggest_thin=1, suggest_walks=0)
     assert [r["id"] for r in await thick.suggestions.candidate_rows(me, now=0)] == [b]
 
 
