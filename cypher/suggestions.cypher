@@ -129,16 +129,20 @@ CALL (me) {
       UNWIND s.walks AS w
       WITH w.at AS a, (48271 * w.x) % 2147483647 AS x
       WITH a, x, COLLECT {
-        MATCH (a)-[r:FOLLOWS]->(n:User)
-        WHERE (a = me OR x % 1000 >= $restart) AND n <> me
-          AND ($before IS NULL OR r.since < $before)
-          AND (a <> me OR NOT n.id IN $hidden)
-          AND (a = me OR (NOT a:Inactive AND (a.pg IS NULL
-               OR (a.pg IN ['followers', 'mutuals'] AND NOT a.id IN $hidden
-                   AND EXISTS { (me)-[f:FOLLOWS]->(a) WHERE $before IS NULL OR f.since < $before }
-                   AND (a.pg = 'followers' OR EXISTS { (a)-[:FOLLOWS]->(me) })))))
-        RETURN n
-        LIMIT $fanout
+        CALL (me, a, x) {
+          MATCH (a)-[r:FOLLOWS]->(n:User)
+          WHERE (a = me OR x % 1000 >= $restart) AND n <> me
+            AND ($before IS NULL OR r.since < $before)
+            AND (a <> me OR NOT n.id IN $hidden)
+            AND (a = me OR (NOT a:Inactive AND (a.pg IS NULL
+                 OR (a.pg IN ['followers', 'mutuals'] AND NOT a.id IN $hidden
+                     AND EXISTS { (me)-[f:FOLLOWS]->(a) WHERE $before IS NULL OR f.since < $before }
+                     AND (a.pg = 'followers' OR EXISTS { (a)-[:FOLLOWS]->(me) })))))
+          RETURN n
+          LIMIT $fanout
+        }
+        // by id, not in the order the store holds them (a reload may change it)
+        RETURN n ORDER BY n.id
       } AS next
       RETURN CASE WHEN size(next) = 0 THEN {at: me, x: x, moved: false}
                   ELSE {at: next[(x / 1000) % size(next)], x: x, moved: true} END
