@@ -19,7 +19,7 @@
 //                       w; what they follow (at most $edges each), damped by w's follows.
 //   walks               random walks with restart from me over follows (Pixie): $walks walks
 //                       of $steps steps; at each step a walk away from me jumps back to me
-//                       with probability $restart / 1000, else moves to one of the first
+//                       with probability $restart / 1000, else moves to one (by id) of the first
 //                       $fanout follows of where it is (none: back to me). The work is at most
 //                       $walks x $steps x $fanout edges read, whatever the degrees. The
 //                       choices are pseudo-random from $seed (the service derives it from $id),

@@ -367,7 +367,7 @@ class SuggestionSettings(_Section):
     )
     suggest_walk_steps: int = Field(default=6, ge=1, le=50, description="steps of each walk")
     suggest_walk_fanout: int = Field(
-        default=32, ge=1, le=1_000, description="follows a walk chooses among at each step"
+        default=64, ge=1, le=1_000, description="follows a walk chooses among at each step"
     )
     suggest_walk_restart: float = Field(
         default=0.3, ge=0, lt=1, description="chance that a walk jumps back to the user at a step"
