@@ -17,6 +17,14 @@
 //                       follows x; their followers w (at most $edges each) weighed by the
 //                       shared x, each x damped by its followers; the $cofollowers most similar
 //                       w; what they follow (at most $edges each), damped by w's follows.
+//   walks               random walks with restart from me over follows (Pixie): $walks walks
+//                       of $steps steps; at each step a walk away from me jumps back to me
+//                       with probability $restart / 1000, else moves to one (by id) of the first
+//                       $fanout follows of where it is (none: back to me). The work is at most
+//                       $walks x $steps x $fanout edges read, whatever the degrees. The
+//                       choices are pseudo-random from $seed (the service derives it from $id),
+//                       so a user's walks are the same on every run. Feature: the share of all
+//                       steps that visited the candidate (reaches three follows and more).
 // Training: edges made at or after $before (µs) are invisible, and my edges with the ids in
 // $hidden are invisible either way, so the held-out edges are neither paths nor exclusions.
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
@@ -28,11 +36,13 @@
 // Privacy: a path reads someone's list only where $id may see it, so a hidden network is never
 // an intermediary: m's following (friends_of_friends; $id follows m, so m.pg 'followers' is
 // seen, 'mutuals' when m follows $id back, 'private' never), x's followers and w's following
-// (co_followers; w's when public, or 'followers' / 'mutuals' and $id follows w / each other).
-// Every via is such an m.
+// (co_followers; w's when public, or 'followers' / 'mutuals' and $id follows w / each other),
+// and the following of each user a walk steps from (walks: as w's; never an inactive user's;
+// my follow that shows it must be visible as of $before). Every via is such an m.
 // Locking: none (a read).
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
-//         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates.
+//         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates,
+//         $walks, $steps, $fanout, $restart (per mille), $seed.
 // Returns one record, rows: per candidate [id, sources, the features..., vias] (the order of
 //         CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every friend-of-friend
 //         intermediary with its affinity, of which the service names the 3 closest).
@@ -60,7 +70,7 @@ CALL (me) {
   }
   RETURN c, 'friends_of_friends' AS source, m.id AS via, affinity, 1.0 / degree AS ra,
          1.0 / log(2.0 + degree) AS aa, 2.0 ^ (toFloat(since - $now) / $fresh_h) AS fresh,
-         0.0 AS cof
+         0.0 AS cof, 0.0 AS walk
   UNION ALL
   MATCH (me)<-[r:FOLLOWS]-(c:User)
   WHERE ($before IS NULL OR r.since < $before) AND NOT c.id IN $hidden
@@ -74,7 +84,7 @@ CALL (me) {
                     RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts
   RETURN c, 'follows_you' AS source, null AS via,
          reduce(total = 0.0, part IN parts | total + part) AS affinity,
-         0.0 AS ra, 0.0 AS aa, 0.0 AS fresh, 0.0 AS cof
+         0.0 AS ra, 0.0 AS aa, 0.0 AS fresh, 0.0 AS cof, 0.0 AS walk
   UNION ALL
   CALL (me) {
     MATCH (me)-[r:FOLLOWS]->(x:User)
@@ -105,7 +115,43 @@ CALL (me) {
     LIMIT $edges
   }
   RETURN c, 'co_followers' AS source, null AS via, 0.0 AS affinity, 0.0 AS ra, 0.0 AS aa,
-         0.0 AS fresh, share AS cof
+         0.0 AS fresh, share AS cof, 0.0 AS walk
+  UNION ALL
+  // $walks walks move together, one step of all of them per turn of reduce (one subquery per
+  // step, not per walk and step); each walk carries its Park-Miller state x (x' = 48271 x mod
+  // 2^31 - 1), from which a step takes its restart draw (x mod 1000) and its choice among
+  // the follows read (x / 1000 mod how many were read).
+  WITH me, reduce(
+    s = {walks: [k IN range(1, $walks) | {at: me, x: ($seed + 7919 * k) % 2147483646 + 1}],
+         seen: []},
+    step IN range(1, $steps) |
+    [moved IN [COLLECT {
+      UNWIND s.walks AS w
+      WITH w.at AS a, (48271 * w.x) % 2147483647 AS x
+      WITH a, x, COLLECT {
+        CALL (me, a, x) {
+          MATCH (a)-[r:FOLLOWS]->(n:User)
+          WHERE (a = me OR x % 1000 >= $restart) AND n <> me
+            AND ($before IS NULL OR r.since < $before)
+            AND (a <> me OR NOT n.id IN $hidden)
+            AND (a = me OR (NOT a:Inactive AND (a.pg IS NULL
+                 OR (a.pg IN ['followers', 'mutuals'] AND NOT a.id IN $hidden
+                     AND EXISTS { (me)-[f:FOLLOWS]->(a) WHERE $before IS NULL OR f.since < $before }
+                     AND (a.pg = 'followers' OR EXISTS { (a)-[:FOLLOWS]->(me) })))))
+          RETURN n
+          LIMIT $fanout
+        }
+        // by id, not in the order the store holds them (a reload may change it)
+        RETURN n ORDER BY n.id
+      } AS next
+      RETURN CASE WHEN size(next) = 0 THEN {at: me, x: x, moved: false}
+                  ELSE {at: next[(x / 1000) % size(next)], x: x, moved: true} END
+    }] | {walks: moved, seen: s.seen + [m IN moved WHERE m.moved | m.at]}][0]
+  ) AS s
+  UNWIND s.seen AS c
+  WITH c, count(*) AS visits
+  RETURN c, 'walks' AS source, null AS via, 0.0 AS affinity, 0.0 AS ra, 0.0 AS aa,
+         0.0 AS fresh, 0.0 AS cof, toFloat(visits) / ($walks * $steps) AS walk
 }
 WITH me, c,
      collect(DISTINCT source) AS sources,
@@ -114,22 +160,25 @@ WITH me, c,
      sum(cof) AS cof, count(CASE source WHEN 'co_followers' THEN 1 END) AS cof_paths,
      max(CASE source WHEN 'follows_you' THEN 1.0 ELSE 0.0 END) AS follows_you,
      max(CASE source WHEN 'follows_you' THEN affinity ELSE 0.0 END) AS follower_affinity,
+     sum(walk) AS walk,
      collect(CASE WHEN via IS NOT NULL THEN {id: via, affinity: affinity} END) AS vias
 // Best first, then the exclusions, checked lazily until $candidates pass: a user's
-// neighbourhood holds thousands of candidates, and each check reads my relationships.
-ORDER BY ra + cof + follows_you DESC, c.id
+// neighbourhood holds thousands of candidates, and each check reads my relationships (one
+// existence check of every excluding type: a check per type read them once per type).
+ORDER BY ra + cof + follows_you + walk DESC, c.id
 WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
-  AND (c.id IN $hidden OR NOT EXISTS {
-    (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
-  AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
-  AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
-  AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
-  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
+  AND NOT EXISTS {
+    (me)-[x:FOLLOWS|BLOCKS|DISMISSED|REQUESTS|MUTES]-(c)
+    WHERE type(x) = 'BLOCKS'
+       OR (startNode(x) = me AND CASE type(x)
+             WHEN 'FOLLOWS' THEN NOT c.id IN $hidden AND ($before IS NULL OR x.since < $before)
+             WHEN 'MUTES' THEN x.until IS NULL OR x.until > $now
+             ELSE true END) }
 LIMIT $candidates
 // Degrees and the last activity, as of $before when training (CASE evaluates one branch:
 // serving reads the degree store and the activity clock, O(1) per candidate).
 WITH me, c, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_you,
-     follower_affinity, vias,
+     follower_affinity, walk, vias,
      CASE WHEN $before IS NULL THEN COUNT { (c)<-[:FOLLOWS]-() }
           ELSE COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } END AS followers,
      CASE WHEN $before IS NULL THEN COUNT { (c)-[:FOLLOWS]->() }
@@ -141,7 +190,7 @@ WITH me, c, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_
 // the driver builds 300 records ~20 ms slower than one record of 300 lists.
 RETURN collect([
   c.id, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_you,
-  follower_affinity,
+  follower_affinity, walk,
   // my hidden edges with c do not count either (the random holdout)
   followers - CASE WHEN c.id IN $hidden AND EXISTS { (me)-[:FOLLOWS]->(c) } THEN 1 ELSE 0 END,
   follows - CASE WHEN c.id IN $hidden AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END,
@@ -192,12 +241,13 @@ WITH me, c, sum(share) AS hop3, count(*) AS hop3_paths
 // best first, the exclusions checked lazily until $candidates pass (as in suggestions/candidates)
 ORDER BY hop3 DESC, c.id
 WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
-  AND (c.id IN $hidden OR NOT EXISTS {
-    (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before })
-  AND NOT EXISTS { (me)-[:BLOCKS]-(c) }
-  AND NOT EXISTS { (me)-[:DISMISSED]->(c) }
-  AND NOT EXISTS { (me)-[:REQUESTS]->(c) }
-  AND NOT EXISTS { (me)-[m:MUTES]->(c) WHERE m.until IS NULL OR m.until > $now }
+  AND NOT EXISTS {
+    (me)-[x:FOLLOWS|BLOCKS|DISMISSED|REQUESTS|MUTES]-(c)
+    WHERE type(x) = 'BLOCKS'
+       OR (startNode(x) = me AND CASE type(x)
+             WHEN 'FOLLOWS' THEN NOT c.id IN $hidden AND ($before IS NULL OR x.since < $before)
+             WHEN 'MUTES' THEN x.until IS NULL OR x.until > $now
+             ELSE true END) }
 LIMIT $candidates
 // degrees and last activity as of $before when training (one CASE branch is evaluated)
 WITH c, hop3, hop3_paths,
@@ -228,6 +278,30 @@ WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
                           OR EXISTS { (me)-[m:MUTES]->(c)
                                       WHERE m.until IS NULL OR m.until > $now }))
 RETURN collect(cid) AS ids
+
+// name: exclusion
+// The first rule that keeps $target out of $id's suggestions, for the explainer of a target
+// that was not suggested. One fixed order, so a target excluded twice is always named by the
+// same rule: itself, unknown user, inactive, erasing, not discoverable, followed, follow
+// requested, blocked (either way), muted (a mute in effect at $now), dismissed.
+// Locking: none (a read).
+// Params: $id, $target, $now (µs).
+// Returns one row: excluded (the rule, or null when none holds).
+OPTIONAL MATCH (me:User {id: $id})
+OPTIONAL MATCH (t:User {id: $target})
+RETURN CASE
+  WHEN $id = $target THEN 'self'
+  WHEN t IS NULL THEN 'unknown_user'
+  WHEN t:Inactive THEN 'inactive'
+  WHEN t:Erasing THEN 'erasing'
+  WHEN t.nd IS NOT NULL THEN 'not_discoverable'
+  WHEN me IS NULL THEN null
+  WHEN EXISTS { (me)-[:FOLLOWS]->(t) } THEN 'followed'
+  WHEN EXISTS { (me)-[:REQUESTS]->(t) } THEN 'follow_requested'
+  WHEN EXISTS { (me)-[:BLOCKS]-(t) } THEN 'blocked'
+  WHEN EXISTS { (me)-[m:MUTES]->(t) WHERE m.until IS NULL OR m.until > $now } THEN 'muted'
+  WHEN EXISTS { (me)-[:DISMISSED]->(t) } THEN 'dismissed'
+END AS excluded
 
 // name: following_count
 // How many $id follows (the degree store: O(1)); 0 for an unknown user. Asked only for a user

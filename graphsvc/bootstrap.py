@@ -72,6 +72,7 @@ from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
 from graphsvc.services.similar import SimilarAccounts
+from graphsvc.services.suggestion_explainer import SuggestionExplainer
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
@@ -177,6 +178,7 @@ class Services:
     interactions: Interactions
     suggestions: Suggestions
     similar: SimilarAccounts
+    suggestion_explainer: SuggestionExplainer
     impressions: Impressions
     recommendations: Recommendations
     relay: Relay
@@ -305,6 +307,7 @@ def build(
         interactions=pymk.interactions,
         suggestions=pymk.suggestions,
         similar=pymk.similar,
+        suggestion_explainer=pymk.explainer,
         impressions=pymk.impressions,
         recommendations=loop,
         relay=work.relay,
@@ -409,6 +412,7 @@ class _Suggesting:
     suggestions: Suggestions
     impressions: Impressions
     similar: SimilarAccounts
+    explainer: SuggestionExplainer
 
 
 def _people_you_may_know(
@@ -422,7 +426,7 @@ def _people_you_may_know(
     """People you may know: the interactions recorded (the affinities), the suggestions, and
     the impressions that sink suggestions shown too often (these two behind the one Redis
     breaker), each counting for the ranker version of the recommendation it carries; and the
-    accounts similar to a seed."""
+    accounts similar to a seed, and the explainer of a suggestion (internal)."""
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
     impressions = Impressions(redis.impressions, breaker, settings.suggestions, loop)
     suggestions = Suggestions(
@@ -438,7 +442,8 @@ def _people_you_may_know(
         loop,
     )
     similar = SimilarAccounts(neo4j.cold_start, settings.cold_start)
-    return _Suggesting(interactions, suggestions, impressions, similar)
+    explainer = SuggestionExplainer(suggestions, neo4j.suggestions, impressions)
+    return _Suggesting(interactions, suggestions, impressions, similar, explainer)
 
 
 def _timelines(

@@ -361,9 +361,45 @@ class SuggestionItem(BaseModel):
     sources: list[str] = Field(
         description="which sources found them: friends_of_friends, follows_you (a follower "
         "you do not follow), co_followers (followed by people who follow what you follow), "
-        "three_hop, and to fill a short list trending (gaining the most followers lately) and "
-        "popular (the most followed)"
+        "walks (visited by random walks from you), three_hop, and to fill a short list "
+        "trending (gaining the most followers lately) and popular (the most followed)"
     )
+
+
+class FeatureContribution(BaseModel):
+    name: str
+    raw: float = Field(description="the value the candidate queries gave")
+    transformed: float = Field(description="as the model sees it: log-scaled, standardised")
+    weight: float
+    contribution: float = Field(description="weight x transformed: its part of the score")
+
+
+class ImpressionDiscount(BaseModel):
+    shows: int = Field(description="how often the target was shown to the user")
+    factor: float = Field(description="what its probability is multiplied by when served")
+
+
+class ExplanationBody(BaseModel):
+    user_id: str
+    target_id: str
+    suggested: bool = Field(description="among the 50 the next computation keeps")
+    rank: int | None = Field(
+        description="1-based: in the kept list, else among every candidate ranked; null when "
+        "the target was no candidate"
+    )
+    sources: list[str] = Field(description="the sources that found the target")
+    excluded: str | None = Field(
+        description="why a target is not suggested: the first exclusion that removed it (self, "
+        "unknown_user, inactive, erasing, not_discoverable, followed, follow_requested, "
+        "blocked, muted, dismissed), ranked_below_kept, or not_reached (no source reached it "
+        "within the bounds); null when suggested"
+    )
+    model_version: int = Field(description="the ranker's version (0: the built-in default)")
+    features: list[FeatureContribution] = Field(description="empty when no candidate")
+    intercept: float
+    score: float | None = Field(description="log-odds: the intercept plus the contributions")
+    probability: float | None = Field(description="the score's logistic: the served score")
+    impressions: ImpressionDiscount
 
 
 class SuggestionsBody(BaseModel):

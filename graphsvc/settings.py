@@ -362,6 +362,16 @@ class SuggestionSettings(_Section):
     suggest_fresh_days: float = Field(
         default=30.0, gt=0, description="half-life of the freshness of paths and activity"
     )
+    suggest_walks: int = Field(
+        default=32, ge=0, le=1_000, description="random walks with restart per suggestion query"
+    )
+    suggest_walk_steps: int = Field(default=6, ge=1, le=50, description="steps of each walk")
+    suggest_walk_fanout: int = Field(
+        default=64, ge=1, le=1_000, description="follows a walk chooses among at each step"
+    )
+    suggest_walk_restart: float = Field(
+        default=0.3, ge=0, lt=1, description="chance that a walk jumps back to the user at a step"
+    )
     pymk_model_name: str = Field(
         default="default", min_length=1, description="the stored ranker the API serves"
     )

@@ -1,6 +1,8 @@
 """The candidate sources of people you may know, one by one, on the real servers: what each
 finds on a hand-made graph (the features it gives), that every exclusion holds for every source,
-that a hub's friends of friends are suggested rather than fills, and `graphsvc train-pymk`
+that the random walks reach beyond two hops through visible lists only and within their bound
+whatever the degrees, that a hub's friends of friends are suggested rather than fills, and
+`graphsvc train-pymk`
 (deterministic for a seed; a stored model is served by a running API without a restart)."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 from driver import Driver, refused
 
+from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops.edge_files import batches
@@ -28,17 +31,22 @@ UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
 MakeService = Callable[..., Services]
 
-SOURCES = ("friends_of_friends", "follows_you", "co_followers", "three_hop")
-EXCLUSIONS = ("followed", "blocked", "blocker", "spam", "dismissed", "self")
+SOURCES = ("friends_of_friends", "follows_you", "co_followers", "three_hop", "walks")
+EXCLUSIONS = ("followed", "blocked", "blocker", "spam", "dismissed", "muted", "self")
+# Each source alone: walks off but for the walks' own graphs; three-hop candidates asked for
+# (SUGGEST_THIN's default, set explicitly so the environment cannot turn them off) but for
+# the walks', which reach three follows away themselves.
+ONE_SOURCE: dict[str, Any] = {"suggest_thin": 50, "suggest_walks": 0}
+WALKS_ALONE: dict[str, Any] = {"suggest_thin": 0, "suggest_walks": 64}
 FILLS = {"trending", "popular"}
 T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the newest of the DB
 
 
 @pytest.fixture
 async def driver(make_driver: MakeDriver) -> AsyncIterator[Driver]:
-    """Every graph here is tiny: three-hop candidates are asked for (SUGGEST_THIN's default,
-    set explicitly so the environment cannot turn them off)."""
-    async with make_driver(suggest_thin=50) as graph:
+    """Every graph here is tiny: three-hop candidates are asked for, the walks are not (each
+    source is tested alone; the walks by tests of their own)."""
+    async with make_driver(**ONE_SOURCE) as graph:
         yield graph
 
 
@@ -63,6 +71,9 @@ async def graph_for(
     elif source == "co_followers":
         x, w = uid("x"), uid("w")  # w follows x as I do: what w follows is a candidate
         await driver.follow_pairs((me, x), (w, x), (w, cand))
+    elif source == "walks":  # three follows away, with three-hop candidates not asked for
+        a, b = uid("a"), uid("b")
+        await driver.follow_pairs((me, a), (a, b), (b, cand))
     else:
         a, b = uid("a"), uid("b")
         await driver.follow_pairs((me, a), (a, b), (b, cand))
@@ -125,7 +136,7 @@ async def test_three_hop_for_a_thin_neighbourhood(
     assert (row["hop3_paths"], row.get("paths", 0), row["via"]) == (1, 0, [])
     assert (await driver.suggested(me))[t].sources == ["three_hop"]
     # not thin (SUGGEST_THIN=1 and 1 candidate found closer): no three-hop candidates at all
-    thick = make_service(suggest_thin=1)
+    thick = make_service(suggest_thin=1, suggest_walks=0)
     assert [r["id"] for r in await thick.suggestions.candidate_rows(me, now=0)] == [b]
 
 
@@ -143,6 +154,8 @@ async def exclude(driver: Driver, me: str, cand: str, exclusion: str) -> None:
         await driver.drain()
     elif exclusion == "dismissed":
         assert await driver.dismiss(me, cand) == DismissBody(dismissed=True, created=True)
+    elif exclusion == "muted":
+        assert (await driver.mute(me, cand)).created
     else:
         raise AssertionError(exclusion)
 
@@ -150,8 +163,14 @@ async def exclude(driver: Driver, me: str, cand: str, exclusion: str) -> None:
 @pytest.mark.parametrize("exclusion", EXCLUSIONS)
 @pytest.mark.parametrize("source", SOURCES)
 async def test_every_exclusion_holds_for_every_source(
-    driver: Driver, uid: UserIds, source: str, exclusion: str
+    make_driver: MakeDriver, uid: UserIds, source: str, exclusion: str
 ) -> None:
+    async with make_driver(**(WALKS_ALONE if source == "walks" else ONE_SOURCE)) as driver:
+        await excluded_from(driver, uid, source, exclusion)
+
+
+async def excluded_from(driver: Driver, uid: UserIds, source: str, exclusion: str) -> None:
+    """The candidate ``source`` alone finds is gone once ``exclusion`` holds."""
     if exclusion == "self":
         if source == "follows_you":  # I cannot follow myself, so I am never my own follower
             me = uid("me")
@@ -170,7 +189,102 @@ async def test_every_exclusion_holds_for_every_source(
     assert cand not in await rows_of(driver, me)
 
 
-# -- 3. a hub's friends of friends, not fills ----------------------------------------------------
+# -- 3. random walks: beyond two hops, within lists the user may see, bounded ----------------------
+
+
+async def test_walks_reach_three_follows_away(make_driver: MakeDriver, uid: UserIds) -> None:
+    me, a, b, c = uid("me"), uid("a"), uid("b"), uid("c")
+    async with make_driver(**WALKS_ALONE) as driver:
+        await driver.follow_pairs((me, a), (a, b), (b, c))
+        rows = await rows_of(driver, me)
+        assert set(rows) == {b, c}  # a: followed
+        assert rows[b]["sources"] == ["friends_of_friends", "walks"]
+        assert rows[c]["sources"] == ["walks"]  # three follows away, found by the walks alone
+        assert (rows[c]["paths"], rows[c]["via"]) == (0, [])
+        # every walk passes a before b (or restarts), and b before c
+        assert 0 < rows[c]["walk"] <= rows[b]["walk"] < 1
+        again = await rows_of(driver, me)  # the same walks for the same user
+        assert {k: r["walk"] for k, r in again.items()} == {k: r["walk"] for k, r in rows.items()}
+        assert (await driver.suggested(me))[c].sources == ["walks"]
+
+
+async def test_walks_move_only_through_lists_the_user_may_see(
+    make_driver: MakeDriver, uid: UserIds
+) -> None:
+    """A walk reads b's following only where I may see it (as friends of friends read m's): a
+    following shown to b's followers is hidden from me, who does not follow b."""
+    me, a, b, c = uid("me"), uid("a"), uid("b"), uid("c")
+    async with make_driver(**WALKS_ALONE) as driver:
+        await driver.follow_pairs((me, a), (a, b), (b, c))
+        assert "walks" in (await rows_of(driver, me))[c]["sources"]
+        for hidden in ("private", "followers", "mutuals"):
+            await driver.set_privacy(b, following_visibility=hidden)
+            assert c not in await rows_of(driver, me), hidden
+            assert c not in await driver.suggested(me)
+        await driver.set_privacy(b, following_visibility="public")
+        await driver.set_status(b, "spam")  # an inactive user is never a step of a walk
+        await driver.drain()
+        assert c not in await rows_of(driver, me)
+
+
+HUB_MUTUALS = 12_000
+SMALL_WALKS = {"suggest_walks": 4, "suggest_walk_steps": 3, "suggest_walk_fanout": 8}
+
+
+async def candidate_hits(services: Services, me: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The db hits Neo4j counts for the candidate query the service sends for ``me`` (PROFILE
+    of the same query with the same parameters)."""
+    store = services.neo4j.store
+    sent: dict[str, Any] = {}
+    read = store.read
+
+    async def noting(name: str, params: dict[str, Any], **options: Any) -> Any:
+        if name == "suggestions/candidates":
+            sent.update(params)
+        return await read(name, params, **options)
+
+    monkeypatch.setattr(store, "read", noting)
+    await services.suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
+    async with store.driver.session(database=store.database) as session:
+        summary = await (
+            await session.run("PROFILE " + query("suggestions/candidates"), sent)
+        ).consume()
+    assert summary.profile is not None
+    return profile_hits(summary.profile)
+
+
+def profile_hits(plan: dict[str, Any]) -> int:
+    return plan.get("dbHits", 0) + sum(profile_hits(child) for child in plan.get("children", []))
+
+
+async def test_walks_are_bounded_whatever_the_degrees(
+    backends: Services,
+    make_service: MakeService,
+    uid: UserIds,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user who follows a hub following 12,000 users who all follow it back: every walk
+    steps through the hub, and reads at most SUGGEST_WALK_FANOUT of its follows. The walks'
+    share of the candidate query's work (its db hits with walks, against without) stays within
+    walks x steps x (fanout + a constant), far below the hub's degree."""
+    hub = uid("hub")
+    fans = [uid(f"fan{n}") for n in range(HUB_MUTUALS)]
+    pairs = [pair for fan in fans for pair in ((fan, hub), (hub, fan))]
+    rows = [{"s": s, "d": d, "t": T0 + n} for n, (s, d) in enumerate(pairs)]
+    assert await load(backends, [hub, *fans], rows) == len(rows)
+    me = fans[0]
+
+    walking = make_service(suggest_thin=0, **SMALL_WALKS)
+    found = {row["id"]: row for row in await walking.suggestions.candidate_rows(me, now=0)}
+    assert [i for i, row in found.items() if "walks" in row["sources"]]  # they did walk
+    with_walks = await candidate_hits(walking, me, monkeypatch)
+    without = await candidate_hits(make_service(suggest_thin=0, suggest_walks=0), me, monkeypatch)
+    steps = SMALL_WALKS["suggest_walks"] * SMALL_WALKS["suggest_walk_steps"]
+    bound = steps * (3 * SMALL_WALKS["suggest_walk_fanout"] + 20)
+    assert 0 < with_walks - without <= bound < HUB_MUTUALS
+
+
+# -- 4. a hub's friends of friends, not fills ----------------------------------------------------
 
 HUB_FANS = 3_000
 CLIQUE = 5
@@ -239,7 +353,7 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
     )
 
 
-# -- 4. train-pymk ---------------------------------------------------------------------------------
+# -- 5. train-pymk ---------------------------------------------------------------------------------
 
 TRAIN_USERS = 300
 TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users

@@ -220,8 +220,9 @@ async def test_suggestions_with_reasons_and_exclusions(driver: Driver, uid: User
     assert found[cand["close-only"]].reasons == Reasons(mutual_count=1, via=[close])
     assert found[cand["other-only"]].reasons == Reasons(mutual_count=1, via=[other])
     assert found[fan].sources == ["follows_you"]
-    # close also follows `followed`, as I do: a co-follower, whose follows are candidates too
-    assert found[cand["both"]].sources == ["co_followers", "friends_of_friends"]
+    # close also follows `followed`, as I do: a co-follower, whose follows are candidates too;
+    # the random walks from me pass through my two follows to it as well
+    assert found[cand["both"]].sources == ["co_followers", "friends_of_friends", "walks"]
     # two paths beat one; a close intermediary beats a distant one
     ranked = list(found)
     assert ranked.index(cand["both"]) < ranked.index(cand["close-only"])
@@ -234,8 +235,10 @@ async def test_a_celebrity_intermediary_counts_little(
     me, friend, celebrity = uid("me"), uid("friend"), uid("celebrity")
     via_friend, via_celebrity = uid("via-friend"), uid("via-celebrity")
     fans = [uid(f"fan{n}") for n in range(300)]
-    await backends.neo4j.bulk.load_users(fans)
-    await backends.neo4j.bulk.load_edges([{"s": f, "d": celebrity, "t": 1} for f in fans])
+    await backends.neo4j.bulk.load_users([*fans, celebrity])  # an edge needs both of its users
+    assert await backends.neo4j.bulk.load_edges(
+        [{"s": f, "d": celebrity, "t": 1} for f in fans]
+    ) == len(fans)
     await driver.follow_pairs((me, friend), (me, celebrity))
     await driver.follow_pairs((friend, via_friend), (celebrity, via_celebrity))
     ranked = list(await driver.suggested(me))

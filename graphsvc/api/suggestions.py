@@ -1,5 +1,5 @@
 """Routes of people you may know: interactions, suggestions, dismissals, impressions, and the
-internal affinities."""
+internal affinities and explainer."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from graphsvc.schemas import (
     AffinitiesBody,
     DismissBody,
     ErrorBody,
+    ExplanationBody,
     ImpressionsIn,
     InteractionIn,
     RecordedBody,
@@ -197,3 +198,41 @@ async def suggestions_report(request: Request) -> Response:
     loop = services_of(request).recommendations
     versions = [figures.as_json() for figures in await loop.report()]
     return FastJSON({"model": loop.model, "versions": versions})
+
+
+@router.get(
+    "/v1/internal/users/{user_id}/suggestions/explain/{target_id}",
+    response_model=ExplanationBody,
+    responses=ERRORS,
+    tags=["internal"],
+    summary="Why the target is, or is not, suggested to the user (internal: features, "
+    "weights and affinities are never shown to users)",
+    **guarded(Scope.INTERNAL, cost=Cost.SUGGESTIONS),
+)
+async def explain_suggestion(user_id: UserId, target_id: TargetId, request: Request) -> Response:
+    found = await services_of(request).suggestion_explainer.explain(user_id, target_id)
+    return FastJSON(
+        {
+            "user_id": found.user_id,
+            "target_id": found.target_id,
+            "suggested": found.suggested,
+            "rank": found.rank,
+            "sources": found.sources,
+            "excluded": found.excluded,
+            "model_version": found.model_version,
+            "features": [
+                {
+                    "name": c.name,
+                    "raw": c.raw,
+                    "transformed": c.transformed,
+                    "weight": c.weight,
+                    "contribution": c.contribution,
+                }
+                for c in found.features
+            ],
+            "intercept": found.intercept,
+            "score": found.score,
+            "probability": found.probability,
+            "impressions": {"shows": found.shows, "factor": found.factor},
+        }
+    )

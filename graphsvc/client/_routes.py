@@ -299,6 +299,14 @@ def suggestions_report() -> Call[schemas.SuggestionsReportBody]:
     return Call("GET", "/v1/internal/suggestions/report", model=schemas.SuggestionsReportBody)
 
 
+def explain_suggestion(user_id: str, target_id: str) -> Call[schemas.ExplanationBody]:
+    return Call(
+        "GET",
+        f"/v1/internal/users/{_u(user_id)}/suggestions/explain/{_u(target_id)}",
+        model=schemas.ExplanationBody,
+    )
+
+
 def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:
     return Call(
         "GET",

@@ -315,6 +315,9 @@ class AsyncGraphClient:
     ) -> AsyncListing[schemas.TimelineBody]:
         return self._list(route.timeline(user_id, page_size), limit, progress)
 
+    async def explain_suggestion(self, user_id: str, target_id: str) -> schemas.ExplanationBody:
+        return await self._call(route.explain_suggestion(user_id, target_id))
+
     async def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
         return await self._call(route.affinities(user_id, limit))
 

@@ -312,6 +312,10 @@ class GraphClient:
         """The home timeline, newest first, across pages (``limit``: stop early)."""
         return self._list(route.timeline(user_id, page_size), limit, progress)
 
+    def explain_suggestion(self, user_id: str, target_id: str) -> schemas.ExplanationBody:
+        """Why the target is, or is not, suggested to the user (the ``internal`` scope)."""
+        return self._call(route.explain_suggestion(user_id, target_id))
+
     def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
         """Whom the user is closest to (the ``internal`` scope)."""
         return self._call(route.affinities(user_id, limit))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 # Raw features, as the candidate queries return them (0 when a source did not find the user).
@@ -32,6 +33,7 @@ RAW_FEATURES: tuple[str, ...] = (
     "follower_affinity",  # my affinity with that follower
     "cof",  # co-followers: people who follow what I follow also follow the candidate
     "cof_paths",
+    "walk",  # the share of random walks' steps (with restart, from me) that visited them
     "hop3",  # three follows away (only asked for thin neighbourhoods)
     "hop3_paths",
     "followers",  # the candidate's degrees and recent activity
@@ -49,10 +51,26 @@ def raw_vector(row: Mapping[str, Any]) -> list[float]:
     return [float(row.get(name) or 0.0) for name in RAW_FEATURES]
 
 
+_PATHS, _FOLLOWERS = RAW_FEATURES.index("paths"), RAW_FEATURES.index("followers")
+
+
 def with_derived(raw: Sequence[float]) -> list[float]:
-    values = dict(zip(RAW_FEATURES, raw, strict=True))
-    share = values["paths"] / (1.0 + values["followers"])
-    return [*raw, share]
+    return [*raw, raw[_PATHS] / (1.0 + raw[_FOLLOWERS])]
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One feature's part in a candidate's score: the score is the intercept plus the sum of
+    every feature's ``weight * transformed`` (what the explainer shows)."""
+
+    name: str
+    raw: float
+    transformed: float
+    weight: float
+
+    @property
+    def contribution(self) -> float:
+        return self.weight * self.transformed
 
 
 @dataclass(frozen=True)
@@ -78,11 +96,37 @@ class Ranker:
         return out
 
     def score(self, vector: Sequence[float]) -> float:
-        features = self.transform(vector)
-        return self.intercept + sum(
-            self.weights.get(name, 0.0) * value
-            for name, value in zip(FEATURES, features, strict=True)
-        )
+        """``intercept + sum(weight * transformed)``, with the standardisation folded into
+        the terms once per model (``_terms``): a list of 300 candidates is scored on every
+        computation, in the request's time."""
+        total, terms = self._terms
+        for index, factor, inverse, logged in terms:
+            value = vector[index]
+            total += factor * (math.log1p(max(value, 0.0) * inverse) if logged else value)
+        return total
+
+    @cached_property
+    def _terms(self) -> tuple[float, tuple[tuple[int, float, float, bool], ...]]:
+        """The constant (the intercept less every weighted mean), and per weighted feature its
+        index, weight / std, 1 / scale and whether it is log-scaled."""
+        constant = self.intercept
+        terms = []
+        for index, name in enumerate(FEATURES):
+            weight = self.weights.get(name, 0.0)
+            if weight == 0.0:
+                continue
+            std = self.std.get(name) or 1.0
+            constant -= weight * self.mean.get(name, 0.0) / std
+            inverse = 1.0 / self.scale.get(name, 1.0)
+            terms.append((index, weight / std, inverse, name not in UNSCALED))
+        return constant, tuple(terms)
+
+    def contributions(self, vector: Sequence[float]) -> list[Contribution]:
+        """``score`` feature by feature: ``intercept + sum(c.contribution)`` equals it."""
+        return [
+            Contribution(name, raw, value, self.weights.get(name, 0.0))
+            for name, raw, value in zip(FEATURES, vector, self.transform(vector), strict=True)
+        ]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -118,7 +162,7 @@ class Ranker:
 
 # Until a model is trained: friends-of-friends by resource allocation (with close friends'
 # paths counting more), a follower not followed back about as much as a strong path, then
-# co-followers and three-hop paths as tie-breakers for thin neighbourhoods.
+# co-followers, random walks and three-hop paths as tie-breakers for thin neighbourhoods.
 DEFAULT = Ranker(
     weights={
         "ra": 4.0,
@@ -126,7 +170,15 @@ DEFAULT = Ranker(
         "follows_you": 1.0,
         "follower_affinity": 0.5,
         "cof": 0.5,
+        "walk": 0.5,
         "hop3": 0.5,
     },
-    scale={"ra": 0.1, "affinity_ra": 0.1, "follower_affinity": 1.0, "cof": 0.1, "hop3": 0.01},
+    scale={
+        "ra": 0.1,
+        "affinity_ra": 0.1,
+        "follower_affinity": 1.0,
+        "cof": 0.1,
+        "walk": 0.01,
+        "hop3": 0.01,
+    },
 )

@@ -24,7 +24,7 @@ from graphsvc.adapters.redis.impressions import Alongside, ImpressionStore
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.impressions import rerank
+from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
@@ -89,6 +89,21 @@ class Impressions:
             self._breaker.trip(exc)
         except RedisError as exc:  # up but refusing (OOM, READONLY...)
             log.warning("redis refused the note of served suggestions (%s)", exc)
+
+    async def discount(self, user_id: str, target_id: str) -> tuple[int, float]:
+        """How often the target was shown to the user, and what its score is multiplied by
+        when served (1.0 when Redis cannot be reached: served undiscounted then too)."""
+        if self._breaker.open:
+            return 0, 1.0
+        try:
+            shows = (await self.store.shows(user_id, [target_id])).get(target_id, 0)
+        except REDIS_DOWN as exc:
+            self._breaker.trip(exc)
+            return 0, 1.0
+        settings = self._settings
+        return shows, discount_factor(
+            shows, settings.suggest_impressions_free, settings.suggest_impression_decay
+        )
 
     async def rerank(
         self, user_id: str, suggestions: list[Suggestion], *alongside: Alongside

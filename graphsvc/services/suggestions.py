@@ -31,7 +31,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -60,6 +62,17 @@ log = logging.getLogger(__name__)
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
 FILL_READ = 3  # accounts of the cold start's lists filtered per place left to fill
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """One computation of a user's suggestions: the candidates with their features (``rows``),
+    all of them ranked (``ranked``), and the list kept (the first SUGGESTIONS_KEPT, filled
+    when too few)."""
+
+    rows: list[dict[str, Any]]
+    ranked: list[Suggestion]
+    kept: list[Suggestion]
 
 
 class Suggestions:
@@ -102,14 +115,14 @@ class Suggestions:
                 SUGGESTION_CACHE_HITS.inc()
                 return Ranked(stored[0], [Suggestion.from_json(item) for item in stored[1]])
             SUGGESTION_CACHE_MISSES.inc()
-            found = await self.computed(user_id)
+            found = await self._ranked(user_id)
             items = [s.as_json() for s in found.items]
             await self.cache.put(user_id, generation, found.version, items)
             # what any answer from this cache entry serves: noted once, not on every read
             await self._impressions.served(user_id, found.items)
             return found
 
-        ranked = await self._breaker.read("suggestions", cached, lambda: self.computed(user_id))
+        ranked = await self._breaker.read("suggestions", cached, lambda: self._ranked(user_id))
         # The settings of the likely served (twice the page, and their vias) and the answer's
         # counters go with the shows; all the settings only if the re-rank lifted one.
         probe = PrivacyProbe(privacy_ids(ranked.items[: 2 * limit]))
@@ -126,21 +139,27 @@ class Suggestions:
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
-        return (await self.computed(user_id)).items
+        return (await self.computed(user_id, await self.ranker_for(user_id))).kept
 
-    async def computed(self, user_id: str) -> Ranked:
-        """``compute``, with the version of the ranker that ranked the list."""
-        ranker = await self._ranker_for(user_id)
+    async def ranker_for(self, user_id: str) -> Ranker:
+        """The one place the model of a user's list is chosen (computing, caching and explaining
+        take the same one; its version travels with the list: the cache, the recommendation
+        id): the served model, or the challenger's for the users an A/B split draws."""
+        return await self.ranker.ranker_for(user_id)
+
+    async def _ranked(self, user_id: str) -> Ranked:
+        """The list computed now, with the version of the ranker that ranked it."""
+        ranker = await self.ranker_for(user_id)
+        return Ranked(ranker.version, (await self.computed(user_id, ranker)).kept)
+
+    async def computed(self, user_id: str, ranker: Ranker) -> Computed:
+        """Every candidate, ranked by ``ranker``, and the list kept from them."""
         rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
-        found = ranked(rows, ranker)[:SUGGESTIONS_KEPT]
+        every = ranked(rows, ranker)
+        found = every[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: trending, then popular
             await self._fill(user_id, found)
-        return Ranked(ranker.version, found)
-
-    async def _ranker_for(self, user_id: str) -> Ranker:
-        """The one place the ranker of a user's list is chosen; its version travels with the
-        list (the cache, the recommendation id); in an A/B split, the challenger's share."""
-        return await self.ranker.ranker_for(user_id)
+        return Computed(rows, every, found)
 
     async def candidate_rows(
         self,
@@ -194,6 +213,11 @@ class Suggestions:
             scan=max(1, settings.suggest_scan // widen),
             items=settings.suggest_cofollow_items,
             cofollowers=settings.suggest_cofollowers,
+            walks=settings.suggest_walks,
+            steps=settings.suggest_walk_steps,
+            fanout=settings.suggest_walk_fanout,
+            restart=round(settings.suggest_walk_restart * 1_000),
+            seed=walk_seed(user_id),
             **common,
         )
         return [with_closest_vias(row) for row in near]
@@ -266,6 +290,13 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
         )
         for probability, row in scored
     ]
+
+
+def walk_seed(user_id: str) -> int:
+    """The seed of a user's random walks: the same for the same user in every process and run
+    (``hash`` is salted per process), so suggestions and `graphsvc train-pymk` are
+    reproducible."""
+    return zlib.crc32(user_id.encode())
 
 
 def with_closest_vias(row: dict[str, Any], kept: int = 3) -> dict[str, Any]:

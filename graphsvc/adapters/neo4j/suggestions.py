@@ -28,6 +28,7 @@ CANDIDATE_COLUMNS = (
     "cof_paths",
     "follows_you",
     "follower_affinity",
+    "walk",
     "followers",
     "follows",
     "active",
@@ -129,6 +130,12 @@ class SuggestionStore:
         params = {"id": user_id, "ids": list(candidates), "now": time.time_ns() // 1_000}
         (row,) = await self._store.read("suggestions/suggest_filter", params)
         return list(row["ids"])
+
+    async def exclusion(self, user_id: str, target_id: str, now: int) -> str | None:
+        """The first rule that keeps the target out of the user's suggestions (None: none)."""
+        params = {"id": user_id, "target": target_id, "now": now}
+        (row,) = await self._store.read("suggestions/exclusion", params)
+        return row["excluded"]
 
     async def dismiss(self, user_id: str, target_id: str) -> tuple[bool, str | None]:
         """(whether the dismissal is new, the rule that refused it: None, 'unknown_target' or
