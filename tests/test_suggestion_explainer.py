@@ -17,7 +17,7 @@ from graphsvc.domain.ranking import FEATURES
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
-FILLS = {"recently_active", "popular"}
+FILLS = {"trending", "popular"}
 
 
 @pytest.fixture
