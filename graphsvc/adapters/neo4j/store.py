@@ -196,14 +196,17 @@ class Neo4jStore:
 
     async def rehearse(self, work: Callable[[Statements], Awaitable[T]]) -> T:
         """Run ``work``'s statements in a transaction that is then rolled back: Neo4j plans
-        and compiles them, and caches that, while nothing changes."""
-        with self._bounded(False):
+        and compiles them, and caches that, while nothing changes. Bounded as a long job's
+        statement (NEO4J_JOB_TIMEOUT_SECONDS), not a request's: it runs before the process
+        serves, and planning every shape on a Neo4j that has just started, on a busy host,
+        can take longer than one request may."""
+        with self._bounded(True):
             async with self.driver.session(
                 database=self.database,
                 default_access_mode=neo4j.WRITE_ACCESS,
                 bookmark_manager=None,
             ) as session:
-                tx = await session.begin_transaction(timeout=self._seconds(False))
+                tx = await session.begin_transaction(timeout=self._seconds(True))
                 try:
                     return await work(_runner(tx))
                 finally:
