@@ -88,7 +88,7 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 	tests/test_paging.py tests/test_mirror_order.py tests/test_concurrency.py \
 	tests/test_reconcile.py tests/test_cold_reads.py tests/test_cold_mirror.py \
 	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py \
-	tests/test_worker.py
+	tests/test_worker.py tests/test_cold_start.py tests/test_recommendations.py
 
 # the tests that need no server (domain, cursors, ids, parsers, the package's shape): seconds
 test-unit: install

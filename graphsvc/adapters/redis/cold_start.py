@@ -98,7 +98,9 @@ class ColdStartLists:
             pipe.delete(staged)
             if counts:
                 pipe.zadd(staged, dict(counts))
-                pipe.rename(staged, self._counts)
+                # queued as a command: a cluster pipeline refuses rename() by name, though
+                # both keys are in one slot
+                pipe.execute_command("RENAME", staged, self._counts)
             else:
                 pipe.delete(self._counts)
             pipe.set(self._built, "1", px=max(1, int(rebuild_seconds * 1000)))
