@@ -36,6 +36,10 @@ os.environ.setdefault("DEVELOPMENT", "1")
 # Every in-process client calls from one address: the suite's many refused keys must not throttle
 # each other (the throttle's own tests set a small AUTH_FAILURES_MAX and an address of their own).
 os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
+# One graph serves the whole suite: a worker that a test starts must not train the ranker on it
+# under the default model name, whose built-in ranking other tests read. The training's own
+# tests ask for it, under model names of their own.
+os.environ.setdefault("PYMK_TRAIN_MIN_EDGES", str(10**12))
 RUN = uuid.uuid4().hex[:8]
 _counter = itertools.count()
 TOUCHED: set[str] = set()
