@@ -33,8 +33,6 @@ import os
 import time
 import uuid
 
-from redis.exceptions import ResponseError
-
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.event_stream import EventStream
@@ -84,16 +82,10 @@ class ColdStartKeeper:
     async def consume(self, block_ms: int | None = None) -> int:
         """Count and ack one batch: entries a stopped consumer left, then new ones. Returns
         how many entries were counted."""
-        try:
-            entries = await self._stream.claim_stale(
-                self._group, self.consumer, CLAIM_IDLE_MS, BATCH
-            )
-            if not entries:
-                entries = await self._stream.read_group(self._group, self.consumer, BATCH, block_ms)
-        except ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                raise
-            await self.prepare()  # the stream or group went (a flushed Redis): start again
+        entries = await self._stream.next_batch(
+            self._group, self.consumer, CLAIM_IDLE_MS, BATCH, block_ms
+        )
+        if not entries:
             return 0
         await self.count([fields for _, fields in entries])
         await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])

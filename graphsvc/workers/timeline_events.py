@@ -21,8 +21,6 @@ import logging
 import os
 import uuid
 
-from redis.exceptions import ResponseError
-
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
@@ -57,16 +55,10 @@ class TimelineEvents:
     async def consume(self, block_ms: int | None = None) -> int:
         """Apply and ack one batch: entries a stopped consumer left, then new ones. Returns
         how many entries were applied."""
-        try:
-            entries = await self._stream.claim_stale(
-                self._group, self.consumer, CLAIM_IDLE_MS, BATCH
-            )
-            if not entries:
-                entries = await self._stream.read_group(self._group, self.consumer, BATCH, block_ms)
-        except ResponseError as exc:
-            if "NOGROUP" not in str(exc):
-                raise
-            await self.prepare()  # the stream or group went (a flushed Redis): start again
+        entries = await self._stream.next_batch(
+            self._group, self.consumer, CLAIM_IDLE_MS, BATCH, block_ms
+        )
+        if not entries:
             return 0
         await self.apply([fields for _, fields in entries])
         await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])

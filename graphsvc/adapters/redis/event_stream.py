@@ -133,6 +133,21 @@ class EventStream:
         )
         return [(entry_id, fields) for entry_id, fields in reply[1] if fields is not None]
 
+    async def next_batch(
+        self, group: str, consumer: str, idle_ms: int, count: int, block_ms: int | None = None
+    ) -> list[tuple[str, dict[str, str]]]:
+        """A consumer's next batch: entries a stopped consumer left (idle ``idle_ms``), else new
+        ones. When the stream or the group went (a flushed Redis), the group is made again at
+        the stream's end and the batch is empty."""
+        try:
+            entries = await self.claim_stale(group, consumer, idle_ms, count)
+            return entries or await self.read_group(group, consumer, count, block_ms)
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            await self.ensure_group(group)
+            return []
+
     async def ack(self, group: str, entry_ids: Sequence[str]) -> None:
         if entry_ids:
             await self._redis.xack(self.stream, group, *entry_ids)
