@@ -22,7 +22,7 @@ LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 UV     := $(BIN)/uv
 
-.PHONY: install lock audit services run demo test test-cluster bench docs stop status lint format clean
+.PHONY: install lock audit services run demo test stop-test test-cluster bench docs stop status lint format clean
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
@@ -94,11 +94,19 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 test-unit: install
 	$(BIN)/pytest tests/unit
 
+# Every server the run starts (its own, the evaluation's, the cluster's, the baseline's
+# PostgreSQL) is stopped when it ends, passed, failed or interrupted; the exit status is the run's.
 test: install audit
-	$(TEST_ENV) $(BIN)/graphsvc services up
-	$(TEST_ENV) $(BIN)/pytest
-	$(CLUSTER_ENV) $(BIN)/graphsvc services up
+	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
+	$(TEST_ENV) $(BIN)/graphsvc services up; \
+	$(TEST_ENV) $(BIN)/pytest; \
+	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
+
+stop-test:
+	@test -x $(BIN)/graphsvc && STATE_DIR=.local/test $(BIN)/graphsvc services down --all || true
+	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster $(BIN)/graphsvc services down --all || true
+	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down --home .local/test-postgres || true
 
 test-cluster: install
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up
@@ -111,16 +119,10 @@ bench: install
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# every server under .local: make run's, the suite's, the cluster's, the bench's, the
+# evaluations' (found by their pid files), then the PostgreSQL of the bench and of the suite
 stop:
-	@test -x $(BIN)/graphsvc && $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && STATE_DIR=.local/bench NEO4J_URI=bolt://127.0.0.1:27687 \
-		REDIS_URL=redis://127.0.0.1:26379/0 $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && STATE_DIR=.local/eval NEO4J_URI=bolt://127.0.0.1:37687 \
-		REDIS_URL=redis://127.0.0.1:36379/0 $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && $(CLUSTER_ENV) $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && $(TEST_ENV) $(BIN)/graphsvc services down || true
-	@test -x $(BIN)/graphsvc && STATE_DIR=.local/cluster/eval NEO4J_URI=bolt://127.0.0.1:18688 \
-		REDIS_URL=redis://127.0.0.1:16521/0 REDIS_CLUSTER=1 $(BIN)/graphsvc services down || true
+	@test -x $(BIN)/graphsvc && $(BIN)/graphsvc services down --all || true
 	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down || true
 	@test -x $(BIN)/python && $(BIN)/python -m bench.postgres down --home .local/test-postgres || true
 

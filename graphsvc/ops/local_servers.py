@@ -484,6 +484,40 @@ def down(settings: Settings, local: LocalServerSettings, say: Say = _say) -> Non
     local_redis(settings, local).down(say)
 
 
+# The pid files the local servers write, wherever their state folder is: a Neo4j's, a Redis's,
+# each node's of a Redis Cluster.
+_PID_FILES = ("neo4j.pid", "redis.pid")
+_SERVER_WORDS = ("neo4j", "redis")
+
+
+def down_all(local: LocalServerSettings, say: Say = _say) -> int:
+    """Stop every local server whose state lives under STATE_DIR, whatever settings started
+    it (the evaluation's throwaway servers, a cluster's nodes, a bench's); how many stopped.
+
+    Found by their pid files rather than by the settings at hand, so nothing a test or an
+    evaluation started under that folder outlives ``make stop``. A pid that now names some other
+    program (the server died and the number was reused) is left alone."""
+    stopped = 0
+    for pid_file in sorted(local.state_dir.rglob("*.pid")):
+        if pid_file.name not in _PID_FILES or not _names_a_server(pid_file):
+            continue
+        name = f"{pid_file.name.removesuffix('.pid')} of {pid_file.parent}"
+        _stop_pid(pid_file, name, say)
+        stopped += 1
+    return stopped
+
+
+def _names_a_server(pid_file: Path) -> bool:
+    pid = _pid_alive(pid_file)
+    if pid is None:
+        return False
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").lower()
+    except OSError:
+        return False
+    return any(word in command for word in _SERVER_WORDS)
+
+
 def status(settings: Settings, local: LocalServerSettings) -> list[str]:
     return [LocalNeo4j(settings, local).status(), local_redis(settings, local).status()]
 

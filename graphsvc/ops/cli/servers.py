@@ -3,6 +3,8 @@ Docker (``graphsvc.ops.local_servers``)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from graphsvc.ops import local_servers
@@ -22,9 +24,24 @@ def up() -> None:
 
 
 @command(app)
-def down() -> None:
-    """Stop the local servers this project started."""
-    local_servers.down(get_settings(), get_local_server_settings())
+def down(
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="every server whose state is under STATE_DIR, the evaluation's included",
+        ),
+    ] = False,
+) -> None:
+    """Stop the local servers this project started (those NEO4J_URI and REDIS_URL name).
+
+    --all: every local server whose pid file is under STATE_DIR, whatever its port: the
+    throwaway servers of `graphsvc eval-pymk` and a cluster's nodes too.
+    """
+    if every:
+        local_servers.down_all(get_local_server_settings())
+    else:
+        local_servers.down(get_settings(), get_local_server_settings())
 
 
 @command(app)
