@@ -100,7 +100,7 @@ class Timelines:
         """Put the post in its author's outbox and start its fan-out (ordinary authors); the
         state, and whether the post is new. Idempotent; the same id at another time is a
         conflict, and a deleted id is not published again."""
-        post = self._valid_post(author, post_id, at)
+        post = _valid_post(author, post_id, at, self._settings.feed_max_future_seconds)
         await self._jobs.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
         outcome = await self._outboxes.publish(post, post_id)
@@ -158,17 +158,6 @@ class Timelines:
         await self._outboxes.tombstone(author, post_id)
         await self._jobs.start(f"remove|{author}|{post_id}")
         return True
-
-    def _valid_post(self, author: str, post_id: str, at: datetime) -> Post:
-        _valid_ids(author, post_id)
-        moment = at if at.tzinfo else at.replace(tzinfo=UTC)
-        micros = micros_from_datetime(moment)
-        horizon = time.time_ns() // 1_000 + self._settings.feed_max_future_seconds * 1_000_000
-        if micros > horizon:
-            raise InvalidPost(f"post time {at.isoformat()} is in the future")
-        if micros < 0:
-            raise InvalidPost(f"post time {at.isoformat()} is before 1970")
-        return Post.of(author, post_id, micros)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -292,6 +281,18 @@ def _state(author: str, post_id: str, state: dict) -> PostState:
         state["followers"],
         state["pushed"],
     )
+
+
+def _valid_post(author: str, post_id: str, at: datetime, max_future_seconds: float) -> Post:
+    _valid_ids(author, post_id)
+    moment = at if at.tzinfo else at.replace(tzinfo=UTC)
+    micros = micros_from_datetime(moment)
+    horizon = time.time_ns() // 1_000 + max_future_seconds * 1_000_000
+    if micros > horizon:
+        raise InvalidPost(f"post time {at.isoformat()} is in the future")
+    if micros < 0:
+        raise InvalidPost(f"post time {at.isoformat()} is before 1970")
+    return Post.of(author, post_id, micros)
 
 
 def _valid_ids(author: str, post_id: str) -> None:
