@@ -83,6 +83,7 @@ from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.request_approvals import RequestApprovals
+from graphsvc.workers.timeline_erasure import TimelineErasure
 from graphsvc.workers.timeline_events import TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
 from graphsvc.workers.worker import Worker
@@ -466,6 +467,7 @@ def _timelines(
         settings.lists,
         settings.writes,
         core.mutes,
+        neo4j.moderation,
     )
 
 
@@ -557,6 +559,9 @@ def _moderation_jobs(
         redis.impressions,
         access,
         core.mutes,
+        TimelineErasure(
+            redis.outboxes, redis.inboxes, redis.timeline_job_queue, settings.timelines
+        ),
     )
 
 

@@ -49,3 +49,9 @@ async def apply_events(services: Services) -> int:
     while n := await services.timeline_events.consume():
         applied += n
     return applied
+
+
+async def erasure_stopped_after_the_node(services: Services, user_id: str) -> None:
+    """What an erasure that stopped after deleting the user's node leaves in Redis: the user's
+    timeline closed, as the erasure's first step closes it, and never forgotten."""
+    await services.redis.outboxes.close(user_id)

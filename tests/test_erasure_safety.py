@@ -1,7 +1,7 @@
 """Erasing a user on the real servers, with ids reused: the keys bound to the user are revoked
 (and dropped from the cache of the process that erased it), an old bound key never acts as the
-next user with the id, nothing buffered or stale brings the id back, and nothing a client
-sends holds an erasure up."""
+next user with the id, nothing buffered or stale (interactions, posts, tombstones) brings the id
+back, and nothing a client sends holds an erasure up."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import pytest
-from driver import Driver, refused
+from driver import Driver, eventually, refused
 from helpers import app_client
+from stores import erasure_stopped_after_the_node
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
@@ -164,3 +165,64 @@ async def test_blocks_and_dismissals_racing_in_cannot_hold_an_erasure_up(
         await services.jobs.drain()
     assert await state(services, user) == (False, False)
     assert attempts == 1
+
+
+async def test_an_author_being_erased_publishes_nothing_and_the_next_one_finds_nothing(
+    make_service: MakeService, service_key: str, uid: UserIds
+) -> None:
+    """While the erasure keeps the id (here for a bound key an API process may still trust),
+    the user publishes nothing; the next user with the id finds none of the old one's posts,
+    nor the tombstones of its deleted ones."""
+    user, reader = uid("user"), uid("reader")
+    services = make_service(
+        rate_limits_enabled=False, api_key_cache_seconds=1.0, api_key_stale_seconds=0.0
+    )
+    await services.access.create(READ_WRITE, user=user, name="kept for its cache")
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    outboxes = services.redis.outboxes
+    async with process(services, service_key) as (graph,):
+        await graph.timeline_of(reader)
+        await graph.follows(reader, user)
+        for post in ("kept", "gone"):
+            await graph.publish(user, post, at)
+        await graph.delete_post(user, "gone")
+        await graph.settle()
+        assert await graph.timeline_of(reader) == [(user, "kept")]
+
+        assert (await graph.erase(user)).state == "erasing"
+
+        async def closed() -> bool:
+            return await outboxes.mode(user) == "erased"
+
+        await eventually(closed)
+        await refused(graph.publish(user, "late", at), 409, "user_erasing")
+        await services.jobs.drain()
+        assert await state(services, user) == (False, False)
+        # the next user with the id
+        for post in ("kept", "gone", "late"):
+            await refused(graph.post(user, post), 404, "post_not_found")
+        assert (await graph.publish(user, "gone", at)).created
+        await graph.follows(reader, user)
+        await graph.settle()
+        assert await graph.timeline_of(reader) == [(user, "gone")]
+
+
+async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
+    make_service: MakeService, service_key: str, uid: UserIds
+) -> None:
+    """The erasure forgets the user's timeline after deleting its node: a process stopped
+    in between leaves the timeline closed, which the next user's first post finds stale (no
+    erasure in Neo4j) and clears."""
+    user = uid("user")
+    services = make_service(rate_limits_enabled=False)
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    async with process(services, service_key) as (graph,):
+        for post in ("old", "gone"):
+            await graph.publish(user, post, at)
+        await graph.delete_post(user, "gone")
+        await services.jobs.drain()
+        await erasure_stopped_after_the_node(services, user)
+        assert (await graph.publish(user, "new", at)).created
+        for post in ("old", "gone"):
+            await refused(graph.post(user, post), 404, "post_not_found")
+        assert [p.post_id for p in await services.redis.outboxes.newest(user, 10)] == ["new"]

@@ -470,3 +470,65 @@ async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(
     for reader in readers[:2]:
         assert await api.timeline_of(reader) == [(other, "o1")]
     assert await api.timeline_of(readers[2]) == []
+
+
+async def test_an_erased_authors_posts_never_reach_the_next_user_with_its_id(
+    api: Driver, uid: Callable[[str], str]
+) -> None:
+    """The reader follows x, x publishes, x is erased, a new user takes the id x and the reader
+    follows it: x's post left the reader's inbox before the id could be taken, and the post of
+    another author the reader follows stays."""
+    reader, author, other = uid("reader"), uid("author"), uid("other")
+    await api.timeline_of(reader)
+    await api.follows(reader, author, other)
+    await api.publish(author, "px", at(1))
+    await api.publish(other, "o1", at(2))
+    await api.settle()
+    assert await api.timeline_of(reader) == [(other, "o1"), (author, "px")]
+
+    await api.erase(author)
+    await api.drain()  # the erasure is done; the event stream is not applied yet
+    assert not (await api.status(author)).exists
+    inboxes = api.services.redis.inboxes
+    assert [p.member for p in await inboxes.inbox(reader)] == [f"{other}|o1"]
+    await api.follows(reader, author)  # the next user with the id
+    await api.settle()
+    assert await api.timeline_of(reader) == [(other, "o1")]
+    await api.publish(author, "n1", at(3))
+    await api.settle()
+    assert await api.timeline_of(reader) == [(author, "n1"), (other, "o1")]
+
+
+async def test_an_erased_celebritys_pushed_and_pulled_posts_never_come_back(
+    api: Driver, uid: Callable[[str], str]
+) -> None:
+    """A celebrity's earlier posts are in inboxes, its later ones pulled from its outbox: once
+    erased, neither shows to a follower of the next user with the id, even while the event
+    stream lags behind the erasure (and its erase event, applied late, leaves the new user's
+    posts alone)."""
+    star = uid("star")
+    readers = [uid("reader") for _ in range(3)]
+    for reader in readers[:2]:
+        await api.timeline_of(reader)
+        await api.follows(reader, star)
+    assert (await api.publish(star, "p1", at(1))).mode == "push"
+    await api.timeline_of(readers[2])
+    await api.follows(readers[2], star)  # the third follower: a celebrity at its next post
+    await api.settle()
+    assert (await api.publish(star, "s1", at(2))).mode == "pull"
+    await api.settle()
+    for reader in readers:
+        assert await api.timeline_of(reader) == [(star, "s1"), (star, "p1")]
+
+    await api.erase(star)
+    await api.drain()  # the erasure is done; its event is not applied yet
+    assert not (await api.status(star)).exists
+    await api.follows(readers[0], star)  # the next user with the id
+    assert await api.timeline_of(readers[0]) == []
+    await api.publish(star, "n1", at(3))
+    await api.settle()  # the old erase event arrives now
+    assert await api.timeline_of(readers[0]) == [(star, "n1")]
+    assert [p.post_id for p in await api.services.redis.outboxes.newest(star, 10)] == ["n1"]
+    for reader in readers[1:]:
+        assert await api.timeline_of(reader) == []
+        assert await api.services.redis.inboxes.inbox(reader) == []

@@ -64,7 +64,11 @@ HIDDEN: dict[int | str, dict[str, Any]] = {
 
 POST_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "no such post"},
-    409: {"model": ErrorBody, "description": "the post exists with another time, or was deleted"},
+    409: {
+        "model": ErrorBody,
+        "description": "the post exists with another time, or was deleted, or its author is "
+        "being erased (`user_erasing`)",
+    },
 }
 
 

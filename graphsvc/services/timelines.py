@@ -31,6 +31,7 @@ from graphsvc.adapters.redis.timelines import (
     Inboxes,
     InboxRead,
     Outboxes,
+    Published,
     authors_of,
     has_more,
 )
@@ -40,10 +41,11 @@ from graphsvc.domain.errors import (
     PostConflict,
     PostDeleted,
     UnknownPost,
+    UserErasing,
     quoted,
 )
 from graphsvc.domain.ids import ID_RULE, is_user_id, validate_user_id
-from graphsvc.domain.model import Side, micros_from_datetime
+from graphsvc.domain.model import Side, UserState, micros_from_datetime
 from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
@@ -58,6 +60,12 @@ class MuteFilter(Protocol):
     """The reader's mutes (``services/mutes.py``)."""
 
     async def muted_among(self, user_id: str, others: Sequence[str]) -> set[str]: ...
+
+
+class ErasureState(Protocol):
+    """Whether a user is being erased, as Neo4j says (``adapters/neo4j/moderation.py``)."""
+
+    async def user_state(self, user_id: str) -> UserState | None: ...
 
 
 class TimelineJobStarter(Protocol):
@@ -81,8 +89,10 @@ class Timelines:
         pages: ListSettings,
         writes: WriteSettings,
         mutes: MuteFilter,
+        erasures: ErasureState,
     ) -> None:
         self._outboxes = outboxes
+        self._erasures = erasures
         self._mutes = mutes
         self._inboxes = inboxes
         self._lists = lists
@@ -99,11 +109,14 @@ class Timelines:
     async def publish(self, author: str, post_id: str, at: datetime) -> tuple[PostState, bool]:
         """Put the post in its author's outbox and start its fan-out (ordinary authors); the
         state, and whether the post is new. Idempotent; the same id at another time is a
-        conflict, and a deleted id is not published again."""
-        post = self._valid_post(author, post_id, at)
+        conflict, and a deleted id is not published again, nor any post of a user being
+        erased."""
+        post = _valid_post(author, post_id, at, self._settings.feed_max_future_seconds)
         await self._jobs.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
         outcome = await self._outboxes.publish(post, post_id)
+        if outcome.status == "erased":
+            outcome = await _publish_after_erasure(self._outboxes, self._erasures, post, post_id)
         if outcome.status == "counts":
             followers = (await self._lists.counts(author)).followers
             outcome = await self._outboxes.publish(post, post_id, followers=followers)
@@ -158,17 +171,6 @@ class Timelines:
         await self._outboxes.tombstone(author, post_id)
         await self._jobs.start(f"remove|{author}|{post_id}")
         return True
-
-    def _valid_post(self, author: str, post_id: str, at: datetime) -> Post:
-        _valid_ids(author, post_id)
-        moment = at if at.tzinfo else at.replace(tzinfo=UTC)
-        micros = micros_from_datetime(moment)
-        horizon = time.time_ns() // 1_000 + self._settings.feed_max_future_seconds * 1_000_000
-        if micros > horizon:
-            raise InvalidPost(f"post time {at.isoformat()} is in the future")
-        if micros < 0:
-            raise InvalidPost(f"post time {at.isoformat()} is before 1970")
-        return Post.of(author, post_id, micros)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -292,6 +294,34 @@ def _state(author: str, post_id: str, state: dict) -> PostState:
         state["followers"],
         state["pushed"],
     )
+
+
+async def _publish_after_erasure(
+    outboxes: Outboxes, erasures: ErasureState, post: Post, post_id: str
+) -> Published:
+    """The author's timeline is closed. An erasure closes it first and forgets it last, after
+    deleting the node: closed with no erasure in Neo4j, it is what a process stopped in
+    between left, and goes now, so the next user with the id can publish."""
+    author = post.author
+    state = await erasures.user_state(author)
+    if state is None or not state.erasing:
+        await outboxes.forget_author(author)
+        outcome = await outboxes.publish(post, post_id)
+        if outcome.status != "erased":  # else an erasure began meanwhile
+            return outcome
+    raise UserErasing(f"user {author!r} is being erased: it publishes nothing")
+
+
+def _valid_post(author: str, post_id: str, at: datetime, max_future_seconds: float) -> Post:
+    _valid_ids(author, post_id)
+    moment = at if at.tzinfo else at.replace(tzinfo=UTC)
+    micros = micros_from_datetime(moment)
+    horizon = time.time_ns() // 1_000 + max_future_seconds * 1_000_000
+    if micros > horizon:
+        raise InvalidPost(f"post time {at.isoformat()} is in the future")
+    if micros < 0:
+        raise InvalidPost(f"post time {at.isoformat()} is before 1970")
+    return Post.of(author, post_id, micros)
 
 
 def _valid_ids(author: str, post_id: str) -> None:

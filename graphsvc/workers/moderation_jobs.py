@@ -14,6 +14,10 @@ each batch's mirror work is recorded on the user's node in the batch's own trans
 job that stops between a commit and its mirror write replays that write on resume. An error
 ends the job's run; the job registry runs it again, which replays its last batch.
 
+An erasure first closes the user's timeline and waits until its timeline jobs have ended;
+each follow it removes then takes the followed user's posts out of the follower's inbox, as an
+unfollow does, and the rest of the user's timeline is forgotten once the node is gone
+(``timeline_erasure.py``): nothing the user published reaches the next user with the id.
 An erasure ends by flushing the interactions buffered so far (dropped: the user is marked),
 then deletes the node with whatever blocks, dismissals or interactions raced in (up to a batch
 of them), unless a follow is left (the batches run again) or a key bound to the user may still
@@ -46,6 +50,7 @@ from graphsvc.services.mutes import Mutes
 from graphsvc.services.writes import Writes
 from graphsvc.settings import MirrorSettings, WorkerSettings
 from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.timeline_erasure import TimelineErasure
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +79,10 @@ class ModerationJobs:
         impressions: ImpressionStore,
         keys: KeyRing,
         mutes: Mutes,
+        timelines: TimelineErasure,
     ) -> None:
         self._moderation = moderation
+        self._timelines = timelines
         self._mutes = mutes
         self._snapshots = snapshots
         self._edges = edges
@@ -149,9 +156,16 @@ class ModerationJobs:
             await self._mirror.refresh_counts(await self._snapshots.read_counts(user_ids))
 
     async def erase_user(self, user_id: str, progress: Progress) -> None:
-        """Remove a user's follows (each counterpart's counts and lists follow in the
-        mirror), its blocks, mutes both ways, interactions and dismissals, and then the user."""
-        await self._mirror_removals(await self._moderation.erase_pending(user_id))
+        """Remove a user's follows (each counterpart's counts, lists and inbox follow in the
+        mirror), its blocks, mutes both ways, interactions and dismissals, and then the user;
+        its timeline is closed before and forgotten after."""
+        pending = await self._moderation.erase_pending(user_id)
+        if pending is None:  # not being erased (any more): the id may be another user's
+            return
+        await self._mirror_removals(pending)
+        if not await self._timelines.close(user_id):
+            log.warning("erase %s: its timeline jobs still run; it resumes later", user_id)
+            return
         grace_us = round(self._keys.trust_seconds * 1_000_000)
         rounds = 0
         while rounds < _ROUNDS:
@@ -170,6 +184,7 @@ class ModerationJobs:
                     await self._privacy.set(user_id, DEFAULT_PRIVACY, end.version)
                     await self._impressions.forget(user_id)
                     await self._mutes.forget(user_id)
+                    await self._timelines.forget(user_id)
                     # The counts and lists are exact zeros now; let them go after the journal
                     # window.
                     await self._mirror.expire(user_id, self._journal_seconds)
@@ -216,5 +231,8 @@ class ModerationJobs:
             log.info("erase %s: %d %s removed", user_id, progress.notes[side.label], side.label)
 
     async def _mirror_removals(self, removed: Sequence[tuple[str, str, int]]) -> None:
+        """The mirror's side of removed follows: counts and lists, and the followed user's
+        posts out of the follower's inbox (the erasure's follows make no unfollow events)."""
         if removed:
             await self._mirror.apply_many(await self._edges.removals(removed))
+            await self._timelines.unfollowed(removed)

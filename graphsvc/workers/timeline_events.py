@@ -5,7 +5,10 @@
   A followed celebrity needs nothing: the follower's list of pulled authors is recomputed,
   since the follow moved the follower's follow generation (``writes.py``).
 - An unfollow (also one a block caused) or a block takes the author's posts out of the
-  reader's inbox; an erasure drops the erased user's outbox and inbox.
+  reader's inbox.
+- An erasure needs nothing here: its job does the timeline's part before the id can be taken
+  again (``timeline_erasure.py``), where an event applied late would drop the outbox and
+  inbox of the next user with the id.
 
 Delivery is at least once (an entry is acked after it was applied; entries a stopped
 consumer held are claimed by another after CLAIM_IDLE_MS) and every step is idempotent. The
@@ -97,10 +100,6 @@ class TimelineEvents:
         elif kind == "block":
             await self._inboxes.remove_author(src, dst)
             await self._inboxes.remove_author(dst, src)
-        elif kind == "erase":
-            await self._outboxes.forget_author(src)
-            await self._inboxes.stop_pulling(src)
-            await self._inboxes.forget_reader(src)
 
     async def _backfills(self, follows: list[tuple[str, str]]) -> dict:
         """For each follow whose follower reads its timeline and whose author pushes: the

@@ -112,12 +112,13 @@ class ModerationStore:
         rows = await self._store.write("moderation/erase_followers", params)
         return [(src, user_id, version) for src, version in rows[0]["removed"]] if rows else []
 
-    async def erase_pending(self, user_id: str) -> list[tuple[str, str, int]]:
-        """The removals of the erasure's last batch (its mirror writes may be missing)."""
+    async def erase_pending(self, user_id: str) -> list[tuple[str, str, int]] | None:
+        """The removals of the erasure's last batch (its mirror writes may be missing); None
+        when the user is not being erased."""
         rows = await self._store.read("moderation/erase_pending", {"id": user_id}, fresh=True)
-        pending: Sequence[list[str]] = (
-            [item.split(" ") for item in rows[0]["pending"]] if rows else []
-        )
+        if not rows:
+            return None
+        pending: Sequence[list[str]] = [item.split(" ") for item in rows[0]["pending"]]
         return [(src, dst, int(version)) for src, dst, version in pending]
 
     async def erase_blocks(self, user_id: str, batch: int) -> int:

@@ -5,7 +5,8 @@ mirror keys, so every script touches one slot and runs unchanged on Redis Cluste
 
 - ``<prefix>po:{a}``  outbox: the author's newest FEED_OUTBOX_CAP posts (member ``a|post``)
 - ``<prefix>ps:{a}``  hash post id -> its state (JSON: at, mode, state, fan-out progress)
-- ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining)
+- ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining; erased while the author
+  is being erased)
 - ``<prefix>pd:{a}``  tombstones of the author's deleted posts: post id -> deletion time
   (seconds); see ``Outboxes.tombstone`` for how long and how many are kept
 - ``<prefix>in:{r}``  inbox: the newest FEED_INBOX_CAP pushed posts, score = post time (µs)
@@ -35,7 +36,7 @@ from redis.crc import key_slot
 
 from graphsvc.adapters.redis.client import Batch, Client, is_cluster
 from graphsvc.adapters.redis.mirror import Mirror
-from graphsvc.adapters.redis.scripts import register
+from graphsvc.adapters.redis.scripts import register, run_many
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
 from graphsvc.domain.timeline import Post, author_of
 from graphsvc.settings import RedisSettings, TimelineSettings
@@ -59,7 +60,7 @@ class InboxRead:
 
 @dataclass(frozen=True, slots=True)
 class Published:
-    status: str  # counts, enter_pull, conflict, exists, published
+    status: str  # counts, enter_pull, conflict, exists, published, erased
     mode: str
     extra: str
     deleted: bool = False  # the post id has a tombstone (checked in the same round trip)
@@ -89,6 +90,7 @@ class Outboxes:
         self._progress = register(client, "feed_progress")
         self._delete = register(client, "feed_delete")
         self._finish_drain = register(client, "feed_finish_drain")
+        self._close = register(client, "feed_close")
 
     def key(self, kind: str, user_id: str) -> str:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
@@ -247,10 +249,18 @@ class Outboxes:
             modes = await pipe.execute()
         return [a for a, mode in zip(authors, modes, strict=True) if mode != "pull"]
 
+    async def close(self, author: str) -> list[str]:
+        """An author being erased publishes nothing more, and its posts leave its outbox
+        (``feed_close.lua``); the ids of the posts whose states are kept (each may have a job
+        queued). ``Inboxes.stop_pulling`` ends its pulls."""
+        keys = [self.key(kind, author) for kind in ("po", "ps", "fm")]
+        return list(await self._close(keys=keys))
+
     async def forget_author(self, user_id: str) -> None:
-        """An erased user's outbox, posts and mode go (``Inboxes.stop_pulling`` ends its
-        pulls)."""
-        await self._redis.unlink(*[self.key(kind, user_id) for kind in ("po", "ps", "fm")])
+        """An erased user's outbox, post states, mode and tombstones go: the next user with
+        the id starts with none of them (``Inboxes.stop_pulling`` ends its pulls)."""
+        kinds = ("po", "ps", "fm", "pd")
+        await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
 
 
 class Inboxes:
@@ -305,6 +315,12 @@ class Inboxes:
 
     async def remove_author(self, reader: str, author: str) -> int:
         return await self._remove_author(keys=[self.key("in", reader)], args=[author])
+
+    async def remove_authors(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """``remove_author`` for many (reader, author) pairs, in as few round trips as the
+        server allows."""
+        calls = [([self.key("in", reader)], [author]) for reader, author in pairs]
+        await run_many(self._redis, self._remove_author, calls)
 
     async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> InboxRead:
         keys = [
@@ -455,6 +471,13 @@ class TimelineJobQueue:
     async def hold(self, job: str, seconds: float) -> None:
         """The job is due again only ``seconds`` from now (it runs), if it is queued."""
         await self._redis.zadd(self._jobs, {job: time.time() + seconds}, xx=True)
+
+    async def queued_among(self, jobs: Sequence[str]) -> list[str]:
+        """Which of these jobs are queued or running."""
+        if not jobs:
+            return []
+        scores = await self._redis.zmscore(self._jobs, list(jobs))
+        return [job for job, score in zip(jobs, scores, strict=True) if score is not None]
 
     async def position(self, job: str) -> str | None:
         return await self._redis.hget(self._jobpos, job)

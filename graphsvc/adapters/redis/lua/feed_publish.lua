@@ -3,7 +3,8 @@
 -- post and a mode switch are atomic with each other.
 -- Modes: push (ordinary: posts are pushed into followers' inboxes), pull (celebrity: outbox
 -- only, readers merge it on read), draining (back to push: posts are pushed, readers still
--- pull until the drain job has pushed the outbox into every follower's inbox).
+-- pull until the drain job has pushed the outbox into every follower's inbox), erased (the
+-- author is being erased: nothing is published).
 -- Rules: a push (or draining) author with >= ENTER followers must become pull, but only once
 -- readers pull it (the caller adds it to the pulled set first and calls again with SWITCH =
 -- 'pull'), so no post is ever in neither place. A pull author below EXIT followers becomes
@@ -17,7 +18,10 @@
 --   'conflict'   the post exists with another time (extra: that time)
 --   'exists'     the same post again (extra: its state)
 --   'published'  mode push or pull; extra '1' when the drain job must run
+--   'erased'     nothing written: the author is being erased (its timeline is closed,
+--                feed_close)
 local post_id, at, member = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HGET', KEYS[3], 'mode') == 'erased' then return {'erased', '', ''} end
 local existing = redis.call('HGET', KEYS[2], post_id)
 if existing then
   local state = cjson.decode(existing)

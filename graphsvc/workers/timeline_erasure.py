@@ -1,0 +1,77 @@
+"""The timeline side of an erasure (``moderation_jobs.py`` runs it), done before the id can
+be taken again: nothing the erased user published may reach the next user with the id, in
+an inbox, an outbox, a pull or a backfill.
+
+1. Close the user's timeline, first: it publishes nothing more (409 ``user_erasing``), its
+   outbox goes (no read pulls it, no backfill or rebuild pushes it), readers stop pulling it,
+   and a fan-out of any of its posts stops at its next step. Then wait until none of its
+   timeline jobs (fan-outs, removals, a drain) is queued or running, so none pushes a post
+   into an inbox the erasure has already cleaned. A job held by a stopped worker is taken up
+   once its lease runs out, and ends at once: the wait is bounded by two leases, after which
+   the erasure resumes later.
+2. Each follow the erasure removes takes the followed user's posts out of the follower's
+   inbox, as an unfollow's event does (``timeline_events.py``), in the erasure's own batches
+   of edges, recorded with the batch and so replayed with it on resume. So every inbox the
+   user's posts could have reached, pushed, backfilled, drained or rebuilt (only followers'
+   are), is cleaned before the node goes.
+3. Once the node is gone: forget the user's outbox, post states, mode (the close) and
+   tombstones, its pulls, and its own inbox and marks. A process stopped between the node's
+   deletion and this step leaves the timeline closed: the next publish of the id finds no
+   erasure in Neo4j and forgets it then (``services/timelines.py``).
+
+An inbox that kept a post of the user after the reader unfollowed it (a backfill applied after
+the unfollow's removal) is not cleaned: the read's follow filter hides it until the reader
+follows the id again, and reconcile finds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
+from graphsvc.concurrency.loops import stop_if_asked
+from graphsvc.settings import TimelineSettings
+
+POLL_SECONDS = 0.1  # how often the close looks whether the author's jobs have ended
+
+
+class TimelineErasure:
+    def __init__(
+        self,
+        outboxes: Outboxes,
+        inboxes: Inboxes,
+        queue: TimelineJobQueue,
+        settings: TimelineSettings,
+    ) -> None:
+        self._outboxes = outboxes
+        self._inboxes = inboxes
+        self._queue = queue
+        self._wait_seconds = 2 * settings.feed_job_lease_seconds
+
+    async def close(self, user_id: str) -> bool:
+        """Close the user's timeline; True once none of its timeline jobs is left, False when
+        some still are after the wait (the erasure tries again later)."""
+        posts = await self._outboxes.close(user_id)
+        await self._inboxes.stop_pulling(user_id)
+        jobs = [f"{kind}|{user_id}|{post}" for post in posts for kind in ("push", "remove")]
+        jobs.append(f"drain|{user_id}")
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + self._wait_seconds
+        while jobs := await self._queue.queued_among(jobs):
+            if clock() > deadline:
+                return False
+            stop_if_asked()
+            await asyncio.sleep(POLL_SECONDS)
+        return True
+
+    async def unfollowed(self, removals: Sequence[tuple[str, str, int]]) -> None:
+        """Removed follows (follower, followed, version): the followed users' posts leave the
+        followers' inboxes."""
+        await self._inboxes.remove_authors([(src, dst) for src, dst, _ in removals])
+
+    async def forget(self, user_id: str) -> None:
+        """The node is gone: nothing of the user's timeline is kept for the next one."""
+        await self._outboxes.forget_author(user_id)
+        await self._inboxes.stop_pulling(user_id)
+        await self._inboxes.forget_reader(user_id)
