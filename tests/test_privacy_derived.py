@@ -4,7 +4,8 @@ through the FastAPI declarations alone (the same app without them), over the rea
 
 An answer read from a list the viewer may not see is a 403 ``network_hidden`` naming the
 setting; an answer read from visible lists only is what an admin key reads; the owner and an
-admin key read everything."""
+admin key read everything. ``celebrities_only`` never tells the celebrity bit of a followed
+user whose counts are hidden from the viewer."""
 
 from __future__ import annotations
 
@@ -215,3 +216,33 @@ async def test_hidden_followers_are_not_told_by_the_following_not_following_back
             f"/v1/users/{p}/following?not_following_back=true", viewer, admin=admin
         )
         assert (status, ids(body)) == (200, [r2])
+
+
+# -- celebrities and hidden counts ---------------------------------------------------------------
+
+
+async def test_celebrities_only_never_tells_a_hidden_count(
+    both: Both, driver: Driver, uid: Uid
+) -> None:
+    """A followed celebrity whose counts are hidden from the viewer is not listed as a
+    celebrity to that viewer, the reader of its own following included; it is to itself
+    and to an admin key. Its counts' celebrity bit is null to the same viewers."""
+    reader, shy, open_, small, stranger = (
+        uid(n) for n in ("reader", "shy", "open", "small", "stranger")
+    )
+    for star in (shy, open_):
+        await driver.follow_pairs(*((uid("fan"), star) for _ in range(CELEBRITY - 1)))
+    await driver.follows(reader, shy, small, open_)
+    await driver.set_privacy(shy, counts_visibility="private")
+    celebrities = f"/v1/users/{reader}/following?celebrities_only=true"
+    for flags in ("", "&not_following_back=true"):
+        for viewer in (stranger, reader, None):
+            assert ids((await both.get(celebrities + flags, viewer))[1]) == [open_], viewer
+        assert ids((await both.get(celebrities + flags, shy))[1]) == [open_, shy]
+        assert ids((await both.get(celebrities + flags, admin=True))[1]) == [open_, shy]
+    for viewer in (stranger, reader, None):
+        status, counts = await both.get(f"/v1/users/{shy}/counts", viewer)
+        assert (status, counts["celebrity"], counts["counts_hidden"]) == (200, None, True)
+    for viewer, admin in ((shy, False), (None, True)):
+        status, counts = await both.get(f"/v1/users/{shy}/counts", viewer, admin=admin)
+        assert (status, counts["celebrity"], counts["followers"]) == (200, True, CELEBRITY)

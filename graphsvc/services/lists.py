@@ -13,7 +13,7 @@ an empty answer. The mirror's read takes the owner's settings along in its own r
 (``PrivacyProbe``), so a read for a viewer costs what a read for an admin does; the page is
 checked right after that read, before anything is derived from it (``PageCheck``). A page
 filtered ``not_followed_back`` / ``not_following_back`` is read from both of the owner's
-lists, and needs both visible.
+lists, and needs both visible; celebrities are only those whose counts the viewer may see.
 
 Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
 index of the user's list at the cursor's position, stopped at the page's size: the same work
@@ -152,7 +152,7 @@ class Lists:
     ) -> Page:
         """Whom the user follows, newest first; optionally only those not following back (an
         answer read from both of its lists), only celebrities (at least CELEBRITY_FOLLOWERS
-        followers), or both. 403
+        followers, among users whose counts the viewer may see), or both. 403
         ``network_hidden`` when the user's setting hides a list the answer is read from from
         the viewer."""
         validate_user_id(user_id)
@@ -164,7 +164,7 @@ class Lists:
         if celebrities_only:
             scope = f"celebrities-{scope}"
             await check()  # read in Neo4j, which takes no settings along: checked before
-            entries = self._celebrity_entries()
+            entries = self._celebrity_entries(viewer)
         else:
             entries = check.after(partial(self._entries, probe=check.probe))
 
@@ -177,8 +177,9 @@ class Lists:
         await check()
         return page
 
-    def _celebrity_entries(self) -> EntriesOf:
-        """The celebrities among a user's followings."""
+    def _celebrity_entries(self, viewer: Viewer) -> EntriesOf:
+        """The celebrities among a user's followings, as the viewer may tell them: a followed
+        user whose counts it may not see is never one (its celebrity bit is a count)."""
         threshold = self._settings.celebrity_followers
 
         async def celebrity_entries(
@@ -192,6 +193,8 @@ class Lists:
                 wanted,
                 name="lists/celebrities_page",
                 threshold=threshold,
+                reader=viewer.user_id,
+                everyone=viewer.sees_all,
             )
 
         return celebrity_entries
