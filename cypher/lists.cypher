@@ -145,10 +145,15 @@ LIMIT $limit
 // keyset-paged (what a pull-model feed fans in from).
 // Cost: $id's followings read newest first through the follows_src_since index (src, since,
 // dst) from the cursor's position, as in lists/following_page, and stopped once the page is
-// full: each followed user's degree is O(1) in Neo4j. A page reads at most the followings
-// after the cursor (bounded by MAX_FOLLOWING), fewer when celebrities come soon.
+// full: each followed user's degree is O(1) in Neo4j, and its counts setting a property of
+// the node it reaches anyway. A page reads at most the followings after the cursor (bounded
+// by MAX_FOLLOWING), fewer when celebrities come soon.
 // Locking: none (a read).
-// Params: $id, $since, $after, $limit (as in lists/following_page), $threshold.
+// Rules (privacy): being a celebrity tells a count, so a followed user whose counts are hidden
+// (`pc` set) is one only to $reader itself (who reads the answer; null: an anonymous reader)
+// or when $everyone (an admin reading as nobody); to anyone else it is not a celebrity.
+// Params: $id, $since, $after, $limit (as in lists/following_page), $threshold, $reader,
+// $everyone.
 // Returns: since, id; at most $limit rows, newest first.
 CALL () {
   MATCH ()-[r:FOLLOWS]->(c)
@@ -156,7 +161,8 @@ CALL () {
   WHERE r.src = $id AND r.since = $since AND r.dst < $after
   WITH c, r
   ORDER BY r.src DESC, r.since DESC, r.dst DESC
-  WHERE NOT c:Inactive AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
+  WHERE NOT c:Inactive AND ($everyone OR c.pc IS NULL OR c.id = $reader)
+    AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
   RETURN r.since AS since, r.dst AS id
   LIMIT $limit
   UNION ALL
@@ -165,7 +171,8 @@ CALL () {
   WHERE r.src = $id AND r.since < $since AND r.dst IS NOT NULL
   WITH c, r
   ORDER BY r.src DESC, r.since DESC, r.dst DESC
-  WHERE NOT c:Inactive AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
+  WHERE NOT c:Inactive AND ($everyone OR c.pc IS NULL OR c.id = $reader)
+    AND COUNT { (c)<-[:FOLLOWS]-() } >= $threshold
   RETURN r.since AS since, r.dst AS id
   LIMIT $limit
 }

@@ -9,23 +9,13 @@ from collections.abc import Callable
 import httpx
 import pytest
 from driver import Driver
-from helpers import app_client
+from helpers import app_client, without_hot_routes
 
 from graphsvc.api.app import create_app
-from graphsvc.api.hot_routes import ROUTES
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ALL_SCOPES
 
 UserIds = Callable[[str], str]
-
-
-def without_hot_routes(app: object) -> int:
-    """Leave the FastAPI declarations to serve; how many hand-written routes were taken out."""
-    routes = app.router.routes  # type: ignore[attr-defined]
-    kept = [route for route in routes if route not in ROUTES]
-    taken = len(routes) - len(kept)
-    routes[:] = kept
-    return taken
 
 
 async def test_the_hand_written_routes_and_fastapi_answer_alike(

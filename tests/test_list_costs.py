@@ -99,7 +99,8 @@ async def test_following_pages_cost_the_same_at_any_depth(backends: Services, gr
     celebrities = await db_hits(
         backends,
         "lists/celebrities_page",
-        page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040") | {"threshold": 1},
+        page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040")
+        | {"threshold": 1, "reader": None, "everyone": False},
     )
     print(f"following_page db hits: first {first}, deep {deep}; celebrities {celebrities}")
     assert first < 10 * LIMIT

@@ -74,7 +74,11 @@ async def following(
         bool, Query(description="only those who do not follow the user")
     ] = False,
     celebrities_only: Annotated[
-        bool, Query(description="only users with at least CELEBRITY_FOLLOWERS followers")
+        bool,
+        Query(
+            description="only users with at least CELEBRITY_FOLLOWERS followers (a user whose "
+            "counts are hidden from the viewer is never one)"
+        ),
     ] = False,
 ) -> Response:
     page = await services_of(request).lists.following(

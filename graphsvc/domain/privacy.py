@@ -13,21 +13,24 @@ A hidden list is refused whole (``NetworkHidden``, a 403 naming the rule), never
 an empty answer would be a lie the caller cannot tell from the truth. Counts are shown or
 hidden together (``counts_visibility``): the number of friends is a count too.
 
-Derived answers reveal edges of other people's lists, so each edge they reveal must be one
-the viewer may see on the side it is read from: familiar followers name people whose
-following the viewer may see; common followers need both users' followers visible, common
-following both users' following; a suggestion's "via" names only people whose following the
+An answer derived from several lists reveals each of them, so it needs every one visible
+(``hidden_list``, the one rule for all of them): friends and the ``not_followed_back`` /
+``not_following_back`` filters read both of the owner's lists, common followers both users'
+followers, common following both users' following, familiar followers the first user's
+following and the target's followers. Edges they reveal must be ones the viewer may see on
+the side they are read from: familiar followers name people whose following the viewer may
+see; a suggestion's "via" names only people whose following the
 viewer may see, and a network hidden from everyone but its owner is never walked at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
 from graphsvc.domain.errors import GraphError
-from graphsvc.domain.model import Suggestion
+from graphsvc.domain.model import Side, Suggestion
 
 
 class Visibility(StrEnum):
@@ -193,6 +196,46 @@ class ListRule:
             f"user {self.owner!r} shows its {self.side} to {who} only "
             f"({setting}={self.visibility.value})"
         )
+
+
+def list_rule(owner: str, side: Side, privacy: Privacy) -> ListRule:
+    """The rule of one of the owner's lists under its settings."""
+    if side is Side.FOLLOWERS:
+        return ListRule(owner, "followers", privacy.followers_visibility)
+    return ListRule(owner, "following", privacy.following_visibility)
+
+
+def other_owners(lists: Iterable[tuple[str, Side]], viewer: Viewer) -> list[str]:
+    """The owners of these lists, (owner, side) each, whose settings decide what the viewer
+    sees: each once, but the viewer itself (and none for a key that sees all)."""
+    return [owner for owner in dict.fromkeys(o for o, _ in lists) if not viewer.is_owner(owner)]
+
+
+def list_rules(
+    lists: Iterable[tuple[str, Side]], settings: Mapping[str, Privacy], viewer: Viewer
+) -> list[ListRule]:
+    """The rules of the lists, (owner, side) each, that an answer is read from, each once and
+    in the order given, but for the viewer's own (the owner sees its lists, whatever their
+    settings): ``settings`` must hold every other owner's."""
+    wanted = dict.fromkeys((owner, side) for owner, side in lists if not viewer.is_owner(owner))
+    return [list_rule(owner, side, settings[owner]) for owner, side in wanted]
+
+
+def tied_owners(rules: Iterable[ListRule]) -> list[str]:
+    """The owners whose ties to a viewer may open one of these lists (followers, mutuals)."""
+    return list(dict.fromkeys(rule.owner for rule in rules if needs_ties(rule.visibility)))
+
+
+def hidden_list(
+    rules: Iterable[ListRule], viewer: Viewer, ties: Mapping[str, Ties]
+) -> ListRule | None:
+    """The first of the rules that hides its list from the viewer, the one a refusal names;
+    None when the viewer may see them all. ``ties``: the viewer's ties to owners (an owner
+    missing has none, so ties not read yet only ever refuse more)."""
+    for rule in rules:
+        if not may_see(rule.visibility, rule.owner, viewer, ties.get(rule.owner, NO_TIES)):
+            return rule
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,9 @@ class GraphLists:
         """Active mutual follows, closest first: by affinity, then the newest follow. Each is
         in both of the user's lists, so the viewer must see both."""
         validate_user_id(user_id)
-        await self._privacy.check_both_lists(user_id, viewer)
+        await self._privacy.check_answer(
+            [(user_id, Side.FOLLOWERS), (user_id, Side.FOLLOWING)], viewer
+        )
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
             return await self._lists.friends_page(
@@ -94,7 +96,8 @@ class GraphLists:
         _valid_pair(user_id, other_id)
         self._pager.limit(limit)  # a bad limit is named before "the same user twice", as ever
         _two_users(user_id, other_id)
-        await self._privacy.check_lists([user_id, other_id], Side.FOLLOWING, viewer)
+        reads = [(user_id, Side.FOLLOWING), (other_id, Side.FOLLOWING)]
+        await self._privacy.check_answer(reads, viewer)
         return await self._common(
             "lists/common_following", "common_following", user_id, other_id, limit, cursor
         )
@@ -117,7 +120,8 @@ class GraphLists:
         both users' followers."""
         _valid_pair(user_id, other_id)
         _two_users(user_id, other_id)
-        await self._privacy.check_lists([user_id, other_id], Side.FOLLOWERS, viewer)
+        reads = [(user_id, Side.FOLLOWERS), (other_id, Side.FOLLOWERS)]
+        await self._privacy.check_answer(reads, viewer)
         return await self._common(
             "lists/common_followers", "common_followers", user_id, other_id, limit, cursor
         )
@@ -144,12 +148,14 @@ class GraphLists:
         """Active users ``viewer_id`` follows who follow the target, newest follow first.
 
         ``viewer`` is who reads the answer (``viewer_id``'s own view, usually): it must see
-        ``viewer_id``'s following, and each name is of someone whose following it may see
-        (the query's rule), since each says "this one follows the target"."""
+        ``viewer_id``'s following and the target's followers (the answer is read from both),
+        and each name is of someone whose following it may see (the query's rule), since
+        each says "this one follows the target"."""
         validate_user_id(viewer_id, "viewer_id")
         validate_user_id(target_id, "target_id")
         limit = self._pager.limit(limit)
-        await self._privacy.check_list(viewer_id, Side.FOLLOWING, viewer)
+        reads = [(viewer_id, Side.FOLLOWING), (target_id, Side.FOLLOWERS)]
+        await self._privacy.check_answer(reads, viewer)
         params = {
             "viewer": viewer_id,
             "target": target_id,

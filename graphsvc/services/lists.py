@@ -10,7 +10,10 @@ the graph itself (friends, common, familiar) are in ``graph_lists``.
 Privacy: a page or the counts are read for a viewer, and the owner's setting is checked
 before the answer leaves (``privacy``): a hidden list is a 403, hidden counts are None, never
 an empty answer. The mirror's read takes the owner's settings along in its own round trip
-(``PrivacyProbe``), so a read for a viewer costs what a read for an admin does.
+(``PrivacyProbe``), so a read for a viewer costs what a read for an admin does; the page is
+checked right after that read, before anything is derived from it (``PageCheck``). A page
+filtered ``not_followed_back`` / ``not_following_back`` is read from both of the owner's
+lists, and needs both visible; celebrities are only those whose counts the viewer may see.
 
 Cost bounds: a page read from Neo4j (past the hot list, or without Redis) is a seek in an
 index of the user's list at the cursor's position, stopped at the page's size: the same work
@@ -36,11 +39,14 @@ from graphsvc.concurrency.request_notes import note_graph_read
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, Page, ShownCounts, Side
-from graphsvc.domain.privacy import EVERYONE, Viewer
+from graphsvc.domain.privacy import EVERYONE, Viewer, other_owners
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.settings import ListSettings
+
+# A reader of a list's entries: (side, user, after, wanted) -> up to ``wanted`` entries.
+EntriesOf = Callable[[Side, str, Position | None, int], Awaitable[list[Entry]]]
 
 
 class Lists:
@@ -114,12 +120,16 @@ class Lists:
         viewer: Viewer = EVERYONE,
         not_followed_back: bool = False,
     ) -> Page:
-        """Who follows the user, newest first; optionally only those it does not follow.
-        403 ``network_hidden`` when the user's setting hides its followers from the viewer."""
+        """Who follows the user, newest first; optionally only those it does not follow (an
+        answer read from both of its lists). 403 ``network_hidden`` when the user's setting
+        hides a list the answer is read from from the viewer."""
         validate_user_id(user_id)
         scope = "followers-not-followed-back" if not_followed_back else "followers"
-        probe = None if viewer.is_owner(user_id) else PrivacyProbe([user_id])
-        entries = partial(self._entries, probe=probe)
+        reads = [(user_id, Side.FOLLOWERS)]
+        if not_followed_back:
+            reads.append((user_id, Side.FOLLOWING))
+        check = PageCheck(self._privacy, reads, viewer)
+        entries = check.after(partial(self._entries, probe=check.probe))
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
             return await self._visible(
@@ -127,7 +137,7 @@ class Lists:
             )
 
         page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, fetch)
-        await self._privacy.check_list(user_id, Side.FOLLOWERS, viewer, probe)
+        await check()
         return page
 
     async def following(
@@ -140,32 +150,23 @@ class Lists:
         not_following_back: bool = False,
         celebrities_only: bool = False,
     ) -> Page:
-        """Whom the user follows, newest first; optionally only those not following back,
-        only celebrities (at least CELEBRITY_FOLLOWERS followers), or both. 403
-        ``network_hidden`` when the user's setting hides its following from the viewer."""
+        """Whom the user follows, newest first; optionally only those not following back (an
+        answer read from both of its lists), only celebrities (at least CELEBRITY_FOLLOWERS
+        followers, among users whose counts the viewer may see), or both. 403
+        ``network_hidden`` when the user's setting hides a list the answer is read from from
+        the viewer."""
         validate_user_id(user_id)
-        probe = None if viewer.is_owner(user_id) else PrivacyProbe([user_id])
         scope = "following-not-following-back" if not_following_back else "following"
+        reads = [(user_id, Side.FOLLOWING)]
+        if not_following_back:
+            reads.append((user_id, Side.FOLLOWERS))
+        check = PageCheck(self._privacy, reads, viewer)
         if celebrities_only:
-            threshold = self._settings.celebrity_followers
             scope = f"celebrities-{scope}"
-
-            async def celebrity_entries(
-                side: Side, user_id: str, after: Position | None, wanted: int
-            ) -> list[Entry]:
-                note_graph_read("celebrities")
-                return await self._lists.page(
-                    side,
-                    user_id,
-                    after,
-                    wanted,
-                    name="lists/celebrities_page",
-                    threshold=threshold,
-                )
-
-            entries = celebrity_entries
+            await check()  # read in Neo4j, which takes no settings along: checked before
+            entries = self._celebrity_entries(viewer)
         else:
-            entries = partial(self._entries, probe=probe)
+            entries = check.after(partial(self._entries, probe=check.probe))
 
         async def visible(after: Position | None, wanted: int) -> list[Entry]:
             return await self._visible(
@@ -173,8 +174,30 @@ class Lists:
             )
 
         page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
-        await self._privacy.check_list(user_id, Side.FOLLOWING, viewer, probe)
+        await check()
         return page
+
+    def _celebrity_entries(self, viewer: Viewer) -> EntriesOf:
+        """The celebrities among a user's followings, as the viewer may tell them: a followed
+        user whose counts it may not see is never one (its celebrity bit is a count)."""
+        threshold = self._settings.celebrity_followers
+
+        async def celebrity_entries(
+            side: Side, user_id: str, after: Position | None, wanted: int
+        ) -> list[Entry]:
+            note_graph_read("celebrities")
+            return await self._lists.page(
+                side,
+                user_id,
+                after,
+                wanted,
+                name="lists/celebrities_page",
+                threshold=threshold,
+                reader=viewer.user_id,
+                everyone=viewer.sees_all,
+            )
+
+        return celebrity_entries
 
     async def walk(
         self, side: Side, user_id: str, after: Position | None, size: int
@@ -190,8 +213,7 @@ class Lists:
         after: Position | None,
         wanted: int,
         not_back: bool,
-        entries_of: Callable[[Side, str, Position | None, int], Awaitable[list[Entry]]]
-        | None = None,
+        entries_of: EntriesOf | None = None,
     ) -> list[Entry]:
         """Up to ``wanted`` entries of a list without inactive users (and, with ``not_back``,
         without those the user also follows / is followed by), scanning on as needed."""
@@ -210,6 +232,41 @@ class Lists:
             position = entries[-1].position
             chunk = min(chunk * 4, 2_000)
         return kept[:wanted]
+
+
+class PageCheck:
+    """The privacy check of one page (``PrivacyRules.check_answer`` over the lists it is read
+    from), made once: right after the page's first read of the mirror, which takes the
+    owner's settings along (``probe``), so a page for a viewer costs no round trip of its
+    own, and before anything is derived from the entries (a ``not_*_back`` filter's read of
+    the relationships) or the page leaves. Called again, it does nothing."""
+
+    def __init__(
+        self, privacy: PrivacyRules, lists: list[tuple[str, Side]], viewer: Viewer
+    ) -> None:
+        owners = other_owners(lists, viewer)
+        self.probe = PrivacyProbe(owners) if owners else None
+        self._privacy = privacy
+        self._lists = lists
+        self._viewer = viewer
+        self._done = False
+
+    async def __call__(self) -> None:
+        if not self._done:
+            await self._privacy.check_answer(self._lists, self._viewer, self.probe)
+            self._done = True
+
+    def after(self, read: EntriesOf) -> EntriesOf:
+        """``read``, checked once its first call has answered."""
+
+        async def checked(
+            side: Side, user_id: str, after: Position | None, wanted: int
+        ) -> list[Entry]:
+            entries = await read(side, user_id, after, wanted)
+            await self()
+            return entries
+
+        return checked
 
 
 class ListEntries:

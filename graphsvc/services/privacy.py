@@ -10,9 +10,15 @@ Policy (``domain/privacy.py`` holds the rules): the owner, and an admin or inter
 names no viewer, see everything, without a read; a public list costs the read of its owner's
 settings, which a page or counts read from the mirror takes along in its own round trip (a
 ``PrivacyProbe``: on the request path, a round trip costs as much as the read itself), and
-which is checked before the answer leaves; a list shown to followers or mutuals costs one more read, of the viewer's ties to
-the owner in Neo4j (a follow the mirror's capped hot list may not hold), noted as a graph read
-so the caller's budget pays for it.
+which is checked before the answer leaves; a list shown to followers or mutuals costs one more
+read, of the viewer's ties to the owner in Neo4j (a follow the mirror's capped hot list may
+not hold), noted as a graph read so the caller's budget pays for it.
+
+Every list answer is checked by one rule over all the lists it is read from
+(``check_answer``): a page reads one, friends and the ``not_*_back`` filters both of the
+owner's, common and familiar lists one of each of two users; each list hidden from the viewer
+refuses the answer, for one settings read and at most one read of the ties, whatever the
+number of lists.
 """
 
 from __future__ import annotations
@@ -30,24 +36,19 @@ from graphsvc.domain.errors import UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import (
-    ListRule,
     Privacy,
     PrivacyEdit,
     Ties,
     Viewer,
-    may_see,
+    hidden_list,
+    list_rules,
     may_see_counts,
     needs_ties,
+    other_owners,
+    tied_owners,
 )
 from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.writes import Writes
-
-
-def side_rule(owner: str, side: Side, privacy: Privacy) -> ListRule:
-    """The rule of one of the owner's lists."""
-    if side is Side.FOLLOWERS:
-        return ListRule(owner, "followers", privacy.followers_visibility)
-    return ListRule(owner, "following", privacy.following_visibility)
 
 
 class PrivacyRules:
@@ -140,46 +141,37 @@ class PrivacyRules:
 
     # -- the checks ---------------------------------------------------------------------------
 
-    async def ties(self, viewer: Viewer, owner: str) -> Ties:
-        """How the viewer relates to the owner, from Neo4j (a graph read)."""
-        if viewer.user_id is None or viewer.user_id == owner:
-            return Ties()
-        note_graph_read("privacy ties")
-        (rel,) = await self._edges.relationships(viewer.user_id, [owner])
-        return Ties(follows_owner=rel.following, followed_by_owner=rel.followed_by)
-
-    async def check_list(
-        self, owner: str, side: Side, viewer: Viewer, probe: PrivacyProbe | None = None
+    async def check_answer(
+        self,
+        lists: Sequence[tuple[str, Side]],
+        viewer: Viewer,
+        probe: PrivacyProbe | None = None,
     ) -> None:
-        """Refuse (403 ``network_hidden``) a list the owner's setting hides from the viewer.
-        ``probe``: the owner's settings as a read of its list took them along, if it did."""
-        if viewer.is_owner(owner):
+        """Refuse (403 ``network_hidden``, naming the setting) an answer read from these
+        lists, (owner, side) each, when an owner's setting hides one of them from the viewer:
+        the one check of every list answer, a page or one derived from several lists. One
+        settings read for all the owners (none when ``probe``, taken along by a read of the
+        list, holds them); the viewer's ties to the owners are read, once for all, only when
+        they decide."""
+        owners = other_owners(lists, viewer)
+        if not owners:
             return
-        rule = side_rule(owner, side, await self._settings_of(owner, probe))
-        if not await self._visible(rule, viewer):
-            raise rule.hidden()
+        rules = list_rules(lists, await self.of_probed(owners, probe), viewer)
+        hidden = hidden_list(rules, viewer, {})
+        if hidden is not None and viewer.user_id is not None and needs_ties(hidden.visibility):
+            ties = await self._ties(viewer.user_id, tied_owners(rules))
+            hidden = hidden_list(rules, viewer, ties)
+        if hidden is not None:
+            raise hidden.hidden()
 
-    async def check_both_lists(self, owner: str, viewer: Viewer) -> None:
-        """``check_list`` for both of the owner's lists (friends are in both), with one
-        settings read."""
-        if viewer.is_owner(owner):
-            return
-        privacy = (await self.of([owner]))[owner]
-        for side in (Side.FOLLOWERS, Side.FOLLOWING):
-            rule = side_rule(owner, side, privacy)
-            if not await self._visible(rule, viewer):
-                raise rule.hidden()
-
-    async def check_lists(self, owners: Sequence[str], side: Side, viewer: Viewer) -> None:
-        """``check_list`` for several owners' lists of one side, with one settings read."""
-        others = [owner for owner in dict.fromkeys(owners) if not viewer.is_owner(owner)]
-        if not others:
-            return
-        settings = await self.of(others)
-        for owner in others:
-            rule = side_rule(owner, side, settings[owner])
-            if not await self._visible(rule, viewer):
-                raise rule.hidden()
+    async def _ties(self, viewer_id: str, owners: Sequence[str]) -> dict[str, Ties]:
+        """How the viewer relates to each owner, from Neo4j (one graph read): a follow the
+        mirror's capped hot list may not hold."""
+        note_graph_read("privacy ties")
+        return {
+            rel.user_id: Ties(follows_owner=rel.following, followed_by_owner=rel.followed_by)
+            for rel in await self._edges.relationships(viewer_id, owners)
+        }
 
     async def _settings_of(self, owner: str, probe: PrivacyProbe | None) -> Privacy:
         """The owner's settings: from the probe when a read took it along, else read now."""
@@ -193,7 +185,7 @@ class PrivacyRules:
         self, user_ids: Sequence[str], probe: PrivacyProbe | None
     ) -> dict[str, Privacy]:
         """``of``, answered by a probe of these users when a read took it along."""
-        if probe is not None:
+        if probe is not None and set(user_ids) <= set(probe.user_ids):
             try:
                 probed = self._mirror.probed(probe)
             except PrivacyMissing:
@@ -201,14 +193,6 @@ class PrivacyRules:
             if probed is not None:
                 return probed
         return await self.of(user_ids)
-
-    async def _visible(self, rule: ListRule, viewer: Viewer) -> bool:
-        """Whether the viewer may see the list; the ties are read only when they decide."""
-        if may_see(rule.visibility, rule.owner, viewer):
-            return True
-        if viewer.user_id is None or not needs_ties(rule.visibility):
-            return False
-        return may_see(rule.visibility, rule.owner, viewer, await self.ties(viewer, rule.owner))
 
     async def counts_visible(
         self, owner: str, viewer: Viewer, probe: PrivacyProbe | None = None

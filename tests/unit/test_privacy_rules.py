@@ -8,6 +8,7 @@ import pytest
 
 from graphsvc.domain.access import ApiKey, Scope, WrongActingUser, viewer_of_key
 from graphsvc.domain.errors import InvalidUserId
+from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import (
     ANONYMOUS,
     DEFAULT_PRIVACY,
@@ -21,10 +22,15 @@ from graphsvc.domain.privacy import (
     Ties,
     Viewer,
     Visibility,
+    hidden_list,
+    list_rule,
+    list_rules,
     may_see,
     may_see_counts,
     needs_ties,
+    other_owners,
     require_owner,
+    tied_owners,
 )
 
 
@@ -93,6 +99,85 @@ def test_a_hidden_list_names_its_setting_and_value() -> None:
     error = ListRule("ada", "followers", Visibility.MUTUALS).hidden()
     assert isinstance(error, NetworkHidden) and error.status == 403
     assert "followers_visibility=mutuals" in error.message and "'ada'" in error.message
+
+
+# -- answers read from several lists -------------------------------------------------------------
+
+BOTH_SIDES = [("p", Side.FOLLOWERS), ("p", Side.FOLLOWING)]
+
+
+def test_a_side_has_the_rule_of_its_own_setting() -> None:
+    privacy = Privacy(Visibility.MUTUALS, Visibility.PRIVATE)
+    assert list_rule("p", Side.FOLLOWERS, privacy) == ListRule("p", "followers", Visibility.MUTUALS)
+    assert list_rule("p", Side.FOLLOWING, privacy) == ListRule("p", "following", Visibility.PRIVATE)
+
+
+def test_the_rules_of_an_answer_are_each_list_once_but_the_viewers_own() -> None:
+    lists = [
+        ("a", Side.FOLLOWERS),
+        ("b", Side.FOLLOWERS),
+        ("a", Side.FOLLOWERS),
+        ("a", Side.FOLLOWING),
+    ]
+    settings = {"a": Privacy(), "b": Privacy(followers_visibility=Visibility.FOLLOWERS)}
+    assert list_rules(lists, settings, Viewer("v")) == [
+        ListRule("a", "followers", Visibility.PUBLIC),
+        ListRule("b", "followers", Visibility.FOLLOWERS),
+        ListRule("a", "following", Visibility.PUBLIC),
+    ]
+    assert list_rules(lists, {"b": settings["b"]}, Viewer("a")) == [
+        ListRule("b", "followers", Visibility.FOLLOWERS)
+    ]
+    assert list_rules(lists, {}, EVERYONE) == []
+    assert other_owners(lists, Viewer("v")) == ["a", "b"]
+    assert other_owners(lists, Viewer("b")) == ["a"]
+    assert other_owners(lists, EVERYONE) == []
+
+
+def test_an_answer_from_both_lists_is_hidden_when_either_is() -> None:
+    """P hides whom it follows: its followers it does not follow back are read from its
+    following too, so they are refused, naming that setting."""
+    settings = {"p": Privacy(following_visibility=Visibility.PRIVATE)}
+    for viewer in (Viewer("v"), ANONYMOUS):
+        rules = list_rules(BOTH_SIDES, settings, viewer)
+        hidden = hidden_list(rules, viewer, {"p": Ties(True, True)})
+        assert hidden == ListRule("p", "following", Visibility.PRIVATE)
+        assert "following_visibility=private" in hidden.hidden().message
+        assert hidden_list(rules[:1], viewer, {}) is None  # the followers alone are public
+    assert list_rules(BOTH_SIDES, settings, Viewer("p")) == []
+
+
+@pytest.mark.parametrize(
+    ("followers", "following", "ties", "hidden"),
+    [
+        # the first list hidden given the ties, in the order the answer names its lists
+        (Visibility.PUBLIC, Visibility.PUBLIC, Ties(), None),
+        (Visibility.FOLLOWERS, Visibility.PUBLIC, Ties(), "followers"),
+        (Visibility.FOLLOWERS, Visibility.PUBLIC, Ties(follows_owner=True), None),
+        (Visibility.FOLLOWERS, Visibility.MUTUALS, Ties(follows_owner=True), "following"),
+        (Visibility.FOLLOWERS, Visibility.MUTUALS, Ties(True, True), None),
+        (Visibility.MUTUALS, Visibility.PRIVATE, Ties(True, True), "following"),
+        (Visibility.PRIVATE, Visibility.FOLLOWERS, Ties(True, True), "followers"),
+    ],
+)
+def test_each_list_of_an_answer_is_decided_with_the_viewers_ties(
+    followers: Visibility, following: Visibility, ties: Ties, hidden: str | None
+) -> None:
+    rules = list_rules(BOTH_SIDES, {"p": Privacy(followers, following)}, Viewer("v"))
+    found = hidden_list(rules, Viewer("v"), {"p": ties})
+    assert (found.side if found else None) == hidden
+    # ties only open lists: without them the answer is refused at least as often
+    assert hidden is None or hidden_list(rules, Viewer("v"), {}) is not None
+
+
+def test_ties_are_read_only_of_owners_a_follow_can_open_a_list_of() -> None:
+    settings = {
+        "a": Privacy(Visibility.FOLLOWERS, Visibility.MUTUALS),
+        "b": Privacy(following_visibility=Visibility.PRIVATE),
+        "c": Privacy(),
+    }
+    lists = [(o, side) for o in "abc" for side in (Side.FOLLOWERS, Side.FOLLOWING)]
+    assert tied_owners(list_rules(lists, settings, Viewer("v"))) == ["a"]
 
 
 def test_own_lists_are_read_by_their_owner_or_an_admin() -> None:
