@@ -145,7 +145,10 @@ class ApproveAllBody(BaseModel):
 
 class RemoveFollowerBody(BaseModel):
     followed_by: bool = Field(description="whether the id still follows the user: false")
-    removed: bool = Field(description="false when the id did not follow the user")
+    removed: bool = Field(
+        description="false when the id did not follow the user (a pending follow request of "
+        "it is no follow: it stays pending)"
+    )
 
 
 class RemoveFollowersIn(BaseModel):
@@ -166,7 +169,7 @@ class RemoveFollowersIn(BaseModel):
 class RemoveFollowersBody(BaseModel):
     removed: dict[str, bool] = Field(
         description="each id asked for, once, in the order given: false when it did not "
-        "follow the user"
+        "follow the user (a pending follow request of it stays pending)"
     )
 
 
