@@ -115,19 +115,21 @@ RETURN row.i AS i, new AS changed,
        CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at
 
 // name: unfollow
-// For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and withdraw a pending request
-// (src)-[:REQUESTS]->(dst). Runs inside a batch's transaction (group commit), after
+// For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and, when row.withdraw, withdraw a
+// pending request (src)-[:REQUESTS]->(dst). Runs inside a batch's transaction (group commit), after
 // relations/lock_users locked every follower in id order (the first statement of a batch runs
 // it as its prelude); the rows of one statement have distinct followers, as in relations/follow.
 // Locking: the follower's node, whose clock alone ticks. The tick is the removal's version; for
 // a no-op it is still newer than any instance of this edge, so the mirror can use it to repair
 // a stale entry. A flagged edge (inactive follower) also leaves dst's `xr`.
 // Rules: a row where either user has never existed changes nothing and says so (known false:
-// there is nothing to mirror).
+// there is nothing to mirror). A follower's removal by the followed user (withdraw false)
+// leaves a pending request as it is: the request is that user's to answer, not a follow, and
+// the requester withdrew nothing.
 // A removal also creates its event in the outbox (:GraphEvent), as relations/follow does: an
 // `unfollow` (with the row's cause, when it has one: `removed` when the followed user ended
 // the follow), or a `follow_request_withdrawn`.
-// Params: $rows, each {i, src, dst, event (an id), cause (null or a word)}.
+// Params: $rows, each {i, src, dst, event (an id), cause (null or a word), withdraw (bool)}.
 // Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version.
 UNWIND $rows AS row
 OPTIONAL MATCH (b:User {id: row.dst})
@@ -139,8 +141,8 @@ FOREACH (_ IN CASE WHEN known THEN [1] ELSE [] END |
 WITH row, a, b, known,
      CASE WHEN known THEN COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge } ELSE [] END
        AS edges,
-     CASE WHEN known THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q } ELSE [] END
-       AS requests
+     CASE WHEN known AND row.withdraw THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }
+          ELSE [] END AS requests
 WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged
 FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
 FOREACH (e IN edges + requests | DELETE e)

@@ -314,9 +314,7 @@ def build(
         relay=work.relay,
         interaction_flusher=work.flusher,
         ranker_training=work.training,
-        follower_events=FollowerEvents(
-            redis.stream, redis.stream_slots, access, rate_limits, settings.events, core.mutes
-        ),
+        follower_events=_follower_events(settings, redis, core, access, rate_limits),
         health=Health(neo4j.store, redis.mirror),
         gauges=Gauges(neo4j.outbox),
         access=access,
@@ -326,6 +324,25 @@ def build(
         timeline_events=work.consumer,
         cold_start_lists=work.cold_start,
         worker=work.worker,
+    )
+
+
+def _follower_events(
+    settings: Settings,
+    redis: RedisAdapters,
+    core: _Mirrored,
+    access: KeyRing,
+    rate_limits: RateLimits,
+) -> FollowerEvents:
+    """The new-follower streams, told what lists show: no inactive actor, no muted one."""
+    return FollowerEvents(
+        redis.stream,
+        redis.stream_slots,
+        access,
+        rate_limits,
+        settings.events,
+        core.mutes,
+        core.sync,
     )
 
 

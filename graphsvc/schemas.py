@@ -31,7 +31,7 @@ RECOMMENDATION_ID_SCHEMA: dict[str, Any] = {
 }
 RECOMMENDATION_ID_DOC = (
     "the recommendation_id of the suggestions answer this comes from: counted once for the "
-    "ranker version that ranked it (a malformed, altered or another user's id is a 422 "
+    "ranker version that ranked it, for a target that answer served (a malformed, altered or another user's id is a 422 "
     "invalid_recommendation_id that changes nothing; one older than "
     "PYMK_RECOMMENDATION_TTL_SECONDS is accepted and not counted)"
 )
@@ -145,7 +145,10 @@ class ApproveAllBody(BaseModel):
 
 class RemoveFollowerBody(BaseModel):
     followed_by: bool = Field(description="whether the id still follows the user: false")
-    removed: bool = Field(description="false when the id did not follow the user")
+    removed: bool = Field(
+        description="false when the id did not follow the user (a pending follow request of "
+        "it is no follow: it stays pending)"
+    )
 
 
 class RemoveFollowersIn(BaseModel):
@@ -166,7 +169,7 @@ class RemoveFollowersIn(BaseModel):
 class RemoveFollowersBody(BaseModel):
     removed: dict[str, bool] = Field(
         description="each id asked for, once, in the order given: false when it did not "
-        "follow the user"
+        "follow the user (a pending follow request of it stays pending)"
     )
 
 
@@ -405,9 +408,9 @@ class ExplanationBody(BaseModel):
 class SuggestionsBody(BaseModel):
     items: list[SuggestionItem]
     recommendation_id: str = Field(
-        description="signed id of this answer (the ranker version, the user, when): send it "
-        "back with a follow, impressions or a dismissal of its suggestions so they count for "
-        "that version"
+        description="signed id of this answer (the ranker version, the user, when, the users "
+        "served): send it back with a follow, impressions or a dismissal of its suggestions so "
+        "they count for that version"
     )
 
     def to_pandas(self) -> pandas.DataFrame:

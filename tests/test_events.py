@@ -254,6 +254,90 @@ async def test_a_locked_user_is_pushed_its_follow_requests_and_then_the_approved
         assert orjson.loads(data)["follower"] == fan
 
 
+async def followers_told(lines: AsyncIterator[str], count: int) -> list[str]:
+    return [
+        orjson.loads(data)["follower"]
+        for _, data in [await asyncio.wait_for(next_follower(lines), 10) for _ in range(count)]
+    ]
+
+
+async def test_suspended_and_spam_followers_reach_no_stream_live_or_replayed(
+    served: str, service: Services, service_key: str, uid: UserIds
+) -> None:
+    star, spam, suspended, fan, fan2 = (uid(n) for n in ("star", "spam", "susp", "fan", "fan2"))
+    await service.moderation.set_status(spam, "spam")
+    before = await service.redis.stream.last_id()
+    await service.relations.follow(suspended, star)
+    await service.moderation.set_status(suspended, "suspended")  # after its event
+    http = httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key))
+    async with http:
+        async with http.stream("GET", events_path(star)) as response:
+            lines = response.aiter_lines()
+            assert await anext(lines) == ": connected"
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            assert (await service.relations.follow(spam, star)).created  # in the shadow
+            # An event the relay appends late, its actor suspended since.
+            await service.redis.stream.append(
+                [GraphEvent(f"ev-{suspended}-late", "follow", suspended, star, 1)]
+            )
+            await service.relations.follow(fan, star)
+            assert await followers_told(lines, 1) == [fan]
+        async with http.stream("GET", events_path(star), headers={"Last-Event-ID": before}) as got:
+            lines = got.aiter_lines()
+            assert await followers_told(lines, 1) == [fan]
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            await service.relations.follow(fan2, star)
+            assert await followers_told(lines, 1) == [fan2]  # nothing else was replayed
+        # The spam user's own stream (its new followers) is told as any user's.
+        async with http.stream("GET", events_path(spam)) as response:
+            lines = response.aiter_lines()
+            assert await anext(lines) == ": connected"
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            await service.relations.follow(fan, spam)
+            assert await followers_told(lines, 1) == [fan]
+    followers = await service.lists.followers(star)
+    assert [entry.user_id for entry in followers.items] == [fan2, fan]  # as the list shows
+
+
+async def test_requests_and_approvals_of_inactive_users_reach_no_locked_stream(
+    served: str, service: Services, service_key: str, uid: UserIds
+) -> None:
+    owner, spam, spam2, suspended, fan = (uid(n) for n in ("own", "spam", "spam2", "susp", "fan"))
+    await service.privacy.update(owner, PrivacyEdit(locked=True))
+    for user in (spam, spam2):
+        await service.moderation.set_status(user, "spam")
+    before = await service.redis.stream.last_id()
+    assert (await service.relations.follow(suspended, owner)).requested
+    await service.moderation.set_status(suspended, "suspended")  # after its request
+    http = httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key))
+    async with http:
+        async with http.stream("GET", events_path(owner)) as response:
+            lines = response.aiter_lines()
+            assert await anext(lines) == ": connected"
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            assert (await service.relations.follow(spam, owner)).requested
+            assert await service.relations.approve(owner, spam)
+            assert (await service.relations.follow(spam2, owner)).requested
+            assert (await service.relations.follow(fan, owner)).requested
+            event, _, data = await asyncio.wait_for(next_event(lines), 10)
+            assert (event, orjson.loads(data)["requester"]) == ("follow_request", fan)
+            await service.follow_requests.approve_all(owner)  # fan, spam2 (suspended: refused)
+            await service.jobs.drain()
+            assert await followers_told(lines, 1) == [fan]  # the approved follow
+        # The replay leaves out the same: the suspended user's request, every spam event.
+        async with http.stream("GET", events_path(owner), headers={"Last-Event-ID": before}) as got:
+            lines = got.aiter_lines()
+            told = [await asyncio.wait_for(next_event(lines), 10) for _ in range(2)]
+            assert [event for event, _, _ in told] == ["follow_request", "follower"]
+            assert orjson.loads(told[0][2])["requester"] == orjson.loads(told[1][2])["follower"]
+            assert orjson.loads(told[1][2])["follower"] == fan
+            await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
+            late = uid("late")
+            assert (await service.relations.follow(late, owner)).requested
+            event, _, data = await asyncio.wait_for(next_event(lines), 10)
+            assert (event, orjson.loads(data)["requester"]) == ("follow_request", late)
+
+
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
     service: Services, uid: UserIds
 ) -> None:

@@ -80,7 +80,7 @@ def by_version(figures: list[VersionFigures]) -> dict[int, VersionFigures]:
 def version_of(recommendation_id: str) -> int:
     """The version an id names (its payload is readable, only not forgeable)."""
     body = recommendation_id.split(".")[0]
-    return int(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode().split("|")[1])
+    return int(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).split(b"|")[1])
 
 
 async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
@@ -116,6 +116,31 @@ async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
     assert v1.precision_served == 0.25 and v1.precision_shown is None  # nothing shown yet
 
 
+async def test_an_id_counts_only_for_the_targets_its_answer_served(
+    make_driver: MakeDriver, uid: UserIds
+) -> None:
+    """A valid id sent with a target its answer did not serve is accepted (the follow, show
+    or dismissal is made) and counts nothing: no version gains what it did not serve."""
+    async with make_driver(pymk_model_name=uid("model")) as d:
+        me, others = await neighbourhood(d, uid)
+        answer = await d.suggestions(me, limit=2)
+        served = [item.user_id for item in answer.items]
+        unserved = [user for user in others if user not in served]
+        assert len(served) == len(unserved) == 2
+        rid, before = answer.recommendation_id, not_counted("not_served")
+        assert (await d.follow(me, served[0], recommendation_id=rid)).created
+        assert (await d.follow(me, unserved[0], recommendation_id=rid)).created
+        assert (await d.follow(me, uid("stranger"), recommendation_id=rid)).created
+        # Both were suggested lately (the list computed): both shows count for the discount.
+        shown = await d.record_impressions(me, [served[1], unserved[1]], recommendation_id=rid)
+        assert (shown.recorded, shown.ignored) == (2, 0)
+        assert (await d.dismiss(me, unserved[1], recommendation_id=rid)).created
+        assert (await d.dismiss(me, served[1], recommendation_id=rid)).created
+        figures = by_version(await d.services.recommendations.report())
+    assert figures == {0: VersionFigures(0, answers=1, items=2, shown=1, follows=1, dismissals=1)}
+    assert not_counted("not_served") == before + 4
+
+
 async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
     make_driver: MakeDriver, make_service: MakeService, uid: UserIds
 ) -> None:
@@ -131,7 +156,7 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
         bad = {
             "garbage": "not-an-id",
             "edited": f"{body[:-2]}{'A' if body[-2] != 'A' else 'B'}{body[-1]}.{mac}",
-            "another signer": elsewhere.recommendations.issue(me, 0),
+            "another signer": elsewhere.recommendations.issue(me, 0, [c]),
             "a cursor": CursorCodec(d.services.settings.lists.cursor_secret).encode_at(me, 1, me),
             "another user's": theirs,
             "empty": "",
@@ -173,10 +198,12 @@ async def test_served_items_shows_and_dismissals_are_counted(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
     async with make_driver(pymk_model_name=uid("model")) as d:
-        me, (c, e, f, g) = await neighbourhood(d, uid)
+        me, others = await neighbourhood(d, uid)
         loop = d.services.recommendations
         first = await d.suggestions(me, limit=3)
         rid = first.recommendation_id
+        c, e, g = (item.user_id for item in first.items)
+        (f,) = set(others) - {c, e, g}
         shown = await d.record_impressions(me, [c, e, uid("never")], recommendation_id=rid)
         assert (shown.recorded, shown.ignored) == (2, 1)
         await d.record_impressions(me, [c], recommendation_id=rid)
@@ -210,7 +237,7 @@ async def test_a_redis_failure_never_fails_the_follow(
         )
         me, target = uid("me"), uid("target")
         before = not_counted("redis")
-        result = await relations.follow(me, target, loop.issue(me, 0))
+        result = await relations.follow(me, target, loop.issue(me, 0, [target]))
         assert result.following and result.created
         assert breaker.open
         assert not_counted("redis") == before + 1

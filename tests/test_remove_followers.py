@@ -86,6 +86,25 @@ async def test_the_event_is_the_followers_unfollow_with_its_cause(
     ]
 
 
+async def test_removing_an_id_that_only_asked_to_follow_changes_nothing(
+    driver: Driver, backends: Services, uid: UserIds
+) -> None:
+    """A pending request is not a follow: a removal leaves it for the owner to answer, and
+    nothing reaches the stream (no withdrawal the requester never made)."""
+    owner, asker = uid("owner"), uid("asker")
+    assert (await driver.set_privacy(owner, locked=True)).locked
+    assert (await driver.follow(asker, owner)).requested
+    start = await backends.redis.stream.last_id()
+    alone = await driver.remove_follower(owner, asker)
+    assert alone == RemoveFollowerBody(followed_by=False, removed=False)
+    batch = await driver.remove_followers(owner, [asker])
+    assert batch == RemoveFollowersBody(removed={asker: False})
+    assert [i.user_id async for i in driver.follow_requests(owner)] == [asker]
+    assert (await driver.relation(asker, owner)).requested
+    assert await events_after(backends, start, {owner, asker}) == []
+    assert (await driver.approve_follow_request(owner, asker)).created  # still there to answer
+
+
 async def test_a_removal_whose_mirror_write_was_lost_is_relayed_with_its_cause(
     service: Services, backends: Services, uid: UserIds
 ) -> None:

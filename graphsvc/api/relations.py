@@ -80,7 +80,8 @@ async def unfollow(user_id: UserId, target_id: TargetId, request: Request) -> Fa
 _REMOVAL = (
     "A removal is the follower's unfollow, asked for by the user it follows: counts, lists and "
     "timelines change as for an unfollow, and the event stream carries the follower's "
-    "`unfollow` with `cause=removed`. The follower is not told, and may follow again."
+    "`unfollow` with `cause=removed`. The follower is not told, and may follow again. An id "
+    "with only a pending follow request is no follower: nothing changes (the request waits)."
 )
 
 

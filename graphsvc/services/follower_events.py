@@ -37,6 +37,14 @@ Policies:
   blip one more, a resume from ``0-0`` up to EVENTS_REPLAY_MAX / EVENTS_REPLAY_CHARGE_ENTRIES
   more), spent before the stream opens: a key that cannot pay gets the 429 of a spent
   budget, and no stream.
+- **Inactive actors.** A follower or requester that is suspended or spam when the event is
+  handed out is left out, live and in replays, as every list leaves it out: a shadow-banned
+  user's follows and requests must not reach their targets, and a user suspended after its
+  event is hidden as its list entry is (read from the mirror's set of inactive users, built
+  from Neo4j when missing). When the statuses cannot be read, nothing unchecked is handed
+  out: the live streams of those events' users end (by their next check, within
+  EVENTS_RECHECK_SECONDS, given nothing more meanwhile), to resume from their Last-Event-ID,
+  and a replay is refused as the stream's own read would be.
 - **Mutes.** A new follower the watched user muted with ``notifications`` is left out, live
   and in replays, while the mute is in effect (read from the user's mute mirror, built from
   Neo4j when missing). When the mutes cannot be read the follower is handed out: a stream
@@ -55,7 +63,7 @@ import re
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -249,6 +257,20 @@ async def _unmuted(mutes: MuteFilter, user_id: str, items: list[NewFollower]) ->
     return [item for item in items if item.follower not in muted]
 
 
+class StatusFilter(Protocol):
+    """The users' statuses as lists read them (``services/mirror_sync.py``)."""
+
+    async def inactive_among(self, user_ids: Sequence[str]) -> set[str]: ...
+
+
+async def _inactive_actors(
+    statuses: StatusFilter, batches: Iterable[list[NewFollower]]
+) -> set[str]:
+    """The suspended or spam followers (and requesters) among these items: one read."""
+    actors = sorted({item.follower for items in batches for item in items})
+    return await statuses.inactive_among(actors) if actors else set()
+
+
 class FollowerEvents:
     def __init__(
         self,
@@ -258,8 +280,10 @@ class FollowerEvents:
         budgets: RateLimits,
         settings: EventSettings,
         mutes: MuteFilter,
+        statuses: StatusFilter,
     ) -> None:
         self._mutes = mutes
+        self._statuses = statuses
         self._stream = stream
         self._slots = slots
         self._keys = keys
@@ -346,6 +370,8 @@ class FollowerEvents:
             for entry_id, fields in reversed(entries)
             if fields.get("type") in NOTIFIED and fields.get("dst") == user_id
         ]
+        inactive = await _inactive_actors(self._statuses, [items])
+        items = [item for item in items if item.follower not in inactive]
         return _Replay(await _unmuted(self._mutes, user_id, items), gap, covered, read)
 
     async def _charge(self, key_id: str, read: int) -> Budget | None:
@@ -385,12 +411,29 @@ class FollowerEvents:
                 after = entry_id
                 if fields.get("type") in NOTIFIED and fields.get("dst", "") in self._watchers:
                     found.setdefault(fields["dst"], []).append(_new_follower(entry_id, fields))
-            for user_id, items in found.items():
-                self._hand_out(user_id, await _unmuted(self._mutes, user_id, items))
+            await self._hand_out_active(found)
+
+    async def _hand_out_active(self, found: dict[str, list[NewFollower]]) -> None:
+        """Hand out a batch's events but those of inactive actors; when their statuses cannot
+        be read, end the streams of the batch's users instead (they resume from their
+        Last-Event-ID, so nothing is lost and nothing unchecked is told)."""
+        try:
+            inactive = await _inactive_actors(self._statuses, found.values())
+        except Exception as exc:
+            log.warning("statuses unreadable; %d users' event streams end (%r)", len(found), exc)
+            for user_id in found:
+                for watcher in self._watchers.get(user_id, ()):
+                    watcher.overflowed = True
+            return
+        for user_id, items in found.items():
+            active = [item for item in items if item.follower not in inactive]
+            self._hand_out(user_id, await _unmuted(self._mutes, user_id, active))
 
     def _hand_out(self, user_id: str, items: list[NewFollower]) -> None:
         for item in items:
             for watcher in self._watchers.get(user_id, ()):
+                if watcher.overflowed:
+                    continue  # it ends: a later item would move its Last-Event-ID past a gap
                 if watcher.queue.full():
                     watcher.overflowed = True
                 else:

@@ -54,7 +54,7 @@ class Impressions:
         """Count one show of each target (all or nothing: a bad id records none): (how many
         distinct targets were counted, how many were ignored: not served to the user, or no
         room). A target listed twice is one show. The shows counted count for the version of
-        a recommendation id, when one is carried."""
+        a recommendation id, when one is carried, for the targets its answer served."""
         validate_user_id(user_id)
         if not 1 <= len(target_ids) <= IMPRESSIONS_MAX_IDS:
             raise TooManyIds(
@@ -76,7 +76,7 @@ class Impressions:
         if full:
             IMPRESSIONS_IGNORED.labels("cap").inc(full)
         await self._loop.shown(recommendation, counted)
-        return counted, unserved + full
+        return len(counted), unserved + full
 
     async def served(self, user_id: str, suggestions: Sequence[Suggestion]) -> None:
         """Note the suggestions just served to the user (only their shows count). A failure

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
-from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
 from graphsvc.concurrency.single_flight import SingleFlight
 from graphsvc.domain.model import Counts, Side
 from graphsvc.services.telemetry import COLD_REBUILDS
@@ -91,6 +91,17 @@ class MirrorSync:
                 loaded += len(batch)
             await self._statuses.mark_built()
             return loaded
+
+    async def inactive_among(self, user_ids: Sequence[str]) -> set[str]:
+        """Which of these users are suspended or spam, as lists leave them out (the set built
+        from Neo4j first when it is missing; StatusesMissing when it went again meanwhile)."""
+        inactive = await self._statuses.inactive_among(user_ids)
+        if inactive is None:
+            await self.load_statuses()
+            inactive = await self._statuses.inactive_among(user_ids)
+        if inactive is None:
+            raise StatusesMissing
+        return inactive
 
     async def repair(self, user_ids: Sequence[str], *, force: bool = True) -> None:
         """Rebuild users from Neo4j. ``force``: Neo4j's status overrides whatever version the

@@ -4,13 +4,17 @@ what users do with a suggestion counted for the ranker version that ranked it.
 Counted per version (``adapters/redis/recommendations``): answers and items served (queued on
 the round trip that reads the shows, so a cached answer costs no round trip more), shows
 recorded as impressions, follows attributed, dismissals. Only what carries a recommendation
-id the service issued to that user within PYMK_RECOMMENDATION_TTL_SECONDS counts.
+id the service issued to that user within PYMK_RECOMMENDATION_TTL_SECONDS counts, and only
+for a target that id's answer served (its users are signed into it, ``domain/recommendations``).
 
 Policy:
 - A malformed, altered or another user's id is a 422 ``invalid_recommendation_id``, checked
   before anything is written: the request changes nothing. An expired id is accepted and
   counts nothing (``graphsvc_recommendations_not_counted_total{reason="expired"}``): a user who
   follows a week-old suggestion still follows.
+- A follow, show or dismissal of a target the id's answer did not serve is made and counts
+  nothing (``reason="not_served"``): a client cannot credit a version with what it did not
+  rank.
 - A follow counts once, and only when it made the edge: not a repeat (``created`` false), nor a
   request to a locked account (it is no follow yet, and its approval carries no id), nor a
   retry or the same id replayed for the same target (a mark per id and target). A dismissal
@@ -24,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -62,9 +66,11 @@ class Recommendations:
         self._ttl_ms = settings.pymk_recommendation_ttl_seconds * 1_000
         self._codec = RecommendationCodec(lists.cursor_secret)
 
-    def issue(self, user_id: str, version: int) -> str:
-        """The id of an answer made now for the user, ranked by ``version``."""
-        return self._codec.encode(Recommendation(version, user_id, _now_ms()))
+    def issue(self, user_id: str, version: int, served: Sequence[str]) -> str:
+        """The id of an answer made now for the user, ranked by ``version``, that served
+        these users (what the id may count for)."""
+        digests = self._codec.digests(served)
+        return self._codec.encode(Recommendation(version, user_id, _now_ms(), digests))
 
     def carried(self, user_id: str, recommendation_id: str | None) -> Recommendation | None:
         """The recommendation a request of ``user_id`` carries, if it can count: None for
@@ -87,24 +93,39 @@ class Recommendations:
             lambda pipe: counters.count_on(pipe, version, "items", items),
         ]
 
+    def _served(self, recommendation: Recommendation, target_ids: Sequence[str]) -> int:
+        """How many of these targets the recommendation's answer served; the others are
+        noted as not counted."""
+        served = sum(self._codec.served(recommendation, target) for target in target_ids)
+        if unserved := len(target_ids) - served:
+            RECOMMENDATIONS_NOT_COUNTED.labels("not_served").inc(unserved)
+        return served
+
     async def followed(self, recommendation: Recommendation | None, target_id: str) -> None:
-        """A follow that made the edge, after its commit: counted once per id and target."""
-        if recommendation is None:
+        """A follow that made the edge, after its commit: counted once per id and target,
+        for a target the id's answer served."""
+        if recommendation is None or not self._served(recommendation, [target_id]):
             return
         life_ms = recommendation.issued_ms + self._ttl_ms - _now_ms()
         await self._count(
             "follow", self.counters.count_follow_once(recommendation, target_id, life_ms)
         )
 
-    async def shown(self, recommendation: Recommendation | None, counted: int) -> None:
-        """Shows the impressions use case counted, after it did."""
+    async def shown(self, recommendation: Recommendation | None, counted: Sequence[str]) -> None:
+        """Shows the impressions use case counted (of these targets), after it did: those
+        of targets the id's answer served."""
         if recommendation is None or not counted:
             return
-        await self._count("shows", self.counters.add(recommendation.version, "shown", counted))
+        if served := self._served(recommendation, counted):
+            await self._count("shows", self.counters.add(recommendation.version, "shown", served))
 
-    async def dismissed(self, recommendation: Recommendation | None, created: bool) -> None:
-        """A new dismissal, after its commit."""
+    async def dismissed(
+        self, recommendation: Recommendation | None, created: bool, target_id: str
+    ) -> None:
+        """A new dismissal, after its commit, of a target the id's answer served."""
         if recommendation is None or not created:
+            return
+        if not self._served(recommendation, [target_id]):
             return
         await self._count("dismissal", self.counters.add(recommendation.version, "dismissals"))
 

@@ -134,7 +134,8 @@ class Relations:
         (the follower owns its outgoing edges: the order of its follows and unfollows of this
         user is the order of their ticks, whoever asked), so counts, lists, the event and the
         timelines change as for an unfollow. The event says ``cause=removed``; the follower is
-        told nothing and may follow again."""
+        told nothing and may follow again. A pending request is no follow: it is left to be
+        answered, and the requester withdrew nothing."""
         validate_user_id(user_id, "user_id")
         validate_user_id(follower_id, "follower_id")
         _refuse_self_removal(user_id, [follower_id])

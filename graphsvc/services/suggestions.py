@@ -135,7 +135,8 @@ class Suggestions:
         if kept is None:
             kept = still_allowed(found, await self._privacy.of(privacy_ids(found)), limit)
         assert kept is not None
-        return Recommended(kept, self.loop.issue(user_id, ranked.version))
+        served = [s.user_id for s in kept]
+        return Recommended(kept, self.loop.issue(user_id, ranked.version, served))
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
@@ -262,7 +263,7 @@ class Suggestions:
             self._breaker.trip(exc)
         except RedisError:
             log.exception("suggestion cache invalidation failed after a dismiss")
-        await self.loop.dismissed(recommendation, created)
+        await self.loop.dismissed(recommendation, created, target_id)
         return created
 
 

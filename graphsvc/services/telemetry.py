@@ -36,8 +36,9 @@ IMPRESSIONS_IGNORED = Counter(
 RECOMMENDATIONS_NOT_COUNTED = Counter(
     "graphsvc_recommendations_not_counted",
     "Follows, shows and dismissals carrying a recommendation id that no version's counter "
-    "took, by reason: expired (older than PYMK_RECOMMENDATION_TTL_SECONDS), redis (Redis "
-    "failed or was skipped after the write was made)",
+    "took, by reason: expired (older than PYMK_RECOMMENDATION_TTL_SECONDS), not_served (a "
+    "target the id's answer did not serve), redis (Redis failed or was skipped after the write "
+    "was made)",
     ["reason"],
 )
 INTERACTION_PAIRS_DROPPED = Counter(

@@ -5,13 +5,21 @@ online precision is follows per item shown and per item served."""
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
+from hashlib import sha256
 
 import pytest
+from itsdangerous import Signer
 
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import InvalidRecommendationId
 from graphsvc.domain.online_figures import VersionFigures, figures
-from graphsvc.domain.recommendations import ID_MOST, Recommendation, RecommendationCodec
+from graphsvc.domain.recommendations import (
+    ID_MOST,
+    SERVED_MOST,
+    Recommendation,
+    RecommendationCodec,
+)
 
 SECRET = "a-test-secret-of-enough-length"
 CODEC = RecommendationCodec(SECRET)
@@ -23,6 +31,36 @@ def test_an_id_says_the_version_the_user_and_when() -> None:
     assert CODEC.decode(token, "alice.1") == ISSUED
     assert len(token) < ID_MOST
     assert set(token) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def test_an_id_counts_only_for_the_users_its_answer_served() -> None:
+    served = [f"fof.{n}" for n in range(10)]
+    token = CODEC.encode(replace(ISSUED, served=CODEC.digests(served)))
+    found = CODEC.decode(token, "alice.1")
+    assert all(CODEC.served(found, user) for user in served)
+    assert not any(CODEC.served(found, user) for user in ("fof.10", "alice.1", "Fof.1", ""))
+    assert not CODEC.served(CODEC.decode(CODEC.encode(ISSUED), "alice.1"), "fof.1")
+    other = RecommendationCodec("another-secret-of-enough-length")
+    assert not other.digests(served) & found.served  # keyed: no secret, no matching digest
+
+
+def test_the_largest_id_fits_its_bound() -> None:
+    user = "u" * 64
+    biggest = Recommendation(10**18 - 1, user, 10**18 - 1)
+    served = CODEC.digests(f"{n:064d}" for n in range(SERVED_MOST))
+    token = CODEC.encode(replace(biggest, served=served))
+    assert len(token) <= ID_MOST
+    assert CODEC.decode(token, user).served == served
+
+
+def test_an_id_of_the_first_format_is_read_and_counts_for_no_one() -> None:
+    body = base64.urlsafe_b64encode(b"1|3|1795000000123|alice.1").rstrip(b"=")
+    signer = Signer(  # as ids of the first format were signed
+        SECRET, salt="graphsvc.recommendation", key_derivation="hmac", digest_method=sha256
+    )
+    token = signer.sign(body).decode()
+    assert CODEC.decode(token, "alice.1") == ISSUED
+    assert not CODEC.served(ISSUED, "fof.1")
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.domain.edge_writes import (
+    REMOVED,
     EdgeWrite,
     WriteKind,
     batch_users,
@@ -416,6 +417,7 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
         )
     else:
         row["cause"] = write.cause or None  # a null property is not stored
+        row["withdraw"] = write.cause != REMOVED  # a removal is no withdrawal of a request
     return row
 
 

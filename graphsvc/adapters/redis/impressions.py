@@ -30,14 +30,14 @@ from graphsvc.settings import BoundSettings, RedisSettings, SuggestionSettings
 Alongside = Callable[[Any], Callable[[Any], None]]
 
 # KEYS: imp:{u}, sgs:{u}; ARGV: cap, ttl (s), served since (ms), then the distinct targets.
-# Returns {counted, not served, no room}.
+# Returns {not served, no room, {the targets counted}}.
 _RECORD = """
 local cap, ttl, since = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local function served(id)
   local at = redis.call('ZSCORE', KEYS[2], id)
   return at and tonumber(at) >= since
 end
-local counted, unserved, full, pruned = 0, 0, 0, false
+local counted, unserved, full, pruned = {}, 0, 0, false
 for i = 4, #ARGV do
   local id = ARGV[i]
   if not served(id) then
@@ -52,14 +52,14 @@ for i = 4, #ARGV do
     end
     if known or redis.call('HLEN', KEYS[1]) < cap then
       redis.call('HINCRBY', KEYS[1], id, 1)
-      counted = counted + 1
+      counted[#counted + 1] = id
     else
       full = full + 1
     end
   end
 end
-if counted > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-return {counted, unserved, full}
+if #counted > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+return {unserved, full, counted}
 """
 
 
@@ -97,15 +97,16 @@ class ImpressionStore:
             pipe.pexpire(key, self._served_ms)
             await pipe.execute()
 
-    async def record(self, user_id: str, target_ids: Sequence[str]) -> tuple[int, int, int]:
+    async def record(self, user_id: str, target_ids: Sequence[str]) -> tuple[list[str], int, int]:
         """One more show of each target that was served to the user (each once as given),
-        and the key's expiry pushed back, in one script: (counted, not served, no room)."""
+        and the key's expiry pushed back, in one script: (the targets counted, how many not
+        served, how many found no room)."""
         since = time.time_ns() // 1_000_000 - self._served_ms
         keys = [self.key(user_id), self.served_key(user_id)]
-        counted, unserved, full = await self._record(
+        unserved, full, counted = await self._record(
             keys=keys, args=[self._cap, self._ttl, since, *target_ids]
         )
-        return int(counted), int(unserved), int(full)
+        return list(counted), int(unserved), int(full)
 
     async def shows(
         self, user_id: str, target_ids: Sequence[str], *alongside: Alongside
