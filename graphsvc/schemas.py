@@ -140,7 +140,10 @@ class ApproveAllBody(BaseModel):
     approving: bool = Field(
         description="every pending request is being approved, in the background"
     )
-    pending: int = Field(description="requests waiting when the approval started")
+    pending: int = Field(
+        description="requests waiting when the approval started, as the user's incoming list "
+        "and its counts' pending_requests count them (from requesters it is shown)"
+    )
 
 
 class RemoveFollowerBody(BaseModel):
