@@ -1,0 +1,93 @@
+"""No answer tells a number that the owner's settings hide from the viewer, on the real servers.
+
+The counts route hides every count of a user whose ``counts_visibility`` is private, and the
+lists refuse a hidden network (``test_privacy.py``). Other answers carry numbers about users
+too; each that could tell a hidden count or the size of a hidden list is checked here against
+a viewer who may not see it, beside the owner (or a key that sees everything), who does:
+
+- a post's state (``followers`` walked, ``pushed``, and ``mode``, which tells whether the
+  author is past the celebrity threshold) follows the author's ``counts_visibility``;
+- a suggestion's ``mutual_count`` and ``via``, served from the cache, count and name only the
+  people whose following the user may see now (a following made private, or shown to
+  followers or mutuals when a tie it needs is gone, no longer counts).
+
+The rest were checked and tell nothing hidden: relationships, the follow-request lists and
+approve-all's ``pending``, mutes, the timeline and the event stream are the user's own view
+(``acts_as_user``, or owner only); block, follow and removal answers describe the caller's own
+edges; statuses, the explainer, affinities and the ranker's report are for admin and internal
+keys; ``shared_followers`` of similar accounts counts only followers of the seed that the user
+may see and whose following it may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+import pytest
+from driver import Driver
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.access import Scope
+
+MakeDriver = Callable[..., Driver]
+Uid = Callable[[str], str]
+AsViewer = Callable[[str | None], AsyncIterator[Driver]]
+READ_WRITE = frozenset({Scope.READ, Scope.WRITE})
+AT = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+async def product_key(backends: Services) -> str:
+    """A product's service key: read and write, no admin, bound to no user."""
+    return (await backends.access.create(READ_WRITE, name="privacy counts tests")).token
+
+
+@pytest.fixture
+def as_viewer(make_driver: MakeDriver, product_key: str) -> AsViewer:
+    """A driver reading with the product's service key for ``viewer`` (None: anonymous)."""
+
+    @asynccontextmanager
+    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
+        async with make_driver(key=product_key) as graph:
+            if viewer is not None:
+                graph.http.headers["X-Graph-Viewer"] = viewer
+            yield graph
+
+    return open_as  # type: ignore[return-value]
+
+
+async def bound_to(make_driver: MakeDriver, backends: Services, user: str) -> Driver:
+    """A driver with a key bound to ``user``."""
+    key = await backends.access.create(READ_WRITE, user=user)
+    return make_driver(key=key.token)
+
+
+# -- a post's state -----------------------------------------------------------------------------
+
+
+async def test_a_post_state_hides_its_fan_out_figures_where_the_author_hides_its_counts(
+    driver: Driver, make_driver: MakeDriver, backends: Services, uid: Uid, as_viewer: AsViewer
+) -> None:
+    author, fan, stranger = uid("author"), uid("fan"), uid("stranger")
+    await driver.follow_pairs((fan, author))
+    await driver.publish(author, "p1", AT)
+    await driver.drain()
+    full = await driver.post(author, "p1")  # an admin key naming no viewer sees everything
+    assert (full.mode, full.followers, full.counts_hidden) == ("push", 1, False)
+    await driver.set_privacy(author, counts_visibility="private")
+    for viewer in (None, fan, stranger):
+        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+            hidden = await graph.post(author, "p1")
+        assert (hidden.mode, hidden.followers, hidden.pushed) == (None, None, None), viewer
+        assert hidden.counts_hidden is True, viewer
+        assert (hidden.post_id, hidden.author, hidden.state) == ("p1", author, full.state)
+    async with as_viewer(author) as graph:  # type: ignore[attr-defined]
+        assert await graph.post(author, "p1") == full
+    async with await bound_to(make_driver, backends, author) as own:
+        assert await own.post(author, "p1") == full
+    assert await driver.post(author, "p1") == full
+    await driver.set_privacy(author, counts_visibility="public")
+    async with as_viewer(stranger) as graph:  # type: ignore[attr-defined]
+        assert await graph.post(author, "p1") == full
