@@ -91,3 +91,41 @@ async def test_a_post_state_hides_its_fan_out_figures_where_the_author_hides_its
     await driver.set_privacy(author, counts_visibility="public")
     async with as_viewer(stranger) as graph:  # type: ignore[attr-defined]
         assert await graph.post(author, "p1") == full
+
+
+# -- suggestions served from the cache ----------------------------------------------------------
+
+
+async def served_from_cache(driver: Driver, me: str, target: str) -> tuple[int, list[str]]:
+    """The target's reasons as a read of the cached list serves them (the entry is there)."""
+    stored, _ = await driver.services.suggestions.cache.get(me)
+    assert stored is not None, "the list was to be served from the cache"
+    reasons = (await driver.suggested(me))[target].reasons
+    return reasons.mutual_count, reasons.via
+
+
+async def test_a_cached_suggestion_counts_and_names_only_whom_the_user_may_see_follow_now(
+    driver: Driver, uid: Uid
+) -> None:
+    """Five people I follow follow the target (the three closest named: equal affinities, so
+    the smaller ids); then their settings change, which drops no entry of my cache, and one
+    of them stops following me, which drops none either."""
+    me, target = uid("me"), uid("target")
+    m1, m2, m3, m4, m5 = sorted(uid(f"m{n}") for n in range(5))
+    await driver.follows(me, m1, m2, m3, m4, m5)
+    await driver.follow_pairs((m2, me), *((m, target) for m in (m1, m2, m3, m4, m5)))
+    reasons = (await driver.suggested(me))[target].reasons
+    assert (reasons.mutual_count, reasons.via) == (5, [m1, m2, m3])
+
+    await driver.set_privacy(m1, following_visibility="private")  # named: hidden
+    await driver.set_privacy(m2, following_visibility="mutuals")  # we follow each other: seen
+    await driver.set_privacy(m3, following_visibility="followers")  # I follow it: seen
+    await driver.set_privacy(m4, following_visibility="private")  # not named: hidden
+    assert await served_from_cache(driver, me, target) == (3, [m2, m3, m5])
+
+    await driver.unfollow(m2, me)  # mutuals no more: m2's following is hidden from me now
+    assert await served_from_cache(driver, me, target) == (2, [m3, m5])
+
+    await driver.services.suggestions.cache.invalidate(me)  # computed afresh: the same
+    reasons = (await driver.suggested(me))[target].reasons
+    assert (reasons.mutual_count, reasons.via) == (2, [m3, m5])
