@@ -1,22 +1,22 @@
-"""No answer tells a number that the owner's settings hide from the viewer, on the real servers.
+"""No count field tells a number that the owner's settings hide from the viewer, on the real
+servers.
 
 The counts route hides every count of a user whose ``counts_visibility`` is private, and the
 lists refuse a hidden network (``test_privacy.py``). Other answers carry numbers about users
-too; each that could tell a hidden count or the size of a hidden list is checked here against
-a viewer who may not see it, beside the owner (or a key that sees everything), who does:
+too; each that could tell a hidden count, or count a hidden list, is checked here against a
+viewer who may not see it, beside the owner (or a key that sees everything), who does:
 
-- a post's state (``followers`` walked, ``pushed``, and ``mode``, which tells whether the
-  author is past the celebrity threshold) follows the author's ``counts_visibility``;
+- a post's state: ``followers`` walked, ``pushed``, and ``mode``, which tells whether the
+  author is past the celebrity threshold, follow the author's ``counts_visibility``;
 - a suggestion's ``mutual_count`` and ``via``, served from the cache, count and name only the
   people whose following the user may see now (a following made private, or shown to
   followers or mutuals when a tie it needs is gone, no longer counts).
 
-The rest were checked and tell nothing hidden: relationships, the follow-request lists and
-approve-all's ``pending``, mutes, the timeline and the event stream are the user's own view
-(``acts_as_user``, or owner only); block, follow and removal answers describe the caller's own
-edges; statuses, the explainer, affinities and the ranker's report are for admin and internal
-keys; ``shared_followers`` of similar accounts counts only followers of the seed that the user
-may see and whose following it may see.
+The other count fields are the user's own view (relationships, follow requests and
+approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),
+for admin and internal keys only (statuses' ``progress``, the explainer, the ranker's
+report), or count only lists the user may see (``shared_followers`` of similar accounts:
+``test_similar.py``; the totals of the common and familiar lists).
 """
 
 from __future__ import annotations
