@@ -80,7 +80,9 @@ RETURN CASE WHEN u IS NULL THEN 0
 // `approve_until`.
 // Locking: the user's node (its clock ticks).
 // Params: $id.
-// Returns: marked (the user exists), pending (requests now waiting, from any requester).
+// Returns: marked (the user exists), pending (requests now waiting from active requesters:
+// what requests/incoming_page lists and requests/pending_count counts; a suspended or spam
+// requester's request is marked too, and the approval takes it or refuses it by its rules).
 OPTIONAL MATCH (u:User {id: $id})
 WITH u, datetime.realtime() AS now
 WITH u, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -90,7 +92,8 @@ FOREACH (_ IN CASE WHEN u IS NULL THEN [] ELSE [1] END |
       u.approve_since = coalesce(u.approve_since, 0),
       u.approve_after = coalesce(u.approve_after, ''))
 RETURN u IS NOT NULL AS marked,
-       CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)<-[:REQUESTS]-() } END AS pending
+       CASE WHEN u IS NULL THEN 0
+            ELSE COUNT { (u)<-[:REQUESTS]-(f) WHERE NOT f:Inactive } END AS pending
 
 // name: approvals_due
 // The next requests an approval of every request takes: made to $id up to its `approve_until`,

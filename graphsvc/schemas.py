@@ -140,7 +140,10 @@ class ApproveAllBody(BaseModel):
     approving: bool = Field(
         description="every pending request is being approved, in the background"
     )
-    pending: int = Field(description="requests waiting when the approval started")
+    pending: int = Field(
+        description="requests waiting when the approval started, as the user's incoming list "
+        "and its counts' pending_requests count them (from requesters it is shown)"
+    )
 
 
 class RemoveFollowerBody(BaseModel):
@@ -550,15 +553,20 @@ class PostBody(BaseModel):
     post_id: str
     author: str
     at: str | None = Field(description="the post's time, ISO-8601 UTC (null once deleted)")
-    mode: Literal["push", "pull", ""] = Field(
+    mode: Literal["push", "pull", ""] | None = Field(
         description="push: fanned out into followers' inboxes; pull: merged on read (the "
-        "author is a celebrity); empty once deleted"
+        "author is a celebrity); empty once deleted" + _HIDDEN
     )
     state: Literal["fanning_out", "done", "deleting", "deleted"]
-    followers: int = Field(description="followers the fan-out has walked so far")
-    pushed: int = Field(description="inboxes it was pushed into (active readers)")
+    followers: int | None = Field(description="followers the fan-out has walked so far" + _HIDDEN)
+    pushed: int | None = Field(description="inboxes it was pushed into (active readers)" + _HIDDEN)
     created: bool | None = Field(
         default=None, description="on publish: false when the post existed already"
+    )
+    counts_hidden: bool = Field(
+        default=False,
+        description="the author's counts_visibility hides mode, followers and pushed from the "
+        "viewer (the author, and an admin or internal key naming no viewer, always see them)",
     )
 
 

@@ -184,6 +184,26 @@ async def test_approve_all_approves_what_waited_and_passes_over_refusals(
     assert (await driver.privacy(owner)).locked  # approving all does not unlock
 
 
+async def test_approve_all_counts_the_requests_its_owner_is_shown(
+    driver: Driver, make_driver: MakeDriver, backends: Services, uid: Uid
+) -> None:
+    """Its ``pending`` is the incoming list's size and the counts' ``pending_requests``: a
+    suspended requester (hidden) and a spam one (in the shadow) are no request the owner
+    waits on."""
+    owner, gone, spam, fan = await locked(driver, uid), uid("gone"), uid("spam"), uid("fan")
+    await driver.set_status(spam, "spam")
+    for requester in (gone, spam, fan):
+        assert (await driver.follow(requester, owner)).requested
+    await driver.set_status(gone, "suspended")
+    await driver.drain()
+    async with await as_user(make_driver, backends, owner) as mine:
+        shown = [i.user_id async for i in mine.follow_requests(owner)]
+        waiting = (await mine.counts(owner)).pending_requests
+        answer = await mine.approve_all_follow_requests(owner)
+        await mine.drain()
+    assert (shown, waiting, answer.pending) == ([fan], 1, 1)
+
+
 async def test_concurrent_approve_and_withdraw_end_in_one_consistent_state(
     driver: Driver, uid: Uid
 ) -> None:

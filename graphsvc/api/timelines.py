@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from graphsvc.api.access import guarded
 from graphsvc.api.errors import ERRORS, POST_ERRORS
-from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of
+from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, viewer_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.domain.timeline import PostState
@@ -25,15 +25,21 @@ PostId = Annotated[
 ]
 
 
-def _post_body(state: PostState, created: bool | None = None) -> dict[str, object]:
+def _post_body(
+    state: PostState, created: bool | None = None, *, counts_hidden: bool = False
+) -> dict[str, object]:
+    """A post's state; ``counts_hidden``: the author's counts are hidden from the viewer, and
+    so are the fan-out's figures (followers walked, inboxes reached) and the mode, which says
+    whether the author is past the celebrity threshold."""
     body: dict[str, object] = {
         "post_id": state.post_id,
         "author": state.author,
         "at": iso_utc(state.at) if state.state != "deleted" else None,
-        "mode": state.mode,
+        "mode": None if counts_hidden else state.mode,
         "state": state.state,
-        "followers": state.followers,
-        "pushed": state.pushed,
+        "followers": None if counts_hidden else state.followers,
+        "pushed": None if counts_hidden else state.pushed,
+        "counts_hidden": counts_hidden,
     }
     if created is not None:
         body["created"] = created
@@ -62,10 +68,16 @@ async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Reque
     responses=ERRORS | {404: POST_ERRORS[404]},
     tags=["timelines"],
     summary="A post's state and the progress of its fan-out",
+    description="The fan-out's figures and the mode tell the author's follower count (and "
+    "whether it is past the celebrity threshold): they follow the author's counts_visibility, "
+    "null with counts_hidden for a viewer it hides its counts from.",
     **guarded(Scope.READ),
 )
 async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
-    return FastJSON(_post_body(await services_of(request).timelines.post(user_id, post_id)))
+    services = services_of(request)
+    state = await services.timelines.post(user_id, post_id)
+    shown = await services.privacy.counts_visible(user_id, viewer_of(request))
+    return FastJSON(_post_body(state, counts_hidden=not shown))
 
 
 @router.delete(

@@ -295,7 +295,8 @@ class GraphClient:
         return self._call(route.publish(user_id, post_id, at))
 
     def post(self, user_id: str, post_id: str) -> schemas.PostBody:
-        """A post's state and fan-out progress."""
+        """A post's state and fan-out progress (``mode``, ``followers`` and ``pushed`` are
+        None, with ``counts_hidden``, where the author hides its counts from the viewer)."""
         return self._call(route.post(user_id, post_id))
 
     def delete_post(self, user_id: str, post_id: str) -> schemas.PostDeletedBody:

@@ -287,13 +287,23 @@ class Interaction:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """A person the user may know, with the reasons shown to the user."""
+    """A person the user may know, with the reasons shown to the user.
+
+    ``mutuals`` is everyone ``mutual_count`` counts, closest first (``via`` names the first
+    three): the cache keeps them, never the answer, so a list served later counts and names
+    only those whose following the user may still see. None where only ``via`` is known."""
 
     user_id: str
     score: float
     mutual_count: int
     via: list[str]
     sources: list[str]
+    mutuals: list[str] | None = None
+
+    @property
+    def counted(self) -> list[str]:
+        """The people ``mutual_count`` counts, as far as they are known."""
+        return self.via if self.mutuals is None else self.mutuals
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -303,9 +313,21 @@ class Suggestion:
             "sources": self.sources,
         }
 
+    def cached_json(self) -> dict[str, object]:
+        """What the cache keeps: the answer's item and, when known, every one counted."""
+        item = self.as_json()
+        if self.mutuals is not None:
+            item["mutuals"] = self.mutuals
+        return item
+
     @classmethod
     def from_json(cls, item: dict) -> Suggestion:
         reasons = item["reasons"]
         return cls(
-            item["user_id"], item["score"], reasons["mutual_count"], reasons["via"], item["sources"]
+            item["user_id"],
+            item["score"],
+            reasons["mutual_count"],
+            reasons["via"],
+            item["sources"],
+            item.get("mutuals"),
         )

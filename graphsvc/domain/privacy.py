@@ -19,8 +19,9 @@ An answer derived from several lists reveals each of them, so it needs every one
 followers, common following both users' following, familiar followers the first user's
 following and the target's followers. Edges they reveal must be ones the viewer may see on
 the side they are read from: familiar followers name people whose following the viewer may
-see; a suggestion's "via" names only people whose following the
-viewer may see, and a network hidden from everyone but its owner is never walked at all.
+see; a suggestion's "via" names, and its ``mutual_count`` counts, only people whose following
+the viewer (its user) may see, as it is when the list is served, and a network hidden from
+everyone but its owner is never walked at all.
 """
 
 from __future__ import annotations
@@ -256,25 +257,59 @@ class PrivacyEdit:
 def still_allowed(
     found: Sequence[Suggestion], settings: Mapping[str, Privacy], limit: int
 ) -> list[Suggestion] | None:
-    """The first ``limit`` suggestions, computed (and cached) earlier, as the settings now
-    allow them: a user who stopped being discoverable is left out, and a via whose following
-    became private is no longer named. None when one of them or its vias is not in
-    ``settings`` (the caller reads more)."""
+    """The first ``limit`` suggestions, computed (and cached) earlier, that the settings still
+    allow: a user who stopped being discoverable is left out. None when one of them, or one
+    it counts, is not in ``settings`` (the caller reads more). Their reasons are then counted
+    again for the user (``recounted``)."""
     kept: list[Suggestion] = []
     for suggestion in found:
         if len(kept) == limit:
             break
-        if suggestion.user_id not in settings or any(v not in settings for v in suggestion.via):
+        if suggestion.user_id not in settings or any(v not in settings for v in suggestion.counted):
             return None
-        if not settings[suggestion.user_id].discoverable:
-            continue
-        via = [
-            v for v in suggestion.via if settings[v].following_visibility is not Visibility.PRIVATE
-        ]
-        kept.append(suggestion if via == suggestion.via else replace(suggestion, via=via))
+        if settings[suggestion.user_id].discoverable:
+            kept.append(suggestion)
     return kept
 
 
+def ties_to_read(found: Sequence[Suggestion], settings: Mapping[str, Privacy]) -> list[str]:
+    """Those the suggestions count whose following is shown to its followers or mutual
+    follows only: whether the user still sees it depends on their ties now (a follow
+    either way may have gone since the list was computed). At most the followings that a
+    computation expands, whatever the list's length."""
+    counted = {v for s in found for v in s.counted}
+    return sorted(v for v in counted if needs_ties(settings[v].following_visibility))
+
+
+def recounted(
+    suggestion: Suggestion,
+    user_id: str,
+    settings: Mapping[str, Privacy],
+    ties: Mapping[str, Ties],
+    named: int = 3,
+) -> Suggestion:
+    """The suggestion's reasons as its user may see them now: each one counted whose
+    following the user no longer sees (made private; shown to followers or mutual follows,
+    and ``ties``, the user's with it, no longer hold) is neither counted nor named, and the
+    closest of the others are named. ``ties`` must hold those ``ties_to_read`` names (one
+    missing counts as no tie)."""
+    viewer = Viewer(user_id)
+    hidden = {
+        v
+        for v in suggestion.counted
+        if not may_see(settings[v].following_visibility, v, viewer, ties.get(v, NO_TIES))
+    }
+    if not hidden:
+        return suggestion
+    mutuals = [v for v in suggestion.counted if v not in hidden]
+    return replace(
+        suggestion,
+        mutual_count=max(0, suggestion.mutual_count - len(hidden)),
+        via=mutuals[:named],
+        mutuals=mutuals if suggestion.mutuals is not None else None,
+    )
+
+
 def privacy_ids(found: Sequence[Suggestion]) -> list[str]:
-    """Every user a list of suggestions names: the suggested and their vias."""
-    return sorted({s.user_id for s in found} | {v for s in found for v in s.via})
+    """Every user a list of suggestions names or counts: the suggested and their mutuals."""
+    return sorted({s.user_id for s in found} | {v for s in found for v in s.counted})

@@ -77,7 +77,9 @@ class FollowRequests:
 
     async def approve_all(self, user_id: str) -> int:
         """Approve every request made to the user up to now, in the background; how many
-        wait (the job's progress is in ``GET .../status``)."""
+        wait, counted as ``pending`` counts them (the requests its owner is shown), so the
+        answer agrees with the incoming list and the counts (the job's progress is in
+        ``GET .../status``)."""
         validate_user_id(user_id)
         marked, pending = await self._store.approve_all_begin(user_id)
         if marked:

@@ -159,19 +159,10 @@ class PrivacyRules:
         rules = list_rules(lists, await self.of_probed(owners, probe), viewer)
         hidden = hidden_list(rules, viewer, {})
         if hidden is not None and viewer.user_id is not None and needs_ties(hidden.visibility):
-            ties = await self._ties(viewer.user_id, tied_owners(rules))
+            ties = await self.ties_among(viewer.user_id, tied_owners(rules))
             hidden = hidden_list(rules, viewer, ties)
         if hidden is not None:
             raise hidden.hidden()
-
-    async def _ties(self, viewer_id: str, owners: Sequence[str]) -> dict[str, Ties]:
-        """How the viewer relates to each owner, from Neo4j (one graph read): a follow the
-        mirror's capped hot list may not hold."""
-        note_graph_read("privacy ties")
-        return {
-            rel.user_id: Ties(follows_owner=rel.following, followed_by_owner=rel.followed_by)
-            for rel in await self._edges.relationships(viewer_id, owners)
-        }
 
     async def _settings_of(self, owner: str, probe: PrivacyProbe | None) -> Privacy:
         """The owner's settings: from the probe when a read took it along, else read now."""
@@ -200,3 +191,15 @@ class PrivacyRules:
         if viewer.is_owner(owner):
             return True
         return may_see_counts(await self._settings_of(owner, probe), owner, viewer)
+
+    async def ties_among(self, user_id: str, owners: Sequence[str]) -> dict[str, Ties]:
+        """How the user relates to each of these owners, from Neo4j (a follow the mirror's
+        capped hot list may not hold): a graph read per hundred owners (a read of
+        relationships answers that many at once), none for none."""
+        found: dict[str, Ties] = {}
+        for start in range(0, len(owners), 100):
+            note_graph_read("privacy ties")
+            batch = list(owners[start : start + 100])
+            for rel in await self._edges.relationships(user_id, batch):
+                found[rel.user_id] = Ties(rel.following, rel.followed_by)
+        return found

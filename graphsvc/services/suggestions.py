@@ -12,7 +12,11 @@ cache; computing a list notes its ids (the SUGGESTIONS_KEPT cached), the only on
 shows count. Privacy: the candidates' sources read only lists the user may see (a hidden
 network is never an intermediary, and so never a via) and never suggest a user who is not
 discoverable; a list served from the cache is checked against the settings as they are now,
-read in the round trip that reads how often each suggestion was shown. Too few candidates (a
+read in the round trip that reads how often each suggestion was shown, and its reasons are
+counted again (the cache keeps everyone a ``mutual_count`` counts, not only the three named):
+one whose following the user no longer sees is neither counted nor named. Only those that
+show their following to followers or mutual follows cost a read of the user's ties with them
+in Neo4j (bounded: the followings a computation expands). Too few candidates (a
 user who follows nobody): trending accounts, then popular ones, fill the list, from the lists
 the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the user. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
@@ -47,7 +51,7 @@ from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
-from graphsvc.domain.privacy import privacy_ids, still_allowed
+from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
 from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
 from graphsvc.domain.recommendations import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
@@ -116,7 +120,7 @@ class Suggestions:
                 return Ranked(stored[0], [Suggestion.from_json(item) for item in stored[1]])
             SUGGESTION_CACHE_MISSES.inc()
             found = await self._ranked(user_id)
-            items = [s.as_json() for s in found.items]
+            items = [s.cached_json() for s in found.items]
             await self.cache.put(user_id, generation, found.version, items)
             # what any answer from this cache entry serves: noted once, not on every read
             await self._impressions.served(user_id, found.items)
@@ -133,10 +137,13 @@ class Suggestions:
         settings = await self._privacy.of_probed(probe.user_ids, probe)
         kept = still_allowed(found, settings, limit)
         if kept is None:
-            kept = still_allowed(found, await self._privacy.of(privacy_ids(found)), limit)
+            settings = await self._privacy.of(privacy_ids(found))
+            kept = still_allowed(found, settings, limit)
         assert kept is not None
-        served = [s.user_id for s in kept]
-        return Recommended(kept, self.loop.issue(user_id, ranked.version, served))
+        ties = await self._privacy.ties_among(user_id, ties_to_read(kept, settings))
+        items = [recounted(s, user_id, settings, ties) for s in kept]
+        served = [s.user_id for s in items]
+        return Recommended(items, self.loop.issue(user_id, ranked.version, served))
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
@@ -288,6 +295,7 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
             int(row.get("paths") or 0),
             list(row.get("via") or []),
             sorted(row["sources"]),
+            list(row.get("mutuals") or []),
         )
         for probability, row in scored
     ]
@@ -301,9 +309,11 @@ def walk_seed(user_id: str) -> int:
 
 
 def with_closest_vias(row: dict[str, Any], kept: int = 3) -> dict[str, Any]:
-    """The row's ``via``: its closest intermediaries (by affinity, then id), from ``vias``."""
+    """The row's ``mutuals``: its intermediaries, closest first (by affinity, then id), from
+    ``vias`` (what ``paths`` counts), and its ``via``: the first ``kept`` of them."""
     vias = sorted(row.pop("vias", None) or [], key=lambda v: (-v["affinity"], v["id"]))
-    row["via"] = [v["id"] for v in vias[:kept]]
+    row["mutuals"] = [v["id"] for v in vias]
+    row["via"] = row["mutuals"][:kept]
     return row
 
 

@@ -8,11 +8,12 @@ import pytest
 
 from graphsvc.domain.access import ApiKey, Scope, WrongActingUser, viewer_of_key
 from graphsvc.domain.errors import InvalidUserId
-from graphsvc.domain.model import Side
+from graphsvc.domain.model import Side, Suggestion
 from graphsvc.domain.privacy import (
     ANONYMOUS,
     DEFAULT_PRIVACY,
     EVERYONE,
+    NO_TIES,
     CountsVisibility,
     ListRule,
     NetworkHidden,
@@ -29,9 +30,14 @@ from graphsvc.domain.privacy import (
     may_see_counts,
     needs_ties,
     other_owners,
+    privacy_ids,
+    recounted,
     require_owner,
+    still_allowed,
     tied_owners,
+    ties_to_read,
 )
+from graphsvc.services.suggestions import with_closest_vias
 
 
 def key(*scopes: Scope, user: str | None = None) -> ApiKey:
@@ -221,25 +227,93 @@ def test_an_own_view_is_read_for_its_owner_only() -> None:
 
 
 def test_a_cached_list_is_served_as_the_settings_allow_it_now() -> None:
-    from graphsvc.domain.model import Suggestion
-    from graphsvc.domain.privacy import privacy_ids, still_allowed
-
     found = [
         Suggestion("a", 0.9, 2, ["m", "n"], ["friends_of_friends"]),
         Suggestion("shy", 0.8, 1, ["m"], ["friends_of_friends"]),
-        Suggestion("b", 0.7, 1, ["n"], ["friends_of_friends"]),
+        Suggestion("b", 0.7, 4, ["n", "m", "o"], ["friends_of_friends"], ["n", "m", "o", "p"]),
         Suggestion("c", 0.6, 0, [], ["popular"]),
     ]
     assert privacy_ids(found[:2]) == ["a", "m", "n", "shy"]
+    assert privacy_ids(found[2:3]) == ["b", "m", "n", "o", "p"]  # every one counted
     settings = {
         "a": Privacy(),
         "shy": Privacy(discoverable=False),
         "b": Privacy(),
         "m": Privacy(),
         "n": Privacy(following_visibility=Visibility.PRIVATE),
+        "o": Privacy(),
     }
+    assert still_allowed(found, settings, 2) is None  # "p", counted by "b", was not read
+    settings["p"] = Privacy()
     kept = still_allowed(found, settings, 2)
-    assert kept is not None
-    assert [(s.user_id, s.via) for s in kept] == [("a", ["m"]), ("b", [])]
+    assert kept is not None and [s.user_id for s in kept] == ["a", "b"]
+    assert kept == [found[0], found[2]]  # the reasons are recounted apart (``recounted``)
     assert still_allowed(found, settings, 3) is None  # "c" was not read: the caller reads more
     assert still_allowed(found, {**settings, "c": Privacy()}, 3) is not None
+
+
+def _counting(*counted: str) -> Suggestion:
+    """A suggestion counting ``counted``, closest first, the first three named."""
+    return Suggestion("c", 0.5, len(counted), list(counted[:3]), ["x"], list(counted))
+
+
+def test_only_those_counted_behind_followers_or_mutuals_cost_a_read_of_ties() -> None:
+    settings = {
+        name: Privacy(following_visibility=visibility)
+        for name, visibility in zip("pfmx", Visibility, strict=True)
+    }
+    found = [_counting("p", "f"), _counting("m", "x", "f")]
+    assert ties_to_read(found, settings) == ["f", "m"]
+    assert ties_to_read([_counting("p", "x")], settings) == []
+
+
+@pytest.mark.parametrize("visibility", list(Visibility))
+@pytest.mark.parametrize("ties", [NO_TIES, Ties(True, False), Ties(True, True)])
+def test_one_counted_stays_exactly_while_the_user_may_see_its_following(
+    visibility: Visibility, ties: Ties
+) -> None:
+    settings = {"open": Privacy(), "v": Privacy(following_visibility=visibility)}
+    served = recounted(_counting("v", "open"), "me", settings, {"v": ties})
+    seen = may_see(visibility, "v", Viewer("me"), ties)
+    assert (served.mutual_count, served.via) == ((2, ["v", "open"]) if seen else (1, ["open"]))
+
+
+def test_a_recount_drops_the_hidden_and_names_the_closest_of_the_rest() -> None:
+    settings = {
+        "a": Privacy(following_visibility=Visibility.PRIVATE),
+        "b": Privacy(following_visibility=Visibility.MUTUALS),  # the tie is gone
+        "c": Privacy(following_visibility=Visibility.FOLLOWERS),
+        "d": Privacy(following_visibility=Visibility.PRIVATE),  # counted, never named
+        "e": Privacy(),
+    }
+    ties = {"b": Ties(True, False), "c": Ties(True, False)}
+    suggestion = _counting("a", "b", "c", "d", "e")
+    served = recounted(suggestion, "me", settings, ties)
+    assert (served.mutual_count, served.via, served.mutuals) == (2, ["c", "e"], ["c", "e"])
+    assert recounted(served, "me", settings, ties) is served  # nothing more to drop
+    assert recounted(suggestion, "me", settings, {}).mutual_count == 1  # no tie read: hidden
+
+
+def test_a_list_cached_with_its_named_only_drops_the_hidden_among_them() -> None:
+    """An entry that knows only the three named (``mutuals`` None): what it can recount."""
+    settings = {"a": Privacy(following_visibility=Visibility.PRIVATE), "b": Privacy()}
+    old = Suggestion("c", 0.5, 7, ["a", "b"], ["friends_of_friends"])
+    served = recounted(old, "me", settings, {})
+    assert (served.mutual_count, served.via, served.mutuals) == (6, ["b"], None)
+
+
+def test_the_cache_keeps_everyone_counted_and_the_answer_names_three() -> None:
+    row = with_closest_vias(
+        {
+            "id": "c",
+            "vias": [
+                {"id": n, "affinity": a} for n, a in zip("abcde", (0, 2, 0, 1, 0), strict=True)
+            ],
+        }
+    )
+    assert (row["via"], row["mutuals"]) == (["b", "d", "a"], ["b", "d", "a", "c", "e"])
+    suggestion = _counting(*row["mutuals"])
+    assert "mutuals" not in suggestion.as_json()
+    assert Suggestion.from_json(suggestion.cached_json()) == suggestion
+    named_only = Suggestion("c", 0.5, 4, ["b"], ["friends_of_friends"])
+    assert Suggestion.from_json(named_only.cached_json()) == named_only

@@ -1,0 +1,131 @@
+"""No count field tells a number that the owner's settings hide from the viewer, on the real
+servers.
+
+The counts route hides every count of a user whose ``counts_visibility`` is private, and the
+lists refuse a hidden network (``test_privacy.py``). Other answers carry numbers about users
+too; each that could tell a hidden count, or count a hidden list, is checked here against a
+viewer who may not see it, beside the owner (or a key that sees everything), who does:
+
+- a post's state: ``followers`` walked, ``pushed``, and ``mode``, which tells whether the
+  author is past the celebrity threshold, follow the author's ``counts_visibility``;
+- a suggestion's ``mutual_count`` and ``via``, served from the cache, count and name only the
+  people whose following the user may see now (a following made private, or shown to
+  followers or mutuals when a tie it needs is gone, no longer counts).
+
+The other count fields are the user's own view (relationships, follow requests and
+approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),
+for admin and internal keys only (statuses' ``progress``, the explainer, the ranker's
+report), or count only lists the user may see (``shared_followers`` of similar accounts:
+``test_similar.py``; the totals of the common and familiar lists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+import pytest
+from driver import Driver
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.access import Scope
+
+MakeDriver = Callable[..., Driver]
+Uid = Callable[[str], str]
+AsViewer = Callable[[str | None], AsyncIterator[Driver]]
+READ_WRITE = frozenset({Scope.READ, Scope.WRITE})
+AT = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+async def product_key(backends: Services) -> str:
+    """A product's service key: read and write, no admin, bound to no user."""
+    return (await backends.access.create(READ_WRITE, name="privacy counts tests")).token
+
+
+@pytest.fixture
+def as_viewer(make_driver: MakeDriver, product_key: str) -> AsViewer:
+    """A driver reading with the product's service key for ``viewer`` (None: anonymous)."""
+
+    @asynccontextmanager
+    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
+        async with make_driver(key=product_key) as graph:
+            if viewer is not None:
+                graph.http.headers["X-Graph-Viewer"] = viewer
+            yield graph
+
+    return open_as  # type: ignore[return-value]
+
+
+async def bound_to(make_driver: MakeDriver, backends: Services, user: str) -> Driver:
+    """A driver with a key bound to ``user``."""
+    key = await backends.access.create(READ_WRITE, user=user)
+    return make_driver(key=key.token)
+
+
+# -- a post's state -----------------------------------------------------------------------------
+
+
+async def test_a_post_state_hides_its_fan_out_figures_where_the_author_hides_its_counts(
+    driver: Driver, make_driver: MakeDriver, backends: Services, uid: Uid, as_viewer: AsViewer
+) -> None:
+    author, fan, stranger = uid("author"), uid("fan"), uid("stranger")
+    await driver.follow_pairs((fan, author))
+    await driver.publish(author, "p1", AT)
+    await driver.drain()
+    full = await driver.post(author, "p1")  # an admin key naming no viewer sees everything
+    assert (full.mode, full.followers, full.counts_hidden) == ("push", 1, False)
+    await driver.set_privacy(author, counts_visibility="private")
+    for viewer in (None, fan, stranger):
+        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+            hidden = await graph.post(author, "p1")
+        assert (hidden.mode, hidden.followers, hidden.pushed) == (None, None, None), viewer
+        assert hidden.counts_hidden is True, viewer
+        assert (hidden.post_id, hidden.author, hidden.state) == ("p1", author, full.state)
+    async with as_viewer(author) as graph:  # type: ignore[attr-defined]
+        assert await graph.post(author, "p1") == full
+    async with await bound_to(make_driver, backends, author) as own:
+        assert await own.post(author, "p1") == full
+    assert await driver.post(author, "p1") == full
+    await driver.set_privacy(author, counts_visibility="public")
+    async with as_viewer(stranger) as graph:  # type: ignore[attr-defined]
+        assert await graph.post(author, "p1") == full
+
+
+# -- suggestions served from the cache ----------------------------------------------------------
+
+
+async def served_from_cache(driver: Driver, me: str, target: str) -> tuple[int, list[str]]:
+    """The target's reasons as a read of the cached list serves them (the entry is there)."""
+    stored, _ = await driver.services.suggestions.cache.get(me)
+    assert stored is not None, "the list was to be served from the cache"
+    reasons = (await driver.suggested(me))[target].reasons
+    return reasons.mutual_count, reasons.via
+
+
+async def test_a_cached_suggestion_counts_and_names_only_whom_the_user_may_see_follow_now(
+    driver: Driver, uid: Uid
+) -> None:
+    """Five people I follow follow the target (the three closest named: equal affinities, so
+    the smaller ids); then their settings change, which drops no entry of my cache, and one
+    of them stops following me, which drops none either."""
+    me, target = uid("me"), uid("target")
+    m1, m2, m3, m4, m5 = sorted(uid(f"m{n}") for n in range(5))
+    await driver.follows(me, m1, m2, m3, m4, m5)
+    await driver.follow_pairs((m2, me), *((m, target) for m in (m1, m2, m3, m4, m5)))
+    reasons = (await driver.suggested(me))[target].reasons
+    assert (reasons.mutual_count, reasons.via) == (5, [m1, m2, m3])
+
+    await driver.set_privacy(m1, following_visibility="private")  # named: hidden
+    await driver.set_privacy(m2, following_visibility="mutuals")  # we follow each other: seen
+    await driver.set_privacy(m3, following_visibility="followers")  # I follow it: seen
+    await driver.set_privacy(m4, following_visibility="private")  # not named: hidden
+    assert await served_from_cache(driver, me, target) == (3, [m2, m3, m5])
+
+    await driver.unfollow(m2, me)  # mutuals no more: m2's following is hidden from me now
+    assert await served_from_cache(driver, me, target) == (2, [m3, m5])
+
+    await driver.services.suggestions.cache.invalidate(me)  # computed afresh: the same
+    reasons = (await driver.suggested(me))[target].reasons
+    assert (reasons.mutual_count, reasons.via) == (2, [m3, m5])
