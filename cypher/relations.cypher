@@ -160,10 +160,14 @@ RETURN row.i AS i, known, size(edges) > 0 AS changed, size(requests) > 0 AS with
 // deadlock, and a concurrent follow either way (which locks its follower) is serialized with
 // the block: it commits first and is removed here, or it sees the block and is refused.
 // Each user's clock ticks: the tick of a follower is the version of its removed follow.
+// Rules: a new block needs the blocker to block fewer than $max_blocks users, counted under
+// its lock, so concurrent blocks never pass the limit ('block_limit'; a refused block removes
+// nothing and creates no event). A block that exists is simply reported.
 // Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow.
-// Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids).
-// Returns: created (the block is new), and per direction whether a follow was removed and its
-// version: removed_following, following_version, removed_followed_by, followed_by_version.
+// Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids), $max_blocks.
+// Returns: refused (null or the rule), created (the block is new), and per direction whether
+// a follow was removed and its version: removed_following, following_version,
+// removed_followed_by, followed_by_version.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 UNWIND $ids AS id
@@ -177,20 +181,26 @@ WITH collect(u) AS users
 WITH [u IN users WHERE u.id = $src][0] AS a, [u IN users WHERE u.id = $dst][0] AS b
 OPTIONAL MATCH (a)-[existing:BLOCKS]->(b)
 WITH a, b, collect(existing)[0] AS k
-FOREACH (_ IN CASE WHEN k IS NULL THEN [1] ELSE [] END |
+WITH a, b, k,
+     CASE WHEN k IS NULL AND COUNT { (a)-[:BLOCKS]->() } >= $max_blocks THEN 'block_limit' END
+       AS refused
+FOREACH (_ IN CASE WHEN k IS NULL AND refused IS NULL THEN [1] ELSE [] END |
   CREATE (a)-[:BLOCKS {since: a.clk}]->(b))
-WITH a, b, k
+WITH a, b, k, refused
 OPTIONAL MATCH (a)-[ab:FOLLOWS]->(b)
-WITH a, b, k, collect(ab) AS abs
+WHERE refused IS NULL
+WITH a, b, k, refused, collect(ab) AS abs
 OPTIONAL MATCH (b)-[ba:FOLLOWS]->(a)
-WITH a, b, k, abs, collect(ba) AS bas
-WITH a, b, k, abs, bas,
+WHERE refused IS NULL
+WITH a, b, k, refused, abs, collect(ba) AS bas
+WITH a, b, k, refused, abs, bas,
      size([e IN abs WHERE e.x]) AS ab_flagged, size([e IN bas WHERE e.x]) AS ba_flagged
 FOREACH (_ IN CASE WHEN ab_flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - ab_flagged)
 FOREACH (_ IN CASE WHEN ba_flagged > 0 THEN [1] ELSE [] END | SET a.xr = a.xr - ba_flagged)
 FOREACH (e IN abs + bas | DELETE e)
-FOREACH (q IN COLLECT { MATCH (a)-[q:REQUESTS]-(b) RETURN q } | DELETE q)
-FOREACH (_ IN CASE WHEN k IS NULL THEN [1] ELSE [] END |
+FOREACH (q IN CASE WHEN refused IS NULL THEN COLLECT { MATCH (a)-[q:REQUESTS]-(b) RETURN q }
+              ELSE [] END | DELETE q)
+FOREACH (_ IN CASE WHEN k IS NULL AND refused IS NULL THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[0], type: 'block', src: $src, dst: $dst, v: a.clk}))
 FOREACH (_ IN CASE WHEN size(abs) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[1], type: 'unfollow', src: $src, dst: $dst, v: a.clk,
@@ -198,7 +208,7 @@ FOREACH (_ IN CASE WHEN size(abs) > 0 THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN size(bas) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[2], type: 'unfollow', src: $dst, dst: $src, v: b.clk,
                        cause: 'block'}))
-RETURN k IS NULL AS created,
+RETURN refused, k IS NULL AND refused IS NULL AS created,
        size(abs) > 0 AS removed_following, a.clk AS following_version,
        size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version
 

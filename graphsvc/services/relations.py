@@ -17,9 +17,10 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, FollowLimits, WriteKind
+from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, WriteKind, WriteLimits
 from graphsvc.domain.errors import (
     Blocked,
+    BlockLimit,
     FollowingLimit,
     FollowRateLimit,
     FollowRequestLimit,
@@ -61,11 +62,12 @@ class Relations:
         self._loop = loop
         self._settings = settings
         self._max_ids = lists.relationships_max_ids
-        self._limits = FollowLimits(
+        self._limits = WriteLimits(
             max_following=settings.max_following,
             per_window=settings.follows_per_day,
             window_us=settings.follow_window_seconds * 1_000_000,
             max_requests=settings.follow_requests_max,
+            max_blocks=settings.max_blocks,
         )
         self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
             self._commit_batch,
@@ -161,9 +163,14 @@ class Relations:
         return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
-        """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
+        """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow. A
+        new block is refused at MAX_BLOCKS (checked under the blocker's lock in Neo4j): every
+        read of relationships tests each asked id against the blocks of its blocker."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
-        change = await self._batches.submit(EdgeWrite(WriteKind.BLOCK, user_id, target_id))
+        write = EdgeWrite(WriteKind.BLOCK, user_id, target_id, self._limits)
+        change = await self._batches.submit(write)
+        if isinstance(change, Refusal):
+            raise _refusal_error(change, self._settings, user_id, target_id)
         assert isinstance(change, BlockChange)
         return change
 
@@ -225,7 +232,7 @@ def _guard_distinct_valid_pair(user_id: str, target_id: str, verb: str) -> None:
 def _refusal_error(
     refusal: Refusal, settings: WriteSettings, user_id: str, target_id: str
 ) -> GraphError:
-    """The error for a rule of ``relations/follow`` that refused the new edge."""
+    """The error for a rule of ``relations/follow`` (or ``block``) that refused the new edge."""
     match refusal.rule:
         case "blocked":
             return Blocked(f"a block between {user_id!r} and {target_id!r} forbids this follow")
@@ -240,6 +247,11 @@ def _refusal_error(
                 f"user {user_id!r} already has {settings.follow_requests_max} follow "
                 "requests waiting for approval, the limit (FOLLOW_REQUESTS_MAX); one must "
                 "be answered or withdrawn first"
+            )
+        case "block_limit":
+            return BlockLimit(
+                f"user {user_id!r} already blocks {settings.max_blocks} users, the limit "
+                "(MAX_BLOCKS); unblock someone first"
             )
         case "following_limit":
             return FollowingLimit(
