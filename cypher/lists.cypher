@@ -77,10 +77,10 @@ LIMIT $limit
 // (the service checks the viewer); a blocked user never learns of it from here.
 // Cost: the user found by its id (the user_id_unique index), then its outgoing BLOCKS
 // relationships, each filtered on the cursor's position, and the newest $limit kept (a top-k
-// sort): O(the user's blocks) per page, the read relations/relationships makes of the same
-// relationships on every call. An index on BLOCKS(since) would not help: it orders every
-// user's blocks together, so a seek in it would read all blocks newer than the cursor, of
-// everyone, to find this user's; the planner starts from the user's node instead.
+// sort): O(the user's blocks, at most MAX_BLOCKS) per page. An index on BLOCKS(since) would
+// not help: it orders every user's blocks together, so a seek in it would read all blocks
+// newer than the cursor, of everyone, to find this user's; the planner starts from the
+// user's node instead.
 // Locking: none (a read).
 // Rules: an unknown $id has no blocks (no row).
 // Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.

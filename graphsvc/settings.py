@@ -130,7 +130,7 @@ class RedisSettings(_Section):
 class WriteSettings(_Section):
     """Follows, unfollows, blocks and mutes: the group commit that lets writes arriving
     together share a transaction, the anti-abuse limits a new follow is checked against, how
-    many followers one request may remove, and how many users one may mute."""
+    many followers one request may remove, and how many users one may block or mute."""
 
     write_batch_window_ms: float = Field(
         default=1.0,
@@ -160,6 +160,11 @@ class WriteSettings(_Section):
     )
     remove_followers_max_ids: int = Field(
         default=100, ge=1, le=1_000, description="followers one removal request may name"
+    )
+    max_blocks: int = Field(
+        default=5_000,
+        ge=1,
+        description="most users one may block (a block of a user blocked already is never refused)",
     )
     max_mutes: int = Field(
         default=5_000, ge=1, description="most users one may mute (expired mutes do not count)"

@@ -1,18 +1,30 @@
-"""A user's own list of blocks against the real servers: newest first across signed pages, and
-read by its owner alone (its bound key, a service key naming it as the viewer, or an admin key
-that names no one)."""
+"""A user's own list of blocks against the real servers: newest first across signed pages, read
+by its owner alone (its bound key, a service key naming it as the viewer, or an admin key that
+names no one), and capped at MAX_BLOCKS, also for blocks sent at once from several services."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import httpx
 import pytest
-from driver import Driver, assert_error, assert_newest_first, pages, user_ids, walk
+from driver import (
+    Driver,
+    assert_error,
+    assert_newest_first,
+    pages,
+    refused,
+    relationship,
+    user_ids,
+    walk,
+)
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import VIEWER_HEADER, Scope
-from graphsvc.schemas import PageBody
+from graphsvc.domain.errors import BlockLimit
+from graphsvc.domain.model import BlockChange
+from graphsvc.schemas import BlockBody, PageBody
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]
@@ -115,3 +127,47 @@ async def test_only_the_owner_reads_its_blocks(
     # the owner's own key may name itself, and nobody else
     assert (await read("owner_key", owner)).status_code == 200
     assert_error(await read("owner_key", someone), 403, "wrong_acting_user")
+
+
+async def test_the_cap_refuses_a_new_block_only(
+    make_driver: Callable[..., Driver], uid: UserIds
+) -> None:
+    me, a, b, c = uid("me"), uid("a"), uid("b"), uid("c")
+    async with make_driver(max_blocks=2) as graph:
+        await graph.follow_pairs((me, c), (c, me))
+        await graph.block(me, a)
+        await graph.block(me, b)
+        error = await refused(graph.block(me, c), 409, "block_limit")
+        assert "MAX_BLOCKS" in error.message and me in error.message
+        # the refused block changed nothing: the follows both ways stand
+        assert await graph.relation(me, c) == relationship(following=True, followed_by=True)
+        assert await graph.ids(me, "blocks") == [b, a]
+        # a block that exists is never refused, and others may still block the user
+        assert await graph.block(me, a) == BlockBody(
+            blocking=True, created=False, removed_follows=0
+        )
+        assert (await graph.block(uid("d"), me)).created
+
+        await graph.unblock(me, b)
+        assert await graph.block(me, c) == BlockBody(blocking=True, created=True, removed_follows=2)
+        assert await graph.ids(me, "blocks") == [c, a]
+
+
+async def test_blocks_sent_at_once_from_several_services_stop_at_the_cap(
+    make_service: Callable[..., Services], driver: Driver, uid: UserIds
+) -> None:
+    """Each service locks only within its own process: the cap holds because Neo4j counts the
+    blocker's blocks under the blocker's lock."""
+    services = [make_service(max_blocks=5) for _ in range(3)]
+    me = uid("me")
+    targets = [uid(f"t{n}") for n in range(30)]
+    answers = await asyncio.gather(
+        *(services[n % 3].relations.block(me, t) for n, t in enumerate(targets)),
+        return_exceptions=True,
+    )
+    made = {
+        t for t, answer in zip(targets, answers, strict=True) if isinstance(answer, BlockChange)
+    }
+    refusals = [answer for answer in answers if not isinstance(answer, BlockChange)]
+    assert len(made) == 5 and all(isinstance(r, BlockLimit) for r in refusals), answers
+    assert set(await driver.ids(me, "blocks")) == made

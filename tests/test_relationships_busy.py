@@ -1,16 +1,19 @@
 """Relationships between busy users, over the real servers: a viewer and others with hundreds
 of relationships each (Neo4j keeps such nodes' relationships grouped by type and direction,
 another storage path than the few-relationship users of test_queries), with blocks both ways
-and a celebrity on either side of the question."""
+and a celebrity on either side of the question; and what a read costs a popular account with
+thousands of blocks both ways (PROFILE's db hits, never times)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from driver import Driver, relationship
+from test_list_costs import db_hits
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, quoted
@@ -19,6 +22,15 @@ from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.loader import load_edges
 
 UserIds = Callable[[str], str]
+BUSY = 3_000  # blockers of the popular account, and users it blocks
+
+
+async def _blocks(services: Services, pairs: list[tuple[str, str]]) -> None:
+    """Each (blocker, blocked) pair blocks, a thousand sent at a time (batches of them share
+    transactions, as live writes do)."""
+    for start in range(0, len(pairs), 1_000):
+        chunk = pairs[start : start + 1_000]
+        await asyncio.gather(*(services.relations.block(a, b) for a, b in chunk))
 
 
 async def test_relationships_of_busy_users(
@@ -68,6 +80,31 @@ async def test_relationships_of_busy_users(
 
         # the other way round: each side sees the block from its own end
         assert await graph.relation(p("f299"), p("v")) == relationship(blocked_by=True)
+
+
+async def test_relationships_cost_what_the_ids_asked_cost_however_many_blocks(
+    driver: Driver, backends: Services, uid: UserIds
+) -> None:
+    """A popular account blocked by thousands, and blocking thousands itself, pays for the 100
+    ids it asks about, never for its blocks: each id is tested for a block either way as an
+    edge between two known nodes."""
+    me = uid("popular")
+    asked = [uid(f"asked{n}") for n in range(100)]
+    await driver.follow_pairs(*((me, a) for a in asked[:30]), *((a, me) for a in asked[30:60]))
+    await driver.follow_pairs(*((a, uid("other")) for a in asked[60:98]))
+    await driver.block(asked[98], me)
+    await driver.block(me, asked[99])
+    params = {"id": me, "ids": asked}
+    quiet = await db_hits(backends, "relations/relationships", params)
+    before = await driver.relationships(me, asked)
+
+    await _blocks(backends, [(uid(f"blocker{n}"), me) for n in range(BUSY)])
+    await _blocks(backends, [(me, uid(f"blocked{n}")) for n in range(BUSY)])
+    busy = await db_hits(backends, "relations/relationships", params)
+    assert await driver.relationships(me, asked) == before
+    assert before.relationships[asked[98]] == relationship(blocked_by=True)
+    assert before.relationships[asked[99]] == relationship(blocking=True)
+    assert busy <= 2 * quiet, (quiet, busy)
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,9 @@ FOLLOW_ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ErrorBody, "description": "FOLLOWS_PER_DAY reached (see Retry-After)"},
 }
 
+BLOCK_ERRORS: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorBody, "description": "MAX_BLOCKS reached (block_limit)"},
+}
 REMOVAL_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "a user removing itself (self_action)"},
 }

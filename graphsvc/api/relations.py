@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
-from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
+from graphsvc.api.errors import BLOCK_ERRORS, ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.params import (
     FastJSON,
     FollowerId,
@@ -160,7 +160,7 @@ async def relationships(
 @router.put(
     "/v1/users/{user_id}/blocks/{target_id}",
     response_model=BlockBody,
-    responses=ERRORS,
+    responses=ERRORS | BLOCK_ERRORS,
     tags=["blocks"],
     summary="Block a user: follows both ways are removed, new ones refused (idempotent)",
     **guarded(Scope.WRITE, acts_as_user=True),

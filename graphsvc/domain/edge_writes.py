@@ -29,13 +29,15 @@ class WriteKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class FollowLimits:
-    """The rules of a new follow that depend on settings; the defaults are off."""
+class WriteLimits:
+    """The rules of a new follow, request or block that depend on settings; the defaults
+    are off."""
 
     max_following: int = NO_LIMIT
     per_window: int = NO_LIMIT
     window_us: int = 1
     max_requests: int = NO_LIMIT  # follow requests waiting for approval, per requester
+    max_blocks: int = NO_LIMIT  # users one blocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,7 @@ class EdgeWrite:
     kind: WriteKind
     src: str  # the acting user: the follower (or requester), or the blocker
     dst: str
-    limits: FollowLimits = field(default_factory=FollowLimits)
+    limits: WriteLimits = field(default_factory=WriteLimits)
     cause: str = ""  # an unfollow's event cause: REMOVED when the followed user ended it
 
     @property

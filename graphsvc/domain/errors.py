@@ -130,6 +130,11 @@ class FollowingLimit(GraphError):
     code = "following_limit"
 
 
+class BlockLimit(GraphError):
+    status = 409
+    code = "block_limit"
+
+
 class MuteLimit(GraphError):
     status = 409
     code = "mute_limit"

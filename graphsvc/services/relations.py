@@ -17,9 +17,10 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, FollowLimits, WriteKind
+from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, WriteKind, WriteLimits
 from graphsvc.domain.errors import (
     Blocked,
+    BlockLimit,
     FollowingLimit,
     FollowRateLimit,
     FollowRequestLimit,
@@ -61,11 +62,12 @@ class Relations:
         self._loop = loop
         self._settings = settings
         self._max_ids = lists.relationships_max_ids
-        self._limits = FollowLimits(
+        self._limits = WriteLimits(
             max_following=settings.max_following,
             per_window=settings.follows_per_day,
             window_us=settings.follow_window_seconds * 1_000_000,
             max_requests=settings.follow_requests_max,
+            max_blocks=settings.max_blocks,
         )
         self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
             self._commit_batch,
@@ -87,7 +89,7 @@ class Relations:
         outcome = await self._batches.submit(write)
         match outcome:
             case Refusal():
-                raise self._refused(outcome, user_id, target_id)
+                raise _refusal_error(outcome, self._settings, user_id, target_id)
             case RequestChange():
                 return FollowResult(following=False, requested=True, created=outcome.created)
         assert isinstance(outcome, EdgeChange)
@@ -116,7 +118,7 @@ class Relations:
                 raise NoFollowRequest(
                     f"user {requester_id!r} has no pending request to follow {user_id!r}"
                 )
-            raise self._refused(outcome, requester_id, user_id)
+            raise _refusal_error(outcome, self._settings, requester_id, user_id)
         assert isinstance(outcome, EdgeChange)
         return outcome.changed
 
@@ -162,9 +164,14 @@ class Relations:
         return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
     async def block(self, user_id: str, target_id: str) -> BlockChange:
-        """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow."""
+        """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow. A
+        new block is refused at MAX_BLOCKS (checked under the blocker's lock in Neo4j): every
+        read of relationships tests each asked id against the blocks of its blocker."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
-        change = await self._batches.submit(EdgeWrite(WriteKind.BLOCK, user_id, target_id))
+        write = EdgeWrite(WriteKind.BLOCK, user_id, target_id, self._limits)
+        change = await self._batches.submit(write)
+        if isinstance(change, Refusal):
+            raise _refusal_error(change, self._settings, user_id, target_id)
         assert isinstance(change, BlockChange)
         return change
 
@@ -214,40 +221,6 @@ class Relations:
         validate_user_ids(others, "ids item")
         return await self._edges.relationships(user_id, list(dict.fromkeys(others)))
 
-    def _refused(self, refusal: Refusal, user_id: str, target_id: str) -> GraphError:
-        """The error for a rule of ``relations/follow`` that refused the new edge."""
-        settings = self._settings
-        match refusal.rule:
-            case "blocked":
-                return Blocked(f"a block between {user_id!r} and {target_id!r} forbids this follow")
-            case "suspended":
-                return UserSuspended(f"user {user_id!r} is suspended and cannot follow")
-            case "target_suspended":
-                return UserSuspended(f"user {target_id!r} is suspended and cannot be followed")
-            case "erasing":
-                return UserErasing(f"{user_id!r} or {target_id!r} is being erased")
-            case "request_limit":
-                return FollowRequestLimit(
-                    f"user {user_id!r} already has {settings.follow_requests_max} follow "
-                    "requests waiting for approval, the limit (FOLLOW_REQUESTS_MAX); one must "
-                    "be answered or withdrawn first"
-                )
-            case "following_limit":
-                return FollowingLimit(
-                    f"user {user_id!r} already follows {settings.max_following} users, the "
-                    "limit (MAX_FOLLOWING); it resets only by unfollowing someone"
-                )
-            case "rate_limit":
-                retry_at = refusal.retry_at or 0
-                wait = max(1, -(-(retry_at - time.time_ns() // 1_000) // 1_000_000))
-                return FollowRateLimit(
-                    f"user {user_id!r} made {settings.follows_per_day} new follows within "
-                    f"{settings.follow_window_seconds} s (FOLLOWS_PER_DAY); the next follow is "
-                    f"allowed at {iso_utc(retry_at)}",
-                    headers={"Retry-After": str(wait)},
-                )
-        raise AssertionError(f"unknown refusal {refusal.rule!r}")
-
 
 def _guard_distinct_valid_pair(user_id: str, target_id: str, verb: str) -> None:
     """Both ids valid, and two different users (nobody follows or blocks itself)."""
@@ -255,6 +228,47 @@ def _guard_distinct_valid_pair(user_id: str, target_id: str, verb: str) -> None:
     validate_user_id(target_id, "target_id")
     if user_id == target_id:
         raise SelfFollow(f"user {user_id!r} cannot {verb} itself")
+
+
+def _refusal_error(
+    refusal: Refusal, settings: WriteSettings, user_id: str, target_id: str
+) -> GraphError:
+    """The error for a rule of ``relations/follow`` (or ``block``) that refused the new edge."""
+    match refusal.rule:
+        case "blocked":
+            return Blocked(f"a block between {user_id!r} and {target_id!r} forbids this follow")
+        case "suspended":
+            return UserSuspended(f"user {user_id!r} is suspended and cannot follow")
+        case "target_suspended":
+            return UserSuspended(f"user {target_id!r} is suspended and cannot be followed")
+        case "erasing":
+            return UserErasing(f"{user_id!r} or {target_id!r} is being erased")
+        case "request_limit":
+            return FollowRequestLimit(
+                f"user {user_id!r} already has {settings.follow_requests_max} follow "
+                "requests waiting for approval, the limit (FOLLOW_REQUESTS_MAX); one must "
+                "be answered or withdrawn first"
+            )
+        case "block_limit":
+            return BlockLimit(
+                f"user {user_id!r} already blocks {settings.max_blocks} users, the limit "
+                "(MAX_BLOCKS); unblock someone first"
+            )
+        case "following_limit":
+            return FollowingLimit(
+                f"user {user_id!r} already follows {settings.max_following} users, the "
+                "limit (MAX_FOLLOWING); it resets only by unfollowing someone"
+            )
+        case "rate_limit":
+            retry_at = refusal.retry_at or 0
+            wait = max(1, -(-(retry_at - time.time_ns() // 1_000) // 1_000_000))
+            return FollowRateLimit(
+                f"user {user_id!r} made {settings.follows_per_day} new follows within "
+                f"{settings.follow_window_seconds} s (FOLLOWS_PER_DAY); the next follow is "
+                f"allowed at {iso_utc(retry_at)}",
+                headers={"Retry-After": str(wait)},
+            )
+    raise AssertionError(f"unknown refusal {refusal.rule!r}")
 
 
 def _removal(user_id: str, follower_id: str) -> EdgeWrite:

@@ -79,6 +79,7 @@ ENV_NAMES = frozenset(
         "INTERACTIONS_PAIR_DAILY_MAX",
         "INTERACTION_WEIGHTS",
         "LOG_JSON",
+        "MAX_BLOCKS",
         "MAX_FOLLOWING",
         "MAX_MUTES",
         "MIRROR_JOURNAL_SECONDS",

@@ -274,9 +274,9 @@ class EdgeStore:
         """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
         refuses only its own write. Outcomes in the order of ``writes``: an EdgeChange, a
         RequestChange (the followed user is locked) or a Refusal for a follow, an EdgeChange or
-        None (neither user ever existed) for an unfollow, a BlockChange for a block, the
-        GraphEvent or None (no block) for an unblock, an EdgeChange or a Refusal for an
-        approval, the GraphEvent or None (no request) for a rejection."""
+        None (neither user ever existed) for an unfollow, a BlockChange or a Refusal for a
+        block, the GraphEvent or None (no block) for an unblock, an EdgeChange or a Refusal
+        for an approval, the GraphEvent or None (no request) for a rejection."""
         batch = list(writes)
         events = _event_ids(batch)
         rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
@@ -430,6 +430,7 @@ def _single(write: EdgeWrite, ids: list[str]) -> Row:
                 "dst": write.dst,
                 "ids": sorted((write.src, write.dst)),
                 "events": ids,
+                "max_blocks": write.limits.max_blocks,
             }
         case WriteKind.APPROVE:
             return {
@@ -453,7 +454,7 @@ def _needs_counts(write: EdgeWrite, row: Row) -> bool:
         case WriteKind.UNFOLLOW:
             return bool(row["known"])
         case WriteKind.BLOCK:
-            return True
+            return row["refused"] is None
     return False
 
 
@@ -462,7 +463,7 @@ def _outcome(
 ) -> WriteOutcome:
     src, dst = write.src, write.dst
     match write.kind:
-        case WriteKind.FOLLOW | WriteKind.APPROVE if row["refused"] is not None:
+        case WriteKind.FOLLOW | WriteKind.APPROVE | WriteKind.BLOCK if row["refused"] is not None:
             return Refusal(row["refused"], row.get("retry_at"))
         case WriteKind.FOLLOW if row["requested"]:
             created, version = bool(row["changed"]), row["version"]
