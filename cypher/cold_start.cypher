@@ -45,8 +45,10 @@ RETURN id, followers
 // followed by one of the sample does not outrank one followed by many.
 // Excluded: as suggestions/candidates: $id, the seed, anyone $id follows or asked to follow,
 // blocks either way, dismissed, muted by $id (a mute in effect at $now), inactive or erasing
-// users, users who are not discoverable (`nd`). A seed that is inactive or being erased
-// suggests nothing.
+// users, users who are not discoverable (`nd`); and users who hide their counts (`pc`): the
+// score divides by the root of c's follower count, so two followers of the seed who follow c
+// would read the count back from it, and c's place among public accounts would bracket it.
+// A seed that is inactive or being erased suggests nothing.
 // Privacy: the seed's followers are read only where $id may see that list (public; 'followers'
 // when $id follows the seed; 'mutuals' when both follow each other; always its own), and a
 // follower's follows only where $id may see them (as suggestions/candidates reads w's: public,
@@ -98,7 +100,7 @@ CALL (seed, me, visible) {
        weight / sqrt(toFloat(COUNT { (c)<-[:FOLLOWS]-() })) * shared / (shared + 1.0) AS score
   // best first, the exclusions checked lazily until $limit pass
   ORDER BY score DESC, c.id
-  WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
+  WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL AND c.pc IS NULL
     AND (me IS NULL
          OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:REQUESTS]->(c) }
                  OR EXISTS { (me)-[:BLOCKS]-(c) } OR EXISTS { (me)-[:DISMISSED]->(c) }

@@ -10,7 +10,9 @@ viewer who may not see it, beside the owner (or a key that sees everything), who
   author is past the celebrity threshold, follow the author's ``counts_visibility``;
 - a suggestion's ``mutual_count`` and ``via``, served from the cache, count and name only the
   people whose following the user may see now (a following made private, or shown to
-  followers or mutuals when a tie it needs is gone, no longer counts).
+  followers or mutuals when a tie it needs is gone, no longer counts);
+- rankings: a similar account's score divides by the root of its follower count, so an
+  account that hides its counts is left out of the accounts similar to a seed.
 
 The other count fields are the user's own view (relationships, follow requests and
 approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),
@@ -129,3 +131,26 @@ async def test_a_cached_suggestion_counts_and_names_only_whom_the_user_may_see_f
     await driver.services.suggestions.cache.invalidate(me)  # computed afresh: the same
     reasons = (await driver.suggested(me))[target].reasons
     assert (reasons.mutual_count, reasons.via) == (2, [m3, m5])
+
+
+# -- rankings -----------------------------------------------------------------------------------
+
+
+async def test_similar_accounts_leave_out_an_account_that_hides_its_counts(
+    driver: Driver, uid: Uid
+) -> None:
+    """A similar account's score divides by the root of its follower count: two fake followers
+    of the seed that follow it would read the count back, and its place among public
+    accounts would bracket it. Shy and twin are followed by the same followers of the seed;
+    shy has three more followers."""
+    me, seed, shy, twin, w1, w2 = (uid(n) for n in ("me", "seed", "shy", "twin", "w1", "w2"))
+    await driver.follow_pairs((me, seed), (w1, seed), (w2, seed))
+    await driver.follow_pairs((w1, shy), (w2, shy), (w1, twin), (w2, twin))
+    await driver.follow_pairs(*((uid("fan"), shy) for _ in range(3)))
+    found = {i.user_id: i for i in (await driver.similar(me, seed, limit=50)).items}
+    assert found[twin].score > found[shy].score  # the count moves the score
+    await driver.set_privacy(shy, counts_visibility="private")
+    found = {i.user_id: i for i in (await driver.similar(me, seed, limit=50)).items}
+    assert shy not in found and twin in found
+    await driver.set_privacy(shy, counts_visibility="public")
+    assert shy in {i.user_id for i in (await driver.similar(me, seed, limit=50)).items}
