@@ -6,7 +6,8 @@
 // name: listable
 // Which of $ids may be listed as trending or popular, with their follower counts: users of the
 // graph (an erased one is gone), active (not :Inactive), not being erased, discoverable (`nd`
-// null). Run by the workers' refresh of the lists over the accounts it ranks and those whose
+// null), showing their counts (`pc` null: both lists rank by follower counts, so a place in
+// them would bracket a hidden count between public neighbours). Run by the workers' refresh of the lists over the accounts it ranks and those whose
 // counts or state changed: the work is the ids given (an index seek and an O(1) degree each),
 // never the graph.
 // Locking: none (a read).
@@ -14,7 +15,7 @@
 // Returns: id, followers; a row for each id that may be listed.
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
-WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
+WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL AND u.pc IS NULL
 RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 
 // name: popular_scan
@@ -25,7 +26,7 @@ RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 // Params: $limit.
 // Returns: id, followers; at most $limit rows, most followed first, none without followers.
 MATCH (u:User)
-WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
+WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL AND u.pc IS NULL
 WITH u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 WHERE followers > 0
 ORDER BY followers DESC, id

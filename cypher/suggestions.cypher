@@ -265,15 +265,17 @@ RETURN c.id AS id, hop3, hop3_paths, followers, follows,
          AS active, c.pc IS NOT NULL AS counts_hidden
 
 // name: suggest_filter
-// Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed nor
-// requested, no block either way, not dismissed, not muted by $id (a mute in effect at $now).
+// Which of $ids may be suggested to $id: known, active, discoverable, showing their counts (the
+// trending and popular lists rank by follower counts: a place in them brackets a hidden count),
+// not $id, not followed nor requested, no block either way, not dismissed, not muted by $id (a
+// mute in effect at $now).
 // Locking: none (a read).
 // Params: $id, $ids, $now (µs).
 // Returns one row: ids (those that may, in the order of $ids).
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
 MATCH (c:User {id: cid})
-WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
+WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL AND c.pc IS NULL
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
                           OR EXISTS { (me)-[:DISMISSED]->(c) }
                           OR EXISTS { (me)-[:REQUESTS]->(c) }

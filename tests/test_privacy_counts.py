@@ -15,7 +15,7 @@ viewer who may not see it, beside the owner (or a key that sees everything), who
   account that hides its counts is left out of the accounts similar to a seed; a suggestion
   whose candidate hides its counts is scored with its count features at the model's centre
   (computed, cached, and in the explainer), and a cached score computed before it hid them is
-  not served.
+  not served (the trending and popular fills: ``test_cold_start.py``).
 
 The other count fields are the user's own view (relationships, follow requests and
 approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),

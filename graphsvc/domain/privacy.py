@@ -22,6 +22,11 @@ the side they are read from: familiar followers name people whose following the 
 see; a suggestion's "via" names, and its ``mutual_count`` counts, only people whose following
 the viewer (its user) may see, as it is when the list is served, and a network hidden from
 everyone but its owner is never walked at all.
+
+A ranking tells what it ranks by: an account that hides its counts is never ranked by them for
+anyone but itself. The count-ranked lists (trending, popular, accounts similar to a seed) leave
+it out; a suggestion scores it with its count features at the model's centre, and a score
+cached while its counts were shown is not served once they are hidden (``still_allowed``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ cache marks such a score, and a cached score computed while a candidate showed i
 left out once it hides them (the settings the cached list is checked against). Too few
 candidates (a user who follows nobody): trending accounts, then popular ones, fill the list,
 from the lists the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the
-user. A dismissal names a user of the graph (it never creates one) and is refused while either user
+user; an account that hides its counts is no fill, as the lists rank by counts. A
+dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
 Every answer carries a recommendation id naming the version of the ranker that computed its
@@ -237,7 +238,8 @@ class Suggestions:
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
         """Fill a short list with trending, then popular accounts: the workers' lists (one
         Redis round trip; empty before their first round, or with Redis unreachable: never a
-        scan), those that may be suggested to the user (one query over those ids only)."""
+        scan), those that may be suggested to the user (one query over those ids only, which
+        also leaves out those that hid their counts since the lists were made)."""
         trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
         taken = {s.user_id for s in found}
         source: dict[str, str] = {}
