@@ -6,7 +6,8 @@
 // name: listable
 // Which of $ids may be listed as trending or popular, with their follower counts: users of the
 // graph (an erased one is gone), active (not :Inactive), not being erased, discoverable (`nd`
-// null). Run by the workers' refresh of the lists over the accounts it ranks and those whose
+// null), showing their counts (`pc` null: both lists rank by follower counts, so a place in
+// them would bracket a hidden count between public neighbours). Run by the workers' refresh of the lists over the accounts it ranks and those whose
 // counts or state changed: the work is the ids given (an index seek and an O(1) degree each),
 // never the graph.
 // Locking: none (a read).
@@ -14,7 +15,7 @@
 // Returns: id, followers; a row for each id that may be listed.
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
-WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
+WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL AND u.pc IS NULL
 RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 
 // name: popular_scan
@@ -25,7 +26,7 @@ RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 // Params: $limit.
 // Returns: id, followers; at most $limit rows, most followed first, none without followers.
 MATCH (u:User)
-WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL
+WHERE NOT u:Inactive AND NOT u:Erasing AND u.nd IS NULL AND u.pc IS NULL
 WITH u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 WHERE followers > 0
 ORDER BY followers DESC, id
@@ -45,8 +46,10 @@ RETURN id, followers
 // followed by one of the sample does not outrank one followed by many.
 // Excluded: as suggestions/candidates: $id, the seed, anyone $id follows or asked to follow,
 // blocks either way, dismissed, muted by $id (a mute in effect at $now), inactive or erasing
-// users, users who are not discoverable (`nd`). A seed that is inactive or being erased
-// suggests nothing.
+// users, users who are not discoverable (`nd`); and users who hide their counts (`pc`): the
+// score divides by the root of c's follower count, so two followers of the seed who follow c
+// would read the count back from it, and c's place among public accounts would bracket it.
+// A seed that is inactive or being erased suggests nothing.
 // Privacy: the seed's followers are read only where $id may see that list (public; 'followers'
 // when $id follows the seed; 'mutuals' when both follow each other; always its own), and a
 // follower's follows only where $id may see them (as suggestions/candidates reads w's: public,
@@ -98,7 +101,7 @@ CALL (seed, me, visible) {
        weight / sqrt(toFloat(COUNT { (c)<-[:FOLLOWS]-() })) * shared / (shared + 1.0) AS score
   // best first, the exclusions checked lazily until $limit pass
   ORDER BY score DESC, c.id
-  WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
+  WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL AND c.pc IS NULL
     AND (me IS NULL
          OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:REQUESTS]->(c) }
                  OR EXISTS { (me)-[:BLOCKS]-(c) } OR EXISTS { (me)-[:DISMISSED]->(c) }

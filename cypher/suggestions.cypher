@@ -43,9 +43,11 @@
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
 //         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates,
 //         $walks, $steps, $fanout, $restart (per mille), $seed.
-// Returns one record, rows: per candidate [id, sources, the features..., vias] (the order of
-//         CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every friend-of-friend
-//         intermediary with its affinity, of which the service names the 3 closest).
+// Returns one record, rows: per candidate [id, sources, the features..., vias, counts_hidden]
+//         (the order of CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every
+//         friend-of-friend intermediary with its affinity, of which the service names the 3
+//         closest; counts_hidden: c hides its counts (`pc`), so the ranker scores it with its
+//         count features at the model's centre).
 MATCH (me:User {id: $id})
 CALL (me) {
   CALL (me) {
@@ -195,7 +197,7 @@ RETURN collect([
   followers - CASE WHEN c.id IN $hidden AND EXISTS { (me)-[:FOLLOWS]->(c) } THEN 1 ELSE 0 END,
   follows - CASE WHEN c.id IN $hidden AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END,
   CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END,
-  vias
+  vias, c.pc IS NOT NULL
 ]) AS rows
 
 // name: three_hop
@@ -211,7 +213,7 @@ RETURN collect([
 // Locking: none (a read).
 // Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates.
 // Returns per candidate: id, hop3 (the summed path weights), hop3_paths, and the candidate's
-//         followers, follows and activity (as suggestions/candidates).
+//         followers, follows, activity and counts_hidden (as suggestions/candidates).
 MATCH (me:User {id: $id})
 CALL (me) {
   MATCH (me)-[r:FOLLOWS]->(m:User)
@@ -260,18 +262,20 @@ WITH c, hop3, hop3_paths,
                          RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
 RETURN c.id AS id, hop3, hop3_paths, followers, follows,
        CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END
-         AS active
+         AS active, c.pc IS NOT NULL AS counts_hidden
 
 // name: suggest_filter
-// Which of $ids may be suggested to $id: known, active, discoverable, not $id, not followed nor
-// requested, no block either way, not dismissed, not muted by $id (a mute in effect at $now).
+// Which of $ids may be suggested to $id: known, active, discoverable, showing their counts (the
+// trending and popular lists rank by follower counts: a place in them brackets a hidden count),
+// not $id, not followed nor requested, no block either way, not dismissed, not muted by $id (a
+// mute in effect at $now).
 // Locking: none (a read).
 // Params: $id, $ids, $now (µs).
 // Returns one row: ids (those that may, in the order of $ids).
 OPTIONAL MATCH (me:User {id: $id})
 UNWIND $ids AS cid
 MATCH (c:User {id: cid})
-WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
+WHERE cid <> $id AND NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL AND c.pc IS NULL
   AND (me IS NULL OR NOT (EXISTS { (me)-[:FOLLOWS]->(c) } OR EXISTS { (me)-[:BLOCKS]-(c) }
                           OR EXISTS { (me)-[:DISMISSED]->(c) }
                           OR EXISTS { (me)-[:REQUESTS]->(c) }

@@ -374,7 +374,10 @@ class SuggestionItem(BaseModel):
 
 class FeatureContribution(BaseModel):
     name: str
-    raw: float = Field(description="the value the candidate queries gave")
+    raw: float = Field(
+        description="the value the candidate queries gave; for a target that hides its counts, "
+        "the count features' (followers, follows, paths_share) are the model's centre"
+    )
     transformed: float = Field(description="as the model sees it: log-scaled, standardised")
     weight: float
     contribution: float = Field(description="weight x transformed: its part of the score")
@@ -406,6 +409,11 @@ class ExplanationBody(BaseModel):
     score: float | None = Field(description="log-odds: the intercept plus the contributions")
     probability: float | None = Field(description="the score's logistic: the served score")
     impressions: ImpressionDiscount
+    counts_hidden: bool = Field(
+        default=False,
+        description="the target hides its counts, so its count features were scored at the "
+        "model's centre: they add nothing, whatever the counts",
+    )
 
 
 class SuggestionsBody(BaseModel):

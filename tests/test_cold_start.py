@@ -156,6 +156,38 @@ async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_chan
     assert mine(popular) == sorted([star, small])  # 4 against 4: the smaller id first
 
 
+async def test_an_account_that_hides_its_counts_is_neither_listed_nor_filled_in(
+    cold: Driver, uid: UserIds
+) -> None:
+    """Both lists rank by follower counts, so an account's place between public neighbours
+    would bracket a count it hides: it leaves both lists at the next refresh, a fill computed
+    before then, and a list cached when it was filled in. Its settings are changed through
+    this run's prefix (the mirror its requests read), and made public again at the end."""
+    shy, newcomer = uid("shy"), uid("newcomer")
+    lists = cold.services.redis.cold_start
+    await fans(cold, uid, shy, 4)
+    await counted(cold)
+    hours = cold.services.settings.cold_start.pymk_popular_rebuild_hours
+    await lists.replace_popular([(shy, 4)], hours * 3_600)
+    trending, popular = await refreshed(cold)
+    assert shy in trending and shy in popular
+    assert shy in await cold.suggested(newcomer)  # a fill, now cached
+
+    await cold.set_privacy(shy, counts_visibility="private")
+    assert shy not in await cold.suggested(newcomer)  # the cached list
+    await cold.services.suggestions.cache.invalidate(newcomer)
+    assert shy in (await lists.read())[0]  # not refreshed yet
+    assert shy not in await cold.suggested(newcomer)  # computed now
+    await cold.drain()
+    trending, popular = await refreshed(cold)
+    assert shy not in trending and shy not in popular
+
+    await cold.set_privacy(shy, counts_visibility="public")
+    await cold.drain()
+    trending, popular = await refreshed(cold)
+    assert shy in trending and shy in popular
+
+
 # -- the cold start of a request ---------------------------------------------------------------
 
 

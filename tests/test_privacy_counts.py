@@ -10,7 +10,12 @@ viewer who may not see it, beside the owner (or a key that sees everything), who
   author is past the celebrity threshold, follow the author's ``counts_visibility``;
 - a suggestion's ``mutual_count`` and ``via``, served from the cache, count and name only the
   people whose following the user may see now (a following made private, or shown to
-  followers or mutuals when a tie it needs is gone, no longer counts).
+  followers or mutuals when a tie it needs is gone, no longer counts);
+- rankings: a similar account's score divides by the root of its follower count, so an
+  account that hides its counts is left out of the accounts similar to a seed; a suggestion
+  whose candidate hides its counts is scored with its count features at the model's centre
+  (computed, cached, and in the explainer), and a cached score computed before it hid them is
+  not served (the trending and popular fills: ``test_cold_start.py``).
 
 The other count fields are the user's own view (relationships, follow requests and
 approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),
@@ -21,6 +26,9 @@ report), or count only lists the user may see (``shared_followers`` of similar a
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -28,8 +36,10 @@ from datetime import UTC, datetime
 import pytest
 from driver import Driver
 
+from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
+from graphsvc.domain.ranking import Ranker
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]
@@ -129,3 +139,84 @@ async def test_a_cached_suggestion_counts_and_names_only_whom_the_user_may_see_f
     await driver.services.suggestions.cache.invalidate(me)  # computed afresh: the same
     reasons = (await driver.suggested(me))[target].reasons
     assert (reasons.mutual_count, reasons.via) == (2, [m3, m5])
+
+
+# -- rankings -----------------------------------------------------------------------------------
+
+
+async def test_similar_accounts_leave_out_an_account_that_hides_its_counts(
+    driver: Driver, uid: Uid
+) -> None:
+    """A similar account's score divides by the root of its follower count: two fake followers
+    of the seed that follow it would read the count back, and its place among public
+    accounts would bracket it. Shy and twin are followed by the same followers of the seed;
+    shy has three more followers."""
+    me, seed, shy, twin, w1, w2 = (uid(n) for n in ("me", "seed", "shy", "twin", "w1", "w2"))
+    await driver.follow_pairs((me, seed), (w1, seed), (w2, seed))
+    await driver.follow_pairs((w1, shy), (w2, shy), (w1, twin), (w2, twin))
+    await driver.follow_pairs(*((uid("fan"), shy) for _ in range(3)))
+    found = {i.user_id: i for i in (await driver.similar(me, seed, limit=50)).items}
+    assert found[twin].score > found[shy].score  # the count moves the score
+    await driver.set_privacy(shy, counts_visibility="private")
+    found = {i.user_id: i for i in (await driver.similar(me, seed, limit=50)).items}
+    assert shy not in found and twin in found
+    await driver.set_privacy(shy, counts_visibility="public")
+    assert shy in {i.user_id for i in (await driver.similar(me, seed, limit=50)).items}
+
+
+COUNTED = {"followers": 1.0, "follows": 0.5, "paths_share": 1.0}
+# A model whose score moves with the candidate's counts (and with paths, its only other term).
+BY_COUNTS = Ranker(
+    weights={"paths": 1.0, **COUNTED},
+    scale={"followers": 2.0, "follows": 2.0, "paths_share": 0.5},
+    mean={"followers": 0.7, "follows": 0.3, "paths_share": 0.2},
+    std={"followers": 0.5, "follows": 0.4, "paths_share": 0.25},
+)
+
+
+async def served_model(services: Services, ranker: Ranker) -> None:
+    """``ranker`` stored and promoted under the service's model name, and served now."""
+    name = services.settings.suggestions.pymk_model_name
+    body = dataclasses.replace(ranker, trained={"edges": 0}).as_json()
+    new = NewModel(json.dumps(body), "{}", time.time_ns() // 1_000, 0, True, 0, "made by a test")
+    _, promoted = await services.neo4j.ranker_models.save(name, new)
+    assert promoted
+    assert (await services.suggestions.ranker.refresh()).version > 0
+
+
+async def test_a_suggestion_is_never_ranked_by_the_counts_its_candidate_hides(
+    make_driver: MakeDriver, uid: Uid
+) -> None:
+    """Twins a and b are suggested to me through one friend, the same in every feature the
+    model weighs but their followers: a has five more. Once both hide their counts, neither
+    is served with the score the list cached before, and computed again they score the same
+    (their count features at the model's centre, adding nothing), in the cache too; the
+    explainer shows what is served."""
+    me, m, a, b = uid("me"), uid("m"), uid("a"), uid("b")
+    async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
+        await served_model(d.services, BY_COUNTS)
+        await d.follow_pairs((me, m), (m, a), (m, b))
+        await d.follow_pairs(*((uid("fan"), a) for _ in range(5)))
+        found = await d.suggested(me)
+        assert found[a].score != found[b].score  # the counts move the score
+
+        await d.set_privacy(a, counts_visibility="private")
+        await d.set_privacy(b, counts_visibility="private")
+        stored, _ = await d.services.suggestions.cache.get(me)
+        assert stored is not None  # a settings change drops no one else's cache entry
+        found = await d.suggested(me)
+        assert a not in found and b not in found  # scored with their counts: not served
+
+        await d.services.suggestions.cache.invalidate(me)
+        for _ in ("computed", "cached"):
+            found = await d.suggested(me)
+            assert found[a].score == found[b].score
+        why = await d.explain_suggestion(me, a)
+        assert why.counts_hidden and why.probability == pytest.approx(found[a].score, abs=1e-6)
+        contributions = {f.name: f.contribution for f in why.features}
+        assert all(contributions[n] == pytest.approx(0.0, abs=1e-9) for n in COUNTED)
+
+        await d.set_privacy(b, counts_visibility="public")
+        await d.services.suggestions.cache.invalidate(me)
+        found = await d.suggested(me)
+        assert found[a].score != found[b].score  # b ranked by its counts again

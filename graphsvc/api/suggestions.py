@@ -234,5 +234,6 @@ async def explain_suggestion(user_id: UserId, target_id: TargetId, request: Requ
             "score": found.score,
             "probability": found.probability,
             "impressions": {"shows": found.shows, "factor": found.factor},
+            "counts_hidden": found.counts_hidden,
         }
     )

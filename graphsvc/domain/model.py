@@ -291,7 +291,10 @@ class Suggestion:
 
     ``mutuals`` is everyone ``mutual_count`` counts, closest first (``via`` names the first
     three): the cache keeps them, never the answer, so a list served later counts and names
-    only those whose following the user may still see. None where only ``via`` is known."""
+    only those whose following the user may still see. None where only ``via`` is known.
+    ``counts_hidden``: the suggested user hid its counts when the score was computed, so the
+    score does not depend on them (the cache keeps it, never the answer: a cached score
+    computed while the counts were shown is not served once they are hidden)."""
 
     user_id: str
     score: float
@@ -299,6 +302,7 @@ class Suggestion:
     via: list[str]
     sources: list[str]
     mutuals: list[str] | None = None
+    counts_hidden: bool = False
 
     @property
     def counted(self) -> list[str]:
@@ -314,10 +318,13 @@ class Suggestion:
         }
 
     def cached_json(self) -> dict[str, object]:
-        """What the cache keeps: the answer's item and, when known, every one counted."""
+        """What the cache keeps: the answer's item, when known every one counted, and whether
+        the score was computed blind to the counts."""
         item = self.as_json()
         if self.mutuals is not None:
             item["mutuals"] = self.mutuals
+        if self.counts_hidden:
+            item["counts_hidden"] = True
         return item
 
     @classmethod
@@ -330,4 +337,5 @@ class Suggestion:
             reasons["via"],
             item["sources"],
             item.get("mutuals"),
+            bool(item.get("counts_hidden", False)),
         )

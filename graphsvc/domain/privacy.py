@@ -22,6 +22,11 @@ the side they are read from: familiar followers name people whose following the 
 see; a suggestion's "via" names, and its ``mutual_count`` counts, only people whose following
 the viewer (its user) may see, as it is when the list is served, and a network hidden from
 everyone but its owner is never walked at all.
+
+A ranking tells what it ranks by: an account that hides its counts is never ranked by them for
+anyone but itself. The count-ranked lists (trending, popular, accounts similar to a seed) leave
+it out; a suggestion scores it with its count features at the model's centre, and a score
+cached while its counts were shown is not served once they are hidden (``still_allowed``).
 """
 
 from __future__ import annotations
@@ -175,7 +180,12 @@ def may_see(visibility: Visibility, owner: str, viewer: Viewer, ties: Ties = NO_
 
 
 def may_see_counts(privacy: Privacy, owner: str, viewer: Viewer) -> bool:
-    return viewer.is_owner(owner) or privacy.counts_visibility is CountsVisibility.PUBLIC
+    return viewer.is_owner(owner) or not hides_counts(privacy)
+
+
+def hides_counts(privacy: Privacy) -> bool:
+    """Whether the user hides its counts from everyone but itself (and keys that see all)."""
+    return privacy.counts_visibility is CountsVisibility.PRIVATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,16 +268,21 @@ def still_allowed(
     found: Sequence[Suggestion], settings: Mapping[str, Privacy], limit: int
 ) -> list[Suggestion] | None:
     """The first ``limit`` suggestions, computed (and cached) earlier, that the settings still
-    allow: a user who stopped being discoverable is left out. None when one of them, or one
-    it counts, is not in ``settings`` (the caller reads more). Their reasons are then counted
-    again for the user (``recounted``)."""
+    allow: a user who stopped being discoverable is left out, and so is one that hides its
+    counts now but did not when its score was computed (a score, or a place in the trending
+    and popular fills, that its counts moved: the suggested are never the user itself, so
+    hidden counts are hidden from it). None when one of them, or one it counts, is not in
+    ``settings`` (the caller reads more). Their reasons are then counted again for the user
+    (``recounted``)."""
     kept: list[Suggestion] = []
     for suggestion in found:
         if len(kept) == limit:
             break
         if suggestion.user_id not in settings or any(v not in settings for v in suggestion.counted):
             return None
-        if settings[suggestion.user_id].discoverable:
+        privacy = settings[suggestion.user_id]
+        told_counts = hides_counts(privacy) and not suggestion.counts_hidden
+        if privacy.discoverable and not told_counts:
             kept.append(suggestion)
     return kept
 

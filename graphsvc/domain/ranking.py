@@ -45,6 +45,9 @@ UNSCALED = frozenset({"follows_you", "fresh", "active"})
 # Derived: the share of the candidate's followers I reach (Jaccard-like; corrects for size).
 DERIVED: tuple[str, ...] = ("paths_share",)
 FEATURES: tuple[str, ...] = RAW_FEATURES + DERIVED
+# The features that tell the candidate's own counts (``counts_visibility``): its degrees, and
+# the share of its followers I reach, which is over its follower count.
+COUNT_FEATURES: tuple[str, ...] = ("followers", "follows", "paths_share")
 
 
 def raw_vector(row: Mapping[str, Any]) -> list[float]:
@@ -52,10 +55,20 @@ def raw_vector(row: Mapping[str, Any]) -> list[float]:
 
 
 _PATHS, _FOLLOWERS = RAW_FEATURES.index("paths"), RAW_FEATURES.index("followers")
+_COUNTS = tuple(FEATURES.index(name) for name in COUNT_FEATURES)
 
 
 def with_derived(raw: Sequence[float]) -> list[float]:
     return [*raw, raw[_PATHS] / (1.0 + raw[_FOLLOWERS])]
+
+
+def scored_vector(row: Mapping[str, Any], ranker: Ranker) -> list[float]:
+    """A candidate row's features as ``ranker`` scores them, the one place serving and the
+    explainer take them from: a candidate that hides its counts from the user
+    (``counts_hidden``) is scored blind to them (``Ranker.blind_to_counts``), so neither its
+    score nor its place among the others tells them."""
+    vector = with_derived(raw_vector(row))
+    return ranker.blind_to_counts(vector) if row.get("counts_hidden") else vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +133,18 @@ class Ranker:
             inverse = 1.0 / self.scale.get(name, 1.0)
             terms.append((index, weight / std, inverse, name not in UNSCALED))
         return constant, tuple(terms)
+
+    def blind_to_counts(self, vector: Sequence[float]) -> list[float]:
+        """The vector with each count feature at the model's centre: the raw value it
+        transforms to the training population's mean, so its standardised value is 0 and it
+        adds nothing to the score, whatever the count (a constant, unlike a zero count, which
+        would rank a hidden count as the smallest)."""
+        out = list(vector)
+        for index in _COUNTS:
+            name = FEATURES[index]
+            mean = self.mean.get(name, 0.0)
+            out[index] = mean if name in UNSCALED else self.scale.get(name, 1.0) * math.expm1(mean)
+        return out
 
     def contributions(self, vector: Sequence[float]) -> list[Contribution]:
         """``score`` feature by feature: ``intercept + sum(c.contribution)`` equals it."""

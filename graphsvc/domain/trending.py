@@ -5,9 +5,10 @@ PYMK_TRENDING_HOURS: each follow adds one to its target, each unfollow takes one
 hourly bucket of the event's own time (its ``version``, µs), never the time it was counted, so
 an event delivered twice lands in the same bucket and an event older than the window counts
 nowhere. Only the followed side gains: an account that follows many others never trends for
-it. Popular is the most followed. Both lists keep only active, discoverable accounts, checked
-in Neo4j when the lists are made; ties go to the smaller id, so a list is the same whoever
-makes it.
+it. Popular is the most followed. Both lists keep only active, discoverable accounts that
+show their counts (a place in a list ranked by counts would bracket a hidden one between its
+public neighbours), checked in Neo4j when the lists are made; ties go to the smaller id, so a
+list is the same whoever makes it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ HOUR_US = 3_600 * 1_000_000
 # Events that move someone's follower count, by the sign of the move.
 _GAINS = {"follow": 1, "unfollow": -1}
 # Events after which the acting user's place in the lists must be checked again: it may have
-# been suspended, erased or made undiscoverable.
+# been suspended, erased, made undiscoverable or hidden its counts.
 _STATE_EVENTS = frozenset({"status", "erase", "privacy"})
 
 

@@ -5,7 +5,8 @@ Co-followed accounts (what the seed's newest followers also follow), from one bo
 follows of each. Policy: the same exclusions and privacy rules as the user's own suggestions
 (the seed's followers are read only when the user may see that list, a follower's follows only
 when the user may see them), answered from Neo4j as it is now, so no cached answer outlives a
-follow, a block or a change of settings. The seed must be a user of the graph (404
+follow, a block or a change of settings. An account that hides its counts is never similar to
+anyone: the score is over the root of its follower count, so its score or place would tell it. The seed must be a user of the graph (404
 ``unknown_user`` naming it); a seed that is suspended or being erased suggests nothing.
 """
 

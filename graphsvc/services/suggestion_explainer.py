@@ -6,7 +6,8 @@ the model ``Suggestions.ranker_for`` picks for the user), never from the cache, 
 what the next computation serves: the target's rank among the kept 50, the sources that found
 it, each feature's raw and transformed value, weight and contribution (the score is the
 intercept plus their sum; the probability its logistic), and how often it was shown (the
-impression discount applied when served). A target that is not suggested is named one reason:
+impression discount applied when served). A target that hides its counts is explained as it
+is scored (``scored_vector``): its count features at the model's centre, contributing nothing. A target that is not suggested is named one reason:
 the first exclusion that removes it, checked in a fixed order by one query
 (``suggestions/exclusion``); else ``ranked_below_kept`` when it was a candidate ranked below
 the 50 kept, or ``not_reached`` when no source reached it within the bounds.
@@ -21,7 +22,7 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.ranking import Contribution, Ranker, raw_vector, with_derived
+from graphsvc.domain.ranking import Contribution, Ranker, scored_vector
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.suggestions import Computed, Suggestions
 
@@ -30,7 +31,8 @@ from graphsvc.services.suggestions import Computed, Suggestions
 class Explanation:
     """What the explainer answers. ``rank`` is 1-based among every candidate ranked (so a
     candidate below the kept 50 has one too); ``score`` is the log-odds, None for a target that
-    was no candidate; ``excluded`` is None for a suggested target."""
+    was no candidate; ``excluded`` is None for a suggested target; ``counts_hidden``: the
+    target hides its counts, so its count features were scored at the model's centre."""
 
     user_id: str
     target_id: str
@@ -45,6 +47,7 @@ class Explanation:
     probability: float | None = None
     shows: int = 0
     factor: float = 1.0
+    counts_hidden: bool = False
 
 
 class SuggestionExplainer:
@@ -79,7 +82,12 @@ class SuggestionExplainer:
         if row is None:  # a fill (recently active, popular) or no candidate at all
             fill = next((s for s in computed.kept if s.user_id == target_id), None)
             return Explanation(**common, sources=list(fill.sources) if fill else [])
-        return Explanation(**common, sources=sorted(row["sources"]), **scored(ranker, row))
+        return Explanation(
+            **common,
+            sources=sorted(row["sources"]),
+            counts_hidden=bool(row.get("counts_hidden")),
+            **scored(ranker, row),
+        )
 
     async def _why_not(self, user_id: str, target_id: str, row: dict[str, Any] | None) -> str:
         if row is not None:  # a candidate, so no exclusion holds: ranked too low
@@ -100,7 +108,7 @@ def rank_of(computed: Computed, target_id: str) -> int | None:
 
 def scored(ranker: Ranker, row: dict[str, Any]) -> dict[str, Any]:
     """The candidate's features, score and probability, as ``ranked`` computes them."""
-    features = ranker.contributions(with_derived(raw_vector(row)))
+    features = ranker.contributions(scored_vector(row, ranker))
     score = ranker.intercept + sum(c.contribution for c in features)
     probability = 1.0 / (1.0 + math.exp(-score)) if score > -700 else 0.0
     return {"features": features, "score": score, "probability": probability}

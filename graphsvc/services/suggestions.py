@@ -16,9 +16,14 @@ read in the round trip that reads how often each suggestion was shown, and its r
 counted again (the cache keeps everyone a ``mutual_count`` counts, not only the three named):
 one whose following the user no longer sees is neither counted nor named. Only those that
 show their following to followers or mutual follows cost a read of the user's ties with them
-in Neo4j (bounded: the followings a computation expands). Too few candidates (a
-user who follows nobody): trending accounts, then popular ones, fill the list, from the lists
-the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the user. A
+in Neo4j (bounded: the followings a computation expands). Counts: a candidate that hides its
+counts (the candidate queries say so, from the node they read anyway) is scored blind to them,
+its count features at the model's centre, so neither its score nor its place tells them; the
+cache marks such a score, and a cached score computed while a candidate showed its counts is
+left out once it hides them (the settings the cached list is checked against). Too few
+candidates (a user who follows nobody): trending accounts, then popular ones, fill the list,
+from the lists the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the
+user; an account that hides its counts is no fill, as the lists rank by counts. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
@@ -52,7 +57,7 @@ from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserEr
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
-from graphsvc.domain.ranking import Ranker, raw_vector, with_derived
+from graphsvc.domain.ranking import Ranker, scored_vector
 from graphsvc.domain.recommendations import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules
@@ -233,7 +238,8 @@ class Suggestions:
     async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
         """Fill a short list with trending, then popular accounts: the workers' lists (one
         Redis round trip; empty before their first round, or with Redis unreachable: never a
-        scan), those that may be suggested to the user (one query over those ids only)."""
+        scan), those that may be suggested to the user (one query over those ids only, which
+        also leaves out those that hid their counts since the lists were made)."""
         trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
         taken = {s.user_id for s in found}
         source: dict[str, str] = {}
@@ -281,10 +287,11 @@ async def _no_lists() -> tuple[list[str], list[str]]:
 
 def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
     """The candidates as suggestions, best first. The score is the ranker's probability, so
-    impressions can discount it by multiplication; ties go to the smaller id (stable pages)."""
+    impressions can discount it by multiplication; ties go to the smaller id (stable pages).
+    A candidate that hides its counts is scored blind to them (``scored_vector``)."""
     scored = []
     for row in rows:
-        z = ranker.score(with_derived(raw_vector(row)))
+        z = ranker.score(scored_vector(row, ranker))
         probability = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
         scored.append((probability, row))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
@@ -296,6 +303,7 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
             list(row.get("via") or []),
             sorted(row["sources"]),
             list(row.get("mutuals") or []),
+            bool(row.get("counts_hidden")),
         )
         for probability, row in scored
     ]

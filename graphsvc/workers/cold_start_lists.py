@@ -1,6 +1,6 @@
 """The cold start's lists, kept by the workers: trending (the accounts that gained the most
 followers in the last PYMK_TRENDING_HOURS) and popular (the most followed), both of active,
-discoverable accounts only (``domain/trending.py``).
+discoverable accounts that show their counts only (``domain/trending.py``).
 
 Two loops:
 
@@ -21,9 +21,9 @@ leaves the window, and from popular until the next scan: the popular counts are 
 a scan of every user in Neo4j when they are missing and every PYMK_POPULAR_REBUILD_HOURS (in
 the worker, a long job's statement; never on a request). A restart loses nothing else: the
 buckets, the changed accounts and the lists live in Redis. A suspension, an erasure or a user
-turning undiscoverable is an event too: the account is checked again and leaves the lists at
-the next refresh; until then the request path's own filter (suggestions/suggest_filter)
-leaves it out.
+turning undiscoverable or hiding its counts is an event too: the account is checked again and
+leaves the lists at the next refresh; until then the request path's own filter
+(suggestions/suggest_filter) leaves it out.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from graphsvc.domain.privacy import (
     Viewer,
     Visibility,
     hidden_list,
+    hides_counts,
     list_rule,
     list_rules,
     may_see,
@@ -252,6 +253,26 @@ def test_a_cached_list_is_served_as_the_settings_allow_it_now() -> None:
     assert still_allowed(found, {**settings, "c": Privacy()}, 3) is not None
 
 
+def test_a_cached_score_its_counts_moved_is_not_served_once_they_are_hidden() -> None:
+    """A score (or a fill's place) computed while the suggested user showed its counts is left
+    out once it hides them; one computed blind to them is served either way."""
+    found = [
+        Suggestion("told", 0.9, 0, [], ["friends_of_friends"]),
+        Suggestion("blind", 0.8, 0, [], ["friends_of_friends"], counts_hidden=True),
+        Suggestion("filled", 0.0, 0, [], ["trending"]),
+        Suggestion("open", 0.0, 0, [], ["popular"]),
+    ]
+    hidden = Privacy(counts_visibility=CountsVisibility.PRIVATE)
+    settings = {"told": hidden, "blind": hidden, "filled": hidden, "open": Privacy()}
+    kept = still_allowed(found, settings, 4)
+    assert kept is not None and [s.user_id for s in kept] == ["blind", "open"]
+    shown = {uid: Privacy() for uid in settings}
+    assert still_allowed(found, shown, 4) == found
+    assert hides_counts(hidden) and not hides_counts(Privacy())
+    assert not may_see_counts(hidden, "told", Viewer("me"))
+    assert may_see_counts(hidden, "told", Viewer("told")) and may_see_counts(hidden, "x", EVERYONE)
+
+
 def _counting(*counted: str) -> Suggestion:
     """A suggestion counting ``counted``, closest first, the first three named."""
     return Suggestion("c", 0.5, len(counted), list(counted[:3]), ["x"], list(counted))
@@ -317,3 +338,6 @@ def test_the_cache_keeps_everyone_counted_and_the_answer_names_three() -> None:
     assert Suggestion.from_json(suggestion.cached_json()) == suggestion
     named_only = Suggestion("c", 0.5, 4, ["b"], ["friends_of_friends"])
     assert Suggestion.from_json(named_only.cached_json()) == named_only
+    blind = Suggestion("c", 0.5, 0, [], ["walks"], counts_hidden=True)
+    assert "counts_hidden" not in blind.as_json()  # the cache keeps it, never the answer
+    assert Suggestion.from_json(blind.cached_json()) == blind

@@ -33,6 +33,7 @@ CANDIDATE_COLUMNS = (
     "follows",
     "active",
     "vias",
+    "counts_hidden",
 )
 
 
