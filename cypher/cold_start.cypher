@@ -56,7 +56,8 @@ RETURN id, followers
 // or 'followers' / 'mutuals' and $id follows w / each other). An inactive follower is skipped,
 // as lists skip it.
 // Locking: none (a read).
-// Params: $id, $seed, $followers, $follows, $limit, $now (µs).
+// Params: $id, $seed, $followers, $follows, $limit, $now (µs), $hidden_degree (the follows
+//         a follower that hides its counts is damped by).
 // Returns one row: known (whether the seed is a user of the graph), rows: per account
 //         [id, score, shared followers], best first, at most $limit.
 OPTIONAL MATCH (seed:User {id: $seed})
@@ -94,7 +95,8 @@ CALL (seed, me, visible) {
     LIMIT $follows
     RETURN c
   }
-  WITH seed, me, c, 1.0 / sqrt(toFloat(COUNT { (w)-[:FOLLOWS]->() })) AS weight
+  WITH seed, me, c, 1.0 / sqrt(toFloat(CASE WHEN w.pc IS NULL THEN COUNT { (w)-[:FOLLOWS]->() }
+                                             ELSE $hidden_degree END)) AS weight
   WHERE c <> seed AND (me IS NULL OR c <> me)
   WITH me, c, sum(weight) AS weight, count(*) AS shared
   WITH me, c, shared,

@@ -38,11 +38,13 @@
 // seen, 'mutuals' when m follows $id back, 'private' never), x's followers and w's following
 // (co_followers; w's when public, or 'followers' / 'mutuals' and $id follows w / each other),
 // and the following of each user a walk steps from (walks: as w's; never an inactive user's;
-// my follow that shows it must be visible as of $before). Every via is such an m.
+// my follow that shows it must be visible as of $before). Every via is such an m. An
+// intermediary that hides its counts (`pc`) is damped by $hidden_degree, not by its own
+// degree, so no score or order moves with a count it hides.
 // Locking: none (a read).
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
 //         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates,
-//         $walks, $steps, $fanout, $restart (per mille), $seed.
+//         $walks, $steps, $fanout, $restart (per mille), $seed, $hidden_degree.
 // Returns one record, rows: per candidate [id, sources, the features..., vias, counts_hidden]
 //         (the order of CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every
 //         friend-of-friend intermediary with its affinity, of which the service names the 3
@@ -58,7 +60,8 @@ CALL (me) {
     WITH m, r.since AS since,
          COLLECT { MATCH (me)-[i:INTERACTS]-(m) WHERE $before IS NULL OR i.at < $before
                    RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts,
-         COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() } AS degree
+         CASE WHEN m.pc IS NULL THEN COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() }
+              ELSE $hidden_degree END AS degree
     WITH m, since, degree, reduce(total = 0.0, part IN parts | total + part) AS affinity
     ORDER BY affinity DESC, degree, since DESC, m.id
     LIMIT $intermediaries
@@ -93,7 +96,8 @@ CALL (me) {
     WHERE ($before IS NULL OR r.since < $before) AND NOT x.id IN $hidden
       AND (x.pf IS NULL OR x.pf = 'followers'
            OR (x.pf = 'mutuals' AND EXISTS { (x)-[:FOLLOWS]->(me) }))
-    WITH x, COUNT { (x)<-[:FOLLOWS]-() } AS followers
+    WITH x, CASE WHEN x.pc IS NULL THEN COUNT { (x)<-[:FOLLOWS]-() } ELSE $hidden_degree END
+            AS followers
     ORDER BY followers, x.id
     LIMIT $items
     CALL (me, x) {
@@ -108,7 +112,8 @@ CALL (me) {
     WITH w, sum(1.0 / followers) AS similarity
     ORDER BY similarity DESC, w.id
     LIMIT $cofollowers
-    RETURN w, similarity / COUNT { (w)-[:FOLLOWS]->() } AS share
+    RETURN w, similarity / CASE WHEN w.pc IS NULL THEN COUNT { (w)-[:FOLLOWS]->() }
+                                ELSE $hidden_degree END AS share
   }
   CALL (me, w) {
     MATCH (w)-[r:FOLLOWS]->(c:User)
@@ -211,7 +216,8 @@ RETURN collect([
 // Excluded: as suggestions/candidates. Privacy: m's and w's following are read only where $id
 // may see them (as suggestions/candidates reads m's and w's).
 // Locking: none (a read).
-// Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates.
+// Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates,
+//         $hidden_degree (the damping degree of an intermediary that hides its counts).
 // Returns per candidate: id, hop3 (the summed path weights), hop3_paths, and the candidate's
 //         followers, follows, activity and counts_hidden (as suggestions/candidates).
 MATCH (me:User {id: $id})
@@ -229,10 +235,14 @@ CALL (me) {
                AND (w.pg = 'followers' OR EXISTS { (w)-[:FOLLOWS]->(me) })))
     RETURN w LIMIT $edges
   }
-  WITH w, sum(1.0 / (COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() })) AS reach
+  WITH w, sum(1.0 / CASE WHEN m.pc IS NULL
+                         THEN COUNT { (m)<-[:FOLLOWS]-() } + COUNT { (m)-[:FOLLOWS]->() }
+                         ELSE $hidden_degree END) AS reach
   ORDER BY reach DESC, w.id
   LIMIT $items
-  RETURN w, reach / (COUNT { (w)<-[:FOLLOWS]-() } + COUNT { (w)-[:FOLLOWS]->() }) AS share
+  RETURN w, reach / CASE WHEN w.pc IS NULL
+                         THEN COUNT { (w)<-[:FOLLOWS]-() } + COUNT { (w)-[:FOLLOWS]->() }
+                         ELSE $hidden_degree END AS share
 }
 CALL (me, w) {
   MATCH (w)-[r:FOLLOWS]->(c:User)

@@ -15,7 +15,8 @@ viewer who may not see it, beside the owner (or a key that sees everything), who
   account that hides its counts is left out of the accounts similar to a seed; a suggestion
   whose candidate hides its counts is scored with its count features at the model's centre
   (computed, cached, and in the explainer), and a cached score computed before it hid them is
-  not served (the trending and popular fills: ``test_cold_start.py``).
+  not served (the trending and popular fills: ``test_cold_start.py``); a path through an
+  intermediary that hides its counts is damped by a constant, not by its degree.
 
 The other count fields are the user's own view (relationships, follow requests and
 approve-all's ``pending``, mutes, blocks' ``removed_follows``, impressions' ``recorded``),
@@ -220,3 +221,33 @@ async def test_a_suggestion_is_never_ranked_by_the_counts_its_candidate_hides(
         await d.services.suggestions.cache.invalidate(me)
         found = await d.suggested(me)
         assert found[a].score != found[b].score  # b ranked by its counts again
+
+
+# A model whose score moves with the degrees of the intermediaries (resource allocation).
+BY_PATHS = Ranker(
+    weights={"ra": 2.0, "aa": 1.0},
+    scale={"ra": 0.05, "aa": 0.2},
+    mean={"ra": 0.5, "aa": 0.5},
+    std={"ra": 0.5, "aa": 0.5},
+)
+
+
+async def test_a_path_is_never_damped_by_the_degree_its_intermediary_hides(
+    make_driver: MakeDriver, uid: Uid
+) -> None:
+    """I follow m1 and m2, each the only path to its candidate (c1, c2), alike in all but
+    their followers: m2 has thirty more. While they show their counts, the path through the
+    busier one weighs less; once both hide them, c1 and c2 score the same."""
+    me, m1, m2, c1, c2 = (uid(n) for n in ("me", "m1", "m2", "c1", "c2"))
+    async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
+        await served_model(d.services, BY_PATHS)
+        await d.follow_pairs((me, m1), (me, m2), (m1, c1), (m2, c2))
+        await d.follow_pairs(*((uid("fan"), m2) for _ in range(30)))
+        found = await d.suggested(me)
+        assert found[c1].score > found[c2].score  # the busier intermediary damps its path
+
+        for m in (m1, m2):
+            await d.set_privacy(m, counts_visibility="private")
+        await d.services.suggestions.cache.invalidate(me)
+        found = await d.suggested(me)
+        assert found[c1].score == pytest.approx(found[c2].score, rel=1e-6)

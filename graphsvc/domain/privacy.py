@@ -117,6 +117,12 @@ _VISIBILITY_BY_LETTER = {_LETTERS[v]: v for v in Visibility}
 _COUNTS_BY_LETTER = {_LETTERS[v]: v for v in CountsVisibility}
 
 
+# The degree a ranking damps a path by where the person it goes through hides its counts: a
+# constant (of the order of a typical follow graph's degrees), so no score or order moves with
+# a count that person hides.
+HIDDEN_DEGREE = 100
+
+
 @dataclass(frozen=True, slots=True)
 class Viewer:
     """Who is looking: a user id, or None for an anonymous viewer; ``sees_all`` for an

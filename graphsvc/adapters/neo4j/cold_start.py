@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.domain.privacy import HIDDEN_DEGREE
 from graphsvc.domain.similar import SimilarAccount
 
 
@@ -39,6 +40,7 @@ class ColdStartStore:
             "follows": follows,
             "limit": limit,
             "now": time.time_ns() // 1_000,
+            "hidden_degree": HIDDEN_DEGREE,
         }
         (row,) = await self._store.read("cold_start/similar", params)
         if not row["known"]:

@@ -14,6 +14,7 @@ from typing import Any
 import neo4j
 
 from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.domain.privacy import HIDDEN_DEGREE
 
 # The columns of each candidate row of the query suggestions/candidates, in its order.
 CANDIDATE_COLUMNS = (
@@ -88,7 +89,8 @@ class SuggestionStore:
 
     async def candidates(self, user_id: str, **params: Any) -> list[dict[str, Any]]:
         """Every candidate as a dict of CANDIDATE_COLUMNS."""
-        records = await self._store.read("suggestions/candidates", {"id": user_id, **params})
+        params = {"id": user_id, "hidden_degree": HIDDEN_DEGREE, **params}
+        records = await self._store.read("suggestions/candidates", params)
         rows = records[0]["rows"] if records else []
         return [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in rows]
 
@@ -97,7 +99,8 @@ class SuggestionStore:
         return int(row["following"])
 
     async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
-        return await self._store.read("suggestions/three_hop", {"id": user_id, **params})
+        params = {"id": user_id, "hidden_degree": HIDDEN_DEGREE, **params}
+        return await self._store.read("suggestions/three_hop", params)
 
     async def edge_count(self) -> int:
         """How many follow edges the graph holds (O(1): the training's growth trigger)."""
