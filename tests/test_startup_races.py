@@ -16,6 +16,7 @@ import functools
 import os
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,13 +157,18 @@ def test_an_api_and_two_workers_started_together_on_an_empty_database_all_come_u
     failures: list[str] = []
     for round_ in range(ROUNDS):
         stack.wipe()
+        begun = time.monotonic()
         started = Started.at_once(stack, round_)
         try:
             started.wait_until_up()
+            up = time.monotonic() - begun
         except processes.ProcessFailed as failed:
             failures.append(f"round {round_}: {failed}")
+            up = None
         finally:
             started.stop()
+        outcome = "failed" if up is None else f"all up in {up:.1f}s"
+        print(f"[startup] round {round_}: {outcome}, stopped after {time.monotonic() - begun:.1f}s")
     assert not failures, f"{len(failures)} of {ROUNDS} rounds failed:\n" + "\n\n".join(failures)
 
 
