@@ -20,6 +20,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 import neo4j
@@ -303,7 +304,7 @@ class Neo4jStore:
         the rule created, or the edges given their ids, by the other."""
         for statement in statements("schema/schema"):
             with self._bounded(True):
-                await at_start_up(lambda statement=statement: self._run_schema(statement))
+                await at_start_up(partial(self._run_schema, statement))
         (row,) = await self.read("schema/follow_ends_done", {}, fresh=True, job=True)
         if not row["done"]:
             log.info("giving every follow edge its ends' ids (once per database)")
