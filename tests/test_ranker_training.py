@@ -1,20 +1,24 @@
 """The ranker's self-training on the real servers: the worker's round trains a model on a
 graph loaded into Neo4j and promotes it, a running API serves it within its refresh; a worse
 model (negated weights) is stored as rejected and never served; a training whose fit raises
-leaves the served model and notes the failure; an A/B split ranks two users with the two
-versions."""
+leaves the served model and notes the failure; a training waits for a graph load to end,
+and one that meets an error Neo4j says may pass is put off, not failed; an A/B split ranks two
+users with the two versions."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
+import logging
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from conftest import RUN
 from driver import Driver
+from neo4j.exceptions import TransientError
 from test_candidate_sources import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
@@ -22,8 +26,10 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.ranker_models import takes_challenger
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops import pymk_models
+from graphsvc.workers.graph_loads import loading
 from graphsvc.workers.ranker_examples import Example
 from graphsvc.workers.ranker_fit import fit
+from graphsvc.workers.ranker_training import TrainingPostponed
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -119,6 +125,52 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         lines = await pymk_models.status_lines(trainer)
         assert any(line.startswith("served: v1, promoted") for line in lines)
         assert any("last training:" in line and "failed" in line for line in lines)
+
+
+def outdated(examples: Sequence[Example], seed: int) -> Ranker:
+    """The error Neo4j gives a transaction that an index build made outdated (as a bulk
+    import's does), met in the middle of a cycle."""
+    raise TransientError("Transaction has seen state which has been invalidated")
+
+
+async def test_a_training_waits_for_a_graph_load_and_trains_once_it_ended(
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    name = uid("model")
+    # a Redis prefix of its own: the load's mark must not hold off other tests' workers
+    trainer = make_service(
+        pymk_model_name=name,
+        pymk_train_users=200,
+        pymk_train_min_edges=1,
+        redis_prefix=f"tl{RUN}:",
+    )
+    newest_holdout_of(trainer, graph, monkeypatch)
+    training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+    caplog.set_level(logging.INFO, logger="graphsvc.workers.ranker_training")
+
+    async with loading(trainer.redis.leases):
+        assert await training.due() == "no model is served yet"
+        await training.round()  # put off: nothing stored, no failure noted
+        state = await models.state(name)
+        assert (state.serving.served, state.attempt_outcome) == (0, None)
+    assert any(
+        r.getMessage() == "ranker training put off: a graph load is running" for r in caplog.records
+    )
+
+    # Neo4j's error that may pass, met mid-cycle: put off as well, still due
+    with pytest.raises(TrainingPostponed, match="TransientError"):
+        await training.train("test", fit=outdated)
+    state = await models.state(name)
+    assert (state.serving.served, state.attempt_outcome) == (0, None)
+    assert await training.due() == "no model is served yet"
+
+    await training.round()  # the load ended: it trains
+    state = await models.state(name)
+    assert (state.serving.served, state.attempt_outcome) == (1, "promoted")
 
 
 async def stored(services: Services, name: str, weights: dict[str, float]) -> int:

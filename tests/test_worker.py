@@ -1,5 +1,6 @@
 """The worker against the real servers: a serving process only records background work, and
-workers run it, each job once however many workers run, within the queue's bound.
+workers run it, each job once however many workers run, within the queue's bound; a loop that
+ends while its worker runs is started again.
 
 (A worker killed in the middle of a timeline fan-out, resumed by another worker process, is in
 ``test_timelines.py``.)
@@ -8,6 +9,7 @@ workers run it, each job once however many workers run, within the queue's bound
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -47,7 +49,7 @@ async def worker(settings: Settings, connections: Connections) -> AsyncIterator[
     """A worker's services and loops, as `graphsvc worker` runs them."""
     services = build(settings, connections)
     await services.timeline_events.prepare()
-    task = asyncio.get_running_loop().create_task(services.worker.run())
+    task = asyncio.get_running_loop().create_task(services.worker.run(), name="worker")
     try:
         yield services
     finally:
@@ -249,3 +251,40 @@ async def test_a_job_that_gave_up_is_claimed_again_once_its_lease_runs_out(
     assert await jobs.claim([Flaky()]) == [key]
     await jobs.drain()
     assert calls == [key, key]
+
+
+async def test_a_loop_that_ends_while_its_worker_runs_is_started_again(
+    server_settings: Settings,
+    connections: Connections,
+    service_key: str,
+    uid: UserIds,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """As when a library cancels the task it runs in, not its worker's: the worker goes on,
+    says so, and its job claims run again (a suspension's propagation gets done)."""
+    settings = settings_of(server_settings)
+    user, fan = uid("user"), uid("fan")
+    caplog.set_level(logging.ERROR, logger="graphsvc.concurrency.loops")
+    async with serving(settings, connections, service_key) as graph, worker(settings, connections):
+        await graph.follows(fan, user)
+        (claims,) = named("jobs")
+        claims.cancel()
+        await asyncio.gather(claims, return_exceptions=True)
+
+        async def started_again() -> bool:
+            return any(task is not claims and not task.done() for task in named("jobs"))
+
+        await eventually(started_again)
+        assert not any(task.done() for task in named("worker"))
+        await graph.set_status(user, "suspended")
+
+        async def propagated() -> bool:
+            return (await graph.status(user)).fanout_pending is False
+
+        await eventually(propagated)
+    ended = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loop jobs ")]
+    assert ended and ended[0].startswith("loop jobs ended (it was cancelled")
+
+
+def named(name: str) -> list[asyncio.Task[object]]:
+    return [task for task in asyncio.all_tasks() if task.get_name() == name]

@@ -11,6 +11,8 @@ policies know no store.
   runs (``loops.py``): its work waits in its store meanwhile.
 - ``stream_reads``: a live read of the event stream, again every second while Redis is down
   or failing over, as long as someone still watches.
+- ``start_up_races``: a statement of a process's start-up (the schema, the rehearsal of the
+  writes), again while it collides with another process starting at the same moment.
 
 Every retry is logged, at the level its policy says, on this module's logger.
 """
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
+    retry_if_exception,
     retry_if_exception_type,
     stop_after_attempt,
     stop_before_delay,
@@ -39,6 +42,8 @@ DEADLOCK_LONGEST_WAIT_SECONDS = 0.2
 JOB_RETRIES = 5
 JOB_LONGEST_WAIT_SECONDS = 60.0
 STREAM_READ_WAIT_SECONDS = 1.0
+START_UP_FIRST_WAIT_SECONDS = 0.05  # the longest first wait; each retry's doubles
+START_UP_LONGEST_WAIT_SECONDS = 1.0
 
 
 def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[RetryCallState], None]:
@@ -107,5 +112,23 @@ def stream_reads(watched: Callable[[], bool]) -> AsyncRetrying:
         wait=wait_fixed(STREAM_READ_WAIT_SECONDS),
         stop=lambda _: not watched(),
         before_sleep=_noted("event stream read", logging.WARNING),
+        reraise=True,
+    )
+
+
+def start_up_races(seconds: float, raced: Callable[[BaseException], bool]) -> AsyncRetrying:
+    """Run a start-up statement again while it fails on another process doing the same work
+    at the same moment (``raced`` says which errors those are: a schema rule the other
+    created meanwhile, a deadlock between the two), after a random wait of up to 50 ms,
+    doubling up to a second, until ``seconds`` would have passed; then the last error is
+    raised. Processes that start together (an API and its workers) would otherwise fail
+    their start-up on each other's."""
+    return AsyncRetrying(
+        retry=retry_if_exception(raced),
+        wait=wait_random_exponential(
+            multiplier=START_UP_FIRST_WAIT_SECONDS, max=START_UP_LONGEST_WAIT_SECONDS
+        ),
+        stop=stop_before_delay(seconds),
+        before_sleep=_noted("start-up statement", logging.INFO),
         reraise=True,
     )

@@ -3,7 +3,9 @@
 Into an empty local database, large files go through Neo4j's offline importer
 (``bulk_import``); everything else goes in batched transactions that lock followers as live
 writes do, after which the users touched are dropped from the mirror under a floor, and those
-that were mirrored are rebuilt from Neo4j (``settle_mirror``).
+that were mirrored are rebuilt from Neo4j (``settle_mirror``). Either way the load holds the
+graph loads' mark while it runs, so the workers' whole-graph work waits for its end
+(``workers/graph_loads.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from graphsvc.ops.bulk_import import import_edges
 from graphsvc.ops.edge_files import Edges, LoadReport, batches
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, get_local_server_settings
+from graphsvc.workers.graph_loads import loading
 
 IMPORT_MIN_EDGES = 200_000  # below this, restarting Neo4j costs more than transactions
 EDGES_PER_TRANSACTION = 20_000
@@ -43,16 +46,17 @@ async def load(
     say: Callable[[str], None] = print,
 ) -> LoadReport:
     """Load edges the fastest safe way: the offline importer into an empty local database
-    (for large loads, where it pays for a server restart), otherwise transactions.
-    ``online`` forces transactions; ``local`` names the local servers (default: from the
-    environment)."""
+    (for large loads, where it pays for a server restart), otherwise transactions, under
+    the graph loads' mark. ``online`` forces transactions; ``local`` names the local
+    servers (default: from the environment)."""
     server = LocalNeo4j(services.settings, local or get_local_server_settings())
     large = edges.count >= IMPORT_MIN_EDGES
     empty = large and not online and server.managed()
-    if empty and await services.neo4j.snapshots.user_count() == 0:
-        say("neo4j: the database is empty: bulk import (the server restarts)")
-        return await import_edges(services, edges, server, progress=progress, say=say)
-    return await load_edges(services, edges, progress=progress)
+    async with loading(services.redis.leases):
+        if empty and await services.neo4j.snapshots.user_count() == 0:
+            say("neo4j: the database is empty: bulk import (the server restarts)")
+            return await import_edges(services, edges, server, progress=progress, say=say)
+        return await load_edges(services, edges, progress=progress)
 
 
 def follower_groups(edges: Edges, size: int) -> Iterator[list[dict[str, Any]]]:

@@ -11,7 +11,8 @@ Two loops:
   lease, which is left to lapse: the lease is what spaces the rounds across workers), merges
   the window's buckets, checks the accounts that gained most in Neo4j with one bounded query
   over those ids only, updates the popular counts of the changed accounts (also checked by
-  id), and stores both lists for the request path.
+  id), and stores both lists for the request path. While a graph load runs
+  (``graph_loads.py``) the refresh is put off, round after round, until the load ended.
 
 Repairs. Delivery is at least once: an entry is acked after it was counted, so a worker
 stopped between the two counts it twice once another claims it; the extra follower sits in
@@ -45,6 +46,7 @@ from graphsvc.domain.trending import (
     window,
 )
 from graphsvc.settings import ColdStartSettings
+from graphsvc.workers.graph_loads import load_running
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,7 @@ class ColdStartKeeper:
         self._lists = lists
         self._stream = stream
         self._leases = leases
+        self._put_off = False  # the last round was put off by a graph load (said once)
         self._settings = settings
         self._group = settings.pymk_lists_consumer_group
         self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
@@ -106,8 +109,15 @@ class ColdStartKeeper:
     # -- the lists ---------------------------------------------------------------------------
 
     async def refresh_round(self) -> bool:
-        """A round of the refresh loop: refresh, unless another worker took this interval's
-        lease. Never more work waiting: the next round is an interval away."""
+        """A round of the refresh loop: refresh, unless a graph load runs (the next round
+        asks again) or another worker took this interval's lease. Never more work waiting:
+        the next round is an interval away."""
+        if await load_running(self._leases):
+            if not self._put_off:
+                log.info("cold start lists' refresh put off while a graph load runs")
+            self._put_off = True
+            return False
+        self._put_off = False
         if await self._leases.take(LEASE, self.refresh_seconds) is not None:
             await self.refresh()
         return False

@@ -15,6 +15,12 @@ default when none, or when the served one has features this code cannot read), a
 neighbours, Adamic-Adar and resource allocation. The validated model is the one stored, with
 its metrics, its status and why.
 
+Loads: a training waits for a running graph load to end (``graph_loads.py``): the worker's
+round puts it off while a load holds its mark, and a cycle that fails while a load runs, or
+on an error Neo4j says may pass (a transaction an index build outdated, a server restarting),
+is put off too (``TrainingPostponed``): no failure is noted, so it is still due at the next
+check.
+
 Crash safety: nothing is written until the very end, where one Neo4j transaction stores the
 model and, if it is promoted, moves the served pointer (only if the served model is still the
 one it was compared with). A training that raises before that leaves the served model as it
@@ -35,6 +41,7 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel, RankerModelStore, RegistryState
+from graphsvc.adapters.neo4j.store import NEO4J_TRANSIENT
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
@@ -49,6 +56,7 @@ from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.services.ranker import readable
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.settings import SuggestionSettings
+from graphsvc.workers.graph_loads import load_running
 from graphsvc.workers.ranker_examples import (
     SINGLE,
     Example,
@@ -71,6 +79,11 @@ Fit = Callable[[Sequence[Example], int], Ranker]
 
 class TrainingBusy(TrainError):
     """Another process holds the training's lease."""
+
+
+class TrainingPostponed(TrainError):
+    """A graph load runs, or Neo4j failed the cycle on an error that may pass: nothing was
+    stored and no failure noted, so the training is still due."""
 
 
 @dataclass
@@ -174,14 +187,20 @@ class RankerTraining:
         return trigger(state, await self._store.edge_count(), time.time(), self.schedule)
 
     async def round(self) -> bool:
-        """A round of the worker's training loop: train when due; the next check comes
-        PYMK_TRAIN_CHECK_SECONDS later."""
+        """A round of the worker's training loop: train when due, unless a graph load runs;
+        the next check comes PYMK_TRAIN_CHECK_SECONDS later."""
+        if await load_running(self._leases):
+            log.info("ranker training put off: a graph load is running")
+            return False
         reason = await self.due()
         if reason is None:
             return False
         try:
             report = await self.train(reason, progress=None)
         except TrainingBusy:
+            return False
+        except TrainingPostponed as exc:
+            log.info("ranker training (%s) put off: %s", reason, exc)
             return False
         except TrainError as exc:
             log.warning("ranker training (%s) failed: %s", reason, exc)
@@ -217,10 +236,11 @@ class RankerTraining:
                 if force and not report.promote:
                     report.promote, report.why = True, f"forced by an operator; {report.why}"
                 if store:
+                    if await _loading(self._leases):
+                        raise TrainingPostponed("a graph load started while it trained")
                     await self._save(report, edges, share, seed)
             except Exception as exc:
-                if store:
-                    await self._note_failure(exc, edges)
+                await self._failed(exc, edges, store)
                 raise
         report.seconds = time.monotonic() - started
         return report
@@ -290,9 +310,20 @@ class RankerTraining:
         if report.promote and not report.promoted:
             report.why = "another model was promoted while this one trained"
 
+    async def _failed(self, exc: Exception, edges: int, store: bool) -> None:
+        """What a cycle that raised ``exc`` leaves: put off (``TrainingPostponed`` raised
+        from it) while a graph load runs or when Neo4j's error may pass, else the failure
+        noted (when the cycle stores)."""
+        if isinstance(exc, TrainingPostponed):
+            return
+        if isinstance(exc, NEO4J_TRANSIENT) or await _loading(self._leases):
+            raise TrainingPostponed(f"it met an error that may pass ({_why(exc)})") from exc
+        if store:
+            await self._note_failure(exc, edges)
+
     async def _note_failure(self, exc: Exception, edges: int) -> None:
         """Note the failed attempt (best effort: the store may be what failed)."""
-        why = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+        why = _why(exc)
         try:
             await self._models.fail(self._name, time.time_ns() // 1_000, why, edges)
         except Exception as noted:  # the original failure is what the caller sees
@@ -322,6 +353,20 @@ class RankerTraining:
                     return
             except REDIS_DOWN as exc:
                 log.warning("cannot renew the ranker training's lease: %s", exc)
+
+
+async def _loading(leases: Leases) -> bool:
+    """Whether a graph load runs now (False when Redis cannot say: a failure the cycle met
+    stays the failure it is)."""
+    try:
+        return await load_running(leases)
+    except REDIS_DOWN:
+        return False
+
+
+def _why(exc: Exception) -> str:
+    """An error on one line, bounded: what a failed or put-off training says."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
 
 
 def _split_users(examples: Sequence[Example], seed: int) -> tuple[list[Example], list[Example]]:

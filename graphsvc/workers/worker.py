@@ -20,7 +20,10 @@ and the lists' refresh take their rounds under leases of their own, each consume
 Redis consumer group, and
 a job is run only by the worker holding its lease (``adapters/redis/leases.py``). A worker
 that dies stops renewing what it holds; another takes it over once the lease runs out, from
-the job's durable record. A worker runs at most WORKER_JOBS jobs at once and claims no more
+the job's durable record. A loop that ends while the worker runs (it should not: a failed
+round is retried) is logged as an error and started again, after a wait that grows while it
+keeps ending (``concurrency/loops.keep_running``): a worker never goes on without one of its
+loops. A worker runs at most WORKER_JOBS jobs at once and claims no more
 than it has room for, so a burst of work waits in its store, not in memory. A running job's
 progress is noted beside its lease every WORKER_POLL_SECONDS, for ``GET .../status`` in any
 process.
@@ -28,10 +31,11 @@ process.
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Mapping
+from functools import partial
 
 from graphsvc.concurrency.jobs import Jobs
-from graphsvc.concurrency.loops import stopped, supervise
+from graphsvc.concurrency.loops import Loop, keep_running, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
@@ -72,24 +76,36 @@ class Worker:
         # a blocking wait shorter than the connection's read timeout
         self._wait_seconds = min(settings.worker_poll_seconds, redis.redis_socket_timeout / 2)
 
-    async def run(self) -> None:
-        """Run every loop until cancelled; cancelled, stop them (work resumes elsewhere)."""
-        rounds = {
-            "relay": supervise("relay", self._relay.round, self._relay.round_seconds),
-            "interactions": supervise("flusher", self._flusher.flush, self._flusher.round_seconds),
-            "ranker-training": supervise(
-                "ranker training", self._training.round, self._training.round_seconds
+    async def run(self, beside: Mapping[str, Loop] | None = None) -> None:
+        """Run every loop (and ``beside``: the caller's own) until cancelled, each started
+        again if it ends meanwhile; cancelled, stop them (work resumes elsewhere)."""
+        loops: dict[str, Loop] = {
+            "relay": partial(supervise, "relay", self._relay.round, self._relay.round_seconds),
+            "interactions": partial(
+                supervise, "flusher", self._flusher.flush, self._flusher.round_seconds
             ),
-            "timeline-consumer": supervise(
-                "timeline consumer", self._consumer.round, LINGER_SECONDS, retry_seconds=1.0
+            "ranker-training": partial(
+                supervise, "ranker training", self._training.round, self._training.round_seconds
             ),
-            "pymk-lists-consumer": supervise(
-                "cold start lists consumer", self._cold_start.round, 0.5, retry_seconds=1.0
+            "timeline-consumer": partial(
+                supervise,
+                "timeline consumer",
+                self._consumer.round,
+                LINGER_SECONDS,
+                retry_seconds=1.0,
             ),
-            "pymk-lists": supervise(
-                "cold start lists", self._cold_start.refresh_round, self._poll_seconds
+            "pymk-lists-consumer": partial(
+                supervise,
+                "cold start lists consumer",
+                self._cold_start.round,
+                0.5,
+                retry_seconds=1.0,
             ),
-            "jobs": supervise(
+            "pymk-lists": partial(
+                supervise, "cold start lists", self._cold_start.refresh_round, self._poll_seconds
+            ),
+            "jobs": partial(
+                supervise,
                 "job claims",
                 self.claim,
                 self._wait_seconds,
@@ -97,12 +113,7 @@ class Worker:
                 retry_seconds=self._poll_seconds,
             ),
         }
-        loop = asyncio.get_running_loop()
-        loops = [loop.create_task(supervised, name=name) for name, supervised in rounds.items()]
-        try:
-            await asyncio.gather(*loops)
-        finally:
-            await stopped(loops)
+        await keep_running({**loops, **(beside or {})})
 
     async def claim(self) -> list[str]:
         """Start the due jobs of every kind this worker can lease and has room for; their

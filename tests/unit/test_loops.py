@@ -1,6 +1,7 @@
 """The one loop every background worker runs (``concurrency/loops.py``): a round again at once
 while it says more work waits, a wait (or a wake-up) otherwise, a failed round retried, and
-a stop that ends it."""
+a stop that ends it; and the loops of a process kept running: one that ends is logged and
+started again, after a wait that grows while it keeps ending."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 
 import pytest
 
-from graphsvc.concurrency.loops import stopped, supervise
+from graphsvc.concurrency.loops import keep_running, restart_wait, stopped, supervise
 
 
 async def test_a_round_runs_again_at_once_while_work_waits_and_survives_a_failure(
@@ -63,3 +64,57 @@ async def test_a_waiting_loop_runs_its_next_round_when_woken() -> None:
     assert rounds == 2
     await stopped([task], seconds=5)
     assert task.cancelled()
+
+
+def test_a_loop_that_keeps_ending_waits_twice_as_long_each_time_up_to_the_longest() -> None:
+    waits: list[float] = []
+    last = None
+    for _ in range(8):
+        last = restart_wait(last, ran=0.5)
+        waits.append(last)
+    assert waits == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
+    assert restart_wait(60.0, ran=61.0) == 1.0  # it ran a while: back to the first wait
+
+
+async def test_a_loop_that_ends_is_started_again_and_a_stop_ends_them_all(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    starts = {"failing": 0, "cancelled": 0, "steady": 0}
+    again, fourth = asyncio.Event(), asyncio.Event()
+
+    async def failing() -> None:
+        starts["failing"] += 1
+        if starts["failing"] == 4:
+            fourth.set()
+        raise RuntimeError("a bug")
+
+    async def cancelled() -> None:  # as a library that cancels the task it runs in
+        starts["cancelled"] += 1
+        if starts["cancelled"] == 1:
+            task = asyncio.current_task()
+            assert task is not None
+            task.cancel()
+        else:
+            again.set()
+        await asyncio.sleep(60)
+
+    async def steady() -> None:
+        starts["steady"] += 1
+        await asyncio.sleep(60)
+
+    caplog.set_level(logging.ERROR)
+    loops = {"failing": failing, "cancelled": cancelled, "steady": steady}
+    kept = asyncio.get_running_loop().create_task(keep_running(loops, first=0.01, longest=0.04))
+    await asyncio.wait_for(again.wait(), timeout=5)
+    await asyncio.wait_for(fourth.wait(), timeout=5)
+    await stopped([kept], seconds=5)
+    assert kept.cancelled()
+    assert starts["cancelled"] == 2 and starts["steady"] == 1
+    lines = [r.getMessage() for r in caplog.records]
+    assert "loop failing ended (RuntimeError: a bug); starting it again in 0.0 s" in lines
+    assert any(line.startswith("loop cancelled ended (it was cancelled") for line in lines)
+    assert not any("steady" in line for line in lines)
+    failing_logs = [r for r in caplog.records if "loop failing" in r.getMessage()]
+    assert failing_logs[0].exc_info is not None  # the traceback of what ended it
+    left = [t for t in asyncio.all_tasks() if t.get_name() in loops]
+    assert not left  # every loop stopped with the process

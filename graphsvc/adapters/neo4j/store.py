@@ -20,6 +20,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 import neo4j
@@ -28,6 +29,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
+from graphsvc.concurrency.retries import start_up_races
 from graphsvc.domain.edge_writes import (
     REMOVED,
     EdgeWrite,
@@ -67,6 +69,30 @@ TIMED_OUT = frozenset(
         "Neo.ClientError.Transaction.LockClientStopped",
     }
 )
+# What a long job meets that may not be there when it runs again: a transaction Neo4j says may
+# succeed if retried (one outdated by an index build, a deadlock), a server that is restarting
+# (Neo4j's offline import restarts it).
+NEO4J_TRANSIENT = (
+    neo4j.exceptions.TransientError,
+    neo4j.exceptions.ServiceUnavailable,
+    neo4j.exceptions.SessionExpired,
+)
+# Neo4j's codes for a schema rule that another transaction created between a statement's `IF
+# NOT EXISTS` check and its own creation: `IF NOT EXISTS` does not make creations that run at
+# the same moment safe, so of processes starting together on an empty database (an API and
+# its workers), all but one meet these for a rule they all create.
+RULE_CREATED_MEANWHILE = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+        "Neo.ClientError.Schema.IndexWithNameAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists",
+    }
+)
+# How long a process's start-up waits out the start-up of others beside it (their schema
+# statements and rehearsals colliding with its own) before it gives up.
+START_UP_RACE_SECONDS = 60.0
 
 
 def open_driver(settings: Neo4jSettings) -> AsyncDriver:
@@ -104,6 +130,29 @@ def _event_ids(batch: Sequence[EdgeWrite]) -> list[list[str]]:
 def event_id() -> str:
     """A new outbox event id (unique per change: consumers drop repeats by it)."""
     return uuid.uuid4().hex
+
+
+def raced(error: BaseException) -> bool:
+    """Whether a start-up statement failed on another process's start-up beside it: a
+    schema rule the other created meanwhile (the statement, run again, finds the rule there
+    and does nothing: the rule exists, as it wanted), or a transient error (a deadlock
+    between their schema locks, a transaction outdated by the other's schema change).
+    Timeouts are not: they are the statement's own."""
+    if not isinstance(error, neo4j.exceptions.Neo4jError) or error.code in TIMED_OUT:
+        return False
+    return error.code in RULE_CREATED_MEANWHILE or isinstance(
+        error, neo4j.exceptions.TransientError
+    )
+
+
+async def at_start_up(work: Callable[[], Awaitable[T]]) -> T:
+    """``work`` (a start-up statement), again while it fails on another process's start-up
+    (``raced``), for up to START_UP_RACE_SECONDS."""
+
+    async def attempt() -> T:  # a coroutine function: tenacity awaits only those
+        return await work()
+
+    return await start_up_races(START_UP_RACE_SECONDS, raced)(attempt)
 
 
 class Neo4jStore:
@@ -200,8 +249,10 @@ class Neo4jStore:
         and compiles them, and caches that, while nothing changes. Bounded as a long job's
         statement (NEO4J_JOB_TIMEOUT_SECONDS), not a request's: it runs before the process
         serves, and planning every shape on a Neo4j that has just started, on a busy host,
-        can take longer than one request may."""
-        with self._bounded(True):
+        can take longer than one request may. Run again when it meets another process's
+        start-up (its schema statements, its own rehearsal): nothing was kept to undo."""
+
+        async def attempt() -> T:
             async with self.driver.session(
                 database=self.database,
                 default_access_mode=neo4j.WRITE_ACCESS,
@@ -212,6 +263,9 @@ class Neo4jStore:
                     return await work(_runner(tx))
                 finally:
                     await tx.rollback()
+
+        with self._bounded(True):
+            return await at_start_up(attempt)
 
     async def write_auto_commit(
         self, name: str, params: Mapping[str, Any], *, job: bool = False
@@ -244,18 +298,25 @@ class Neo4jStore:
     async def apply_schema(self) -> None:
         """The schema (idempotent: at every start-up); then, once per database, the ends' ids
         on edges written before every edge carried them (``schema/follow_ends``); then every
-        index online, as the list queries name theirs. A long job's statements."""
+        index online, as the list queries name theirs. A long job's statements.
+
+        Processes that start together (an API and its workers) all do this at once: each
+        statement that fails on another's doing the same (``raced``) runs again, and finds
+        the rule created, or the edges given their ids, by the other."""
         for statement in statements("schema/schema"):
             with self._bounded(True):
-                await self.driver.execute_query(
-                    self._query(statement, True), database_=self.database, bookmark_manager_=None
-                )
+                await at_start_up(partial(self._run_schema, statement))
         (row,) = await self.read("schema/follow_ends_done", {}, fresh=True, job=True)
         if not row["done"]:
             log.info("giving every follow edge its ends' ids (once per database)")
-            await self.write_auto_commit("schema/follow_ends", {}, job=True)
+            await at_start_up(lambda: self.write_auto_commit("schema/follow_ends", {}, job=True))
             await self.write("schema/follow_ends_mark", {}, job=True)
         await self.await_indexes()
+
+    async def _run_schema(self, statement: str) -> None:
+        await self.driver.execute_query(
+            self._query(statement, True), database_=self.database, bookmark_manager_=None
+        )
 
     async def await_indexes(self) -> None:
         await self.read("schema/await_indexes", {}, job=True)

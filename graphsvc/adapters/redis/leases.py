@@ -7,10 +7,17 @@ token in the same script, so a holder that lost its lease cannot extend the next
 
 Beside its lease, a job's holder keeps its progress notes (what it has done so far, by kind),
 so a serving process can report the progress of a job another process runs.
+
+A mark is a lease that several may hold at once (a graph load running, while another runs):
+a sorted set of its holders, each scored with the moment its hold runs out, which it renews
+while it works and clears at its end. It is held while one holder's hold has not run out;
+a holder that stopped drops out once its hold has (by the clocks of the processes that hold
+and ask, which the hold's length makes up for).
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from graphsvc.adapters.redis.client import Client
@@ -58,3 +65,25 @@ class Leases:
         """The last progress a running job ``name`` recorded, if any."""
         found = await self._redis.hgetall(f"{self._key(name)}:notes")
         return {k: int(v) for k, v in found.items()} or None
+
+    async def hold(self, name: str, holder: str, seconds: float) -> None:
+        """``holder`` holds the mark ``name`` for ``seconds`` from now (renewed, if it held
+        it); the mark's key lasts as long as its newest hold, so a hold is never cut short
+        while every holder holds for the same ``seconds``."""
+        key, now = self._marks(name), time.time()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)  # the holds that ran out
+            pipe.zadd(key, {holder: now + seconds})
+            pipe.pexpire(key, max(1, int(seconds * 1000)))
+            await pipe.execute()
+
+    async def let_go(self, name: str, holder: str) -> None:
+        """``holder`` no longer holds the mark ``name`` (the others still do)."""
+        await self._redis.zrem(self._marks(name), holder)
+
+    async def held(self, name: str) -> bool:
+        """Whether someone holds the mark ``name`` now."""
+        return bool(await self._redis.zcount(self._marks(name), time.time(), "+inf"))
+
+    def _marks(self, name: str) -> str:
+        return f"{self._key(name)}:holders"

@@ -7,6 +7,7 @@ import asyncio
 import os
 import shutil
 import signal
+from functools import partial
 from typing import Annotated, Literal
 
 import typer
@@ -66,13 +67,14 @@ async def worker() -> None:
     async with open_services(settings, jobs=True) as services:
         say(f"graphsvc worker: running (at most {settings.worker.worker_jobs} jobs at once)")
         every = settings.worker.worker_reconcile_seconds
-        rounds = (
-            None if every is None else loop.create_task(reconcile_rounds(services, every, say=say))
+        beside = (
+            {}
+            if every is None
+            else {"reconcile": partial(reconcile_rounds, services, every, say=say)}
         )
         try:
-            await services.worker.run()
+            await services.worker.run(beside)
         except asyncio.CancelledError:
+            if not main.cancelling():  # no signal asked: the worker must not end quietly
+                raise
             say("graphsvc worker: stopping")
-        finally:
-            if rounds is not None:
-                rounds.cancel()
