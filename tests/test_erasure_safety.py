@@ -21,6 +21,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.errors import UserErasing
 from graphsvc.schemas import EraseBody
+from graphsvc.workers.timeline_erasure import TimelineErasure
 
 MakeService = Callable[..., Services]
 UserIds = Callable[[str], str]
@@ -226,3 +227,11 @@ async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
         for post in ("old", "gone"):
             await refused(graph.post(user, post), 404, "post_not_found")
         assert [p.post_id for p in await services.redis.outboxes.newest(user, 10)] == ["new"]
+        # the stopped erasure's last step, resumed late, forgets nothing of the next user's
+        redis = services.redis
+        erasure = TimelineErasure(
+            redis.outboxes, redis.inboxes, redis.timeline_job_queue, services.settings.timelines
+        )
+        await erasure.forget(user)
+        assert [p.post_id for p in await redis.outboxes.newest(user, 10)] == ["new"]
+        assert (await graph.post(user, "new")).state in ("fanning_out", "done")

@@ -125,6 +125,8 @@ class Timelines:
             outcome = await self._outboxes.publish(
                 post, post_id, switch="pull", followers=followers
             )
+        if outcome.status == "erased":  # an erasure closed the timeline between the calls
+            raise _erasing(author)
         if outcome.deleted:  # checked with the publish: take back what it wrote, if anything
             if outcome.status == "published":
                 await self._outboxes.delete(author, post_id, post.member)
@@ -305,11 +307,15 @@ async def _publish_after_erasure(
     author = post.author
     state = await erasures.user_state(author)
     if state is None or not state.erasing:
-        await outboxes.forget_author(author)
+        await outboxes.reopen(author)
         outcome = await outboxes.publish(post, post_id)
         if outcome.status != "erased":  # else an erasure began meanwhile
             return outcome
-    raise UserErasing(f"user {author!r} is being erased: it publishes nothing")
+    raise _erasing(author)
+
+
+def _erasing(author: str) -> UserErasing:
+    return UserErasing(f"user {author!r} is being erased: it publishes nothing")
 
 
 def _valid_post(author: str, post_id: str, at: datetime, max_future_seconds: float) -> Post:

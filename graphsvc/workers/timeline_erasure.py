@@ -72,6 +72,6 @@ class TimelineErasure:
 
     async def forget(self, user_id: str) -> None:
         """The node is gone: nothing of the user's timeline is kept for the next one."""
-        await self._outboxes.forget_author(user_id)
+        await self._outboxes.reopen(user_id)
         await self._inboxes.stop_pulling(user_id)
         await self._inboxes.forget_reader(user_id)

@@ -91,6 +91,7 @@ class Outboxes:
         self._delete = register(client, "feed_delete")
         self._finish_drain = register(client, "feed_finish_drain")
         self._close = register(client, "feed_close")
+        self._reopen = register(client, "feed_reopen")
 
     def key(self, kind: str, user_id: str) -> str:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
@@ -256,11 +257,13 @@ class Outboxes:
         keys = [self.key(kind, author) for kind in ("po", "ps", "fm")]
         return list(await self._close(keys=keys))
 
-    async def forget_author(self, user_id: str) -> None:
-        """An erased user's outbox, post states, mode and tombstones go: the next user with
-        the id starts with none of them (``Inboxes.stop_pulling`` ends its pulls)."""
-        kinds = ("po", "ps", "fm", "pd")
-        await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
+    async def reopen(self, user_id: str) -> bool:
+        """An erased user's outbox, post states, mode and tombstones go, while its timeline is
+        still closed (``feed_reopen.lua``): the next user with the id starts with none of them,
+        and a post that user already published is never taken with them
+        (``Inboxes.stop_pulling`` ends the erased one's pulls)."""
+        keys = [self.key(kind, user_id) for kind in ("po", "ps", "fm", "pd")]
+        return bool(await self._reopen(keys=keys))
 
 
 class Inboxes:
