@@ -305,6 +305,12 @@ class Suggestion:
     counts_hidden: bool = False
 
     @property
+    def recountable(self) -> bool:
+        """Whether everyone ``mutual_count`` counts is known, so the count can be made again
+        for the user's view now (a list cached without ``mutuals`` is computed again)."""
+        return self.mutuals is not None or self.mutual_count <= len(self.via)
+
+    @property
     def counted(self) -> list[str]:
         """The people ``mutual_count`` counts, as far as they are known."""
         return self.via if self.mutuals is None else self.mutuals

@@ -294,12 +294,14 @@ def still_allowed(
 
 
 def ties_to_read(found: Sequence[Suggestion], settings: Mapping[str, Privacy]) -> list[str]:
-    """Those the suggestions count whose following is shown to its followers or mutual
-    follows only: whether the user still sees it depends on their ties now (a follow
-    either way may have gone since the list was computed). At most the followings that a
-    computation expands, whatever the list's length."""
+    """Those the suggestions count whose following is shown to its mutual follows only:
+    whether the user still sees it depends on whether it still follows the user, which its
+    own unfollow does not tell the user's cached list. (The user follows everyone counted:
+    its own unfollow, or a removal or block of it, drops the list, so a following shown to
+    followers needs no read.) At most the followings that a computation expands, whatever
+    the list's length."""
     counted = {v for s in found for v in s.counted}
-    return sorted(v for v in counted if needs_ties(settings[v].following_visibility))
+    return sorted(v for v in counted if settings[v].following_visibility is Visibility.MUTUALS)
 
 
 def recounted(
@@ -312,13 +314,15 @@ def recounted(
     """The suggestion's reasons as its user may see them now: each one counted whose
     following the user no longer sees (made private; shown to followers or mutual follows,
     and ``ties``, the user's with it, no longer hold) is neither counted nor named, and the
-    closest of the others are named. ``ties`` must hold those ``ties_to_read`` names (one
-    missing counts as no tie)."""
+    closest of the others are named. ``ties`` must hold those ``ties_to_read`` names; one
+    missing is followed by the user and does not follow it (the user follows everyone a
+    list it may be served counts: its unfollow drops the list)."""
     viewer = Viewer(user_id)
+    followed = Ties(follows_owner=True)
     hidden = {
         v
         for v in suggestion.counted
-        if not may_see(settings[v].following_visibility, v, viewer, ties.get(v, NO_TIES))
+        if not may_see(settings[v].following_visibility, v, viewer, ties.get(v, followed))
     }
     if not hidden:
         return suggestion

@@ -120,9 +120,10 @@ class Suggestions:
 
         async def cached() -> Ranked:
             stored, generation = await self.cache.get(user_id)
-            if stored is not None:
+            items = [Suggestion.from_json(item) for item in stored[1]] if stored else []
+            if stored is not None and all(s.recountable for s in items):
                 SUGGESTION_CACHE_HITS.inc()
-                return Ranked(stored[0], [Suggestion.from_json(item) for item in stored[1]])
+                return Ranked(stored[0], items)
             SUGGESTION_CACHE_MISSES.inc()
             found = await self._ranked(user_id)
             items = [s.cached_json() for s in found.items]

@@ -278,13 +278,15 @@ def _counting(*counted: str) -> Suggestion:
     return Suggestion("c", 0.5, len(counted), list(counted[:3]), ["x"], list(counted))
 
 
-def test_only_those_counted_behind_followers_or_mutuals_cost_a_read_of_ties() -> None:
+def test_only_those_counted_behind_mutuals_cost_a_read_of_ties() -> None:
+    """The user follows everyone counted, and its own unfollow drops the cached list: only a
+    following shown to mutual follows depends on a tie the list does not hear of."""
     settings = {
         name: Privacy(following_visibility=visibility)
         for name, visibility in zip("pfmx", Visibility, strict=True)
     }
     found = [_counting("p", "f"), _counting("m", "x", "f")]
-    assert ties_to_read(found, settings) == ["f", "m"]
+    assert ties_to_read(found, settings) == ["m"]
     assert ties_to_read([_counting("p", "x")], settings) == []
 
 
@@ -312,7 +314,8 @@ def test_a_recount_drops_the_hidden_and_names_the_closest_of_the_rest() -> None:
     served = recounted(suggestion, "me", settings, ties)
     assert (served.mutual_count, served.via, served.mutuals) == (2, ["c", "e"], ["c", "e"])
     assert recounted(served, "me", settings, ties) is served  # nothing more to drop
-    assert recounted(suggestion, "me", settings, {}).mutual_count == 1  # no tie read: hidden
+    # no tie read: each is followed by the user (its list stands), and follows it not
+    assert recounted(suggestion, "me", settings, {}).via == ["c", "e"]
 
 
 def test_a_list_cached_with_its_named_only_drops_the_hidden_among_them() -> None:
@@ -341,3 +344,10 @@ def test_the_cache_keeps_everyone_counted_and_the_answer_names_three() -> None:
     blind = Suggestion("c", 0.5, 0, [], ["walks"], counts_hidden=True)
     assert "counts_hidden" not in blind.as_json()  # the cache keeps it, never the answer
     assert Suggestion.from_json(blind.cached_json()) == blind
+
+
+def test_a_list_cached_without_everyone_it_counts_is_not_recountable() -> None:
+    sources = ["friends_of_friends"]
+    assert Suggestion("c", 0.5, 2, ["a", "b"], sources).recountable  # every one is named
+    assert not Suggestion("c", 0.5, 7, ["a", "b", "d"], sources).recountable
+    assert Suggestion("c", 0.5, 7, ["a", "b", "d"], sources, list("abdefgh")).recountable
