@@ -94,8 +94,9 @@ CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_eve
 test-unit: install
 	$(BIN)/pytest tests/unit
 
-# Every server the run starts (its own, the evaluation's, the cluster's, the baseline's
-# PostgreSQL) is stopped when it ends, passed, failed or interrupted; the exit status is the run's.
+# When the run ends, passed, failed or interrupted, every server of the suite's state folders
+# (.local/test, .local/cluster: its own, the cluster's, the evaluations') and the baseline's
+# PostgreSQL are stopped; the exit status is the run's.
 test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \

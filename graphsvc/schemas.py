@@ -565,7 +565,10 @@ class PostBody(BaseModel):
         description="push: fanned out into followers' inboxes; pull: merged on read (the "
         "author is a celebrity); empty once deleted" + _HIDDEN
     )
-    state: Literal["fanning_out", "done", "deleting", "deleted"]
+    state: Literal["fanning_out", "done", "published", "deleting", "deleted"] = Field(
+        description="published: fanning_out or done, for a viewer the author hides its counts "
+        "from (how long a fan-out runs tells how many followers it walks)"
+    )
     followers: int | None = Field(description="followers the fan-out has walked so far" + _HIDDEN)
     pushed: int | None = Field(description="inboxes it was pushed into (active readers)" + _HIDDEN)
     created: bool | None = Field(

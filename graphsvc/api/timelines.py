@@ -30,13 +30,17 @@ def _post_body(
 ) -> dict[str, object]:
     """A post's state; ``counts_hidden``: the author's counts are hidden from the viewer, and
     so are the fan-out's figures (followers walked, inboxes reached) and the mode, which says
-    whether the author is past the celebrity threshold."""
+    whether the author is past the celebrity threshold; so is the fan-out's progress (a pull
+    is done at once, a push of many followers takes a while): both are ``published``."""
+    shown_state = state.state
+    if counts_hidden and shown_state in ("fanning_out", "done"):
+        shown_state = "published"
     body: dict[str, object] = {
         "post_id": state.post_id,
         "author": state.author,
         "at": iso_utc(state.at) if state.state != "deleted" else None,
         "mode": None if counts_hidden else state.mode,
-        "state": state.state,
+        "state": shown_state,
         "followers": None if counts_hidden else state.followers,
         "pushed": None if counts_hidden else state.pushed,
         "counts_hidden": counts_hidden,
@@ -68,9 +72,10 @@ async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Reque
     responses=ERRORS | {404: POST_ERRORS[404]},
     tags=["timelines"],
     summary="A post's state and the progress of its fan-out",
-    description="The fan-out's figures and the mode tell the author's follower count (and "
-    "whether it is past the celebrity threshold): they follow the author's counts_visibility, "
-    "null with counts_hidden for a viewer it hides its counts from.",
+    description="The fan-out's figures, its progress and the mode tell the author's follower "
+    "count (and whether it is past the celebrity threshold): they follow the author's "
+    "counts_visibility: for a viewer it hides its counts from, null with counts_hidden, and "
+    "the state `published` for both fanning_out and done.",
     **guarded(Scope.READ),
 )
 async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:

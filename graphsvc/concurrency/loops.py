@@ -17,12 +17,13 @@ request got through; and ``stopped`` waits a bounded time, then says which tasks
 end (the process ends anyway).
 
 A loop can still end while its process runs: a library that cancels the task it runs in (a
-timeout of its own whose cancellation escapes), or an error that is no ``Exception``. A
-process that went on without it would do none of that loop's work and say nothing. So
+timeout of its own whose cancellation escapes), an error its round lets through, or a return.
+A process that went on without it would do none of that loop's work and say nothing. So
 ``keep_running`` runs each loop in a task of its own and, when one ends while the process was
 not asked to stop, logs it (an error, with its traceback) and starts it again after
 RESTART_FIRST_SECONDS, twice as long after each end in a row, up to RESTART_LONGEST_SECONDS
-(a loop that ran longer than that since its start is back to the first wait).
+(a loop that ran longer than that since its start is back to the first wait). What is no
+``Exception`` (an exit, an interrupt) still ends the process, as it should.
 """
 
 from __future__ import annotations

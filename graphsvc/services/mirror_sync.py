@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
-from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
+from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.concurrency.single_flight import SingleFlight
+from graphsvc.domain.errors import Overloaded
 from graphsvc.domain.model import Counts, Side
 from graphsvc.services.telemetry import COLD_REBUILDS
 from graphsvc.settings import MirrorSettings
@@ -94,13 +95,17 @@ class MirrorSync:
 
     async def inactive_among(self, user_ids: Sequence[str]) -> set[str]:
         """Which of these users are suspended or spam, as lists leave them out (the set built
-        from Neo4j first when it is missing; StatusesMissing when it went again meanwhile)."""
+        from Neo4j first when it is missing; a 503 when it went again meanwhile, since nothing
+        unchecked may be told)."""
         inactive = await self._statuses.inactive_among(user_ids)
         if inactive is None:
             await self.load_statuses()
             inactive = await self._statuses.inactive_among(user_ids)
         if inactive is None:
-            raise StatusesMissing
+            raise Overloaded(
+                "the users' statuses are being rebuilt in Redis; retry shortly",
+                {"Retry-After": "1"},
+            )
         return inactive
 
     async def repair(self, user_ids: Sequence[str], *, force: bool = True) -> None:

@@ -199,8 +199,8 @@ class RankerTraining:
             report = await self.train(reason, progress=None)
         except TrainingBusy:
             return False
-        except TrainingPostponed as exc:
-            log.info("ranker training (%s) put off: %s", reason, exc)
+        except TrainingPostponed as exc:  # a warning: a Neo4j that stays down says so
+            log.warning("ranker training (%s) put off: %s", reason, exc)
             return False
         except TrainError as exc:
             log.warning("ranker training (%s) failed: %s", reason, exc)

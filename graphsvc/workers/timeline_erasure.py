@@ -7,17 +7,20 @@ an inbox, an outbox, a pull or a backfill.
    and a fan-out of any of its posts stops at its next step. Then wait until none of its
    timeline jobs (fan-outs, removals, a drain) is queued or running, so none pushes a post
    into an inbox the erasure has already cleaned. A job held by a stopped worker is taken up
-   once its lease runs out, and ends at once: the wait is bounded by two leases, after which
-   the erasure resumes later.
+   once its lease runs out; a fan-out stops at its next step, a removal may walk on. The
+   erasure waits at most two leases per round, then lets its job be claimed again, so it
+   resumes in a later round until no timeline job of the user is left.
 2. Each follow the erasure removes takes the followed user's posts out of the follower's
    inbox, as an unfollow's event does (``timeline_events.py``), in the erasure's own batches
    of edges, recorded with the batch and so replayed with it on resume. So every inbox the
    user's posts could have reached, pushed, backfilled, drained or rebuilt (only followers'
    are), is cleaned before the node goes.
 3. Once the node is gone: forget the user's outbox, post states, mode (the close) and
-   tombstones, its pulls, and its own inbox and marks. A process stopped between the node's
-   deletion and this step leaves the timeline closed: the next publish of the id finds no
-   erasure in Neo4j and forgets it then (``services/timelines.py``).
+   tombstones while the timeline is still closed (``feed_reopen.lua``: a post the next user
+   with the id published first stays), its pulls, and its own inbox and marks. A process
+   stopped between the node's deletion and this step leaves the timeline closed: the next
+   publish of the id finds no erasure in Neo4j and reopens it then
+   (``services/timelines.py``).
 
 An inbox that kept a post of the user after the reader unfollowed it (a backfill applied after
 the unfollow's removal) is not cleaned: the read's follow filter hides it until the reader
