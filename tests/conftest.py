@@ -16,17 +16,17 @@ import os
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from driver import Driver
+from driver import AsViewer, Driver
 from helpers import ThrowawayRedis, app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
-from graphsvc.domain.access import ALL_SCOPES
+from graphsvc.domain.access import ALL_SCOPES, Scope
 from graphsvc.ops import local_servers
 from graphsvc.ops.consistency import check_users
 from graphsvc.settings import LocalServerSettings, Settings
@@ -151,6 +151,28 @@ def make_driver(make_client: Callable[..., httpx.AsyncClient]) -> Callable[..., 
 @pytest.fixture
 def driver(client: httpx.AsyncClient) -> Driver:
     return Driver(client)
+
+
+@pytest.fixture(scope="module")
+async def product_key(backends: Services) -> str:
+    """A product's service key: read and write, no admin, bound to no user."""
+    scopes = frozenset({Scope.READ, Scope.WRITE})
+    return (await backends.access.create(scopes, name=f"product tests {RUN}")).token
+
+
+@pytest.fixture
+def as_viewer(make_driver: Callable[..., Driver], product_key: str) -> AsViewer:
+    """A driver reading with the product's service key for ``viewer`` (None: anonymous):
+    ``async with as_viewer("ada") as graph:``."""
+
+    @asynccontextmanager
+    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
+        async with make_driver(key=product_key) as graph:
+            if viewer is not None:
+                graph.http.headers["X-Graph-Viewer"] = viewer
+            yield graph
+
+    return open_as
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -256,3 +257,7 @@ async def eventually(check: Callable[[], Awaitable[Any]], seconds: float = 30.0)
     while not await check():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.05)
+
+
+# ``as_viewer`` (conftest): a driver reading with a product's service key for a viewer.
+AsViewer = Callable[[str | None], AbstractAsyncContextManager[Driver]]

@@ -4,11 +4,10 @@ when its write is lost)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 
 import pytest
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
@@ -17,28 +16,6 @@ from graphsvc.domain.privacy import Privacy, PrivacyEdit, Visibility
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]
 READ_WRITE = frozenset({Scope.READ, Scope.WRITE})
-
-
-@pytest.fixture(scope="module")
-async def product_key(backends: Services) -> str:
-    """A product's service key: read and write, no admin, bound to no user."""
-    return (await backends.access.create(READ_WRITE, name="privacy tests")).token
-
-
-@pytest.fixture
-def as_viewer(
-    make_driver: MakeDriver, product_key: str
-) -> Callable[[str | None], AsyncIterator[Driver]]:
-    """A driver reading with the product's service key for ``viewer`` (None: anonymous)."""
-
-    @asynccontextmanager
-    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
-        async with make_driver(key=product_key) as graph:
-            if viewer is not None:
-                graph.http.headers["X-Graph-Viewer"] = viewer
-            yield graph
-
-    return open_as  # type: ignore[return-value]
 
 
 @pytest.fixture
@@ -116,7 +93,7 @@ SEES = {  # which viewers see a list with each visibility
 async def test_each_viewer_sees_a_list_as_its_visibility_says(
     driver: Driver,
     circle: dict[str, str],
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
     visibility: Visibility,
     side: str,
 ) -> None:
@@ -126,7 +103,7 @@ async def test_each_viewer_sees_a_list_as_its_visibility_says(
     assert expected
     for name in VIEWERS:
         viewer = None if name == "anonymous" else circle[name]
-        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+        async with as_viewer(viewer) as graph:
             if name in SEES[visibility]:
                 assert await graph.ids(owner, side) == expected, name
             else:
@@ -137,7 +114,7 @@ async def test_each_viewer_sees_a_list_as_its_visibility_says(
 async def test_hidden_counts_are_null_with_a_flag_for_all_but_the_owner(
     driver: Driver,
     circle: dict[str, str],
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     owner = circle["owner"]
     shown = await driver.counts(owner)
@@ -145,7 +122,7 @@ async def test_hidden_counts_are_null_with_a_flag_for_all_but_the_owner(
     assert shown.counts_hidden is False
     await driver.set_privacy(owner, counts_visibility="private")
     for name in ("anonymous", "follower", "mutual"):
-        async with as_viewer(None if name == "anonymous" else circle[name]) as graph:  # type: ignore[attr-defined]
+        async with as_viewer(None if name == "anonymous" else circle[name]) as graph:
             hidden = await graph.counts(owner)
             assert hidden.counts_hidden is True
             assert {k: v for k, v in hidden.model_dump().items() if k != "counts_hidden"} == {
@@ -157,7 +134,7 @@ async def test_hidden_counts_are_null_with_a_flag_for_all_but_the_owner(
                 "celebrity": None,
                 "pending_requests": None,
             }
-    async with as_viewer(owner) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(owner) as graph:
         own = await graph.counts(owner)
         assert own.model_copy(update={"pending_requests": None}) == shown
         assert own.pending_requests == 0  # the user itself is shown its pending requests
@@ -191,12 +168,12 @@ async def test_a_missing_settings_mirror_is_rebuilt_from_neo4j_before_it_is_trus
     driver: Driver,
     backends: Services,
     circle: dict[str, str],
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     owner = circle["owner"]
     await driver.set_privacy(owner, followers_visibility="private")
     await backends.redis.client.delete(backends.redis.privacy.key)  # a flushed Redis
-    async with as_viewer(circle["stranger"]) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(circle["stranger"]) as graph:
         await refused(graph.ids(owner, "followers"), 403, "network_hidden")
     assert (await backends.redis.privacy.of([owner]))[owner].followers_visibility == (
         Visibility.PRIVATE
@@ -206,7 +183,7 @@ async def test_a_missing_settings_mirror_is_rebuilt_from_neo4j_before_it_is_trus
 async def test_a_lost_mirror_write_of_the_settings_is_repaired_by_the_relay(
     backends: Services,
     circle: dict[str, str],
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     owner = circle["owner"]
     # Committed in Neo4j, and the process died before it wrote the mirror:
@@ -214,7 +191,7 @@ async def test_a_lost_mirror_write_of_the_settings_is_repaired_by_the_relay(
         owner, Privacy(following_visibility=Visibility.PRIVATE)
     )
     assert change.event is not None
-    async with as_viewer(circle["stranger"]) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(circle["stranger"]) as graph:
         assert await graph.ids(owner, "following")  # the mirror does not know yet
         await backends.relay.once(grace=0)
         await refused(graph.ids(owner, "following"), 403, "network_hidden")
@@ -226,7 +203,7 @@ async def test_a_lost_mirror_write_of_the_settings_is_repaired_by_the_relay(
 async def test_familiar_followers_name_only_people_whose_following_the_reader_may_see(
     driver: Driver,
     uid: Uid,
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     """'Followed by A, B...' tells that A follows the target: A is named only where the reader
     may see whom A follows."""
@@ -241,7 +218,7 @@ async def test_familiar_followers_name_only_people_whose_following_the_reader_ma
     await driver.set_privacy(mutual, following_visibility="mutuals")
     await driver.set_privacy(mutual_one_way, following_visibility="mutuals")
     await driver.set_privacy(hidden, following_visibility="private")
-    async with as_viewer(me) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(me) as graph:
         seen = await graph.familiar_followers(me, target)
         assert set(seen.items) == {open_, fans_only, mutual}
         assert seen.total == 3
@@ -249,9 +226,9 @@ async def test_familiar_followers_name_only_people_whose_following_the_reader_ma
     assert set(everything.items) == set(friends)
     # whom I follow is mine to hide: another reader learns nothing of it
     await driver.set_privacy(me, following_visibility="private")
-    async with as_viewer(uid("stranger")) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(uid("stranger")) as graph:
         await refused(graph.familiar_followers(me, target), 403, "network_hidden")
-    async with as_viewer(None) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(None) as graph:
         await refused(graph.familiar_followers(me, target), 403, "network_hidden")
 
 
@@ -260,7 +237,7 @@ async def test_familiar_followers_name_only_people_whose_following_the_reader_ma
 async def test_common_lists_need_both_users_lists_visible(
     driver: Driver,
     uid: Uid,
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
     side: str,
     visibility: Visibility,
 ) -> None:
@@ -278,7 +255,7 @@ async def test_common_lists_need_both_users_lists_visible(
     await driver.set_privacy(b, **{f"{side}_visibility": visibility.value})
     for name in ("anonymous", "stranger", "follower", "mutual", "owner"):
         viewer = {"anonymous": None, "owner": b}.get(name, viewers.get(name))
-        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+        async with as_viewer(viewer) as graph:
             for first, second in ((a, b), (b, a)):  # either user's setting, in either place
                 if name in SEES[visibility]:
                     assert await graph.shared(kind, first, second) == (1, [shared]), name
@@ -290,14 +267,14 @@ async def test_common_lists_need_both_users_lists_visible(
 async def test_friends_need_both_of_the_users_lists_visible(
     driver: Driver,
     uid: Uid,
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     me, friend = uid("me"), uid("friend")
     await driver.follow_pairs((me, friend), (friend, me))
     await driver.set_privacy(me, followers_visibility="private")
-    async with as_viewer(me) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(me) as graph:
         assert await graph.ids(me, "friends") == [friend]
-    async with as_viewer(None) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(None) as graph:
         await refused(graph.ids(me, "friends"), 403, "network_hidden")
 
 
@@ -329,18 +306,18 @@ async def test_suggestions_never_use_or_name_a_hidden_network_nor_suggest_the_un
 async def test_an_own_view_is_refused_to_a_viewer_naming_someone_else(
     driver: Driver,
     uid: Uid,
-    as_viewer: Callable[[str | None], AsyncIterator[Driver]],
+    as_viewer: AsViewer,
 ) -> None:
     """Relationships carry the user's mutes, suggestions its vias, a timeline its follows:
     a service key reads them for the user (naming it, or no one), never as another viewer."""
     me, other = uid("me"), uid("other")
     await driver.follow_pairs((me, other))
-    async with as_viewer(uid("someone")) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(uid("someone")) as graph:
         await refused(graph.relationships(me, [other]), 403, "owner_only")
         await refused(graph.suggestions(me), 403, "owner_only")
         await refused(anext(aiter(graph.timeline(me))), 403, "owner_only")
     for viewer in (me, None):
-        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+        async with as_viewer(viewer) as graph:
             assert (await graph.relationships(me, [other])).relationships[other].following
 
 

@@ -30,12 +30,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
-from driver import Driver
+from driver import AsViewer, Driver
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
@@ -44,29 +43,8 @@ from graphsvc.domain.ranking import Ranker
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]
-AsViewer = Callable[[str | None], AsyncIterator[Driver]]
 READ_WRITE = frozenset({Scope.READ, Scope.WRITE})
 AT = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-async def product_key(backends: Services) -> str:
-    """A product's service key: read and write, no admin, bound to no user."""
-    return (await backends.access.create(READ_WRITE, name="privacy counts tests")).token
-
-
-@pytest.fixture
-def as_viewer(make_driver: MakeDriver, product_key: str) -> AsViewer:
-    """A driver reading with the product's service key for ``viewer`` (None: anonymous)."""
-
-    @asynccontextmanager
-    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
-        async with make_driver(key=product_key) as graph:
-            if viewer is not None:
-                graph.http.headers["X-Graph-Viewer"] = viewer
-            yield graph
-
-    return open_as  # type: ignore[return-value]
 
 
 async def bound_to(make_driver: MakeDriver, backends: Services, user: str) -> Driver:
@@ -89,19 +67,19 @@ async def test_a_post_state_hides_its_fan_out_figures_where_the_author_hides_its
     assert (full.mode, full.followers, full.counts_hidden) == ("push", 1, False)
     await driver.set_privacy(author, counts_visibility="private")
     for viewer in (None, fan, stranger):
-        async with as_viewer(viewer) as graph:  # type: ignore[attr-defined]
+        async with as_viewer(viewer) as graph:
             hidden = await graph.post(author, "p1")
         assert (hidden.mode, hidden.followers, hidden.pushed) == (None, None, None), viewer
         assert hidden.counts_hidden is True, viewer
         # how far the fan-out got tells how many it walks: published, whether done or not
         assert (hidden.post_id, hidden.author, hidden.state) == ("p1", author, "published")
-    async with as_viewer(author) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(author) as graph:
         assert await graph.post(author, "p1") == full
     async with await bound_to(make_driver, backends, author) as own:
         assert await own.post(author, "p1") == full
     assert await driver.post(author, "p1") == full
     await driver.set_privacy(author, counts_visibility="public")
-    async with as_viewer(stranger) as graph:  # type: ignore[attr-defined]
+    async with as_viewer(stranger) as graph:
         assert await graph.post(author, "p1") == full
 
 
