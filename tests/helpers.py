@@ -19,7 +19,8 @@ from fastapi import FastAPI
 
 from graphsvc.api.hot_routes import ROUTES
 from graphsvc.ops import processes
-from graphsvc.settings import Settings
+from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.settings import LocalServerSettings, Settings
 
 _LOGS = Path(
     tempfile.mkdtemp(prefix="graphsvc-test-processes-")
@@ -121,6 +122,36 @@ class ThrowawayRedis:
             rate_limits_enabled=False,
             **values,
         )
+
+
+def own_servers(
+    base: Path, redis_url: str, **values: object
+) -> tuple[Settings, LocalNeo4j, dict[str, str]]:
+    """A Neo4j of the test's own (a free port, a small heap, its state under ``base``) beside
+    a Redis of its own at ``redis_url``: the settings over both, the Neo4j to start, and the
+    environment of `graphsvc` processes over them (the key secret keys are made under)."""
+    settings = Settings(
+        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+        redis_url=redis_url,
+        redis_cluster=False,  # a redis-server of its own, also under make test-cluster
+        **values,
+    )
+    local = LocalServerSettings(
+        state_dir=base / "state",
+        neo4j_heap="512m",
+        neo4j_pagecache="128m",
+        neo4j_start_timeout=180.0,
+    )
+    env = {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j.neo4j_uri,
+        "REDIS_URL": settings.redis.redis_url,
+        "REDIS_CLUSTER": "0",
+        "REDIS_PREFIX": settings.redis.redis_prefix,
+        "STATE_DIR": str(local.state_dir),
+        "API_KEY_SECRET": settings.access.api_key_secret,
+    }
+    return settings, LocalNeo4j(settings, local), env
 
 
 @asynccontextmanager

@@ -22,7 +22,6 @@ import asyncio
 import collections
 import functools
 import itertools
-import os
 import random
 import re
 import shutil
@@ -37,7 +36,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import RUN
-from helpers import ThrowawayRedis, bearer, free_port, start_worker, stop_process
+from helpers import ThrowawayRedis, bearer, free_port, own_servers, start_worker, stop_process
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
@@ -46,7 +45,7 @@ from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops import processes
 from graphsvc.ops.consistency import Drift, check_users
 from graphsvc.ops.local_servers import LocalNeo4j
-from graphsvc.settings import LocalServerSettings, Settings
+from graphsvc.settings import Settings
 
 pytestmark = [
     pytest.mark.faults,
@@ -186,36 +185,18 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("fault-processes")
     throwaway_redis = ThrowawayRedis(base / "redis")
-    settings = Settings(
-        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
-        redis_url=throwaway_redis.url,
-        redis_cluster=False,  # a single redis-server of its own, also under make test-cluster
-        neo4j_retry_seconds=2.0,
-        neo4j_connect_timeout=1.0,
+    settings, neo4j, env = own_servers(
+        base, throwaway_redis.url, neo4j_retry_seconds=2.0, neo4j_connect_timeout=1.0
     )
-    local = LocalServerSettings(
-        state_dir=base / "state",
-        neo4j_heap="512m",
-        neo4j_pagecache="128m",
-        neo4j_start_timeout=180.0,
-    )
-    env = {
-        **os.environ,
-        "NEO4J_URI": settings.neo4j.neo4j_uri,
-        "REDIS_URL": settings.redis.redis_url,
-        "REDIS_CLUSTER": "0",
-        "REDIS_PREFIX": settings.redis.redis_prefix,
-        "STATE_DIR": str(local.state_dir),
+    env |= {
         "OUTBOX_GRACE_SECONDS": "1",
         "OUTBOX_RELAY_SECONDS": "1",
         "REDIS_RETRY_SECONDS": "1",
         "NEO4J_RETRY_SECONDS": "2",
         "NEO4J_CONNECT_TIMEOUT": "1",
         "FOLLOWS_PER_DAY": "1000000",
-        "API_KEY_SECRET": settings.access.api_key_secret,  # the secret the key is made under
         "RATE_LIMITS_ENABLED": "0",  # the loads send more than a key's budget
     }
-    neo4j = LocalNeo4j(settings, local)
     api = ApiProcess(env, base / "api.log", workers=2)
     try:
         started = time.monotonic()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import shutil
 import sys
 import time
@@ -22,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ThrowawayRedis, free_port
+from helpers import ThrowawayRedis, free_port, own_servers
 from neo4j import GraphDatabase
 
 from graphsvc.adapters.neo4j.store import Neo4jStore, open_driver
 from graphsvc.ops import processes
-from graphsvc.ops.local_servers import LocalNeo4j
-from graphsvc.settings import LocalServerSettings, Settings
+from graphsvc.settings import Settings
 
 pytestmark = [
     pytest.mark.faults,
@@ -77,27 +75,8 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("startup-races")
     redis = ThrowawayRedis(base)
-    settings = Settings(
-        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
-        redis_url=redis.url,
-        redis_cluster=False,  # a redis-server of its own, also under make test-cluster
-    )
-    local = LocalServerSettings(
-        state_dir=base / "state",
-        neo4j_heap="512m",
-        neo4j_pagecache="128m",
-        neo4j_start_timeout=180.0,
-    )
-    env = {
-        **os.environ,
-        "NEO4J_URI": settings.neo4j.neo4j_uri,
-        "REDIS_URL": settings.redis.redis_url,
-        "REDIS_CLUSTER": "0",
-        "STATE_DIR": str(local.state_dir),
-        "API_KEY_SECRET": settings.access.api_key_secret,
-        "API_WORKERS": "1",
-    }
-    neo4j = LocalNeo4j(settings, local)
+    settings, neo4j, env = own_servers(base, redis.url)
+    env["API_WORKERS"] = "1"
     try:
         redis.start()
         neo4j.up(print)
