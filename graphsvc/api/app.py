@@ -105,12 +105,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 def settle_the_heap() -> None:
     """Move everything built at start-up out of the garbage collector's sight.
 
-    A serving process holds about 220,000 long-lived objects once started (the app, its routes
-    and schemas, the drivers, the libraries). Every full collection walked all of them: under
-    wrk at 3,000 reads/s a full collection ran every 3-4 s and held the event loop for
-    110-140 ms, which made the followers page's p99 80-90 ms against a p50 of 2.4 ms. Frozen,
-    they are never walked again; the same run gave a p99 of 4.5 ms (gc callbacks timing each
-    collection, and wrk --latency). Objects made later are collected as before."""
+    A serving process holds a great many long-lived objects once started (the app, its routes
+    and schemas, the drivers, the libraries), and every full collection walked all of them,
+    holding the event loop long enough to set a page's p99 (docs/performance.md, "The garbage
+    collector at start-up"). Frozen, they are never walked again. Objects made later are
+    collected as before."""
     gc.collect()
     gc.freeze()
 

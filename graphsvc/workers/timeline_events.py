@@ -35,8 +35,8 @@ BATCH = 500
 CLAIM_IDLE_MS = 30_000
 # After a short read, wait this long before the next one: under a stream of follows each read
 # then carries many entries (its six round trips shared by all), for at most this much delay
-# of a backfill. Measured: at 500 follows/s, consuming one entry at a time took a seventh of
-# the API process's CPU.
+# of a backfill; one entry at a time cost a large share of a process's CPU
+# (docs/performance.md, "The timeline consumer's linger").
 LINGER_SECONDS = 0.05
 
 
