@@ -27,6 +27,18 @@ async def locked(driver: Driver, uid: Uid, name: str = "owner") -> str:
     return owner
 
 
+async def requested_by_three(driver: Driver, uid: Uid) -> tuple[str, str, str, str]:
+    """A locked owner, and three who asked to follow it: one suspended since (hidden), one
+    marked spam before (in the shadow), one ordinary fan."""
+    owner, gone, spam, fan = await locked(driver, uid), uid("gone"), uid("spam"), uid("fan")
+    await driver.set_status(spam, "spam")
+    for requester in (gone, spam, fan):
+        assert (await driver.follow(requester, owner)).requested
+    await driver.set_status(gone, "suspended")
+    await driver.drain()
+    return owner, gone, spam, fan
+
+
 async def as_user(make_driver: MakeDriver, backends: Services, user: str) -> Driver:
     """A driver with a key bound to ``user`` (to read its own lists and counts)."""
     key = await backends.access.create(frozenset({Scope.READ, Scope.WRITE}), user=user)
@@ -141,12 +153,7 @@ async def test_limits_count_requests_and_are_checked_again_at_approval(
 async def test_suspended_requesters_are_hidden_and_spam_ones_stay_in_the_shadow(
     driver: Driver, uid: Uid
 ) -> None:
-    owner, gone, spam, fan = await locked(driver, uid), uid("gone"), uid("spam"), uid("fan")
-    await driver.set_status(spam, "spam")
-    for requester in (gone, spam, fan):
-        assert (await driver.follow(requester, owner)).requested
-    await driver.set_status(gone, "suspended")
-    await driver.drain()
+    owner, gone, spam, fan = await requested_by_three(driver, uid)
     assert [i.user_id async for i in driver.follow_requests(owner)] == [fan]
     assert (await driver.sent_follow_requests(spam).pages().__anext__()).items  # made, hidden
     await refused(driver.follow(gone, uid("another")), 403, "user_suspended")
@@ -190,12 +197,7 @@ async def test_approve_all_counts_the_requests_its_owner_is_shown(
     """Its ``pending`` is the incoming list's size and the counts' ``pending_requests``: a
     suspended requester (hidden) and a spam one (in the shadow) are no request the owner
     waits on."""
-    owner, gone, spam, fan = await locked(driver, uid), uid("gone"), uid("spam"), uid("fan")
-    await driver.set_status(spam, "spam")
-    for requester in (gone, spam, fan):
-        assert (await driver.follow(requester, owner)).requested
-    await driver.set_status(gone, "suspended")
-    await driver.drain()
+    owner, _, _, fan = await requested_by_three(driver, uid)
     async with await as_user(make_driver, backends, owner) as mine:
         shown = [i.user_id async for i in mine.follow_requests(owner)]
         waiting = (await mine.counts(owner)).pending_requests

@@ -24,7 +24,8 @@ import pytest
 from helpers import ThrowawayRedis, free_port, own_servers
 from neo4j import GraphDatabase
 
-from graphsvc.adapters.neo4j.store import Neo4jStore, open_driver
+from graphsvc.adapters.neo4j.store import open_driver
+from graphsvc.bootstrap import neo4j_adapters
 from graphsvc.ops import processes
 from graphsvc.settings import Settings
 
@@ -159,17 +160,8 @@ async def test_the_schema_applied_from_several_coroutines_at_once_on_an_empty_da
     try:
         for _ in range(5):
             stack.wipe()
-            stores = [
-                Neo4jStore(
-                    driver,
-                    settings.neo4j_database,
-                    settings.neo4j_retry_seconds,
-                    timeout=settings.neo4j_tx_timeout_seconds,
-                    job_timeout=settings.neo4j_job_timeout_seconds,
-                    jobs=True,
-                )
-                for _ in range(4)
-            ]
+            # four processes' stores, built as each process builds its own
+            stores = [neo4j_adapters(settings, driver, jobs=True).store for _ in range(4)]
             await asyncio.gather(*(store.apply_schema() for store in stores))
     finally:
         await driver.close()
