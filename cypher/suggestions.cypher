@@ -25,6 +25,10 @@
 //                       choices are pseudo-random from $seed (the service derives it from $id),
 //                       so a user's walks are the same on every run. Feature: the share of all
 //                       steps that visited the candidate (reaches three follows and more).
+// Interaction-weighted affinity: each path me -> m -> c weighs 1 + ln(1 + affinity(me, m)),
+// one for a friend I never interact with, more the more we do, in the path-based features
+// (paths, ra, aa): interacting with m raises every candidate reached through m under every
+// ranker, since each keeps a positive weight on them (domain/ranking.py's PATH_FLOOR).
 // Training: edges made at or after $before (µs) are invisible, and my edges with the ids in
 // $hidden are invisible either way, so the held-out edges are neither paths nor exclusions.
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
@@ -73,7 +77,8 @@ CALL (me) {
     RETURN c, r.since AS since
     LIMIT $scan
   }
-  RETURN c, 'friends_of_friends' AS source, m.id AS via, affinity, 1.0 / degree AS ra,
+  RETURN c, 'friends_of_friends' AS source, m.id AS via, affinity,
+         1.0 + log(1.0 + affinity) AS path, 1.0 / degree AS ra,
          1.0 / log(2.0 + degree) AS aa, 2.0 ^ (toFloat(since - $now) / $fresh_h) AS fresh,
          0.0 AS cof, 0.0 AS walk
   UNION ALL
@@ -89,7 +94,7 @@ CALL (me) {
                     RETURN i.w * 2.0 ^ (toFloat(i.at - $now) / $h) } AS parts
   RETURN c, 'follows_you' AS source, null AS via,
          reduce(total = 0.0, part IN parts | total + part) AS affinity,
-         0.0 AS ra, 0.0 AS aa, 0.0 AS fresh, 0.0 AS cof, 0.0 AS walk
+         0.0 AS path, 0.0 AS ra, 0.0 AS aa, 0.0 AS fresh, 0.0 AS cof, 0.0 AS walk
   UNION ALL
   CALL (me) {
     MATCH (me)-[r:FOLLOWS]->(x:User)
@@ -121,8 +126,8 @@ CALL (me) {
     RETURN c
     LIMIT $edges
   }
-  RETURN c, 'co_followers' AS source, null AS via, 0.0 AS affinity, 0.0 AS ra, 0.0 AS aa,
-         0.0 AS fresh, share AS cof, 0.0 AS walk
+  RETURN c, 'co_followers' AS source, null AS via, 0.0 AS affinity, 0.0 AS path, 0.0 AS ra,
+         0.0 AS aa, 0.0 AS fresh, share AS cof, 0.0 AS walk
   UNION ALL
   // $walks walks move together, one step of all of them per turn of reduce (one subquery per
   // step, not per walk and step); each walk carries its Park-Miller state x (x' = 48271 x mod
@@ -157,13 +162,13 @@ CALL (me) {
   ) AS s
   UNWIND s.seen AS c
   WITH c, count(*) AS visits
-  RETURN c, 'walks' AS source, null AS via, 0.0 AS affinity, 0.0 AS ra, 0.0 AS aa,
-         0.0 AS fresh, 0.0 AS cof, toFloat(visits) / ($walks * $steps) AS walk
+  RETURN c, 'walks' AS source, null AS via, 0.0 AS affinity, 0.0 AS path, 0.0 AS ra,
+         0.0 AS aa, 0.0 AS fresh, 0.0 AS cof, toFloat(visits) / ($walks * $steps) AS walk
 }
 WITH me, c,
      collect(DISTINCT source) AS sources,
-     sum(CASE source WHEN 'friends_of_friends' THEN 1 ELSE 0 END) AS paths,
-     sum(ra) AS ra, sum(aa) AS aa, sum(affinity * ra) AS affinity_ra, max(fresh) AS fresh,
+     sum(path) AS paths, sum(path * ra) AS ra, sum(path * aa) AS aa,
+     sum(affinity * ra) AS affinity_ra, max(fresh) AS fresh,
      sum(cof) AS cof, count(CASE source WHEN 'co_followers' THEN 1 END) AS cof_paths,
      max(CASE source WHEN 'follows_you' THEN 1.0 ELSE 0.0 END) AS follows_you,
      max(CASE source WHEN 'follows_you' THEN affinity ELSE 0.0 END) AS follower_affinity,
@@ -460,32 +465,42 @@ RETURN uid AS id, COLLECT { MATCH (u)-[:FOLLOWS]->(v:User) RETURN v.id } AS foll
 
 // name: holdout_cutoff
 // The time from which the newest $count follow edges were made (read newest first through the
-// follows_since index: the work is the held-out edges, not the graph), and how many distinct
-// times they have: one means the graph was loaded without times (every edge made at the load),
-// so "the newest" is no slice at all and the training holds out a random share instead.
+// follows_since index: the work is the held-out edges, not the graph), how many distinct times
+// they have, and how many of the steps between consecutive distinct times are one microsecond:
+// the clock `graphsvc load` gives rows without times (file order, one microsecond apart). A
+// slice with one time, or mostly such steps, is one load's clock, not the order follows were
+// made in, so "the newest" would be the file's tail and the training holds out a random share
+// instead. Real times (a file's own, or follows made live) step by far more.
 // Locking: none (a read).
 // Params: $count.
-// Returns: cutoff (µs; null for an empty graph), times (distinct times among them).
+// Returns: cutoff (µs; null for an empty graph), times (distinct times among them), steps
+//          (consecutive distinct times one microsecond apart).
 MATCH ()-[r:FOLLOWS]->()
 WHERE r.since IS NOT NULL
 WITH r.since AS since
 ORDER BY since DESC
 LIMIT $count
-RETURN min(since) AS cutoff, count(DISTINCT since) AS times
+WITH collect(DISTINCT since) AS times
+RETURN times[-1] AS cutoff, size(times) AS times,
+       size([i IN range(1, size(times) - 1) WHERE times[i - 1] - times[i] = 1]) AS steps
 
 // name: holdout_newest
 // The users who made follows at or after $cutoff and also some before it (the ones a model can
 // learn from: they had a neighbourhood when they chose), with whom they followed from $cutoff
-// on. Reads the held-out edges through the follows_since index. For the ranker's training.
+// on, and which of those follows are follow-backs (the other followed them before $cutoff: a
+// held-out follow-back is not a discovery, and the report counts it apart). Reads the held-out
+// edges through the follows_since index. For the ranker's training.
 // Locking: none (a read).
 // Params: $cutoff (µs).
-// Returns: id, held (ids), before (count); in id order.
+// Returns: id, held (ids), backs (the follow-backs among held), before (count); in id order.
 MATCH (u:User)-[r:FOLLOWS]->(v:User)
 WHERE r.since >= $cutoff
-WITH u, collect(v.id) AS held
+WITH u, collect(v) AS held
 WITH u, held, COUNT { (u)-[r:FOLLOWS]->() WHERE r.since < $cutoff } AS before
 WHERE before > 0 AND NOT u:Inactive
-RETURN u.id AS id, held, before
+RETURN u.id AS id, [v IN held | v.id] AS held,
+       [v IN held WHERE EXISTS { (v)-[b:FOLLOWS]->(u) WHERE b.since < $cutoff } | v.id] AS backs,
+       before
 ORDER BY id
 
 // name: edge_count

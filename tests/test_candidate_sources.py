@@ -8,6 +8,7 @@ whatever the degrees, that a hub's friends of friends are suggested rather than 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import random
 import time
@@ -397,12 +398,17 @@ def newest_holdout_of(
     to some users. Everything else (features, fit, validation, storing) is the trainer's."""
     times = sorted(row["t"] for row in rows)
 
-    async def holdout_cutoff(share: float) -> tuple[int, int, int]:
-        newest = times[-max(1, math.ceil(len(rows) * share)) :]
-        return len(rows), newest[0], len(set(newest))
+    async def holdout_cutoff(share: float) -> tuple[int, int, int, int]:
+        newest = sorted(set(times[-max(1, math.ceil(len(rows) * share)) :]))
+        steps = sum(b - a == 1 for a, b in itertools.pairwise(newest))
+        return len(rows), newest[0], len(newest), steps
 
-    async def holdout_newest(cutoff: int) -> dict[str, list[str]]:
-        return held_since(rows, cutoff)
+    async def holdout_newest(cutoff: int) -> dict[str, tuple[list[str], list[str]]]:
+        made = {(row["s"], row["d"]) for row in rows if row["t"] < cutoff}
+        return {
+            u: (held, [v for v in held if (v, u) in made])
+            for u, held in held_since(rows, cutoff).items()
+        }
 
     store = services.neo4j.suggestions
     monkeypatch.setattr(store, "holdout_cutoff", holdout_cutoff)
@@ -448,7 +454,7 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     first, again, other = await run(7), await run(7), await run(8)
     assert first.version == 0  # not stored
     assert first.users == 200 and first.candidates > 1_000
-    assert first.positives >= ranker_training.MIN_POSITIVES
+    assert first.positives >= ranker_examples.MIN_POSITIVES
     assert first.holdout == "newest"  # the graph's times are real
     sample = ranker_examples.sampled(sorted(held), 200, 7)
     assert first.held == sum(len(held[u]) for u in sample)  # the sampled users' held follows

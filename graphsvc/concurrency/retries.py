@@ -11,6 +11,8 @@ policies know no store.
   runs (``loops.py``): its work waits in its store meanwhile.
 - ``stream_reads``: a live read of the event stream, again every second while Redis is down
   or failing over, as long as someone still watches.
+- ``transient_reads``: a long job's pass over the graph (the ranker's training), again after
+  1, 2, 4 s when Neo4j failed it on an error it says may pass.
 - ``start_up_races``: a statement of a process's start-up (the schema, the rehearsal of the
   writes), again while it collides with another process starting at the same moment.
 
@@ -42,6 +44,7 @@ DEADLOCK_LONGEST_WAIT_SECONDS = 0.2
 JOB_RETRIES = 5
 JOB_LONGEST_WAIT_SECONDS = 60.0
 STREAM_READ_WAIT_SECONDS = 1.0
+TRANSIENT_RETRIES = 3
 START_UP_FIRST_WAIT_SECONDS = 0.05  # the longest first wait; each retry's doubles
 START_UP_LONGEST_WAIT_SECONDS = 1.0
 
@@ -130,5 +133,19 @@ def start_up_races(seconds: float, raced: Callable[[BaseException], bool]) -> As
         ),
         stop=stop_before_delay(seconds),
         before_sleep=_noted("start-up statement", logging.INFO),
+        reraise=True,
+    )
+
+
+def transient_reads(job: str, transient: Callable[[BaseException], bool]) -> AsyncRetrying:
+    """Run a long job's reads again after an error Neo4j says may pass (``transient``: a
+    transaction an index build outdated, a leader switching), TRANSIENT_RETRIES times, after
+    1, 2, 4 s; then the error is raised. A failed training would otherwise leave a stale model
+    served until its next check."""
+    return AsyncRetrying(
+        retry=retry_if_exception(transient),
+        wait=wait_exponential(multiplier=1, max=8),
+        stop=stop_after_attempt(TRANSIENT_RETRIES + 1),
+        before_sleep=_noted(job, logging.WARNING),
         reraise=True,
     )

@@ -7,10 +7,11 @@ attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
 edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
 last attempt if that is later: a rejected candidate is not fitted again on the same graph.
 
-Promotion: a candidate is promoted only when its precision@10 on the validation users is
-strictly above the served model's on the same users' candidates (the built-in default's when
-nothing is served), and not below the best one-feature heuristic's. A tie keeps what is
-served: a new model has to earn the switch.
+Promotion: a candidate is promoted only when its precision@10 on the validation users beats
+both the served ranking's and the best classic heuristic's on the same users by more than the
+lift moves between two disjoint halves of them (a lift within that is noise). When it does not,
+the best heuristic is served when it beats what is served by that much, or when what is served
+is the built-in default: a graph on which no fit beats the textbook gets the textbook.
 
 A/B split: a user goes to the challenger when a hash of the challenger's version and the
 user's id falls in the first ``share`` of [0, 1): stable for the user while the split lasts
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 # A model's status: served, challenger (of an A/B split), retired (served or a challenger
@@ -82,19 +83,65 @@ def trigger(state: TrainingState, edges: int, now: float, schedule: Schedule) ->
     return None
 
 
-def verdict(
-    candidate: float, served: float, served_label: str, heuristics: Mapping[str, float]
-) -> tuple[bool, str]:
-    """(promote, why), from the validation precision@10 of the candidate, of the served model
-    (``served_label`` names it) and of each heuristic, all on the same users."""
-    best = max(heuristics, key=lambda name: heuristics[name])
-    ours = f"precision@10 {candidate:.4f}"
-    theirs = f"{served_label}'s {served:.4f}"
-    if candidate <= served:
-        return False, f"{ours} is not above {theirs} on the same validation users"
-    if candidate < heuristics[best]:
-        return False, f"{ours} is below {best}'s {heuristics[best]:.4f}"
-    return True, f"{ours} above {theirs}, not below {best}'s {heuristics[best]:.4f}"
+def load_clock(times: int, steps: int) -> bool:
+    """Whether the newest slice's times are one load's clock rather than when follows were
+    made: one time for all, or most steps between its distinct times one microsecond (what
+    `graphsvc load` gives rows without times, in file order). Holding out such a slice holds
+    out the file's tail, not the graph's future."""
+    return times <= 1 or 2 * steps >= times - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """precision@10 per ranker on the validation users, and on each of two disjoint halves of
+    them: how much a lift moves from one half to the other is the noise it must beat."""
+
+    whole: Mapping[str, float]
+    halves: tuple[Mapping[str, float], Mapping[str, float]]
+
+    def lift(self, ours: str, theirs: str) -> tuple[float, float]:
+        """(ours - theirs on all the users, the lift's difference between the halves)."""
+        first, second = (half[ours] - half[theirs] for half in self.halves)
+        return self.whole[ours] - self.whole[theirs], abs(first - second)
+
+    def beats(self, ours: str, theirs: str) -> bool:
+        lift, noise = self.lift(ours, theirs)
+        return lift > noise
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a training serves next: ``promote`` names the model (``MODEL``), a heuristic, or is
+    None (the served ranking stays), and why."""
+
+    promote: str | None
+    why: str
+
+
+MODEL = "model"
+
+
+def verdict(scores: Scores, served: str, heuristics: Sequence[str], default: bool) -> Verdict:
+    """Promote the fitted model only when it beats both the served ranking (``served`` names
+    its score) and the best heuristic by more than the halves' difference; else serve the best
+    heuristic when it beats what is served by that much, or when what is served is the built-in
+    default (which is no one's measured choice); else keep what is served."""
+    best = max(heuristics, key=lambda name: scores.whole[name])
+    model = f"precision@10 {scores.whole[MODEL]:.4f}"
+    rivals = ((served, scores.lift(MODEL, served)), (best, scores.lift(MODEL, best)))
+    lost = [(name, lift, noise) for name, (lift, noise) in rivals if lift <= noise]
+    if not lost:
+        return Verdict(MODEL, f"{model} beats {served} and {best} by more than the noise")
+    name, lift, noise = lost[0]
+    theirs = f"{name}'s {scores.whole[name]:.4f}"
+    why = (
+        f"{model} is not above {theirs}"
+        if lift <= 0
+        else f"{model} is above {theirs} by {lift:.4f}, within the halves' difference ({noise:.4f})"
+    )
+    if best != served and (default or scores.beats(best, served)):
+        return Verdict(best, f"{why}; {best} ({scores.whole[best]:.4f}) is served instead")
+    return Verdict(None, why)
 
 
 def split_bucket(user_id: str, challenger: int) -> float:

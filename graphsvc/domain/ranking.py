@@ -24,9 +24,11 @@ from typing import Any
 
 # Raw features, as the candidate queries return them (0 when a source did not find the user).
 RAW_FEATURES: tuple[str, ...] = (
-    "paths",  # friends-of-friends paths (common neighbours, through my follows)
-    "ra",  # sum of 1/degree over those paths (resource allocation)
-    "aa",  # sum of 1/log(2 + degree) (Adamic-Adar)
+    # friends-of-friends paths (common neighbours, through my follows), each weighing
+    # 1 + ln(1 + my affinity with the friend it goes through) (one without interactions)
+    "paths",
+    "ra",  # sum of weight/degree over those paths (resource allocation)
+    "aa",  # sum of weight/log(2 + degree) (Adamic-Adar)
     "affinity_ra",  # sum of affinity(me, m)/degree(m): paths through close friends
     "fresh",  # the newest path's freshness, 2^(-age / half-life)
     "follows_you",  # 1 when the candidate follows me and I do not follow back
@@ -45,9 +47,44 @@ UNSCALED = frozenset({"follows_you", "fresh", "active"})
 # Derived: the share of the candidate's followers I reach (Jaccard-like; corrects for size).
 DERIVED: tuple[str, ...] = ("paths_share",)
 FEATURES: tuple[str, ...] = RAW_FEATURES + DERIVED
+# Evidence for a follow: more of it never makes a follow less likely, so a fit may only give
+# each a non-negative weight (a learned negative weight on paths is the fit exploiting a biased
+# sample, and turns the evidence upside down for every user it serves). The others (the
+# candidate's degrees, its activity, freshness, whether it follows the user) may help or hurt
+# depending on the graph: their sign is learned.
+EVIDENCE = frozenset(
+    {
+        "paths",
+        "ra",
+        "aa",
+        "affinity_ra",
+        "follower_affinity",
+        "cof",
+        "cof_paths",
+        "walk",
+        "hop3",
+        "hop3_paths",
+        "paths_share",
+    }
+)
+# The floor of the weight of resource allocation, the one evidence feature every model keeps:
+# paths through friends are weighed by the user's affinity with them (suggestions/candidates),
+# so with this floor more interactions with a friend raise every candidate behind that friend
+# under any model, however small the raise a fit left to it.
+PATH_FLOOR = 0.01
+PATH_FEATURE = "ra"
 # The features that tell the candidate's own counts (``counts_visibility``): its degrees, and
 # the share of its followers I reach, which is over its follower count.
 COUNT_FEATURES: tuple[str, ...] = ("followers", "follows", "paths_share")
+
+
+def weight_bounds() -> list[tuple[float | None, float | None]]:
+    """Each feature's (lower, upper) weight, in FEATURES order, for a constrained fit: evidence
+    never below zero (``PATH_FEATURE`` never below ``PATH_FLOOR``), the rest free."""
+    return [
+        (PATH_FLOOR if name == PATH_FEATURE else 0.0 if name in EVIDENCE else None, None)
+        for name in FEATURES
+    ]
 
 
 def raw_vector(row: Mapping[str, Any]) -> list[float]:

@@ -300,7 +300,7 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
         Suggestion(
             row["id"],
             probability,
-            int(row.get("paths") or 0),
+            len(row.get("mutuals") or []),  # ``paths`` weighs each by affinity
             list(row.get("via") or []),
             sorted(row["sources"]),
             list(row.get("mutuals") or []),

@@ -1,8 +1,15 @@
-"""The ranker's fit: a logistic regression (scikit-learn) on log-scaled, standardised features.
+"""The ranker's fit: a logistic regression on log-scaled, standardised features, with every
+evidence feature's weight kept non-negative (``domain/ranking.weight_bounds``).
 
-The one module of the service that needs numpy and scikit-learn: the training imports it when
-it first fits, so the API processes (which build the worker's objects but never train) never
-load them.
+Why constrained: an unconstrained fit on a held-out slice that is not what serving sees (a
+graph's newest edges that are all one community, say) learns that more common friends make a
+follow less likely, and serves that to everyone. A bounded fit can only re-weigh evidence. The
+loss is scikit-learn's (L2-penalised log-loss, C = 1), minimised by SciPy's L-BFGS-B, which
+takes bounds per weight.
+
+The one module of the service that needs numpy and SciPy: the training imports it when it
+first fits, so the API processes (which build the worker's objects but never train) never load
+them.
 """
 
 from __future__ import annotations
@@ -10,17 +17,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
 
-from graphsvc.domain.ranking import FEATURES, UNSCALED, Ranker
+from graphsvc.domain.ranking import FEATURES, UNSCALED, Ranker, weight_bounds
 from graphsvc.workers.ranker_examples import Example
+
+C = 1.0  # the inverse of the L2 penalty's strength, as scikit-learn's LogisticRegression
 
 
 def fit(examples: Sequence[Example], seed: int) -> Ranker:
     """Each feature's scale is the median of its non-zero values, so log1p(x / scale) is about
-    log 2 for a typical value whatever the units (a count of paths, a sum of 1/degree)."""
+    log 2 for a typical value whatever the units (a count of paths, a sum of 1/degree).
+    ``seed`` is kept for the fitting functions' common signature: this fit is deterministic."""
+    del seed
     vectors = np.array([v for e in examples for v in e.vectors], dtype=float)
-    labels = np.array([y for e in examples for y in e.labels])
+    labels = np.array([y for e in examples for y in e.labels], dtype=float)
     scale: dict[str, float] = {}
     logged = vectors.copy()
     for n, name in enumerate(FEATURES):
@@ -31,9 +43,31 @@ def fit(examples: Sequence[Example], seed: int) -> Ranker:
         logged[:, n] = np.log1p(np.maximum(vectors[:, n], 0.0) / scale[name])
     means, stds = logged.mean(axis=0), logged.std(axis=0)
     stds[stds == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=5_000, random_state=seed)
-    model.fit((logged - means) / stds, labels)
-    weights = {name: float(w) for name, w in zip(FEATURES, model.coef_[0], strict=True)}
-    mean = {name: float(m) for name, m in zip(FEATURES, means, strict=True)}
-    std = {name: float(d) for name, d in zip(FEATURES, stds, strict=True)}
-    return Ranker(weights, float(model.intercept_[0]), scale, mean, std)
+    weights, intercept = bounded_logistic((logged - means) / stds, labels)
+    return Ranker(
+        {name: float(w) for name, w in zip(FEATURES, weights, strict=True)},
+        intercept,
+        scale,
+        {name: float(m) for name, m in zip(FEATURES, means, strict=True)},
+        {name: float(d) for name, d in zip(FEATURES, stds, strict=True)},
+    )
+
+
+def bounded_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """(weights, intercept) minimising ``0.5 |w|^2 + C * sum(log-loss)`` within
+    ``weight_bounds`` (the intercept is free and not penalised, as in scikit-learn)."""
+    sign = 2.0 * y - 1.0
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, b = theta[:-1], theta[-1]
+        margin = sign * (x @ w + b)
+        value = 0.5 * w @ w - C * log_expit(margin).sum()
+        residual = -C * sign * expit(-margin)  # d(loss)/d(score) per example
+        return float(value), np.append(w + x.T @ residual, residual.sum())
+
+    bounds = [*weight_bounds(), (None, None)]
+    start = np.array([lo if lo is not None else 0.0 for lo, _ in bounds])
+    found = minimize(
+        loss, start, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 5_000}
+    )
+    return found.x[:-1], float(found.x[-1])

@@ -8,18 +8,21 @@ edges grew by PYMK_TRAIN_GROWTH. A worker checks every PYMK_TRAIN_CHECK_SECONDS 
 check as it starts) and trains under a lease, so one process trains at a time; `graphsvc
 train-pymk` and `graphsvc eval-pymk` run the same cycle (``train``) under the same lease.
 
-The cycle: hold out edges (``ranker_examples``: the newest, or a random share for a graph
-without real times), sample PYMK_TRAIN_USERS users, fit the candidate on 80% of them, and
-measure precision@10 on the other 20% for the candidate, the served model (the built-in
-default when none, or when the served one has features this code cannot read), and common
-neighbours, Adamic-Adar and resource allocation. The validated model is the one stored, with
-its metrics, its status and why.
+The cycle: hold out edges (``ranker_examples``: the newest where the graph's times are real,
+else a random share; the other kind when one cannot be made), sample PYMK_TRAIN_USERS users,
+fit the candidate on 80% of them (``ranker_fit``: evidence only re-weighed), and measure
+precision@10 on the other 20%, ranked by the serving code, for the candidate, the served
+ranking (the built-in default when none, or when the served one has features this code cannot
+read), and common neighbours, Adamic-Adar and resource allocation. The verdict
+(``domain/ranker_models.verdict``) promotes the candidate, or the best heuristic as a ranker
+of its own, or nothing; every model stored keeps its metrics, its status and why.
 
-Loads: a training waits for a running graph load to end (``graph_loads.py``): the worker's
-round puts it off while a load holds its mark, and a cycle that fails while a load runs, or
-on an error Neo4j says may pass (a transaction an index build outdated, a server restarting),
-is put off too (``TrainingPostponed``): no failure is noted, so it is still due at the next
-check.
+Loads and errors: a training waits for a running graph load to end (``graph_loads.py``): the
+worker's round puts it off while a load holds its mark, and a cycle that fails while a load
+runs is put off too (``TrainingPostponed``: no failure is noted, so it is still due at the
+next check, which comes after the load). A cycle that meets an error Neo4j says may pass (a
+transaction an index build outdated, a server restarting) runs again (``transient_reads``);
+one that still fails is a failure, noted with its reason, never a silence.
 
 Crash safety: nothing is written until the very end, where one Neo4j transaction stores the
 model and, if it is promoted, moves the served pointer (only if the served model is still the
@@ -39,13 +42,16 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel, RankerModelStore, RegistryState
 from graphsvc.adapters.neo4j.store import NEO4J_TRANSIENT
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.concurrency.retries import transient_reads
 from graphsvc.domain.ranker_models import (
+    MODEL,
     Schedule,
     TrainError,
     TrainingState,
@@ -62,7 +68,7 @@ from graphsvc.workers.ranker_examples import (
     Example,
     Progress,
     collect,
-    precision_at_k,
+    scores,
     single_feature,
 )
 
@@ -70,7 +76,6 @@ log = logging.getLogger(__name__)
 
 HOLDOUT_SHARE = 0.1
 VALIDATION_SHARE = 0.2
-MIN_POSITIVES = 20
 SEED = 1
 LEASE_SECONDS = 60.0  # renewed every third of it while the training runs
 
@@ -99,10 +104,13 @@ class TrainingReport:
     promote: bool  # the verdict (the store may still refuse: see ``promoted``)
     why: str
     model: Ranker = DEFAULT  # the candidate, as validated
+    heuristic: Ranker | None = None  # served instead of the model, when the verdict says so
     expected: int = 0  # the served version it was compared with (0: none)
     version: int = 0  # 0: not stored
     promoted: bool = False
     seconds: float = 0.0
+    backs: int = 0  # held-out follow-backs of training follows (the newest holdout)
+    discoveries: dict[str, float] = field(default_factory=dict)  # precision@10 without them
     notes: list[str] = field(default_factory=list)
 
     def metrics(self, edges: int, share: float, seed: int) -> dict[str, object]:
@@ -116,7 +124,9 @@ class TrainingReport:
             "users": self.users,
             "candidates": self.candidates,
             "positives": self.positives,
+            "follow_backs": self.backs,
             "precision_at_10": self.validation,
+            "discoveries_precision_at_10": self.discoveries,
             "compared_with": self.expected,
             "at": int(time.time()),
         }
@@ -128,9 +138,13 @@ class TrainingReport:
         return [
             f"trigger: {self.trigger}; holdout: {self.holdout}; {self.users:,} users, "
             f"{self.candidates:,} candidates, {self.positives:,} of {self.held:,} held-out "
-            f"follows among them ({found:.0%})",
-            "precision@10 on the validation users: "
-            + ", ".join(f"{name} {value:.4f}" for name, value in self.validation.items()),
+            f"follows among them ({found:.0%}), {self.backs:,} of them follow-backs",
+            "precision@10 on the validation users: " + _listed(self.validation),
+            *(
+                ["without the follow-backs: " + _listed(self.discoveries)]
+                if self.discoveries
+                else []
+            ),
             "weights (standardised log features): "
             + ", ".join(
                 f"{n} {w:+.2f}"
@@ -140,6 +154,10 @@ class TrainingReport:
             *self.notes,
             f"{stored} ({self.why}) in {self.seconds:.1f}s",
         ]
+
+
+def _listed(scores: dict[str, float]) -> str:
+    return ", ".join(f"{name} {value:.4f}" for name, value in scores.items())
 
 
 def training_state(state: RegistryState) -> TrainingState:
@@ -172,6 +190,7 @@ class RankerTraining:
         self._suggestions = suggestions
         self._leases = leases
         self._name = settings.pymk_model_name
+        self._lease = TrainingLease(leases, settings.pymk_model_name)
         self._users = settings.pymk_train_users
         self.round_seconds = settings.pymk_train_check_seconds
         self.schedule = Schedule(
@@ -227,13 +246,14 @@ class RankerTraining:
         if not 0 < share < 1:
             raise TrainError(f"the held-out share must be between 0 and 1, got {share}")
         started = time.monotonic()
-        async with self._lease():
+        async with self._lease.held():
             edges = await self._store.edge_count()
             try:
-                report = await self._cycle(
+                report = await self._retried(
                     reason, holdout, share, seed, users or self._users, fit, progress
                 )
-                if force and not report.promote:
+                if (force and report.heuristic is not None) or (force and not report.promote):
+                    report.heuristic = None
                     report.promote, report.why = True, f"forced by an operator; {report.why}"
                 if store:
                     if await _loading(self._leases):
@@ -244,6 +264,25 @@ class RankerTraining:
                 raise
         report.seconds = time.monotonic() - started
         return report
+
+    async def _retried(self, *cycle: Any) -> TrainingReport:
+        """The cycle, again after an error Neo4j says may pass, unless a graph load runs (it
+        would outdate the next attempt too: the training is put off to after it)."""
+
+        def transient(exc: BaseException) -> bool:
+            return isinstance(exc, NEO4J_TRANSIENT)
+
+        return await transient_reads("ranker training", transient)(
+            self._cycle_unless_loading, *cycle
+        )
+
+    async def _cycle_unless_loading(self, *cycle: Any) -> TrainingReport:
+        try:
+            return await self._cycle(*cycle)
+        except NEO4J_TRANSIENT as exc:
+            if await _loading(self._leases):
+                raise TrainingPostponed(f"a graph load runs ({_why(exc)})") from exc
+            raise
 
     async def _cycle(
         self,
@@ -257,67 +296,68 @@ class RankerTraining:
     ) -> TrainingReport:
         state = await self._models.state(self._name)
         served = readable(state.serving.served, state.body) or DEFAULT
-        used, examples = await collect(
-            self._store, self._suggestions, holdout, share, seed, users, progress
-        )
-        positives = sum(sum(e.labels) for e in examples)
-        if positives < MIN_POSITIVES:
-            raise TrainError(
-                f"only {positives} held-out follows are among the candidates of {len(examples)} "
-                f"users; a model needs at least {MIN_POSITIVES} (a larger graph or share)"
-            )
+        found = await collect(self._store, self._suggestions, holdout, share, seed, users, progress)
+        examples = found.examples
         validation, fitting = _split_users(examples, seed)
         if fit is None:
-            from graphsvc.workers.ranker_fit import fit  # numpy and scikit-learn: only here
+            from graphsvc.workers.ranker_fit import fit  # numpy and SciPy: only here
         candidate = await asyncio.to_thread(fit, fitting, seed)
-        scores = {"model": precision_at_k(candidate, validation)}
-        label = f"served v{served.version}" if served.version else "the built-in default"
-        scores[label] = precision_at_k(served, validation)
-        for name, feature in SINGLE.items():
-            scores[name] = precision_at_k(single_feature(feature), validation)
-        heuristics = {name: scores[name] for name in SINGLE}
-        promote, why = verdict(scores["model"], scores[label], label, heuristics)
+        label = served_label(served)
+        heuristics = {name: single_feature(f, name) for name, f in SINGLE.items()}
+        rankers = {**heuristics, label: served, MODEL: candidate}
+        measured = scores(rankers, validation)
+        decided = verdict(measured, label, list(SINGLE), default=not served.version)
+        backs = sum(len(e.backs) for e in validation)
         return TrainingReport(
             trigger=reason,
-            holdout=used,
+            holdout=found.holdout,
             users=len(examples),
             candidates=sum(len(e.ids) for e in examples),
-            positives=positives,
+            positives=sum(sum(e.labels) for e in examples),
             held=sum(e.held for e in examples),
-            validation=scores,
+            validation=dict(measured.whole),
             weights=dict(candidate.weights),
-            promote=promote,
-            why=why,
+            promote=decided.promote is not None,
+            why=decided.why,
             model=candidate,
+            heuristic=heuristics.get(decided.promote or ""),
             expected=state.serving.served,
-            notes=[f"compared with {label} on {len(validation)} validation users"],
+            backs=backs,
+            discoveries=(
+                dict(scores(rankers, [e.discoveries() for e in validation]).whole) if backs else {}
+            ),
+            notes=[*found.notes, f"compared with {label} on {len(validation)} validation users"],
         )
 
     async def _save(self, report: TrainingReport, edges: int, share: float, seed: int) -> None:
-        """The one write of the cycle: the model, and the served pointer if promoted."""
+        """The cycle's writes: the model, and the served pointer if promoted; when a heuristic
+        is served instead, the model is stored rejected and the heuristic promoted."""
         metrics = report.metrics(edges, share, seed)
-        body = dataclasses.replace(report.model, trained=metrics).as_json()
-        new = NewModel(
-            body=json.dumps(body),
-            metrics=json.dumps(metrics),
-            created=time.time_ns() // 1_000,
-            edges=edges,
-            promote=report.promote,
-            expected=report.expected,
-            why=report.why,
+        instead = report.heuristic
+        version, promoted = await _store_model(
+            self._models,
+            self._name,
+            report,
+            report.model,
+            metrics,
+            edges,
+            report.promote and instead is None,
         )
-        report.version, report.promoted = await self._models.save(self._name, new)
+        if instead is not None:
+            version, promoted = await _store_model(
+                self._models, self._name, report, instead, metrics, edges, True
+            )
+        report.version, report.promoted = version, promoted
         if report.promote and not report.promoted:
             report.why = "another model was promoted while this one trained"
 
     async def _failed(self, exc: Exception, edges: int, store: bool) -> None:
         """What a cycle that raised ``exc`` leaves: put off (``TrainingPostponed`` raised
-        from it) while a graph load runs or when Neo4j's error may pass, else the failure
-        noted (when the cycle stores)."""
+        from it) while a graph load runs, else the failure noted (when the cycle stores)."""
         if isinstance(exc, TrainingPostponed):
             return
-        if isinstance(exc, NEO4J_TRANSIENT) or await _loading(self._leases):
-            raise TrainingPostponed(f"it met an error that may pass ({_why(exc)})") from exc
+        if await _loading(self._leases):
+            raise TrainingPostponed(f"a graph load runs ({_why(exc)})") from exc
         if store:
             await self._note_failure(exc, edges)
 
@@ -329,30 +369,63 @@ class RankerTraining:
         except Exception as noted:  # the original failure is what the caller sees
             log.warning("could not note the failed ranker training (%s): %s", why, noted)
 
+
+class TrainingLease:
+    """One process trains a model name at a time: a Redis lease, renewed every third of it
+    while the training runs, released at its end (or left to lapse when Redis cannot be
+    reached, or the process dies)."""
+
+    def __init__(self, leases: Leases, name: str) -> None:
+        self._leases = leases
+        self._model = name
+        self._name = f"pymk-training:{name}"
+
     @asynccontextmanager
-    async def _lease(self) -> AsyncIterator[None]:
-        name = f"pymk-training:{self._name}"
-        token = await self._leases.take(name, LEASE_SECONDS)
+    async def held(self) -> AsyncIterator[None]:
+        token = await self._leases.take(self._name, LEASE_SECONDS)
         if token is None:
-            raise TrainingBusy(f"another process is training the ranker {self._name!r} now")
-        renewing = asyncio.create_task(self._renew(name, token))
+            raise TrainingBusy(f"another process is training the ranker {self._model!r} now")
+        renewing = asyncio.create_task(self._renew(token))
         try:
             yield
         finally:
             renewing.cancel()
             await asyncio.gather(renewing, return_exceptions=True)
             with suppress(*REDIS_DOWN):  # else it lapses by itself
-                await self._leases.release(name, token)
+                await self._leases.release(self._name, token)
 
-    async def _renew(self, name: str, token: str) -> None:
+    async def _renew(self, token: str) -> None:
         while True:
             await asyncio.sleep(LEASE_SECONDS / 3)
             try:
-                if not await self._leases.renew(name, token, LEASE_SECONDS):
+                if not await self._leases.renew(self._name, token, LEASE_SECONDS):
                     log.warning("the ranker training's lease ran out; another may train")
                     return
             except REDIS_DOWN as exc:
                 log.warning("cannot renew the ranker training's lease: %s", exc)
+
+
+async def _store_model(
+    models: RankerModelStore,
+    name: str,
+    report: TrainingReport,
+    model: Ranker,
+    metrics: dict[str, object],
+    edges: int,
+    promote: bool,
+) -> tuple[int, bool]:
+    """Store one model of a training (promoted, or rejected with the report's why)."""
+    body = dataclasses.replace(model, trained={**model.trained, **metrics}).as_json()
+    new = NewModel(
+        body=json.dumps(body),
+        metrics=json.dumps(metrics),
+        created=time.time_ns() // 1_000,
+        edges=edges,
+        promote=promote,
+        expected=report.expected,
+        why=report.why,
+    )
+    return await models.save(name, new)
 
 
 async def _loading(leases: Leases) -> bool:
@@ -367,6 +440,14 @@ async def _loading(leases: Leases) -> bool:
 def _why(exc: Exception) -> str:
     """An error on one line, bounded: what a failed or put-off training says."""
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+
+
+def served_label(served: Ranker) -> str:
+    """What the served ranking is called in a training's scores: its heuristic's name when it
+    is one, its version, or the built-in default."""
+    if served.trained.get("heuristic"):
+        return str(served.trained["heuristic"])
+    return f"served v{served.version}" if served.version else "the built-in default"
 
 
 def _split_users(examples: Sequence[Example], seed: int) -> tuple[list[Example], list[Example]]:

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 
 from graphsvc.domain.ranker_models import (
+    MODEL,
     Schedule,
+    Scores,
     TrainingState,
+    load_clock,
     split_bucket,
     takes_challenger,
     trigger,
@@ -57,14 +60,76 @@ def test_time_triggers_after_every_seconds_and_sooner_after_a_failure() -> None:
     assert trigger(nothing_served, 5_000, T + 600, SCHEDULE) is not None
 
 
-def test_a_candidate_must_beat_the_served_model_strictly_and_match_the_best_heuristic() -> None:
-    heuristics = {"common neighbours": 0.10, "resource allocation": 0.12}
-    assert verdict(0.15, 0.14, "served v3", heuristics)[0]
-    promote, why = verdict(0.14, 0.14, "served v3", heuristics)  # a tie keeps what is served
-    assert not promote and "not above served v3's 0.1400" in why
-    promote, why = verdict(0.11, 0.05, "the built-in default", heuristics)
-    assert not promote and "below resource allocation's 0.1200" in why
-    assert verdict(0.12, 0.05, "the built-in default", heuristics)[0]  # equal to the best: fine
+def scores(**whole: float) -> Scores:
+    """Scores whose halves agree with the whole (no noise) unless ``noisy`` is given."""
+    noisy = whole.pop("noisy", 0.0)
+    first = {name: value + (noisy if name == MODEL else 0.0) for name, value in whole.items()}
+    second = {name: value - (noisy if name == MODEL else 0.0) for name, value in whole.items()}
+    return Scores(whole, (first, second))
+
+
+HEURISTICS = ("common neighbours", "resource allocation")
+
+
+def test_a_model_is_promoted_only_above_the_served_ranking_and_the_best_heuristic() -> None:
+    won = verdict(
+        scores(model=0.15, served=0.14, **{"common neighbours": 0.10, "resource allocation": 0.12}),
+        "served",
+        HEURISTICS,
+        default=False,
+    )
+    assert won.promote == MODEL
+    tie = verdict(
+        scores(model=0.14, served=0.14, **{"common neighbours": 0.10, "resource allocation": 0.12}),
+        "served",
+        HEURISTICS,
+        default=False,
+    )
+    assert tie.promote is None and "not above served" in tie.why
+
+
+def test_a_lift_within_the_halves_difference_is_noise() -> None:
+    noisy = scores(
+        model=0.15,
+        served=0.14,
+        noisy=0.01,
+        **{"common neighbours": 0.10, "resource allocation": 0.12},
+    )
+    assert verdict(noisy, "served", HEURISTICS, default=False).promote is None
+    assert noisy.lift(MODEL, "served") == pytest.approx((0.01, 0.02))
+
+
+def test_the_best_heuristic_replaces_the_default_and_a_worse_served_model() -> None:
+    lost = {"common neighbours": 0.10, "resource allocation": 0.12}
+    instead = verdict(scores(model=0.11, served=0.13, **lost), "served", HEURISTICS, default=True)
+    assert instead.promote == "resource allocation" and "served instead" in instead.why
+    # a trained model served: replaced only when the heuristic beats it
+    assert (
+        verdict(
+            scores(model=0.11, served=0.13, **lost), "served", HEURISTICS, default=False
+        ).promote
+        is None
+    )
+    assert (
+        verdict(
+            scores(model=0.11, served=0.05, **lost), "served", HEURISTICS, default=False
+        ).promote
+        == "resource allocation"
+    )
+    # the heuristic already served stays served
+    assert (
+        verdict(
+            scores(model=0.11, **lost), "resource allocation", HEURISTICS, default=False
+        ).promote
+        is None
+    )
+
+
+def test_a_load_clock_is_one_time_or_microsecond_steps() -> None:
+    assert load_clock(1, 0)
+    assert load_clock(1_000, 999)  # file order, one microsecond apart
+    assert load_clock(1_000, 600)  # mostly: a few live follows among them
+    assert not load_clock(1_000, 3)  # real times step by seconds
 
 
 def test_the_split_hash_is_stable_and_sends_about_its_share() -> None:

@@ -107,18 +107,21 @@ class SuggestionStore:
         (row,) = await self._store.read("suggestions/edge_count", {})
         return int(row["edges"])
 
-    async def holdout_cutoff(self, share: float) -> tuple[int, int | None, int]:
-        """How many edges there are, the time from which the newest ``share`` were made, and
-        how many distinct times those newest edges have (1: the graph has no real times)."""
+    async def holdout_cutoff(self, share: float) -> tuple[int, int | None, int, int]:
+        """How many edges there are, the time from which the newest ``share`` were made, how
+        many distinct times those newest edges have, and how many steps between consecutive
+        distinct times are one microsecond (a load's clock for rows without times)."""
         (row,) = await self._store.read("suggestions/edge_count", {}, job=True)
         edges = int(row["edges"])
         count = max(1, math.ceil(edges * share))
         (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count}, job=True)
-        return edges, row["cutoff"], int(row["times"])
+        return edges, row["cutoff"], int(row["times"]), int(row["steps"])
 
-    async def holdout_newest(self, cutoff: int) -> dict[str, list[str]]:
+    async def holdout_newest(self, cutoff: int) -> dict[str, tuple[list[str], list[str]]]:
+        """Per user who followed from ``cutoff`` on (and before it): (whom, the follow-backs
+        among them)."""
         rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff}, job=True)
-        return {row["id"]: list(row["held"]) for row in rows}
+        return {row["id"]: (list(row["held"]), list(row["backs"])) for row in rows}
 
     async def active_users(self, min_following: int) -> list[str]:
         rows = await self._store.read("suggestions/active_users", {"min": min_following}, job=True)
