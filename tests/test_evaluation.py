@@ -1,12 +1,11 @@
-"""The offline evaluation: the split (no leak, random training order), the metrics, the
-baselines' exclusion, the summary over seeds, and `graphsvc eval-pymk` end to end (on its own
-real Neo4j and Redis, which it starts and wipes)."""
+"""The offline evaluation: the metrics, the baselines' exclusion, the summary over seeds, and
+`graphsvc eval-pymk` end to end (on its own real Neo4j and Redis, which it starts and wipes).
+The split is in `tests/unit/test_evaluation_split.py`."""
 
 from __future__ import annotations
 
 import json
 import math
-import random
 import shutil
 from pathlib import Path
 from typing import Any
@@ -26,83 +25,10 @@ from graphsvc.ops.evaluation import (
     evaluate_seeds,
     ndcg_at_k,
     score,
-    split,
     summarize,
     table,
 )
 from graphsvc.ops.generate import generate
-
-NOW = 1_800_000_000_000_000
-
-
-def test_timed_split_holds_out_the_newest_tenth_and_shifts_time() -> None:
-    rows = [(f"u{n % 7}", f"v{n}", 1_000 + n) for n in range(50)]
-    data = Dataset("t", rows, undirected=False, messages=[("u1", "v3", 1_020), ("u1", "v9", 1_047)])
-    cut = split(data, seed=1, now_us=NOW)
-    held = {(u, v) for u, vs in cut.held.items() for v in vs}
-    assert held == {(f"u{n % 7}", f"v{n}") for n in range(45, 50)}  # the newest 5 of 50
-    assert len(cut.train) == 45 and not held & set(cut.train)
-    assert max(cut.train.values()) < NOW  # the split is "now": training is all in the past
-    assert cut.messages == [("u1", "v3", NOW - 25 * 1_000_000)]  # only before the split
-
-
-def test_untimed_undirected_split_is_seeded_and_holds_out_both_directions() -> None:
-    rows = [(f"a{n}", f"b{n % 9}", None) for n in range(100)]
-    data = Dataset("u", rows, undirected=True)
-    first, again, other = (split(data, seed, NOW) for seed in (4, 4, 5))
-    assert first.held == again.held and first.held != other.held
-    pairs = {(u, v) for u, vs in first.held.items() for v in vs}
-    assert len(pairs) == 20 and all((v, u) in pairs for u, v in pairs)
-    assert len(first.train) == 2 * 90
-
-
-def _mutual_graph(seed: int) -> Dataset:
-    """An undirected file written as many SNAP files are: most pairs on two lines, one per
-    direction (so a careless split could train on one line and hold out the other)."""
-    rng = random.Random(seed)
-    rows: list[tuple[str, str, int | None]] = []
-    for _ in range(3_000):
-        a, b = rng.sample(range(300), 2)
-        rows.append((f"n{a}", f"n{b}", None))
-        if rng.random() < 0.7:
-            rows.append((f"n{b}", f"n{a}", None))
-    return Dataset("mutual", rows, undirected=True)
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_no_held_out_pair_leaks_into_training_in_either_direction(seed: int) -> None:
-    data = _mutual_graph(seed)
-    lines = {(s, d) for s, d, _ in data.rows}
-    assert sum((d, s) in lines for s, d in lines) > 2_000  # many pairs written both ways
-    cut = split(data, seed, NOW)
-    held = {(u, v) for u, vs in cut.held.items() for v in vs}
-    assert held and all((v, u) in held for u, v in held)
-    assert not any((u, v) in cut.train or (v, u) in cut.train for u, v in held)
-    every = {(a, b) for s, d in lines for a, b in ((s, d), (d, s))}
-    assert set(cut.train) | held == every  # nothing lost either: the pairs are partitioned
-
-
-def _spearman(xs: list[int], ys: list[int]) -> float:
-    """Rank correlation of two lists of distinct values."""
-    rx = {x: r for r, x in enumerate(sorted(xs))}
-    ry = {y: r for r, y in enumerate(sorted(ys))}
-    n = len(xs)
-    d2 = sum((rx[x] - ry[y]) ** 2 for x, y in zip(xs, ys, strict=True))
-    return 1 - 6 * d2 / (n * (n * n - 1))
-
-
-def test_untimed_training_times_are_a_seeded_random_order_ending_now() -> None:
-    data = Dataset("u", [(f"a{n}", f"b{n % 97}", None) for n in range(2_000)], undirected=True)
-    first, again, other = (split(data, seed, NOW) for seed in (7, 7, 8))
-    assert first.train == again.train and first.train != other.train
-    assert all(first.train[(b, a)] == t for (a, b), t in first.train.items())  # both ways
-    pairs = sorted((a, b) for a, b in first.train if a < b)
-    since = [first.train[p] for p in pairs]
-    assert sorted(since) == [NOW - n * 1_000 for n in reversed(range(len(pairs)))]
-    assert since != sorted(since)  # not the sorted-pair order (the newest, the highest ids)
-    assert abs(_spearman(list(range(len(pairs))), since)) < 0.1
-    held = {(min(u, v), max(u, v)) for u, vs in first.held.items() for v in vs}
-    assert not held & set(pairs) and len(held) + len(pairs) == 2_000
 
 
 def test_ndcg_by_hand() -> None:
@@ -122,12 +48,13 @@ def test_ndcg_by_hand() -> None:
 def test_metrics() -> None:
     held = {"a": {"x", "y"}, "b": {"z"}}
     recommended = {"a": ["q", "x", "r", "y"], "b": ["w"]}
-    result = score(recommended, held, catalog=10)
+    result = score(recommended, held, catalog=10, backs={"a": {"x"}})
     assert result.precision == pytest.approx((2 / 10 + 0) / 2)
     assert result.recall == pytest.approx((2 / 2 + 0) / 2)
     assert result.mrr == pytest.approx((1 / 2 + 0) / 2)
     assert result.ndcg == pytest.approx((0.650921 + 0) / 2, abs=1e-6)
     assert result.coverage == pytest.approx(5 / 10)
+    assert result.discovery == pytest.approx((1 / 10 + 0) / 2)  # x is a follow-back
 
 
 def test_every_baseline_excludes_exactly_the_followed_and_the_user() -> None:
@@ -154,10 +81,10 @@ def test_resource_allocation_by_hand() -> None:
 
 
 def _result(seed: int, service: float, adamic_adar: float) -> SeedResult:
-    scores = {m: Scores(0.01, 0.02, 0.03, 0.04, 0.5) for m in METHODS}
-    scores["service"] = Scores(service, 0.2, 0.3, 0.4, 0.6)
-    scores["Adamic-Adar"] = Scores(adamic_adar, 0.1, 0.2, 0.3, 0.4)
-    return SeedResult(seed, 50, scores)
+    scores = {m: Scores(0.01, 0.02, 0.03, 0.04, 0.5, 0.01) for m in METHODS}
+    scores["service"] = Scores(service, 0.2, 0.3, 0.4, 0.6, service / 2)
+    scores["Adamic-Adar"] = Scores(adamic_adar, 0.1, 0.2, 0.3, 0.4, adamic_adar)
+    return SeedResult(seed, 50, scores, 400 + seed, 100 + seed)
 
 
 def test_summary_over_seeds_and_its_table_and_json() -> None:
@@ -173,13 +100,21 @@ def test_summary_over_seeds_and_its_table_and_json() -> None:
     assert summary.lift.per_seed == pytest.approx([1.5, 1.2, 1.2])
     lines = table(summary)
     assert lines[2].split()[:4] == ["service", "0.3000", "±", "0.0600"]
-    assert lines[-1] == (
+    assert lines[-2] == (
         "service / best of (CN, AA, RA) precision@10: 1.29x "
         "(per seed: 1.50x, 1.20x, 1.20x; the best: Adamic-Adar)"
     )
+    assert lines[-1] == (
+        "held-out follow-backs (the reverse follow in training) per seed: "
+        "101 of 401, 102 of 402, 103 of 403"
+    )
+    assert lines[2].split()[-3:] == ["0.1500", "±", "0.0300"]  # precision on discoveries
     loaded = json.loads(json.dumps(summary.as_json(), allow_nan=False))
     assert loaded["seeds"] == [1, 2, 3] and len(loaded["per_seed"]) == 3
     assert loaded["summary"]["service"]["ndcg"]["mean"] == pytest.approx(0.4)
+    assert loaded["summary"]["service"]["discovery"]["mean"] == pytest.approx(0.15)
+    assert loaded["per_seed"][0]["follow_backs"] == 101
+    assert loaded["per_seed"][0]["held_out"] == 401
     one = summarize(data, 1_000, runs[:1])
     assert one.spread["service"]["precision"].std is None  # no spread from one seed
     assert "0.3000 ± -" in table(one)[2]

@@ -2,13 +2,17 @@
 
 The protocol, and why each part of it is so:
 
-- Held out: 10% of the follow pairs; the newest 10% when the file has times (the future is
-  what a suggestion has to predict), else a seeded random 10%. An undirected pair is held out
-  whole, both directions: the reverse direction left in training would give the answer away.
-- Training times: a timed file keeps its own times, shifted so that the split is "now". An
-  untimed file gets a seeded random order, 1 ms apart and ending at now. Sorted-pair order
-  would make "newest" mean "highest ids", and a trainer that holds out the newest slice of
-  the training graph would then learn from a biased slice.
+- Held out: 10% of the follows; the newest 10% when the file has times (the future is what a
+  suggestion has to predict), else a seeded random 10%. A pair is held out whole, both
+  directions, when it is one friendship: an undirected pair, or, in an untimed file, a pair
+  written both ways (the reverse direction left in training would give the answer away). A
+  timed file's follows are events: a held-out follow whose reverse came before the split is
+  a follow-back, counted, and precision@10 is also given on the other held-out follows (the
+  discoveries) alone, since answering a follower is the easy part.
+- Training times are what `graphsvc load` gives: a timed file keeps its own times, shifted
+  so that the split is "now"; an untimed file's training rows go through the loader's own
+  reader, so they get its times (distinct, in file order, ending at now). The training cycle
+  then sees the graph a user's worker would.
 - The training graph (and, for a timed file, the interactions before the split) is loaded
   into the service's own stores, which `evaluate_seeds` wipes before every seed. An optional
   ``after_load`` hook then runs on exactly that graph (to train a ranker, say) before the
@@ -18,9 +22,10 @@ The protocol, and why each part of it is so:
   else. The baselines (random, popularity, common neighbours, Adamic-Adar, resource
   allocation, Jaccard) run with networkx on the undirected view of the training graph, over
   2-hop candidates.
-- Metrics: precision@10, recall@10, MRR, NDCG@10 (binary relevance) and catalog coverage. A
-  seed is one draw of held-out pairs and users, and one draw can flip a thin margin, so the
-  summary is the mean, sample standard deviation and range over seeds (1, 2, 3 by default).
+- Metrics: precision@10, recall@10, MRR, NDCG@10 (binary relevance), catalog coverage and
+  precision@10 on the discoveries. A seed is one draw of held-out pairs and users, and one
+  draw can flip a thin margin, so the summary is the mean, sample standard deviation and
+  range over seeds (1, 2, 3 by default).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import asyncio
 import math
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -38,12 +44,11 @@ import networkx as nx
 from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import Edges, read_edge_rows
+from graphsvc.ops.edge_files import Edges, read_edge_file, read_edge_rows
 from graphsvc.ops.loader import load_edges
 
 K = 10
 HOLDOUT_SHARE = 0.10
-SINCE_STEP_US = 1_000  # between consecutive training follows of an untimed file
 DEFAULT_USERS = 1_000
 DEFAULT_SEEDS = (1, 2, 3)
 METHODS = (
@@ -62,6 +67,7 @@ METRICS = {
     "mrr": "MRR",
     "ndcg": "NDCG@10",
     "coverage": "coverage",
+    "discovery": "p@10 discoveries",
 }
 
 
@@ -104,69 +110,113 @@ def _read_rows(path: Path) -> tuple[list[tuple[str, str, int | None]], int]:
     return list(zip(src, dst, when, strict=True)), int(loops.sum())
 
 
+Pair = tuple[str, str]
+
+
 @dataclass
 class Split:
-    train: dict[tuple[str, str], int]  # directed follow edges -> since (µs, shifted)
+    edges: Edges  # the training follows as the loader reads them (since: µs, shifted)
     held: dict[str, set[str]]  # user -> users it should be suggested
     messages: list[tuple[str, str, int]]  # training-period interactions (µs, shifted)
     split_at: int  # µs (shifted): "now" of the evaluation
+    follow_backs: dict[str, set[str]]  # the held-out follows whose reverse is in training
+
+    @property
+    def train(self) -> dict[Pair, int]:
+        """Directed follow edges -> since (µs): what the stores hold after the load."""
+        return self.edges.edges
 
 
-def _first_times(data: Dataset) -> dict[tuple[str, str], int | None]:
-    """Each pair once (an undirected pair as (min, max), whichever way its lines run) with
-    its earliest time: the pair, not the line, is the unit held out."""
-    first: dict[tuple[str, str], int | None] = {}
+def unit_of(data: Dataset) -> Callable[[str, str], Pair]:
+    """The unit held out, or trained on, whole. An undirected pair is one (both directions
+    are the same friendship). In an untimed directed file, so is a pair written both ways:
+    held out one way and trained on the other, it would give the answer away (a friendship
+    graph written as two follows per friendship). A timed file's follows are events: each
+    direction is its own, and a held-out follow whose reverse came earlier is a follow-back."""
+
+    def unordered(src: str, dst: str) -> Pair:
+        return (min(src, dst), max(src, dst))
+
+    if data.undirected:
+        return unordered
+    if data.timed:
+        return lambda src, dst: (src, dst)
+    lines = {(src, dst) for src, dst, _ in data.rows}
+    return lambda src, dst: unordered(src, dst) if (dst, src) in lines else (src, dst)
+
+
+def _first_times(data: Dataset, unit: Callable[[str, str], Pair]) -> dict[Pair, int | None]:
+    """Each unit once with its earliest time: the unit, not the line, is held out."""
+    first: dict[Pair, int | None] = {}
     for src, dst, t in data.rows:
-        key = (min(src, dst), max(src, dst)) if data.undirected else (src, dst)
+        key = unit(src, dst)
         if key not in first or (t is not None and (first[key] is None or t < first[key])):
             first[key] = t
     return first
 
 
-def _random_times(
-    pairs: Iterable[tuple[str, str]], rng: random.Random, now_us: int
-) -> dict[tuple[str, str], int]:
-    """Training times for an untimed file: a seeded random order, SINCE_STEP_US apart, the
-    last at now, so the newest slice of the training graph is a random one."""
-    order = list(pairs)
-    rng.shuffle(order)
-    last = len(order) - 1
-    return {pair: now_us - (last - n) * SINCE_STEP_US for n, pair in enumerate(order)}
+def _held_units(first: dict[Pair, int | None], timed: bool, seed: int) -> tuple[set[Pair], int]:
+    """The held-out units, and the split's time in unix seconds (0 for an untimed file):
+    the newest 10% when the file has times (the future is what a suggestion has to
+    predict), else a seeded random 10%."""
+    units = sorted(first)
+    count = max(1, int(len(units) * HOLDOUT_SHARE))
+    if not timed:
+        return set(random.Random(seed).sample(units, count)), 0
+    newest = sorted(units, key=lambda u: (first[u], u))[-count:]
+    return set(newest), first[newest[0]] or 0
+
+
+def as_loaded(rows: Iterable[Pair], *, undirected: bool, now_us: int) -> Edges:
+    """Untimed rows as `graphsvc load` reads them: written as a file of their own and read
+    by the loader's reader, so they get exactly its times (distinct, increasing in file
+    order, ending at ``now_us``) and its merging, not a second copy of the rule. The header
+    line keeps a first row whose follower is called ``src`` or ``u`` from being taken for one."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "training.txt"
+        path.write_text("src dst\n" + "".join(f"{src} {dst}\n" for src, dst in rows))
+        return read_edge_file(path, undirected=undirected, now=now_us)
+
+
+def follow_backs(held: dict[str, set[str]], train: Iterable[Pair]) -> dict[str, set[str]]:
+    """The held-out follows whose reverse is in training: answering a follower is easy, and
+    a share of them can carry a method's precision without its finding anyone new."""
+    trained = set(train)
+    found: dict[str, set[str]] = {}
+    for user, wanted in held.items():
+        back = {other for other in wanted if (other, user) in trained}
+        if back:
+            found[user] = back
+    return found
 
 
 def split(data: Dataset, seed: int, now_us: int) -> Split:
-    """Hold out 10% of the pairs (the newest, or a seeded random 10%) and time the rest so
-    that the split is ``now_us``. Both directions of an undirected pair are held out, or
-    trained on, together, with the same since."""
-    first = _first_times(data)
-    pairs = sorted(first)
-    count = max(1, int(len(pairs) * HOLDOUT_SHARE))
-    rng = random.Random(seed)
-    offset = split_s = 0
-    if data.timed:
-        ordered = sorted(pairs, key=lambda p: (first[p], p))
-        held_pairs, train_pairs = ordered[-count:], ordered[:-count]
-        split_s = first[held_pairs[0]] or 0
-        offset = now_us - split_s * 1_000_000
-        since = {p: first[p] * 1_000_000 + offset for p in train_pairs}
-    else:
-        held_pairs = rng.sample(pairs, count)
-        chosen = set(held_pairs)
-        since = _random_times((p for p in pairs if p not in chosen), rng, now_us)
-    train: dict[tuple[str, str], int] = {}
-    for (a, b), t in since.items():
-        train[(a, b)] = t
-        if data.undirected:
-            train[(b, a)] = t
+    """Hold out 10% of the units (``unit_of``) and load the rest as a user would: a timed
+    file keeps its own times, shifted so that the split is ``now_us``; an untimed one gets
+    the loader's file-order times ending at ``now_us``."""
+    unit = unit_of(data)
+    first = _first_times(data, unit)
+    held_units, split_s = _held_units(first, data.timed, seed)
+    offset = now_us - split_s * 1_000_000
     held: dict[str, set[str]] = {}
-    for a, b in held_pairs:
-        held.setdefault(a, set()).add(b)
+    kept: list[tuple[str, str, int | None]] = []
+    for src, dst, t in data.rows:
+        if unit(src, dst) not in held_units:
+            kept.append((src, dst, t))
+            continue
+        held.setdefault(src, set()).add(dst)
         if data.undirected:
-            held.setdefault(b, set()).add(a)
+            held.setdefault(dst, set()).add(src)
+    if data.timed:
+        shifted = ((src, dst, (t or 0) * 1_000_000 + offset) for src, dst, t in kept)
+        edges = Edges.from_rows(shifted, undirected=data.undirected)
+    else:
+        pairs = ((src, dst) for src, dst, _ in kept)
+        edges = as_loaded(pairs, undirected=data.undirected, now_us=now_us)
     messages = []
     if data.timed and data.messages:
         messages = [(s, d, t * 1_000_000 + offset) for s, d, t in data.messages if t < split_s]
-    return Split(train, held, messages, now_us)
+    return Split(edges, held, messages, now_us, follow_backs(held, edges.edges))
 
 
 # -- metrics -----------------------------------------------------------------------------------
@@ -179,6 +229,7 @@ class Scores:
     mrr: float
     ndcg: float
     coverage: float
+    discovery: float  # precision@10 with follow-backs not counted as hits
 
 
 def ndcg_at_k(top: Sequence[str], truth: set[str], k: int = K) -> float:
@@ -190,9 +241,26 @@ def ndcg_at_k(top: Sequence[str], truth: set[str], k: int = K) -> float:
     return dcg / ideal if ideal else 0.0
 
 
-def score(recommended: dict[str, list[str]], held: dict[str, set[str]], catalog: int) -> Scores:
+def discovery_precision(
+    recommended: dict[str, list[str]], held: dict[str, set[str]], backs: dict[str, set[str]]
+) -> float:
+    """precision@10 on the held-out discoveries alone: the same lists, a hit counted only
+    when it is not a follow-back, averaged over the users with a discovery to make (one
+    whose held-out follows are all follow-backs has none)."""
+    users = [u for u in recommended if held[u] - backs.get(u, set())]
+    hits = sum(len(set(recommended[u][:K]) & (held[u] - backs.get(u, set()))) / K for u in users)
+    return hits / max(len(users), 1)
+
+
+def score(
+    recommended: dict[str, list[str]],
+    held: dict[str, set[str]],
+    catalog: int,
+    backs: dict[str, set[str]],
+) -> Scores:
     """precision@10, recall@10, mean reciprocal rank of the first hit, NDCG@10, averaged
-    over users, and catalog coverage (share of the graph's users suggested to anyone)."""
+    over users; catalog coverage (share of the graph's users suggested to anyone); and
+    precision@10 on the discoveries (``backs``: each user's held-out follow-backs)."""
     users = list(recommended)
     precision = recall = mrr = ndcg = 0.0
     for user in users:
@@ -204,7 +272,9 @@ def score(recommended: dict[str, list[str]], held: dict[str, set[str]], catalog:
         ndcg += ndcg_at_k(top, truth)
     shown = {v for top in recommended.values() for v in top[:K]}
     n = max(len(users), 1)
-    return Scores(precision / n, recall / n, mrr / n, ndcg / n, len(shown) / max(catalog, 1))
+    coverage = len(shown) / max(catalog, 1)
+    discovery = discovery_precision(recommended, held, backs)
+    return Scores(precision / n, recall / n, mrr / n, ndcg / n, coverage, discovery)
 
 
 # -- the baselines -----------------------------------------------------------------------------
@@ -284,11 +354,12 @@ class SeedResult:
     seed: int
     users: int  # sampled (fewer than asked when fewer users have held-out pairs)
     scores: dict[str, Scores]
+    held_out: int  # follows held out
+    follow_backs: int  # of them, those whose reverse is in training
 
 
 async def _load(services: Services, cut: Split, progress: bool) -> None:
-    train = Edges.from_rows((src, dst, since) for (src, dst), since in cut.train.items())
-    await load_edges(services, train, progress=progress)
+    await load_edges(services, cut.edges, progress=progress)
     if cut.messages:
         weight = services.settings.interactions.interaction_weights["message"]
         events = [(s, d, weight, t) for s, d, t in cut.messages]
@@ -319,10 +390,16 @@ async def _ask_service(
     return found
 
 
+def _count(by_user: dict[str, set[str]]) -> int:
+    return sum(len(others) for others in by_user.values())
+
+
 def _describe(data: Dataset, cut: Split, seed: int) -> str:
+    backs = _count(cut.follow_backs)
     return (
         f"{data.name}, seed {seed}: {len(cut.train):,} training follows, "
-        f"{sum(len(v) for v in cut.held.values()):,} held out"
+        f"{_count(cut.held):,} held out"
+        + (f" ({backs:,} of them follow-backs)" if backs else "")
         + (f", {len(cut.messages):,} training interactions" if cut.messages else "")
         + (f", {data.self_loops} self-loops skipped" if data.self_loops else "")
     )
@@ -362,8 +439,8 @@ async def evaluate(
         say(f"seed {seed}: the service suggested {dropped} followed or repeated users (dropped)")
     held = {u: cut.held[u] for u in sample}
     catalog = len(baselines.nodes)
-    scores = {m: score(recommended[m], held, catalog) for m in METHODS}
-    return SeedResult(seed, len(sample), scores)
+    scores = {m: score(recommended[m], held, catalog, cut.follow_backs) for m in METHODS}
+    return SeedResult(seed, len(sample), scores, _count(cut.held), _count(cut.follow_backs))
 
 
 # -- over seeds --------------------------------------------------------------------------------
@@ -424,6 +501,8 @@ class Summary:
                 {
                     "seed": r.seed,
                     "users": r.users,
+                    "held_out": r.held_out,
+                    "follow_backs": r.follow_backs,
                     "scores": {m: asdict(s) for m, s in r.scores.items()},
                 }
                 for r in self.runs
@@ -497,7 +576,8 @@ def _cell(spread: Spread) -> str:
 
 
 def table(summary: Summary) -> list[str]:
-    """Each method's `mean ± std` per metric over the seeds, then the service's lift."""
+    """Each method's `mean ± std` per metric over the seeds, then the service's lift, then
+    how many held-out follows were follow-backs (not counted by `p@10 discoveries`)."""
     seeds = ", ".join(str(r.seed) for r in summary.runs)
     sampled = ", ".join(str(r.users) for r in summary.runs)
     lines = [
@@ -513,4 +593,6 @@ def table(summary: Summary) -> list[str]:
         f"service / best of (CN, AA, RA) precision@10: {_times(lift.ratio)} "
         f"(per seed: {per_seed}; the best: {lift.baseline})"
     )
+    backs = ", ".join(f"{r.follow_backs:,} of {r.held_out:,}" for r in summary.runs)
+    lines.append(f"held-out follow-backs (the reverse follow in training) per seed: {backs}")
     return lines
