@@ -753,7 +753,7 @@ SECTION_OF: dict[str, str] = {
 
 class LocalServerSettings(BaseSettings):
     """The local servers that `graphsvc services up` runs (no Docker needed), and the
-    throwaway servers of `graphsvc eval-pymk`. Never read by the serving code."""
+    throwaway servers of `graphsvc pymk eval`. Never read by the serving code."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
@@ -769,14 +769,14 @@ class LocalServerSettings(BaseSettings):
     neo4j_start_timeout: float = Field(
         default=180.0, description="seconds to wait for a local Neo4j to answer on Bolt"
     )
-    # The servers of `graphsvc eval-pymk` (wiped at every run, so never the dev or bench data).
+    # The servers of `graphsvc pymk eval` (wiped at every run, so never the dev or bench data).
     eval_neo4j_uri: str = Field(
         default="bolt://127.0.0.1:37687",
-        description="the throwaway Neo4j of `graphsvc eval-pymk` (wiped at every run)",
+        description="the throwaway Neo4j of `graphsvc pymk eval` (wiped at every run)",
     )
     eval_redis_url: str = Field(
         default="redis://127.0.0.1:36379/0",
-        description="the throwaway Redis of `graphsvc eval-pymk` (wiped at every run)",
+        description="the throwaway Redis of `graphsvc pymk eval` (wiped at every run)",
     )
     java_home: str | None = Field(
         default=None, description="the Java 17 or 21 that runs Neo4j; unset: the java on PATH"

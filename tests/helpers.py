@@ -250,14 +250,12 @@ CLI_COMMANDS = [
     "reconcile",
     "relay",
     "jobs",
-    "train-pymk",
-    "eval-pymk",
     "keys",
     "pymk",
 ]
 CLI_GROUPS = {
     "services": ["up", "down", "status"],
     "keys": ["create", "list", "revoke", "local"],
-    "pymk": ["status", "promote", "split", "report"],
+    "pymk": ["status", "promote", "split", "report", "train", "eval"],
 }
 CLI_PATHS = CLI_COMMANDS + [f"{group} {sub}" for group, subs in CLI_GROUPS.items() for sub in subs]

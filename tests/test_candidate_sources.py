@@ -2,7 +2,7 @@
 finds on a hand-made graph (the features it gives), that every exclusion holds for every source,
 that the random walks reach beyond two hops through visible lists only and within their bound
 whatever the degrees, that a hub's friends of friends are suggested rather than fills, and
-`graphsvc train-pymk`
+`graphsvc pymk train`
 (deterministic for a seed; a stored model is served by a running API without a restart)."""
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
     )
 
 
-# -- 5. train-pymk ---------------------------------------------------------------------------------
+# -- 5. pymk train ---------------------------------------------------------------------------------
 
 TRAIN_USERS = 300
 TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users

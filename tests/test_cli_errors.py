@@ -61,7 +61,8 @@ def test_train_pymk_refusing_its_input_is_one_line() -> None:
             sys.executable,
             "-m",
             "graphsvc.ops.cli",
-            "train-pymk",
+            "pymk",
+            "train",
             "--share",
             "1.5",
             "--dry-run",
@@ -184,11 +185,11 @@ def test_usage_errors_are_clicks_lines_never_a_traceback(tmp_path: Path) -> None
         (("gen", "--bogus"), "Error: No such option: --bogus"),
         (("gen", "--out", "x", "--size", "XXL"), "Error: Invalid value for '--size'"),
         (
-            ("eval-pymk", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
+            ("pymk", "eval", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
             "Error: Invalid value for '--seed': give --seed or --seeds, not both",
         ),
         (
-            ("eval-pymk", "--edges", __file__, "--seeds", "1,1"),
+            ("pymk", "eval", "--edges", __file__, "--seeds", "1,1"),
             "Error: Invalid value for '--seeds': expected distinct integers: '1,1'",
         ),
     ):

@@ -1,5 +1,5 @@
 """The offline evaluation: the metrics, the baselines' exclusion, the summary over seeds, and
-`graphsvc eval-pymk` end to end (on its own real Neo4j and Redis, which it starts and wipes).
+`graphsvc pymk eval` end to end (on its own real Neo4j and Redis, which it starts and wipes).
 The split is in `tests/unit/test_evaluation_split.py`."""
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_summary_over_seeds_and_its_table_and_json() -> None:
     assert "0.3000 ± -" in table(one)[2]
 
 
-@pytest.mark.skipif(shutil.which("java") is None, reason="eval-pymk runs its own local Neo4j")
+@pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
 def test_eval_pymk_gives_the_same_numbers_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,7 +129,7 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     graph before the service is asked and changes nothing."""
     path = tmp_path / "small.txt"
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
-    base = ["eval-pymk", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
+    base = ["pymk", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
     # as served: the worker's training cycle runs on each training graph, its report is said,
     # and the ranker served is the one it promoted (the default when it rejected its model)
     assert cli.main([*base, "--seed", "1"]) == 0

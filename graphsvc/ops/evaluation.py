@@ -525,7 +525,7 @@ def summarize(data: Dataset, users: int, runs: list[SeedResult]) -> Summary:
 
 async def reset(services: Services) -> None:
     """Empty Neo4j and Redis and put the schema back. Deletes everything: only ever for the
-    evaluation's own servers (`graphsvc eval-pymk` points ``services`` at them)."""
+    evaluation's own servers (`graphsvc pymk eval` points ``services`` at them)."""
     await services.neo4j.bulk.wipe()
     await services.redis.client.flushdb()  # a cluster client sends it to every primary
     await services.neo4j.store.apply_schema()

@@ -6,7 +6,7 @@ When (``domain/ranker_models``): no model is served yet and the graph has
 PYMK_TRAIN_MIN_EDGES follows; PYMK_TRAIN_EVERY_SECONDS since the last training; or the follow
 edges grew by PYMK_TRAIN_GROWTH. A worker checks every PYMK_TRAIN_CHECK_SECONDS (the first
 check as it starts) and trains under a lease, so one process trains at a time; `graphsvc
-train-pymk` and `graphsvc eval-pymk` run the same cycle (``train``) under the same lease.
+pymk train` and `graphsvc pymk eval` run the same cycle (``train``) under the same lease.
 
 The cycle: hold out edges (``ranker_examples``: the newest where the graph's times are real,
 else a random share; the other kind when one cannot be made), sample PYMK_TRAIN_USERS users,

@@ -4,7 +4,7 @@
 - ``servers``: ``services up|down|status``, the local Neo4j and Redis;
 - ``data``: ``load``, ``gen`` and ``demo``;
 - ``mirror``: ``check``, ``rebuild``, ``reconcile``, ``relay`` and ``jobs``;
-- ``pymk``: ``train-pymk`` and ``eval-pymk``, and the group ``pymk report``;
+- ``pymk``: the group ``pymk train|eval|status|promote|split|report``;
 - ``keys``: ``keys create|list|revoke|local``.
 
 Async commands are written once, as async functions (``running.command`` runs them). A

@@ -1,6 +1,7 @@
-"""``train-pymk`` and ``eval-pymk``: the suggestion ranker trained on the served graph now (the
+"""``pymk train`` and ``pymk eval``: the suggestion ranker trained on the served graph now (the
 worker's training cycle, asked for), and the service as served scored against link-prediction
-baselines on graphs of the evaluation's own servers."""
+baselines on graphs of the evaluation's own servers. They join the group of ``pymk_models``
+(status, promote, split, report): one group, ``graphsvc pymk``, for the whole feature."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tqdm import tqdm
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.ranker_models import TrainError
 from graphsvc.ops import local_servers
+from graphsvc.ops.cli import pymk_models
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
 from graphsvc.ops.evaluation import (
@@ -35,7 +37,7 @@ from graphsvc.settings import (
     get_settings,
 )
 
-app = typer.Typer()
+app = pymk_models.app
 
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
 
@@ -60,7 +62,7 @@ def _seeds(seeds: str | None, seed: int | None) -> list[int]:
     return chosen
 
 
-@command(app, "train-pymk")
+@command(app, "train")
 async def train_pymk(
     holdout: Annotated[
         Literal["auto", "newest", "random"],
@@ -88,7 +90,7 @@ async def train_pymk(
     async with open_services(get_settings(), jobs=True) as services:
         with tqdm(desc="features", unit="user", disable=no_progress) as bar:
             report = await services.ranker_training.train(
-                "asked (graphsvc train-pymk)",
+                "asked (graphsvc pymk train)",
                 holdout=holdout,
                 share=share,
                 seed=seed,
@@ -140,7 +142,7 @@ async def _evaluate(
         )
 
 
-@command(app, "eval-pymk")
+@command(app, "eval")
 async def eval_pymk(
     edges: Annotated[
         Path, typer.Option(exists=True, dir_okay=False, help="edge list: src dst [unix_ts]")

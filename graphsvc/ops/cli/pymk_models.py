@@ -16,7 +16,8 @@ from graphsvc.ops.cli.running import command, say
 from graphsvc.settings import get_settings
 
 app = typer.Typer(
-    help="The suggestion ranker's models: status, A/B split, promotion, online report.",
+    help="People you may know: train, evaluate, and the ranker's models (status, A/B split, "
+    "promotion, online report).",
     no_args_is_help=True,
 )
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import typer
 
-from graphsvc.ops.cli import data, keys, mirror, pymk, pymk_models, servers, serving
+from graphsvc.ops.cli import data, keys, mirror, pymk, servers, serving
 from graphsvc.ops.cli.failures import Commands
 
 app = typer.Typer(
@@ -22,9 +22,8 @@ app.add_typer(serving.app)
 app.add_typer(servers.app, name="services")
 app.add_typer(data.app)
 app.add_typer(mirror.app)
-app.add_typer(pymk.app)
 app.add_typer(keys.app, name="keys")
-app.add_typer(pymk_models.app, name="pymk")
+app.add_typer(pymk.app, name="pymk")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

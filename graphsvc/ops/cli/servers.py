@@ -36,7 +36,7 @@ def down(
     """Stop the local servers this project started (those NEO4J_URI and REDIS_URL name).
 
     --all: every local server whose pid file is under STATE_DIR, whatever its port: the
-    throwaway servers of `graphsvc eval-pymk` and a cluster's nodes too.
+    throwaway servers of `graphsvc pymk eval` and a cluster's nodes too.
     """
     if every:
         local_servers.down_all(get_local_server_settings())
