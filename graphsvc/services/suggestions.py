@@ -182,10 +182,12 @@ class Suggestions:
         now: int,
         before: int | None = None,
         hidden: Sequence[str] = (),
+        job: bool = False,
     ) -> list[dict[str, Any]]:
         """Every candidate with its features, as the ranker takes them, the same for serving
         and training. ``before`` and ``hidden`` make edges invisible (training: see
-        suggestions/candidates); ``now`` is the moment of the decays (training: the cut).
+        suggestions/candidates); ``now`` is the moment of the decays (training: the cut);
+        ``job``: the reads are a training's, under the long jobs' timeout, not a request's.
 
         A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,
@@ -202,15 +204,16 @@ class Suggestions:
             "candidates": settings.suggest_candidates,
             "edges": settings.suggest_edges_per_intermediary,
         }
-        rows = await self._near(user_id, common, widen=1)
+        rows = await self._near(user_id, common, widen=1, job=job)
         if len(rows) >= max(SUGGESTIONS_KEPT, settings.suggest_thin):
             return rows
-        following = await self._store.following_count(user_id)
+        following = await self._store.following_count(user_id, job=job)
         if len(rows) < SUGGESTIONS_KEPT and following > settings.suggest_intermediaries:
-            rows = await self._near(user_id, common, widen=WIDEN)
+            rows = await self._near(user_id, common, widen=WIDEN, job=job)
         if len(rows) < settings.suggest_thin and following:  # three hops start at my follows
             far = await self._store.three_hop(
                 user_id,
+                job=job,
                 intermediaries=settings.suggest_intermediaries,
                 items=settings.suggest_cofollowers,
                 **common,
@@ -218,10 +221,13 @@ class Suggestions:
             merge_three_hop(rows, [dict(row) for row in far])
         return rows
 
-    async def _near(self, user_id: str, common: dict[str, Any], widen: int) -> list[dict[str, Any]]:
+    async def _near(
+        self, user_id: str, common: dict[str, Any], widen: int, job: bool
+    ) -> list[dict[str, Any]]:
         settings = self._settings
         near = await self._store.candidates(
             user_id,
+            job=job,
             h=self._half_life_us,
             intermediaries=settings.suggest_intermediaries * widen,
             scan=max(1, settings.suggest_scan // widen),

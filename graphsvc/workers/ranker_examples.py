@@ -169,7 +169,7 @@ async def _example(
     backs: Sequence[str],
     invisible: dict[str, Any],
 ) -> Example:
-    rows = await suggestions.candidate_rows(user, **invisible)
+    rows = await suggestions.candidate_rows(user, **invisible, job=True)
     truth = set(held)
     return Example(
         user=user,

@@ -87,20 +87,25 @@ class SuggestionStore:
         rows = await self._store.read("suggestions/affinities", params)
         return [(row["id"], row["affinity"]) for row in rows]
 
-    async def candidates(self, user_id: str, **params: Any) -> list[dict[str, Any]]:
-        """Every candidate as a dict of CANDIDATE_COLUMNS."""
+    async def candidates(
+        self, user_id: str, *, job: bool = False, **params: Any
+    ) -> list[dict[str, Any]]:
+        """Every candidate as a dict of CANDIDATE_COLUMNS (``job``: a training's read, under
+        the long jobs' timeout)."""
         params = {"id": user_id, "hidden_degree": HIDDEN_DEGREE, **params}
-        records = await self._store.read("suggestions/candidates", params)
+        records = await self._store.read("suggestions/candidates", params, job=job)
         rows = records[0]["rows"] if records else []
         return [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in rows]
 
-    async def following_count(self, user_id: str) -> int:
-        (row,) = await self._store.read("suggestions/following_count", {"id": user_id})
+    async def following_count(self, user_id: str, *, job: bool = False) -> int:
+        (row,) = await self._store.read("suggestions/following_count", {"id": user_id}, job=job)
         return int(row["following"])
 
-    async def three_hop(self, user_id: str, **params: Any) -> list[neo4j.Record]:
+    async def three_hop(
+        self, user_id: str, *, job: bool = False, **params: Any
+    ) -> list[neo4j.Record]:
         params = {"id": user_id, "hidden_degree": HIDDEN_DEGREE, **params}
-        return await self._store.read("suggestions/three_hop", params)
+        return await self._store.read("suggestions/three_hop", params, job=job)
 
     async def edge_count(self) -> int:
         """How many follow edges the graph holds (O(1): the training's growth trigger)."""
