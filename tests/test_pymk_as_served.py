@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
@@ -24,6 +25,9 @@ from helpers import AppClient, ThrowawayRedis, own_servers, start_worker, stop_p
 from test_fault_processes import create_key
 
 from graphsvc.bootstrap import open_services
+from graphsvc.domain.ranking import FEATURES
+from graphsvc.settings import Settings
+from graphsvc.workers.ranker_examples import collect
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 EMAIL = DATASETS / "email-Eu-core.txt"
@@ -78,10 +82,18 @@ def precision(tops: dict[str, list[str]], held: dict[str, set[str]]) -> float:
     return sum(len(set(top[:K]) & held[u]) / K for u, top in tops.items()) / len(tops)
 
 
+@dataclass
+class Served:
+    answers: dict[str, list[str]]
+    held: dict[str, set[str]]
+    train: list[tuple[str, str]]
+    settings: Settings
+
+
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, dict, list]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The fresh service loaded and trained by its worker: the suggestions of the sampled
-    users, their held-out follows, and the training lines."""
+    users, their held-out follows, the training lines, and the service's settings."""
     base = tmp_path_factory.mktemp("pymk-as-served")
     redis = ThrowawayRedis(base)
     settings, neo4j, env = own_servers(base, redis.url)
@@ -106,14 +118,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, dic
         followers = {a for a, _ in train}
         users = sorted(random.Random(SEED).sample(sorted(set(held) & followers), USERS))
         answers = asyncio.run(ask(settings, users))
-        yield answers, {u: held[u] for u in users}, train
+        yield Served(answers, {u: held[u] for u in users}, train, settings)
     finally:
         stop_process(worker)
         redis.stop()
         neo4j.down(print)
 
 
-async def ask(settings, users: list[str]) -> dict[str, list[str]]:
+async def ask(settings: Settings, users: list[str]) -> dict[str, list[str]]:
     """Wait for the worker's first model, then ask each user's suggestions over HTTP."""
     from graphsvc.api.app import create_app
 
@@ -132,10 +144,36 @@ async def ask(settings, users: list[str]) -> dict[str, list[str]]:
             return answers
 
 
-def test_the_served_suggestions_beat_the_textbook_heuristics(served) -> None:
-    answers, held, train = served
+def test_the_served_suggestions_beat_the_textbook_heuristics(served: Served) -> None:
+    answers, held, train = served.answers, served.held, served.train
     ours = precision(answers, held)
     theirs = {name: precision(tops, held) for name, tops in heuristics(train, sorted(held)).items()}
     best = max(theirs, key=lambda name: theirs[name])
     print(f"served precision@10 {ours:.4f}; {theirs}")
     assert ours > theirs[best], (ours, theirs)
+
+
+async def test_the_training_holds_out_mutual_pairs_whole_on_a_graph_without_times(
+    served: Served,
+) -> None:
+    """The training graph has no times (the loader's clock in file order) and most of its
+    pairs are mutual: the training's own holdout is random, and no held-out follow is the
+    follow-back of a training follow (the candidate would show that it follows the user)."""
+    follows = set(served.train)
+    mutual = sum((b, a) in follows for a, b in follows) / len(follows)
+    assert mutual > 0.5
+    async with open_services(served.settings) as services:
+        found = await collect(services.neo4j.suggestions, services.suggestions, "auto", 0.1, 5, 200)
+    assert found.holdout == "random" and found.notes == []
+    follows_you = FEATURES.index("follows_you")
+    positives = [
+        (example.user, uid, vector[follows_you])
+        for example in found.examples
+        for uid, vector, label in zip(example.ids, example.vectors, example.labels, strict=True)
+        if label
+    ]
+    assert len(positives) > 100
+    assert [p for p in positives if p[2]] == []  # no held-out follow shows its reverse
+    assert all(not example.backs for example in found.examples)
+    # the held-out follows are follows of the training graph the user made
+    assert all((user, uid) in follows for user, uid, _ in positives)
