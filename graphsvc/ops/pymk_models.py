@@ -12,8 +12,7 @@ from typing import Any
 from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranker_models import due_at, trigger
-from graphsvc.services.ranker import readable
-from graphsvc.workers.ranker_training import training_state
+from graphsvc.services.ranker import readable, training_state
 
 RECENT = 10
 
