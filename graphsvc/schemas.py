@@ -70,6 +70,15 @@ class HealthBody(BaseModel):
     )
 
 
+class ReadyBody(HealthBody):
+    pymk: str = Field(
+        examples=["ok"],
+        description="ok, or stale: why the suggestion ranker is stale (the model trained on a "
+        "graph that changed past PYMK_TRAIN_GROWTH, a failed training, none served); "
+        "information only, the service still serves",
+    )
+
+
 class LiveBody(BaseModel):
     status: str = Field(examples=["ok"])
 

@@ -1,6 +1,7 @@
 """Routes for operators and their probes, none of which needs a key: liveness (no
 dependency is called, so a Neo4j blip never restarts a pod), readiness (Neo4j must answer;
-Redis need not, reads then come from Neo4j), and the Prometheus metrics."""
+Redis need not, reads then come from Neo4j; a stale suggestion ranker is told, not failed),
+and the Prometheus metrics."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from prometheus_client import (
 )
 
 from graphsvc.api.params import services_of
-from graphsvc.schemas import ErrorBody, HealthBody, LiveBody
+from graphsvc.schemas import ErrorBody, LiveBody, ReadyBody
 
 router = APIRouter()
 
@@ -34,13 +35,13 @@ async def livez() -> LiveBody:
 
 @router.get(
     "/readyz",
-    response_model=HealthBody,
+    response_model=ReadyBody,
     responses={503: {"model": ErrorBody, "description": "Neo4j does not answer"}},
     tags=["operations"],
     summary="Ready to serve: Neo4j answers (Redis may be unavailable: reads then use Neo4j)",
 )
-async def readyz(request: Request) -> HealthBody:
-    return HealthBody(**await services_of(request).health.check())
+async def readyz(request: Request) -> ReadyBody:
+    return ReadyBody(**await services_of(request).health.ready())
 
 
 def _registry() -> CollectorRegistry:

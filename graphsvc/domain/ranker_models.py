@@ -13,6 +13,12 @@ lift moves between two disjoint halves of them (a lift within that is noise). Wh
 the best heuristic is served when it beats what is served by that much, or when what is served
 is the built-in default: a graph on which no fit beats the textbook gets the textbook.
 
+Staleness: the served model is stale when the follow edges changed past PYMK_TRAIN_GROWTH
+since it was trained (grown or shrunk: either way it ranks a graph it was not fitted on), when
+the last training failed, or when none is served although the graph has PYMK_TRAIN_MIN_EDGES
+follows. It is information for an operator, never a reason to stop serving: a stale model
+still ranks better than none, and the worker trains again on its own triggers.
+
 A/B split: a user goes to the challenger when a hash of the challenger's version and the
 user's id falls in the first ``share`` of [0, 1): stable for the user while the split lasts
 (so its cached suggestions stay one model's), and independent from one experiment to the
@@ -55,6 +61,21 @@ class TrainingState:
     attempt_at: float | None = None  # unix seconds
     attempt_outcome: str | None = None
     attempt_edges: int | None = None
+    attempt_why: str | None = None
+
+
+# Why a served model is stale, as a metric's label: the graph changed past the growth bound,
+# the last training failed, no model is served although the graph is large enough.
+STALE_REASONS = ("graph_changed", "training_failed", "no_model")
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """One reason the served model is stale: ``reason`` (of STALE_REASONS) for a metric's
+    label, ``line`` for an operator."""
+
+    reason: str
+    line: str
 
 
 def due_at(state: TrainingState, schedule: Schedule) -> tuple[float | None, int]:
@@ -64,9 +85,14 @@ def due_at(state: TrainingState, schedule: Schedule) -> tuple[float | None, int]
         return None, schedule.min_edges
     quick = state.attempt_outcome == "failed" or not state.served
     wait = schedule.retry_seconds if quick else schedule.every_seconds
-    baseline = max(state.served_edges or 0, state.attempt_edges or 0)
-    grown = max(schedule.min_edges, math.ceil(baseline * (1 + schedule.growth)))
+    grown = max(schedule.min_edges, math.ceil(baseline(state) * (1 + schedule.growth)))
     return state.attempt_at + wait, grown
+
+
+def baseline(state: TrainingState) -> int:
+    """The follow edges the growth trigger counts from: the served model's, or the last
+    attempt's if that saw more (a rejected candidate is not fitted again on the same graph)."""
+    return max(state.served_edges or 0, state.attempt_edges or 0)
 
 
 def trigger(state: TrainingState, edges: int, now: float, schedule: Schedule) -> str | None:
@@ -142,6 +168,47 @@ def verdict(scores: Scores, served: str, heuristics: Sequence[str], default: boo
     if best != served and (default or scores.beats(best, served)):
         return Verdict(best, f"{why}; {best} ({scores.whole[best]:.4f}) is served instead")
     return Verdict(None, why)
+
+
+def drift(state: TrainingState, edges: int) -> float | None:
+    """How much the follow edges changed since the served model was trained, as a share of
+    the edges it was trained on (0.25: a quarter more; -0.1: a tenth fewer); None when no model
+    is served or its edges are not known."""
+    if not state.served or not state.served_edges:
+        return None
+    return edges / state.served_edges - 1
+
+
+def staleness(state: TrainingState, edges: int, schedule: Schedule) -> list[Stale]:
+    """Why the served model is stale, with ``edges`` follow edges in the graph now (empty:
+    it is not)."""
+    found = []
+    change = drift(state, edges)
+    if change is not None and state.served_edges:
+        grown = math.ceil(state.served_edges * (1 + schedule.growth))
+        shrunk = math.floor(state.served_edges * (1 - schedule.growth))
+        if edges >= grown or edges <= shrunk:
+            line = (
+                f"the served v{state.served} was trained on {state.served_edges:,} follow "
+                f"edges, the graph has {edges:,} now ({change:+.0%}, past the "
+                f"{schedule.growth:.0%} bound)"
+            )
+            found.append(Stale("graph_changed", line))
+    if state.attempt_outcome == "failed":
+        why = state.attempt_why or "no reason noted"
+        found.append(Stale("training_failed", f"the last training failed: {why}"))
+    if not state.served and edges >= schedule.min_edges:
+        line = (
+            f"no trained model is served although the graph has {edges:,} follow edges "
+            f"(training starts at {schedule.min_edges:,})"
+        )
+        found.append(Stale("no_model", line))
+    return found
+
+
+def stale_text(found: list[Stale]) -> str:
+    """The reasons on one line, "stale: ...; ...", or "ok"."""
+    return "stale: " + "; ".join(s.line for s in found) if found else "ok"
 
 
 def split_bucket(user_id: str, challenger: int) -> float:

@@ -1,6 +1,7 @@
-"""The ranker's registry for an operator: what is served and why, the A/B split, the last
-training and the next one (`graphsvc pymk status`), and the operator's moves: promote a
-version (a rollback), start or end a split."""
+"""The ranker's registry for an operator: what is served and why, whether it is stale, the
+A/B split, the last training and the next one (`graphsvc pymk status`, and what `graphsvc
+load` says after a load), and the operator's moves: promote a version (a rollback), start or
+end a split."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
 from graphsvc.bootstrap import Services
-from graphsvc.domain.ranker_models import due_at, trigger
-from graphsvc.services.ranker import readable
-from graphsvc.workers.ranker_training import training_state
+from graphsvc.domain.ranker_models import TrainingState, baseline, due_at, staleness, trigger
+from graphsvc.services.ranker import readable, training_state
 
 RECENT = 10
 
@@ -84,13 +84,42 @@ def next_line(services: Services, state: RegistryState, edges: int) -> str:
     reason = trigger(view, edges, time.time(), training.schedule)
     if reason is not None:
         return f"next training: due now ({reason}; a worker checks every {training.round_seconds:.0f} s)"
-    at, grown = due_at(view, training.schedule)
+    return f"next training: {_next(services, view, edges)}"
+
+
+def _next(services: Services, view: TrainingState, edges: int) -> str:
+    """When the next training is due, by time or by follow edges."""
+    at, grown = due_at(view, services.ranker_training.schedule)
     timing = (
         ""
         if at is None
         else f"at {when(int(at * 1e6)).split(' (')[0]} (in {_span(at - time.time())}), or "
     )
-    return f"next training: {timing}at {grown:,} follow edges (now {edges:,})"
+    return f"{timing}at {grown:,} follow edges (now {edges:,})"
+
+
+def stale_line(services: Services, state: RegistryState, edges: int) -> str:
+    schedule = services.ranker_training.schedule
+    found = staleness(training_state(state), edges, schedule)
+    return "stale: " + ("; ".join(s.line for s in found) or "no")
+
+
+async def load_line(services: Services) -> str:
+    """After a graph load: when the suggestion ranker is trained on the graph it made."""
+    training = services.ranker_training
+    name = services.settings.suggestions.pymk_model_name
+    view = training_state(await services.neo4j.ranker_models.state(name))
+    edges = await services.neo4j.suggestions.edge_count()
+    reason = trigger(view, edges, time.time(), training.schedule)
+    if reason is not None:
+        return (
+            f"pymk: a new training is due ({reason}): a worker starts it within "
+            f"{training.round_seconds:.0f} s"
+        )
+    since = baseline(view)
+    bound = f"{training.schedule.growth:.0%} bound"
+    grown = f"the follow edges grew {edges / since - 1:+.0%} of the {bound}; " if since else ""
+    return f"pymk: no new training due ({grown}next {_next(services, view, edges)})"
 
 
 def model_rows(models: list[StoredModel]) -> list[str]:
@@ -116,8 +145,8 @@ async def status_lines(services: Services) -> list[str]:
     state = await models.state(name)
     edges = await services.neo4j.suggestions.edge_count()
     recent = await models.recent(name, RECENT)
-    lines = [f"model: {name}", *served_lines(state), attempt_line(state)]
-    lines.append(next_line(services, state, edges))
+    lines = [f"model: {name}", *served_lines(state), stale_line(services, state, edges)]
+    lines += [attempt_line(state), next_line(services, state, edges)]
     if recent:
         lines += ["recent models:", *model_rows(recent)]
     return lines

@@ -1,5 +1,7 @@
 """Whether the two stores answer, and the states ``/metrics`` reports. Neo4j is required
-(nothing can be written without it); Redis is not (reads are then served from Neo4j)."""
+(nothing can be written without it); Redis is not (reads are then served from Neo4j). The
+suggestion ranker's staleness is told beside them, never a reason to be unready: a stale
+model still serves."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.store import STORE_DOWN, Neo4jStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.domain.ranker_models import stale_text
+from graphsvc.services.ranker import RankerSource
 from graphsvc.services.telemetry import OUTBOX_BACKLOG
 
 log = logging.getLogger(__name__)
@@ -17,9 +21,10 @@ PING_SECONDS = 0.5
 
 
 class Health:
-    def __init__(self, store: Neo4jStore, mirror: Mirror) -> None:
+    def __init__(self, store: Neo4jStore, mirror: Mirror, ranker: RankerSource) -> None:
         self._store = store
         self._mirror = mirror
+        self._ranker = ranker
 
     async def check(self) -> dict[str, str]:
         """``{"neo4j": "ok", "redis": "ok" | "unavailable"}``; raises when Neo4j is down."""
@@ -31,16 +36,28 @@ class Health:
             return {"neo4j": "ok", "redis": "unavailable"}
         return {"neo4j": "ok", "redis": "ok"}
 
+    async def ready(self) -> dict[str, str]:
+        """``check``'s answer and ``"pymk"``: "ok" or why the served ranker is stale (read at
+        most every PYMK_MODEL_REFRESH_SECONDS)."""
+        stores = await self.check()
+        found = await self._ranker.staleness()
+        if found is None:
+            return {**stores, "pymk": "unknown: the model registry could not be read"}
+        return {**stores, "pymk": stale_text(found)}
+
 
 class Gauges:
-    def __init__(self, outbox: OutboxStore) -> None:
+    def __init__(self, outbox: OutboxStore, ranker: RankerSource) -> None:
         self._outbox = outbox
+        self._ranker = ranker
 
     async def refresh(self) -> None:
         """Read the states (the breaker and running jobs keep their gauges as they change,
-        so every worker's are current); a Neo4j that does not answer leaves the backlog as
-        it was."""
+        so every worker's are current; the ranker's staleness is read again only when
+        PYMK_MODEL_REFRESH_SECONDS passed); a Neo4j that does not answer leaves them as
+        they were."""
         try:
             OUTBOX_BACKLOG.set(await self._outbox.backlog())
         except STORE_DOWN as exc:
             log.warning("outbox backlog not read: %s", exc)
+        await self._ranker.staleness()

@@ -3,13 +3,18 @@ default when none was promoted) and, during an A/B split, the challenger for the
 hash falls in its share (``domain/ranker_models``).
 
 Policy: a process reads the pointer (served version, challenger, share) at most every
-PYMK_MODEL_REFRESH_SECONDS (one tiny read, on the request path but shared by concurrent
+PYMK_MODEL_REFRESH_SECONDS (tiny reads, on the request path but shared by concurrent
 requests through a single flight), and reads a model only when its version changed. So a
 model the worker promotes, or an operator's promote or split, is served by every process
 within that time, without a restart. A stored model this version cannot read (other
 features) is logged and skipped: the process keeps the served model it has (and runs no split
 with an unreadable challenger) rather than failing suggestions. If Neo4j cannot be asked, the
 current rankers are kept; the suggestions themselves need Neo4j anyway.
+
+Staleness: the same refresh reads the registry's state and the follow edge count (O(1)) and
+keeps why the served model is stale (``domain/ranker_models.staleness``) for ``/readyz`` and
+the ``graphsvc_pymk_model_*`` gauges, which ask for a refresh at the same cadence: an operator
+sees a stale or failing training without a read per request.
 """
 
 from __future__ import annotations
@@ -18,11 +23,21 @@ import json
 import logging
 import time
 
-from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, Serving
+from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, RegistryState, Serving
 from graphsvc.adapters.neo4j.store import STORE_DOWN
+from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.single_flight import SingleFlight
-from graphsvc.domain.ranker_models import takes_challenger
+from graphsvc.domain.ranker_models import (
+    STALE_REASONS,
+    Schedule,
+    Stale,
+    TrainingState,
+    drift,
+    staleness,
+    takes_challenger,
+)
 from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.services.telemetry import PYMK_MODEL_DRIFT, PYMK_MODEL_STALE
 from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
@@ -38,9 +53,41 @@ def readable(version: int, body: str | None) -> Ranker | None:
         return None
 
 
+def schedule(settings: SuggestionSettings) -> Schedule:
+    """The training's triggers (PYMK_TRAIN_*), as the worker and the staleness read them."""
+    return Schedule(
+        every_seconds=settings.pymk_train_every_seconds,
+        retry_seconds=settings.pymk_train_retry_seconds,
+        growth=settings.pymk_train_growth,
+        min_edges=settings.pymk_train_min_edges,
+    )
+
+
+def training_state(state: RegistryState) -> TrainingState:
+    """The triggers' view of the registry: a served model this code cannot read counts as
+    none (a version with other features: this one trains its own at once)."""
+    served = state.serving.served
+    if served and readable(served, state.body) is None:
+        served = 0
+    edges = json.loads(state.metrics).get("edges") if served and state.metrics else None
+    return TrainingState(
+        served=served,
+        served_edges=edges,
+        attempt_at=state.attempt_at / 1e6 if state.attempt_at is not None else None,
+        attempt_outcome=state.attempt_outcome,
+        attempt_edges=state.attempt_edges,
+        attempt_why=state.attempt_why,
+    )
+
+
 class RankerSource:
-    def __init__(self, store: RankerModelStore, settings: SuggestionSettings) -> None:
+    def __init__(
+        self, store: RankerModelStore, graph: SuggestionStore, settings: SuggestionSettings
+    ) -> None:
         self._store = store
+        self._graph = graph
+        self._schedule = schedule(settings)
+        self._stale: list[Stale] | None = None  # None: the registry was not read yet
         self._name = settings.pymk_model_name
         self._every = settings.pymk_model_refresh_seconds
         self._served: Ranker = DEFAULT
@@ -64,21 +111,39 @@ class RankerSource:
             return challenger
         return self._served
 
+    async def staleness(self) -> list[Stale] | None:
+        """Why the served model is stale (empty: it is not; None: the registry could not be
+        read yet), as of the last refresh, made first when one is due."""
+        await self._fresh()
+        return self._stale
+
     async def _fresh(self) -> None:
         if time.monotonic() - self._checked >= self._every:
             await self._flight.run("refresh", self.refresh)
 
     async def refresh(self) -> Ranker:
-        """Read the pointer now (and any model whose version changed); the served model."""
+        """Read the pointer now (and any model whose version changed) and why the served
+        model is stale; the served model."""
         self._checked = time.monotonic()
         try:
             serving = await self._store.serving(self._name)
             await self._load(serving)
+            await self._judge()
         except STORE_DOWN as exc:
             log.warning(
                 "cannot look for a newer ranker, keeping v%d: %s", self._served.version, exc
             )
         return self._served
+
+    async def _judge(self) -> None:
+        """Read why the served model is stale, and set the gauges that tell it."""
+        state = training_state(await self._store.state(self._name))
+        edges = await self._graph.edge_count()
+        found = staleness(state, edges, self._schedule)
+        self._stale = found
+        for reason in STALE_REASONS:
+            PYMK_MODEL_STALE.labels(reason).set(int(any(s.reason == reason for s in found)))
+        PYMK_MODEL_DRIFT.set(drift(state, edges) or 0.0)
 
     async def _load(self, serving: Serving) -> None:
         have = {self._served.version, *([self._challenger.version] if self._challenger else [])}

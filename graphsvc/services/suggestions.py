@@ -185,9 +185,8 @@ class Suggestions:
         job: bool = False,
     ) -> list[dict[str, Any]]:
         """Every candidate with its features, as the ranker takes them, the same for serving
-        and training. ``before`` and ``hidden`` make edges invisible (training: see
-        suggestions/candidates); ``now`` is the moment of the decays (training: the cut);
-        ``job``: the reads are a training's, under the long jobs' timeout, not a request's.
+        and training. ``before`` and ``hidden`` make edges invisible, ``now`` is the moment
+        of the decays, ``job`` puts the reads under the long jobs' timeout (a training's).
 
         A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,

@@ -2,10 +2,12 @@
 
 Counters are incremented where things happen; gauges that describe a state are kept as it
 changes (the Redis breaker and running jobs, in ``concurrency/metrics.py``) or read when
-``/metrics`` is scraped (the outbox backlog, by ``health.Gauges``). With several API worker
-processes, PROMETHEUS_MULTIPROC_DIR makes prometheus-client keep each process's values in
-files that a scrape sums (counters) or combines (gauges: the largest of the live processes,
-or the most recent for the backlog, which is one number of the whole graph).
+``/metrics`` is scraped (the outbox backlog, by ``health.Gauges``; the suggestion ranker's
+staleness, by ``ranker.RankerSource``, at most every PYMK_MODEL_REFRESH_SECONDS). With
+several API worker processes, PROMETHEUS_MULTIPROC_DIR makes prometheus-client keep each
+process's values in files that a scrape sums (counters) or combines (gauges: the largest of
+the live processes, or the most recent for the backlog and the ranker's staleness, which
+describe the whole graph).
 """
 
 from __future__ import annotations
@@ -53,5 +55,20 @@ SUGGESTION_CACHE_MISSES = SUGGESTION_CACHE.labels("miss")
 OUTBOX_BACKLOG = Gauge(
     "graphsvc_outbox_backlog",
     "Outbox events not yet delivered to the event stream",
+    multiprocess_mode="mostrecent",
+)
+PYMK_MODEL_STALE = Gauge(
+    "graphsvc_pymk_model_stale",
+    "1 for each reason the served suggestion ranker is stale, else 0: graph_changed (the follow "
+    "edges changed past PYMK_TRAIN_GROWTH since it was trained), training_failed (the last "
+    "training failed), no_model (none served although the graph has PYMK_TRAIN_MIN_EDGES "
+    "follows)",
+    ["reason"],
+    multiprocess_mode="mostrecent",
+)
+PYMK_MODEL_DRIFT = Gauge(
+    "graphsvc_pymk_model_edges_growth",
+    "How much the follow edges changed since the served suggestion ranker was trained, as a "
+    "share of the edges it was trained on (0.25: a quarter more); 0 when none is served",
     multiprocess_mode="mostrecent",
 )

@@ -44,22 +44,15 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphsvc.adapters.neo4j.ranker_models import NewModel, RankerModelStore, RegistryState
+from graphsvc.adapters.neo4j.ranker_models import NewModel, RankerModelStore
 from graphsvc.adapters.neo4j.store import NEO4J_TRANSIENT
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.concurrency.retries import transient_reads
-from graphsvc.domain.ranker_models import (
-    MODEL,
-    Schedule,
-    TrainError,
-    TrainingState,
-    trigger,
-    verdict,
-)
+from graphsvc.domain.ranker_models import MODEL, TrainError, trigger, verdict
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.services.ranker import readable
+from graphsvc.services.ranker import readable, schedule, training_state
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.settings import SuggestionSettings
 from graphsvc.workers.graph_loads import load_running
@@ -160,22 +153,6 @@ def _listed(scores: dict[str, float]) -> str:
     return ", ".join(f"{name} {value:.4f}" for name, value in scores.items())
 
 
-def training_state(state: RegistryState) -> TrainingState:
-    """The triggers' view of the registry: a served model this code cannot read counts as
-    none (a version with other features: this one trains its own at once)."""
-    served = state.serving.served
-    if served and readable(served, state.body) is None:
-        served = 0
-    edges = json.loads(state.metrics).get("edges") if served and state.metrics else None
-    return TrainingState(
-        served=served,
-        served_edges=edges,
-        attempt_at=state.attempt_at / 1e6 if state.attempt_at is not None else None,
-        attempt_outcome=state.attempt_outcome,
-        attempt_edges=state.attempt_edges,
-    )
-
-
 class RankerTraining:
     def __init__(
         self,
@@ -193,12 +170,7 @@ class RankerTraining:
         self._lease = TrainingLease(leases, settings.pymk_model_name)
         self._users = settings.pymk_train_users
         self.round_seconds = settings.pymk_train_check_seconds
-        self.schedule = Schedule(
-            every_seconds=settings.pymk_train_every_seconds,
-            retry_seconds=settings.pymk_train_retry_seconds,
-            growth=settings.pymk_train_growth,
-            min_edges=settings.pymk_train_min_edges,
-        )
+        self.schedule = schedule(settings)
 
     async def due(self) -> str | None:
         """Why a training is due now (None: it is not)."""

@@ -1,5 +1,5 @@
 """The ranker registry's rules: when a training is due (time, growth, retries), whether a
-candidate is promoted, and the A/B split's stable hash."""
+candidate is promoted, when the served model is stale, and the A/B split's stable hash."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from graphsvc.domain.ranker_models import (
     Schedule,
     Scores,
     TrainingState,
+    drift,
     load_clock,
     split_bucket,
+    stale_text,
+    staleness,
     takes_challenger,
     trigger,
     verdict,
@@ -130,6 +133,60 @@ def test_a_load_clock_is_one_time_or_microsecond_steps() -> None:
     assert load_clock(1_000, 999)  # file order, one microsecond apart
     assert load_clock(1_000, 600)  # mostly: a few live follows among them
     assert not load_clock(1_000, 3)  # real times step by seconds
+
+
+def test_a_served_model_is_stale_once_the_graph_grew_or_shrank_past_the_bound() -> None:
+    assert staleness(SERVED, 11_999, SCHEDULE) == []
+    assert staleness(SERVED, 8_001, SCHEDULE) == []
+    (grown,) = staleness(SERVED, 12_000, SCHEDULE)
+    assert grown.reason == "graph_changed"
+    assert grown.line == (
+        "the served v3 was trained on 10,000 follow edges, the graph has 12,000 now "
+        "(+20%, past the 20% bound)"
+    )
+    (shrunk,) = staleness(SERVED, 8_000, SCHEDULE)
+    assert shrunk.reason == "graph_changed" and "8,000 now (-20%" in shrunk.line
+    assert drift(SERVED, 12_500) == pytest.approx(0.25)
+    assert drift(TrainingState(), 12_500) is None  # nothing served: no model to age
+
+
+def test_a_failed_last_training_makes_the_served_model_stale_and_says_why() -> None:
+    failed = TrainingState(
+        served=3,
+        served_edges=10_000,
+        attempt_at=T,
+        attempt_outcome="failed",
+        attempt_edges=10_000,
+        attempt_why="RuntimeError: the fit broke",
+    )
+    (stale,) = staleness(failed, 10_000, SCHEDULE)
+    assert (stale.reason, stale.line) == (
+        "training_failed",
+        "the last training failed: RuntimeError: the fit broke",
+    )
+    rejected = TrainingState(3, 10_000, T, "rejected", 10_000, "not above served v3's")
+    assert staleness(rejected, 10_000, SCHEDULE) == []  # a rejection keeps a good model
+
+
+def test_no_model_served_is_stale_only_once_the_graph_could_train_one() -> None:
+    assert staleness(TrainingState(), 999, SCHEDULE) == []
+    (none,) = staleness(TrainingState(), 1_000, SCHEDULE)
+    assert none.reason == "no_model"
+    assert none.line == (
+        "no trained model is served although the graph has 1,000 follow edges "
+        "(training starts at 1,000)"
+    )
+
+
+def test_every_reason_is_told_on_one_line() -> None:
+    failed = TrainingState(attempt_at=T, attempt_outcome="failed", attempt_why="TrainError: x")
+    found = staleness(failed, 5_000, SCHEDULE)
+    assert [s.reason for s in found] == ["training_failed", "no_model"]
+    assert stale_text(found) == (
+        "stale: the last training failed: TrainError: x; no trained model is served although "
+        "the graph has 5,000 follow edges (training starts at 1,000)"
+    )
+    assert stale_text([]) == "ok"
 
 
 def test_the_split_hash_is_stable_and_sends_about_its_share() -> None:

@@ -1,5 +1,6 @@
 """``load``, ``gen`` and ``demo``: graphs into the service, from a file, a generator or the
-demo's own. A file is parsed and validated whole before anything is written."""
+demo's own. A file is parsed and validated whole before anything is written; a load ends
+saying when the suggestion ranker is trained on the graph it made."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from graphsvc.ops.demo import demo_edges
 from graphsvc.ops.edge_files import Edges, read_edge_file
 from graphsvc.ops.generate import SIZES, write_edge_file
 from graphsvc.ops.loader import load as load_into
+from graphsvc.ops.pymk_models import load_line
 from graphsvc.settings import get_local_server_settings, get_settings
 
 app = typer.Typer()
@@ -32,10 +34,12 @@ async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> Non
         report = await load_into(
             services, edges, local=local, progress=progress, online=online, say=say
         )
-    say(
-        f"loaded {report.edges:,} edges ({report.created:,} new) between {report.users:,} users "
-        f"in {report.seconds:.1f}s: {report.edges_per_second:,.0f} edges/s"
-    )
+        say(
+            f"loaded {report.edges:,} edges ({report.created:,} new) between "
+            f"{report.users:,} users in {report.seconds:.1f}s: "
+            f"{report.edges_per_second:,.0f} edges/s"
+        )
+        say(await load_line(services))
 
 
 @command(app)
@@ -56,7 +60,7 @@ async def load(
     ] = False,
     no_progress: NoProgress = False,
 ) -> None:
-    """Bulk-load an edge list or CSV file."""
+    """Bulk-load an edge list or CSV file (then say when the ranker trains on it)."""
     edges = read_edge_file(file, undirected=undirected, prefix=prefix)
     await _load_edges(edges, not no_progress, online)
 

@@ -26,7 +26,8 @@ Version = Annotated[int, typer.Argument(metavar="VERSION", min=1, help="a stored
 
 @command(app)
 async def status() -> None:
-    """What is served and why, the split, the last and the next training, recent models."""
+    """What is served and why, whether it is stale, the split, the last and the next
+    training, recent models."""
     async with open_services(get_settings()) as services:
         lines = await pymk_models.status_lines(services)
     for line in lines:
