@@ -6,6 +6,7 @@ import functools
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -177,6 +178,19 @@ def server_env(settings: Settings, **env: str) -> dict[str, str]:
         "API_KEY_SECRET": settings.access.api_key_secret,
         **env,
     }
+
+
+def cli(env: dict[str, str], *argv: str, timeout: float = 120) -> str:
+    """`graphsvc ARGV` as a process under ``env``, which must succeed: its stdout."""
+    result = subprocess.run(
+        [sys.executable, "-m", "graphsvc.ops.cli", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
 def start_worker(env: dict[str, str], log: Path | None = None) -> processes.Process:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from helpers import AppClient, ThrowawayRedis, own_servers, start_worker, stop_process
+from helpers import AppClient, ThrowawayRedis, cli, own_servers, start_worker, stop_process
 from test_fault_processes import create_key
 
 from graphsvc.bootstrap import open_services
@@ -88,6 +86,8 @@ class Served:
     held: dict[str, set[str]]
     train: list[tuple[str, str]]
     settings: Settings
+    env: dict[str, str]
+    path: Path  # the training graph's file
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     base = tmp_path_factory.mktemp("pymk-as-served")
     redis = ThrowawayRedis(base)
     settings, neo4j, env = own_servers(base, redis.url)
-    env |= {"PYMK_TRAIN_CHECK_SECONDS": "2", "PYMK_MODEL_REFRESH_SECONDS": "1"}
+    # the suite keeps workers from training on the shared graph; this one is the test's own
+    env |= {
+        "PYMK_TRAIN_MIN_EDGES": "1000",
+        "PYMK_TRAIN_CHECK_SECONDS": "2",
+        "PYMK_MODEL_REFRESH_SECONDS": "1",
+    }
     train, held = split(EMAIL, SEED)
     path = base / "train.txt"
     path.write_text("".join(f"{a} {b}\n" for a, b in train))
@@ -105,20 +110,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     try:
         redis.start()
         neo4j.up(print)
-        cli = [sys.executable, "-m", "graphsvc.ops.cli"]
-        loaded = subprocess.run(
-            [*cli, "load", str(path), "--no-progress"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert loaded.returncode == 0, loaded.stderr
+        cli(env, "load", str(path), "--no-progress", timeout=600)
         worker = start_worker(env, base / "worker.log")
         followers = {a for a, _ in train}
         users = sorted(random.Random(SEED).sample(sorted(set(held) & followers), USERS))
         answers = asyncio.run(ask(settings, users))
-        yield Served(answers, {u: held[u] for u in users}, train, settings)
+        yield Served(answers, {u: held[u] for u in users}, train, settings, env, path)
     finally:
         stop_process(worker)
         redis.stop()
@@ -132,8 +129,8 @@ async def ask(settings: Settings, users: list[str]) -> dict[str, list[str]]:
     key = await create_key(settings)
     async with open_services(settings) as services:
         deadline = time.monotonic() + 600
-        while (await services.neo4j.ranker_models.state("default")).serving.served == 0:
-            assert time.monotonic() < deadline, "the worker trained no model in 10 minutes"
+        while (state := await services.neo4j.ranker_models.state("default")).serving.served == 0:
+            assert time.monotonic() < deadline, f"the worker trained no model in 10 min: {state}"
             await asyncio.sleep(2)
         async with AppClient(create_app(settings, services), key) as http:
             answers = {}
@@ -177,3 +174,33 @@ async def test_the_training_holds_out_mutual_pairs_whole_on_a_graph_without_time
     assert all(not example.backs for example in found.examples)
     # the held-out follows are follows of the training graph the user made
     assert all((user, uid) in follows for user, uid, _ in positives)
+
+
+async def test_a_model_fitted_before_a_load_that_doubled_the_graph_is_flagged_then_replaced(
+    served: Served,
+) -> None:
+    """A second community (the same file under other ids) loaded with `graphsvc load`: the
+    load's last line says a training is due, the served model is flagged stale at once, and
+    the worker, left alone, replaces it with one fitted on the doubled graph."""
+    async with open_services(served.settings) as services:
+        models, source = services.neo4j.ranker_models, services.suggestions.ranker
+        before = (await models.state("default")).serving.served
+        assert before and await source.staleness() == []
+        loaded = cli(
+            served.env,
+            "load",
+            str(served.path),
+            "--prefix",
+            "second.",
+            "--no-progress",
+            timeout=600,
+        )
+        assert "pymk: a new training is due" in loaded, loaded
+        await source.refresh()
+        assert [s.reason for s in await source.staleness()] == ["graph_changed"]
+        deadline = time.monotonic() + 600
+        while (await models.state("default")).serving.served == before:
+            assert time.monotonic() < deadline, "the worker did not train again in 10 minutes"
+            await asyncio.sleep(2)
+        await source.refresh()
+        assert await source.staleness() == []

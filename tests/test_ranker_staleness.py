@@ -10,14 +10,13 @@ import asyncio
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from conftest import RUN
 from driver import Driver
+from helpers import cli
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
@@ -125,16 +124,7 @@ def graphsvc_load(path: Path, prefix: str, model: str) -> str:
         "PYMK_TRAIN_CHECK_SECONDS": "45",
         "REDIS_PREFIX": f"st{RUN}:",
     }
-    command = ["load", str(path), "--no-progress", "--prefix", prefix]
-    result = subprocess.run(
-        [sys.executable, "-m", "graphsvc.ops.cli", *command],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return cli(env, "load", str(path), "--no-progress", "--prefix", prefix)
 
 
 async def test_a_load_says_when_the_ranker_trains_on_the_graph_it_made(

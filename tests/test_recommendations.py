@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from driver import Driver, assert_error
-from helpers import free_port, server_env
+from helpers import cli, free_port, server_env
 from prometheus_client import REGISTRY
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
@@ -291,15 +291,7 @@ async def test_the_report_prints_what_the_counters_hold(
 
 
 def report_process(env: dict[str, str], *options: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "graphsvc.ops.cli", "pymk", "report", *options],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return cli(env, "pymk", "report", *options)
 
 
 def test_the_report_of_an_unreachable_redis_is_one_line(server_settings: Settings) -> None:

@@ -147,25 +147,34 @@ class Verdict:
 MODEL = "model"
 
 
-def verdict(scores: Scores, served: str, heuristics: Sequence[str], default: bool) -> Verdict:
+def verdict(
+    scores: Scores, served: str, heuristics: Sequence[str], default: bool, stale: bool = False
+) -> Verdict:
     """Promote the fitted model only when it beats both the served ranking (``served`` names
     its score) and the best heuristic by more than the halves' difference; else serve the best
     heuristic when it beats what is served by that much, or when what is served is the built-in
-    default (which is no one's measured choice); else keep what is served."""
+    default (which is no one's measured choice); else keep what is served. A ``stale`` served
+    ranking (fitted on a graph that changed past the growth bound) only has to be matched, not
+    beaten: a ranking fitted on the graph as it is wins a tie with one fitted on another."""
     best = max(heuristics, key=lambda name: scores.whole[name])
     model = f"precision@10 {scores.whole[MODEL]:.4f}"
-    rivals = ((served, scores.lift(MODEL, served)), (best, scores.lift(MODEL, best)))
-    lost = [(name, lift, noise) for name, (lift, noise) in rivals if lift <= noise]
+
+    def wins(ours: str, theirs: str) -> bool:
+        lift, noise = scores.lift(ours, theirs)
+        return lift > noise or (stale and theirs == served and lift >= -noise)
+
+    lost = [name for name in (served, best) if not wins(MODEL, name)]
     if not lost:
-        return Verdict(MODEL, f"{model} beats {served} and {best} by more than the noise")
-    name, lift, noise = lost[0]
-    theirs = f"{name}'s {scores.whole[name]:.4f}"
+        over = "matches the stale" if stale and not scores.beats(MODEL, served) else "beats"
+        return Verdict(MODEL, f"{model} {over} {served} and beats {best} by more than the noise")
+    lift, noise = scores.lift(MODEL, lost[0])
+    theirs = f"{lost[0]}'s {scores.whole[lost[0]]:.4f}"
     why = (
         f"{model} is not above {theirs}"
         if lift <= 0
         else f"{model} is above {theirs} by {lift:.4f}, within the halves' difference ({noise:.4f})"
     )
-    if best != served and (default or scores.beats(best, served)):
+    if best != served and (default or wins(best, served)):
         return Verdict(best, f"{why}; {best} ({scores.whole[best]:.4f}) is served instead")
     return Verdict(None, why)
 
@@ -184,13 +193,17 @@ def staleness(state: TrainingState, edges: int, schedule: Schedule) -> list[Stal
     it is not)."""
     found = []
     change = drift(state, edges)
-    if change is not None and state.served_edges:
-        grown = math.ceil(state.served_edges * (1 + schedule.growth))
-        shrunk = math.floor(state.served_edges * (1 - schedule.growth))
+    # a rejected training validated the served model on the graph it saw: that is its age
+    validated = state.attempt_edges if state.attempt_outcome == "rejected" else None
+    reference = validated or state.served_edges
+    if change is not None and reference:
+        grown = math.ceil(reference * (1 + schedule.growth))
+        shrunk = math.floor(reference * (1 - schedule.growth))
         if edges >= grown or edges <= shrunk:
             line = (
                 f"the served v{state.served} was trained on {state.served_edges:,} follow "
-                f"edges, the graph has {edges:,} now ({change:+.0%}, past the "
+                + (f"edges (last validated on {validated:,}), " if validated else "edges, ")
+                + f"the graph has {edges:,} now ({edges / reference - 1:+.0%}, past the "
                 f"{schedule.growth:.0%} bound)"
             )
             found.append(Stale("graph_changed", line))

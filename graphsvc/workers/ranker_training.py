@@ -50,7 +50,7 @@ from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.concurrency.retries import transient_reads
-from graphsvc.domain.ranker_models import MODEL, TrainError, trigger, verdict
+from graphsvc.domain.ranker_models import MODEL, TrainError, staleness, trigger, verdict
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.services.ranker import readable, schedule, training_state
 from graphsvc.services.suggestions import Suggestions
@@ -278,7 +278,10 @@ class RankerTraining:
         heuristics = {name: single_feature(f, name) for name, f in SINGLE.items()}
         rankers = {**heuristics, label: served, MODEL: candidate}
         measured = scores(rankers, validation)
-        decided = verdict(measured, label, list(SINGLE), default=not served.version)
+        view = training_state(state)
+        changed = staleness(view, await self._store.edge_count(), self.schedule)
+        stale = any(s.reason == "graph_changed" for s in changed)
+        decided = verdict(measured, label, list(SINGLE), not served.version, stale)
         backs = sum(len(e.backs) for e in validation)
         return TrainingReport(
             trigger=reason,

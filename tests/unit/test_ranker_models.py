@@ -201,3 +201,38 @@ def test_the_split_hash_is_stable_and_sends_about_its_share() -> None:
     assert not any(takes_challenger(u, 0, 1.0) for u in users[:100])  # no challenger
     assert not any(takes_challenger(u, 7, 0.0) for u in users[:100])
     assert all(takes_challenger(u, 7, 1.0) for u in users[:100])
+
+
+def test_a_stale_served_ranking_only_has_to_be_matched() -> None:
+    lost = {"common neighbours": 0.10, "resource allocation": 0.12}
+    tie = scores(model=0.14, served=0.14, **lost)
+    assert verdict(tie, "served", HEURISTICS, default=False).promote is None
+    fresh = verdict(tie, "served", HEURISTICS, default=False, stale=True)
+    assert fresh.promote == MODEL and "matches the stale served" in fresh.why
+    # clearly worse than the stale one: kept; the heuristic must still be beaten
+    assert (
+        verdict(
+            scores(model=0.10, served=0.14, **lost), "served", HEURISTICS, default=False, stale=True
+        ).promote
+        is None
+    )
+    assert (
+        verdict(
+            scores(model=0.12, served=0.12, **lost), "served", HEURISTICS, default=False, stale=True
+        ).promote
+        == "resource allocation"
+    )
+
+
+def test_a_rejected_training_on_the_grown_graph_ages_the_served_model_from_there() -> None:
+    schedule = Schedule(every_seconds=3_600, retry_seconds=600, growth=0.2, min_edges=1_000)
+    rejected = TrainingState(
+        served=3,
+        served_edges=10_000,
+        attempt_at=T,
+        attempt_outcome="rejected",
+        attempt_edges=20_000,
+    )
+    assert staleness(rejected, 21_000, schedule) == []
+    (grown,) = staleness(rejected, 24_000, schedule)
+    assert grown.reason == "graph_changed" and "last validated on 20,000" in grown.line
