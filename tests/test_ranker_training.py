@@ -28,7 +28,7 @@ from graphsvc.domain.ranker_models import takes_challenger
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops import pymk_models
 from graphsvc.workers.graph_loads import loading
-from graphsvc.workers.ranker_examples import Example
+from graphsvc.workers.ranker_examples import SINGLE, Example
 from graphsvc.workers.ranker_fit import fit
 from graphsvc.workers.ranker_training import TrainingPostponed
 
@@ -126,6 +126,35 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         lines = await pymk_models.status_lines(trainer)
         assert any(line.startswith("served: v1, promoted") for line in lines)
         assert any("last training:" in line and "failed" in line for line in lines)
+
+
+async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
+    make_driver: MakeDriver,
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing trained is served (the built-in default) and the fit is a bad one: the model
+    is stored rejected and the best heuristic is promoted as a ranker of its own, served by
+    the API and named by `graphsvc pymk status`."""
+    name = uid("model")
+    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    async with make_driver(**settings) as driver:
+        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        newest_holdout_of(trainer, graph, monkeypatch)
+        report = await trainer.ranker_training.train("test", fit=negated)
+        assert report.heuristic is not None and report.promoted
+        best = max(SINGLE, key=lambda h: report.validation[h])
+        assert report.heuristic.trained["heuristic"] == best
+        assert f"{best} ({report.validation[best]:.4f}) is served instead" in report.why
+        recent = {m.version: m for m in await trainer.neo4j.ranker_models.recent(name, 10)}
+        assert (recent[1].status, recent[2].status) == ("rejected", "served")
+        await asyncio.sleep(0.3)
+        served = await driver.services.suggestions.ranker.ranker()
+        assert served.version == 2 and served.weights == {SINGLE[best]: 1.0}
+        lines = await pymk_models.status_lines(trainer)
+        assert any(f"({best}: no fitted model beat it)" in line for line in lines)
 
 
 def outdated(examples: Sequence[Example], seed: int) -> Ranker:

@@ -53,10 +53,12 @@ def served_lines(state: RegistryState) -> list[str]:
     if not served:
         return ["served: the built-in default (no model promoted yet)"]
     metrics = _metrics(state.metrics)
-    unreadable = readable(served, state.body) is None
+    ranker = readable(served, state.body)
+    heuristic = ranker.trained.get("heuristic") if ranker is not None else None
     lines = [
         f"served: v{served}, promoted {when(state.promoted_at)}"
-        + (" (its features are not this version's: trained again at once)" if unreadable else ""),
+        + (" (its features are not this version's: trained again at once)" if not ranker else "")
+        + (f" ({heuristic}: no fitted model beat it)" if heuristic else ""),
         f"  trained on {metrics.get('edges', 0):,} follow edges, holdout "
         f"{metrics.get('holdout', '?')}, {metrics.get('users', 0):,} users",
         f"  validation precision@10: {_precision(metrics)}",
