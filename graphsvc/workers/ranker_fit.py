@@ -24,6 +24,11 @@ from graphsvc.domain.ranking import FEATURES, UNSCALED, Ranker, weight_bounds
 from graphsvc.workers.ranker_examples import Example
 
 C = 1.0  # the inverse of the L2 penalty's strength, as scikit-learn's LogisticRegression
+# The least spread a feature is standardised by. A feature that barely varies where the model
+# was fitted (the freshness of paths in a graph loaded in one go: every edge made within a
+# second) would otherwise be divided by almost nothing, and the shift the passing of time
+# gives it by the time it is served would swamp every other feature.
+STD_FLOOR = 0.01
 
 
 def fit(examples: Sequence[Example], seed: int) -> Ranker:
@@ -41,8 +46,7 @@ def fit(examples: Sequence[Example], seed: int) -> Ranker:
         nonzero = vectors[:, n][vectors[:, n] > 0]
         scale[name] = float(np.median(nonzero)) if nonzero.size else 1.0
         logged[:, n] = np.log1p(np.maximum(vectors[:, n], 0.0) / scale[name])
-    means, stds = logged.mean(axis=0), logged.std(axis=0)
-    stds[stds == 0] = 1.0
+    means, stds = logged.mean(axis=0), np.maximum(logged.std(axis=0), STD_FLOOR)
     weights, intercept = bounded_logistic((logged - means) / stds, labels)
     return Ranker(
         {name: float(w) for name, w in zip(FEATURES, weights, strict=True)},

@@ -68,3 +68,23 @@ def test_where_no_bound_binds_the_fit_is_scikit_learns_logistic_regression() -> 
     reference = LogisticRegression(C=1.0, max_iter=5_000, tol=1e-10).fit(x, y)
     assert np.allclose(weights, reference.coef_[0], atol=1e-3)
     assert intercept == pytest.approx(reference.intercept_[0], abs=1e-3)
+
+
+def test_a_feature_that_barely_varied_in_training_cannot_swamp_the_score_later() -> None:
+    """A graph loaded in one go: every path's freshness within a hair of 1 when fitted, and
+    a little lower by the time the model serves (the clock moved on)."""
+
+    def by_paths(row, rng):
+        return rng.random() < row["paths"] / 4
+
+    made = examples(by_paths)
+    rng = random.Random(1)
+    fresh = FEATURES.index("fresh")
+    for example in made:
+        for vector in example.vectors:
+            vector[fresh] = 1.0 - rng.random() * 1e-9
+    ranker = fit(made, 1)
+    vector = list(made[0].vectors[0])
+    later = list(vector)
+    later[fresh] -= 1e-3  # served a while later: fresher paths are all a little staler
+    assert abs(ranker.score(later) - ranker.score(vector)) < 0.1
