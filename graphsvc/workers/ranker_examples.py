@@ -41,6 +41,8 @@ SINGLE = {"common neighbours": "paths", "Adamic-Adar": "aa", "resource allocatio
 
 # user, its held-out follows, the follow-backs among them, what is invisible
 Plan = tuple[str, list[str], list[str], dict[str, Any]]
+TIMED = ("fresh", "active")  # the features that tell when, not whether
+_TIMED = frozenset(FEATURES.index(name) for name in TIMED)
 Progress = Callable[[int], None]  # told how many more users' candidates were computed
 
 
@@ -54,6 +56,14 @@ class Example:
     labels: list[int]
     held: int  # held-out follows of the user, found among the candidates or not
     backs: frozenset[str] = frozenset()  # held-out follow-backs of training follows
+
+    def timeless(self) -> Example:
+        """The example with the features that tell time (``TIMED``) at zero: what a fit learns
+        from a random holdout, whose held-out follows are no later than the others, so when a
+        path or a candidate was made says nothing of them (and on a graph loaded in one go,
+        those features would only learn the file's order, then drift as the clock moves)."""
+        vectors = [[0.0 if n in _TIMED else v for n, v in enumerate(x)] for x in self.vectors]
+        return replace(self, vectors=vectors)
 
     def discoveries(self) -> Example:
         """The example with its follow-backs no longer counted as found."""

@@ -271,6 +271,8 @@ class RankerTraining:
         found = await collect(self._store, self._suggestions, holdout, share, seed, users, progress)
         examples = found.examples
         validation, fitting = _split_users(examples, seed)
+        if found.holdout == "random":  # time tells nothing of a random share: not learned
+            fitting = [example.timeless() for example in fitting]
         if fit is None:
             from graphsvc.workers.ranker_fit import fit  # numpy and SciPy: only here
         candidate = await asyncio.to_thread(fit, fitting, seed)

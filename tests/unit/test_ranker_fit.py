@@ -88,3 +88,16 @@ def test_a_feature_that_barely_varied_in_training_cannot_swamp_the_score_later()
     later = list(vector)
     later[fresh] -= 1e-3  # served a while later: fresher paths are all a little staler
     assert abs(ranker.score(later) - ranker.score(vector)) < 0.1
+
+
+def test_a_fit_on_a_random_holdout_learns_nothing_from_time() -> None:
+    """Freshness that followed the file's order (newer paths: never followed) is learned
+    from the examples as they are, and not at all from their timeless copies."""
+
+    def stale_paths(row, rng):
+        return row["fresh"] < 0.5 and rng.random() < 0.6
+
+    made = examples(stale_paths)
+    assert fit(made, 1).weights["fresh"] < 0
+    timeless = fit([example.timeless() for example in made], 1)
+    assert timeless.weights["fresh"] == 0.0 and timeless.weights["active"] == 0.0
