@@ -16,6 +16,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.ops import cli
 from graphsvc.ops.cli import pymk
 from graphsvc.ops.evaluation import (
+    AS_LOADED,
     METHODS,
     Baselines,
     Dataset,
@@ -118,6 +119,35 @@ def test_summary_over_seeds_and_its_table_and_json() -> None:
     one = summarize(data, 1_000, runs[:1])
     assert one.spread["service"]["precision"].std is None  # no spread from one seed
     assert "0.3000 ± -" in table(one)[2]
+
+
+def test_the_service_as_loaded_has_its_row_and_lift_only_with_a_first_graph() -> None:
+    data = Dataset("tiny", [], undirected=False)
+    runs = [_result(1, 0.30, 0.20), _result(2, 0.24, 0.20)]
+    plain = summarize(data, 1_000, runs)
+    assert AS_LOADED not in plain.spread and "first" not in plain.as_json()
+    assert not any(AS_LOADED in line or "loaded first" in line for line in table(plain))
+    for run, loaded in zip(runs, (0.10, 0.30), strict=True):
+        run.scores = {AS_LOADED: Scores(loaded, 0.1, 0.1, 0.1, 0.3, loaded)} | run.scores
+    summary = summarize(data, 1_000, runs, "other, directed")
+    assert summary.lift.ratio == pytest.approx(1.35)  # the service's own lift is unchanged
+    assert summary.lift_as_loaded is not None
+    assert summary.lift_as_loaded.ratio == pytest.approx(1.0)
+    assert summary.lift_as_loaded.per_seed == pytest.approx([0.5, 1.5])
+    lines = table(summary)
+    assert lines[0].endswith("users sampled per seed: 50, 50; loaded first: other, directed)")
+    assert [line.split()[0] for line in lines[2:4]] == ["service,", "service"]
+    assert lines[2].split()[3:6] == ["0.2000", "±", "0.1414"]
+    assert lines[-3] == (
+        "service, as loaded / best of (CN, AA, RA) precision@10: 1.00x "
+        "(per seed: 0.50x, 1.50x; the best: Adamic-Adar)"
+    )
+    assert lines[-2].startswith("service / best of (CN, AA, RA) precision@10: 1.35x ")
+    loaded = json.loads(json.dumps(summary.as_json(), allow_nan=False))
+    assert loaded["first"] == "other, directed"
+    assert loaded["lift_as_loaded"]["per_seed"] == pytest.approx([0.5, 1.5])
+    assert loaded["summary"][AS_LOADED]["precision"]["mean"] == pytest.approx(0.2)
+    assert loaded["per_seed"][1]["scores"][AS_LOADED]["precision"] == pytest.approx(0.3)
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
