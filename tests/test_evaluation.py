@@ -25,6 +25,7 @@ from graphsvc.ops.evaluation import (
     Split,
     evaluate_seeds,
     ndcg_at_k,
+    read_first,
     score,
     summarize,
     table,
@@ -196,3 +197,52 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     two = json.loads((tmp_path / "two.json").read_text())
     assert [r["seed"] for r in both["per_seed"]] == [1, 2] and two["seeds"] == [2]
     assert two["per_seed"][0] == both["per_seed"][1]
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
+def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first graph is loaded whole before the training graph: the ``after_load`` hook runs
+    on it alone, then on both; the service is scored as loaded and again after, and the
+    baselines are those of the same seed without it (the training graph's alone)."""
+    path = tmp_path / "small.txt"
+    path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
+    first = tmp_path / "first.txt"
+    first.write_text("".join(f"{s} {d}\n" for s, d, _ in generate(120, 600, seed=5)))
+    base = ["pymk", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
+    base += ["--ranker", "default", "--seed", "2"]
+    seen: list[int] = []
+
+    async def hook(services: Services, cut: Split) -> str:
+        seen.append(await services.neo4j.snapshots.user_count())
+        return f"hook: {len(cut.train)} follows"
+
+    async def hooked(*args: Any, **kwargs: Any) -> Any:
+        return await evaluate_seeds(*args, **{**kwargs, "after_load": hook})
+
+    assert cli.main([*base, "--json", str(tmp_path / "alone.json")]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
+    assert cli.main([*base, "--first", str(first), "--json", str(tmp_path / "first.json")]) == 0
+    out = capsys.readouterr().out
+    assert "first: first, directed, " in out
+    assert seen[0] == len(read_first(first, undirected=False).edges.ids)  # the first graph alone
+    assert len(seen) == 2 and seen[1] > seen[0] + 300  # then the training graph beside it
+    lines = out[out.index("small (") :].splitlines()
+    assert lines[0].endswith("; loaded first: first, directed)")
+    assert [line.split()[0] for line in lines[2:10]] == [
+        "service,",
+        *[m.split()[0] for m in METHODS],
+    ]
+    assert lines[2].startswith(AS_LOADED)
+    assert lines[10].startswith("service, as loaded / best of (CN, AA, RA) precision@10: ")
+    assert lines[11].startswith("service / best of (CN, AA, RA) precision@10: ")
+    result = json.loads((tmp_path / "first.json").read_text())
+    alone = json.loads((tmp_path / "alone.json").read_text())
+    assert result["first"] == "first, directed" and "lift_as_loaded" in result
+    assert "first" not in alone and "lift_as_loaded" not in alone
+    scores = result["per_seed"][0]["scores"]
+    assert list(scores) == [AS_LOADED, *METHODS] and AS_LOADED in result["summary"]
+    baselines = {m: alone["per_seed"][0]["scores"][m] for m in METHODS[1:]}
+    assert {m: scores[m] for m in METHODS[1:]} == baselines
