@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops import cli
@@ -205,7 +206,8 @@ def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
 ) -> None:
     """A first graph is loaded whole before the training graph: the ``after_load`` hook runs
     on it alone, then on both; the service is scored as loaded and again after, and the
-    baselines are those of the same seed without it (the training graph's alone)."""
+    baselines are those of the same seed without it (the training graph's alone); the second
+    answers are computed after the hook, none read from the cache the first ones filled."""
     path = tmp_path / "small.txt"
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
     first = tmp_path / "first.txt"
@@ -224,7 +226,12 @@ def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
     assert cli.main([*base, "--json", str(tmp_path / "alone.json")]) == 0
     capsys.readouterr()
     monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
+    hits = REGISTRY.get_sample_value("graphsvc_suggestion_cache_total", {"result": "hit"}) or 0
     assert cli.main([*base, "--first", str(first), "--json", str(tmp_path / "first.json")]) == 0
+    # asked again after the hook, the service computes its lists anew: none is the cached one
+    # of the ranker that served as loaded
+    again = REGISTRY.get_sample_value("graphsvc_suggestion_cache_total", {"result": "hit"}) or 0
+    assert again == hits
     out = capsys.readouterr().out
     assert "first: first, directed, " in out
     assert seen[0] == len(read_first(first, undirected=False).edges.ids)  # the first graph alone

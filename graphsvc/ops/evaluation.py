@@ -22,8 +22,8 @@ The protocol, and why each part of it is so:
   they never meet, its times ending a day before the evaluated graph's first training follow,
   with ``after_load`` run on it. The service is asked once the evaluated graph's load ends
   ("service, as loaded": the ranker of the first graph serving) and again after
-  ``after_load`` on the grown graph. Its users are never suggested by a baseline, and one the
-  service suggests is a miss.
+  ``after_load`` on the grown graph, its lists computed anew (not those cached as loaded).
+  Its users are never suggested by a baseline, and one the service suggests is a miss.
 - Every method suggests 10 users to each sampled user (1,000 users with held-out pairs by
   default) under one exclusion rule: the user itself and whom it already follows, nothing
   else. The baselines (random, popularity, common neighbours, Adamic-Adar, resource
@@ -546,6 +546,8 @@ async def evaluate(
     if first is not None:
         raw[AS_LOADED] = await _ask_service(services, sample, progress)
     await _after_load(services, cut, after_load, say)
+    if first is not None:  # asked again: not the lists the ranker before ``after_load`` cached
+        await services.suggestions.cache.invalidate(*sample)
     baselines = Baselines(cut.train, seed)
     raw["service"] = await _ask_service(services, sample, progress)
     for method in METHODS[1:]:
