@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops import cli
 from graphsvc.ops.cli import pymk
 from graphsvc.ops.evaluation import (
+    AS_LOADED,
     METHODS,
     Baselines,
     Dataset,
@@ -24,6 +26,7 @@ from graphsvc.ops.evaluation import (
     Split,
     evaluate_seeds,
     ndcg_at_k,
+    read_first,
     score,
     summarize,
     table,
@@ -120,6 +123,35 @@ def test_summary_over_seeds_and_its_table_and_json() -> None:
     assert "0.3000 ± -" in table(one)[2]
 
 
+def test_the_service_as_loaded_has_its_row_and_lift_only_with_a_first_graph() -> None:
+    data = Dataset("tiny", [], undirected=False)
+    runs = [_result(1, 0.30, 0.20), _result(2, 0.24, 0.20)]
+    plain = summarize(data, 1_000, runs)
+    assert AS_LOADED not in plain.spread and "first" not in plain.as_json()
+    assert not any(AS_LOADED in line or "loaded first" in line for line in table(plain))
+    for run, loaded in zip(runs, (0.10, 0.30), strict=True):
+        run.scores = {AS_LOADED: Scores(loaded, 0.1, 0.1, 0.1, 0.3, loaded)} | run.scores
+    summary = summarize(data, 1_000, runs, "other, directed")
+    assert summary.lift.ratio == pytest.approx(1.35)  # the service's own lift is unchanged
+    assert summary.lift_as_loaded is not None
+    assert summary.lift_as_loaded.ratio == pytest.approx(1.0)
+    assert summary.lift_as_loaded.per_seed == pytest.approx([0.5, 1.5])
+    lines = table(summary)
+    assert lines[0].endswith("users sampled per seed: 50, 50; loaded first: other, directed)")
+    assert [line.split()[0] for line in lines[2:4]] == ["service,", "service"]
+    assert lines[2].split()[3:6] == ["0.2000", "±", "0.1414"]
+    assert lines[-3] == (
+        "service, as loaded / best of (CN, AA, RA) precision@10: 1.00x "
+        "(per seed: 0.50x, 1.50x; the best: Adamic-Adar)"
+    )
+    assert lines[-2].startswith("service / best of (CN, AA, RA) precision@10: 1.35x ")
+    loaded = json.loads(json.dumps(summary.as_json(), allow_nan=False))
+    assert loaded["first"] == "other, directed"
+    assert loaded["lift_as_loaded"]["per_seed"] == pytest.approx([0.5, 1.5])
+    assert loaded["summary"][AS_LOADED]["precision"]["mean"] == pytest.approx(0.2)
+    assert loaded["per_seed"][1]["scores"][AS_LOADED]["precision"] == pytest.approx(0.3)
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
 def test_eval_pymk_gives_the_same_numbers_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -166,3 +198,58 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     two = json.loads((tmp_path / "two.json").read_text())
     assert [r["seed"] for r in both["per_seed"]] == [1, 2] and two["seeds"] == [2]
     assert two["per_seed"][0] == both["per_seed"][1]
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
+def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first graph is loaded whole before the training graph: the ``after_load`` hook runs
+    on it alone, then on both; the service is scored as loaded and again after, and the
+    baselines are those of the same seed without it (the training graph's alone); the second
+    answers are computed after the hook, none read from the cache the first ones filled."""
+    path = tmp_path / "small.txt"
+    path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
+    first = tmp_path / "first.txt"
+    first.write_text("".join(f"{s} {d}\n" for s, d, _ in generate(120, 600, seed=5)))
+    base = ["pymk", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
+    base += ["--ranker", "default", "--seed", "2"]
+    seen: list[int] = []
+
+    async def hook(services: Services, cut: Split) -> str:
+        seen.append(await services.neo4j.snapshots.user_count())
+        return f"hook: {len(cut.train)} follows"
+
+    async def hooked(*args: Any, **kwargs: Any) -> Any:
+        return await evaluate_seeds(*args, **{**kwargs, "after_load": hook})
+
+    assert cli.main([*base, "--json", str(tmp_path / "alone.json")]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
+    hits = REGISTRY.get_sample_value("graphsvc_suggestion_cache_total", {"result": "hit"}) or 0
+    assert cli.main([*base, "--first", str(first), "--json", str(tmp_path / "first.json")]) == 0
+    # asked again after the hook, the service computes its lists anew: none is the cached one
+    # of the ranker that served as loaded
+    again = REGISTRY.get_sample_value("graphsvc_suggestion_cache_total", {"result": "hit"}) or 0
+    assert again == hits
+    out = capsys.readouterr().out
+    assert "first: first, directed, " in out
+    assert seen[0] == len(read_first(first, undirected=False).edges.ids)  # the first graph alone
+    assert len(seen) == 2 and seen[1] > seen[0] + 300  # then the training graph beside it
+    lines = out[out.index("small (") :].splitlines()
+    assert lines[0].endswith("; loaded first: first, directed)")
+    assert [line.split()[0] for line in lines[2:10]] == [
+        "service,",
+        *[m.split()[0] for m in METHODS],
+    ]
+    assert lines[2].startswith(AS_LOADED)
+    assert lines[10].startswith("service, as loaded / best of (CN, AA, RA) precision@10: ")
+    assert lines[11].startswith("service / best of (CN, AA, RA) precision@10: ")
+    result = json.loads((tmp_path / "first.json").read_text())
+    alone = json.loads((tmp_path / "alone.json").read_text())
+    assert result["first"] == "first, directed" and "lift_as_loaded" in result
+    assert "first" not in alone and "lift_as_loaded" not in alone
+    scores = result["per_seed"][0]["scores"]
+    assert list(scores) == [AS_LOADED, *METHODS] and AS_LOADED in result["summary"]
+    baselines = {m: alone["per_seed"][0]["scores"][m] for m in METHODS[1:]}
+    assert {m: scores[m] for m in METHODS[1:]} == baselines

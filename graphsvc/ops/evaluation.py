@@ -17,6 +17,13 @@ The protocol, and why each part of it is so:
   into the service's own stores, which `evaluate_seeds` wipes before every seed. An optional
   ``after_load`` hook then runs on exactly that graph (to train a ranker, say) before the
   service is asked.
+- A first graph, when given, is what the service already serves when the evaluated graph
+  arrives (a second community imported beside one): loaded whole before it, ids prefixed so
+  they never meet, its times ending a day before the evaluated graph's first training follow,
+  with ``after_load`` run on it. The service is asked once the evaluated graph's load ends
+  ("service, as loaded": the ranker of the first graph serving) and again after
+  ``after_load`` on the grown graph, its lists computed anew (not those cached as loaded).
+  Its users are never suggested by a baseline, and one the service suggests is a miss.
 - Every method suggests 10 users to each sampled user (1,000 users with held-out pairs by
   default) under one exclusion rule: the user itself and whom it already follows, nothing
   else. The baselines (random, popularity, common neighbours, Adamic-Adar, resource
@@ -37,7 +44,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import networkx as nx
@@ -60,6 +67,9 @@ METHODS = (
     "resource allocation",
     "Jaccard",
 )
+AS_LOADED = "service, as loaded"  # a row of its own when a first graph is loaded
+FIRST_PREFIX = "first."  # before every id of the first graph
+FIRST_GAP_US = 24 * 3600 * 1_000_000  # between the first graph's newest follow and the other's
 NEIGHBOURHOOD = ("common neighbours", "Adamic-Adar", "resource allocation")  # the lift's bar
 METRICS = {
     "precision": "precision@10",
@@ -217,6 +227,46 @@ def split(data: Dataset, seed: int, now_us: int) -> Split:
     if data.timed and data.messages:
         messages = [(s, d, t * 1_000_000 + offset) for s, d, t in data.messages if t < split_s]
     return Split(edges, held, messages, now_us, follow_backs(held, edges.edges))
+
+
+@dataclass
+class FirstGraph:
+    """A graph the service already holds, and has trained on, when the evaluated one is
+    loaded beside it; read once, as `graphsvc load --prefix` reads it, and placed in time
+    per seed (``before``)."""
+
+    name: str
+    edges: Edges
+    undirected: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}, {'undirected' if self.undirected else 'directed'}"
+
+    def before(self, cut: Split) -> Split:
+        """The whole graph as a split of its own (nothing held out), its times shifted
+        together so that the newest is a day before the evaluated training's oldest: an
+        untimed file keeps the loader's file-order times, a timed one its own spacing, and
+        either is older than anything of the evaluated graph."""
+        train = cut.edges.since
+        end = (int(train.min()) if len(train) else cut.split_at) - FIRST_GAP_US
+        since = self.edges.since
+        shifted = since + (end - int(since.max())) if len(since) else since
+        return Split(replace(self.edges, since=shifted, _pairs=None), {}, [], end, {})
+
+
+def read_first(path: Path, *, undirected: bool) -> FirstGraph:
+    """The first graph's file, every id prefixed with ``FIRST_PREFIX``; a file that cannot
+    be read raises LoadError naming it."""
+    edges = read_edge_file(path, undirected=undirected, prefix=FIRST_PREFIX)
+    return FirstGraph(path.stem, edges, undirected)
+
+
+def shared_ids(first: FirstGraph, data: Dataset) -> list[str]:
+    """Ids both graphs use (an evaluated id that happens to carry the prefix): a first
+    graph's user among the evaluated ones would be scored as one of them."""
+    evaluated = {user for src, dst, _ in data.rows for user in (src, dst)}
+    return sorted(evaluated.intersection(first.edges.users))
 
 
 # -- metrics -----------------------------------------------------------------------------------
@@ -405,6 +455,70 @@ def _describe(data: Dataset, cut: Split, seed: int) -> str:
     )
 
 
+async def _after_load(
+    services: Services, cut: Split, after_load: AfterLoad | None, say: Callable[[str], None]
+) -> None:
+    if after_load is not None and (note := await after_load(services, cut)):
+        say(note)
+
+
+async def _load_first(
+    services: Services,
+    first: FirstGraph,
+    cut: Split,
+    progress: bool,
+    say: Callable[[str], None],
+    after_load: AfterLoad | None,
+) -> None:
+    """The first graph whole, older than the evaluated one, then ``after_load`` on it: what
+    it leaves (a ranker trained on the first graph) is what serves as the other arrives."""
+    older = first.before(cut)
+    await load_edges(services, older.edges, progress=progress)
+    say(
+        f"first: {first.label}, {older.edges.count:,} follows between "
+        f"{len(older.edges.ids):,} users, loaded before the training graph"
+    )
+    await _after_load(services, older, after_load, say)
+
+
+def _say_dropped(
+    service: str,
+    raw: dict[str, list[str]],
+    kept: dict[str, list[str]],
+    baselines: Baselines | None,
+    say: Callable[[str], None],
+) -> None:
+    """What the exclusion dropped from the service's lists and, given ``baselines`` (a first
+    graph is loaded), how many it suggested from outside the training graph."""
+    dropped = sum(len(raw[u]) - len(kept[u]) for u in raw)
+    if dropped:
+        say(f"{service} suggested {dropped} followed or repeated users (dropped)")
+    if baselines is not None:
+        outside = sum(v not in baselines.graph for top in kept.values() for v in top[:K])
+        say(f"{service} suggested {outside} users outside the training graph (misses)")
+
+
+def _scored(
+    raw: dict[str, dict[str, list[str]]],
+    cut: Split,
+    baselines: Baselines,
+    seed: int,
+    say: Callable[[str], None],
+) -> dict[str, Scores]:
+    """Every method held to the same exclusion and scored; what the service suggested that
+    the exclusion drops is said and, with a first graph loaded (an ``AS_LOADED`` row), how
+    many of its suggestions are that graph's users: misses, kept in its lists."""
+    scores = {}
+    held = {u: cut.held[u] for u in raw["service"]}
+    for method, by_user in raw.items():
+        kept = {u: admissible(top, baselines.excluded(u)) for u, top in by_user.items()}
+        if method in (AS_LOADED, "service"):
+            named = f"seed {seed}: the {method.replace(',', '')}"
+            _say_dropped(named, by_user, kept, baselines if AS_LOADED in raw else None, say)
+        scores[method] = score(kept, held, len(baselines.nodes), cut.follow_backs)
+    return scores
+
+
 async def evaluate(
     services: Services,
     data: Dataset,
@@ -414,32 +528,32 @@ async def evaluate(
     progress: bool = True,
     say: Callable[[str], None] = print,
     after_load: AfterLoad | None = None,
+    first: FirstGraph | None = None,
 ) -> SeedResult:
     """One seed: split, load the training graph into the service's (empty) stores, await
     ``after_load`` (its line, if any, is said), then ask every method about the same sampled
-    users under the same exclusion and score them."""
+    users under the same exclusion and score them. With a ``first`` graph, it is loaded
+    (and ``after_load`` run on it) before, and the service is also asked as loaded."""
     if data.messages and not data.timed:
         say(f"{data.name}: the edges have no times, so the interactions are not used")
     cut = split(data, seed, time.time_ns() // 1_000)
     say(_describe(data, cut, seed))
+    if first is not None:
+        await _load_first(services, first, cut, progress, say, after_load)
     await _load(services, cut, progress)
-    if after_load is not None and (note := await after_load(services, cut)):
-        say(note)
     sample = _sample(cut, seed, users)
+    raw = {}
+    if first is not None:
+        raw[AS_LOADED] = await _ask_service(services, sample, progress)
+    await _after_load(services, cut, after_load, say)
+    if first is not None:  # asked again: not the lists the ranker before ``after_load`` cached
+        await services.suggestions.cache.invalidate(*sample)
     baselines = Baselines(cut.train, seed)
-    raw = {"service": await _ask_service(services, sample, progress)}
+    raw["service"] = await _ask_service(services, sample, progress)
     for method in METHODS[1:]:
         bar = tqdm(sample, desc=method, unit="user", disable=not progress)
         raw[method] = {user: baselines.recommend(method, user) for user in bar}
-    recommended = {
-        m: {u: admissible(top, baselines.excluded(u)) for u, top in raw[m].items()} for m in METHODS
-    }
-    dropped = sum(len(raw["service"][u]) - len(recommended["service"][u]) for u in sample)
-    if dropped:
-        say(f"seed {seed}: the service suggested {dropped} followed or repeated users (dropped)")
-    held = {u: cut.held[u] for u in sample}
-    catalog = len(baselines.nodes)
-    scores = {m: score(recommended[m], held, catalog, cut.follow_backs) for m in METHODS}
+    scores = _scored(raw, cut, baselines, seed, say)
     return SeedResult(seed, len(sample), scores, _count(cut.held), _count(cut.follow_backs))
 
 
@@ -470,13 +584,15 @@ class Lift:
     per_seed: list[float | None]  # each seed's service over the same baseline
 
 
-def _lift(runs: list[SeedResult], spread: dict[str, dict[str, Spread]]) -> Lift:
+def _lift(
+    runs: list[SeedResult], spread: dict[str, dict[str, Spread]], service: str = "service"
+) -> Lift:
     def ratio(service: float, baseline: float) -> float | None:
         return service / baseline if baseline else None
 
     best = max(NEIGHBOURHOOD, key=lambda m: spread[m]["precision"].mean)
-    per_seed = [ratio(r.scores["service"].precision, r.scores[best].precision) for r in runs]
-    overall = ratio(spread["service"]["precision"].mean, spread[best]["precision"].mean)
+    per_seed = [ratio(r.scores[service].precision, r.scores[best].precision) for r in runs]
+    overall = ratio(spread[service]["precision"].mean, spread[best]["precision"].mean)
     return Lift(best, overall, per_seed)
 
 
@@ -488,6 +604,13 @@ class Summary:
     runs: list[SeedResult]
     spread: dict[str, dict[str, Spread]]  # method -> metric -> over seeds
     lift: Lift
+    first: str | None = None  # the graph loaded first, when one was
+    lift_as_loaded: Lift | None = None  # the service as loaded over the same baseline
+
+    def _first(self) -> dict[str, object]:
+        if self.lift_as_loaded is None:
+            return {}
+        return {"first": self.first, "lift_as_loaded": asdict(self.lift_as_loaded)}
 
     def as_json(self) -> dict[str, object]:
         """Plain JSON values (no NaN or infinity): per seed, the summary, and the lift."""
@@ -511,16 +634,24 @@ class Summary:
                 m: {metric: asdict(s) for metric, s in by.items()} for m, by in self.spread.items()
             },
             "lift": asdict(self.lift),
-        }
+        } | self._first()
 
 
-def summarize(data: Dataset, users: int, runs: list[SeedResult]) -> Summary:
-    """Each method's metrics over the seeds: mean, sample standard deviation, min-max."""
+def summarize(
+    data: Dataset, users: int, runs: list[SeedResult], first: str | None = None
+) -> Summary:
+    """Each method's metrics over the seeds: mean, sample standard deviation, min-max; the
+    service as loaded among them when the runs have it (``first`` names the graph)."""
+    methods = [m for m in (AS_LOADED, *METHODS) if m in runs[0].scores]
     spread = {
         m: {metric: Spread.of([getattr(r.scores[m], metric) for r in runs]) for metric in METRICS}
-        for m in METHODS
+        for m in methods
     }
-    return Summary(data.name, data.undirected, users, runs, spread, _lift(runs, spread))
+    lift = _lift(runs, spread)
+    if AS_LOADED not in spread:
+        return Summary(data.name, data.undirected, users, runs, spread, lift)
+    loaded = _lift(runs, spread, AS_LOADED)
+    return Summary(data.name, data.undirected, users, runs, spread, lift, first, loaded)
 
 
 async def reset(services: Services) -> None:
@@ -540,10 +671,11 @@ async def evaluate_seeds(
     progress: bool = True,
     say: Callable[[str], None] = print,
     after_load: AfterLoad | None = None,
+    first: FirstGraph | None = None,
 ) -> Summary:
     """`evaluate` once per seed, each on freshly wiped stores (a seed's held-out pairs are
     another seed's training pairs, so nothing may carry over), then the spread over seeds.
-    WIPES the stores of ``services``."""
+    WIPES the stores of ``services``; a ``first`` graph is loaded again in every seed."""
     if not seeds:
         raise ValueError("evaluate_seeds needs at least one seed")
     runs = []
@@ -558,9 +690,10 @@ async def evaluate_seeds(
                 progress=progress,
                 say=say,
                 after_load=after_load,
+                first=first,
             )
         )
-    return summarize(data, users, runs)
+    return summarize(data, users, runs, first.label if first else None)
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -575,24 +708,31 @@ def _cell(spread: Spread) -> str:
     return f"{spread.mean:.4f} ± {std:<6}"
 
 
+def _lift_line(service: str, lift: Lift) -> str:
+    per_seed = ", ".join(_times(r) for r in lift.per_seed)
+    return (
+        f"{service} / best of (CN, AA, RA) precision@10: {_times(lift.ratio)} "
+        f"(per seed: {per_seed}; the best: {lift.baseline})"
+    )
+
+
 def table(summary: Summary) -> list[str]:
-    """Each method's `mean ± std` per metric over the seeds, then the service's lift, then
-    how many held-out follows were follow-backs (not counted by `p@10 discoveries`)."""
+    """Each method's `mean ± std` per metric over the seeds, then the service's lift (as
+    loaded, too, with a first graph), then how many held-out follows were follow-backs (not
+    counted by `p@10 discoveries`)."""
     seeds = ", ".join(str(r.seed) for r in summary.runs)
     sampled = ", ".join(str(r.users) for r in summary.runs)
     lines = [
         f"{summary.dataset} ({'undirected' if summary.undirected else 'directed'}; "
-        f"seeds {seeds}; users sampled per seed: {sampled})",
+        f"seeds {seeds}; users sampled per seed: {sampled}"
+        + (f"; loaded first: {summary.first})" if summary.first else ")"),
         f"{'method':20}" + "".join(f" {label:>17}" for label in METRICS.values()),
     ]
     for method, by in summary.spread.items():
         lines.append(f"{method:20}" + "".join(f" {_cell(by[m]):>17}" for m in METRICS))
-    lift = summary.lift
-    per_seed = ", ".join(_times(r) for r in lift.per_seed)
-    lines.append(
-        f"service / best of (CN, AA, RA) precision@10: {_times(lift.ratio)} "
-        f"(per seed: {per_seed}; the best: {lift.baseline})"
-    )
+    if summary.lift_as_loaded is not None:
+        lines.append(_lift_line(AS_LOADED, summary.lift_as_loaded))
+    lines.append(_lift_line("service", summary.lift))
     backs = ", ".join(f"{r.follow_backs:,} of {r.held_out:,}" for r in summary.runs)
     lines.append(f"held-out follow-backs (the reverse follow in training) per seed: {backs}")
     return lines

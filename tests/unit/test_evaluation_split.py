@@ -1,7 +1,8 @@
 """The evaluation's split: what is held out (the newest tenth of a timed file, a seeded random
 tenth of an untimed one, a friendship never split across the sides), the training graph as
 `graphsvc load` would give it (an untimed file's times in file order), and the follow-backs
-among the held-out follows, with precision counted on the discoveries alone."""
+among the held-out follows, with precision counted on the discoveries alone; and a first graph
+loaded before the evaluated one, prefixed and older."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.evaluation import Dataset, discovery_precision, split
+from graphsvc.ops.evaluation import (
+    FIRST_GAP_US,
+    FIRST_PREFIX,
+    Dataset,
+    discovery_precision,
+    read_first,
+    shared_ids,
+    split,
+)
 
 NOW = 1_800_000_000_000_000
 SECOND = 1_000_000
@@ -132,3 +141,48 @@ def test_precision_on_discoveries_counts_no_follow_back_as_a_hit() -> None:
     recommended = {"a": ["x", "y", "q"], "b": ["q", "z"], "c": ["w"]}
     assert discovery_precision(recommended, held, backs) == pytest.approx((1 / 10 + 1 / 10) / 2)
     assert discovery_precision(recommended, held, {}) == pytest.approx((2 + 1 + 1) / 10 / 3)
+
+
+def test_a_first_graph_is_prefixed_and_ends_a_day_before_the_evaluated_training(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "first.txt"
+    path.write_text("1 2\n2 3\n1 2\n3 1\n")  # untimed, a duplicate merged
+    first = read_first(path, undirected=False)
+    untimed = [(f"a{n}", f"b{n % 5}", None) for n in range(100)]
+    cut = split(Dataset("u", untimed, undirected=False), 1, NOW)
+    older = first.before(cut)
+    assert set(older.train) == {
+        (f"{FIRST_PREFIX}{s}", f"{FIRST_PREFIX}{d}") for s, d in ("12", "23", "31")
+    }
+    end = min(cut.train.values()) - FIRST_GAP_US
+    # the loader's times, a microsecond a line, ending a day before the other's first follow;
+    # the duplicate line keeps its first time
+    ones = {
+        (s[len(FIRST_PREFIX) :], d[len(FIRST_PREFIX) :]): t for (s, d), t in older.train.items()
+    }
+    assert ones == {("1", "2"): end - 3, ("2", "3"): end - 2, ("3", "1"): end}
+    assert not older.held and not older.follow_backs and older.split_at == end
+    # a timed evaluated graph reaches back years: the first graph is older than all of it;
+    # the graph read once is shifted anew for each split, never in place
+    read = dict(first.edges.edges)
+    timed = [(f"a{n}", f"b{n % 5}", 1_000_000 + 86_400 * n) for n in range(100)]
+    cut = split(Dataset("t", timed, undirected=False), 1, NOW)
+    assert max(first.before(cut).train.values()) == min(cut.train.values()) - FIRST_GAP_US
+    assert first.edges.edges == read
+    assert not shared_ids(first, Dataset("u", untimed, undirected=False))
+    clash = Dataset("c", [("x", f"{FIRST_PREFIX}2", None)], undirected=False)
+    assert shared_ids(first, clash) == [f"{FIRST_PREFIX}2"]
+
+
+def test_a_timed_first_graph_keeps_its_spacing(tmp_path: Path) -> None:
+    path = tmp_path / "first.txt"
+    path.write_text("1 2 1000\n2 3 1060\n3 1 1000\n")
+    first = read_first(path, undirected=True)
+    rows = [(f"a{n}", f"b{n % 5}", None) for n in range(100)]
+    cut = split(Dataset("u", rows, undirected=False), 1, NOW)
+    older = first.before(cut).train
+    end = min(cut.train.values()) - FIRST_GAP_US
+    one, two, three = (f"{FIRST_PREFIX}{n}" for n in (1, 2, 3))
+    assert older[(two, three)] == older[(three, two)] == end  # undirected: both ways
+    assert older[(one, two)] == older[(one, three)] == end - 60 * SECOND

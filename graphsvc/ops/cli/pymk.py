@@ -24,10 +24,13 @@ from graphsvc.ops.evaluation import (
     DEFAULT_SEEDS,
     DEFAULT_USERS,
     Dataset,
+    FirstGraph,
     Split,
     Summary,
     evaluate_seeds,
     read_dataset,
+    read_first,
+    shared_ids,
     table,
 )
 from graphsvc.settings import (
@@ -40,6 +43,27 @@ from graphsvc.settings import (
 app = pymk_models.app
 
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
+Ranker = Annotated[
+    Literal["trained", "default"],
+    typer.Option(help="the worker's training cycle on each training graph, or built-in weights"),
+]
+First = Annotated[
+    Path | None,
+    typer.Option(
+        exists=True,
+        dir_okay=False,
+        metavar="PATH",
+        help="an edge list loaded whole (and trained on) before the evaluated graph, in the "
+        "same database: the service is scored as loaded, and again once retrained",
+    ),
+]
+FirstUndirected = Annotated[
+    bool,
+    typer.Option(
+        "--first-undirected/--first-directed",
+        help="whether the --first graph's lines follow both ways",
+    ),
+]
 
 
 def _seeds(seeds: str | None, seed: int | None) -> list[int]:
@@ -114,8 +138,27 @@ def eval_settings(
     return servers, own
 
 
+def _read(
+    edges: Path, undirected: bool, interactions: Path | None, first: Path | None, both: bool
+) -> tuple[Dataset, FirstGraph | None]:
+    """The evaluated graph, and the first one (``both``: undirected) refused when its
+    prefixed ids meet the evaluated graph's."""
+    data = read_dataset(edges, undirected=undirected, interactions=interactions)
+    if first is None:
+        return data, None
+    graph = read_first(first, undirected=both)
+    if shared := shared_ids(graph, data):
+        raise Refused(f"{edges} has ids of the --first graph's prefix: {', '.join(shared[:3])}")
+    return data, graph
+
+
 async def _evaluate(
-    settings: Settings, data: Dataset, seeds: list[int], users: int, progress: bool, ranker: str
+    settings: Settings,
+    data: tuple[Dataset, FirstGraph | None],
+    seeds: list[int],
+    users: int,
+    progress: bool,
+    ranker: str,
 ) -> Summary:
     async def trained(services: Services, _: Split) -> str:
         """The worker's training cycle on the training graph just loaded (its own holdout,
@@ -133,7 +176,8 @@ async def _evaluate(
     async with open_services(settings, jobs=True) as services:
         return await evaluate_seeds(
             services,
-            data,
+            data[0],
+            first=data[1],
             seeds=seeds,
             users=users,
             progress=progress,
@@ -176,23 +220,22 @@ async def eval_pymk(
         Path | None,
         typer.Option("--json", metavar="PATH", help="write per-seed and summary results"),
     ] = None,
-    ranker: Annotated[
-        Literal["trained", "default"],
-        typer.Option(
-            help="the worker's training cycle on each training graph, or built-in weights"
-        ),
-    ] = "trained",
+    ranker: Ranker = "trained",
+    first: First = None,
+    first_undirected: FirstUndirected = False,
     no_progress: NoProgress = False,
 ) -> None:
     """Score suggestions against link-prediction baselines.
 
     It runs on its own servers (wiped per seed), prints the table, and writes the JSON if
-    asked; a JSON path that cannot be written is refused before the long run.
+    asked; a JSON path that cannot be written is refused before the long run. With --first,
+    that graph is loaded and trained on before each seed's training graph (a second
+    community imported beside one), and the service is also scored as loaded.
     """
     chosen = _seeds(seeds, seed)
     if json_path is not None and not os.access(json_path.parent, os.W_OK):
         raise Refused(f"cannot write {json_path} (no such directory?)")
-    data = read_dataset(edges, undirected=undirected, interactions=interactions)
+    data = _read(edges, undirected, interactions, first, first_undirected)
     servers, own = eval_settings(get_settings(), get_local_server_settings())
     await asyncio.to_thread(local_servers.up, servers, own, say)
     summary = await _evaluate(servers, data, chosen, users, not no_progress, ranker)
