@@ -134,7 +134,7 @@ lint: install
 	$(BIN)/ruff check graphsvc tests bench
 	$(BIN)/ruff format --check graphsvc tests bench
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/mypy graphsvc/client graphsvc/schemas.py
+	$(BIN)/mypy graphsvc/client graphsvc/wire
 	$(BIN)/vulture graphsvc tests bench vulture_allow.py --min-confidence 60 \
 		--ignore-decorators "@router.get,@router.put,@router.post,@router.delete,@field_validator,@model_validator,@property,@cached_property,@command" \
 		--ignore-names "model_config,media_type,render,tb,__getattr__,to_pandas,pytest_*,pytestmark,should_exit"

@@ -24,7 +24,7 @@ from stores import apply_events
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient, AsyncListing, GraphError, Page
-from graphsvc.schemas import (
+from graphsvc.wire.schemas import (
     CountsBody,
     EraseBody,
     ErrorDetail,

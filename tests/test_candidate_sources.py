@@ -24,8 +24,8 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.ops.edge_files import batches
 from graphsvc.ops.loader import rebuild_mirror
-from graphsvc.schemas import DismissBody, Reasons
 from graphsvc.services.suggestions import WIDEN
+from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers import ranker_examples, ranker_training
 
 UserIds = Callable[[str], str]

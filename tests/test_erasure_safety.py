@@ -20,7 +20,7 @@ from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.errors import UserErasing
-from graphsvc.schemas import EraseBody
+from graphsvc.wire.schemas import EraseBody
 from graphsvc.workers.timeline_erasure import TimelineErasure
 
 MakeService = Callable[..., Services]

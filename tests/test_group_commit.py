@@ -15,8 +15,8 @@ from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.client import GraphError
 from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
 from graphsvc.domain.model import EdgeChange
-from graphsvc.schemas import FollowBody
 from graphsvc.settings import Settings
+from graphsvc.wire.schemas import FollowBody
 
 UserIds = Callable[[str], str]
 # Long enough that writes sent together always meet in one batch, even on a loaded machine.

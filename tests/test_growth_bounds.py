@@ -22,7 +22,7 @@ from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.affinity import aggregate
 from graphsvc.domain.model import Suggestion
-from graphsvc.schemas import RecordedBody
+from graphsvc.wire.schemas import RecordedBody
 
 MakeService = Callable[..., Services]
 MakeDriver = Callable[..., Driver]

@@ -19,10 +19,10 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
 from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
-from graphsvc.schemas import RecordedBody
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.settings import Settings
+from graphsvc.wire.schemas import RecordedBody
 
 UserIds = Callable[[str], str]
 MakeService = Callable[..., Services]

@@ -19,7 +19,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.client import GraphError
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import Side
-from graphsvc.schemas import (
+from graphsvc.wire.schemas import (
     BlockBody,
     EraseBody,
     FollowBody,

@@ -23,7 +23,7 @@ from test_events import events_after, next_follower, serving
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.ops.consistency import check_users
-from graphsvc.schemas import MuteBody, UnmuteBody
+from graphsvc.wire.schemas import MuteBody, UnmuteBody
 
 UserIds = Callable[[str], str]
 FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}

@@ -24,7 +24,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import VIEWER_HEADER, Scope
 from graphsvc.domain.errors import BlockLimit
 from graphsvc.domain.model import BlockChange
-from graphsvc.schemas import BlockBody, PageBody
+from graphsvc.wire.schemas import BlockBody, PageBody
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]

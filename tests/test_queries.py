@@ -22,7 +22,7 @@ from driver import (
 from graphsvc.bootstrap import Services
 from graphsvc.ops.edge_files import read_edge_file
 from graphsvc.ops.loader import load_edges
-from graphsvc.schemas import IdPageBody, RelationshipsBody
+from graphsvc.wire.schemas import IdPageBody, RelationshipsBody
 
 UserIds = Callable[[str], str]
 

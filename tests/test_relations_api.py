@@ -10,7 +10,7 @@ import pytest
 from driver import Driver, full_counts, refused
 
 from graphsvc.bootstrap import Services
-from graphsvc.schemas import FollowBody, PageBody, UnfollowBody
+from graphsvc.wire.schemas import FollowBody, PageBody, UnfollowBody
 
 UserIds = Callable[[str], str]
 

@@ -19,7 +19,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.edge_writes import REMOVED, WriteKind
 from graphsvc.ops.consistency import check_users
-from graphsvc.schemas import RemoveFollowerBody, RemoveFollowersBody
+from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
 
 UserIds = Callable[[str], str]
 

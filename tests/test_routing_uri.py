@@ -20,8 +20,8 @@ from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, build
-from graphsvc.schemas import FollowBody, UnfollowBody
 from graphsvc.settings import Settings
+from graphsvc.wire.schemas import FollowBody, UnfollowBody
 
 UserIds = Callable[[str], str]
 

@@ -10,8 +10,8 @@ from driver import full_counts
 from helpers import served_api
 
 from graphsvc.client import GraphClient
-from graphsvc.schemas import FollowBody
 from graphsvc.settings import Settings
+from graphsvc.wire.schemas import FollowBody
 
 UserIds = Callable[[str], str]
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from driver import Driver, refused
 
-from graphsvc.schemas import SimilarItem
+from graphsvc.wire.schemas import SimilarItem
 
 UserIds = Callable[[str], str]
 EXCLUSIONS = (

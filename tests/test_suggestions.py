@@ -14,7 +14,7 @@ from stores import commit_only
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import WriteKind
-from graphsvc.schemas import DismissBody, Reasons
+from graphsvc.wire.schemas import DismissBody, Reasons
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

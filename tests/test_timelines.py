@@ -21,8 +21,8 @@ from helpers import server_env, start_api, start_worker, stop_process
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient
-from graphsvc.schemas import PostDeletedBody
 from graphsvc.settings import Settings
+from graphsvc.wire.schemas import PostDeletedBody
 
 FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}
 BASE = datetime(2026, 11, 1, tzinfo=UTC)

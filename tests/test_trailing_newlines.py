@@ -17,8 +17,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from graphsvc.api.observability import RequestTelemetry
 from graphsvc.domain.access import key_id_of, new_token
-from graphsvc.domain.ids import is_user_id
 from graphsvc.settings import Settings
+from graphsvc.wire.ids import is_user_id
 
 MakeClient = Callable[..., httpx.AsyncClient]
 

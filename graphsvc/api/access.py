@@ -47,10 +47,10 @@ from graphsvc.domain.access import (
     viewer_of_key,
 )
 from graphsvc.domain.access import Scope as KeyScope
-from graphsvc.domain.ids import USER_ID_PATTERN
 from graphsvc.domain.privacy import require_own_view
 from graphsvc.services.rate_limits import RateLimited
 from graphsvc.services.telemetry import AUTH_FAILURES
+from graphsvc.wire.ids import USER_ID_PATTERN
 
 SCOPE_FIELD = "x-required-scope"
 SECURITY_SCHEME = "ApiKey"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphsvc.domain.ids import USER_ID_PATTERN
-from graphsvc.schemas import SETTINGS_MARK
 from graphsvc.settings import Settings
+from graphsvc.wire.ids import USER_ID_PATTERN
+from graphsvc.wire.schemas import SETTINGS_MARK
 
 _ID = USER_ID_PATTERN.strip("^$")
 

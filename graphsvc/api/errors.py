@@ -21,8 +21,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from graphsvc.domain.errors import GraphError, quoted
-from graphsvc.schemas import ErrorBody
+from graphsvc.domain.errors import GraphError
+from graphsvc.wire.ids import quoted
+from graphsvc.wire.schemas import ErrorBody
 
 log = logging.getLogger(__name__)
 

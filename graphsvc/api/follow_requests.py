@@ -22,7 +22,7 @@ from graphsvc.api.params import (
     viewer_of,
 )
 from graphsvc.domain.access import Scope
-from graphsvc.schemas import ApproveAllBody, ErrorBody, FollowRequestBody, PageBody
+from graphsvc.wire.schemas import ApproveAllBody, ErrorBody, FollowRequestBody, PageBody
 
 router = APIRouter()
 OWNER_ONLY = {403: {"model": ErrorBody, "description": "owner_only: the list is the user's own"}}

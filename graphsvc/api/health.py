@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from graphsvc.api.params import services_of
-from graphsvc.schemas import HealthBody
+from graphsvc.wire.schemas import HealthBody
 
 router = APIRouter()
 

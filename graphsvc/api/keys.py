@@ -13,7 +13,7 @@ from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, services_of
 from graphsvc.domain.access import ApiKey, Scope
 from graphsvc.domain.model import iso_utc
-from graphsvc.schemas import ErrorBody, KeyRequest, KeysBody, NewKeyBody, RevokeBody
+from graphsvc.wire.schemas import ErrorBody, KeyRequest, KeysBody, NewKeyBody, RevokeBody
 
 router = APIRouter()
 

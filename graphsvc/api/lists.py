@@ -29,7 +29,7 @@ from graphsvc.api.params import (
     viewer_of,
 )
 from graphsvc.domain.access import Scope
-from graphsvc.schemas import CountsBody, IdPageBody, PageBody
+from graphsvc.wire.schemas import CountsBody, IdPageBody, PageBody
 
 router = APIRouter()
 

@@ -11,7 +11,7 @@ from graphsvc.api.params import FastJSON, UserId, services_of
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState
-from graphsvc.schemas import EraseBody, StatusBody, StatusRequest
+from graphsvc.wire.schemas import EraseBody, StatusBody, StatusRequest
 
 router = APIRouter()
 

@@ -16,7 +16,7 @@ from graphsvc.api.params import Cursor, FastJSON, Limit, TargetId, UserId, servi
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.domain.privacy import require_owner
-from graphsvc.schemas import ErrorBody, MuteBody, MuteIn, MutesBody, UnmuteBody
+from graphsvc.wire.schemas import ErrorBody, MuteBody, MuteIn, MutesBody, UnmuteBody
 
 router = APIRouter()
 

@@ -18,7 +18,7 @@ from prometheus_client import (
 )
 
 from graphsvc.api.params import services_of
-from graphsvc.schemas import ErrorBody, LiveBody, ReadyBody
+from graphsvc.wire.schemas import ErrorBody, LiveBody, ReadyBody
 
 router = APIRouter()
 

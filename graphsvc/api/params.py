@@ -18,13 +18,13 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
 from graphsvc.domain.model import EdgeChange, FollowResult, IdPage, Page, ShownCounts, iso_utc
 from graphsvc.domain.privacy import Viewer
-from graphsvc.schemas import (
+from graphsvc.services.lists import Lists
+from graphsvc.wire.schemas import (
     ID_SCHEMA,
     RECOMMENDATION_ID_DOC,
     RECOMMENDATION_ID_SCHEMA,
     settings_extra,
 )
-from graphsvc.services.lists import Lists
 
 _ID_DOC = "1-64 characters from [A-Za-z0-9_.-]"
 UserId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]

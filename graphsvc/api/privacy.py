@@ -10,7 +10,7 @@ from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, services_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import CountsVisibility, Privacy, PrivacyEdit, Visibility
-from graphsvc.schemas import ErrorBody, PrivacyBody, PrivacyRequest
+from graphsvc.wire.schemas import ErrorBody, PrivacyBody, PrivacyRequest
 
 router = APIRouter()
 ERASING = {409: {"model": ErrorBody, "description": "user_erasing: the user is being erased"}}

@@ -22,7 +22,7 @@ from graphsvc.api.params import (
 )
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
-from graphsvc.schemas import (
+from graphsvc.wire.schemas import (
     BlockBody,
     FollowBody,
     RelationshipsBody,

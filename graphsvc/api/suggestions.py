@@ -20,7 +20,7 @@ from graphsvc.api.params import (
 )
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Interaction
-from graphsvc.schemas import (
+from graphsvc.wire.schemas import (
     AcceptedBody,
     AffinitiesBody,
     DismissBody,

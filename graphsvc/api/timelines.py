@@ -13,7 +13,7 @@ from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, vi
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.domain.timeline import PostState
-from graphsvc.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, TimelineBody
+from graphsvc.wire.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, TimelineBody
 
 router = APIRouter()
 PostId = Annotated[

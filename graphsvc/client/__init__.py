@@ -1,7 +1,7 @@
 """``graphsvc.client``: graphsvc over HTTP for services and notebooks.
 
 ``GraphClient`` (blocking) and ``AsyncGraphClient`` have the same methods, return the
-server's own response models (``graphsvc.schemas``), walk paged lists for you, retry what
+server's own response models (``graphsvc.wire.schemas``), walk paged lists for you, retry what
 can be retried (see ``_core``) and raise ``GraphError`` subclasses for error answers.
 Every method is typed with what it answers (``FollowBody``, ``Listing[PageBody]`` whose items
 are ``Item``, ...), so a type checker follows a call's answer as far as the caller uses it.

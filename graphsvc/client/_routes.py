@@ -11,11 +11,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from graphsvc import schemas
 from graphsvc.client._core import Call
 from graphsvc.client.errors import BadRequest
-from graphsvc.domain.errors import quoted
-from graphsvc.domain.ids import ID_RULE, is_user_id
+from graphsvc.wire import schemas
+from graphsvc.wire.ids import ID_RULE, is_user_id, quoted
 
 PAGE_MAX = 200  # the server's default PAGE_LIMIT_MAX; a smaller one is answered with a 422
 TIMELINE_PAGE = 50

@@ -12,12 +12,12 @@ from typing import Any, TypedDict
 
 import httpx
 
-from graphsvc import schemas
 from graphsvc.client import _routes as route
 from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
 from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE, _u
 from graphsvc.client.errors import GraphError, error_for
 from graphsvc.client.listing import AsyncListing, PageT
+from graphsvc.wire import schemas
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from graphsvc.client.errors import Forbidden
-from graphsvc.schemas import CountsBody, Item, RelationshipBody, RelationshipsBody
+from graphsvc.wire.schemas import CountsBody, Item, RelationshipBody, RelationshipsBody
 
 if TYPE_CHECKING:
     import networkx

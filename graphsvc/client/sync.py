@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from graphsvc import schemas
 from graphsvc.client import _routes as route
 from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
 from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE
 from graphsvc.client.errors import GraphError
 from graphsvc.client.listing import Listing, PageT
+from graphsvc.wire import schemas
 
 if TYPE_CHECKING:
     import networkx

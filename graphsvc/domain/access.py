@@ -20,22 +20,16 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from enum import StrEnum
 
-from graphsvc.domain.errors import GraphError, quoted
+from graphsvc.domain.errors import GraphError
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.privacy import EVERYONE, Viewer
+from graphsvc.wire.ids import quoted
+from graphsvc.wire.scopes import Scope
 
 KEY_PREFIX = "gsk_"
 VIEWER_HEADER = "X-Graph-Viewer"  # the viewer a service key names for one request
 _KEY = re.compile(r"gsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")  # matched whole (fullmatch)
-
-
-class Scope(StrEnum):
-    READ = "read"
-    WRITE = "write"
-    ADMIN = "admin"
-    INTERNAL = "internal"
 
 
 ALL_SCOPES = frozenset(Scope)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from itsdangerous import BadSignature, Signer
 
-from graphsvc.domain.errors import InvalidCursor, quoted
-from graphsvc.domain.ids import is_user_id
+from graphsvc.domain.errors import InvalidCursor
+from graphsvc.wire.ids import is_user_id, quoted
 
 _VERSION = "3"  # "3|scope|since|key"
 _SALT = "graphsvc.cursor"  # cursors' signatures are worth nothing to any other signer

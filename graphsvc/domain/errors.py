@@ -15,18 +15,6 @@ state; 429 and 503 to retry later.
 from __future__ import annotations
 
 import math
-from typing import Any
-
-QUOTE_MOST = 40  # characters of a bad value an error message repeats
-
-
-def quoted(value: Any, most: int = QUOTE_MOST) -> str:
-    """A bad value as an error message shows it: its repr, cut to a short prefix, so an
-    answer never echoes a megabyte back nor grows with what the caller sent."""
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) <= most:
-        return repr(text) if isinstance(value, str) else text
-    return f"{text[:most]!r}... ({len(text)} characters)"
 
 
 class GraphError(Exception):

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from itsdangerous import BadSignature, Signer
 
 from graphsvc.domain.errors import InvalidRecommendationId
-from graphsvc.domain.ids import is_user_id
 from graphsvc.domain.model import Suggestion
+from graphsvc.wire.ids import is_user_id
 
 _FORMAT = b"2"  # "2|version|issued|user|" and the served users' digests
 _UNNAMED = b"1"  # "1|version|issued|user": the first format, which named no served user

@@ -31,8 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from graphsvc.domain.ids import ID_MAX, ID_RULE, USER_ID_PATTERN
 from graphsvc.domain.model import micros_from_datetime
+from graphsvc.wire.ids import ID_MAX, ID_RULE, USER_ID_PATTERN
 
 HEADER_NAMES = frozenset({"src", "source", "from", "follower", "u"})
 FUTURE_SLACK_US = 24 * 3600 * 1_000_000

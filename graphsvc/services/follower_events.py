@@ -78,11 +78,11 @@ from graphsvc.domain.errors import (
     InvalidEventId,
     Overloaded,
     StreamLimit,
-    quoted,
 )
 from graphsvc.services.access import KeyRing
 from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
 from graphsvc.settings import EventSettings
+from graphsvc.wire.ids import quoted
 
 log = logging.getLogger(__name__)
 

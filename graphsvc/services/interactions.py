@@ -39,11 +39,11 @@ from graphsvc.domain.errors import (
     InvalidInteraction,
     InvalidLimit,
     SelfAction,
-    quoted,
 )
-from graphsvc.domain.ids import is_user_id, validate_user_id
+from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Interaction, micros_from_datetime
 from graphsvc.settings import InteractionSettings
+from graphsvc.wire.ids import is_user_id, quoted
 
 
 class Interactions:

@@ -27,11 +27,12 @@ from __future__ import annotations
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.concurrency.jobs import JobKind, Jobs
-from graphsvc.domain.errors import InvalidStatus, quoted
+from graphsvc.domain.errors import InvalidStatus
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import STATUSES, UserState
 from graphsvc.services.access import KeyRing
 from graphsvc.services.writes import Writes
+from graphsvc.wire.ids import quoted
 
 ERASE, PROPAGATE = "erase", "fanout"  # a job's key: "erase:<user>", "fanout:<user>" (stored)
 

@@ -42,15 +42,15 @@ from graphsvc.domain.errors import (
     PostDeleted,
     UnknownPost,
     UserErasing,
-    quoted,
 )
-from graphsvc.domain.ids import ID_RULE, is_user_id, validate_user_id
+from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side, UserState, micros_from_datetime
 from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
 from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.settings import ListSettings, TimelineSettings, WriteSettings
+from graphsvc.wire.ids import ID_RULE, is_user_id, quoted
 
 ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
 SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)

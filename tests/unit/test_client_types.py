@@ -14,8 +14,8 @@ import networkx
 import pandas
 import pytest
 
-from graphsvc import schemas
 from graphsvc.client import AsyncGraphClient, AsyncListing, GraphClient, Listing
+from graphsvc.wire import schemas
 
 # what the annotations name only for a type checker (imported on first use at run time)
 OPTIONAL = {"networkx": networkx, "pandas": pandas}

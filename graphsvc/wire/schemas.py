@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from graphsvc.domain.access import Scope
-from graphsvc.domain.ids import USER_ID_PATTERN
+from graphsvc.wire.ids import USER_ID_PATTERN
+from graphsvc.wire.scopes import Scope
 
 if TYPE_CHECKING:
     import pandas
