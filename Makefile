@@ -10,7 +10,8 @@
 # (resolved for Python 3.11 and up, on any platform). uv, pinned there too, installs them into
 # .venv, then the project itself as an editable without dependencies; a change to the lock or
 # pyproject.toml installs again.
-#   make lock  - re-resolve requirements.lock after a change to pyproject.toml's dependencies
+#   make lock  - re-resolve requirements.lock (and requirements-client.lock, the client extra
+#                alone, which the suite installs into a fresh venv) after a change to pyproject.toml's dependencies
 #                (locked versions that still fit are kept; UPGRADE=1 takes the newest)
 #   make audit - pip-audit of the locked versions against PyPI's advisories (`make test` runs
 #                it first): fails on an advisory, one line saying it was skipped when PyPI's
@@ -22,7 +23,7 @@ LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 UV     := $(BIN)/uv
 
-.PHONY: install lock audit services run demo test stop-test test-cluster bench docs stop status lint format clean
+.PHONY: install lock generate audit services run demo test stop-test test-cluster bench docs stop status lint format clean
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
@@ -52,6 +53,13 @@ lock: | $(UV)
 	$(UV) pip compile --quiet pyproject.toml --all-extras --universal --python-version 3.11 \
 		--generate-hashes --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade) \
 		-o $(LOCK)
+	$(UV) pip compile --quiet pyproject.toml --extra client --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade) \
+		-o requirements-client.lock
+
+# the blocking client, generated from the asynchronous one (tests/unit checks it is current)
+generate: install
+	$(BIN)/python -m graphsvc.client._generate
 
 # pip-audit asks https://pypi.org/pypi/NAME/VERSION/json for each locked version: the probe
 # asks the same for one release, through the same HTTP stack. --strict: a version it could not

@@ -34,6 +34,8 @@ def test_the_lock_pins_every_requirement_at_an_allowed_version() -> None:
     pins = locked()
     for text in wanted:
         req = Requirement(text)
+        if canonicalize_name(req.name) == canonicalize_name(project["name"]):
+            continue  # an extra that names another (`notebook` takes `client`'s)
         versions = pins.get(canonicalize_name(req.name))
         assert versions, f"{req.name} is not in requirements.lock: run `make lock`"
         for version in versions:
