@@ -242,7 +242,7 @@ async def pages(listing: AsyncListing[Page[ItemT]]) -> list[list[ItemT]]:
 
 
 def assert_newest_first(items: Sequence[Item]) -> None:
-    keys = [(datetime.fromisoformat(i.since.replace("Z", "+00:00")), i.user_id) for i in items]
+    keys = [(i.since, i.user_id) for i in items]
     assert keys == sorted(keys, reverse=True), "not newest first"
     assert len(set(keys)) == len(keys)
 

@@ -9,10 +9,10 @@ kinds), the schema carries a mark that the server's OpenAPI document fills in
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, PlainSerializer
 
 from graphsvc.wire.ids import USER_ID_PATTERN
 from graphsvc.wire.scopes import Scope
@@ -45,6 +45,16 @@ def _iso_text(value: Any) -> Any:
 
 
 IsoDateTime = Annotated[datetime, BeforeValidator(_iso_text)]
+
+
+def _utc_text(moment: datetime) -> str:
+    # the server's one time format (domain.model.iso_utc): six decimals always, and Z
+    moment = moment.astimezone(UTC) if moment.tzinfo is not None else moment
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond:06d}Z"
+
+
+# A time the API answers: ISO-8601 UTC text on the wire, a timezone-aware datetime in Python.
+UtcTime = Annotated[datetime, PlainSerializer(_utc_text, return_type=str, when_used="json")]
 
 
 def settings_extra(**keywords: str) -> dict[str, Any]:
@@ -85,7 +95,7 @@ class LiveBody(BaseModel):
 
 class Item(BaseModel):
     user_id: str
-    since: str = Field(
+    since: UtcTime = Field(
         description="when the follow (in a list of blocks: the block) was made, ISO-8601 UTC",
         examples=["2026-11-22T10:00:00.000000Z"],
     )
@@ -196,7 +206,7 @@ class RelationshipBody(BaseModel):
         default=False, description="this id asked to follow the user (pending)"
     )
     muting: bool = Field(default=False, description="the user mutes this id (a mute in effect)")
-    muting_expires_at: str | None = Field(
+    muting_expires_at: UtcTime | None = Field(
         default=None, description="when that mute expires, ISO-8601 UTC; null: never, or no mute"
     )
 
@@ -243,6 +253,7 @@ class CountsBody(BaseModel):
 
 
 VisibilityName = Literal["public", "followers", "mutuals", "private"]
+CountsVisibilityName = Literal["public", "private"]
 
 
 class PrivacyBody(BaseModel):
@@ -270,7 +281,7 @@ class PrivacyRequest(BaseModel):
 
     followers_visibility: VisibilityName | None = None
     following_visibility: VisibilityName | None = None
-    counts_visibility: Literal["public", "private"] | None = None
+    counts_visibility: CountsVisibilityName | None = None
     discoverable: bool | None = None
     locked: bool | None = None
 
@@ -292,7 +303,7 @@ class MuteIn(BaseModel):
 class MuteBody(BaseModel):
     muting: bool
     created: bool = Field(description="false when the mute existed (its options are set again)")
-    expires_at: str | None = Field(description="ISO-8601 UTC; null: never")
+    expires_at: UtcTime | None = Field(description="ISO-8601 UTC; null: never")
     notifications: bool = Field(description="new-follower notifications are muted too")
 
 
@@ -303,8 +314,8 @@ class UnmuteBody(BaseModel):
 
 class MuteItem(BaseModel):
     user_id: str
-    since: str = Field(description="when the mute began, ISO-8601 UTC")
-    expires_at: str | None = Field(description="ISO-8601 UTC; null: never")
+    since: UtcTime = Field(description="when the mute began, ISO-8601 UTC")
+    expires_at: UtcTime | None = Field(description="ISO-8601 UTC; null: never")
     notifications: bool
 
 
@@ -540,7 +551,7 @@ class KeyBody(BaseModel):
     scopes: list[Scope]
     user: str | None
     name: str
-    created: str = Field(description="ISO-8601 UTC")
+    created: UtcTime = Field(description="ISO-8601 UTC")
     revoked: bool
 
 
@@ -569,7 +580,7 @@ class PostIn(BaseModel):
 class PostBody(BaseModel):
     post_id: str
     author: str
-    at: str | None = Field(description="the post's time, ISO-8601 UTC (null once deleted)")
+    at: UtcTime | None = Field(description="the post's time, ISO-8601 UTC (null once deleted)")
     mode: Literal["push", "pull", ""] | None = Field(
         description="push: fanned out into followers' inboxes; pull: merged on read (the "
         "author is a celebrity); empty once deleted" + _HIDDEN
@@ -598,7 +609,7 @@ class PostDeletedBody(BaseModel):
 class TimelineItem(BaseModel):
     post_id: str
     author: str
-    at: str = Field(description="ISO-8601 UTC")
+    at: UtcTime = Field(description="ISO-8601 UTC")
 
 
 class TimelineBody(BaseModel):
