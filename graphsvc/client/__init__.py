@@ -16,28 +16,35 @@ are ``Item``, ...), so a type checker follows a call's answer as far as the call
 
 from __future__ import annotations
 
-from graphsvc.client.aio import AsyncGraphClient, NewFollower
+from graphsvc.client._async.client import AsyncGraphClient
+from graphsvc.client._async.listing import AsyncListing
+from graphsvc.client._core import NewFollower
+from graphsvc.client._sync.client import GraphClient
+from graphsvc.client._sync.listing import Listing
+from graphsvc.client._walk import Page
 from graphsvc.client.errors import (
     BadRequest,
     Conflict,
+    ErrorCode,
     Forbidden,
     GraphError,
+    InvalidResponse,
     NotFound,
     RateLimited,
     Unauthorized,
     Unavailable,
 )
-from graphsvc.client.listing import AsyncListing, Listing, Page
-from graphsvc.client.sync import GraphClient
 
 __all__ = [
     "AsyncGraphClient",
     "AsyncListing",
     "BadRequest",
     "Conflict",
+    "ErrorCode",
     "Forbidden",
     "GraphClient",
     "GraphError",
+    "InvalidResponse",
     "Listing",
     "NewFollower",
     "NotFound",

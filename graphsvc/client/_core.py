@@ -19,11 +19,20 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from datetime import datetime
+from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 import httpx
+from pydantic import ValidationError
 
-from graphsvc.client.errors import GraphError, RateLimited, Unavailable, error_for
+from graphsvc.client.errors import (
+    GraphError,
+    InvalidResponse,
+    RateLimited,
+    Unavailable,
+    error_for,
+    unreachable,
+)
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -49,12 +58,26 @@ class ClientConfig:
     viewer: str | None = None  # the user every read is for (X-Graph-Viewer; a service key)
 
     @classmethod
-    def resolve(cls, base_url: str | None, api_key: str | None, **options: Any) -> ClientConfig:
+    def resolve(
+        cls,
+        base_url: str | None,
+        api_key: str | None,
+        *,
+        timeout: float,
+        max_retries: int,
+        backoff: float,
+        backoff_max: float,
+        viewer: str | None,
+    ) -> ClientConfig:
         """Arguments first, then GRAPHSVC_URL and GRAPHSVC_API_KEY."""
         return cls(
             base_url=(base_url or os.environ.get("GRAPHSVC_URL") or DEFAULT_URL).rstrip("/"),
             api_key=api_key or os.environ.get("GRAPHSVC_API_KEY"),
-            **options,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            backoff_max=backoff_max,
+            viewer=viewer,
         )
 
     def headers(self) -> dict[str, str]:
@@ -89,28 +112,59 @@ class Call(Generic[T]):
         )
 
 
-def decode(call: Call[T], status: int, payload: Any, headers: dict[str, str]) -> T:
-    if status >= 400:
-        raise error_for(status, payload, headers)
-    return call.model.model_validate(payload)
-
-
 def answer(call: Call[T], response: httpx.Response) -> T:
-    """The decoded answer of an httpx response (either client's)."""
-    payload = response.json() if response.content else None
-    return decode(call, response.status_code, payload, dict(response.headers))
+    """The decoded answer of an httpx response (either client's): the model, or the
+    ``GraphError`` of an error answer or of one that is not the documented shape."""
+    method, url = response.request.method, str(response.request.url)
+    try:
+        payload = response.json() if response.content else None
+    except ValueError:
+        payload = None
+        if response.status_code < 400:
+            raise InvalidResponse(
+                f"the answer is not JSON ({response.headers.get('content-type', 'no type')})",
+                status=response.status_code,
+                code="invalid_response",
+                request_id=response.headers.get("x-request-id"),
+                method=method,
+                url=url,
+            ) from None
+    if response.status_code >= 400:
+        raise error_for(response.status_code, payload, dict(response.headers), method, url)
+    try:
+        return call.model.model_validate(payload)
+    except ValidationError as exc:
+        raise InvalidResponse(
+            f"the answer is not the documented shape: {exc.error_count()} errors, first: "
+            f"{exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}",
+            status=response.status_code,
+            code="invalid_response",
+            request_id=response.headers.get("x-request-id"),
+            method=method,
+            url=url,
+        ) from None
 
 
 def wait_or_raise(call: Call[Any], exc: Exception, attempt: int, config: ClientConfig) -> float:
     """Seconds to wait before retrying after ``exc`` (a GraphError, or a transport error,
     which is an ``Unavailable`` with no answer); raises the GraphError when not to retry."""
-    error = exc if isinstance(exc, GraphError) else Unavailable(str(exc))
+    if isinstance(exc, GraphError):
+        error = exc
+    else:
+        error = unreachable(exc, call.method, _url(exc, config, call))
     wait = retry_delay(call, error, attempt, config)
     if wait is None:
         if error is exc:
             raise error
         raise error from exc
     return wait
+
+
+def _url(exc: Exception, config: ClientConfig, call: Call[Any]) -> str:
+    try:
+        return str(exc.request.url)  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError for an unset request
+        return config.base_url + call.path
 
 
 def retry_delay(
@@ -124,3 +178,15 @@ def retry_delay(
     if error.retry_after is not None:
         return error.retry_after
     return random.uniform(0, min(config.backoff_max, config.backoff * 2**attempt))
+
+
+class NewFollower(TypedDict):
+    """A ``follower`` event of the new-followers stream, or a ``follow_request`` one
+    (``requested``: the user is locked, and the follower waits for its approval): a dict, as
+    the event's JSON is."""
+
+    follower: str
+    since: datetime  # the follow's (or request's) time, UTC
+    event_id: str
+    entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it
+    requested: bool

@@ -11,6 +11,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from graphsvc.client._core import Call
 from graphsvc.client.errors import BadRequest
 from graphsvc.wire import schemas
@@ -138,7 +140,13 @@ def privacy(user_id: str) -> Call[schemas.PrivacyBody]:
 
 
 def set_privacy(user_id: str, settings: dict[str, Any]) -> Call[schemas.PrivacyBody]:
-    body = schemas.PrivacyRequest(**settings).model_dump(exclude_none=True)
+    try:
+        body = schemas.PrivacyRequest(**settings).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadRequest(
+            f"{'.'.join(map(str, first['loc']))}: {first['msg']}", code="invalid_argument"
+        ) from None
     return Call("PUT", _user(user_id, "privacy"), body=body, model=schemas.PrivacyBody)
 
 

@@ -20,7 +20,7 @@ from graphsvc.wire import schemas
 # what the annotations name only for a type checker (imported on first use at run time)
 OPTIONAL = {"networkx": networkx, "pandas": pandas}
 SYNC_ONLY = {"counts_many", "relationships_many", "ego_graph", "subgraph", "close"}
-ASYNC_ONLY = {"new_followers", "aclose"}
+ASYNC_ONLY = {"aclose"}
 
 
 def _public(cls: type) -> dict[str, Callable[..., Any]]:
@@ -79,6 +79,43 @@ def test_both_clients_have_the_same_routes_with_the_same_signatures() -> None:
             assert not inspect.iscoroutinefunction(aio[name]), name
             assert typing.get_args(awaited) == typing.get_args(answer), name
             assert typing.get_origin(awaited) is AsyncListing, name
+        elif inspect.isasyncgenfunction(aio[name]):  # a stream: ``async for`` over the same
+            assert typing.get_args(awaited) == typing.get_args(answer), name
         else:
             assert inspect.iscoroutinefunction(aio[name]), name
             assert awaited == answer, name
+
+
+def test_the_blocking_client_is_generated_from_the_async_one() -> None:
+    """Written once: the committed blocking files are what the generator writes now."""
+    from graphsvc.client import _generate
+
+    assert _generate.stale() == [], "run `make generate`"
+
+
+def test_every_code_the_server_sends_is_in_the_clients_set() -> None:
+    """The closed set of ``GraphError.code``: the domain's error family, the HTTP layer's own
+    answers and the stream's closing codes, read from the server's code."""
+    import re
+    from pathlib import Path
+
+    import graphsvc.api.app
+    from graphsvc.client.errors import ERROR_CODES
+    from graphsvc.domain.errors import GraphError as ServerError
+
+    def family(cls: type[ServerError]) -> set[str]:
+        return {cls.code} | {code for sub in cls.__subclasses__() for code in family(sub)}
+
+    api = Path(graphsvc.api.app.__file__).parent
+    literal = re.compile(
+        r'(?:"code": |code = |error_response\(\s*\d+,\s*|_unavailable\("\w+", |'
+        r'status_code, |\d{3}: )"([a-z][a-z0-9_]+)"'
+    )
+    http = {
+        code
+        for name in ("errors.py", "body_limit.py", "events.py")
+        for code in literal.findall((api / name).read_text())
+    }
+    assert {"not_found", "http_error", "redis_unavailable", "body_too_large"} <= http
+    sent = family(ServerError) | http
+    assert sent - ERROR_CODES == set()

@@ -1,4 +1,7 @@
-"""``AsyncGraphClient``: the same methods as ``GraphClient``, awaited (services)."""
+"""``AsyncGraphClient``, the one hand-written client: ``GraphClient`` (``graphsvc/client/_sync``)
+is generated from this file by ``python -m graphsvc.client._generate`` (``make generate``), so
+the two cannot differ in a signature. Write what both must do here, in a form the generator
+can turn into blocking code (``await`` and ``async`` are dropped, names mapped)."""
 
 from __future__ import annotations
 
@@ -8,52 +11,58 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypedDict
+from typing import Self
 
 import httpx
 
 from graphsvc.client import _routes as route
-from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
+from graphsvc.client._async.listing import AsyncListing
+from graphsvc.client._core import Call, ClientConfig, NewFollower, T, answer, wait_or_raise
 from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE, _u
-from graphsvc.client.errors import GraphError, error_for
-from graphsvc.client.listing import AsyncListing, PageT
+from graphsvc.client._walk import AsyncTotal, PageT
+from graphsvc.client.analysis import AsyncAnalysis
+from graphsvc.client.errors import GraphError, error_for, known_code
 from graphsvc.wire import schemas
 
 log = logging.getLogger(__name__)
 
 
-class NewFollower(TypedDict):
-    """A ``follower`` event of the new-followers stream, or a ``follow_request`` one
-    (``requested``: the user is locked, and the follower waits for its approval): a dict, as
-    the event's JSON is."""
-
-    follower: str
-    since: str  # the follow's (or request's) time, ISO-8601 UTC
-    event_id: str
-    entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it
-    requested: bool
-
-
-class AsyncGraphClient:
-    """Each route method answers what ``GraphClient``'s does (its docstrings say what), awaited;
-    a paged list is walked with ``async for`` (or ``pages()``)."""
+class AsyncGraphClient(AsyncAnalysis):
+    """graphsvc over HTTP. ``base_url`` defaults to GRAPHSVC_URL, ``api_key`` to
+    GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or close it.
+    A paged list is a listing: iterate it for every item, or walk ``pages()``."""
 
     def __init__(
         self,
         base_url: str | None = None,
         api_key: str | None = None,
         *,
+        timeout: float = 10.0,
+        max_retries: int = 3,
+        backoff: float = 0.2,
+        backoff_max: float = 5.0,
+        viewer: str | None = None,
         http: httpx.AsyncClient | None = None,
-        **options: Any,
     ) -> None:
-        """``http``: an httpx client to send every request through, as it is (its base URL,
-        headers, transport and event hooks: an app in this process, a proxy, a recorder);
-        ``base_url`` and ``api_key`` are then not used."""
+        """``timeout``: seconds per request; ``max_retries``, ``backoff``, ``backoff_max``: the
+        retries of what may be retried (see ``_core``); ``viewer``: the user every read is for
+        (``X-Graph-Viewer``, with a service key). ``http``: an httpx client to send every request
+        through, as it is (its base URL, headers, transport and event hooks: an app in this
+        process, a proxy, a recorder); ``base_url``, ``api_key`` and ``viewer`` are then not used."""
         if http is not None:
-            self.config = ClientConfig.resolve(str(http.base_url), None, **options)
+            base_url, api_key, viewer = str(http.base_url), None, None
+        self.config = ClientConfig.resolve(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            backoff_max=backoff_max,
+            viewer=viewer,
+        )
+        if http is not None:
             self._http = http
             return
-        self.config = ClientConfig.resolve(base_url, api_key, **options)
         self._http = httpx.AsyncClient(
             base_url=self.config.base_url,
             headers=self.config.headers(),
@@ -73,25 +82,40 @@ class AsyncGraphClient:
             await asyncio.sleep(wait)
             attempt += 1
 
-    def _list(self, call: Call[PageT], limit: int | None, progress: bool) -> AsyncListing[PageT]:
-        return AsyncListing(lambda cursor: self._call(call.after(cursor)), limit, progress)
+    def _list(
+        self,
+        call: Call[PageT],
+        limit: int | None,
+        progress: bool,
+        total: AsyncTotal | None = None,
+    ) -> AsyncListing[PageT]:
+        return AsyncListing(lambda cursor: self._call(call.after(cursor)), limit, progress, total)
+
+    async def _length(self, user_id: str, side: str) -> int | None:
+        """A whole list's length for a progress bar: the exact count (None where hidden)."""
+        counts = await self.counts(user_id)
+        return counts.followers if side == "followers" else counts.following
 
     # -- relations ------------------------------------------------------------------------
 
     async def follow(
         self, user_id: str, target_id: str, *, recommendation_id: str | None = None
     ) -> schemas.FollowBody:
+        """Idempotent: ``created`` is false when the follow existed."""
         return await self._call(route.follow(user_id, target_id, recommendation_id))
 
     async def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return await self._call(route.unfollow(user_id, target_id))
 
     async def remove_follower(self, user_id: str, follower_id: str) -> schemas.RemoveFollowerBody:
+        """The follower's unfollow of the user, asked by the user (idempotent)."""
         return await self._call(route.remove_follower(user_id, follower_id))
 
     async def remove_followers(
         self, user_id: str, ids: Iterable[str]
     ) -> schemas.RemoveFollowersBody:
+        """1-100 followers (REMOVE_FOLLOWERS_MAX_IDS) removed at once: ``removed`` says, per
+        id, whether it followed."""
         return await self._call(route.remove_followers(user_id, ids))
 
     async def block(self, user_id: str, target_id: str) -> schemas.BlockBody:
@@ -108,6 +132,8 @@ class AsyncGraphClient:
         notifications: bool = False,
         duration_seconds: int | None = None,
     ) -> schemas.MuteBody:
+        """Idempotent: a repeat sets the options again (``created`` false). Private: the
+        muted user can tell nothing."""
         return await self._call(route.mute(user_id, target_id, notifications, duration_seconds))
 
     async def unmute(self, user_id: str, target_id: str) -> schemas.UnmuteBody:
@@ -121,9 +147,11 @@ class AsyncGraphClient:
         page_size: int = PAGE_MAX,
         progress: bool = False,
     ) -> AsyncListing[schemas.MutesBody]:
+        """The user's mutes in effect, newest first (its own key, or an operator's)."""
         return self._list(route.mutes(user_id, page_size), limit, progress)
 
     async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
+        """How the user relates to 1-100 others."""
         return await self._call(route.relationships(user_id, ids))
 
     # -- follow requests --------------------------------------------------------------------
@@ -171,9 +199,25 @@ class AsyncGraphClient:
         """Who sees the user's followers, following and counts; discoverable; locked."""
         return await self._call(route.privacy(user_id))
 
-    async def set_privacy(self, user_id: str, **settings: Any) -> schemas.PrivacyBody:
-        """Change the settings named (``followers_visibility="mutuals"``, ``locked=True``);
+    async def set_privacy(
+        self,
+        user_id: str,
+        *,
+        followers_visibility: schemas.VisibilityName | None = None,
+        following_visibility: schemas.VisibilityName | None = None,
+        counts_visibility: schemas.CountsVisibilityName | None = None,
+        discoverable: bool | None = None,
+        locked: bool | None = None,
+    ) -> schemas.PrivacyBody:
+        """Change the settings given (``followers_visibility="mutuals"``, ``locked=True``);
         the others keep their values. The settings now."""
+        settings = {
+            "followers_visibility": followers_visibility,
+            "following_visibility": following_visibility,
+            "counts_visibility": counts_visibility,
+            "discoverable": discoverable,
+            "locked": locked,
+        }
         return await self._call(route.set_privacy(user_id, settings))
 
     # -- lists and counts -------------------------------------------------------------------
@@ -190,8 +234,10 @@ class AsyncGraphClient:
         not_followed_back: bool = False,
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
+        """Who follows the user, newest first, across every page (``limit``: stop early)."""
         call = route.followers(user_id, page_size, not_followed_back)
-        return self._list(call, limit, progress)
+        whole = None if not_followed_back else lambda: self._length(user_id, "followers")
+        return self._list(call, limit, progress, whole)
 
     def following(
         self,
@@ -204,7 +250,9 @@ class AsyncGraphClient:
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
         call = route.following(user_id, page_size, not_following_back, celebrities_only)
-        return self._list(call, limit, progress)
+        filtered = not_following_back or celebrities_only
+        whole = None if filtered else lambda: self._length(user_id, "following")
+        return self._list(call, limit, progress, whole)
 
     def friends(
         self,
@@ -224,6 +272,7 @@ class AsyncGraphClient:
         page_size: int = PAGE_MAX,
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
+        """Whom the user blocks, newest block first: read as the user itself (or an admin key)."""
         return self._list(route.blocks(user_id, page_size), limit, progress)
 
     def common_following(
@@ -251,6 +300,7 @@ class AsyncGraphClient:
     async def familiar_followers(
         self, viewer_id: str, target_id: str, *, limit: int = 20
     ) -> schemas.IdPageBody:
+        """People the viewer follows who follow the target: one page."""
         return await self._call(route.familiar_followers(viewer_id, target_id, limit))
 
     # -- moderation -------------------------------------------------------------------------
@@ -269,12 +319,14 @@ class AsyncGraphClient:
     async def record_interactions(
         self, events: Iterable[tuple[str, str, str, datetime]]
     ) -> schemas.AcceptedBody:
+        """(actor, target, kind, at) events, 1-1,000 a call."""
         return await self._call(route.record_interactions(events))
 
     async def suggestions(self, user_id: str, *, limit: int = 10) -> schemas.SuggestionsBody:
         return await self._call(route.suggestions(user_id, limit))
 
     async def similar(self, user_id: str, seed_id: str, *, limit: int = 10) -> schemas.SimilarBody:
+        """Accounts similar to ``seed_id`` for the user (right after it followed the seed)."""
         return await self._call(route.similar(user_id, seed_id, limit))
 
     async def dismiss(
@@ -297,9 +349,12 @@ class AsyncGraphClient:
     # -- timelines ------------------------------------------------------------------------
 
     async def publish(self, user_id: str, post_id: str, at: datetime) -> schemas.PostBody:
+        """Publish a post's id and time (idempotent); ``mode`` says push or pull."""
         return await self._call(route.publish(user_id, post_id, at))
 
     async def post(self, user_id: str, post_id: str) -> schemas.PostBody:
+        """A post's state and fan-out progress (``mode``, ``followers`` and ``pushed`` are
+        None, with ``counts_hidden``, where the author hides its counts from the viewer)."""
         return await self._call(route.post(user_id, post_id))
 
     async def delete_post(self, user_id: str, post_id: str) -> schemas.PostDeletedBody:
@@ -313,12 +368,15 @@ class AsyncGraphClient:
         page_size: int = TIMELINE_PAGE,
         progress: bool = False,
     ) -> AsyncListing[schemas.TimelineBody]:
+        """The home timeline, newest first, across pages (``limit``: stop early)."""
         return self._list(route.timeline(user_id, page_size), limit, progress)
 
     async def explain_suggestion(self, user_id: str, target_id: str) -> schemas.ExplanationBody:
+        """Why the target is, or is not, suggested to the user (the ``internal`` scope)."""
         return await self._call(route.explain_suggestion(user_id, target_id))
 
     async def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
+        """Whom the user is closest to (the ``internal`` scope)."""
         return await self._call(route.affinities(user_id, limit))
 
     # -- the new-followers stream ----------------------------------------------------------
@@ -335,7 +393,13 @@ class AsyncGraphClient:
         async with self._http.stream("GET", path, headers=headers, timeout=None) as response:
             if response.status_code >= 400:
                 await response.aread()
-                raise error_for(response.status_code, response.json(), dict(response.headers))
+                raise error_for(
+                    response.status_code,
+                    response.json(),
+                    dict(response.headers),
+                    "GET",
+                    str(response.request.url),
+                )
             event: dict[str, str] = {}
             async for line in response.aiter_lines():
                 if not line:
@@ -343,7 +407,7 @@ class AsyncGraphClient:
                     if kind in ("follower", "follow_request"):
                         yield NewFollower(
                             follower=data.get("follower") or data["requester"],
-                            since=data["since"],
+                            since=datetime.fromisoformat(data["since"]),
                             event_id=data["event_id"],
                             entry_id=event.get("id", ""),
                             requested=kind == "follow_request",
@@ -352,7 +416,11 @@ class AsyncGraphClient:
                         log.warning("new followers of %s: %s", user_id, data.get("message"))
                     elif kind == "closed":
                         raise GraphError(
-                            data.get("message", "stream closed"), code=data.get("code", "")
+                            data.get("message", "stream closed"),
+                            code=known_code(data.get("code", "")),
+                            server_code=data.get("code"),
+                            method="GET",
+                            url=str(response.request.url),
                         )
                     event = {}
                 elif not line.startswith(":"):
@@ -362,7 +430,7 @@ class AsyncGraphClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def __aenter__(self) -> AsyncGraphClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(

@@ -1,46 +1,69 @@
-"""``GraphClient``: the blocking client (scripts, notebooks)."""
+# Generated from graphsvc/client/_async/client.py by `make generate`: edit that file.
+"""``AsyncGraphClient``, the one hand-written client: ``GraphClient`` (``graphsvc/client/_sync``)
+is generated from this file by ``python -m graphsvc.client._generate`` (``make generate``), so
+the two cannot differ in a signature. Write what both must do here, in a form the generator
+can turn into blocking code (``await`` and ``async`` are dropped, names mapped)."""
 
 from __future__ import annotations
 
+import json
+import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Self
 
 import httpx
 
 from graphsvc.client import _routes as route
-from graphsvc.client._core import Call, ClientConfig, T, answer, wait_or_raise
-from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE
-from graphsvc.client.errors import GraphError
-from graphsvc.client.listing import Listing, PageT
+from graphsvc.client._core import Call, ClientConfig, NewFollower, T, answer, wait_or_raise
+from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE, _u
+from graphsvc.client._sync.listing import Listing
+from graphsvc.client._walk import PageT, Total
+from graphsvc.client.analysis import Analysis
+from graphsvc.client.errors import GraphError, error_for, known_code
 from graphsvc.wire import schemas
 
-if TYPE_CHECKING:
-    import networkx
+log = logging.getLogger(__name__)
 
 
-class GraphClient:
+class GraphClient(Analysis):
     """graphsvc over HTTP. ``base_url`` defaults to GRAPHSVC_URL, ``api_key`` to
-    GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or ``close()``."""
+    GRAPHSVC_API_KEY; connections are pooled; use it as a context manager or close it.
+    A paged list is a listing: iterate it for every item, or walk ``pages()``."""
 
     def __init__(
         self,
         base_url: str | None = None,
         api_key: str | None = None,
         *,
+        timeout: float = 10.0,
+        max_retries: int = 3,
+        backoff: float = 0.2,
+        backoff_max: float = 5.0,
+        viewer: str | None = None,
         http: httpx.Client | None = None,
-        **options: Any,
     ) -> None:
-        """``http``: an httpx client to send every request through, as it is (its base URL,
-        headers, transport and event hooks: an app in this process, a proxy, a recorder);
-        ``base_url`` and ``api_key`` are then not used."""
+        """``timeout``: seconds per request; ``max_retries``, ``backoff``, ``backoff_max``: the
+        retries of what may be retried (see ``_core``); ``viewer``: the user every read is for
+        (``X-Graph-Viewer``, with a service key). ``http``: an httpx client to send every request
+        through, as it is (its base URL, headers, transport and event hooks: an app in this
+        process, a proxy, a recorder); ``base_url``, ``api_key`` and ``viewer`` are then not used."""
         if http is not None:
-            self.config = ClientConfig.resolve(str(http.base_url), None, **options)
+            base_url, api_key, viewer = str(http.base_url), None, None
+        self.config = ClientConfig.resolve(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            backoff_max=backoff_max,
+            viewer=viewer,
+        )
+        if http is not None:
             self._http = http
             return
-        self.config = ClientConfig.resolve(base_url, api_key, **options)
         self._http = httpx.Client(
             base_url=self.config.base_url,
             headers=self.config.headers(),
@@ -60,8 +83,19 @@ class GraphClient:
             time.sleep(wait)
             attempt += 1
 
-    def _list(self, call: Call[PageT], limit: int | None, progress: bool) -> Listing[PageT]:
-        return Listing(lambda cursor: self._call(call.after(cursor)), limit, progress)
+    def _list(
+        self,
+        call: Call[PageT],
+        limit: int | None,
+        progress: bool,
+        total: Total | None = None,
+    ) -> Listing[PageT]:
+        return Listing(lambda cursor: self._call(call.after(cursor)), limit, progress, total)
+
+    def _length(self, user_id: str, side: str) -> int | None:
+        """A whole list's length for a progress bar: the exact count (None where hidden)."""
+        counts = self.counts(user_id)
+        return counts.followers if side == "followers" else counts.following
 
     # -- relations ------------------------------------------------------------------------
 
@@ -160,9 +194,25 @@ class GraphClient:
         """Who sees the user's followers, following and counts; discoverable; locked."""
         return self._call(route.privacy(user_id))
 
-    def set_privacy(self, user_id: str, **settings: Any) -> schemas.PrivacyBody:
-        """Change the settings named (``followers_visibility="mutuals"``, ``locked=True``);
+    def set_privacy(
+        self,
+        user_id: str,
+        *,
+        followers_visibility: schemas.VisibilityName | None = None,
+        following_visibility: schemas.VisibilityName | None = None,
+        counts_visibility: schemas.CountsVisibilityName | None = None,
+        discoverable: bool | None = None,
+        locked: bool | None = None,
+    ) -> schemas.PrivacyBody:
+        """Change the settings given (``followers_visibility="mutuals"``, ``locked=True``);
         the others keep their values. The settings now."""
+        settings = {
+            "followers_visibility": followers_visibility,
+            "following_visibility": following_visibility,
+            "counts_visibility": counts_visibility,
+            "discoverable": discoverable,
+            "locked": locked,
+        }
         return self._call(route.set_privacy(user_id, settings))
 
     # -- lists and counts -------------------------------------------------------------------
@@ -181,7 +231,8 @@ class GraphClient:
     ) -> Listing[schemas.PageBody]:
         """Who follows the user, newest first, across every page (``limit``: stop early)."""
         call = route.followers(user_id, page_size, not_followed_back)
-        return self._list(call, limit, progress)
+        whole = None if not_followed_back else lambda: self._length(user_id, "followers")
+        return self._list(call, limit, progress, whole)
 
     def following(
         self,
@@ -194,7 +245,9 @@ class GraphClient:
         progress: bool = False,
     ) -> Listing[schemas.PageBody]:
         call = route.following(user_id, page_size, not_following_back, celebrities_only)
-        return self._list(call, limit, progress)
+        filtered = not_following_back or celebrities_only
+        whole = None if filtered else lambda: self._length(user_id, "following")
+        return self._list(call, limit, progress, whole)
 
     def friends(
         self,
@@ -321,34 +374,58 @@ class GraphClient:
         """Whom the user is closest to (the ``internal`` scope)."""
         return self._call(route.affinities(user_id, limit))
 
-    # -- for data scientists (see analysis.py) ----------------------------------------------
+    # -- the new-followers stream ----------------------------------------------------------
 
-    def counts_many(self, user_ids: Iterable[str]) -> dict[str, schemas.CountsBody]:
-        from graphsvc.client import analysis
-
-        return analysis.counts_many(self, user_ids)
-
-    def relationships_many(
-        self, viewer: str, user_ids: Iterable[str]
-    ) -> dict[str, schemas.RelationshipBody]:
-        from graphsvc.client import analysis
-
-        return analysis.relationships_many(self, viewer, list(user_ids))
-
-    def ego_graph(self, user: str, *, radius: int = 1, max_nodes: int = 500) -> networkx.DiGraph:
-        from graphsvc.client import analysis
-
-        return analysis.ego_graph(self, user, radius=radius, max_nodes=max_nodes)
-
-    def subgraph(self, users: Iterable[str]) -> networkx.DiGraph:
-        from graphsvc.client import analysis
-
-        return analysis.subgraph(self, list(users))
+    def new_followers(
+        self, user_id: str, *, last_event_id: str | None = None
+    ) -> Iterator[NewFollower]:
+        """The user's new followers as they follow (Server-Sent Events); pass the last
+        ``entry_id`` as ``last_event_id`` to replay what came after it. A replay the server cut
+        short (its ``gap`` event) is logged as a warning; a stream the server ends (a revoked
+        key) raises the ``GraphError`` its ``closed`` event names."""
+        headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
+        path = f"/v1/users/{_u(user_id)}/events"
+        with self._http.stream("GET", path, headers=headers, timeout=None) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise error_for(
+                    response.status_code,
+                    response.json(),
+                    dict(response.headers),
+                    "GET",
+                    str(response.request.url),
+                )
+            event: dict[str, str] = {}
+            for line in response.iter_lines():
+                if not line:
+                    kind, data = event.get("event"), json.loads(event.get("data") or "{}")
+                    if kind in ("follower", "follow_request"):
+                        yield NewFollower(
+                            follower=data.get("follower") or data["requester"],
+                            since=datetime.fromisoformat(data["since"]),
+                            event_id=data["event_id"],
+                            entry_id=event.get("id", ""),
+                            requested=kind == "follow_request",
+                        )
+                    elif kind == "gap":
+                        log.warning("new followers of %s: %s", user_id, data.get("message"))
+                    elif kind == "closed":
+                        raise GraphError(
+                            data.get("message", "stream closed"),
+                            code=known_code(data.get("code", "")),
+                            server_code=data.get("code"),
+                            method="GET",
+                            url=str(response.request.url),
+                        )
+                    event = {}
+                elif not line.startswith(":"):
+                    name, _, value = line.partition(":")
+                    event[name] = value.removeprefix(" ")
 
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> GraphClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

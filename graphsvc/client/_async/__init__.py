@@ -1,0 +1,1 @@
+"""The hand-written asynchronous client: the source the blocking one is generated from."""

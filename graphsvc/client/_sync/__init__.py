@@ -1,0 +1,1 @@
+"""Generated from ``graphsvc/client/_async`` by ``make generate``: do not edit."""
