@@ -154,6 +154,50 @@ def test_helpers_for_data_scientists(api: str, service_key: str) -> None:
         assert set(sub.edges) == {(fans[0], hub), (fans[1], hub), (hub, fans[0]), (far, fans[1])}
 
 
+def test_a_failure_says_what_where_and_which_request(api: str, service_key: str) -> None:
+    me = new_user_id("me")
+    with GraphClient(api, service_key) as graph:
+        with pytest.raises(Forbidden) as refused:
+            graph.follow(me, me)
+        error = refused.value
+        assert (error.status, error.code, error.method) == (403, "self_follow", "PUT")
+        assert error.url == f"{api}/v1/users/{me}/following/{me}"
+        assert error.request_id and error.request_id in str(error)
+        with pytest.raises(BadRequest) as invalid:
+            graph.set_privacy(me, followers_visibility="everyone")  # type: ignore[arg-type]
+        assert invalid.value.code == "invalid_argument" and invalid.value.status is None
+        with pytest.raises(TypeError):
+            graph.set_privacy(me, followers_visibilty="mutuals")  # type: ignore[call-arg]
+    dead = GraphClient(f"http://127.0.0.1:{free_port()}", "k", max_retries=0)
+    with dead, pytest.raises(Unavailable) as unreachable:
+        dead.counts(me)
+    assert unreachable.value.code == "unreachable" and unreachable.value.status is None
+    assert "could not reach http://127.0.0.1:" in str(unreachable.value)
+
+
+def test_an_ego_graph_is_networkx_s_on_the_same_follows(api: str, service_key: str) -> None:
+    """The neighbourhood and every follow among its nodes, as networkx.ego_graph has them
+    (undirected=True: followers and followings both count as neighbours)."""
+    import random
+
+    import networkx
+
+    rng = random.Random(5)
+    users = [new_user_id(f"n{i}") for i in range(14)]
+    follows = {(a, b) for a in users for b in users if a != b and rng.random() < 0.18}
+    truth = networkx.DiGraph(sorted(follows))
+    truth.add_nodes_from(users)
+    with GraphClient(api, service_key) as graph:
+        for a, b in sorted(follows):
+            graph.follow(a, b)
+        for radius in (1, 2):
+            for user in users[:4]:
+                expected = networkx.ego_graph(truth, user, radius=radius, undirected=True)
+                got = graph.ego_graph(user, radius=radius)
+                assert set(got.nodes) == set(expected.nodes), (user, radius)
+                assert set(got.edges) == set(expected.edges), (user, radius)
+
+
 async def test_an_ego_graph_holds_what_its_viewer_may_see(
     api: str, service_key: str, backends: Services
 ) -> None:
