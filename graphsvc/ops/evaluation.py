@@ -52,12 +52,11 @@ from tqdm import tqdm
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.edge_files import Edges, read_edge_file, read_edge_rows
+from graphsvc.ops.evaluation_defaults import DEFAULT_SEEDS, DEFAULT_USERS
 from graphsvc.ops.loader import load_edges
 
 K = 10
 HOLDOUT_SHARE = 0.10
-DEFAULT_USERS = 1_000
-DEFAULT_SEEDS = (1, 2, 3)
 METHODS = (
     "service",
     "random",

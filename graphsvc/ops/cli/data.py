@@ -7,18 +7,16 @@ from __future__ import annotations
 import time
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphsvc.bootstrap import open_services
 from graphsvc.ops.cli.running import command, say
-from graphsvc.ops.demo import demo_edges
-from graphsvc.ops.edge_files import Edges, read_edge_file
-from graphsvc.ops.generate import SIZES, write_edge_file
-from graphsvc.ops.loader import load as load_into
-from graphsvc.ops.pymk_models import load_line
-from graphsvc.settings import get_local_server_settings, get_settings
+from graphsvc.ops.generate import SIZES
+
+if TYPE_CHECKING:
+    from graphsvc.ops.edge_files import Edges
+
 
 app = typer.Typer()
 
@@ -28,6 +26,11 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bar
 
 
 async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> None:
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.loader import load as load_into
+    from graphsvc.ops.pymk_models import load_line
+    from graphsvc.settings import get_local_server_settings, get_settings
+
     say(edges.summary())
     settings, local = get_settings(), get_local_server_settings()
     async with open_services(settings, jobs=True) as services:
@@ -51,7 +54,9 @@ async def load(
     undirected: Annotated[
         bool, typer.Option("--undirected", help="each line follows both ways")
     ] = False,
-    prefix: Annotated[str, typer.Option(help="put before every id (e.g. 'fb.')")] = "",
+    prefix: Annotated[
+        str, typer.Option(metavar="TEXT", help="put before every id (e.g. 'fb.')")
+    ] = "",
     online: Annotated[
         bool,
         typer.Option(
@@ -61,17 +66,26 @@ async def load(
     no_progress: NoProgress = False,
 ) -> None:
     """Bulk-load an edge list or CSV file (then say when the ranker trains on it)."""
+    from graphsvc.ops.edge_files import read_edge_file
+
     edges = read_edge_file(file, undirected=undirected, prefix=prefix)
     await _load_edges(edges, not no_progress, online)
 
 
 @command(app)
 def gen(
-    out: Annotated[Path, typer.Option(help="the edge list to write")],
-    size: Annotated[Size, typer.Option()] = DEFAULT_SIZE,
-    seed: Annotated[int, typer.Option()] = 1,
+    out: Annotated[Path, typer.Option(metavar="PATH", help="the edge list to write")],
+    size: Annotated[Size, typer.Option(metavar="[" + "|".join(Size) + "]")] = DEFAULT_SIZE,
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="INTEGER",
+        ),
+    ] = 1,
 ) -> None:
     """Write a synthetic power-law follow graph (edge list)."""
+    from graphsvc.ops.generate import write_edge_file
+
     started = time.perf_counter()
     written = write_edge_file(out, SIZES[size.value], seed=seed)
     say(f"wrote {written:,} edges to {out} in {time.perf_counter() - started:.1f}s")
@@ -79,9 +93,21 @@ def gen(
 
 @command(app)
 async def demo(
-    users: Annotated[int, typer.Option()] = 3000,
-    seed: Annotated[int, typer.Option()] = 7,
+    users: Annotated[
+        int,
+        typer.Option(
+            metavar="INTEGER",
+        ),
+    ] = 3000,
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="INTEGER",
+        ),
+    ] = 7,
     no_progress: NoProgress = False,
 ) -> None:
     """Load the generated demo graph."""
+    from graphsvc.ops.demo import demo_edges
+
     await _load_edges(demo_edges(users, seed), not no_progress)

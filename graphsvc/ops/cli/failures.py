@@ -7,21 +7,13 @@ refused as asked (``Refused``); a command may end with another (``check`` findin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from neo4j.exceptions import DriverError, Neo4jError
-from pydantic import ValidationError
-from redis.exceptions import RedisError
 from typer.core import TyperGroup
 
-from graphsvc.domain.errors import GraphError
-from graphsvc.domain.ranker_models import TrainError
-from graphsvc.ops.edge_files import LoadError
-from graphsvc.ops.local_servers import ServerError
-from graphsvc.ops.processes import ProcessFailed
-from graphsvc.ops.pymk_models import RegistryRefused
-from graphsvc.settings import SECRET_SETTINGS, DevelopmentSecrets
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class Refused(Exception):
@@ -31,6 +23,8 @@ class Refused(Exception):
 def bad_setting(exc: ValidationError) -> str:
     """One line naming the environment variable and what is wrong with its value (the value
     itself only when it is one setting's and no secret)."""
+    from graphsvc.settings import SECRET_SETTINGS
+
     error = exc.errors()[0]
     field = str(error["loc"][0]) if error["loc"] else ""
     if not field:
@@ -42,6 +36,9 @@ def bad_setting(exc: ValidationError) -> str:
 
 def store_failure(exc: Exception) -> str:
     """One line naming the store and its reason (Neo4j's error code, when it sent one)."""
+    from neo4j.exceptions import Neo4jError
+    from redis.exceptions import RedisError
+
     if isinstance(exc, RedisError):
         return f"redis: {type(exc).__name__}: {exc}".splitlines()[0]
     if isinstance(exc, Neo4jError):
@@ -52,7 +49,20 @@ def store_failure(exc: Exception) -> str:
 
 def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
     """The line and exit code of a failure an operator acts on; None for a bug (which keeps
-    its traceback)."""
+    its traceback). The kinds are imported here, when a command failed: a command's help
+    loads none of the stores' drivers."""
+    from neo4j.exceptions import DriverError, Neo4jError
+    from pydantic import ValidationError
+    from redis.exceptions import RedisError
+
+    from graphsvc.domain.errors import GraphError
+    from graphsvc.domain.ranker_models import TrainError
+    from graphsvc.ops.edge_files import LoadError
+    from graphsvc.ops.local_servers import ServerError
+    from graphsvc.ops.processes import ProcessFailed
+    from graphsvc.ops.pymk_models import RegistryRefused
+    from graphsvc.settings import DevelopmentSecrets
+
     named = f"graphsvc {command}" if command else "graphsvc"
     if isinstance(exc, Refused | RegistryRefused):
         return f"{named}: {exc}", 1
@@ -73,6 +83,8 @@ class Commands(TyperGroup):
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # Click's own ends (a help shown, a usage error): nothing to explain
         except Exception as exc:
             said = one_line(exc, ctx.invoked_subcommand)
             if said is None:

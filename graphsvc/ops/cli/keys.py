@@ -7,21 +7,26 @@ from typing import Annotated
 
 import typer
 
-from graphsvc.domain.access import InvalidKeyRequest, key_id_of, parse_scopes
-from graphsvc.ops import keys as api_keys
 from graphsvc.ops.cli.running import command, say
-from graphsvc.settings import get_local_server_settings, get_settings
 
 app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
 
 
 @command(app)
 async def create(
-    scopes: Annotated[str, typer.Option(help="comma-separated: read,write,admin,internal")],
-    user: Annotated[str | None, typer.Option(help="bind the key to this acting user")] = None,
-    name: Annotated[str | None, typer.Option(help="what the key is for")] = None,
+    scopes: Annotated[
+        str, typer.Option(metavar="TEXT", help="comma-separated: read,write,admin,internal")
+    ],
+    user: Annotated[
+        str | None, typer.Option(metavar="TEXT", help="bind the key to this acting user")
+    ] = None,
+    name: Annotated[str | None, typer.Option(metavar="TEXT", help="what the key is for")] = None,
 ) -> None:
     """Create a key (shown once)."""
+    from graphsvc.domain.access import parse_scopes
+    from graphsvc.ops import keys as api_keys
+    from graphsvc.settings import get_settings
+
     new = await api_keys.create(get_settings(), parse_scopes(scopes), user, name or "")
     say(f"key id: {new.key.id}")
     say(f"key (shown once, keep it): {new.token}")
@@ -30,6 +35,9 @@ async def create(
 @command(app, "list")
 async def listing() -> None:
     """Every key (never the keys themselves)."""
+    from graphsvc.ops import keys as api_keys
+    from graphsvc.settings import get_settings
+
     for line in api_keys.lines(await api_keys.listing(get_settings())):
         say(line)
 
@@ -37,6 +45,10 @@ async def listing() -> None:
 @command(app)
 async def revoke(key: Annotated[str, typer.Argument(metavar="ID", help="the key's id")]) -> None:
     """Revoke a key by id."""
+    from graphsvc.domain.access import InvalidKeyRequest, key_id_of
+    from graphsvc.ops import keys as api_keys
+    from graphsvc.settings import get_settings
+
     whole = key_id_of(key)
     if whole is not None:  # a whole key: named by its id, never echoed
         raise InvalidKeyRequest(f"keys revoke takes a key's id, not the key (its id: {whole})")
@@ -47,6 +59,9 @@ async def revoke(key: Annotated[str, typer.Argument(metavar="ID", help="the key'
 @command(app)
 async def local() -> None:
     """The local admin key of `make run` (created if needed)."""
+    from graphsvc.ops import keys as api_keys
+    from graphsvc.settings import get_local_server_settings, get_settings
+
     path = get_local_server_settings().state_dir / "admin-key"
     token, created = await api_keys.local_admin(get_settings(), api_keys.saved_key(path))
     if created:  # shown once; afterwards, where it is

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from tqdm import tqdm
 
-from graphsvc.bootstrap import Services, open_services
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
-from graphsvc.ops.consistency import check_users
-from graphsvc.ops.loader import rebuild_mirror
-from graphsvc.ops.reconcile import reconcile as reconcile_users
-from graphsvc.ops.reconcile import reconcile_recent
-from graphsvc.ops.timeline_check import reconcile_timelines
-from graphsvc.settings import get_settings
+
+if TYPE_CHECKING:
+    from graphsvc.bootstrap import Services
+
 
 app = typer.Typer()
 
@@ -57,6 +53,13 @@ async def check(
 
     Exit code 1 when a user drifted and was not repaired.
     """
+    from tqdm import tqdm
+
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.consistency import check_users
+    from graphsvc.ops.loader import rebuild_mirror
+    from graphsvc.settings import get_settings
+
     named = _named(users, everyone)
     found = checked = 0
     async with open_services(get_settings(), jobs=True) as services:
@@ -80,6 +83,10 @@ async def check(
 @command(app)
 async def rebuild(users: Users = None, everyone: Everyone = False) -> None:
     """Rebuild the mirror."""
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.loader import rebuild_mirror
+    from graphsvc.settings import get_settings
+
     named = _named(users, everyone)
     built = 0
     async with open_services(get_settings(), jobs=True) as services:
@@ -108,6 +115,12 @@ async def reconcile(
 
     Exit code 1 when drift is left after the repair.
     """
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.reconcile import reconcile as reconcile_users
+    from graphsvc.ops.reconcile import reconcile_recent
+    from graphsvc.ops.timeline_check import reconcile_timelines
+    from graphsvc.settings import get_settings
+
     if not users and not everyone and every is None:
         raise Refused("name user ids, or pass --all or --every")
     named = users or []
@@ -145,9 +158,16 @@ async def relay(
 
     It repairs the mirror writes that were lost on the way.
     """
+    from tqdm import tqdm
+
+    from graphsvc.bootstrap import open_services
+    from graphsvc.settings import get_settings
+
     bars: list[tqdm] = []  # shown once this process holds the relay's lease and relays
 
     def relayed(events: int) -> None:
+        from tqdm import tqdm
+
         if not bars:
             bars.append(tqdm(desc="relayed", unit="event"))
         bars[0].update(events)
@@ -170,6 +190,11 @@ async def jobs() -> None:
 
     Under the workers' leases: a job a running worker holds is left to it.
     """
+    from tqdm import tqdm
+
+    from graphsvc.bootstrap import open_services
+    from graphsvc.settings import get_settings
+
     async with open_services(get_settings(), jobs=True) as services:
         moderation = services.neo4j.moderation
         pending = await moderation.pending_work()

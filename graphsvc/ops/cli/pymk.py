@@ -9,43 +9,30 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from tqdm import tqdm
 
-from graphsvc.bootstrap import Services, open_services
-from graphsvc.domain.ranker_models import TrainError
-from graphsvc.ops import local_servers
 from graphsvc.ops.cli import pymk_models
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
-from graphsvc.ops.evaluation import (
-    DEFAULT_SEEDS,
-    DEFAULT_USERS,
-    Dataset,
-    FirstGraph,
-    Split,
-    Summary,
-    evaluate_seeds,
-    read_dataset,
-    read_first,
-    shared_ids,
-    table,
-)
-from graphsvc.settings import (
-    LocalServerSettings,
-    Settings,
-    get_local_server_settings,
-    get_settings,
-)
+from graphsvc.ops.evaluation_defaults import DEFAULT_SEEDS, DEFAULT_USERS
+
+if TYPE_CHECKING:
+    from graphsvc.bootstrap import Services
+    from graphsvc.ops.evaluation import Dataset, FirstGraph, Split, Summary
+    from graphsvc.settings import LocalServerSettings, Settings
+
 
 app = pymk_models.app
 
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bars")]
 Ranker = Annotated[
     Literal["trained", "default"],
-    typer.Option(help="the worker's training cycle on each training graph, or built-in weights"),
+    typer.Option(
+        metavar="[trained|default]",
+        help="the worker's training cycle on each training graph, or built-in weights",
+    ),
 ]
 First = Annotated[
     Path | None,
@@ -69,6 +56,7 @@ FirstUndirected = Annotated[
 def _seeds(seeds: str | None, seed: int | None) -> list[int]:
     """``--seeds 1,2,3`` (distinct integers: a repeated seed would understate the spread),
     or ``--seed S`` for one, or the default seeds."""
+
     if seeds is not None and seed is not None:
         raise typer.BadParameter("give --seed or --seeds, not both", param_hint="'--seed'")
     if seed is not None:
@@ -91,14 +79,21 @@ async def train_pymk(
     holdout: Annotated[
         Literal["auto", "newest", "random"],
         typer.Option(
+            metavar="[auto|newest|random]",
             help="hold out the newest edges, a seeded random share, or choose by the graph's "
-            "times (auto)"
+            "times (auto)",
         ),
     ] = "auto",
-    share: Annotated[float, typer.Option(help="share held out")] = 0.1,
-    seed: Annotated[int, typer.Option()] = 1,
+    share: Annotated[float, typer.Option(metavar="FLOAT", help="share held out")] = 0.1,
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="INTEGER",
+        ),
+    ] = 1,
     users: Annotated[
-        int | None, typer.Option(min=10, help="users sampled (default PYMK_TRAIN_USERS)")
+        int | None,
+        typer.Option(metavar="INTEGER", min=10, help="users sampled (default PYMK_TRAIN_USERS)"),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="promote it whatever the validation says")
@@ -111,6 +106,11 @@ async def train_pymk(
     The model is validated against the served one and the heuristics and promoted only when
     better (--force: promoted anyway); a rejected one is stored with the reason.
     """
+    from tqdm import tqdm
+
+    from graphsvc.bootstrap import open_services
+    from graphsvc.settings import get_settings
+
     async with open_services(get_settings(), jobs=True) as services:
         with tqdm(desc="features", unit="user", disable=no_progress) as bar:
             report = await services.ranker_training.train(
@@ -143,6 +143,8 @@ def _read(
 ) -> tuple[Dataset, FirstGraph | None]:
     """The evaluated graph, and the first one (``both``: undirected) refused when its
     prefixed ids meet the evaluated graph's."""
+    from graphsvc.ops.evaluation import read_dataset, read_first, shared_ids
+
     data = read_dataset(edges, undirected=undirected, interactions=interactions)
     if first is None:
         return data, None
@@ -160,10 +162,15 @@ async def _evaluate(
     progress: bool,
     ranker: str,
 ) -> Summary:
+    from graphsvc.bootstrap import open_services
+    from graphsvc.domain.ranker_models import TrainError
+    from graphsvc.ops.evaluation import evaluate_seeds
+
     async def trained(services: Services, _: Split) -> str:
         """The worker's training cycle on the training graph just loaded (its own holdout,
         so the evaluation's held-out edges are never seen), then the ranker served as it
         would be: the promoted model, or the built-in default when the cycle rejected it."""
+
         try:
             report = await services.ranker_training.train("evaluation", progress=None)
             lines = report.lines()
@@ -186,21 +193,29 @@ async def _evaluate(
         )
 
 
+EdgeFile = Annotated[
+    Path,
+    typer.Option(metavar="PATH", exists=True, dir_okay=False, help="edge list: src dst [unix_ts]"),
+]
+InteractionFile = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="PATH", exists=True, dir_okay=False, help="src dst unix_ts per interaction"
+    ),
+]
+
+
 @command(app, "eval")
 async def eval_pymk(
-    edges: Annotated[
-        Path, typer.Option(exists=True, dir_okay=False, help="edge list: src dst [unix_ts]")
-    ],
-    interactions: Annotated[
-        Path | None,
-        typer.Option(exists=True, dir_okay=False, help="src dst unix_ts per interaction"),
-    ] = None,
+    edges: EdgeFile,
+    interactions: InteractionFile = None,
     undirected: Annotated[
         bool, typer.Option("--undirected/--directed", help="whether each line follows both ways")
     ] = True,
     users: Annotated[
         int,
         typer.Option(
+            metavar="INTEGER",
             min=1,
             help="users sampled per seed (or all with held-out pairs, when fewer)",
         ),
@@ -232,12 +247,13 @@ async def eval_pymk(
     that graph is loaded and trained on before each seed's training graph (a second
     community imported beside one), and the service is also scored as loaded.
     """
+    from graphsvc.ops.evaluation import table
+
     chosen = _seeds(seeds, seed)
     if json_path is not None and not os.access(json_path.parent, os.W_OK):
         raise Refused(f"cannot write {json_path} (no such directory?)")
     data = _read(edges, undirected, interactions, first, first_undirected)
-    servers, own = eval_settings(get_settings(), get_local_server_settings())
-    await asyncio.to_thread(local_servers.up, servers, own, say)
+    servers = await _eval_servers()
     summary = await _evaluate(servers, data, chosen, users, not no_progress, ranker)
     for line in table(summary):
         say(line)
@@ -245,3 +261,13 @@ async def eval_pymk(
         text = json.dumps(summary.as_json(), indent=2, allow_nan=False) + "\n"
         await asyncio.to_thread(json_path.write_text, text)
         say(f"wrote {json_path}")
+
+
+async def _eval_servers() -> Settings:
+    """The evaluation's own servers, up (never the ones `make run` or the suite use)."""
+    from graphsvc.ops import local_servers
+    from graphsvc.settings import get_local_server_settings, get_settings
+
+    servers, own = eval_settings(get_settings(), get_local_server_settings())
+    await asyncio.to_thread(local_servers.up, servers, own, say)
+    return servers

@@ -9,11 +9,8 @@ from typing import Annotated
 
 import typer
 
-from graphsvc.bootstrap import open_services
-from graphsvc.ops import pymk_models, pymk_report
 from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
-from graphsvc.settings import get_settings
 
 app = typer.Typer(
     help="People you may know: train, evaluate, and the ranker's models (status, A/B split, "
@@ -28,6 +25,10 @@ Version = Annotated[int, typer.Argument(metavar="VERSION", min=1, help="a stored
 async def status() -> None:
     """What is served and why, whether it is stale, the split, the last and the next
     training, recent models."""
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops import pymk_models
+    from graphsvc.settings import get_settings
+
     async with open_services(get_settings()) as services:
         lines = await pymk_models.status_lines(services)
     for line in lines:
@@ -37,6 +38,10 @@ async def status() -> None:
 @command(app)
 async def promote(version: Version) -> None:
     """Serve a stored version now (a rollback, or a model the training rejected)."""
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops import pymk_models
+    from graphsvc.settings import get_settings
+
     async with open_services(get_settings()) as services:
         say(await pymk_models.promote(services, version))
 
@@ -47,11 +52,18 @@ async def split(
         int | None, typer.Option(metavar="VERSION", min=1, help="the challenger's version")
     ] = None,
     share: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="share of users ranked by the challenger")
+        float,
+        typer.Option(
+            metavar="FLOAT", min=0.0, max=1.0, help="share of users ranked by the challenger"
+        ),
     ] = 0.5,
     off: Annotated[bool, typer.Option("--off", help="end the split")] = False,
 ) -> None:
     """Rank a share of users (by a hash of their id) with a challenger model, or end that."""
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops import pymk_models
+    from graphsvc.settings import get_settings
+
     if off == (challenger is not None):
         raise Refused("give --challenger VERSION (and --share) or --off")
     async with open_services(get_settings()) as services:
@@ -71,6 +83,9 @@ async def report(
     (each follow once), follows per item shown and per item served, and the stored model's
     precision@10 on its validation users (none for the built-in default, version 0).
     """
+    from graphsvc.ops import pymk_report
+    from graphsvc.settings import get_settings
+
     model, figures = await pymk_report.online_figures(get_settings())
     if as_json:
         say(json.dumps(pymk_report.as_json(model, figures), indent=2, allow_nan=False))

@@ -4,6 +4,7 @@ console script."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 import typer
 
@@ -14,10 +15,32 @@ app = typer.Typer(
     name="graphsvc",
     help="Serve the API, run the local servers, load and check graphs.",
     cls=Commands,
-    add_completion=False,
+    add_completion=True,  # --install-completion and --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain Click help and errors: a usage error stays two lines
 )
+
+
+def _version(asked: bool) -> None:
+    if asked:
+        from graphsvc.version import __version__
+
+        typer.echo(f"graphsvc {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Serve the API, run the local servers, load and check graphs."""
+
+
 app.add_typer(serving.app)
 app.add_typer(servers.app, name="services")
 app.add_typer(data.app)

@@ -12,8 +12,6 @@ from typing import Any, TypeVar
 
 import typer
 
-from graphsvc.settings import get_local_server_settings, get_settings
-
 Function = TypeVar("Function", bound=Callable[..., Any])
 
 
@@ -33,6 +31,8 @@ def command(group: typer.Typer, name: str | None = None) -> Callable[[Function],
     def register(function: Function) -> Function:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> None:
+            from graphsvc.settings import get_local_server_settings, get_settings
+
             get_settings()
             get_local_server_settings()
             result = function(*args, **kwargs)

@@ -7,9 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphsvc.ops import local_servers
 from graphsvc.ops.cli.running import command, say
-from graphsvc.settings import get_local_server_settings, get_settings
 
 app = typer.Typer(help="Run the local Neo4j and Redis servers.", no_args_is_help=True)
 
@@ -20,6 +18,9 @@ def up() -> None:
 
     Running ones are left alone; with REDIS_CLUSTER=1, Redis is a cluster of three.
     """
+    from graphsvc.ops import local_servers
+    from graphsvc.settings import get_local_server_settings, get_settings
+
     local_servers.up(get_settings(), get_local_server_settings())
 
 
@@ -38,6 +39,9 @@ def down(
     --all: every local server whose pid file is under STATE_DIR, whatever its port: the
     throwaway servers of `graphsvc pymk eval` and a cluster's nodes too.
     """
+    from graphsvc.ops import local_servers
+    from graphsvc.settings import get_local_server_settings, get_settings
+
     if every:
         local_servers.down_all(get_local_server_settings())
     else:
@@ -47,5 +51,8 @@ def down(
 @command(app)
 def status() -> None:
     """Say whether each local server answers, and its pid."""
+    from graphsvc.ops import local_servers
+    from graphsvc.settings import get_local_server_settings, get_settings
+
     for line in local_servers.status(get_settings(), get_local_server_settings()):
         say(line)

@@ -12,28 +12,40 @@ from typing import Annotated, Literal
 
 import typer
 
-from graphsvc.bootstrap import open_services
-from graphsvc.ops import http_server
 from graphsvc.ops.cli.running import command, say
-from graphsvc.ops.reconcile import reconcile_rounds
-from graphsvc.settings import get_local_server_settings, get_settings, refuse_development_secrets
 
 app = typer.Typer()
 
 
 @command(app)
 def serve(
-    host: Annotated[str | None, typer.Option(help="default: API_HOST")] = None,
-    port: Annotated[int | None, typer.Option(help="default: API_PORT")] = None,
-    workers: Annotated[int | None, typer.Option(help="default: API_WORKERS")] = None,
+    host: Annotated[
+        str, typer.Option(metavar="TEXT", envvar="API_HOST", help="address to listen on")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(metavar="INTEGER", envvar="API_PORT", help="port to listen on")
+    ] = 8000,
+    workers: Annotated[
+        int, typer.Option(metavar="INTEGER", envvar="API_WORKERS", min=1, help="API processes")
+    ] = 1,
     server: Annotated[
-        Literal["uvicorn", "granian"] | None, typer.Option(help="default: API_SERVER")
-    ] = None,
+        Literal["uvicorn", "granian"],
+        typer.Option(metavar="[uvicorn|granian]", envvar="API_SERVER", help="the HTTP server"),
+    ] = "uvicorn",
 ) -> None:
-    """Serve the HTTP API (uvicorn or granian)."""
+    """Serve the HTTP API (uvicorn or granian).
+
+    Each option's default is its setting's (the environment variable beside it).
+    """
+    from graphsvc.ops import http_server
+    from graphsvc.settings import (
+        get_local_server_settings,
+        get_settings,
+        refuse_development_secrets,
+    )
+
     settings, local = get_settings(), get_local_server_settings()
     refuse_development_secrets(settings)
-    workers = workers or settings.api.api_workers
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # /metrics sums every worker's values from files in this directory (a fresh one: the
         # files of a previous run would be counted again)
@@ -43,9 +55,9 @@ def serve(
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     http_server.run(
         http_server.Serving(
-            server=server or settings.api.api_server,
-            host=host or settings.api.api_host,
-            port=port or settings.api.api_port,
+            server=server,
+            host=host,
+            port=port,
             workers=workers,
             access_log=settings.api.api_access_log,
         )
@@ -58,6 +70,10 @@ async def worker() -> None:
 
     The relay, fan-outs and jobs. It runs until SIGINT or SIGTERM; the records of its jobs let another worker resume them.
     """
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.reconcile import reconcile_rounds
+    from graphsvc.settings import get_settings
+
     settings = get_settings()
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
