@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from graphsvc.api import (
     events,
@@ -53,6 +54,30 @@ FAMILIES = (
 )
 
 
+# The route families of the OpenAPI document, in the order a reader meets them; every route
+# names one (tests/unit holds it).
+TAGS = [
+    {"name": "relations", "description": "Follow, unfollow, remove followers, relationships."},
+    {
+        "name": "lists",
+        "description": "Followers, following, friends, counts; common and familiar follows.",
+    },
+    {"name": "privacy", "description": "Who sees a user's lists and counts; discoverable; locked."},
+    {"name": "follow requests", "description": "Follows of a locked user, waiting for its answer."},
+    {"name": "blocks", "description": "Blocks and the list of them (its owner's alone)."},
+    {"name": "mutes", "description": "Mutes: hidden posts, suggestions and notifications."},
+    {"name": "moderation", "description": "A user's status (suspended, spam) and erasure."},
+    {
+        "name": "people you may know",
+        "description": "Suggestions, similar accounts, dismissals, impressions, interactions.",
+    },
+    {"name": "timelines", "description": "Posts and home timelines."},
+    {"name": "keys", "description": "API keys and their scopes (admin)."},
+    {"name": "internal", "description": "What operators ask of the ranker (the internal scope)."},
+    {"name": "operations", "description": "Probes and metrics: no key needed."},
+]
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """The ASGI app. Pass ``services`` to serve already-open ones (tests, notebooks): their
     owner closes them; otherwise the app opens its own, serving only: background work is
@@ -71,10 +96,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             yield
         forget_this_process()
 
-    app = FastAPI(
+    # /docs (Swagger UI) and /redoc from assets installed with the service, never a CDN: they
+    # work offline and load nothing from another host
+    app = FastAPIOffline(
         title="graphsvc",
         version=__version__,
         summary="Follow-graph relations: Neo4j holds the truth, Redis mirrors hot lists and counts.",
+        openapi_tags=TAGS,
         lifespan=lifespan,
         # no 307 from ".../" to "...": a client following it could be led to another route
         redirect_slashes=False,

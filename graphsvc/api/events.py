@@ -26,6 +26,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from graphsvc.api.access import BUDGET_HEADERS, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, api_key_of, services_of
 from graphsvc.domain.access import Scope, bearer_token
@@ -33,7 +34,7 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
 from graphsvc.services.follower_events import Closed, Gap, OpenStream, StreamItem, resume_point
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 _STREAM_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
@@ -118,7 +119,7 @@ def _event(item: StreamItem) -> ServerSentEvent:
     "requests it is asked when locked",
     **guarded(Scope.READ, acts_as_user=True),
 )
-async def new_followers(
+async def stream_new_followers(
     stream: Annotated[OpenStream, Depends(_stream)],
 ) -> AsyncIterator[ServerSentEvent]:
     yield ServerSentEvent(comment="connected")

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS, FOLLOW_ERRORS
 from graphsvc.api.params import (
     Cursor,
@@ -24,7 +25,7 @@ from graphsvc.api.params import (
 from graphsvc.domain.access import Scope
 from graphsvc.wire.schemas import ApproveAllBody, ErrorBody, FollowRequestBody, PageBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 OWNER_ONLY = {403: {"model": ErrorBody, "description": "owner_only: the list is the user's own"}}
 NO_REQUEST = {404: {"model": ErrorBody, "description": "no_follow_request: none is pending"}}
 
@@ -37,7 +38,7 @@ NO_REQUEST = {404: {"model": ErrorBody, "description": "no_follow_request: none 
     summary="The follow requests waiting for the user's answer, newest first",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
 )
-async def incoming(
+async def list_follow_requests(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     requests = services_of(request).follow_requests
@@ -52,7 +53,7 @@ async def incoming(
     summary="The follow requests the user made that still wait, newest first",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
 )
-async def sent(
+async def list_sent_follow_requests(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     requests = services_of(request).follow_requests
@@ -67,7 +68,9 @@ async def sent(
     summary="Approve the pending request of target_id: it follows the user now (idempotent)",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def approve(user_id: UserId, target_id: TargetId, request: Request) -> FollowRequestBody:
+async def approve_follow_request(
+    user_id: UserId, target_id: TargetId, request: Request
+) -> FollowRequestBody:
     created = await services_of(request).relations.approve(user_id, target_id)
     return FollowRequestBody(following=True, created=created)
 
@@ -80,7 +83,9 @@ async def approve(user_id: UserId, target_id: TargetId, request: Request) -> Fol
     summary="Reject the pending request of target_id (it is not told; idempotent)",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def reject(user_id: UserId, target_id: TargetId, request: Request) -> FollowRequestBody:
+async def reject_follow_request(
+    user_id: UserId, target_id: TargetId, request: Request
+) -> FollowRequestBody:
     removed = await services_of(request).relations.reject(user_id, target_id)
     return FollowRequestBody(following=False, removed=removed)
 
@@ -94,6 +99,6 @@ async def reject(user_id: UserId, target_id: TargetId, request: Request) -> Foll
     summary="Approve every pending request, in the background (progress: GET .../status)",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def approve_all(user_id: UserId, request: Request) -> Response:
+async def approve_all_follow_requests(user_id: UserId, request: Request) -> Response:
     pending = await services_of(request).follow_requests.approve_all(user_id)
     return FastJSON({"approving": True, "pending": pending}, status_code=202)

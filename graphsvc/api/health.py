@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
+from graphsvc.api.contract import operation_id
 from graphsvc.api.params import services_of
 from graphsvc.wire.schemas import HealthBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 
 @router.get(

@@ -9,13 +9,14 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, services_of
 from graphsvc.domain.access import ApiKey, Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.wire.schemas import ErrorBody, KeyRequest, KeysBody, NewKeyBody, RevokeBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 KeyId = Annotated[str, Path(description="a key's id (16 hex digits)", pattern=r"^[0-9a-f]{16}$")]
 

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS, HIDDEN, OWNER_ERRORS
 from graphsvc.api.params import (
     Cursor,
@@ -31,7 +32,7 @@ from graphsvc.api.params import (
 from graphsvc.domain.access import Scope
 from graphsvc.wire.schemas import CountsBody, IdPageBody, PageBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 
 @router.get(
@@ -42,7 +43,7 @@ router = APIRouter()
     summary="Who follows the user, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
-async def followers(
+async def list_followers(
     user_id: UserId,
     request: Request,
     limit: Limit = None,
@@ -65,7 +66,7 @@ async def followers(
     summary="Whom the user follows, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
-async def following(
+async def list_following(
     user_id: UserId,
     request: Request,
     limit: Limit = None,
@@ -100,7 +101,7 @@ async def following(
     summary="Active mutual follows, by when the user followed them, newest first",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.FOLLOWINGS),
 )
-async def friends(
+async def list_friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     friends = services_of(request).graph_lists.friends
@@ -118,7 +119,7 @@ async def friends(
     "else: 403 `owner_only`.",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
 )
-async def blocks(
+async def list_blocks(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     graph_lists = services_of(request).graph_lists
@@ -133,7 +134,7 @@ async def blocks(
     summary="Exact counts: totals, active users only, friends",
     **guarded(Scope.READ),
 )
-async def counts(user_id: UserId, request: Request) -> Response:
+async def get_counts(user_id: UserId, request: Request) -> Response:
     lists = services_of(request).lists
     return counts_body(lists, await lists.counts_for(user_id, viewer_of(request)))
 
@@ -146,7 +147,7 @@ async def counts(user_id: UserId, request: Request) -> Response:
     summary="Active users both follow, in id order, with the total",
     **guarded(Scope.READ, cost=Cost.COMMON),
 )
-async def common_following(
+async def list_common_following(
     user_id: UserId,
     other_id: OtherId,
     request: Request,
@@ -168,7 +169,7 @@ async def common_following(
     summary="Active users who follow both, in id order, with the total",
     **guarded(Scope.READ, cost=Cost.COMMON),
 )
-async def common_followers(
+async def list_common_followers(
     user_id: UserId,
     other_id: OtherId,
     request: Request,
@@ -190,7 +191,7 @@ async def common_followers(
     summary="People the user follows who follow the target ('Followed by A, B and 12 others')",
     **guarded(Scope.READ, cost=Cost.FOLLOWINGS),
 )
-async def familiar_followers(
+async def list_familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
 ) -> Response:
     return id_page_body(

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import FastJSON, UserId, services_of
 from graphsvc.bootstrap import Services
@@ -13,7 +14,7 @@ from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState
 from graphsvc.wire.schemas import EraseBody, StatusBody, StatusRequest
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 
 async def _status_body(user_id: str, state: UserState | None, services: Services) -> StatusBody:
@@ -72,7 +73,7 @@ async def get_status(user_id: UserId, request: Request) -> StatusBody:
     "(max(API_KEY_CACHE_SECONDS, API_KEY_STALE_SECONDS) + 1 s); then it may be taken again.",
     **guarded(Scope.ADMIN),
 )
-async def erase(user_id: UserId, request: Request) -> Response:
+async def erase_user(user_id: UserId, request: Request) -> Response:
     if await services_of(request).moderation.erase(user_id):
         return FastJSON({"user_id": user_id, "state": "erasing"}, status_code=202)
     return FastJSON({"user_id": user_id, "state": "absent"}, status_code=200)

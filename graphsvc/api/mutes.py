@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import Cursor, FastJSON, Limit, TargetId, UserId, services_of, viewer_of
 from graphsvc.domain.access import Scope
@@ -18,7 +19,7 @@ from graphsvc.domain.model import iso_utc
 from graphsvc.domain.privacy import require_owner
 from graphsvc.wire.schemas import ErrorBody, MuteBody, MuteIn, MutesBody, UnmuteBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 MUTE_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
@@ -82,7 +83,7 @@ async def unmute(user_id: UserId, target_id: TargetId, request: Request) -> Unmu
     summary="The user's mutes in effect, newest first (the owner only)",
     **guarded(Scope.READ, cost=Cost.GRAPH),
 )
-async def mutes(
+async def list_mutes(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> FastJSON:
     require_owner(viewer_of(request), user_id, "mutes")

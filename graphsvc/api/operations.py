@@ -17,10 +17,11 @@ from prometheus_client import (
     multiprocess,
 )
 
+from graphsvc.api.contract import operation_id
 from graphsvc.api.params import services_of
 from graphsvc.wire.schemas import ErrorBody, LiveBody, ReadyBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 
 @router.get(

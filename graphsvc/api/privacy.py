@@ -6,13 +6,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from graphsvc.api.access import guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import UserId, services_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import CountsVisibility, Privacy, PrivacyEdit, Visibility
 from graphsvc.wire.schemas import ErrorBody, PrivacyBody, PrivacyRequest
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 ERASING = {409: {"model": ErrorBody, "description": "user_erasing: the user is being erased"}}
 
 

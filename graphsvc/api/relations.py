@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import BLOCK_ERRORS, ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.params import (
     FastJSON,
@@ -34,7 +35,7 @@ from graphsvc.wire.schemas import (
     settings_extra,
 )
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 REQUESTED = {
     202: {
         "model": FollowBody,
@@ -122,7 +123,7 @@ async def remove_followers(user_id: UserId, body: RemoveFollowersIn, request: Re
     summary="How the user relates to up to 100 others, in one call",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.GRAPH),
 )
-async def relationships(
+async def get_relationships(
     user_id: UserId,
     request: Request,
     ids: Annotated[

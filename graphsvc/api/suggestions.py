@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS
 from graphsvc.api.params import (
     FastJSON,
@@ -35,7 +36,7 @@ from graphsvc.wire.schemas import (
     settings_extra,
 )
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 SIMILAR_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "no such seed user (`unknown_user`)"},
 }
@@ -61,7 +62,7 @@ INTERACTIONS_MOST = 1_000  # the largest INTERACTIONS_MAX_BATCH may be
     "weight per UTC day.",
     **guarded(Scope.WRITE, service_only=True),
 )
-async def interactions(
+async def record_interactions(
     events: Annotated[
         list[InteractionIn],
         # the schema refuses a longer list on its length, before validating its items
@@ -86,7 +87,7 @@ async def interactions(
     summary="People the user may know, best first, with reasons",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.SUGGESTIONS),
 )
-async def suggestions(
+async def get_suggestions(
     user_id: UserId,
     request: Request,
     limit: Annotated[
@@ -110,7 +111,7 @@ async def suggestions(
     "each follower's follows likewise). The user's own view, as its suggestions are.",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.SUGGESTIONS),
 )
-async def similar(
+async def get_similar(
     user_id: UserId,
     seed_id: SeedId,
     request: Request,
@@ -132,7 +133,7 @@ async def similar(
     "of that suggestions answer.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def dismiss(
+async def dismiss_suggestion(
     user_id: UserId,
     target_id: TargetId,
     request: Request,
@@ -157,7 +158,7 @@ async def dismiss(
     "the ranker version of that suggestions answer.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
+async def record_impressions(user_id: UserId, body: ImpressionsIn, request: Request) -> Response:
     impressions = services_of(request).impressions
     recorded, ignored = await impressions.record(user_id, body.ids, body.recommendation_id)
     return FastJSON({"recorded": recorded, "ignored": ignored}, status_code=202)
@@ -171,7 +172,7 @@ async def impressions(user_id: UserId, body: ImpressionsIn, request: Request) ->
     summary="Whom the user is closest to, with affinity (internal: never shown to users)",
     **guarded(Scope.INTERNAL, cost=Cost.GRAPH),
 )
-async def affinities(
+async def get_affinities(
     user_id: UserId,
     request: Request,
     limit: Annotated[
@@ -194,7 +195,7 @@ async def affinities(
     "on its validation users.",
     **guarded(Scope.INTERNAL, cost=Cost.GRAPH),
 )
-async def suggestions_report(request: Request) -> Response:
+async def get_suggestions_report(request: Request) -> Response:
     loop = services_of(request).recommendations
     versions = [figures.as_json() for figures in await loop.report()]
     return FastJSON({"model": loop.model, "versions": versions})

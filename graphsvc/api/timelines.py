@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from graphsvc.api.access import guarded
+from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS, POST_ERRORS
 from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, viewer_of
 from graphsvc.domain.access import Scope
@@ -15,7 +16,7 @@ from graphsvc.domain.model import iso_utc
 from graphsvc.domain.timeline import PostState
 from graphsvc.wire.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, TimelineBody
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 PostId = Annotated[
     str,
     Path(
@@ -61,7 +62,9 @@ def _post_body(
     summary="Publish a post (its id and time): in the outbox now, fanned out in the background",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
-async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Request) -> Response:
+async def publish_post(
+    user_id: UserId, post_id: PostId, body: PostIn, request: Request
+) -> Response:
     state, created = await services_of(request).timelines.publish(user_id, post_id, body.at)
     return FastJSON(_post_body(state, created), status_code=202 if created else 200)
 
@@ -78,7 +81,7 @@ async def publish(user_id: UserId, post_id: PostId, body: PostIn, request: Reque
     "the state `published` for both fanning_out and done.",
     **guarded(Scope.READ),
 )
-async def post(user_id: UserId, post_id: PostId, request: Request) -> Response:
+async def get_post(user_id: UserId, post_id: PostId, request: Request) -> Response:
     services = services_of(request)
     state = await services.timelines.post(user_id, post_id)
     shown = await services.privacy.counts_visible(user_id, viewer_of(request))
@@ -110,7 +113,7 @@ async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Res
     summary="The user's home timeline, newest first",
     **guarded(Scope.READ, acts_as_user=True),
 )
-async def timeline(
+async def get_timeline(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     page = await services_of(request).timelines.timeline(user_id, limit, cursor or None)
