@@ -5,7 +5,8 @@
 #   make test-unit - the tests that need no server, in seconds
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
-#   make docs  - the documentation site (MkDocs, strict) from docs/ into .local/site
+#   make docs  - the documentation site (MkDocs, strict) from docs/ into .local/site, the
+#                notebooks with the outputs of the suite's last run (`make test` builds it too)
 # Installs come from requirements.lock: every dependency of every extra pinned, with its hashes
 # (resolved for Python 3.11 and up, on any platform). uv, pinned there too, installs them into
 # .venv, then the project itself as an editable without dependencies; a change to the lock or
@@ -109,6 +110,7 @@ test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \
 	$(TEST_ENV) $(BIN)/pytest; \
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet; \
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
 

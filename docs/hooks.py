@@ -5,10 +5,15 @@ drift from it. A page asks for one with a marker line:
   ``graphsvc.settings.settings_reference()`` (variable, default, description);
 - ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
   ``make lint`` and ``tests/unit/test_architecture.py`` enforce.
+
+And the notebooks' pages: ``docs/notebooks/`` (not committed) is filled before the build with
+each notebook as the suite last ran it against its service (``.local/notebooks``, written by
+``tests/test_notebooks.py``: outputs and plots), else as committed, without outputs.
 """
 
 from __future__ import annotations
 
+import shutil
 import tomllib
 from itertools import groupby
 from pathlib import Path
@@ -19,6 +24,26 @@ from graphsvc.settings import settings_reference
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_MARKER = "<!-- settings-reference -->"
 CONTRACTS_MARKER = "<!-- import-contracts -->"
+NOTEBOOKS = ROOT / "notebooks"
+EXECUTED = ROOT / ".local" / "notebooks"
+RENDERED = ROOT / "docs" / "notebooks"
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """The notebooks the site renders: the executed copies where the suite wrote them."""
+    RENDERED.mkdir(exist_ok=True)
+    stale = [path for path in RENDERED.glob("*.ipynb")]
+    for path in stale:
+        path.unlink()
+    missing = []
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+        executed = EXECUTED / notebook.name
+        if not executed.exists():
+            missing.append(notebook.name)
+        shutil.copy(executed if executed.exists() else notebook, RENDERED / notebook.name)
+    if missing:
+        print(f"notebooks without outputs (run `make test` for them): {', '.join(missing)}")
+    return config
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
@@ -43,10 +68,7 @@ def settings_tables() -> str:
             "",
             "| variable | default | meaning |",
             "|---|---|---|",
-            *(
-                f"| `{row.env}` | `{row.default}` | {_cell(row.description)} |"
-                for row in rows
-            ),
+            *(f"| `{row.env}` | `{row.default}` | {_cell(row.description)} |" for row in rows),
             "",
         ]
     return "\n".join(parts)
