@@ -4,7 +4,10 @@ drift from it. A page asks for one with a marker line:
 - ``<!-- settings-reference -->``: one table per settings section, from
   ``graphsvc.settings.settings_reference()`` (variable, default, description);
 - ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
-  ``make lint`` and ``tests/unit/test_architecture.py`` enforce.
+  ``make lint`` and ``tests/unit/test_architecture.py`` enforce;
+- ``<!-- example: OPERATION -->``: the operation's recorded exchange with the service
+  (``graphsvc/api/examples.json``, checked against the service by the suite) as a ``curl``
+  call and its answer.
 
 And the notebooks' pages: ``docs/notebooks/`` (not committed) is filled before the build with
 each notebook as the suite last ran it against its service (``.local/notebooks``, written by
@@ -13,12 +16,16 @@ each notebook as the suite last ran it against its service (``.local/notebooks``
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import tomllib
 from itertools import groupby
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+from graphsvc.api.contract import EXAMPLES
 from graphsvc.settings import settings_reference
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,12 +53,51 @@ def on_config(config: Any, **_: Any) -> Any:
     return config
 
 
+EXAMPLE_MARKER = re.compile(r"^<!-- example: (\w+) -->$", re.MULTILINE)
+OPEN_ROUTES = ("/healthz", "/livez", "/readyz", "/metrics")  # probes need no key
+
+
 def on_page_markdown(markdown: str, **_: Any) -> str:
+    markdown = EXAMPLE_MARKER.sub(lambda found: example(found.group(1)), markdown)
     if SETTINGS_MARKER in markdown:
         markdown = markdown.replace(SETTINGS_MARKER, settings_tables())
     if CONTRACTS_MARKER in markdown:
         markdown = markdown.replace(CONTRACTS_MARKER, contracts_table())
     return markdown
+
+
+def example(operation: str) -> str:
+    """A recorded exchange as a reader replays it: the curl call, then the answer."""
+    recorded = EXAMPLES[operation]  # a marker without an example fails the build
+    request = recorded["request"]
+    url = "localhost:8000" + request["path"]
+    if request.get("query"):
+        url += "?" + urlencode(request["query"], safe=",")
+    parts = ["curl"]
+    if request["method"] != "GET":
+        parts.append(f"-X {request['method']}")
+    if not request["path"].startswith(OPEN_ROUTES):
+        parts.append('-H "$AUTH"')
+    if request.get("body") is not None:
+        body = json.dumps(request["body"], separators=(",", ":"))
+        parts.append(f"-H 'content-type: application/json' -d '{body}'")
+    parts.append(f"'{url}'")
+    answer = recorded["response"]
+    shown = answer if isinstance(answer, str) else json.dumps(answer, indent=2)
+    kind = "text" if isinstance(answer, str) else "json"
+    return "\n".join(
+        [
+            "```sh",
+            " ".join(parts),
+            "```",
+            "",
+            f"Answer ({recorded['status']}):",
+            "",
+            f"```{kind}",
+            shown.rstrip("\n"),
+            "```",
+        ]
+    )
 
 
 def _cell(text: str) -> str:

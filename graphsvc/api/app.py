@@ -27,7 +27,7 @@ from graphsvc.api import (
 )
 from graphsvc.api.access import KeyFirst, check_guarded, document_security
 from graphsvc.api.body_limit import BodyLimit
-from graphsvc.api.contract import state_settings
+from graphsvc.api.contract import add_examples, state_settings
 from graphsvc.api.errors import install_error_handlers
 from graphsvc.api.hot_routes import ROUTES as HOT_ROUTES
 from graphsvc.api.middleware import NotedHeaders
@@ -149,7 +149,8 @@ def _document(app: FastAPI, settings: Settings) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = state_settings(document_security(generate()), settings)
+            documented = document_security(add_examples(generate()))
+            app.openapi_schema = state_settings(documented, settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

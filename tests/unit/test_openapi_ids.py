@@ -45,3 +45,20 @@ def test_every_operation_is_in_a_documented_family(operations: list[dict[str, An
     assert all(tag["description"] for tag in TAGS)
     for op in operations:
         assert op.get("tags") and set(op["tags"]) <= documented, op["operationId"]
+
+
+def test_every_operation_has_an_example_on_the_api_page(operations: list[dict[str, Any]]) -> None:
+    """One recorded exchange per operation, shown on docs/api.md (and in the document)."""
+    from pathlib import Path
+
+    from graphsvc.api.contract import EXAMPLES
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    for op in operations:
+        assert op["operationId"] in EXAMPLES, op["operationId"]
+        assert f"<!-- example: {op['operationId']} -->" in page, op["operationId"]
+    documented = [
+        op for op in operations for answer in op["responses"].values()
+        for media in answer.get("content", {}).values() if "example" in media
+    ]  # fmt: skip
+    assert len(documented) >= len(operations) - 2  # the stream and the metrics answer text
