@@ -65,7 +65,7 @@ def test_serve_shows_its_settings_defaults_and_variables(capsys) -> None:
         ("server", "API_SERVER"),
     ]:
         default = fields[f"api_{option}"].default
-        assert f"[env var: {env}; default: {default}" in shown, option
+        assert f"[env var: {env}; default: ({default})" in shown, option
     assert "<str>" not in shown and "<int>" not in shown
 
 

@@ -20,18 +20,32 @@ app = typer.Typer()
 @command(app)
 def serve(
     host: Annotated[
-        str, typer.Option(metavar="TEXT", envvar="API_HOST", help="address to listen on")
-    ] = "127.0.0.1",
+        str | None,
+        typer.Option(
+            metavar="TEXT", envvar="API_HOST", show_default="127.0.0.1", help="address to listen on"
+        ),
+    ] = None,
     port: Annotated[
-        int, typer.Option(metavar="INTEGER", envvar="API_PORT", help="port to listen on")
-    ] = 8000,
+        int | None,
+        typer.Option(
+            metavar="INTEGER", envvar="API_PORT", show_default="8000", help="port to listen on"
+        ),
+    ] = None,
     workers: Annotated[
-        int, typer.Option(metavar="INTEGER", envvar="API_WORKERS", min=1, help="API processes")
-    ] = 1,
+        int | None,
+        typer.Option(
+            metavar="INTEGER", envvar="API_WORKERS", show_default="1", min=1, help="API processes"
+        ),
+    ] = None,
     server: Annotated[
-        Literal["uvicorn", "granian"],
-        typer.Option(metavar="[uvicorn|granian]", envvar="API_SERVER", help="the HTTP server"),
-    ] = "uvicorn",
+        Literal["uvicorn", "granian"] | None,
+        typer.Option(
+            metavar="[uvicorn|granian]",
+            envvar="API_SERVER",
+            show_default="uvicorn",
+            help="HTTP server",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API (uvicorn or granian).
 
@@ -46,6 +60,7 @@ def serve(
 
     settings, local = get_settings(), get_local_server_settings()
     refuse_development_secrets(settings)
+    workers = workers or settings.api.api_workers
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # /metrics sums every worker's values from files in this directory (a fresh one: the
         # files of a previous run would be counted again)
@@ -55,9 +70,9 @@ def serve(
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     http_server.run(
         http_server.Serving(
-            server=server,
-            host=host,
-            port=port,
+            server=server or settings.api.api_server,
+            host=host or settings.api.api_host,
+            port=port or settings.api.api_port,
             workers=workers,
             access_log=settings.api.api_access_log,
         )
