@@ -121,28 +121,28 @@ def answer(call: Call[T], response: httpx.Response) -> T:
     except ValueError:
         payload = None
         if response.status_code < 400:
-            raise InvalidResponse(
-                f"the answer is not JSON ({response.headers.get('content-type', 'no type')})",
-                status=response.status_code,
-                code="invalid_response",
-                request_id=response.headers.get("x-request-id"),
-                method=method,
-                url=url,
-            ) from None
+            kind = response.headers.get("content-type", "no type")
+            raise _invalid(response, f"the answer is not JSON ({kind})") from None
     if response.status_code >= 400:
         raise error_for(response.status_code, payload, dict(response.headers), method, url)
     try:
         return call.model.model_validate(payload)
     except ValidationError as exc:
-        raise InvalidResponse(
-            f"the answer is not the documented shape: {exc.error_count()} errors, first: "
-            f"{exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}",
-            status=response.status_code,
-            code="invalid_response",
-            request_id=response.headers.get("x-request-id"),
-            method=method,
-            url=url,
-        ) from None
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        message = f"the answer is not the documented shape: {first['msg']} at {where}"
+        raise _invalid(response, message) from None
+
+
+def _invalid(response: httpx.Response, message: str) -> InvalidResponse:
+    return InvalidResponse(
+        message,
+        status=response.status_code,
+        code="invalid_response",
+        request_id=response.headers.get("x-request-id"),
+        method=response.request.method,
+        url=str(response.request.url),
+    )
 
 
 def wait_or_raise(call: Call[Any], exc: Exception, attempt: int, config: ClientConfig) -> float:
