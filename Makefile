@@ -127,7 +127,12 @@ bench: install
 	$(BIN)/python -m bench.run --size $(SIZE)
 
 # the settings tables and import contracts are generated from the code (docs/hooks.py)
+# The notebooks' pages show the outputs of the suite's last run (.local/notebooks); without
+# one, the notebooks run first against the suite's own servers (a few minutes).
 docs: install
+	@test -d .local/notebooks || { trap '$(MAKE) --no-print-directory stop-test' EXIT; set -e; \
+		$(TEST_ENV) $(BIN)/graphsvc services up; \
+		$(TEST_ENV) $(BIN)/pytest -q tests/test_notebooks.py; }
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # every server under .local: make run's, the suite's, the cluster's, the bench's, the

@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import tomllib
+from functools import cache
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,42 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     return markdown
 
 
+@cache
+def operations() -> dict[str, dict[str, Any]]:
+    """The OpenAPI document's operations by id, with this source's default settings."""
+    from graphsvc.api.app import create_app
+    from graphsvc.settings import Settings
+
+    document = create_app(Settings().with_values(development=True)).openapi()
+    return {op["operationId"]: op for path in document["paths"].values() for op in path.values()}
+
+
+def parameters(operation: str) -> list[str]:
+    """The route's parameters as a list, each with its bounds (as the document states them)."""
+    lines = []
+    for parameter in operations()[operation].get("parameters", []):
+        schema = parameter.get("schema", {})
+        kinds = [s.get("type") for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+        bounds = [
+            f"{word} {schema[key]}"
+            for key, word in (("minimum", "at least"), ("maximum", "at most"),
+                              ("minLength", "length at least"), ("maxLength", "length at most"))
+            if key in schema
+        ]  # fmt: skip
+        if "enum" in schema:
+            bounds.append("one of " + ", ".join(f"`{value}`" for value in schema["enum"]))
+        if "default" in schema and schema["default"] is not None:
+            bounds.append(f"default `{json.dumps(schema['default'])}`")
+        what = parameter.get("description", "").replace("\n", " ")
+        needed = "required" if parameter.get("required") else "optional"
+        detail = "; ".join([needed, *(k for k in kinds if k), *bounds])
+        lines.append(f"- `{parameter['name']}` ({parameter['in']}; {detail}): {what}")
+    return lines
+
+
 def example(operation: str) -> str:
-    """A recorded exchange as a reader replays it: the curl call, then the answer."""
+    """The route's parameters with their bounds, then its recorded exchange as a reader
+    replays it: the curl call, then the answer."""
     recorded = EXAMPLES[operation]  # a marker without an example fails the build
     request = recorded["request"]
     url = "localhost:8000" + request["path"]
@@ -85,8 +120,10 @@ def example(operation: str) -> str:
     answer = recorded["response"]
     shown = answer if isinstance(answer, str) else json.dumps(answer, indent=2)
     kind = "text" if isinstance(answer, str) else "json"
+    listed = parameters(operation)
     return "\n".join(
         [
+            *(["Parameters:", "", *listed, ""] if listed else []),
             "```sh",
             " ".join(parts),
             "```",
