@@ -14,8 +14,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops import cli
-from graphsvc.ops.cli import pymk
+from graphsvc.ops import cli, evaluation
 from graphsvc.ops.evaluation import (
     AS_LOADED,
     METHODS,
@@ -191,7 +190,7 @@ def test_eval_pymk_gives_the_same_numbers_twice(
         # the CLI passes its own after_load (None with --ranker default): this one replaces it
         return await evaluate_seeds(*args, **{**kwargs, "after_load": hook})
 
-    monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
+    monkeypatch.setattr(evaluation, "evaluate_seeds", hooked)  # the command imports it on use
     assert cli.main([*base, "--seed", "2", "--json", str(tmp_path / "two.json")]) == 0
     out = capsys.readouterr().out
     assert seen and seen[0] > 300 and out.index("hook: ") < out.index("small (")
@@ -226,7 +225,7 @@ def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
 
     assert cli.main([*base, "--json", str(tmp_path / "alone.json")]) == 0
     capsys.readouterr()
-    monkeypatch.setattr(pymk, "evaluate_seeds", hooked)
+    monkeypatch.setattr(evaluation, "evaluate_seeds", hooked)  # the command imports it on use
     hits = REGISTRY.get_sample_value("graphsvc_suggestion_cache_total", {"result": "hit"}) or 0
     assert cli.main([*base, "--first", str(first), "--json", str(tmp_path / "first.json")]) == 0
     # asked again after the hook, the service computes its lists anew: none is the cached one
