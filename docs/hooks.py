@@ -40,9 +40,8 @@ RENDERED = ROOT / "docs" / "notebooks"
 def on_config(config: Any, **_: Any) -> Any:
     """The notebooks the site renders: the executed copies where the suite wrote them."""
     RENDERED.mkdir(exist_ok=True)
-    stale = [path for path in RENDERED.glob("*.ipynb")]
-    for path in stale:
-        path.unlink()
+    for stale in RENDERED.glob("*.ipynb"):
+        stale.unlink()
     missing = []
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
         executed = EXECUTED / notebook.name

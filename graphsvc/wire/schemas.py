@@ -49,8 +49,9 @@ IsoDateTime = Annotated[datetime, BeforeValidator(_iso_text)]
 
 def _utc_text(moment: datetime) -> str:
     # the server's one time format (domain.model.iso_utc): six decimals always, and Z
-    moment = moment.astimezone(UTC) if moment.tzinfo is not None else moment
-    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond:06d}Z"
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="microseconds") + "Z"
 
 
 # A time the API answers: ISO-8601 UTC text on the wire, a timezone-aware datetime in Python.
