@@ -151,8 +151,8 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy graphsvc/client graphsvc/wire
 	$(BIN)/vulture graphsvc tests bench vulture_allow.py --min-confidence 60 \
-		--ignore-decorators "@router.get,@router.put,@router.post,@router.delete,@field_validator,@model_validator,@property,@cached_property,@command" \
-		--ignore-names "model_config,media_type,render,tb,__getattr__,to_pandas,pytest_*,pytestmark,should_exit"
+		--ignore-decorators "@router.get,@router.put,@router.post,@router.delete,@with_body.post,@field_validator,@model_validator,@property,@cached_property,@command" \
+		--ignore-names "get_route_handler,model_config,media_type,render,tb,__getattr__,to_pandas,pytest_*,pytestmark,should_exit"
 
 format: install
 	$(BIN)/ruff check --fix graphsvc tests bench

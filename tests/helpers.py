@@ -18,7 +18,6 @@ import httpx
 import redis
 from fastapi import FastAPI
 
-from graphsvc.api.hot_routes import ROUTES
 from graphsvc.ops import processes
 from graphsvc.ops.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
@@ -48,16 +47,6 @@ class AppClient(httpx.AsyncClient):
 def app_client(app: FastAPI, key: str | None) -> AppClient:
     """An HTTP client for an ASGI app in this process, sending ``key`` (None: no key)."""
     return AppClient(app, key)
-
-
-def without_hot_routes(app: FastAPI) -> int:
-    """Leave an app's FastAPI declarations to serve the routes ``api/hot_routes.py`` writes
-    out by hand; how many hand-written routes were taken out."""
-    routes = app.router.routes
-    kept = [route for route in routes if route not in ROUTES]
-    taken = len(routes) - len(kept)
-    routes[:] = kept
-    return taken
 
 
 def free_port() -> int:

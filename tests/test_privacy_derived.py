@@ -1,6 +1,5 @@
 """Answers derived from lists reveal nothing of a hidden one: every list route and flag, asked
-by viewers allowed one side of the owner's network only, through the hand-written routes and
-through the FastAPI declarations alone (the same app without them), over the real servers.
+by viewers allowed one side of the owner's network only, over the real servers.
 
 An answer read from a list the viewer may not see is a 403 ``network_hidden`` naming the
 setting; an answer read from visible lists only is what an admin key reads; the owner and an
@@ -10,14 +9,13 @@ user whose counts are hidden from the viewer."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 from driver import Driver
-from helpers import app_client, without_hot_routes
+from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
@@ -31,24 +29,17 @@ CELEBRITY = 3  # followers from which a user is a celebrity, in these tests
 
 
 @dataclass(frozen=True)
-class Both:
-    """One service's app twice: served by its hand-written routes first, and by its FastAPI
-    declarations alone; each with the product's service key and with an admin key."""
+class Served:
+    """One service's app, read with the product's service key and with an admin key."""
 
-    hand: httpx.AsyncClient
-    declared: httpx.AsyncClient
-    hand_admin: httpx.AsyncClient
-    declared_admin: httpx.AsyncClient
+    product: httpx.AsyncClient
+    admin: httpx.AsyncClient
 
     async def get(self, path: str, viewer: str | None = None, *, admin: bool = False) -> Answer:
-        """The answer both serve to ``viewer`` (None: no one named), which must be the same."""
+        """The answer served to ``viewer`` (None: no one named)."""
         headers = {} if viewer is None else {VIEWER_HEADER: viewer}
-        first, second = (
-            (self.hand_admin, self.declared_admin) if admin else (self.hand, self.declared)
-        )
-        one, other = await first.get(path, headers=headers), await second.get(path, headers=headers)
-        assert (one.status_code, one.json()) == (other.status_code, other.json()), path
-        return one.status_code, one.json()
+        answer = await (self.admin if admin else self.product).get(path, headers=headers)
+        return answer.status_code, answer.json()
 
 
 @pytest.fixture(scope="module")
@@ -59,19 +50,13 @@ async def product_key(backends: Services) -> str:
 
 
 @pytest.fixture
-async def both(
+async def served(
     make_service: Callable[..., Services], service_key: str, product_key: str
-) -> AsyncIterator[Both]:
+) -> AsyncIterator[Served]:
     service = make_service(rate_limits_enabled=False, celebrity_followers=CELEBRITY)
-    hand, declared = create_app(service.settings, service), create_app(service.settings, service)
-    assert without_hot_routes(declared) == 5
-    async with AsyncExitStack() as stack:
-        clients = [
-            await stack.enter_async_context(app_client(app, key))
-            for key in (product_key, service_key)
-            for app in (hand, declared)
-        ]
-        yield Both(*clients)
+    app = create_app(service.settings, service)
+    async with app_client(app, product_key) as product, app_client(app, service_key) as admin:
+        yield Served(product, admin)
 
 
 def ids(body: Any) -> list[str]:
@@ -153,21 +138,21 @@ def shown(body: Any) -> Any:
 )
 @pytest.mark.parametrize("hidden", [FOLLOWERS, FOLLOWING])
 async def test_no_answer_reveals_the_list_the_owner_hides(
-    both: Both, driver: Driver, network: dict[str, str], hidden: str, visibility: Visibility
+    served: Served, driver: Driver, network: dict[str, str], hidden: str, visibility: Visibility
 ) -> None:
     owner = network["owner"]
     await driver.set_privacy(owner, **{f"{hidden}_visibility": visibility.value})
     setting = f"{hidden}_visibility={visibility.value}"
     for template, (reads, names) in ROUTES.items():
         path = template.format(**network)
-        status, everything = await both.get(path, admin=True)
+        status, everything = await served.get(path, admin=True)
         assert status == 200, everything
         if reads:
             assert ids(everything) == [network[name] for name in names], path
         else:
             assert (everything["followers"], everything["following"]) == (2, 2), everything
         for name in VIEWERS:
-            answer = await both.get(path, None if name == "anonymous" else network[name])
+            answer = await served.get(path, None if name == "anonymous" else network[name])
             if template in OWN_VIEWS and name not in ("owner", "anonymous"):
                 assert answer[0] == 403 and answer[1]["error"]["code"] == "owner_only", answer
             elif hidden in reads and name not in SEES[visibility]:
@@ -177,7 +162,7 @@ async def test_no_answer_reveals_the_list_the_owner_hides(
 
 
 async def test_a_hidden_following_is_not_told_by_the_followers_not_followed_back(
-    both: Both, driver: Driver, uid: Uid
+    served: Served, driver: Driver, uid: Uid
 ) -> None:
     """P hides its following; Q1 and Q2 follow P, P follows Q1: P's followers it does not
     follow back would tell another user that P follows Q1."""
@@ -185,34 +170,38 @@ async def test_a_hidden_following_is_not_told_by_the_followers_not_followed_back
     await driver.follow_pairs((q1, p), (q2, p), (p, q1))
     await driver.set_privacy(p, following_visibility="private")
     for viewer in (someone, None):
-        assert_hidden(await both.get(f"/v1/users/{p}/following", viewer), p, "following_visibility")
-        assert (await both.get(f"/v1/users/{p}/friends", viewer))[0] == 403
-        answer = await both.get(f"/v1/users/{p}/followers?not_followed_back=true", viewer)
+        assert_hidden(
+            await served.get(f"/v1/users/{p}/following", viewer), p, "following_visibility"
+        )
+        assert (await served.get(f"/v1/users/{p}/friends", viewer))[0] == 403
+        answer = await served.get(f"/v1/users/{p}/followers?not_followed_back=true", viewer)
         assert_hidden(answer, p, "following_visibility=private")
-        status, body = await both.get(f"/v1/users/{p}/followers", viewer)
+        status, body = await served.get(f"/v1/users/{p}/followers", viewer)
         assert (status, ids(body)) == (200, [q2, q1])
     for viewer, admin in ((p, False), (None, True)):
-        status, body = await both.get(
+        status, body = await served.get(
             f"/v1/users/{p}/followers?not_followed_back=true", viewer, admin=admin
         )
         assert (status, ids(body)) == (200, [q2])
 
 
 async def test_hidden_followers_are_not_told_by_the_following_not_following_back(
-    both: Both, driver: Driver, uid: Uid
+    served: Served, driver: Driver, uid: Uid
 ) -> None:
     """The mirror image: P hides its followers and follows R1 and R2; R1 follows P back."""
     p, r1, r2, someone = uid("p"), uid("r1"), uid("r2"), uid("someone")
     await driver.follow_pairs((p, r1), (p, r2), (r1, p))
     await driver.set_privacy(p, followers_visibility="private")
     for viewer in (someone, None):
-        assert_hidden(await both.get(f"/v1/users/{p}/followers", viewer), p, "followers_visibility")
-        answer = await both.get(f"/v1/users/{p}/following?not_following_back=true", viewer)
+        assert_hidden(
+            await served.get(f"/v1/users/{p}/followers", viewer), p, "followers_visibility"
+        )
+        answer = await served.get(f"/v1/users/{p}/following?not_following_back=true", viewer)
         assert_hidden(answer, p, "followers_visibility=private")
-        status, body = await both.get(f"/v1/users/{p}/following", viewer)
+        status, body = await served.get(f"/v1/users/{p}/following", viewer)
         assert (status, ids(body)) == (200, [r2, r1])
     for viewer, admin in ((p, False), (None, True)):
-        status, body = await both.get(
+        status, body = await served.get(
             f"/v1/users/{p}/following?not_following_back=true", viewer, admin=admin
         )
         assert (status, ids(body)) == (200, [r2])
@@ -222,7 +211,7 @@ async def test_hidden_followers_are_not_told_by_the_following_not_following_back
 
 
 async def test_celebrities_only_never_tells_a_hidden_count(
-    both: Both, driver: Driver, uid: Uid
+    served: Served, driver: Driver, uid: Uid
 ) -> None:
     """A followed celebrity whose counts are hidden from the viewer is not listed as a
     celebrity to that viewer, the reader of its own following included; it is to itself
@@ -237,12 +226,12 @@ async def test_celebrities_only_never_tells_a_hidden_count(
     celebrities = f"/v1/users/{reader}/following?celebrities_only=true"
     for flags in ("", "&not_following_back=true"):
         for viewer in (stranger, reader, None):
-            assert ids((await both.get(celebrities + flags, viewer))[1]) == [open_], viewer
-        assert ids((await both.get(celebrities + flags, shy))[1]) == [open_, shy]
-        assert ids((await both.get(celebrities + flags, admin=True))[1]) == [open_, shy]
+            assert ids((await served.get(celebrities + flags, viewer))[1]) == [open_], viewer
+        assert ids((await served.get(celebrities + flags, shy))[1]) == [open_, shy]
+        assert ids((await served.get(celebrities + flags, admin=True))[1]) == [open_, shy]
     for viewer in (stranger, reader, None):
-        status, counts = await both.get(f"/v1/users/{shy}/counts", viewer)
+        status, counts = await served.get(f"/v1/users/{shy}/counts", viewer)
         assert (status, counts["celebrity"], counts["counts_hidden"]) == (200, None, True)
     for viewer, admin in ((shy, False), (None, True)):
-        status, counts = await both.get(f"/v1/users/{shy}/counts", viewer, admin=admin)
+        status, counts = await served.get(f"/v1/users/{shy}/counts", viewer, admin=admin)
         assert (status, counts["celebrity"], counts["followers"]) == (200, True, CELEBRITY)

@@ -2,9 +2,9 @@
 
 A FastAPI route declares ``**guarded(Scope.READ)`` in its decorator: the scope and the
 acting-user rule go to the OpenAPI document (the security requirement, ``x-required-scope``)
-and a dependency calls ``admit``. The few routes served by hand (``hot_routes.py``) call
-``admit`` as their first line. An app with a ``/v1`` FastAPI route that declares no scope
-refuses to start (``check_guarded``).
+and a dependency calls ``admit`` (a lean route, ``lean.py``, awaits the same dependency
+before it reads its parameters). An app with a ``/v1`` route that declares no scope refuses
+to start (``check_guarded``).
 
 Order of checks: the key (401), its scope and acting user (403), then the caller's budget
 (429), so a refused or anonymous request never spends a budget. The key is checked first of

@@ -29,7 +29,6 @@ from graphsvc.api.access import KeyFirst, check_guarded, document_security
 from graphsvc.api.body_limit import BodyLimit
 from graphsvc.api.contract import add_examples, state_settings
 from graphsvc.api.errors import install_error_handlers
-from graphsvc.api.hot_routes import ROUTES as HOT_ROUTES
 from graphsvc.api.middleware import NotedHeaders
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
 from graphsvc.api.operations import forget_this_process
@@ -37,20 +36,22 @@ from graphsvc.bootstrap import Services, open_services
 from graphsvc.settings import Settings, get_settings, refuse_development_secrets
 from graphsvc.version import __version__
 
-# The routers, one per family of routes, in the order their routes are matched.
-FAMILIES = (
-    relations,
-    mutes,
-    follow_requests,
-    privacy,
-    lists,
-    moderation,
-    suggestions,
-    timelines,
-    keys,
-    health,
-    operations,
-    events,
+# The routers, one per family of routes (relations has a second, for its one route with a
+# body), in the order their routes are matched.
+ROUTERS = (
+    relations.router,
+    relations.with_body,
+    mutes.router,
+    follow_requests.router,
+    privacy.router,
+    lists.router,
+    moderation.router,
+    suggestions.router,
+    timelines.router,
+    keys.router,
+    health.router,
+    operations.router,
+    events.router,
 )
 
 
@@ -117,14 +118,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         json_request_logs()
     if services is not None:
         app.state.services = services
-    # The hottest routes, written out by hand (hot_routes.py), are matched first; their
-    # FastAPI declarations behind them document them.
-    app.router.routes.extend(HOT_ROUTES)
-    for family in FAMILIES:
+    for router in ROUTERS:
         # The app's own routes, matched in one flat list as if declared on the app: FastAPI's
-        # include_router keeps the router and matches through it on every request, which cost
-        # reads 10-15% of their throughput here (make bench and an interleaved A/B).
-        app.router.routes.extend(family.router.routes)
+        # include_router keeps the router and matches through it on every request, a cost
+        # every request paid (docs/performance.md).
+        app.router.routes.extend(router.routes)
     check_guarded(app)
     _document(app, settings)
     return app

@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from graphsvc.api.access import Cost, guarded
 from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS, HIDDEN, OWNER_ERRORS
+from graphsvc.api.lean import LeanRoute
 from graphsvc.api.params import (
     Cursor,
     Limit,
@@ -32,7 +33,7 @@ from graphsvc.api.params import (
 from graphsvc.domain.access import Scope
 from graphsvc.wire.schemas import CountsBody, IdPageBody, PageBody
 
-router = APIRouter(generate_unique_id_function=operation_id)
+router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
 
 
 @router.get(

@@ -62,3 +62,27 @@ def test_every_operation_has_an_example_on_the_api_page(operations: list[dict[st
         for media in answer.get("content", {}).values() if "example" in media
     ]  # fmt: skip
     assert len(documented) >= len(operations) - 2  # the stream and the metrics answer text
+
+
+def test_each_route_is_declared_once_and_documented_with_its_bounds() -> None:
+    """One declaration per method and path serves the route and documents it: no second
+    handler stands behind another, and a lean route's parameters keep their bounds."""
+    from fastapi.routing import APIRoute
+
+    from graphsvc.api.lean import LeanRoute
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DEVELOPMENT", "1")
+        app = create_app(Settings())
+    served = [(m, r.path) for r in app.routes if isinstance(r, APIRoute) for m in r.methods]
+    assert len(served) == len(set(served))
+    assert all(isinstance(r, APIRoute) for r in app.routes if r.path.startswith("/v1/"))
+    lean = {r.name for r in app.routes if isinstance(r, LeanRoute)}
+    assert {"follow", "unfollow", "list_followers", "list_following", "get_counts"} <= lean
+    document = app.openapi()
+    limit = next(
+        p
+        for p in document["paths"]["/v1/users/{user_id}/followers"]["get"]["parameters"]
+        if p["name"] == "limit"
+    )
+    assert limit["schema"]["minimum"] == 1 and limit["schema"]["maximum"] > 1
