@@ -406,6 +406,14 @@ class SuggestionSettings(_Section):
         description="the worker trains again once the follow edges grew by this share since "
         "the served model (or the last attempt) was trained",
     )
+    pymk_train_share: float = Field(
+        default=0.25,
+        gt=0,
+        le=1,
+        description="the share of the time a worker's training may keep Neo4j busy, one "
+        "query at a time (it waits the rest, so what is served beside it comes first); "
+        "`graphsvc pymk train` runs at full speed",
+    )
     pymk_train_users: int = Field(
         default=1_000, ge=10, description="users sampled by a training (80% fit, 20% validate)"
     )

@@ -85,7 +85,9 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
     async with make_driver(**settings) as driver:
         source = driver.services.suggestions.ranker
         assert await source.ranker() == DEFAULT
-        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        # the worker's round runs paced (one user at a time, waiting half the time)
+        paced = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 0.5}
+        trainer = make_service(**settings, **paced)
         newest_holdout_of(trainer, graph, monkeypatch)
         training, models = trainer.ranker_training, trainer.neo4j.ranker_models
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
+from graphsvc.concurrency.pace import FULL_SPEED, Pace
 from graphsvc.domain.ranker_models import Scores, TrainError, load_clock
 from graphsvc.domain.ranking import FEATURES, Ranker, raw_vector, with_derived
 from graphsvc.services.suggestions import Suggestions, ranked
@@ -89,6 +90,7 @@ async def collect(
     seed: int,
     users: int,
     progress: Progress | None = None,
+    pace: Pace = FULL_SPEED,
 ) -> Collected:
     """Every sampled user's candidates under the holdout asked for (``auto``: newest where the
     graph's times are real, else random); a holdout that cannot be made (no user with held-out
@@ -101,7 +103,7 @@ async def collect(
     for kind in (first, "random" if first == "newest" else "newest"):
         try:
             plans = await _plans(store, kind, share, seed, users)
-            examples = await _examples(suggestions, plans, progress)
+            examples = await _examples(suggestions, plans, progress, pace)
             return Collected(kind, examples, notes)
         except TrainError as exc:
             notes.append(f"the {kind} holdout cannot be made: {exc}")
@@ -117,14 +119,18 @@ async def _resolved(store: SuggestionStore, share: float) -> str:
 
 
 async def _examples(
-    suggestions: Suggestions, plans: list[Plan], progress: Progress | None
+    suggestions: Suggestions, plans: list[Plan], progress: Progress | None, pace: Pace
 ) -> list[Example]:
+    """Each plan's candidates: CONCURRENCY users at once at full speed, one at a time when
+    paced (a worker's training beside the serving path)."""
     if not plans:
         raise TrainError("no user has both held-out follows and follows before them")
     examples: list[Example] = []
-    for start in range(0, len(plans), CONCURRENCY):
-        chunk = plans[start : start + CONCURRENCY]
-        examples += await asyncio.gather(*(_example(suggestions, *plan) for plan in chunk))
+    at_once = CONCURRENCY if pace.full_speed else 1
+    for start in range(0, len(plans), at_once):
+        chunk = plans[start : start + at_once]
+        async with pace.step():
+            examples += await asyncio.gather(*(_example(suggestions, *plan) for plan in chunk))
         if progress is not None:
             progress(len(chunk))
     positives = sum(sum(e.labels) for e in examples)

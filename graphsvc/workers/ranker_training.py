@@ -49,6 +49,7 @@ from graphsvc.adapters.neo4j.store import NEO4J_TRANSIENT
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.concurrency.pace import FULL_SPEED, Pace
 from graphsvc.concurrency.retries import transient_reads
 from graphsvc.domain.ranker_models import MODEL, TrainError, staleness, trigger, verdict
 from graphsvc.domain.ranking import DEFAULT, Ranker
@@ -169,6 +170,7 @@ class RankerTraining:
         self._name = settings.pymk_model_name
         self._lease = TrainingLease(leases, settings.pymk_model_name)
         self._users = settings.pymk_train_users
+        self._pace = Pace(settings.pymk_train_share)
         self.round_seconds = settings.pymk_train_check_seconds
         self.schedule = schedule(settings)
 
@@ -187,7 +189,7 @@ class RankerTraining:
         if reason is None:
             return False
         try:
-            report = await self.train(reason, progress=None)
+            report = await self.train(reason, progress=None, pace=self._pace)
         except TrainingBusy:
             return False
         except TrainingPostponed as exc:  # a warning: a Neo4j that stays down says so
@@ -211,10 +213,12 @@ class RankerTraining:
         force: bool = False,
         fit: Fit | None = None,
         progress: Progress | None = None,
+        pace: Pace = FULL_SPEED,
     ) -> TrainingReport:
         """One training cycle, under the lease (``TrainingBusy`` when another process holds
         it). ``store``: False reports but writes nothing; ``force``: promote whatever the
-        validation says; ``fit``: the fitting function (the logistic regression)."""
+        validation says; ``fit``: the fitting function (the logistic regression); ``pace``:
+        the worker's share of Neo4j (an operator's command runs at full speed)."""
         if not 0 < share < 1:
             raise TrainError(f"the held-out share must be between 0 and 1, got {share}")
         started = time.monotonic()
@@ -222,7 +226,7 @@ class RankerTraining:
             edges = await self._store.edge_count()
             try:
                 report = await self._retried(
-                    reason, holdout, share, seed, users or self._users, fit, progress
+                    reason, holdout, share, seed, users or self._users, fit, progress, pace
                 )
                 if (force and report.heuristic is not None) or (force and not report.promote):
                     report.heuristic = None
@@ -265,10 +269,13 @@ class RankerTraining:
         users: int,
         fit: Fit | None,
         progress: Progress | None,
+        pace: Pace,
     ) -> TrainingReport:
         state = await self._models.state(self._name)
         served = readable(state.serving.served, state.body) or DEFAULT
-        found = await collect(self._store, self._suggestions, holdout, share, seed, users, progress)
+        found = await collect(
+            self._store, self._suggestions, holdout, share, seed, users, progress, pace
+        )
         examples = found.examples
         validation, fitting = _split_users(examples, seed)
         if found.holdout == "random":  # time tells nothing of a random share: not learned
