@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
 from conftest import assert_consistent
 from driver import Driver, user_ids, walk
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from graphsvc.adapters.redis.client import Batch, open_redis
 from graphsvc.bootstrap import Services
@@ -32,6 +34,23 @@ async def test_a_burst_queues_for_a_small_pool(server_settings: Settings, uid: U
         assert sum(await asyncio.gather(*(client.exists(f"{key}:{n}") for n in range(50)))) == 50
     finally:
         await client.delete(key, *(f"{key}:{n}" for n in range(50)))
+        await client.aclose()
+
+
+async def test_a_caller_waits_for_a_connection_at_most_the_pool_timeout(
+    server_settings: Settings, uid: UserIds
+) -> None:
+    settings = server_settings.with_values(redis_pool_size=1, redis_pool_timeout=0.2)
+    client = open_redis(settings.redis)
+    key = f"{settings.redis.redis_prefix}held:{{{uid('held')}}}"
+    try:
+        held = asyncio.create_task(client.blpop([key], timeout=1))  # the only connection
+        await asyncio.sleep(0.1)
+        with pytest.raises(RedisConnectionError, match="No connection available"):
+            await client.get(key)
+        assert await held is None
+        assert await client.get(key) is None  # released: the next caller gets it at once
+    finally:
         await client.aclose()
 
 

@@ -34,6 +34,8 @@ from fastapi.routing import APIRoute
 from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match, Route
+from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.access import Admission
 
@@ -67,6 +69,15 @@ class LeanRoute(APIRoute):
             return await endpoint(**arguments)
 
         return handler
+
+    def matches(self, scope: AsgiScope) -> tuple[Match, AsgiScope]:
+        """Starlette's match, naming the route in the scope as FastAPI's routes do (for the
+        metrics by route template); a lean route is always the app's own, never one included
+        through another router, so FastAPI's lookup of an inclusion is left out."""
+        match, child = Route.matches(self, scope)
+        if match is not Match.NONE:
+            child["route"] = self
+        return match, child
 
 
 def _admission(dependencies: list[params.Depends], where: str) -> Admission:
