@@ -30,6 +30,7 @@ from graphsvc.api.access import KeyFirst, check_guarded, document_security
 from graphsvc.api.body_limit import BodyLimit
 from graphsvc.api.contract import add_examples, state_settings
 from graphsvc.api.errors import install_error_handlers
+from graphsvc.api.lean import LeanLane, LeanRoute
 from graphsvc.api.middleware import NotedHeaders
 from graphsvc.api.observability import RequestTelemetry, json_request_logs
 from graphsvc.api.operations import forget_this_process
@@ -121,7 +122,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         redirect_slashes=False,
     )
     install_error_handlers(app)
-    # innermost: a body is bounded only for a request whose key passed
+    lean = sorted(
+        (r for router in ROUTERS for r in router.routes if isinstance(r, LeanRoute)), key=_heat
+    )
+    # innermost: the lean routes, served before the framework's router (lean.py)
+    app.add_middleware(LeanLane, routes=lean)
+    # a body is bounded only for a request whose key passed
     app.add_middleware(BodyLimit, max_bytes=settings.api.request_body_max_bytes)
     app.add_middleware(KeyFirst)  # telemetry and noted headers see its 401s
     app.add_middleware(NotedHeaders)

@@ -9,7 +9,10 @@ so its OpenAPI entry is FastAPI's own; only the way a request reaches the endpoi
 each parameter's converter is built once, when the route is declared, from the endpoint's
 signature, and the admission of ``guarded`` is awaited directly.
 
-A router made with ``route_class=LeanRoute`` serves its routes so. What such an endpoint may
+A router made with ``route_class=LeanRoute`` serves its routes so. ``LeanLane``, the innermost
+of the app's middleware, matches them before the framework's router, so a lean request skips
+its exception middleware, its router's walk of every route and its per-request exit stacks;
+the app's own exception handlers answer its failures, as they answer every route's. What such an endpoint may
 take is checked when it is declared, and anything else refuses to build the app:
 
 - path and query parameters, ``Annotated[T, Path(...)]`` / ``Annotated[T, Query(...)]``, with
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -35,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
+from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.access import Admission
@@ -68,6 +72,7 @@ class LeanRoute(APIRoute):
                 arguments[wants_request] = request
             return await endpoint(**arguments)
 
+        self.lean_handler = handler
         return handler
 
     def matches(self, scope: AsgiScope) -> tuple[Match, AsgiScope]:
@@ -78,6 +83,57 @@ class LeanRoute(APIRoute):
         if match is not Match.NONE:
             child["route"] = self
         return match, child
+
+
+class LeanLane:
+    """Serve the lean routes before the framework's router; pass everything else on.
+
+    It sits inside the key check, the body bound, the noted headers and the telemetry (they
+    apply to every request) and outside the framework's exception middleware, so a lean
+    route's failure is answered here, by the handler the app registered for its class (the
+    one error family): an exception no handler but the catch-all's knows is raised on, to the
+    server-error middleware, as from any route."""
+
+    def __init__(self, app: ASGIApp, *, routes: Sequence[LeanRoute]) -> None:
+        self.app = app
+        self._routes: dict[str, list[LeanRoute]] = {}
+        for route in routes:
+            for method in route.methods:
+                self._routes.setdefault(method, []).append(route)
+        self._handlers: dict[type[BaseException], Any] | None = None
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for route in self._routes.get(scope["method"], ()):
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    scope.update(child)
+                    await self._serve(route, scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+    async def _serve(
+        self, route: LeanRoute, scope: AsgiScope, receive: Receive, send: Send
+    ) -> None:
+        request = Request(scope, receive, send)
+        try:
+            response = await route.lean_handler(request)
+        except Exception as exc:
+            handler = self._handler_for(scope, exc)
+            if handler is None:
+                raise
+            response = await handler(request, exc)
+        await response(scope, receive, send)
+
+    def _handler_for(self, scope: AsgiScope, exc: Exception) -> Any:
+        if self._handlers is None:  # the app's handlers, once it is built
+            registered = scope["app"].exception_handlers
+            self._handlers = {
+                key: handler
+                for key, handler in registered.items()
+                if isinstance(key, type) and key is not Exception
+            }
+        return next((self._handlers[c] for c in type(exc).__mro__ if c in self._handlers), None)
 
 
 def _admission(dependencies: list[params.Depends], where: str) -> Admission:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from graphsvc.api.access import Admission
 from graphsvc.api.errors import install_error_handlers
-from graphsvc.api.lean import LeanRoute
+from graphsvc.api.lean import LeanLane, LeanRoute
 from graphsvc.api.params import FastJSON, Limit
 from graphsvc.domain.access import Scope
 
@@ -49,12 +49,21 @@ async def needs(ids: Annotated[str, Query()], request: Request) -> FastJSON:
     return FastJSON({"ids": ids.split(",")})
 
 
+async def broken(request: Request) -> FastJSON:
+    raise RuntimeError("a bug")
+
+
 def app(route_class: type[APIRoute]) -> FastAPI:
+    """The declarations served by ``route_class``; lean ones through the lane, as the service
+    serves them."""
     router = APIRouter(route_class=route_class)
     router.get("/users/{user_id}/page", **ADMITTED)(page)
     router.put("/needs", **ADMITTED)(needs)
+    router.get("/broken", **ADMITTED)(broken)
     served = FastAPI()
     install_error_handlers(served)
+    if route_class is LeanRoute:
+        served.add_middleware(LeanLane, routes=router.routes)
     served.router.routes.extend(router.routes)
     return served
 
@@ -95,8 +104,22 @@ async def test_a_required_parameter_and_a_method_not_served() -> None:
     assert (await ask(app(LeanRoute), "PUT", "/needs"))[0] == 422
 
 
+async def test_the_lane_serves_the_lean_routes_before_the_router() -> None:
+    served = app(LeanRoute)
+    served.router.routes.clear()  # nothing left for the framework's router to serve
+    assert (await ask(served, "GET", "/users/a/page?limit=2"))[1]["limit"] == 2
+    assert (await ask(served, "GET", "/users/a/page?limit=x"))[0] == 422
+    assert (await ask(served, "GET", "/elsewhere"))[0] == 404
+
+
+async def test_a_failure_nothing_handles_is_the_one_500_of_every_route() -> None:
+    lean, plain = app(LeanRoute), app(APIRoute)
+    assert await ask(lean, "GET", "/broken") == await ask(plain, "GET", "/broken")
+    assert (await ask(lean, "GET", "/broken"))[1]["error"]["code"] == "internal"
+
+
 async def ask(served: FastAPI, method: str, path: str) -> tuple[int, Any]:
-    transport = httpx.ASGITransport(app=served)
+    transport = httpx.ASGITransport(app=served, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://lean") as client:
         answer = await client.request(method, path)
     return answer.status_code, answer.json()
