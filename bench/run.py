@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bench import postgres, proc_cpu, timelines, versus
+from bench import cold_minute, postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -957,6 +957,29 @@ def plot(results: dict[str, Outcome], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def cold_run(settings: Settings, args: argparse.Namespace) -> None:
+    """A fresh load, then the API and its worker left alone but for the cold minute's own
+    follows and pages (``cold_minute.py``)."""
+    (STATE / f"loaded-{args.size}.json").unlink(missing_ok=True)
+    path = graph_file(args.size)
+    asyncio.run(ensure_loaded(settings, args.size, path))
+    targets = [str(n) for n in range(10)] * 3 + [
+        str(n) for n in range(0, SIZES[args.size].users, 97)
+    ]
+    picks = pick_users(path, targets)
+    api_key = asyncio.run(bench_key(settings))
+    api = ServedApi(args.workers, settings, server=args.server or "")
+    started = time.monotonic()
+    say("the first minute after the load, and the next: follows and pages in turns")
+    try:
+        found = cold_minute.measure(
+            api.url, api_key, targets, picks.celebrity, picks.viewer, started, say
+        )
+    finally:
+        api.stop()
+    print_table(cold_minute.rows(found))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default=os.environ.get("SIZE", "S"), choices=sorted(SIZES))
@@ -970,6 +993,12 @@ def main() -> None:
         "--timelines-only", action="store_true", help="only the timeline rows (a quick run)"
     )
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="load the graph afresh, start the API and its worker, and measure follows and "
+        "pages in the first minute and the next (nothing else)",
+    )
+    parser.add_argument(
         "--only",
         default="",
         help="only the scenarios whose name contains one of these comma-separated parts "
@@ -981,6 +1010,9 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     local_servers.up(settings, BENCH_SERVERS, say)
     path = graph_file(args.size)
+    if args.cold:
+        cold_run(settings, args)
+        return
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
     if (not args.only and not args.timelines_only) or "load/online" in args.only.split(","):
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}

@@ -136,3 +136,18 @@ def test_the_privacy_plan_restricts_its_share_the_same_way_each_time_and_spares_
     assert summary["locked=true"] == drawn[PrivacyEdit(locked=True)]
     assert summary["followers_visibility=followers"] == drawn[own] + 1
     assert bench_run.privacy_plan(users, keep, {"3": own}, seed=2) != plan
+
+
+def test_the_cold_minute_compares_the_first_minute_with_the_next() -> None:
+    from bench import cold_minute
+
+    found = {
+        "first minute/follow": {"per_second": 300.0, "p99_us": 90_000.0, "errors": 0},
+        "next minute/follow": {"per_second": 600.0, "p99_us": 40_000.0, "errors": 0},
+        "first minute/page": {"per_second": 1_500.0, "p99_us": 9_000.0, "errors": 0},
+        "next minute/page": {"per_second": 1_600.0, "p99_us": 8_000.0, "errors": 0},
+    }
+    follows, pages = cold_minute.rows(found)
+    assert follows["pass"] is False and "2.00x" in follows["measured"]
+    assert pages["pass"] is True and "1.07x" in pages["measured"]
+    assert cold_minute.rows({"first minute/page": found["first minute/page"]}) == []
