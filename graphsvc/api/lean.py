@@ -59,6 +59,8 @@ class LeanRoute(APIRoute):
     """An ``APIRoute`` whose handler reads its parameters with converters built at declaration
     (the route stays FastAPI's for matching, the OpenAPI document and the error handlers)."""
 
+    lean_handler: Callable[[Request], Awaitable[Response]]  # what the lane awaits
+
     def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
         endpoint = self.endpoint
         where = f"{sorted(self.methods)} {self.path}"

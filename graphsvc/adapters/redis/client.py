@@ -54,6 +54,19 @@ Pipe = Any  # aioredis.client.Pipeline | ClusterPipeline: both queue on method c
 _holding: ContextVar[bool] = ContextVar("graphsvc_redis_permit", default=False)
 
 
+async def _acquire(permits: asyncio.Semaphore, wait: float) -> None:
+    """A permit for one connection, at once while one is free, else within ``wait`` seconds;
+    then "No connection available", as redis-py's blocking pool says it."""
+    if not permits.locked():
+        await permits.acquire()
+        return
+    try:
+        async with asyncio.timeout(wait):
+            await permits.acquire()
+    except TimeoutError:
+        raise RedisConnectionError("No connection available.") from None
+
+
 class _Gate:
     def __init__(self, size: int, timeout: float) -> None:
         self._permits = asyncio.Semaphore(size)
@@ -64,11 +77,7 @@ class _Gate:
         if _holding.get():
             yield
             return
-        try:
-            async with asyncio.timeout(self._timeout):
-                await self._permits.acquire()
-        except TimeoutError:
-            raise RedisConnectionError("No connection available.") from None
+        await _acquire(self._permits, self._timeout)
         token = _holding.set(True)
         try:
             yield
@@ -126,14 +135,7 @@ class GatedPool(aioredis.ConnectionPool):
         self._wait = timeout
 
     async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
-        if self._permits.locked():
-            try:
-                async with asyncio.timeout(self._wait):
-                    await self._permits.acquire()
-            except TimeoutError:
-                raise RedisConnectionError("No connection available.") from None
-        else:
-            await self._permits.acquire()
+        await _acquire(self._permits, self._wait)
         try:
             return await super().get_connection(*args, **kwargs)
         except BaseException:
