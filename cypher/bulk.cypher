@@ -8,7 +8,7 @@
 // Params: $ids (list of user ids).
 // Returns nothing.
 UNWIND $ids AS uid
-MERGE (:User {id: uid})
+MERGE (u:User {id: uid}) ON CREATE SET u.cs = timestamp() * 1000
 
 // name: load_follows
 // Bulk-create follows grouped by follower; an edge that already exists is left as it is. Each

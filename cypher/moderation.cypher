@@ -19,7 +19,7 @@ WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 OPTIONAL MATCH (known:User {id: $id})
 SET known.clk = CASE WHEN coalesce(known.clk, 0) < now_us THEN now_us ELSE known.clk + 1 END
 WITH now_us
-MERGE (u:User {id: $id})
+MERGE (u:User {id: $id}) ON CREATE SET u.cs = timestamp() * 1000
 SET u.clk = CASE WHEN coalesce(u.clk, 0) < now_us THEN now_us ELSE u.clk + 1 END
 WITH u, coalesce(u.status, 'active') AS previous
 SET u.status = CASE WHEN $status = 'active' THEN null ELSE $status END

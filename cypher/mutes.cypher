@@ -20,9 +20,9 @@
 // Returns one row: refused (null or the rule), created, changed, version, since, until.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
-MERGE (a:User {id: $src})
+MERGE (a:User {id: $src}) ON CREATE SET a.cs = timestamp() * 1000
 SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
-MERGE (b:User {id: $dst})
+MERGE (b:User {id: $dst}) ON CREATE SET b.cs = timestamp() * 1000
 WITH a, b, now_us
 CALL (a, now_us) {
   OPTIONAL MATCH (a)-[old:MUTES]->()

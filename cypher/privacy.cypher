@@ -21,7 +21,7 @@
 // prev_nd, prev_lk), and approving (every pending request is to be approved: it unlocked).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
-MERGE (u:User {id: $id})
+MERGE (u:User {id: $id}) ON CREATE SET u.cs = timestamp() * 1000
 SET u.clk = CASE WHEN coalesce(u.clk, 0) < now_us THEN now_us ELSE u.clk + 1 END
 WITH u, u:Erasing AS erasing, [u.pf, u.pg, u.pc, u.nd, u.lk] AS previous
 WITH u, erasing, previous,

@@ -4,17 +4,16 @@
 // name: lock_users
 // What a batch of edge writes (group commit) does first, as the prelude of its first statement
 // (a CALL subquery before relations/follow or relations/unfollow: one round trip) or alone.
-// Locking: takes, in id order, the write lock of every user whose node the batch's writes will
-// lock anyway, so two batches writing the same users in opposite orders take their locks in one
-// order:
-// - acting users (followers, blockers and the blocked): their clocks tick and their edges are
-//   checked under these locks;
-// - sparse other users (fewer than $sparse relationships, Neo4j's dense-node threshold):
-//   creating or deleting a relationship of a sparse node locks that node. Dense nodes (a
-//   celebrity) are not locked: Neo4j changes their relationships concurrently, so follows of
-//   one celebrity still commit side by side;
-// - users the batch's follows and blocks need and that do not exist yet (`create`) are created
-//   (and so locked), also in id order.
+// Locking: takes, in id order, the write lock of every known user the batch writes, the
+// followed users included, so two batches writing the same users in opposite orders take
+// their locks in one order. Every write that changes a user's counts holds that user's lock
+// and numbers the change (`cs`, the user's count sequence, below): the mirror applies a
+// user's count changes in that order, once each, so no count is read after the commit.
+// A user's count sequence starts at its node's creation time in microseconds (every query that
+// creates a user sets it; a bulk import's users start at 0): a user erased and created again
+// numbers its changes past the old node's, which the mirror may still hold.
+// Users the batch's follows and blocks need and that do not exist yet (`create`) are created
+// (and so locked), also in id order.
 // A lock is taken by ticking the user's hybrid logical clock, clk = max(now, clk + 1), as every
 // edge write does first: the batch's own later ticks stay newer, and a clock only moves forward.
 // Unknown users of unfollows and unblocks are not created (those writes change nothing).
@@ -22,13 +21,13 @@
 // in-process locks); across processes, Neo4j may still report a deadlock (on locks no query
 // can order, such as the relationship chains of shared neighbours), and the batch runs again
 // within milliseconds (deadlocks.py).
-// Params: $users (sorted by id), each {id, acting, create}; $sparse (the dense threshold).
+// Params: $users (sorted by id), each {id, create}.
 // Returns: locked (how many users were locked or created).
 UNWIND $users AS user
 OPTIONAL MATCH (known:User {id: user.id})
-WITH user, known, known IS NOT NULL AND (user.acting OR COUNT { (known)--() } < $sparse) AS lock
+WITH user, known, known IS NOT NULL AS lock
 FOREACH (_ IN CASE WHEN known IS NULL AND user.create THEN [1] ELSE [] END |
-  MERGE (:User {id: user.id}))
+  MERGE (n:User {id: user.id}) ON CREATE SET n.cs = timestamp() * 1000)
 WITH user, known, lock, datetime.realtime() AS now
 WITH known, lock, user, now.epochSeconds * 1000000 + now.microsecond AS now_us
 FOREACH (_ IN CASE WHEN lock THEN [1] ELSE [] END |
@@ -68,10 +67,15 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // A new edge or request also creates its event in the outbox (:GraphEvent, `follow` or
 // `follow_request`, in the same transaction), from which the relay appends it to the event
 // stream if the service's own append is lost.
+// Counts: a new edge is a change of both users' counts. Both are locked (relations/lock_users),
+// so their statuses and the reverse edge are stable: each user's count sequence `cs` ticks,
+// and the row returns the facts the mirror derives the changes from (domain/count_changes.py).
+// The caller puts a user in at most one row of a statement, so each row reads its own ticks.
 // Params: $rows, each {i, src, dst, max_following, per_window, window_us, max_requests,
 // event (an id)}.
 // Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
-// requested (the answer is a pending request, not a follow).
+// requested (the answer is a pending request, not a follow), and for a new edge: src_cs,
+// dst_cs (the ticks), src_on, dst_on (whether each is active), back (dst follows src).
 UNWIND $rows AS row
 WITH row, datetime.realtime() AS now
 WITH row, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -109,10 +113,16 @@ FOREACH (_ IN CASE WHEN new AND NOT ask THEN [1] ELSE [] END |
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
 FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
+WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted
+FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
+  SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
 RETURN row.i AS i, new AS changed,
        CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
        refused, ask AS requested,
-       CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at
+       CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at,
+       CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
+       NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
+       counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back
 
 // name: unfollow
 // For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and, when row.withdraw, withdraw a
@@ -129,8 +139,11 @@ RETURN row.i AS i, new AS changed,
 // A removal also creates its event in the outbox (:GraphEvent), as relations/follow does: an
 // `unfollow` (with the row's cause, when it has one: `removed` when the followed user ended
 // the follow), or a `follow_request_withdrawn`.
+// Counts: a removed edge ticks both users' count sequences, as in relations/follow (both are
+// locked); `flagged` says whether the edge counted its follower as inactive.
 // Params: $rows, each {i, src, dst, event (an id), cause (null or a word), withdraw (bool)}.
-// Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version.
+// Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version,
+// and for a removed edge: src_cs, dst_cs, src_on, dst_on, back (as relations/follow), flagged.
 UNWIND $rows AS row
 OPTIONAL MATCH (b:User {id: row.dst})
 OPTIONAL MATCH (a:User {id: row.src})
@@ -143,8 +156,11 @@ WITH row, a, b, known,
        AS edges,
      CASE WHEN known AND row.withdraw THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }
           ELSE [] END AS requests
-WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged
+WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
+     size(edges) > 0 AS counted
 FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
+FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
+  SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
 FOREACH (e IN edges + requests | DELETE e)
 FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
@@ -152,8 +168,11 @@ FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN size(edges) = 0 AND size(requests) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: row.event, type: 'follow_request_withdrawn', src: row.src,
                        dst: row.dst, v: a.clk}))
-RETURN row.i AS i, known, size(edges) > 0 AS changed, size(requests) > 0 AS withdrawn,
-       a.clk AS version
+RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
+       a.clk AS version,
+       CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
+       known AND NOT a:Inactive AS src_on, known AND NOT b:Inactive AS dst_on,
+       counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back, flagged > 0 AS flagged
 
 // name: block
 // (src)-[:BLOCKS]->(dst), and remove the follows and pending follow requests between them in
@@ -166,10 +185,14 @@ RETURN row.i AS i, known, size(edges) > 0 AS changed, size(requests) > 0 AS with
 // its lock, so concurrent blocks never pass the limit ('block_limit'; a refused block removes
 // nothing and creates no event). A block that exists is simply reported.
 // Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow.
+// Counts: each removed follow ticks both users' count sequences (`cs`, relations/lock_users),
+// src -> dst first: the first removal's ticks are the final ones less the second removal's.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids), $max_blocks.
 // Returns: refused (null or the rule), created (the block is new), and per direction whether
 // a follow was removed and its version: removed_following, following_version,
-// removed_followed_by, followed_by_version.
+// removed_followed_by, followed_by_version; src_cs, dst_cs (the final ticks), src_on,
+// dst_on (whether each is active), following_flagged, followed_by_flagged (whether the
+// removed follow counted its follower as inactive).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 UNWIND $ids AS id
@@ -177,7 +200,7 @@ OPTIONAL MATCH (known:User {id: id})
 SET known.clk = CASE WHEN coalesce(known.clk, 0) < now_us THEN now_us ELSE known.clk + 1 END
 WITH now_us, collect(id) AS ids
 UNWIND ids AS id
-MERGE (u:User {id: id})
+MERGE (u:User {id: id}) ON CREATE SET u.cs = timestamp() * 1000
 SET u.clk = CASE WHEN coalesce(u.clk, 0) < now_us THEN now_us ELSE u.clk + 1 END
 WITH collect(u) AS users
 WITH [u IN users WHERE u.id = $src][0] AS a, [u IN users WHERE u.id = $dst][0] AS b
@@ -199,6 +222,9 @@ WITH a, b, k, refused, abs, bas,
      size([e IN abs WHERE e.x]) AS ab_flagged, size([e IN bas WHERE e.x]) AS ba_flagged
 FOREACH (_ IN CASE WHEN ab_flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - ab_flagged)
 FOREACH (_ IN CASE WHEN ba_flagged > 0 THEN [1] ELSE [] END | SET a.xr = a.xr - ba_flagged)
+FOREACH (_ IN CASE WHEN size(abs) + size(bas) > 0 THEN [1] ELSE [] END |
+  SET a.cs = coalesce(a.cs, 0) + size(abs) + size(bas),
+      b.cs = coalesce(b.cs, 0) + size(abs) + size(bas))
 FOREACH (e IN abs + bas | DELETE e)
 FOREACH (q IN CASE WHEN refused IS NULL THEN COLLECT { MATCH (a)-[q:REQUESTS]-(b) RETURN q }
               ELSE [] END | DELETE q)
@@ -212,7 +238,10 @@ FOREACH (_ IN CASE WHEN size(bas) > 0 THEN [1] ELSE [] END |
                        cause: 'block'}))
 RETURN refused, k IS NULL AND refused IS NULL AS created,
        size(abs) > 0 AS removed_following, a.clk AS following_version,
-       size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version
+       size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version,
+       coalesce(a.cs, 0) AS src_cs, coalesce(b.cs, 0) AS dst_cs, NOT a:Inactive AS src_on,
+       NOT b:Inactive AS dst_on,
+       ab_flagged > 0 AS following_flagged, ba_flagged > 0 AS followed_by_flagged
 
 // name: unblock
 // Remove (src)-[:BLOCKS]->(dst). Follows removed by the block are not restored.
@@ -247,8 +276,10 @@ RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // counted against that limit; the rate limit counted it when it was made).
 // The new follow creates its event in the outbox (:GraphEvent, `follow`, cause `approved`):
 // the consumers of follows (timeline backfill, new-follower notifications) take it as a follow.
+// Counts: a new follow ticks both users' count sequences, as in relations/follow.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $event, $max_following.
-// Returns: changed (a follow was made), refused (null or the rule), version.
+// Returns: changed (a follow was made), refused (null or the rule), version, and for a new
+// follow: src_cs, dst_cs, src_on, dst_on, back (as relations/follow).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 UNWIND $ids AS id
@@ -277,10 +308,14 @@ FOREACH (_ IN CASE WHEN approving THEN [1] ELSE [] END |
   CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
   CREATE (:GraphEvent {id: $event, type: 'follow', src: $src, dst: $dst, v: a.clk,
                        cause: 'approved'})
+  SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
 RETURN approving AS changed, refused,
-       CASE WHEN r IS NOT NULL THEN r.since ELSE coalesce(a.clk, 0) END AS version
+       CASE WHEN r IS NOT NULL THEN r.since ELSE coalesce(a.clk, 0) END AS version,
+       CASE WHEN approving THEN a.cs END AS src_cs, CASE WHEN approving THEN b.cs END AS dst_cs,
+       NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
+       approving AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back
 
 // name: reject
 // The followed user ($dst) rejects the pending request of $src (the requester is not told; it

@@ -12,16 +12,16 @@
 // 2.8 GiB transaction memory for a user with 12,000 followers and 12,000 followings (either
 // Top alone needs next to nothing), and MAX_FOLLOWING bounds what the sort reads for every
 // user a live follow made.
-// Locking: none (a read).
+// Locking: as snapshots/counts.
 // Params: $ids (list of user ids), $followers_limit, $following_limit.
-// Returns per known user (unknown users give no row): id, at, inactive, the counts of
+// Returns per known user (unknown users give no row): id, at, cs, inactive, the counts of
 // snapshots/counts, followers and following ([since, id] pairs, newest first, at most their
 // limit).
 WITH datetime.realtime() AS now
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
 WITH u, now.epochSeconds * 1000000 + now.microsecond AS at
-RETURN u.id AS id, at, u:Inactive AS inactive,
+RETURN u.id AS id, at, coalesce(u.cs, 0) AS cs, u:Inactive AS inactive,
        COUNT { (u)<-[:FOLLOWS]-() } AS followers_count,
        COUNT { (u)-[:FOLLOWS]->() } AS following_count,
        COUNT { (u)<-[:FOLLOWS]-() } - coalesce(u.xr, 0) AS followers_active,
@@ -53,9 +53,10 @@ RETURN u.id AS id, at, u:Inactive AS inactive,
 // the inactive followers counted by every write of an inactive follower and by status
 // propagations: O(1). Active followings and friends (active mutual follows) come from one pass over
 // the user's followings: O(following), which the MAX_FOLLOWING limit bounds.
-// Locking: none (a read).
+// Locking: none (a read, for checks that only compare). What the mirror installs is read with
+// snapshots/number_reads as its prelude.
 // Params: $ids (list of user ids).
-// Returns per known user (unknown users give no row): id, at, followers_count,
+// Returns per known user (unknown users give no row): id, at, cs, followers_count,
 // following_count, followers_active, following_active, friends.
 WITH datetime.realtime() AS now
 UNWIND $ids AS uid
@@ -63,12 +64,26 @@ MATCH (u:User {id: uid})
 WITH u, now.epochSeconds * 1000000 + now.microsecond AS at,
      COUNT { (u)<-[:FOLLOWS]-() } AS followers,
      [(u)-[:FOLLOWS]->(f) WHERE NOT f:Inactive | EXISTS { (f)-[:FOLLOWS]->(u) }] AS active
-RETURN u.id AS id, at,
+RETURN u.id AS id, at, coalesce(u.cs, 0) AS cs,
        followers AS followers_count,
        COUNT { (u)-[:FOLLOWS]->() } AS following_count,
        followers - coalesce(u.xr, 0) AS followers_active,
        size(active) AS following_active,
        size([mutual IN active WHERE mutual]) AS friends
+
+// name: number_reads
+// The prelude of a snapshot or count read the mirror installs (snapshots/snapshot,
+// snapshots/counts): each user is locked, in id order, and its count sequence `cs` ticks
+// (relations/lock_users), so the read's counts are exactly those of every numbered change up
+// to `cs` and of every change not numbered (a status propagation, an erasure, a load)
+// committed before it; the mirror applies the changes numbered after it.
+// Locking: the users' nodes.
+// Params: $ids (user ids, sorted).
+// Returns: numbered (how many users exist).
+UNWIND $ids AS uid
+MATCH (u:User {id: uid})
+SET u.cs = coalesce(u.cs, 0) + 1
+RETURN count(u) AS numbered
 
 // name: clock
 // Neo4j's clock now, in microseconds, as snapshots/snapshot and snapshots/counts read it

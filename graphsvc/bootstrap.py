@@ -218,7 +218,7 @@ def neo4j_adapters(
     snapshots = SnapshotStore(store)
     return Neo4jAdapters(
         store=store,
-        edges=EdgeStore(store, snapshots.read_counts),
+        edges=EdgeStore(store, snapshots.clock, snapshots.read_counts),
         snapshots=snapshots,
         lists=ListStore(store),
         moderation=ModerationStore(store),
@@ -389,6 +389,7 @@ def _mirrored(
         redis.inboxes,
         breaker,
         redis.mutes,
+        neo4j.snapshots.read_counts,
     )
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror

@@ -65,12 +65,14 @@ def sync_redis(settings: Settings, **options: object) -> redis.Redis | redis.Red
 
 
 class ThrowawayRedis:
-    """A redis-server of our own: no RDB, no AOF, so a restart after SIGKILL is empty."""
+    """A redis-server of our own: no RDB, no AOF, so a restart after SIGKILL is empty (unless
+    it is told to persist)."""
 
     def __init__(self, directory: Path) -> None:
         self.port = free_port()
         self.dir = directory
         self.process: processes.Process | None = None
+        self.persist = False  # keep the data across a restart (an append-only file, fsync'd)
 
     @property
     def url(self) -> str:
@@ -81,7 +83,9 @@ class ThrowawayRedis:
 
     def start(self) -> None:
         cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.dir)]
+        cmd += ["--save", "", "--dir", str(self.dir)]
+        cmd += ["--appendonly", "yes", "--appendfsync", "always"] if self.persist else []
+        cmd += [] if self.persist else ["--appendonly", "no"]
         log = self.dir / "redis.log"
         self.process = processes.spawn(cmd, log)
         processes.wait_until(self._answers, 120, "redis-server", self.process, logs=[log])

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from graphsvc.adapters.neo4j.deadlocks import is_deadlock
-from graphsvc.adapters.neo4j.store import DENSE_NODE_THRESHOLD, Statements
+from graphsvc.adapters.neo4j.store import Statements
 from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
@@ -23,8 +23,7 @@ def lock(user_id: str) -> Mapping[str, Any]:
     """The parameters of relations/lock_users for one existing user (its clock ticks, so it is
     write-locked until the transaction ends)."""
     return {
-        "users": [{"id": user_id, "acting": True, "create": False}],
-        "sparse": DENSE_NODE_THRESHOLD,
+        "users": [{"id": user_id, "create": False}],
     }
 
 
@@ -71,9 +70,7 @@ async def test_is_deadlock_names_only_deadlocks(backends: Services) -> None:
     async def work(run: Statements) -> None:
         nonlocal attempts
         attempts += 1
-        await run(
-            "relations/lock_users", {"users": "not a list", "sparse": DENSE_NODE_THRESHOLD}, None
-        )
+        await run("relations/lock_users", {"users": "not a list"}, None)
 
     with pytest.raises(Exception) as raised:
         await store.transaction(work)

@@ -39,21 +39,22 @@ def record_batches(services: Services) -> list[tuple[list[EdgeWrite], list[Write
     return seen
 
 
-def test_rounds_keep_each_users_order_and_share_nothing_within() -> None:
-    a, b, c = "a", "b", "c"
+def test_rounds_keep_each_users_order_and_share_no_user_within() -> None:
+    a, b, c, d, e = "a", "b", "c", "d", "e"
     writes = [
         EdgeWrite(WriteKind.FOLLOW, a, b),
-        EdgeWrite(WriteKind.FOLLOW, c, b),
+        EdgeWrite(WriteKind.FOLLOW, c, d),
+        EdgeWrite(WriteKind.FOLLOW, c, b),  # b is followed in the first round already
         EdgeWrite(WriteKind.UNFOLLOW, a, b),
-        EdgeWrite(WriteKind.BLOCK, b, c),  # acts for b and c: after c's follow
-        EdgeWrite(WriteKind.FOLLOW, a, b),
+        EdgeWrite(WriteKind.BLOCK, b, d),
+        EdgeWrite(WriteKind.FOLLOW, e, a),  # beside the block: no user in common
     ]
     rounds = plan_rounds(writes)
     placed = [sorted(i for rows in r.by_kind.values() for i, _ in rows) for r in rounds]
-    assert placed == [[0, 1], [2, 3], [4]]
+    assert placed == [[0, 1], [2], [3], [4, 5]]
     for r in rounds:
-        acting = [u for rows in r.by_kind.values() for _, w in rows for u in w.acting]
-        assert len(acting) == len(set(acting))
+        ends = [u for rows in r.by_kind.values() for _, w in rows for u in (w.src, w.dst)]
+        assert len(ends) == len(set(ends))
 
 
 async def test_a_refused_follow_in_a_batch_refuses_only_itself(

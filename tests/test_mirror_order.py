@@ -47,6 +47,45 @@ async def test_any_delivery_order_converges(
         await assert_consistent(backends, {a, b, c})
 
 
+async def test_numbered_count_changes_apply_once_each_in_any_order(
+    service: Services, backends: Services, uid: UserIds
+) -> None:
+    """No reading repairs the counts here: each change is delivered, some twice, shuffled;
+    a change that comes before the one numbered ahead of it waits for it."""
+    rng = random.Random(9)
+    users = [uid(name) for name in "abcd"]
+    await service.relations.follow(users[0], users[1])
+    await service.relations.follow(users[2], users[3])
+    await service.mirror_sync.rebuild(users)
+    changes: list[EdgeChange] = []
+    for _ in range(30):
+        src, dst = rng.sample(users, 2)
+        changes += await committed_changes(backends, src, dst, rng.choice("+-"))
+    deliveries = changes + rng.sample(changes, 10)
+    rng.shuffle(deliveries)
+    waited: set[str] = set()
+    for change in deliveries:
+        waited |= await backends.redis.mirror.apply_many([change])
+    assert waited  # some came early
+    truth = await backends.neo4j.snapshots.snapshots(users)
+    for user in users:
+        assert await backends.redis.mirror_reads.counts(user) == truth[user].totals
+    await assert_consistent(backends, set(users))
+
+
+async def test_the_next_write_closes_the_gap_a_lost_change_left(
+    service: Services, backends: Services, uid: UserIds
+) -> None:
+    a, b, c, d = uid("a"), uid("b"), uid("c"), uid("d")
+    await service.relations.follow(a, b)
+    await service.lists.counts(b)
+    await committed_changes(backends, c, b, "+")  # its mirror write never happened
+    assert (await backends.redis.mirror_reads.counts(b)).followers == 1
+    await service.relations.follow(d, b)  # numbered after the lost one: b's counts wait
+    assert (await backends.redis.mirror_reads.counts(b)).followers == 3  # read anew
+    await assert_consistent(backends, {a, b, c, d})
+
+
 async def test_a_stale_snapshot_installed_after_newer_writes(
     service: Services, backends: Services, uid: UserIds
 ) -> None:

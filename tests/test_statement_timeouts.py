@@ -17,7 +17,7 @@ import pytest
 from driver import Driver, refused
 
 from graphsvc.adapters.neo4j.queries import query
-from graphsvc.adapters.neo4j.store import DENSE_NODE_THRESHOLD, Neo4jStore
+from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import GraphTimeout
 
@@ -46,8 +46,8 @@ async def holding_lock(backends: Services, user_id: str) -> AsyncIterator[None]:
 
 
 def lock_params(user_id: str) -> dict[str, object]:
-    users = [{"id": user_id, "acting": True, "create": True}]
-    return {"users": users, "sparse": DENSE_NODE_THRESHOLD}
+    users = [{"id": user_id, "create": True}]
+    return {"users": users}
 
 
 async def test_an_auto_commit_statement_past_its_timeout_is_cut_off(

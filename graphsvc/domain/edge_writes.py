@@ -58,18 +58,21 @@ class EdgeWrite:
 
 @dataclass(slots=True)
 class Round:
-    """Writes of a batch that share no acting user: (position in the batch, write), by kind."""
+    """Writes of a batch that share no user: (position in the batch, write), by kind."""
 
     by_kind: dict[WriteKind, list[tuple[int, EdgeWrite]]] = field(default_factory=dict)
 
 
 def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
-    """Rounds in commit order; each round's rows sorted by acting user (a fixed lock order)."""
+    """Rounds in commit order; each round's rows sorted by acting user (a fixed lock order).
+    A user is in one write of a round at most, whichever end it is: each row of a statement
+    then reads its own count sequence ticks (``relations/follow``)."""
     rounds: list[Round] = []
     last_round: dict[str, int] = {}
     for position, write in enumerate(writes):
-        number = 1 + max((last_round.get(user, -1) for user in write.acting), default=-1)
-        for user in write.acting:
+        ends = (write.src, write.dst)
+        number = 1 + max((last_round.get(user, -1) for user in ends), default=-1)
+        for user in ends:
             last_round[user] = number
         if number == len(rounds):
             rounds.append(Round())

@@ -86,10 +86,27 @@ class Counts:
 
 @dataclass(frozen=True, slots=True)
 class UserCounts:
-    """A user's exact counts as read from Neo4j at ``at`` (Neo4j's clock, microseconds)."""
+    """A user's exact counts as read from Neo4j at ``at`` (Neo4j's clock, microseconds), as of
+    the user's count sequence ``cs`` (read under the user's lock, which numbered the read)."""
 
     at: int
     counts: Counts
+    cs: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CountChange:
+    """How one numbered change moved a user's counts: ``delta`` per count (signed), the
+    user's ``cs``-th change. The mirror adds it to counts as of ``cs - 1`` only, once."""
+
+    cs: int
+    delta: Counts
+
+
+# What an edge change does to one of its users' counts: a numbered change, a reading (counts
+# read under the user's lock after the change), or None (they did not move, or the user is
+# gone).
+CountUpdate = CountChange | UserCounts | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +153,8 @@ class EdgeChange:
     """One committed follow or unfollow, as the mirror needs it.
 
     ``version`` orders writes to this edge: the edge's follow time for a follow, the
-    follower's clock tick for an unfollow. The counts were read after the commit.
+    follower's clock tick for an unfollow. ``at`` is Neo4j's clock read after the commit (the
+    lists' fence); None when Neo4j went away before it was read (the relay mirrors it).
     """
 
     src: str
@@ -144,10 +162,10 @@ class EdgeChange:
     following: bool
     changed: bool
     version: int
-    src_counts: UserCounts | None  # None: the user was erased meanwhile (its half is moot)
-    dst_counts: UserCounts | None
+    src_counts: CountUpdate
+    dst_counts: CountUpdate
+    at: int | None
     event: GraphEvent | None = None  # what the event stream says of it (None: no change)
-    counts_read: bool = True  # False: Neo4j went away after the commit (the relay mirrors it)
     withdrawn: bool = False  # an unfollow that withdrew a pending follow request
 
 
@@ -191,13 +209,14 @@ class Snapshot:
     followers: list[Entry] = field(default_factory=list)
     following: list[Entry] = field(default_factory=list)
     inactive: bool = False
+    cs: int = 0  # the user's count sequence the totals are exact as of
 
     def entries(self, side: Side) -> list[Entry]:
         return self.followers if side is Side.FOLLOWERS else self.following
 
     @property
     def reading(self) -> UserCounts:
-        return UserCounts(self.at, self.totals)
+        return UserCounts(self.at, self.totals, self.cs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ class MirrorSync:
             user_ids,
             followers_limit=limit if Side.FOLLOWERS in sides else 0,
             following_limit=limit if Side.FOLLOWING in sides else 0,
+            lock=True,
         )
         if snapshots:
             await self._mirror.install(snapshots.values(), sides)
@@ -75,7 +76,7 @@ class MirrorSync:
 
     async def _build_counts(self, user_id: str) -> Counts:
         COLD_REBUILDS.inc()
-        snapshot = (await self._snapshots.snapshots([user_id])).get(user_id)
+        snapshot = (await self._snapshots.snapshots([user_id], lock=True)).get(user_id)
         if snapshot is None:
             return Counts.zero()
         await self._mirror.install([snapshot], sides=())

@@ -31,6 +31,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from graphsvc.adapters.neo4j.store import STORE_DOWN, ReadCounts
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.mirror import Mirror
@@ -59,8 +60,10 @@ class Writes:
         feeds: Inboxes,
         breaker: Breaker,
         mutes: MuteMirror,
+        read_counts: ReadCounts,
     ) -> None:
         self._mirror = mirror
+        self._read_counts = read_counts
         self._mutes = mutes
         self._statuses = statuses
         self._privacy = privacy
@@ -87,7 +90,7 @@ class Writes:
         """Steps 3 and 4 for a committed change: its edge changes, its events, the users
         whose suggestions it changed, a status change (user, inactive, version) and a change
         of privacy settings (user, settings, version)."""
-        if self._breaker.open or not all(change.counts_read for change in changes):
+        if self._breaker.open or any(change.at is None for change in changes):
             return  # the relay appends the events, and repairs the users from Neo4j
 
         def alongside(pipe: Any) -> None:
@@ -97,12 +100,24 @@ class Writes:
         def after(pipe: Any) -> None:
             self._stream.append_to(pipe, events)
 
+        gaps: set[str] = set()
         async with self._repaired_if_lost(events):
             if status is not None:
                 await self._statuses.set_status(*status)
             if privacy is not None:
                 await self._privacy.set(*privacy)
-            await self._mirror.apply_many(changes, alongside=alongside, after=after)
+            gaps = await self._mirror.apply_many(changes, alongside=alongside, after=after)
+        if gaps:
+            await self._close_gaps(sorted(gaps))
+
+    async def _close_gaps(self, user_ids: Sequence[str]) -> None:
+        """Counts that wait behind a numbered change that has not come (another process's
+        write, late or lost) are read anew under the users' locks; the reading is numbered
+        after every change so far. A failure leaves them to reconcile."""
+        try:
+            await self._mirror.refresh_counts(await self._read_counts(user_ids))
+        except (*STORE_DOWN, RedisError) as exc:
+            log.warning("counts of %d users wait behind a gap (%r)", len(user_ids), exc)
 
     async def after_mute(self, changes: Sequence[MuteChange]) -> None:
         """Steps 3 and 4 for committed mute writes: the muters' mute mirrors, their suggestion

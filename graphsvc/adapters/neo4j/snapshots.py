@@ -1,7 +1,8 @@
 """Snapshots: a user's exact counts and newest list entries, read from Neo4j at one moment.
 
-They are what the mirror is built from (on a cold read, a rebuild, a repair) and what every
-post-commit count reading is; the consistency check compares the mirror against them.
+They are what the mirror is built from (on a cold read, a rebuild, a repair; read under the
+users' locks, so that numbered count changes apply after them) and what the consistency check
+compares the mirror against.
 """
 
 from __future__ import annotations
@@ -40,22 +41,28 @@ class SnapshotStore:
         followers_limit: int = 0,
         following_limit: int = 0,
         fresh: bool = False,
+        lock: bool = False,
     ) -> dict[str, Snapshot]:
         """Newest entries and exact counts for many users; unknown users are absent.
 
         ``fresh`` reads where writes go (the cluster leader), so a read right after a commit
-        is sure to see it.
+        is sure to see it. ``lock``: read each user under its lock, numbering the read in its
+        count sequence (what the mirror installs must be read so; a check that only compares
+        need not).
         """
         lists = followers_limit or following_limit
-        rows = await self._store.read(
-            "snapshots/snapshot" if lists else "snapshots/counts",
-            {
-                "ids": list(user_ids),
-                "followers_limit": followers_limit,
-                "following_limit": following_limit,
-            },
-            fresh=fresh,
-        )
+        name = "snapshots/snapshot" if lists else "snapshots/counts"
+        params = {
+            "ids": sorted(set(user_ids)) if lock else list(user_ids),
+            "followers_limit": followers_limit,
+            "following_limit": following_limit,
+        }
+        if lock:
+            rows = await self._store.transaction(
+                lambda run: run(name, params, "snapshots/number_reads")
+            )
+        else:
+            rows = await self._store.read(name, params, fresh=fresh)
         return {
             row["id"]: Snapshot(
                 user_id=row["id"],
@@ -64,13 +71,15 @@ class SnapshotStore:
                 followers=entries_from_rows(row["followers"]) if lists else [],
                 following=entries_from_rows(row["following"]) if lists else [],
                 inactive=bool(row.get("inactive")),
+                cs=row["cs"],
             )
             for row in rows
         }
 
     async def read_counts(self, user_ids: Sequence[str]) -> dict[str, UserCounts]:
-        """Counts read now, where writes go (after a commit that changed them)."""
-        found = await self.snapshots(user_ids, fresh=True)
+        """Counts read now under the users' locks, each read numbered: what the mirror
+        installs after a change that numbered none (a status propagation, an erasure)."""
+        found = await self.snapshots(user_ids, lock=True)
         return {uid: snap.reading for uid, snap in found.items()}
 
     async def inactive_users(self, batch: int = 10_000) -> AsyncIterator[list[tuple[str, int]]]:

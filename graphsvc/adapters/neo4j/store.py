@@ -3,8 +3,8 @@
 ``Neo4jStore`` runs the named queries of ``cypher/`` (reads as auto-commit transactions,
 writes as managed ones); the family adapters beside this module (lists, snapshots,
 moderation, outbox, suggestions, bulk) run their queries through it. ``EdgeStore`` holds the
-writes a follow, unfollow, block or unblock commits, with the post-commit count reads the
-mirror needs. Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
+writes a follow, unfollow, block or unblock commits, with the numbered count changes and the
+post-commit time the mirror needs. Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
 
 Timeouts: every statement runs in a transaction with a timeout, after which Neo4j cuts it off
 (and rolls back whatever it wrote); the store raises ``GraphTimeout`` for it. A store built
@@ -26,10 +26,11 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
-from graphsvc.adapters.neo4j.count_reads import CountReads, ReadCounts
+from graphsvc.adapters.neo4j.commit_clock import CommitClock, ReadClock
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.concurrency.retries import start_up_races
+from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
 from graphsvc.domain.edge_writes import (
     REMOVED,
     EdgeWrite,
@@ -40,6 +41,8 @@ from graphsvc.domain.edge_writes import (
 from graphsvc.domain.errors import GraphTimeout
 from graphsvc.domain.model import (
     BlockChange,
+    CountChange,
+    CountUpdate,
     EdgeChange,
     GraphEvent,
     Refusal,
@@ -52,8 +55,8 @@ from graphsvc.settings import Neo4jSettings
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# Neo4j's db.relationship_grouping_threshold: below it, a relationship change locks its nodes.
-DENSE_NODE_THRESHOLD = 50
+# Reads users' counts under their locks, each read numbered (``SnapshotStore.read_counts``).
+ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 # Runs one named statement of a transaction: (query name, params, prelude) -> its records.
 Statements = Callable[[str, Mapping[str, Any], str | None], Awaitable[list[neo4j.Record]]]
 # What a caller that can carry on without Neo4j for a moment catches.
@@ -324,12 +327,13 @@ class Neo4jStore:
 
 class EdgeStore:
     """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
-    writes that arrive together (each under its acting user's lock, and each creating its
-    outbox event), then one read of the counts the mirror needs for every user they touched."""
+    writes that arrive together (under the locks of all their users, each creating its outbox
+    event and numbering its users' count changes), then one read of Neo4j's clock."""
 
-    def __init__(self, store: Neo4jStore, read_counts: ReadCounts) -> None:
+    def __init__(self, store: Neo4jStore, clock: ReadClock, read_counts: ReadCounts) -> None:
         self._store = store
-        self._count_reads = CountReads(read_counts)
+        self._clock = CommitClock(clock)
+        self._read_counts = read_counts
 
     async def commit(self, writes: Sequence[EdgeWrite]) -> list[WriteOutcome]:
         """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
@@ -341,17 +345,36 @@ class EdgeStore:
         batch = list(writes)
         events = _event_ids(batch)
         rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
-        touched = {
-            user
-            for write, row in zip(batch, rows, strict=True)
-            if _needs_counts(write, row)
-            for user in (write.src, write.dst)
-        }
-        counts = await self._counts_after_commit(sorted(touched)) if touched else {}
-        return [
-            _outcome(write, row, ids, counts)
+        mirrored = any(_mirrored(write, row) for write, row in zip(batch, rows, strict=True))
+        at = await self._time_after_commit() if mirrored else None
+        outcomes = [
+            _outcome(write, row, ids, at)
             for write, row, ids in zip(batch, rows, events, strict=True)
         ]
+        return await self._repeats_read(outcomes) if at is not None else outcomes
+
+    async def _repeats_read(self, outcomes: list[WriteOutcome]) -> list[WriteOutcome]:
+        """A repeated write changed nothing, but the write it repeats may have lost its mirror
+        write (the client retried because of it): its users' counts, read now under their
+        locks, come with it, so the repeat repairs them."""
+        changes = _edge_changes(outcomes)
+        users = sorted({u for c in changes if not c.changed for u in (c.src, c.dst)})
+        if not users:
+            return outcomes
+        try:
+            readings = await self._read_counts(users)
+        except Exception as exc:  # the write stands whatever went wrong here
+            log.warning("count read after a repeat failed (%r); reconcile repairs it", exc)
+            return outcomes
+
+        def read(change: EdgeChange) -> EdgeChange:
+            if change.changed:
+                return change
+            return replace(
+                change, src_counts=readings.get(change.src), dst_counts=readings.get(change.dst)
+            )
+
+        return [_each_change(outcome, read) for outcome in outcomes]
 
     async def prepare(self) -> None:
         """Have Neo4j plan every statement a batch can send, before the first request needs
@@ -365,30 +388,38 @@ class EdgeStore:
             await self._store.rehearse(
                 lambda run, batch=batch, events=events: _commit_rounds(run, batch, events)
             )
-        await self._count_reads.read([_NOBODY, _NOBODY_ELSE])
+        await self._clock.read()
 
-    async def _counts_after_commit(self, user_ids: Sequence[str]) -> dict[str, UserCounts] | None:
-        """Counts read after a commit (the followed user is not locked by a follow, so only a
-        read that starts after the commit is sure to include it); None when Neo4j became
-        unreachable since: the writes are committed all the same, and the outbox relay mirrors
-        them when Neo4j is back."""
+    async def _time_after_commit(self) -> int | None:
+        """Neo4j's clock after the commit; None when Neo4j became unreachable since: the
+        writes are committed all the same, and the outbox relay mirrors them when it is back."""
         try:
-            return await self._count_reads.read(user_ids)
+            return await self._clock.read()
         except Exception as exc:  # the write stands whatever went wrong here
-            log.warning("count read after a commit failed (%r); the outbox relay mirrors it", exc)
+            log.warning("clock read after a commit failed (%r); the outbox relay mirrors it", exc)
             return None
 
     async def removals(
         self, pairs: Sequence[tuple[str, str, int]], *, committed: bool = False
     ) -> list[EdgeChange]:
-        """Edge changes for committed removals (src, dst, version), with counts read now.
+        """Edge changes for committed removals (src, dst, version) that numbered no count
+        change (an erasure's), with the counts read now under the users' locks.
         ``committed``: the caller's write is acknowledged whatever happens, so an unreachable
-        Neo4j yields changes without counts (``counts_read`` false) rather than an error."""
+        Neo4j yields changes without a time (the relay mirrors them) rather than an error."""
         users = sorted({u for s, d, _ in pairs for u in (s, d)})
-        counts = await (
-            self._counts_after_commit(users) if committed else self._count_reads.read(users)
-        )
-        return [_removal(s, d, v, counts) for s, d, v in pairs]
+        try:
+            counts = await self._read_counts(users)
+        except Exception as exc:
+            if not committed:
+                raise
+            log.warning("count read after a commit failed (%r); the outbox relay mirrors it", exc)
+            return [EdgeChange(s, d, False, True, v, None, None, None) for s, d, v in pairs]
+        at = max((reading.at for reading in counts.values()), default=None)
+        if at is None:
+            at = await self._clock.read()
+        return [
+            EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d), at) for s, d, v in pairs
+        ]
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         (row,) = await self._store.read(
@@ -411,8 +442,8 @@ async def _commit_rounds(
     block and unblock (rare, and a block locks two users). One result row per write, in
     batch order."""
     rows: list[Row | None] = [None] * len(batch)
-    users = [{"id": u.id, "acting": u.acting, "create": u.create} for u in batch_users(batch)]
-    lock: Row | None = {"users": users, "sparse": DENSE_NODE_THRESHOLD}
+    users = [{"id": u.id, "create": u.create} for u in batch_users(batch)]
+    lock: Row | None = {"users": users}
     rounds = plan_rounds(batch)
     if not rounds[0].by_kind.keys() & {WriteKind.FOLLOW, WriteKind.UNFOLLOW}:
         await run("relations/lock_users", lock, None)
@@ -504,7 +535,27 @@ def _single(write: EdgeWrite, ids: list[str]) -> Row:
     return {"src": write.src, "dst": write.dst, "event": ids[0]}
 
 
-def _needs_counts(write: EdgeWrite, row: Row) -> bool:
+def _edge_changes(outcomes: Sequence[WriteOutcome]) -> list[EdgeChange]:
+    found: list[EdgeChange] = []
+    for outcome in outcomes:
+        if isinstance(outcome, EdgeChange):
+            found.append(outcome)
+        elif isinstance(outcome, BlockChange):
+            found += outcome.removed
+    return found
+
+
+def _each_change(outcome: WriteOutcome, change: Callable[[EdgeChange], EdgeChange]) -> WriteOutcome:
+    """``outcome`` with ``change`` applied to each edge change in it."""
+    match outcome:
+        case EdgeChange():
+            return change(outcome)
+        case BlockChange():
+            return replace(outcome, removed=[change(c) for c in outcome.removed])
+    return outcome
+
+
+def _mirrored(write: EdgeWrite, row: Row) -> bool:
     """Whether the mirror gets a write for it: repeats too (its scripts are idempotent, so a
     retried request repairs a mirror write an earlier attempt lost), refusals and unblocks not."""
     match write.kind:
@@ -519,9 +570,7 @@ def _needs_counts(write: EdgeWrite, row: Row) -> bool:
     return False
 
 
-def _outcome(
-    write: EdgeWrite, row: Row, ids: list[str], counts: dict[str, UserCounts] | None
-) -> WriteOutcome:
+def _outcome(write: EdgeWrite, row: Row, ids: list[str], at: int | None) -> WriteOutcome:
     src, dst = write.src, write.dst
     match write.kind:
         case WriteKind.FOLLOW | WriteKind.APPROVE | WriteKind.BLOCK if row["refused"] is not None:
@@ -533,36 +582,19 @@ def _outcome(
         case WriteKind.FOLLOW | WriteKind.UNFOLLOW | WriteKind.APPROVE:
             if write.kind is WriteKind.UNFOLLOW and not row["known"]:
                 return None
-            return _edge_change(write, row, ids[0], counts)
+            return _edge_change(write, row, ids[0], at)
         case WriteKind.REJECT:
             if not row["removed"]:
                 return None
             return GraphEvent(ids[0], "follow_request_rejected", src, dst, row["version"])
         case WriteKind.BLOCK:
-            # Both directions come back as removals, also when there was no follow: the mirror
-            # applies a removal newer than any instance of the edge harmlessly, so a retried
-            # block repairs a mirror write that an earlier attempt lost.
-            ab, ba = row["following_version"], row["followed_by_version"]
-            removed = (bool(row["removed_following"]), bool(row["removed_followed_by"]))
-            changes = [
-                replace(_removal(s, d, v, counts), changed=r)
-                for (s, d, v), r in zip(((src, dst, ab), (dst, src, ba)), removed, strict=True)
-            ]
-            events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
-            events += [
-                GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
-                for n, s, d, v, r in ((1, src, dst, ab, removed[0]), (2, dst, src, ba, removed[1]))
-                if r
-            ]
-            return BlockChange(bool(row["created"]), changes, events)
+            return _block_change(write, row, ids, at)
     if not row["removed"]:
         return None
     return GraphEvent(ids[0], "unblock", src, dst, row["version"])
 
 
-def _edge_change(
-    write: EdgeWrite, row: Row, event_id: str, counts: dict[str, UserCounts] | None
-) -> EdgeChange:
+def _edge_change(write: EdgeWrite, row: Row, event_id: str, at: int | None) -> EdgeChange:
     """A committed follow, unfollow or approval, with its event: the approval's is a follow
     (cause ``approved``), an unfollow that only withdrew a request says so."""
     src, dst = write.src, write.dst
@@ -576,24 +608,54 @@ def _edge_change(
         event = GraphEvent(event_id, write.kind.value, src, dst, version, cause=write.cause)
     elif withdrawn:
         event = GraphEvent(event_id, "follow_request_withdrawn", src, dst, version)
-    src_counts = counts.get(src) if counts is not None else None
-    dst_counts = counts.get(dst) if counts is not None else None
-    return EdgeChange(
-        src,
-        dst,
-        following,
-        changed,
-        version,
-        src_counts,
-        dst_counts,
-        event,
-        counts is not None,
-        withdrawn,
+    # a new edge flags an inactive follower; a removed one says whether it was flagged
+    flagged = bool(row["flagged"]) if not following else not row["src_on"]
+    facts = EdgeFacts(
+        following, bool(row["src_on"]), bool(row["dst_on"]), bool(row["back"]), flagged
     )
+    counts = _numbered(changed, facts, row["src_cs"], row["dst_cs"])
+    return EdgeChange(src, dst, following, changed, version, *counts, at, event, withdrawn)
 
 
-def _removal(src: str, dst: str, version: int, counts: dict[str, UserCounts] | None) -> EdgeChange:
-    """A committed removal of src -> dst; without counts when they could not be read."""
-    if counts is None:
-        return EdgeChange(src, dst, False, True, version, None, None, None, False)
-    return EdgeChange(src, dst, False, True, version, counts.get(src), counts.get(dst))
+def _numbered(
+    changed: bool, facts: EdgeFacts, src_cs: int, dst_cs: int
+) -> tuple[CountUpdate, CountUpdate]:
+    """Both users' numbered count changes for an edge change; none when nothing changed."""
+    if not changed:
+        return None, None
+    src_delta, dst_delta = edge_deltas(facts)
+    return CountChange(src_cs, src_delta), CountChange(dst_cs, dst_delta)
+
+
+def _block_change(write: EdgeWrite, row: Row, ids: list[str], at: int | None) -> BlockChange:
+    """Both directions come back as removals, also when there was no follow: the mirror
+    applies a removal newer than any instance of the edge harmlessly, so a retried block
+    repairs a mirror write that an earlier attempt lost. The follow src -> dst went first
+    (its count changes are numbered one before the last when both went), while the other
+    still followed back."""
+    src, dst = write.src, write.dst
+    ab, ba = row["following_version"], row["followed_by_version"]
+    removed_ab, removed_ba = bool(row["removed_following"]), bool(row["removed_followed_by"])
+    src_on, dst_on = bool(row["src_on"]), bool(row["dst_on"])
+    src_cs, dst_cs = row["src_cs"], row["dst_cs"]
+    flags = bool(row["following_flagged"]), bool(row["followed_by_flagged"])
+    first = _numbered(
+        removed_ab,
+        EdgeFacts(False, src_on, dst_on, removed_ba, flags[0]),
+        src_cs - removed_ba,
+        dst_cs - removed_ba,
+    )
+    second = _numbered(
+        removed_ba, EdgeFacts(False, dst_on, src_on, False, flags[1]), dst_cs, src_cs
+    )
+    changes = [
+        EdgeChange(src, dst, False, removed_ab, ab, *first, at),
+        EdgeChange(dst, src, False, removed_ba, ba, *second, at),
+    ]
+    events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
+    events += [
+        GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
+        for n, s, d, v, r in ((1, src, dst, ab, removed_ab), (2, dst, src, ba, removed_ba))
+        if r
+    ]
+    return BlockChange(bool(row["created"]), changes, events)

@@ -28,13 +28,28 @@ from typing import Any
 
 from graphsvc.adapters.redis.client import Batch, Client, is_cluster
 from graphsvc.adapters.redis.scripts import register, run_many
-from graphsvc.domain.model import EdgeChange, Side, UserCounts
+from graphsvc.domain.model import CountChange, CountUpdate, EdgeChange, Side, UserCounts
 from graphsvc.settings import MirrorSettings, RedisSettings
 
 # Queues commands on a pipeline the mirror runs (``lambda pipe: pipe.xadd(...)``).
 Queue = Callable[[Any], None]
 # The meta hash's count fields, in the order of Counts.values().
 COUNT_FIELDS = ("fr", "fg", "fa", "ga", "mu")
+GAP = 2  # lua/common.lua's apply_change: a numbered change parked behind a missing one
+
+
+def _count_args(counts: CountUpdate) -> list[Any]:
+    """How a half of an edge change moves the user's counts, as lua/edge.lua takes it."""
+    match counts:
+        case CountChange(cs, delta):
+            return ["d", cs, *delta.values()]
+        case UserCounts(_, values, cs):
+            return ["a", cs, *values.values()]
+    return ["n", 0, 0, 0, 0, 0, 0]
+
+
+def _gaps(users: Sequence[str], replies: Sequence[Any]) -> set[str]:
+    return {user for user, reply in zip(users, replies, strict=True) if int(reply[1]) == GAP}
 
 
 def micros(score: str | float) -> int:
@@ -79,9 +94,11 @@ class Mirror:
         *,
         alongside: Queue | None = None,
         after: Queue | None = None,
-    ) -> None:
+    ) -> set[str]:
         """Mirror committed edge changes, each as two single-user scripts, pipelined, and note
-        the users as recently written (for `graphsvc reconcile --every`).
+        the users as recently written (for `graphsvc reconcile --every`). Returns the users
+        whose counts wait behind a gap: a numbered change before this one has not reached
+        them (it is late, or lost); their counts must be read anew (``lua/common.lua``).
 
         ``alongside`` queues more commands for the same round trip (suggestion-cache
         invalidations). ``after`` queues commands that must run only once the mirror write did
@@ -90,47 +107,41 @@ class Mirror:
         stops both; in a second round trip on a cluster, where they live on another node.
         """
         calls = []
-        touched: set[str] = set()
+        users: list[str] = []
         for change in changes:
             op = "+" if change.following else "-"
             halves = (
                 (change.src, Side.FOLLOWING, change.dst, change.src_counts),
                 (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
             )
-            for user, side, member, reading in halves:
-                if reading is None:
-                    continue
-                args = [
-                    side.value,
-                    op,
-                    member,
-                    change.version,
-                    reading.at,
-                    *reading.counts.values(),
-                    self._cap,
-                    self._window_us,
-                ]
-                calls.append((self.side_keys(user, side), args))
-                touched.add(user)
+            for user, side, member, counts in halves:
+                args = [side.value, op, member, change.version, change.at, *_count_args(counts)]
+                calls.append((self.side_keys(user, side), [*args, self._cap, self._window_us]))
+                users.append(user)
+        gaps: set[str] = set()
         if len(calls) >= 256:
-            await run_many(self._redis, self._edge, calls)
+            replies = await run_many(self._redis, self._edge, calls)
+            gaps = _gaps(users, replies)
             calls = []
         batch = Batch(self._redis)
         for keys, args in calls:
             batch.script(self._edge, keys, args)
-        if touched:
-            recent = dict.fromkeys(touched, time.time())
+        if users:
+            recent = dict.fromkeys(users, time.time())
             batch.call(lambda pipe: pipe.zadd(self._recent, recent))
         if alongside is not None:
             batch.call(alongside)
         if after is not None and not self._cluster:
             batch.call(after)
             after = None
-        await batch.execute()
+        replies = await batch.execute()
+        if calls:
+            gaps |= _gaps(users, replies[: len(calls)])
         if after is not None:  # on a cluster, another node: only once the mirror write is done
             second = Batch(self._redis)
             second.call(after)
             await second.execute()
+        return gaps
 
     async def written_since(self, seconds_ago: float) -> list[str]:
         """Users whose mirror was written in the last ``seconds_ago`` seconds."""
@@ -142,10 +153,10 @@ class Mirror:
         await self._redis.zremrangebyscore(self._recent, "-inf", time.time() - seconds_ago)
 
     async def refresh_counts(self, readings: Mapping[str, UserCounts]) -> None:
-        """Counts read after a commit that changed them, for users the commit did not write
-        through an edge change (status propagations)."""
+        """Counts read under the users' locks after a change that numbered none, for users it
+        did not write through an edge change (status propagations), and to close a gap."""
         calls = [
-            ([self.key("m", user_id)], [reading.at, *reading.counts.values()])
+            ([self.key("m", user_id)], [reading.at, reading.cs, *reading.counts.values()])
             for user_id, reading in readings.items()
         ]
         await run_many(self._redis, self._refresh_counts, calls)

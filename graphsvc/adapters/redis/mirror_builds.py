@@ -14,7 +14,7 @@ from typing import Any
 
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register, run_many
-from graphsvc.domain.model import Counts, Side, Snapshot
+from graphsvc.domain.model import Counts, Side, Snapshot, UserCounts
 from graphsvc.settings import MirrorSettings
 
 # How long a dropped user with nothing mirrored keeps its floor: far longer than any snapshot
@@ -36,7 +36,7 @@ class MirrorBuilds:
         """Build the given lists (and counts) from Neo4j snapshots, pipelined."""
         if not sides:
             calls = [
-                ([self._mirror.key("m", snap.user_id)], [snap.at, *snap.totals.values()])
+                ([self._mirror.key("m", snap.user_id)], [snap.at, snap.cs, *snap.totals.values()])
                 for snap in snapshots
             ]
             await run_many(self._redis, self._install_counts, calls)
@@ -45,8 +45,7 @@ class MirrorBuilds:
             (
                 snap.user_id,
                 side,
-                snap.at,
-                snap.totals,
+                snap.reading,
                 [(e.since, e.user_id) for e in snap.entries(side)],
             )
             for snap in snapshots
@@ -55,15 +54,22 @@ class MirrorBuilds:
         await self.install_lists(lists)
 
     async def install_lists(
-        self, lists: Iterable[tuple[str, Side, int, Counts, Sequence[tuple[int, str]]]]
+        self, lists: Iterable[tuple[str, Side, UserCounts, Sequence[tuple[int, str]]]]
     ) -> None:
-        """Install lists given as (user, side, read at, counts, newest (since, member) pairs,
-        newest first, up to cap + 1 of them)."""
+        """Install lists given as (user, side, the counts' reading, newest (since, member)
+        pairs, newest first, up to cap + 1 of them)."""
         calls = []
-        for user_id, side, at, counts, pairs in lists:
+        for user_id, side, reading, pairs in lists:
             hot, rest = pairs[: self._cap], pairs[self._cap : self._cap + 1]
             boundary = rest[0] if rest else (-1, "")
-            args: list[Any] = [side.value, at, *counts.values(), self._cap, *boundary]
+            args: list[Any] = [
+                side.value,
+                reading.at,
+                reading.cs,
+                *reading.counts.values(),
+                self._cap,
+                *boundary,
+            ]
             for since, member in hot:
                 args += (since, member)
             calls.append((self._mirror.side_keys(user_id, side), args))
@@ -74,7 +80,8 @@ class MirrorBuilds:
         users: Iterable[tuple[str, int, Counts, Sequence[Any], Sequence[Any]]],
     ) -> None:
         """Install users of a bulk load into an empty database, only right after ``clear``
-        while Neo4j accepts no writes: (user, read at, counts, followers, following), each
+        while Neo4j accepts no writes (every user's count sequence is 0 there): (user, read
+        at, counts, followers, following), each
         side given as its boundary score and member ((-1, "") when complete), the number of
         entries and the entries up to the cap, newest first (since, member, since, ...)."""
         calls = [
@@ -84,7 +91,7 @@ class MirrorBuilds:
                     self._mirror.key("r", uid),
                     self._mirror.key("g", uid),
                 ],
-                [at, *counts.values(), *followers, *following],
+                [at, 0, *counts.values(), *followers, *following],
             )
             for uid, at, counts, followers, following in users
         ]

@@ -2,16 +2,23 @@
 -- only (they share the {user} hash tag), so the same code runs on Redis Cluster.
 --
 -- meta hash:  fr, fg = exact follower / following counts; fa, ga = the same of active users
---             only; mu = active friends (mutual follows); at = when Neo4j read them
---             (microseconds of Neo4j's clock): a reading taken later replaces one taken earlier.
---             Only a snapshot creates counts; writes refresh counts that exist, or park
---             theirs (pat, pfr, pfg, ...) for the next snapshot install to weigh.
+--             only; mu = active friends (mutual follows); cs = the user's count sequence in
+--             Neo4j they are exact as of: every change of a user's counts is numbered there,
+--             under the user's lock, and the mirror adds change cs + 1 only to counts as of cs,
+--             once. A change that arrives early is parked (~<cs> = its five deltas, pn = how
+--             many are parked) until the one before it comes, or until a reading (counts read
+--             under the user's lock, which numbers the reading itself) replaces the counts.
+--             A gap is reported to the writer, which has the user's counts read anew.
+--             at = the newest Neo4j time a reading or a write of the user carried (the floor a
+--             drop keeps). Only a reading creates counts: changes and readings that reach cold
+--             counts are parked (~<cs>; pcs, pat, pfr, ...) for the next install to weigh (a
+--             snapshot read before a change may be installed after it).
 --             Per side S (r = followers, g = following):
 --             Ss = when Neo4j read the snapshot the list was built from (present = loaded),
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
 -- list zset:  member = the other user, score = follow time in microseconds.
 -- journal:    zset of S..op..member -> edge version; stamps: the same members -> `at` of the
---             write (its counts were read after its commit, so it committed before `at`).
+--             write (Neo4j's clock read after its commit, so it committed before `at`).
 --             Removals always, additions while the list is cold; pruned after the window.
 -- A write whose `at` is older than a list's snapshot committed before the snapshot was read,
 -- so the snapshot already reflects it: it is skipped. That fence survives FLUSHALL or a
@@ -45,13 +52,19 @@ local function above_boundary(meta, side, score, member)
   return less_bytes(b[2] or '', member)
 end
 
+-- a count sequence (a creation time in microseconds, and up) as Redis keeps it, every digit
+local function digits(number)
+  return string.format('%.0f', number)
+end
+
 local COUNTS = {'fr', 'fg', 'fa', 'ga', 'mu'}
 local PARKED = {'pfr', 'pfg', 'pfa', 'pga', 'pmu'}
+local MOST_PARKED = 64  -- changes parked at once, behind a gap or for cold counts
 
--- the field, value pairs of a reading given as `at` followed by the counts in COUNTS order
-local function reading(fields, at, counts)
-  local out = {'pat', at}
-  if fields == COUNTS then out[1] = 'at' end
+-- the field, value pairs of a reading: `at`, `cs`, then the counts in COUNTS order
+local function reading(fields, at, cs, counts)
+  local out = {'pat', at, 'pcs', cs}
+  if fields == COUNTS then out[1], out[3] = 'at', 'cs' end
   for i, name in ipairs(fields) do
     out[#out + 1] = name
     out[#out + 1] = counts[i]
@@ -65,43 +78,123 @@ local function below_floor(meta, at)
   return floor and tonumber(at) < tonumber(floor)
 end
 
--- counts = array of the values in COUNTS order
-local function set_counts(meta, at, counts)
-  -- a write that reached the user while its counts were cold left its reading aside (pending);
-  -- whichever reading is later wins
-  local pending = redis.call('HMGET', meta, 'pat', unpack(PARKED))
-  if pending[1] then
-    if tonumber(pending[1]) > tonumber(at) and pending[#pending] then
-      at, counts = pending[1], {unpack(pending, 2)}
+local function note_time(meta, at)
+  if tonumber(at) > tonumber(redis.call('HGET', meta, 'at') or '-1') then
+    redis.call('HSET', meta, 'at', at)
+  end
+end
+
+local function add_counts(meta, delta)
+  for i, name in ipairs(COUNTS) do
+    if tonumber(delta[i]) ~= 0 then redis.call('HINCRBY', meta, name, delta[i]) end
+  end
+end
+
+-- parked changes up to `cs` are in the counts now; those after it are applied in turn
+local function drain(meta, cs)
+  if tonumber(redis.call('HGET', meta, 'pn') or '0') == 0 then return end
+  local left = 0
+  for _, field in ipairs(redis.call('HKEYS', meta)) do
+    if field:sub(1, 1) == '~' then
+      if tonumber(field:sub(2)) <= cs then redis.call('HDEL', meta, field) else left = left + 1 end
     end
-    redis.call('HDEL', meta, 'pat', unpack(PARKED))
   end
-  local current = tonumber(redis.call('HGET', meta, 'at') or '-1')
-  if tonumber(at) >= current then
-    redis.call('HSET', meta, unpack(reading(COUNTS, at, counts)))
+  while left > 0 do
+    local field = '~' .. digits(cs + 1)
+    local delta = redis.call('HGET', meta, field)
+    if not delta then break end
+    local values = {}
+    for value in delta:gmatch('%S+') do values[#values + 1] = value end
+    add_counts(meta, values)
+    redis.call('HDEL', meta, field)
+    cs, left = cs + 1, left - 1
   end
+  redis.call('HSET', meta, 'cs', digits(cs), 'pn', left)
+end
+
+-- counts = array of the values in COUNTS order, exact as of count sequence `cs`
+local function set_counts(meta, at, cs, counts)
+  -- a reading that reached the user while its counts were cold was parked: the later wins
+  local pending = redis.call('HMGET', meta, 'pcs', 'pat', unpack(PARKED))
+  if pending[1] then
+    if tonumber(pending[1]) > tonumber(cs) and pending[#pending] then
+      cs, at, counts = pending[1], pending[2], {unpack(pending, 3)}
+    end
+    redis.call('HDEL', meta, 'pcs', 'pat', unpack(PARKED))
+  end
+  local current = tonumber(redis.call('HGET', meta, 'cs') or '-1')
+  if tonumber(cs) > current then
+    redis.call('HSET', meta, unpack(reading(COUNTS, at, cs, counts)))
+    drain(meta, tonumber(cs))
+  end
+  note_time(meta, at)
   -- counts in a meta that had none: it was fresh or floor-only, and a floor-only meta expires
   -- (drop.lua); one with counts keeps any expiry it has (an erased user's)
   if current < 0 then redis.call('PERSIST', meta) end
 end
 
--- counts of a write to a user whose counts are cold: kept aside, not served, until a snapshot
--- is installed (a late write after FLUSHALL must not become the served count on its own)
-local function park_counts(meta, at, counts)
-  local parked = tonumber(redis.call('HGET', meta, 'pat') or '-1')
-  if tonumber(at) > parked then
-    redis.call('HSET', meta, unpack(reading(PARKED, at, counts)))
+-- a reading of a user whose counts are cold: kept aside, not served, until a snapshot is
+-- installed (a late reading after FLUSHALL must not become the served count on its own)
+local function park_counts(meta, at, cs, counts)
+  if tonumber(cs) > tonumber(redis.call('HGET', meta, 'pcs') or '-1') then
+    redis.call('HSET', meta, unpack(reading(PARKED, at, cs, counts)))
   end
   redis.call('PERSIST', meta)  -- parked only while counts are cold: fresh or floor-only
 end
 
--- a reading from after a write's commit: refreshes loaded counts, else is parked
-local function refresh_counts(meta, at, counts)
-  if redis.call('HEXISTS', meta, 'at') == 1 then
-    set_counts(meta, at, counts)
+-- a reading under the user's lock: replaces loaded counts if later, else is parked
+local function refresh_counts(meta, at, cs, counts)
+  if redis.call('HEXISTS', meta, 'cs') == 1 then
+    set_counts(meta, at, cs, counts)
   else
-    park_counts(meta, at, counts)
+    park_counts(meta, at, cs, counts)
   end
+end
+
+-- park change `cs`, keeping the newest MOST_PARKED: the oldest are the first a reading covers
+local function park_change(meta, cs, delta)
+  local parked = tonumber(redis.call('HGET', meta, 'pn') or '0')
+  if parked >= MOST_PARKED then
+    local oldest
+    for _, field in ipairs(redis.call('HKEYS', meta)) do
+      if field:sub(1, 1) == '~' and (not oldest or tonumber(field:sub(2)) < oldest) then
+        oldest = tonumber(field:sub(2))
+      end
+    end
+    if not oldest or oldest >= cs then return end
+    redis.call('HDEL', meta, '~' .. digits(oldest))
+    parked = parked - 1
+  end
+  if redis.call('HSETNX', meta, '~' .. digits(cs), table.concat(delta, ' ')) == 1 then
+    redis.call('HSET', meta, 'pn', parked + 1)
+  end
+end
+
+-- numbered change `cs` of the counts (delta = five signed numbers): 1 applied, 0 already in
+-- the counts, 2 parked behind a gap, 3 parked for cold counts (the reading that builds them
+-- may have been read before it); a cold meta with nothing else to keep goes after `window`
+local function apply_change(meta, at, cs, delta, window)
+  local current = redis.call('HGET', meta, 'cs')
+  if not current then
+    -- counts without a sequence were mirrored before changes were numbered: a read rebuilds
+    redis.call('HDEL', meta, unpack(COUNTS))
+    park_change(meta, tonumber(cs), delta)
+    if redis.call('PTTL', meta) == -1 and redis.call('HEXISTS', meta, 'pcs') == 0 then
+      redis.call('PEXPIRE', meta, math.ceil(window / 1000))
+    end
+    return 3
+  end
+  current, cs = tonumber(current), tonumber(cs)
+  note_time(meta, at)
+  if cs <= current then return 0 end
+  if cs > current + 1 then
+    park_change(meta, cs, delta)
+    return 2
+  end
+  add_counts(meta, delta)
+  redis.call('HSET', meta, 'cs', digits(cs))
+  drain(meta, cs)
+  return 1
 end
 
 -- the five counts passed from ARGV[first] on

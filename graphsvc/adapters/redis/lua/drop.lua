@@ -15,7 +15,7 @@ local floor = tonumber(ARGV[1] or '0')
 for _, value in ipairs(redis.call('HMGET', meta, 'at', 'pat', 'rs', 'gs', 'fl')) do
   if value and tonumber(value) > floor then floor = tonumber(value) end
 end
-local mirrored = redis.call('HEXISTS', meta, 'at') == 1
+local mirrored = redis.call('HEXISTS', meta, 'cs') == 1
   or redis.call('EXISTS', KEYS[2], KEYS[3]) > 0
 redis.call('DEL', meta, KEYS[2], KEYS[3])
 if floor > 0 then

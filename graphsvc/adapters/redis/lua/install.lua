@@ -2,20 +2,20 @@
 -- The journal is replayed on top: writes that reached Redis while the list was cold may be
 -- newer than the snapshot, and the newest version of each edge wins.
 -- KEYS: meta, list, journal, stamps (one user)
--- ARGV: side, snapshot read at, the five counts (fr, fg, fa, ga, mu), cap, boundary score
---       (-1 = complete), boundary member, then score, member pairs
+-- ARGV: side, snapshot read at, count sequence, the five counts (fr, fg, fa, ga, mu), cap,
+--       boundary score (-1 = complete), boundary member, then score, member pairs
 local meta, list, journal, stamps = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local side, at, cap = ARGV[1], ARGV[2], tonumber(ARGV[8])
+local side, at, cap = ARGV[1], ARGV[2], tonumber(ARGV[9])
 if below_floor(meta, at) then return 0 end
-set_counts(meta, at, counts_from(3))
+set_counts(meta, at, ARGV[3], counts_from(4))
 if list_state(meta, list, side) then return 0 end
 redis.call('DEL', list)
-for first = 11, #ARGV, 2000 do
+for first = 12, #ARGV, 2000 do
   local batch = {}
   for i = first, math.min(first + 1999, #ARGV) do batch[#batch + 1] = ARGV[i] end
   redis.call('ZADD', list, unpack(batch))
 end
-redis.call('HSET', meta, side .. 's', at, side .. 'b', ARGV[9], side .. 'm', ARGV[10])
+redis.call('HSET', meta, side .. 's', at, side .. 'b', ARGV[10], side .. 'm', ARGV[11])
 -- writes stamped before the snapshot are already in it; later ones may not be
 local later = redis.call('ZRANGE', stamps, at, '+inf', 'BYSCORE', 'WITHSCORES')
 for i = 1, #later, 2 do

@@ -4,11 +4,11 @@
 -- counts, both lists and their build state are written as install.lua would leave them, in
 -- three commands instead of about twenty.
 -- KEYS: meta, followers list, following list (one user)
--- ARGV: read at, the five counts (fr, fg, fa, ga, mu), then per side (followers, following):
+-- ARGV: read at, count sequence, the five counts (fr, fg, fa, ga, mu), then per side (followers, following):
 --       boundary score (-1 = complete), boundary member, n, then n score, member pairs
 local meta, at = KEYS[1], ARGV[1]
-local fields = reading(COUNTS, at, counts_from(2))
-local next_arg = 7
+local fields = reading(COUNTS, at, ARGV[2], counts_from(3))
+local next_arg = 8
 for k, side in ipairs({'r', 'g'}) do
   local list = KEYS[k + 1]
   local bound, member, n = ARGV[next_arg], ARGV[next_arg + 1], tonumber(ARGV[next_arg + 2])
