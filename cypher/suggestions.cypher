@@ -349,7 +349,7 @@ WITH t, CASE WHEN t IS NULL THEN 'unknown_target'
 CALL (t, refused) {
   WITH t
   WHERE refused IS NULL
-  MERGE (me:User {id: $id})
+  MERGE (me:User {id: $id}) ON CREATE SET me.cs = timestamp() * 1000
   WITH me, t
   OPTIONAL MATCH (me)-[seen:DISMISSED]->(t)
   WITH me, t, collect(seen) AS seen
@@ -485,23 +485,35 @@ RETURN times[-1] AS cutoff, size(times) AS times,
        size([i IN range(1, size(times) - 1) WHERE times[i - 1] - times[i] = 1]) AS steps
 
 // name: holdout_newest
-// The users who made follows at or after $cutoff and also some before it (the ones a model can
-// learn from: they had a neighbourhood when they chose), with whom they followed from $cutoff
-// on, and which of those follows are follow-backs (the other followed them before $cutoff: a
-// held-out follow-back is not a discovery, and the report counts it apart). Reads the held-out
-// edges through the follows_since index. For the ranker's training.
+// One page of the follows made from $cutoff on (the held-out edges of the newest holdout),
+// after the position ($since, $src, $dst) and in that order, each with whether it is a
+// follow-back (the other followed its follower before $cutoff: a held-out follow-back is not a
+// discovery, and the report counts it apart). A seek in the follows_since index, read in its
+// order: a page costs its own edges, so a paced training reads the holdout in short steps
+// beside the serving path. For the ranker's training (suggestions/holdout_users says which
+// followers a model can learn from).
 // Locking: none (a read).
-// Params: $cutoff (µs).
-// Returns: id, held (ids), backs (the follow-backs among held), before (count); in id order.
+// Params: $cutoff (µs), $since (null: from the start), $src, $dst, $limit.
+// Returns: src, dst, since, back; at most $limit rows.
 MATCH (u:User)-[r:FOLLOWS]->(v:User)
-WHERE r.since >= $cutoff
-WITH u, collect(v) AS held
-WITH u, held, COUNT { (u)-[r:FOLLOWS]->() WHERE r.since < $cutoff } AS before
-WHERE before > 0 AND NOT u:Inactive
-RETURN u.id AS id, [v IN held | v.id] AS held,
-       [v IN held WHERE EXISTS { (v)-[b:FOLLOWS]->(u) WHERE b.since < $cutoff } | v.id] AS backs,
-       before
-ORDER BY id
+WHERE r.since >= coalesce($since, $cutoff)
+  AND ($since IS NULL OR r.since > $since OR r.src > $src OR (r.src = $src AND r.dst > $dst))
+WITH u, r, v
+ORDER BY r.since, r.src, r.dst
+LIMIT $limit
+RETURN r.src AS src, r.dst AS dst, r.since AS since,
+       EXISTS { (v)-[b:FOLLOWS]->(u) WHERE b.since < $cutoff } AS back
+
+// name: holdout_users
+// Which of the given users a model can learn from: active, and with follows made before
+// $cutoff (they had a neighbourhood when they chose their held-out follows).
+// Locking: none (a read).
+// Params: $ids, $cutoff (µs).
+// Returns: id, one row per such user.
+UNWIND $ids AS uid
+MATCH (u:User {id: uid})
+WHERE NOT u:Inactive AND EXISTS { (u)-[r:FOLLOWS]->() WHERE r.since < $cutoff }
+RETURN u.id AS id
 
 // name: edge_count
 // How many follow edges the graph holds (Neo4j's count store: O(1)).

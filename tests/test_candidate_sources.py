@@ -392,7 +392,8 @@ def newest_holdout_of(
     services: Services, rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Make the trainer's two database-wide reads of the newest holdout (holdout_cutoff: the
-    time of the newest share of *all* edges; holdout_newest: every user who followed since)
+    time of the newest share of *all* edges; holdout_page and holdout_users: every user who
+    followed since)
     read this graph only, as those queries would on a database holding nothing else: the
     shared test database holds other tests' edges, and `train` has no way to restrict itself
     to some users. Everything else (features, fit, validation, storing) is the trainer's."""
@@ -403,16 +404,21 @@ def newest_holdout_of(
         steps = sum(b - a == 1 for a, b in itertools.pairwise(newest))
         return len(rows), newest[0], len(newest), steps
 
-    async def holdout_newest(cutoff: int) -> dict[str, tuple[list[str], list[str]]]:
+    async def holdout_page(
+        cutoff: int, after: tuple[int, str, str] | None, limit: int
+    ) -> list[tuple[int, str, str, bool]]:
         made = {(row["s"], row["d"]) for row in rows if row["t"] < cutoff}
-        return {
-            u: (held, [v for v in held if (v, u) in made])
-            for u, held in held_since(rows, cutoff).items()
-        }
+        held = sorted((row["t"], row["s"], row["d"]) for row in rows if row["t"] >= cutoff)
+        later = [edge for edge in held if after is None or edge > after]
+        return [(t, s, d, (d, s) in made) for t, s, d in later[:limit]]
+
+    async def holdout_users(user_ids: list[str], cutoff: int) -> set[str]:
+        return set(user_ids) & set(held_since(rows, cutoff))
 
     store = services.neo4j.suggestions
     monkeypatch.setattr(store, "holdout_cutoff", holdout_cutoff)
-    monkeypatch.setattr(store, "holdout_newest", holdout_newest)
+    monkeypatch.setattr(store, "holdout_page", holdout_page)
+    monkeypatch.setattr(store, "holdout_users", holdout_users)
 
 
 def held_since(rows: list[dict[str, Any]], cutoff: int) -> dict[str, list[str]]:

@@ -37,6 +37,7 @@ K = 10
 CONCURRENCY = 4
 HOLDOUTS = ("auto", "newest", "random")
 MIN_POSITIVES = 20
+HOLDOUT_PAGE = 5_000  # held-out follows, or their followers, read at once
 # One-feature rankers reported next to the model (the classic link predictors).
 SINGLE = {"common neighbours": "paths", "Adamic-Adar": "aa", "resource allocation": "ra"}
 
@@ -102,7 +103,7 @@ async def collect(
     notes: list[str] = []
     for kind in (first, "random" if first == "newest" else "newest"):
         try:
-            plans = await _plans(store, kind, share, seed, users)
+            plans = await _plans(store, kind, share, seed, users, pace)
             examples = await _examples(suggestions, plans, progress, pace)
             return Collected(kind, examples, notes)
         except TrainError as exc:
@@ -143,17 +144,44 @@ async def _examples(
 
 
 async def _plans(
-    store: SuggestionStore, holdout: str, share: float, seed: int, users: int
+    store: SuggestionStore, holdout: str, share: float, seed: int, users: int, pace: Pace
 ) -> list[Plan]:
     if holdout == "random":
         return await _random_plans(store, share, seed, users)
     _, cutoff, _, _ = await store.holdout_cutoff(share)
     if cutoff is None:
         raise TrainError("the graph has no follows to learn from")
-    held = await store.holdout_newest(cutoff)
+    held = await _held_out(store, cutoff, pace)
     sample = sampled(sorted(held), users, seed)
     invisible = {"now": cutoff, "before": cutoff}
     return [(u, held[u][0], held[u][1], invisible) for u in sample]
+
+
+async def _held_out(
+    store: SuggestionStore, cutoff: int, pace: Pace
+) -> dict[str, tuple[list[str], list[str]]]:
+    """Per user who followed from ``cutoff`` on and before it: (whom, the follow-backs among
+    them). Read a page at a time, each a step of ``pace``: at full speed the holdout was one
+    query that kept Neo4j busy for seconds."""
+    held: dict[str, tuple[list[str], list[str]]] = {}
+    after: tuple[int, str, str] | None = None
+    while True:
+        async with pace.step():
+            page = await store.holdout_page(cutoff, after, HOLDOUT_PAGE)
+        for since, src, dst, back in page:
+            whom, backs = held.setdefault(src, ([], []))
+            whom.append(dst)
+            if back:
+                backs.append(dst)
+            after = (since, src, dst)
+        if len(page) < HOLDOUT_PAGE:
+            break
+    ids = sorted(held)
+    learners: set[str] = set()
+    for start in range(0, len(ids), HOLDOUT_PAGE):
+        async with pace.step():
+            learners |= await store.holdout_users(ids[start : start + HOLDOUT_PAGE], cutoff)
+    return {user: held[user] for user in ids if user in learners}
 
 
 async def _random_plans(store: SuggestionStore, share: float, seed: int, users: int) -> list[Plan]:

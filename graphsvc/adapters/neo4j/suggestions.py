@@ -122,11 +122,22 @@ class SuggestionStore:
         (row,) = await self._store.read("suggestions/holdout_cutoff", {"count": count}, job=True)
         return edges, row["cutoff"], int(row["times"]), int(row["steps"])
 
-    async def holdout_newest(self, cutoff: int) -> dict[str, tuple[list[str], list[str]]]:
-        """Per user who followed from ``cutoff`` on (and before it): (whom, the follow-backs
-        among them)."""
-        rows = await self._store.read("suggestions/holdout_newest", {"cutoff": cutoff}, job=True)
-        return {row["id"]: (list(row["held"]), list(row["backs"])) for row in rows}
+    async def holdout_page(
+        self, cutoff: int, after: tuple[int, str, str] | None, limit: int
+    ) -> list[tuple[int, str, str, bool]]:
+        """Up to ``limit`` follows made from ``cutoff`` on, after the position ``after``
+        (since, src, dst), in that order: (since, src, dst, whether it is a follow-back)."""
+        since, src, dst = after if after is not None else (None, "", "")
+        params = {"cutoff": cutoff, "since": since, "src": src, "dst": dst, "limit": limit}
+        rows = await self._store.read("suggestions/holdout_newest", params, job=True)
+        return [(row["since"], row["src"], row["dst"], bool(row["back"])) for row in rows]
+
+    async def holdout_users(self, user_ids: Sequence[str], cutoff: int) -> set[str]:
+        """The users among ``user_ids`` a model can learn from: active, with follows made
+        before ``cutoff``."""
+        params = {"ids": list(user_ids), "cutoff": cutoff}
+        rows = await self._store.read("suggestions/holdout_users", params, job=True)
+        return {row["id"] for row in rows}
 
     async def active_users(self, min_following: int) -> list[str]:
         rows = await self._store.read("suggestions/active_users", {"min": min_following}, job=True)
