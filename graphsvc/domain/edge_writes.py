@@ -1,11 +1,11 @@
 """Edge writes as plain values, and the order a batch of them commits in.
 
-Writes that arrive together commit in one Neo4j transaction (group commit). Inside it, each
-write still runs under the lock of its acting user (the follower; both users of a block), so
-the batch is cut into rounds: a write goes to the round after the last earlier write that acts
-for one of its users. Within a round no two writes share an acting user, so their order does
-not matter and each kind runs as one statement over all its rows; rounds run in arrival order,
-so writes of one user (a follow, then an unfollow of the same pair) apply in the order they came.
+Writes that arrive together commit in one Neo4j transaction (group commit), under the locks
+of all their users. The batch is cut into rounds: a write goes to the round after the last
+earlier write of either of its users. Within a round no user is in two writes, so their order
+does not matter and each kind runs as one statement over all its rows, each row reading back
+its own users' count sequence ticks; rounds run in arrival order, so writes of one user (a
+follow, then an unfollow of the same pair) apply in the order they came.
 """
 
 from __future__ import annotations
@@ -48,13 +48,6 @@ class EdgeWrite:
     limits: WriteLimits = field(default_factory=WriteLimits)
     cause: str = ""  # an unfollow's event cause: REMOVED when the followed user ended it
 
-    @property
-    def acting(self) -> tuple[str, ...]:
-        """Whose lock the write runs under: a block writes both users' edges, and an approval
-        checks the rules of a new follow under both users' locks."""
-        both = self.kind in (WriteKind.BLOCK, WriteKind.APPROVE)
-        return (self.src, self.dst) if both else (self.src,)
-
 
 @dataclass(slots=True)
 class Round:
@@ -64,7 +57,7 @@ class Round:
 
 
 def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
-    """Rounds in commit order; each round's rows sorted by acting user (a fixed lock order).
+    """Rounds in commit order; each round's rows sorted by follower (a fixed order).
     A user is in one write of a round at most, whichever end it is: each row of a statement
     then reads its own count sequence ticks (``relations/follow``)."""
     rounds: list[Round] = []
@@ -85,17 +78,15 @@ def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
 
 @dataclass(frozen=True, slots=True)
 class BatchUser:
-    """A user a batch writes: whether it acts (its edges are checked under its lock) and
-    whether a write of the batch creates it when unknown (follows and blocks do)."""
+    """A user a batch writes (and locks): whether a write of the batch creates it when
+    unknown (follows and blocks do)."""
 
     id: str
-    acting: bool
     create: bool
 
 
 def batch_users(writes: list[EdgeWrite]) -> list[BatchUser]:
     """Every user of a batch, sorted by id: the one order in which batches take locks."""
-    acting = {user for write in writes for user in write.acting}
     creating = {
         user
         for write in writes
@@ -103,4 +94,4 @@ def batch_users(writes: list[EdgeWrite]) -> list[BatchUser]:
         for user in (write.src, write.dst)
     }
     users = sorted({user for write in writes for user in (write.src, write.dst)})
-    return [BatchUser(user, user in acting, user in creating) for user in users]
+    return [BatchUser(user, user in creating) for user in users]

@@ -4,7 +4,8 @@
 writes as managed ones); the family adapters beside this module (lists, snapshots,
 moderation, outbox, suggestions, bulk) run their queries through it. ``EdgeStore`` holds the
 writes a follow, unfollow, block or unblock commits, with the numbered count changes and the
-post-commit time the mirror needs. Knows Cypher (by query name) and the driver; knows nothing of HTTP or Redis.
+post-commit time the mirror needs. Knows Cypher (by query name) and the driver; knows nothing
+of HTTP or Redis.
 
 Timeouts: every statement runs in a transaction with a timeout, after which Neo4j cuts it off
 (and rolls back whatever it wrote); the store raises ``GraphTimeout`` for it. A store built
@@ -357,8 +358,7 @@ class EdgeStore:
         """A repeated write changed nothing, but the write it repeats may have lost its mirror
         write (the client retried because of it): its users' counts, read now under their
         locks, come with it, so the repeat repairs them."""
-        changes = _edge_changes(outcomes)
-        users = sorted({u for c in changes if not c.changed for u in (c.src, c.dst)})
+        users = sorted({user for outcome in outcomes for user in _repeated(outcome)})
         if not users:
             return outcomes
         try:
@@ -485,7 +485,7 @@ _REHEARSALS = [
     )
 ]
 
-# Within a round the kinds touch no common acting user; follows and unfollows go first, so
+# Within a round the kinds touch no common user; follows and unfollows go first, so
 # the batch's first statement can carry its locks.
 _KIND_ORDER = {
     WriteKind.FOLLOW: 0,
@@ -535,14 +535,15 @@ def _single(write: EdgeWrite, ids: list[str]) -> Row:
     return {"src": write.src, "dst": write.dst, "event": ids[0]}
 
 
-def _edge_changes(outcomes: Sequence[WriteOutcome]) -> list[EdgeChange]:
-    found: list[EdgeChange] = []
-    for outcome in outcomes:
-        if isinstance(outcome, EdgeChange):
-            found.append(outcome)
-        elif isinstance(outcome, BlockChange):
-            found += outcome.removed
-    return found
+def _repeated(outcome: WriteOutcome) -> tuple[str, ...]:
+    """The users of a write that changed nothing (a follow that existed, an unfollow of no
+    follow, a block made before that removed nothing now)."""
+    match outcome:
+        case EdgeChange(changed=False):
+            return outcome.src, outcome.dst
+        case BlockChange(created=False) if not any(c.changed for c in outcome.removed):
+            return outcome.removed[0].src, outcome.removed[0].dst
+    return ()
 
 
 def _each_change(outcome: WriteOutcome, change: Callable[[EdgeChange], EdgeChange]) -> WriteOutcome:
