@@ -136,6 +136,8 @@ RETURN row.i AS i, new AS changed,
 // there is nothing to mirror). A follower's removal by the followed user (withdraw false)
 // leaves a pending request as it is: the request is that user's to answer, not a follow, and
 // the requester withdrew nothing.
+// A removed edge leaves its tombstone (:UNFOLLOWED, with the cause and who caused it), from
+// which the changes of both users' lists are read (changes/follower_changes).
 // A removal also creates its event in the outbox (:GraphEvent), as relations/follow does: an
 // `unfollow` (with the row's cause, when it has one: `removed` when the followed user ended
 // the follow), or a `follow_request_withdrawn`.
@@ -161,6 +163,10 @@ WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
 FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
 FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
   SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
+FOREACH (e IN edges |
+  CREATE (a)-[:UNFOLLOWED {src: row.src, dst: row.dst, since: e.since, at: a.clk,
+                           cause: coalesce(row.cause, 'unfollow'),
+                           by: CASE WHEN row.cause = 'removed' THEN row.dst ELSE row.src END}]->(b))
 FOREACH (e IN edges + requests | DELETE e)
 FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
@@ -184,7 +190,8 @@ RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
 // Rules: a new block needs the blocker to block fewer than $max_blocks users, counted under
 // its lock, so concurrent blocks never pass the limit ('block_limit'; a refused block removes
 // nothing and creates no event). A block that exists is simply reported.
-// Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow.
+// Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow; each
+// removed follow leaves its tombstone (:UNFOLLOWED, cause 'block', by the blocker).
 // Counts: each removed follow ticks both users' count sequences (`cs`, relations/lock_users),
 // src -> dst first: the first removal's ticks are the final ones less the second removal's.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids), $max_blocks.
@@ -225,6 +232,12 @@ FOREACH (_ IN CASE WHEN ba_flagged > 0 THEN [1] ELSE [] END | SET a.xr = a.xr - 
 FOREACH (_ IN CASE WHEN size(abs) + size(bas) > 0 THEN [1] ELSE [] END |
   SET a.cs = coalesce(a.cs, 0) + size(abs) + size(bas),
       b.cs = coalesce(b.cs, 0) + size(abs) + size(bas))
+FOREACH (e IN abs |
+  CREATE (a)-[:UNFOLLOWED {src: $src, dst: $dst, since: e.since, at: a.clk, cause: 'block',
+                           by: $src}]->(b))
+FOREACH (e IN bas |
+  CREATE (b)-[:UNFOLLOWED {src: $dst, dst: $src, since: e.since, at: b.clk, cause: 'block',
+                           by: $src}]->(a))
 FOREACH (e IN abs + bas | DELETE e)
 FOREACH (q IN CASE WHEN refused IS NULL THEN COLLECT { MATCH (a)-[q:REQUESTS]-(b) RETURN q }
               ELSE [] END | DELETE q)

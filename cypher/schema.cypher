@@ -40,6 +40,24 @@ FOR ()-[r:REQUESTS]-() ON (r.dst, r.since, r.src);
 CREATE RANGE INDEX requests_src_since IF NOT EXISTS
 FOR ()-[r:REQUESTS]-() ON (r.src, r.since, r.dst);
 
+// A follow that ended leaves a tombstone with its ends' ids, as follows carry them: "what
+// changed in a user's lists since T" is a seek from T in each (changes/follower_changes), and
+// the worker forgets those past CHANGES_RETENTION by the one on `at` alone (changes/expire).
+CREATE RANGE INDEX unfollowed_dst_since IF NOT EXISTS
+FOR ()-[r:UNFOLLOWED]-() ON (r.dst, r.since, r.src);
+
+CREATE RANGE INDEX unfollowed_src_since IF NOT EXISTS
+FOR ()-[r:UNFOLLOWED]-() ON (r.src, r.since, r.dst);
+
+CREATE RANGE INDEX unfollowed_dst_at IF NOT EXISTS
+FOR ()-[r:UNFOLLOWED]-() ON (r.dst, r.at, r.src);
+
+CREATE RANGE INDEX unfollowed_src_at IF NOT EXISTS
+FOR ()-[r:UNFOLLOWED]-() ON (r.src, r.at, r.dst);
+
+CREATE RANGE INDEX unfollowed_at IF NOT EXISTS
+FOR ()-[r:UNFOLLOWED]-() ON (r.at);
+
 CREATE CONSTRAINT checkpoint_name_unique IF NOT EXISTS
 FOR (c:Checkpoint) REQUIRE c.name IS UNIQUE;
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
@@ -56,6 +57,7 @@ from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueu
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
+from graphsvc.services.changes import Changes
 from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.follower_events import FollowerEvents
 from graphsvc.services.graph_lists import GraphLists
@@ -77,6 +79,7 @@ from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Neo4jSettings, Settings
+from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
@@ -131,6 +134,7 @@ class Neo4jAdapters:
     privacy: PrivacyStore
     requests: RequestStore
     cold_start: ColdStartStore
+    changes: ChangeStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +179,7 @@ class Services:
     privacy: PrivacyRules
     lists: Lists
     graph_lists: GraphLists
+    changes: Changes
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
@@ -231,6 +236,7 @@ def neo4j_adapters(
         privacy=PrivacyStore(store),
         requests=RequestStore(store),
         cold_start=ColdStartStore(store),
+        changes=ChangeStore(store),
     )
 
 
@@ -304,6 +310,7 @@ def build(
         privacy=privacy,
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
+        changes=Changes(neo4j.changes, privacy, settings.changes, settings.lists),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=pymk.interactions,
         suggestions=pymk.suggestions,
@@ -548,6 +555,7 @@ def _workers(
         approvals=core.approvals,
         jobs=jobs,
         cold_start=cold_start,
+        change_expiry=ChangeExpiry(neo4j.changes, redis.leases, settings.changes),
     )
     return _Workers(
         jobs, relay, flusher, training, consumer, timeline_jobs, moderation_jobs, cold_start, worker

@@ -203,6 +203,35 @@ class ListSettings(_Section):
     )
 
 
+class ChangeSettings(_Section):
+    """What the changes of a user's lists keep (follows made and ended since a moment): how
+    long an ended follow's tombstone stays, and how far behind the present a read of changes
+    stops, so a walk never passes a change still committing."""
+
+    changes_retention_days: int = Field(
+        default=90,
+        ge=1,
+        le=3_650,
+        description="days an ended follow stays in the changes of both users' lists; a read "
+        "of changes since an earlier moment is a 400 since_too_old",
+    )
+    changes_settle_seconds: float = Field(
+        default=6.0,
+        ge=0,
+        description="a read of changes lists those at least this old: a change is stamped "
+        "when its transaction starts, so one no older than NEO4J_TX_TIMEOUT_SECONDS may still "
+        "commit behind a cursor already past it (keep it above that timeout)",
+    )
+    changes_expiry_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="how often the worker deletes the tombstones CHANGES_RETENTION no longer keeps",
+    )
+    changes_expiry_batch: int = Field(
+        default=10_000, ge=1, description="tombstones deleted per transaction by that sweep"
+    )
+
+
 class MirrorSettings(_Section):
     """The shape of the Redis mirror and the work that keeps it on the graph: rebuilds of
     cold users, the journal of removals, the batches of propagations and erasures."""
@@ -686,6 +715,7 @@ class Settings(BaseModel):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
     lists: ListSettings = Field(default_factory=ListSettings)
+    changes: ChangeSettings = Field(default_factory=ChangeSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     events: EventSettings = Field(default_factory=EventSettings)
     timelines: TimelineSettings = Field(default_factory=TimelineSettings)

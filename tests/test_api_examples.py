@@ -28,6 +28,8 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("unfollow", "DELETE", "/v1/users/{alice}/following/{zoe}", {}, None),
     ("remove_follower", "DELETE", "/v1/users/{bob}/followers/{dave}", {}, None),
     ("remove_followers", "POST", "/v1/users/{bob}/followers/remove", {}, {"ids": ["{erin}", "{frank}"]}),
+    ("follower_changes", "GET", "/v1/users/{bob}/followers/changes", {"limit": 10}, None),
+    ("following_changes", "GET", "/v1/users/{alice}/following/changes", {"limit": 10}, None),
     ("get_relationships", "GET", "/v1/users/{alice}/relationships", {"ids": "{bob},{carol}"}, None),
     ("block", "PUT", "/v1/users/{alice}/blocks/{mallory}", {}, None),
     ("list_blocks", "GET", "/v1/users/{alice}/blocks", {"limit": 10}, None),
@@ -121,7 +123,7 @@ async def test_every_documented_example_is_a_real_answer(make_client, uid) -> No
     names = {name: uid(name) for name in NAMES}
     variables: dict[str, str] = dict(names)
     recorded: dict[str, Any] = {}
-    async with make_client() as http:
+    async with make_client(changes_settle_seconds=0) as http:
         await _setup(http, names.__getitem__)
         for operation, method, path, query, body in SCENARIO:
             if operation == "list_follow_requests":  # three would-be followers of a locked user

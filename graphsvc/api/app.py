@@ -13,6 +13,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.routing import BaseRoute
 
 from graphsvc.api import (
+    changes,
     events,
     follow_requests,
     health,
@@ -47,6 +48,7 @@ ROUTERS = (
     follow_requests.router,
     privacy.router,
     lists.router,
+    changes.router,
     moderation.router,
     suggestions.router,
     timelines.router,
@@ -76,6 +78,7 @@ TAGS = [
         "name": "lists",
         "description": "Followers, following, friends, counts; common and familiar follows.",
     },
+    {"name": "changes", "description": "Who followed and unfollowed since a moment, and why."},
     {"name": "privacy", "description": "Who sees a user's lists and counts; discoverable; locked."},
     {"name": "follow requests", "description": "Follows of a locked user, waiting for its answer."},
     {"name": "blocks", "description": "Blocks and the list of them (its owner's alone)."},

@@ -87,6 +87,10 @@ class ClientConfig:
         return headers
 
 
+# What a cursor says for itself: a request with one leaves these out (the server refuses both).
+_CURSOR_KNOWS = frozenset({"since"})
+
+
 @dataclass(frozen=True, slots=True)
 class Call(Generic[T]):
     """One request and the model its answer is read into."""
@@ -102,10 +106,11 @@ class Call(Generic[T]):
         """The page after ``cursor`` (None: the first page)."""
         if cursor is None:
             return self
+        kept = {name: value for name, value in self.params.items() if name not in _CURSOR_KNOWS}
         return Call(
             self.method,
             self.path,
-            {**self.params, "cursor": cursor},
+            {**kept, "cursor": cursor},
             self.body,
             model=self.model,
             idempotent=self.idempotent,

@@ -215,6 +215,24 @@ def familiar_followers(viewer_id: str, target_id: str, limit: int) -> Call[schem
     )
 
 
+def _moment(moment: datetime | None) -> dict[str, Any]:
+    """A moment as the query sends it (ISO-8601; one without a zone is UTC's); None: none."""
+    return {} if moment is None else {"since": moment.isoformat()}
+
+
+def changes(
+    user_id: str, side: str, since: datetime | None, page_size: int
+) -> Call[schemas.ChangePageBody]:
+    if side not in ("followers", "following"):
+        raise BadRequest(f"side must be 'followers' or 'following', got {side!r}")
+    return Call(
+        "GET",
+        _user(user_id, side, "changes"),
+        {"limit": page_size, **_moment(since)},
+        model=schemas.ChangePageBody,
+    )
+
+
 # -- moderation ---------------------------------------------------------------------------
 
 

@@ -20,7 +20,9 @@ class Page(Protocol[ItemT]):
     """What a page of a walked list has (``PageBody``, ``IdPageBody``, ``TimelineBody``)."""
 
     items: list[ItemT]
-    next_cursor: str | None
+
+    @property
+    def next_cursor(self) -> str | None: ...
 
 
 PageT = TypeVar("PageT", bound=Page[Any])

@@ -26,6 +26,8 @@ ErrorCode = Literal[
     "invalid_post",
     "invalid_key_request",
     "invalid_last_event_id",
+    "invalid_time_range",
+    "since_too_old",
     "too_many_ids",
     "body_too_large",
     # who is asking (401, 403)

@@ -206,3 +206,19 @@ class InvalidEventId(GraphError):
 class StreamLimit(GraphError):
     status = 429
     code = "stream_limit"
+
+
+class InvalidTimeRange(GraphError):
+    """A time bound that cannot be served: a range that ends before it starts, or changes
+    asked since a moment older than what is kept (the answer would silently miss the
+    unfollows already forgotten)."""
+
+    status = 400
+    code = "invalid_time_range"
+
+
+class SinceTooOld(InvalidTimeRange):
+    """Changes asked since before CHANGES_RETENTION: the ended follows of then are forgotten,
+    so the answer could not be whole."""
+
+    code = "since_too_old"

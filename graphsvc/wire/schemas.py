@@ -109,6 +109,30 @@ class PageBody(BaseModel):
     )
 
 
+class ChangeItem(BaseModel):
+    at: UtcTime = Field(
+        description="when the follow was made or ended, ISO-8601 UTC",
+        examples=["2026-11-22T10:00:00.000000Z"],
+    )
+    user_id: str = Field(description="the other user: the follower, or the one followed")
+    op: Literal["follow", "unfollow"]
+    cause: Literal["unfollow", "removed", "block"] | None = Field(
+        default=None,
+        description="why a follow ended, told to the user who ended it; the other user of "
+        "the change is told `unfollow` when the follower ended it, nothing otherwise; anyone "
+        "else nothing (null)",
+    )
+
+
+class ChangePageBody(BaseModel):
+    items: list[ChangeItem]
+    next_cursor: str = Field(
+        description="pass as ?cursor= for what came after this page, now or later (a poll): "
+        "given even when the page is empty"
+    )
+    more: bool = Field(description="whether another page is ready now")
+
+
 class IdPageBody(BaseModel):
     total: int = Field(
         description="size of the whole list: exact, or a lower bound when total_is_lower_bound"

@@ -8,6 +8,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the ranker's training (``ranker_training.py``: a new suggestion model fitted on the served
   graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
+- the expiry of ended follows past their retention (``workers/change_expiry.py``);
 - the cold start's lists: a consumer counting the followers accounts gain, and the refresh of
   the trending and popular lists (``workers/cold_start_lists.py``);
 - the durable jobs (``concurrency/jobs.py``): timeline fan-outs, pushes, removals and drains,
@@ -37,6 +38,7 @@ from functools import partial
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.concurrency.loops import Loop, keep_running, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
+from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
@@ -62,6 +64,7 @@ class Worker:
         approvals: RequestApprovals,
         jobs: Jobs,
         cold_start: ColdStartKeeper,
+        change_expiry: ChangeExpiry,
     ) -> None:
         self._relay = relay
         self._flusher = flusher
@@ -72,6 +75,7 @@ class Worker:
         self._approvals = approvals
         self._jobs = jobs
         self._cold_start = cold_start
+        self._change_expiry = change_expiry
         self._poll_seconds = settings.worker_poll_seconds
         # a blocking wait shorter than the connection's read timeout
         self._wait_seconds = min(settings.worker_poll_seconds, redis.redis_socket_timeout / 2)
@@ -103,6 +107,12 @@ class Worker:
             ),
             "pymk-lists": partial(
                 supervise, "cold start lists", self._cold_start.refresh_round, self._poll_seconds
+            ),
+            "changes-expiry": partial(
+                supervise,
+                "changes expiry",
+                self._change_expiry.round,
+                self._change_expiry.round_seconds,
             ),
             "jobs": partial(
                 supervise,

@@ -5,7 +5,7 @@ asserted. It is never run."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import assert_type
+from typing import Literal, assert_type
 
 import networkx
 import pandas
@@ -54,6 +54,9 @@ def blocking(graph: GraphClient) -> None:
     for other in graph.common_followers("a", "b"):
         assert_type(other, str)
     assert_type(graph.familiar_followers("a", "b", limit=3), schemas.IdPageBody)
+    assert_type(graph.changes("a", since=NOW).next_cursor, str)
+    for change in graph.changes_since("a", "following"):
+        assert_type(change.op, Literal["follow", "unfollow"])
     assert_type(graph.status("a"), schemas.StatusBody)
     assert_type(graph.set_status("a", "active"), schemas.StatusBody)
     assert_type(graph.erase("a"), schemas.EraseBody)
@@ -107,6 +110,8 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type(graph.common_following("a", "b"), AsyncListing[schemas.IdPageBody])
     assert_type(graph.common_followers("a", "b"), AsyncListing[schemas.IdPageBody])
     assert_type(await graph.familiar_followers("a", "b"), schemas.IdPageBody)
+    assert_type((await graph.changes("a", cursor="c")).more, bool)
+    assert_type(await graph.changes_since("a").to_pandas(), pandas.DataFrame)
     assert_type(await graph.status("a"), schemas.StatusBody)
     assert_type(await graph.set_status("a", "spam"), schemas.StatusBody)
     assert_type(await graph.erase("a"), schemas.EraseBody)

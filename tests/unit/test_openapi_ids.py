@@ -22,7 +22,7 @@ OPERATION_IDS = {
     "dismiss_suggestion", "record_impressions", "get_affinities", "get_suggestions_report",
     "explain_suggestion", "publish_post", "get_post", "delete_post", "get_timeline",
     "list_keys", "create_key", "revoke_key", "health", "livez", "readyz", "metrics",
-    "stream_new_followers",
+    "stream_new_followers", "follower_changes", "following_changes",
 }  # fmt: skip
 
 

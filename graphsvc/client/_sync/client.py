@@ -298,6 +298,40 @@ class GraphClient(Analysis):
         """People the viewer follows who follow the target: one page."""
         return self._call(route.familiar_followers(viewer_id, target_id, limit))
 
+    def changes(
+        self,
+        user_id: str,
+        side: str = "followers",
+        *,
+        since: datetime | None = None,
+        cursor: str | None = None,
+        page_size: int = PAGE_MAX,
+    ) -> schemas.ChangePageBody:
+        """One page of who followed and unfollowed the user (``side="following"``: whom it
+        followed and unfollowed), oldest first, from ``since`` or after ``cursor``. Keep the
+        page's ``next_cursor`` and ask with it later for what came since (a poll)."""
+        return self._call(route.changes(user_id, side, since, page_size).after(cursor))
+
+    def changes_since(
+        self,
+        user_id: str,
+        side: str = "followers",
+        *,
+        since: datetime | None = None,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> Listing[schemas.ChangePageBody]:
+        """Every change of the list from ``since`` (default: all kept) to now, oldest first,
+        across pages; ``to_pandas()`` gives them as a DataFrame."""
+        call = route.changes(user_id, side, since, PAGE_MAX)
+
+        def fetch(cursor: str | None) -> schemas.ChangePageBody:
+            page = self._call(call.after(cursor))
+            # the walk ends at the last page ready now (a poll would go on with the cursor)
+            return page if page.more else page.model_copy(update={"next_cursor": None})
+
+        return Listing(fetch, limit, progress)
+
     # -- moderation -------------------------------------------------------------------------
 
     def status(self, user_id: str) -> schemas.StatusBody:

@@ -1,0 +1,109 @@
+// Changes: what happened to a user's lists since a moment. A follow is its edge (FOLLOWS, by
+// its `since`); a follow that ended leaves a tombstone, (follower)-[:UNFOLLOWED]->(followed),
+// written in the transaction that removed the edge (relations/unfollow, relations/block),
+// with the ended follow's `since`, the end's `at` (the follower's clock tick, the version of
+// the removal) and its `cause` ('unfollow', 'removed', 'block') and who caused it (`by`).
+// So "changes since T" is a seek from T in three indexes of the user's list: the follows
+// made (FOLLOWS and tombstones, by since) and the follows ended (tombstones, by at). Tombstones
+// older than CHANGES_RETENTION are deleted by the worker (changes/expire); an erased user's
+// go with its node (moderation/erase_blocks): an erasure leaves no trace of the user.
+
+// name: follower_changes
+// Oldest-first keyset page of the follows of $id made or ended strictly after ($at, $after)
+// and no later than $until, leaving out inactive (suspended, spam) users as the lists do.
+// Cost: six index seeks from the cursor's position (follows_dst_since,
+// unfollowed_dst_since, unfollowed_dst_at), each read in its index's order and stopped by
+// LIMIT after the rows at exactly $at that the cursor already passed (one microsecond's
+// worth): the work is the page, at any depth, for any number of followers.
+// Locking: none (a read).
+// Rules: a follower's follow and its end never share a microsecond (each is a tick of the
+// follower's clock), so (at, id) orders every change of the list once.
+// Params: $id, $at (int, microseconds), $after (user id, '' for none), $until (int), $limit.
+// Returns: at, id, op ('follow' or 'unfollow'), cause (unfollows: 'unfollow', 'removed',
+// 'block'), by (who caused an unfollow); at most $limit rows, oldest first.
+CALL () {
+  MATCH (f)-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, since, src)
+  WHERE r.dst = $id AND r.since >= $at AND r.since <= $until AND r.src IS NOT NULL
+  WITH f, r
+  ORDER BY r.dst, r.since, r.src
+  WHERE (r.since > $at OR r.src > $after) AND NOT f:Inactive
+  RETURN r.since AS at, r.src AS id, 'follow' AS op, null AS cause, null AS by
+  LIMIT $limit
+  UNION ALL
+  MATCH (f)-[r:UNFOLLOWED]->()
+  USING INDEX r:UNFOLLOWED(dst, since, src)
+  WHERE r.dst = $id AND r.since >= $at AND r.since <= $until AND r.src IS NOT NULL
+  WITH f, r
+  ORDER BY r.dst, r.since, r.src
+  WHERE (r.since > $at OR r.src > $after) AND NOT f:Inactive
+  RETURN r.since AS at, r.src AS id, 'follow' AS op, null AS cause, null AS by
+  LIMIT $limit
+  UNION ALL
+  MATCH (f)-[r:UNFOLLOWED]->()
+  USING INDEX r:UNFOLLOWED(dst, at, src)
+  WHERE r.dst = $id AND r.at >= $at AND r.at <= $until AND r.src IS NOT NULL
+  WITH f, r
+  ORDER BY r.dst, r.at, r.src
+  WHERE (r.at > $at OR r.src > $after) AND NOT f:Inactive
+  RETURN r.at AS at, r.src AS id, 'unfollow' AS op, r.cause AS cause, r.by AS by
+  LIMIT $limit
+}
+RETURN at, id, op, cause, by
+ORDER BY at, id
+LIMIT $limit
+
+// name: following_changes
+// Oldest-first keyset page of the follows $id made or ended strictly after ($at, $after) and
+// no later than $until, leaving out inactive users, as changes/follower_changes does for
+// followers (the same seeks in the src-ordered indexes: follows_src_since,
+// unfollowed_src_since, unfollowed_src_at).
+// Locking: none (a read).
+// Rules: every change of the list is a tick of $id's own clock: no two share a microsecond.
+// Params: $id, $at (int, microseconds), $after (user id, '' for none), $until (int), $limit.
+// Returns: at, id (the followed user), op, cause, by; at most $limit rows, oldest first.
+CALL () {
+  MATCH ()-[r:FOLLOWS]->(f)
+  USING INDEX r:FOLLOWS(src, since, dst)
+  WHERE r.src = $id AND r.since >= $at AND r.since <= $until AND r.dst IS NOT NULL
+  WITH f, r
+  ORDER BY r.src, r.since, r.dst
+  WHERE (r.since > $at OR r.dst > $after) AND NOT f:Inactive
+  RETURN r.since AS at, r.dst AS id, 'follow' AS op, null AS cause, null AS by
+  LIMIT $limit
+  UNION ALL
+  MATCH ()-[r:UNFOLLOWED]->(f)
+  USING INDEX r:UNFOLLOWED(src, since, dst)
+  WHERE r.src = $id AND r.since >= $at AND r.since <= $until AND r.dst IS NOT NULL
+  WITH f, r
+  ORDER BY r.src, r.since, r.dst
+  WHERE (r.since > $at OR r.dst > $after) AND NOT f:Inactive
+  RETURN r.since AS at, r.dst AS id, 'follow' AS op, null AS cause, null AS by
+  LIMIT $limit
+  UNION ALL
+  MATCH ()-[r:UNFOLLOWED]->(f)
+  USING INDEX r:UNFOLLOWED(src, at, dst)
+  WHERE r.src = $id AND r.at >= $at AND r.at <= $until AND r.dst IS NOT NULL
+  WITH f, r
+  ORDER BY r.src, r.at, r.dst
+  WHERE (r.at > $at OR r.dst > $after) AND NOT f:Inactive
+  RETURN r.at AS at, r.dst AS id, 'unfollow' AS op, r.cause AS cause, r.by AS by
+  LIMIT $limit
+}
+RETURN at, id, op, cause, by
+ORDER BY at, id
+LIMIT $limit
+
+// name: expire
+// Delete up to $batch tombstones of follows that ended before $before (µs): what
+// CHANGES_RETENTION no longer keeps. The worker repeats it while a batch comes back full.
+// Cost: a seek in the unfollowed_at index from its oldest end, stopped by LIMIT.
+// Locking: the tombstones it deletes (and, as any relationship delete, sparse end nodes).
+// Params: $before, $batch.
+// Returns: deleted.
+MATCH ()-[r:UNFOLLOWED]->()
+WHERE r.at < $before
+WITH r
+LIMIT $batch
+DELETE r
+RETURN count(*) AS deleted

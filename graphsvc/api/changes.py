@@ -1,0 +1,93 @@
+"""Routes of changes: who followed and unfollowed a user, or whom it followed and unfollowed,
+since a moment, oldest first. A Neo4j read bounded by the page (``Cost.GRAPH``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from graphsvc.api.access import Cost, guarded
+from graphsvc.api.contract import operation_id
+from graphsvc.api.errors import ERRORS, HIDDEN
+from graphsvc.api.lean import LeanRoute
+from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, viewer_of
+from graphsvc.domain.access import Scope
+from graphsvc.domain.changes import ChangePage
+from graphsvc.domain.model import Side, iso_utc
+from graphsvc.wire.schemas import ChangePageBody
+
+router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
+
+Since = Annotated[
+    datetime | None,
+    Query(
+        description="ISO-8601 moment (UTC when no zone is given): the changes at or after it; "
+        "absent, every change kept (CHANGES_RETENTION_DAYS). Not with a cursor",
+    ),
+]
+_HOW = (
+    "Follows made and ended, oldest first: `op` `follow` or `unfollow`, with the other user "
+    "and when. Changes of the last CHANGES_SETTLE_SECONDS are not listed yet (they may still "
+    "be committing); every page's `next_cursor` resumes after it, now or later, so a client "
+    "polls with it and sees every change once. Inactive users are left out, as the lists "
+    "leave them out; an erased user leaves no change behind. A `since` older than "
+    "CHANGES_RETENTION_DAYS is a 400 `since_too_old`; since and cursor together a 400 "
+    "`invalid_time_range`."
+)
+
+
+@router.get(
+    "/v1/users/{user_id}/followers/changes",
+    response_model=ChangePageBody,
+    responses=ERRORS | HIDDEN,
+    tags=["changes"],
+    summary="Who followed and who unfollowed the user since a moment, oldest first",
+    description=_HOW,
+    **guarded(Scope.READ, cost=Cost.GRAPH),
+)
+async def follower_changes(
+    user_id: UserId,
+    request: Request,
+    since: Since = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> Response:
+    changes = services_of(request).changes
+    page = await changes.page(
+        Side.FOLLOWERS, user_id, since=since, limit=limit, cursor=cursor, viewer=viewer_of(request)
+    )
+    return change_body(page)
+
+
+@router.get(
+    "/v1/users/{user_id}/following/changes",
+    response_model=ChangePageBody,
+    responses=ERRORS | HIDDEN,
+    tags=["changes"],
+    summary="Whom the user followed and unfollowed since a moment, oldest first",
+    description=_HOW,
+    **guarded(Scope.READ, cost=Cost.GRAPH),
+)
+async def following_changes(
+    user_id: UserId,
+    request: Request,
+    since: Since = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> Response:
+    changes = services_of(request).changes
+    page = await changes.page(
+        Side.FOLLOWING, user_id, since=since, limit=limit, cursor=cursor, viewer=viewer_of(request)
+    )
+    return change_body(page)
+
+
+def change_body(page: ChangePage) -> FastJSON:
+    items = [
+        {"at": iso_utc(c.at), "user_id": c.user_id, "op": c.op, "cause": c.cause}
+        for c in page.items
+    ]
+    return FastJSON({"items": items, "next_cursor": page.next_cursor, "more": page.more})
