@@ -22,6 +22,8 @@ from graphsvc.api.params import (
     Cursor,
     Limit,
     OtherId,
+    SinceAfter,
+    SinceBefore,
     TargetId,
     UserId,
     counts_body,
@@ -31,6 +33,7 @@ from graphsvc.api.params import (
     viewer_of,
 )
 from graphsvc.domain.access import Scope
+from graphsvc.domain.time_window import TimeWindow
 from graphsvc.wire.schemas import CountsBody, IdPageBody, PageBody
 
 router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
@@ -52,9 +55,16 @@ async def list_followers(
     not_followed_back: Annotated[
         bool, Query(description="only followers the user does not follow")
     ] = False,
+    since_after: SinceAfter = None,
+    since_before: SinceBefore = None,
 ) -> Response:
     page = await services_of(request).lists.followers(
-        user_id, limit, cursor, viewer=viewer_of(request), not_followed_back=not_followed_back
+        user_id,
+        limit,
+        cursor,
+        viewer=viewer_of(request),
+        not_followed_back=not_followed_back,
+        window=TimeWindow.of(since_after, since_before),
     )
     return page_body(page)
 
@@ -82,6 +92,8 @@ async def list_following(
             "counts are hidden from the viewer is never one)"
         ),
     ] = False,
+    since_after: SinceAfter = None,
+    since_before: SinceBefore = None,
 ) -> Response:
     page = await services_of(request).lists.following(
         user_id,
@@ -90,6 +102,7 @@ async def list_following(
         viewer=viewer_of(request),
         not_following_back=not_following_back,
         celebrities_only=celebrities_only,
+        window=TimeWindow.of(since_after, since_before),
     )
     return page_body(page)
 

@@ -7,6 +7,7 @@ User ids are plain strings here: the services validate them, so the 422 names th
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import orjson
@@ -46,6 +47,15 @@ Cursor = Annotated[
         "empty or absent for the first page",
         json_schema_extra={"pattern": r"^([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$", "maxLength": 512},
     ),
+]
+
+SinceAfter = Annotated[
+    datetime | None,
+    Query(description="only follows made after this ISO-8601 moment (UTC when no zone is given)"),
+]
+SinceBefore = Annotated[
+    datetime | None,
+    Query(description="only follows made before this ISO-8601 moment (UTC when no zone is given)"),
 ]
 
 RecommendationId = Annotated[

@@ -162,21 +162,36 @@ def _page(page_size: int, **filters: bool) -> dict[str, Any]:
     return {"limit": page_size, **{name: "true" for name, on in filters.items() if on}}
 
 
-def followers(user_id: str, page_size: int, not_followed_back: bool) -> Call[schemas.PageBody]:
-    return Call(
-        "GET",
-        _user(user_id, "followers"),
-        _page(page_size, not_followed_back=not_followed_back),
-        model=schemas.PageBody,
-    )
+def _window(since_after: datetime | None, since_before: datetime | None) -> dict[str, str]:
+    """A time window's bounds as the query sends them (ISO-8601); None: unbounded."""
+    bounds = {"since_after": since_after, "since_before": since_before}
+    return {name: moment.isoformat() for name, moment in bounds.items() if moment is not None}
+
+
+def followers(
+    user_id: str,
+    page_size: int,
+    not_followed_back: bool,
+    since_after: datetime | None = None,
+    since_before: datetime | None = None,
+) -> Call[schemas.PageBody]:
+    params = _page(page_size, not_followed_back=not_followed_back)
+    params.update(_window(since_after, since_before))
+    return Call("GET", _user(user_id, "followers"), params, model=schemas.PageBody)
 
 
 def following(
-    user_id: str, page_size: int, not_following_back: bool, celebrities_only: bool
+    user_id: str,
+    page_size: int,
+    not_following_back: bool,
+    celebrities_only: bool,
+    since_after: datetime | None = None,
+    since_before: datetime | None = None,
 ) -> Call[schemas.PageBody]:
     params = _page(
         page_size, not_following_back=not_following_back, celebrities_only=celebrities_only
     )
+    params.update(_window(since_after, since_before))
     return Call("GET", _user(user_id, "following"), params, model=schemas.PageBody)
 
 

@@ -15,15 +15,16 @@ only as ``domain.changes.shown_cause`` allows.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 
 from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.domain.changes import DAY_US, Change, ChangePage, shown_cause
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidTimeRange, SinceTooOld
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Side, micros_from_datetime
+from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import Viewer
+from graphsvc.domain.time_window import micros_of
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.settings import ChangeSettings, ListSettings
@@ -66,7 +67,7 @@ class Changes:
         if cursor:
             start = self._codec.decode(scope, cursor)
         else:
-            start = Position(horizon if since is None else _micros(since), "")
+            start = Position(horizon if since is None else micros_of(since), "")
         if start.since < horizon:
             days = self._retention_us // DAY_US
             raise SinceTooOld(
@@ -85,8 +86,3 @@ class Changes:
         return Change(
             change.at, change.user_id, change.op, shown_cause(change, owner, side, viewer)
         )
-
-
-def _micros(moment: datetime) -> int:
-    """A moment given without a zone is UTC's, as every time the service shows is."""
-    return micros_from_datetime(moment if moment.tzinfo else moment.replace(tzinfo=UTC))

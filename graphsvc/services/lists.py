@@ -40,6 +40,7 @@ from graphsvc.domain.cursor import Position
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Counts, Entry, Page, ShownCounts, Side
 from graphsvc.domain.privacy import EVERYONE, Viewer, other_owners
+from graphsvc.domain.time_window import WHOLE, TimeWindow
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
@@ -119,10 +120,12 @@ class Lists:
         *,
         viewer: Viewer = EVERYONE,
         not_followed_back: bool = False,
+        window: TimeWindow = WHOLE,
     ) -> Page:
         """Who follows the user, newest first; optionally only those it does not follow (an
-        answer read from both of its lists). 403 ``network_hidden`` when the user's setting
-        hides a list the answer is read from from the viewer."""
+        answer read from both of its lists), only follows made within ``window``. 403
+        ``network_hidden`` when the user's setting hides a list the answer is read from from
+        the viewer."""
         validate_user_id(user_id)
         scope = "followers-not-followed-back" if not_followed_back else "followers"
         reads = [(user_id, Side.FOLLOWERS)]
@@ -132,9 +135,10 @@ class Lists:
         entries = check.after(partial(self._entries, probe=check.probe))
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._visible(
-                Side.FOLLOWERS, user_id, after, wanted, not_followed_back, entries
+            found = await self._visible(
+                Side.FOLLOWERS, user_id, window.start(after), wanted, not_followed_back, entries
             )
+            return window.keep(found)
 
         page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, fetch)
         await check()
@@ -149,10 +153,12 @@ class Lists:
         viewer: Viewer = EVERYONE,
         not_following_back: bool = False,
         celebrities_only: bool = False,
+        window: TimeWindow = WHOLE,
     ) -> Page:
         """Whom the user follows, newest first; optionally only those not following back (an
         answer read from both of its lists), only celebrities (at least CELEBRITY_FOLLOWERS
-        followers, among users whose counts the viewer may see), or both. 403
+        followers, among users whose counts the viewer may see), or both, and only follows
+        made within ``window``. 403
         ``network_hidden`` when the user's setting hides a list the answer is read from from
         the viewer."""
         validate_user_id(user_id)
@@ -169,9 +175,10 @@ class Lists:
             entries = check.after(partial(self._entries, probe=check.probe))
 
         async def visible(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._visible(
-                Side.FOLLOWING, user_id, after, wanted, not_following_back, entries
+            found = await self._visible(
+                Side.FOLLOWING, user_id, window.start(after), wanted, not_following_back, entries
             )
+            return window.keep(found)
 
         page = await self._pager.page(f"{scope}|{user_id}", limit, cursor, visible)
         await check()

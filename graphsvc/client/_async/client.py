@@ -232,11 +232,16 @@ class AsyncGraphClient(AsyncAnalysis):
         limit: int | None = None,
         page_size: int = PAGE_MAX,
         not_followed_back: bool = False,
+        since_after: datetime | None = None,
+        since_before: datetime | None = None,
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
-        """Who follows the user, newest first, across every page (``limit``: stop early)."""
-        call = route.followers(user_id, page_size, not_followed_back)
-        whole = None if not_followed_back else lambda: self._length(user_id, "followers")
+        """Who follows the user, newest first, across every page (``limit``: stop early);
+        ``since_after`` / ``since_before``: only follows made in that window."""
+        call = route.followers(user_id, page_size, not_followed_back, since_after, since_before)
+        windowed = since_after is not None or since_before is not None
+        filtered = not_followed_back or windowed
+        whole = None if filtered else lambda: self._length(user_id, "followers")
         return self._list(call, limit, progress, whole)
 
     def following(
@@ -247,10 +252,17 @@ class AsyncGraphClient(AsyncAnalysis):
         page_size: int = PAGE_MAX,
         not_following_back: bool = False,
         celebrities_only: bool = False,
+        since_after: datetime | None = None,
+        since_before: datetime | None = None,
         progress: bool = False,
     ) -> AsyncListing[schemas.PageBody]:
-        call = route.following(user_id, page_size, not_following_back, celebrities_only)
-        filtered = not_following_back or celebrities_only
+        """Whom the user follows, newest first, across every page; the filters as the route's
+        (``since_after`` / ``since_before``: only follows made in that window)."""
+        call = route.following(
+            user_id, page_size, not_following_back, celebrities_only, since_after, since_before
+        )
+        windowed = since_after is not None or since_before is not None
+        filtered = not_following_back or celebrities_only or windowed
         whole = None if filtered else lambda: self._length(user_id, "following")
         return self._list(call, limit, progress, whole)
 
