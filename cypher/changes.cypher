@@ -107,3 +107,68 @@ WITH r
 LIMIT $batch
 DELETE r
 RETURN count(*) AS deleted
+
+// name: follower_series
+// The followers $id gained and lost per bucket of $width microseconds from $from (a bucket's
+// start) to now, and how many follow it now: what a growth and churn series is computed from
+// (the total at a bucket's end is the total now less the net gains after it). Gains are the
+// follows made in the bucket (those that still stand and those that ended since), losses the
+// follows that ended in it; an erased user's follows and ends went with it, so they are in no
+// bucket and no total.
+// Cost: three seeks in the followers' indexes from $from (follows_dst_since,
+// unfollowed_dst_since, unfollowed_dst_at), each entry read once from the index (no edge is
+// fetched), and the user's degree from the count store: the work is the changes since $from.
+// Locking: none (a read).
+// Params: $id, $from, $width (both microseconds; buckets start at multiples of $width).
+// Returns: one row: total (followers now), buckets ([start, gained, lost] for each bucket
+// with a change, any order).
+OPTIONAL MATCH (u:User {id: $id})
+RETURN CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)<-[:FOLLOWS]-() } END AS total, COLLECT {
+  CALL () {
+    MATCH ()-[r:FOLLOWS]->()
+    USING INDEX r:FOLLOWS(dst, since, src)
+    WHERE r.dst = $id AND r.since >= $from AND r.src IS NOT NULL
+    RETURN r.since - r.since % $width AS start, 1 AS gained, 0 AS lost
+    UNION ALL
+    MATCH ()-[r:UNFOLLOWED]->()
+    USING INDEX r:UNFOLLOWED(dst, since, src)
+    WHERE r.dst = $id AND r.since >= $from AND r.src IS NOT NULL
+    RETURN r.since - r.since % $width AS start, 1 AS gained, 0 AS lost
+    UNION ALL
+    MATCH ()-[r:UNFOLLOWED]->()
+    USING INDEX r:UNFOLLOWED(dst, at, src)
+    WHERE r.dst = $id AND r.at >= $from AND r.src IS NOT NULL
+    RETURN r.at - r.at % $width AS start, 0 AS gained, 1 AS lost
+  }
+  WITH start, sum(gained) AS gained, sum(lost) AS lost
+  RETURN [start, gained, lost]
+} AS buckets
+
+// name: following_series
+// The follows $id made and ended per bucket of $width microseconds from $from to now, and how
+// many it follows now, as changes/follower_series does for followers (the same seeks in the
+// src-ordered indexes: follows_src_since, unfollowed_src_since, unfollowed_src_at).
+// Locking: none (a read).
+// Params: $id, $from, $width.
+// Returns: one row: total (followings now), buckets ([start, gained, lost]).
+OPTIONAL MATCH (u:User {id: $id})
+RETURN CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)-[:FOLLOWS]->() } END AS total, COLLECT {
+  CALL () {
+    MATCH ()-[r:FOLLOWS]->()
+    USING INDEX r:FOLLOWS(src, since, dst)
+    WHERE r.src = $id AND r.since >= $from AND r.dst IS NOT NULL
+    RETURN r.since - r.since % $width AS start, 1 AS gained, 0 AS lost
+    UNION ALL
+    MATCH ()-[r:UNFOLLOWED]->()
+    USING INDEX r:UNFOLLOWED(src, since, dst)
+    WHERE r.src = $id AND r.since >= $from AND r.dst IS NOT NULL
+    RETURN r.since - r.since % $width AS start, 1 AS gained, 0 AS lost
+    UNION ALL
+    MATCH ()-[r:UNFOLLOWED]->()
+    USING INDEX r:UNFOLLOWED(src, at, dst)
+    WHERE r.src = $id AND r.at >= $from AND r.dst IS NOT NULL
+    RETURN r.at - r.at % $width AS start, 0 AS gained, 1 AS lost
+  }
+  WITH start, sum(gained) AS gained, sum(lost) AS lost
+  RETURN [start, gained, lost]
+} AS buckets

@@ -50,6 +50,7 @@ from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.recommendations import LoopCounters
+from graphsvc.adapters.redis.series_cache import SeriesCache
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
@@ -73,6 +74,7 @@ from graphsvc.services.ranker import RankerSource
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
+from graphsvc.services.series import GrowthSeries
 from graphsvc.services.similar import SimilarAccounts
 from graphsvc.services.suggestion_explainer import SuggestionExplainer
 from graphsvc.services.suggestions import Suggestions
@@ -160,6 +162,7 @@ class RedisAdapters:
     leases: Leases
     auth_failures: AuthFailures
     cold_start: ColdStartLists
+    series: SeriesCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,7 @@ class Services:
     lists: Lists
     graph_lists: GraphLists
     changes: Changes
+    growth_series: GrowthSeries
     moderation: Moderation
     interactions: Interactions
     suggestions: Suggestions
@@ -270,6 +274,7 @@ def redis_adapters(
         leases=Leases(client, keys),
         auth_failures=AuthFailures(client, keys, settings.access),
         cold_start=ColdStartLists(client, keys),
+        series=SeriesCache(client, keys, settings.changes),
     )
 
 
@@ -311,6 +316,7 @@ def build(
         lists=lists,
         graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
         changes=Changes(neo4j.changes, privacy, settings.changes, settings.lists),
+        growth_series=GrowthSeries(neo4j.changes, redis.series, privacy, settings.changes),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=pymk.interactions,
         suggestions=pymk.suggestions,

@@ -204,9 +204,10 @@ class ListSettings(_Section):
 
 
 class ChangeSettings(_Section):
-    """What the changes of a user's lists keep (follows made and ended since a moment): how
-    long an ended follow's tombstone stays, and how far behind the present a read of changes
-    stops, so a walk never passes a change still committing."""
+    """What the changes of a user's lists keep (follows made and ended since a moment), and
+    the growth series read from them: how long an ended follow's tombstone stays, how far
+    behind the present a read of changes stops (so a walk never passes a change still
+    committing), and how long a series may be."""
 
     changes_retention_days: int = Field(
         default=90,
@@ -229,6 +230,20 @@ class ChangeSettings(_Section):
     )
     changes_expiry_batch: int = Field(
         default=10_000, ge=1, description="tombstones deleted per transaction by that sweep"
+    )
+    series_buckets_max: int = Field(
+        default=1_000,
+        ge=1,
+        le=100_000,
+        description="buckets a growth series may span, from its start to now (the totals of "
+        "the asked buckets are read off every later one): a longer one is a 400 "
+        "invalid_time_range",
+    )
+    series_cache_seconds: float = Field(
+        default=600.0,
+        ge=0,
+        description="how long the closed buckets of a series are cached in Redis (0: not "
+        "cached); a follow of an erased user leaves cached buckets within this time",
     )
 
 

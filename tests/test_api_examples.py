@@ -30,6 +30,8 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("remove_followers", "POST", "/v1/users/{bob}/followers/remove", {}, {"ids": ["{erin}", "{frank}"]}),
     ("follower_changes", "GET", "/v1/users/{bob}/followers/changes", {"limit": 10}, None),
     ("following_changes", "GET", "/v1/users/{alice}/following/changes", {"limit": 10}, None),
+    ("follower_series", "GET", "/v1/users/{bob}/followers/series", {"bucket": "day", "from": EARLIER}, None),
+    ("following_series", "GET", "/v1/users/{alice}/following/series", {"bucket": "hour", "from": EARLIER}, None),
     ("get_relationships", "GET", "/v1/users/{alice}/relationships", {"ids": "{bob},{carol}"}, None),
     ("block", "PUT", "/v1/users/{alice}/blocks/{mallory}", {}, None),
     ("list_blocks", "GET", "/v1/users/{alice}/blocks", {"limit": 10}, None),

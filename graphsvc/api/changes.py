@@ -1,10 +1,11 @@
-"""Routes of changes: who followed and unfollowed a user, or whom it followed and unfollowed,
-since a moment, oldest first. A Neo4j read bounded by the page (``Cost.GRAPH``)."""
+"""Routes of a user's lists over time: the changes (who followed and unfollowed, oldest first,
+since a moment) and the growth series (gained, lost and total per bucket). Each a Neo4j read
+bounded by its page or its span (``Cost.GRAPH``)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -17,7 +18,8 @@ from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, vi
 from graphsvc.domain.access import Scope
 from graphsvc.domain.changes import ChangePage
 from graphsvc.domain.model import Side, iso_utc
-from graphsvc.wire.schemas import ChangePageBody
+from graphsvc.services.series import Series
+from graphsvc.wire.schemas import ChangePageBody, SeriesBody
 
 router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
 
@@ -91,3 +93,84 @@ def change_body(page: ChangePage) -> FastJSON:
         for c in page.items
     ]
     return FastJSON({"items": items, "next_cursor": page.next_cursor, "more": page.more})
+
+
+Bucket = Annotated[
+    Literal["second", "minute", "hour", "day"],
+    Query(description="the buckets' width (UTC minutes, hours and days)"),
+]
+From = Annotated[
+    datetime | None,
+    Query(
+        alias="from",
+        description="ISO-8601 moment in the first bucket (UTC when no zone is given); absent: "
+        "a minute of seconds, an hour of minutes, a week of hours or a month of days before "
+        "`to`",
+    ),
+]
+To = Annotated[
+    datetime | None,
+    Query(alias="to", description="ISO-8601 moment in the last bucket; absent or later: now"),
+]
+_SERIES = (
+    "Per bucket, the follows gained and lost and the total at the bucket's end (the last "
+    "bucket's total is the count now), every bucket of the span, oldest first. Read from "
+    "the follows and their ends, as the changes are; a span reaches back "
+    "CHANGES_RETENTION_DAYS at most and SERIES_BUCKETS_MAX buckets from its start to now "
+    "(else a 400). The totals are the user's counts over time: a user hiding its counts "
+    "from the viewer is a 403 `network_hidden`."
+)
+
+
+@router.get(
+    "/v1/users/{user_id}/followers/series",
+    response_model=SeriesBody,
+    responses=ERRORS | HIDDEN,
+    tags=["changes"],
+    summary="Followers gained, lost and total per second, minute, hour or day",
+    description=_SERIES,
+    **guarded(Scope.READ, cost=Cost.GRAPH),
+)
+async def follower_series(
+    user_id: UserId,
+    request: Request,
+    bucket: Bucket = "hour",
+    start: From = None,
+    end: To = None,
+) -> Response:
+    growth = services_of(request).growth_series
+    found = await growth.series(
+        Side.FOLLOWERS, user_id, bucket, start=start, end=end, viewer=viewer_of(request)
+    )
+    return series_body(found)
+
+
+@router.get(
+    "/v1/users/{user_id}/following/series",
+    response_model=SeriesBody,
+    responses=ERRORS | HIDDEN,
+    tags=["changes"],
+    summary="Follows made, ended and total per second, minute, hour or day",
+    description=_SERIES,
+    **guarded(Scope.READ, cost=Cost.GRAPH),
+)
+async def following_series(
+    user_id: UserId,
+    request: Request,
+    bucket: Bucket = "hour",
+    start: From = None,
+    end: To = None,
+) -> Response:
+    growth = services_of(request).growth_series
+    found = await growth.series(
+        Side.FOLLOWING, user_id, bucket, start=start, end=end, viewer=viewer_of(request)
+    )
+    return series_body(found)
+
+
+def series_body(series: Series) -> FastJSON:
+    items = [
+        {"start": iso_utc(b.start), "gained": b.gained, "lost": b.lost, "total": b.total}
+        for b in series.buckets
+    ]
+    return FastJSON({"bucket": series.bucket, "items": items})

@@ -248,6 +248,21 @@ def changes(
     )
 
 
+def series(
+    user_id: str, side: str, bucket: str, start: datetime | None, end: datetime | None
+) -> Call[schemas.SeriesBody]:
+    if side not in ("followers", "following"):
+        raise BadRequest(f"side must be 'followers' or 'following', got {side!r}")
+    bounds = {"from": start, "to": end}
+    query = {name: moment.isoformat() for name, moment in bounds.items() if moment is not None}
+    return Call(
+        "GET",
+        _user(user_id, side, "series"),
+        {"bucket": bucket, **query},
+        model=schemas.SeriesBody,
+    )
+
+
 # -- moderation ---------------------------------------------------------------------------
 
 

@@ -133,6 +133,18 @@ class ChangePageBody(BaseModel):
     more: bool = Field(description="whether another page is ready now")
 
 
+class SeriesItem(BaseModel):
+    start: UtcTime = Field(description="the bucket's start, ISO-8601 UTC")
+    gained: int = Field(description="follows made in the bucket (those ended since included)")
+    lost: int = Field(description="follows ended in the bucket")
+    total: int = Field(description="the list's length at the bucket's end (now, for the open one)")
+
+
+class SeriesBody(BaseModel):
+    bucket: Literal["second", "minute", "hour", "day"]
+    items: list[SeriesItem] = Field(description="every bucket of the span, oldest first")
+
+
 class IdPageBody(BaseModel):
     total: int = Field(
         description="size of the whole list: exact, or a lower bound when total_is_lower_bound"

@@ -29,6 +29,15 @@ class ChangeStore:
         rows = await self._store.read(name, params)
         return [Change(row["at"], row["id"], row["op"], row["cause"], row["by"]) for row in rows]
 
+    async def series(
+        self, side: Side, user_id: str, start: int, width: int
+    ) -> tuple[int, dict[int, tuple[int, int]]]:
+        """The list's length now, and its (gained, lost) per bucket of ``width`` with a change
+        from ``start`` to now, by the bucket's start."""
+        name = "changes/follower_series" if side is Side.FOLLOWERS else "changes/following_series"
+        (row,) = await self._store.read(name, {"id": user_id, "from": start, "width": width})
+        return int(row["total"]), {b[0]: (b[1], b[2]) for b in row["buckets"]}
+
     async def expire(self, before: int, batch: int) -> int:
         """Delete up to ``batch`` tombstones of follows ended before ``before``; how many."""
         rows = await self._store.write(

@@ -11,7 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import httpx
 
@@ -23,6 +23,9 @@ from graphsvc.client._walk import AsyncTotal, PageT
 from graphsvc.client.analysis import AsyncAnalysis
 from graphsvc.client.errors import GraphError, error_for, known_code
 from graphsvc.wire import schemas
+
+if TYPE_CHECKING:
+    import pandas
 
 log = logging.getLogger(__name__)
 
@@ -348,6 +351,39 @@ class AsyncGraphClient(AsyncAnalysis):
             return page if page.more else page.model_copy(update={"next_cursor": None})
 
         return AsyncListing(fetch, limit, progress)
+
+    async def series(
+        self,
+        user_id: str,
+        side: str = "followers",
+        *,
+        bucket: str = "hour",
+        start: datetime | None = None,
+        end: datetime | None = None,
+    ) -> schemas.SeriesBody:
+        """Gained, lost and the total at each bucket's end (``bucket``: second, minute,
+        hour or day),
+        from the bucket holding ``start`` to the one holding ``end`` (default: now)."""
+        return await self._call(route.series(user_id, side, bucket, start, end))
+
+    async def series_frame(
+        self,
+        user_id: str,
+        side: str = "followers",
+        *,
+        bucket: str = "hour",
+        start: datetime | None = None,
+        end: datetime | None = None,
+    ) -> pandas.DataFrame:
+        """The series as a DataFrame indexed by each bucket's start (UTC): ``gained``,
+        ``lost``, ``total`` columns, ready to plot (pandas imported on first use)."""
+        import pandas
+
+        found = await self.series(user_id, side, bucket=bucket, start=start, end=end)
+        frame = pandas.DataFrame([item.model_dump() for item in found.items])
+        if frame.empty:
+            return pandas.DataFrame(columns=["gained", "lost", "total"])
+        return frame.set_index("start")
 
     # -- moderation -------------------------------------------------------------------------
 
