@@ -137,7 +137,7 @@ RETURN row.i AS i, new AS changed,
 // leaves a pending request as it is: the request is that user's to answer, not a follow, and
 // the requester withdrew nothing.
 // A removed edge leaves its tombstone (:UNFOLLOWED, with the cause and who caused it), from
-// which the changes of both users' lists are read (changes/follower_changes).
+// which the changes of both users' lists are read (history/follower_changes).
 // A removal also creates its event in the outbox (:GraphEvent), as relations/follow does: an
 // `unfollow` (with the row's cause, when it has one: `removed` when the followed user ended
 // the follow), or a `follow_request_withdrawn`.

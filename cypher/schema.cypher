@@ -41,8 +41,8 @@ CREATE RANGE INDEX requests_src_since IF NOT EXISTS
 FOR ()-[r:REQUESTS]-() ON (r.src, r.since, r.dst);
 
 // A follow that ended leaves a tombstone with its ends' ids, as follows carry them: "what
-// changed in a user's lists since T" is a seek from T in each (changes/follower_changes), and
-// the worker forgets those past CHANGES_RETENTION by the one on `at` alone (changes/expire).
+// changed in a user's lists since T" is a seek from T in each (history/follower_changes), and
+// the worker forgets those past CHANGES_RETENTION by the one on `at` alone (history/expire).
 CREATE RANGE INDEX unfollowed_dst_since IF NOT EXISTS
 FOR ()-[r:UNFOLLOWED]-() ON (r.dst, r.since, r.src);
 

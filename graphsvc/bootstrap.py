@@ -24,6 +24,7 @@ from neo4j import AsyncDriver
 from graphsvc.adapters.neo4j.bulk import BulkStore
 from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
+from graphsvc.adapters.neo4j.exports import ExportStore
 from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
@@ -137,6 +138,7 @@ class Neo4jAdapters:
     requests: RequestStore
     cold_start: ColdStartStore
     changes: ChangeStore
+    exports: ExportStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +243,7 @@ def neo4j_adapters(
         requests=RequestStore(store),
         cold_start=ColdStartStore(store),
         changes=ChangeStore(store),
+        exports=ExportStore(store),
     )
 
 

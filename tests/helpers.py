@@ -252,6 +252,7 @@ CLI_COMMANDS = [
     "load",
     "gen",
     "demo",
+    "export",
     "check",
     "rebuild",
     "reconcile",

@@ -34,6 +34,7 @@ from graphsvc.client.errors import (
     Unauthorized,
     Unavailable,
 )
+from graphsvc.client.snapshot import Snapshot, load_snapshot
 
 __all__ = [
     "AsyncGraphClient",
@@ -50,6 +51,8 @@ __all__ = [
     "NotFound",
     "Page",
     "RateLimited",
+    "Snapshot",
     "Unauthorized",
     "Unavailable",
+    "load_snapshot",
 ]

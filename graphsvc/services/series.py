@@ -2,7 +2,7 @@
 lost and the total at each bucket's end (``domain.series``), for a creator's dashboard or a
 data scientist's notebook, for any user, a celebrity included.
 
-Read from the truth: the follows and the tombstones of ended follows (``cypher/changes``),
+Read from the truth: the follows and the tombstones of ended follows (``cypher/history.cypher``),
 so a series ends at the list's count and agrees with the changes, an erased user's follows
 leave it as they leave the changes, and nothing keeps counting in the background. The closed
 buckets are cached (``SeriesCache``): a read counts the changes of the buckets it has not

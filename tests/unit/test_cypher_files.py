@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = {
     "baselines",
     "bulk",
-    "changes",
+    "history",
     "cold_start",
     "keys",
     "lists",

@@ -1,5 +1,5 @@
 """The changes of users' lists, read from the follows and the tombstones of ended follows
-(``cypher/changes.cypher``), and the sweep that forgets the tombstones past their retention."""
+(``cypher/history.cypher``), and the sweep that forgets the tombstones past their retention."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class ChangeStore:
     ) -> list[Change]:
         """Up to ``limit`` changes of the user's list strictly after ``after`` and no later
         than ``until`` (microseconds), oldest first."""
-        name = "changes/follower_changes" if side is Side.FOLLOWERS else "changes/following_changes"
+        name = "history/follower_changes" if side is Side.FOLLOWERS else "history/following_changes"
         params = {
             "id": user_id,
             "at": after.since,
@@ -34,13 +34,13 @@ class ChangeStore:
     ) -> tuple[int, dict[int, tuple[int, int]]]:
         """The list's length now, and its (gained, lost) per bucket of ``width`` with a change
         from ``start`` to now, by the bucket's start."""
-        name = "changes/follower_series" if side is Side.FOLLOWERS else "changes/following_series"
+        name = "history/follower_series" if side is Side.FOLLOWERS else "history/following_series"
         (row,) = await self._store.read(name, {"id": user_id, "from": start, "width": width})
         return int(row["total"]), {b[0]: (b[1], b[2]) for b in row["buckets"]}
 
     async def expire(self, before: int, batch: int) -> int:
         """Delete up to ``batch`` tombstones of follows ended before ``before``; how many."""
         rows = await self._store.write(
-            "changes/expire", {"before": before, "batch": batch}, job=True
+            "history/expire", {"before": before, "batch": batch}, job=True
         )
         return int(rows[0]["deleted"]) if rows else 0

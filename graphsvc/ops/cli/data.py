@@ -1,6 +1,7 @@
-"""``load``, ``gen`` and ``demo``: graphs into the service, from a file, a generator or the
-demo's own. A file is parsed and validated whole before anything is written; a load ends
-saying when the suggestion ranker is trained on the graph it made."""
+"""``load``, ``gen``, ``demo`` and ``export``: graphs into the service, from a file, a generator
+or the demo's own, and the whole graph out of it. A file is parsed and validated whole before
+anything is written; a load ends saying when the suggestion ranker is trained on the graph it
+made; an export writes Parquet files as the graph streams out of Neo4j."""
 
 from __future__ import annotations
 
@@ -111,3 +112,43 @@ async def demo(
     from graphsvc.ops.demo import demo_edges
 
     await _load_edges(demo_edges(users, seed), not no_progress)
+
+
+class ExportFormat(StrEnum):
+    PARQUET = "parquet"
+
+
+@command(app)
+async def export(
+    directory: Annotated[
+        Path, typer.Argument(file_okay=False, metavar="DIR", help="where the files go")
+    ],
+    format: Annotated[
+        ExportFormat, typer.Option("--format", help="the files' format")
+    ] = ExportFormat.PARQUET,
+    no_progress: NoProgress = False,
+) -> None:
+    """Write the whole graph (follows at one cut, blocks, mutes, users) and a manifest."""
+    from tqdm import tqdm
+
+    from graphsvc.bootstrap import open_services
+    from graphsvc.ops.export import export_parquet
+    from graphsvc.settings import get_settings
+
+    settings = get_settings()
+    bar = tqdm(unit=" rows", disable=no_progress, desc="export")
+
+    def progress(table: str, rows: int) -> None:
+        bar.set_postfix_str(table)
+        bar.update(rows)
+
+    async with open_services(settings, jobs=True) as services:
+        report = await export_parquet(
+            services.neo4j.exports,
+            directory,
+            settle_seconds=settings.changes.changes_settle_seconds,
+            progress=progress,
+        )
+    bar.close()
+    counts = ", ".join(f"{rows:,} {table}" for table, rows in report.rows.items())
+    say(f"exported {counts} to {directory} in {report.seconds:.1f}s ({format.value})")

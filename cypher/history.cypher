@@ -1,12 +1,14 @@
-// Changes: what happened to a user's lists since a moment. A follow is its edge (FOLLOWS, by
-// its `since`); a follow that ended leaves a tombstone, (follower)-[:UNFOLLOWED]->(followed),
-// written in the transaction that removed the edge (relations/unfollow, relations/block),
-// with the ended follow's `since`, the end's `at` (the follower's clock tick, the version of
-// the removal) and its `cause` ('unfollow', 'removed', 'block') and who caused it (`by`).
-// So "changes since T" is a seek from T in three indexes of the user's list: the follows
-// made (FOLLOWS and tombstones, by since) and the follows ended (tombstones, by at). Tombstones
-// older than CHANGES_RETENTION are deleted by the worker (changes/expire); an erased user's
-// go with its node (moderation/erase_blocks): an erasure leaves no trace of the user.
+// History: the graph over time. A follow is its edge (FOLLOWS, by its `since`); a follow that
+// ended leaves a tombstone, (follower)-[:UNFOLLOWED]->(followed), written in the transaction
+// that removed the edge (relations/unfollow, relations/block), with the ended follow's
+// `since`, the end's `at` (the follower's clock tick, the version of the removal), its `cause`
+// ('unfollow', 'removed', 'block') and who caused it (`by`). So the changes of a list since T
+// are seeks from T in three indexes of the list (the follows made: FOLLOWS and tombstones by
+// since; the follows ended: tombstones by at), a growth series counts the same entries per
+// bucket, and the follows that stood at a cut are the follows made by then and the tombstones
+// of those ended after it (an export). Tombstones older than CHANGES_RETENTION_DAYS are
+// deleted by the worker (history/expire); an erased user's go with its node
+// (moderation/erase_blocks): an erasure leaves no trace of the user.
 
 // name: follower_changes
 // Oldest-first keyset page of the follows of $id made or ended strictly after ($at, $after)
@@ -55,7 +57,7 @@ LIMIT $limit
 
 // name: following_changes
 // Oldest-first keyset page of the follows $id made or ended strictly after ($at, $after) and
-// no later than $until, leaving out inactive users, as changes/follower_changes does for
+// no later than $until, leaving out inactive users, as history/follower_changes does for
 // followers (the same seeks in the src-ordered indexes: follows_src_since,
 // unfollowed_src_since, unfollowed_src_at).
 // Locking: none (a read).
@@ -146,7 +148,7 @@ RETURN CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)<-[:FOLLOWS]-() } END AS total
 
 // name: following_series
 // The follows $id made and ended per bucket of $width microseconds from $from to now, and how
-// many it follows now, as changes/follower_series does for followers (the same seeks in the
+// many it follows now, as history/follower_series does for followers (the same seeks in the
 // src-ordered indexes: follows_src_since, unfollowed_src_since, unfollowed_src_at).
 // Locking: none (a read).
 // Params: $id, $from, $width.
@@ -172,3 +174,52 @@ RETURN CASE WHEN u IS NULL THEN 0 ELSE COUNT { (u)-[:FOLLOWS]->() } END AS total
   WITH start, sum(gained) AS gained, sum(lost) AS lost
   RETURN [start, gained, lost]
 } AS buckets
+
+// name: export_batch
+// The whole graph as it stood at a cut (a moment, µs), for `graphsvc export`, read a
+// batch of users at a time in id order, each batch one round trip answering every table's
+// rows of those users as lists (a list decodes far faster than a record per row).
+// The follows are exact at the cut whatever commits during the export, so the batches need no
+// common transaction: a batch reads the follows made by the cut (FOLLOWS, since <= cut) and
+// those made by then that ended after it (the tombstones). The rest is read as it is when its
+// batch is read, less what was made after the cut.
+// The rows of every table for the $users users after $after (in id order), as of $cut.
+// Cost: a seek in the user_id_unique index from $after, stopped at $users, then each user's
+// own relationships (outgoing follows at most MAX_FOLLOWING, blocks at most MAX_BLOCKS, mutes
+// at most MAX_MUTES): the work is the batch's.
+// Locking: none (a read).
+// Params: $after ('' for the first batch), $users, $cut.
+// Returns: one row: last (the batch's last id; null when there is no user after $after),
+// users ([id, status]), follows ([src, dst, since]), blocks ([src, dst, since]), mutes
+// ([src, dst, since, until, notifications]).
+OPTIONAL MATCH (u:User)
+WHERE u.id > $after
+WITH u
+ORDER BY u.id
+LIMIT $users
+WITH collect(u) AS batch
+RETURN batch[-1].id AS last,
+       [u IN batch | [u.id, coalesce(u.status, 'active')]] AS users,
+       COLLECT {
+         UNWIND batch AS u
+         MATCH (u)-[r:FOLLOWS]->()
+         WHERE r.since <= $cut
+         RETURN [r.src, r.dst, r.since]
+         UNION ALL
+         UNWIND batch AS u
+         MATCH (u)-[r:UNFOLLOWED]->()
+         WHERE r.since <= $cut AND r.at > $cut
+         RETURN [r.src, r.dst, r.since]
+       } AS follows,
+       COLLECT {
+         UNWIND batch AS u
+         MATCH (u)-[k:BLOCKS]->(b:User)
+         WHERE k.since <= $cut
+         RETURN [u.id, b.id, k.since]
+       } AS blocks,
+       COLLECT {
+         UNWIND batch AS u
+         MATCH (u)-[m:MUTES]->(b:User)
+         WHERE m.since <= $cut AND (m.until IS NULL OR m.until > $cut)
+         RETURN [u.id, b.id, m.since, m.until, coalesce(m.notif, false)]
+       } AS mutes
