@@ -353,3 +353,37 @@ WITH r.since AS since, f.id AS id
 ORDER BY since DESC, id DESC
 WITH collect(id) AS ids
 RETURN size(ids) AS total, ids[..$limit] AS page
+
+// name: familiar_followers_many
+// For each of $targets (up to FAMILIAR_MAX_IDS), the active users $viewer follows who follow it,
+// the viewer's newest follows first: a count and the first $limit ("Followed by A, B and 12
+// others you follow" on many profile cards at once).
+// Cost: the viewer's followings are read once (bounded by MAX_FOLLOWING), filtered as in
+// lists/familiar_followers, and each is tested for an edge to each target (expand-into, from
+// the side with fewer follows: a celebrity target costs nothing extra): at most
+// MAX_FOLLOWING x FAMILIAR_MAX_IDS tests, whatever the targets' degrees.
+// Rules: as lists/familiar_followers (privacy of each name for $reader; blocks with the viewer
+// left out); an unknown target has none; a target is never its own familiar follower.
+// Locking: none (a read).
+// Params: $viewer, $targets (distinct ids), $reader, $everyone, $limit.
+// Returns one row: rows, a list of [target, total, first ids] in the order of $targets.
+OPTIONAL MATCH (v:User {id: $viewer})
+OPTIONAL MATCH (rd:User {id: $reader})
+CALL (v, rd) {
+  OPTIONAL MATCH (v)-[r:FOLLOWS]->(f:User)
+  WHERE NOT f:Inactive AND NOT EXISTS { (v)-[:BLOCKS]-(f) }
+    AND ($everyone OR f.pg IS NULL OR f = rd
+         OR (rd IS NOT NULL AND f.pg IN ['followers', 'mutuals']
+             AND EXISTS { (rd)-[:FOLLOWS]->(f) }
+             AND (f.pg = 'followers' OR EXISTS { (f)-[:FOLLOWS]->(rd) })))
+  WITH f, r.since AS since
+  ORDER BY since DESC, f.id DESC
+  RETURN collect(f) AS known
+}
+UNWIND $targets AS tid
+OPTIONAL MATCH (t:User {id: tid})
+WITH tid, t, known
+WITH tid,
+     CASE WHEN t IS NULL THEN []
+          ELSE [f IN known WHERE f <> t AND EXISTS { (f)-[:FOLLOWS]->(t) } | f.id] END AS ids
+RETURN collect([tid, size(ids), ids[..$limit]]) AS rows

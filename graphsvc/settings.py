@@ -193,6 +193,16 @@ class ListSettings(_Section):
     relationships_max_ids: int = Field(
         default=100, ge=1, le=1_000, description="ids one relationships request may name"
     )
+    familiar_max_ids: int = Field(
+        default=40,
+        ge=1,
+        le=200,
+        description="targets one familiar-followers request may name (each read against the "
+        "user's followings, at most MAX_FOLLOWING)",
+    )
+    familiar_shown_max: int = Field(
+        default=10, ge=1, le=100, description="familiar followers named per target at most"
+    )
     celebrity_followers: int = Field(
         default=100_000, ge=1, description="followers from which /counts says celebrity"
     )

@@ -20,6 +20,7 @@ from graphsvc.api.errors import ERRORS, HIDDEN, OWNER_ERRORS
 from graphsvc.api.lean import LeanRoute
 from graphsvc.api.params import (
     Cursor,
+    FastJSON,
     Limit,
     OtherId,
     SinceAfter,
@@ -34,7 +35,13 @@ from graphsvc.api.params import (
 )
 from graphsvc.domain.access import Scope
 from graphsvc.domain.time_window import TimeWindow
-from graphsvc.wire.schemas import CountsBody, IdPageBody, PageBody
+from graphsvc.wire.schemas import (
+    CountsBody,
+    FamiliarManyBody,
+    IdPageBody,
+    PageBody,
+    settings_extra,
+)
 
 router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
 
@@ -194,6 +201,44 @@ async def list_common_followers(
         await services_of(request).graph_lists.common_followers(
             user_id, other_id, limit, cursor, viewer=viewer_of(request)
         )
+    )
+
+
+@router.get(
+    "/v1/users/{user_id}/familiar-followers",
+    response_model=FamiliarManyBody,
+    responses=ERRORS | HIDDEN,
+    tags=["relations"],
+    summary="For many targets at once: people the user follows who follow each",
+    description="One call for a page of profile cards or search results: per target, how "
+    "many the user follows who follow it, and the first FAMILIAR_SHOWN_MAX (newest follow "
+    "first). The viewer must see the user's following (else 403 `network_hidden`); a target "
+    "whose followers are hidden from it answers `hidden: true` and no count. Each name is "
+    "of someone whose following the viewer may see. One budget charge for the call.",
+    **guarded(Scope.READ, cost=Cost.FOLLOWINGS),
+)
+async def list_familiar_followers_many(
+    user_id: UserId,
+    request: Request,
+    ids: Annotated[
+        str,
+        Query(
+            description="comma-separated target ids, 1 to FAMILIAR_MAX_IDS (no spaces)",
+            json_schema_extra=settings_extra(id_list="familiar_max_ids"),
+        ),
+    ],
+) -> Response:
+    targets = ids.split(",") if ids else []
+    found = await services_of(request).graph_lists.familiar_followers_many(
+        user_id, targets, viewer=viewer_of(request)
+    )
+    return FastJSON(
+        {
+            "familiar": {
+                f.target: {"total": f.total, "items": f.user_ids, "hidden": f.total is None}
+                for f in found
+            }
+        }
     )
 
 

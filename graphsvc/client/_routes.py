@@ -221,6 +221,20 @@ def common_followers(user_id: str, other_id: str, page_size: int) -> Call[schema
     )
 
 
+def familiar_followers_many(
+    viewer_id: str, target_ids: Iterable[str]
+) -> Call[schemas.FamiliarManyBody]:
+    ids = list(target_ids)
+    for target in ids:
+        _u(target)  # each refused here as a path id would be
+    return Call(
+        "GET",
+        _user(viewer_id, "familiar-followers"),
+        {"ids": ",".join(ids)},
+        model=schemas.FamiliarManyBody,
+    )
+
+
 def familiar_followers(viewer_id: str, target_id: str, limit: int) -> Call[schemas.IdPageBody]:
     return Call(
         "GET",

@@ -364,3 +364,13 @@ class Suggestion:
             item.get("mutuals"),
             bool(item.get("counts_hidden", False)),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Familiar:
+    """The people a user follows who follow ``target``: how many, and the first of them;
+    ``total`` None when the target's followers are hidden from the viewer."""
+
+    target: str
+    total: int | None
+    user_ids: list[str]

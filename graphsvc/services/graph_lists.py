@@ -16,12 +16,14 @@ meanwhile). The id-ordered indexes give each page in bounded work instead.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import SelfAction
-from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.model import Entry, IdPage, IdSlice, Page, Side
+from graphsvc.domain.errors import SelfAction, TooManyIds
+from graphsvc.domain.ids import validate_user_id, validate_user_ids
+from graphsvc.domain.model import Entry, Familiar, IdPage, IdSlice, Page, Side
 from graphsvc.domain.privacy import EVERYONE, Viewer, require_owner
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
@@ -164,6 +166,33 @@ class GraphLists:
         }
         total, ids = await self._lists.id_page("lists/familiar_followers", params, "", limit)
         return IdPage(total, ids)
+
+    async def familiar_followers_many(
+        self, viewer_id: str, targets: Sequence[str], *, viewer: Viewer = EVERYONE
+    ) -> list[Familiar]:
+        """For each target (1 to FAMILIAR_MAX_IDS, each once, in the order given), the active
+        users ``viewer_id`` follows who follow it: a count and the first FAMILIAR_SHOWN_MAX.
+
+        The viewer must see ``viewer_id``'s following (else the whole answer is refused, as
+        for one target); a target whose followers are hidden from it is answered with no
+        count, rather than refusing the rest. Names as ``familiar_followers`` gives them."""
+        validate_user_id(viewer_id, "user_id")
+        most = self._settings.familiar_max_ids
+        if not 1 <= len(targets) <= most:
+            raise TooManyIds(f"ids must name 1 to {most} users, got {len(targets)}")
+        validate_user_ids(targets, "ids item")
+        wanted = list(dict.fromkeys(targets))
+        await self._privacy.check_answer([(viewer_id, Side.FOLLOWING)], viewer)
+        hidden = await self._privacy.hidden_among([(t, Side.FOLLOWERS) for t in wanted], viewer)
+        shown = [t for t in wanted if (t, Side.FOLLOWERS.label) not in hidden]
+        found = await self._lists.familiar_many(
+            viewer_id,
+            shown,
+            reader=viewer.user_id,
+            everyone=viewer.sees_all,
+            limit=self._settings.familiar_shown_max,
+        )
+        return [found.get(t) or Familiar(t, None, []) for t in wanted]
 
 
 def _valid_pair(user_id: str, other_id: str) -> None:

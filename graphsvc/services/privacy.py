@@ -36,12 +36,14 @@ from graphsvc.domain.errors import UserErasing
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import (
+    NO_TIES,
     Privacy,
     PrivacyEdit,
     Ties,
     Viewer,
     hidden_list,
     list_rules,
+    may_see,
     may_see_counts,
     needs_ties,
     other_owners,
@@ -163,6 +165,25 @@ class PrivacyRules:
             hidden = hidden_list(rules, viewer, ties)
         if hidden is not None:
             raise hidden.hidden()
+
+    async def hidden_among(
+        self, lists: Sequence[tuple[str, Side]], viewer: Viewer
+    ) -> set[tuple[str, str]]:
+        """The lists, (owner, side label) each, hidden from the viewer, among many read one
+        by one (an answer per list, where ``check_answer`` refuses one answer from them all):
+        one settings read for all the owners, and one read of the viewer's ties to those
+        whose setting needs them."""
+        owners = other_owners(lists, viewer)
+        if not owners:
+            return set()
+        rules = list_rules(lists, await self.of_probed(owners, None), viewer)
+        tied = tied_owners(rules)
+        ties = await self.ties_among(viewer.user_id, tied) if viewer.user_id and tied else {}
+        return {
+            (rule.owner, rule.side)
+            for rule in rules
+            if not may_see(rule.visibility, rule.owner, viewer, ties.get(rule.owner, NO_TIES))
+        }
 
     async def _settings_of(self, owner: str, probe: PrivacyProbe | None) -> Privacy:
         """The owner's settings: from the probe when a read took it along, else read now."""

@@ -145,6 +145,19 @@ class SeriesBody(BaseModel):
     items: list[SeriesItem] = Field(description="every bucket of the span, oldest first")
 
 
+class FamiliarBody(BaseModel):
+    total: int | None = Field(
+        description="how many the user follows who follow the target; null when the target's "
+        "followers are hidden from the viewer"
+    )
+    items: list[str] = Field(description="the first FAMILIAR_SHOWN_MAX, newest follow first")
+    hidden: bool = Field(description="the target's followers are hidden from the viewer")
+
+
+class FamiliarManyBody(BaseModel):
+    familiar: dict[str, FamiliarBody] = Field(description="per target, in the order asked")
+
+
 class IdPageBody(BaseModel):
     total: int = Field(
         description="size of the whole list: exact, or a lower bound when total_is_lower_bound"

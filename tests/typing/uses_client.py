@@ -56,6 +56,7 @@ def blocking(graph: GraphClient) -> None:
     assert_type(graph.familiar_followers("a", "b", limit=3), schemas.IdPageBody)
     assert_type(graph.changes("a", since=NOW).next_cursor, str)
     assert_type(graph.series("a", bucket="day").items[0].total, int)
+    assert_type(graph.familiar_followers_many("a", ["b"]).familiar["b"].total, int | None)
     assert_type(graph.series_frame("a", "following"), pandas.DataFrame)
     for change in graph.changes_since("a", "following"):
         assert_type(change.op, Literal["follow", "unfollow"])
@@ -115,6 +116,10 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type((await graph.changes("a", cursor="c")).more, bool)
     assert_type(await graph.changes_since("a").to_pandas(), pandas.DataFrame)
     assert_type(await graph.series_frame("a", start=NOW), pandas.DataFrame)
+    assert_type(
+        (await graph.familiar_followers_many("a", ("b", "c"))).familiar,
+        dict[str, schemas.FamiliarBody],
+    )
     assert_type(await graph.status("a"), schemas.StatusBody)
     assert_type(await graph.set_status("a", "spam"), schemas.StatusBody)
     assert_type(await graph.erase("a"), schemas.EraseBody)

@@ -23,7 +23,7 @@ OPERATION_IDS = {
     "explain_suggestion", "publish_post", "get_post", "delete_post", "get_timeline",
     "list_keys", "create_key", "revoke_key", "health", "livez", "readyz", "metrics",
     "stream_new_followers", "follower_changes", "following_changes",
-    "follower_series", "following_series",
+    "follower_series", "following_series", "list_familiar_followers_many",
 }  # fmt: skip
 
 

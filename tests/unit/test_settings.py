@@ -56,6 +56,8 @@ ENV_NAMES = frozenset(
         "EVENTS_REPLAY_MAX",
         "EVENTS_STREAM",
         "EVENTS_STREAMS_PER_KEY",
+        "FAMILIAR_MAX_IDS",
+        "FAMILIAR_SHOWN_MAX",
         "FANOUT_BATCH_EDGES",
         "FEED_ACTIVE_DAYS",
         "FEED_BACKFILL_POSTS",

@@ -14,7 +14,7 @@ from typing import Any
 from graphsvc.adapters.neo4j.snapshots import entries_from_rows
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.model import Entry, IdSlice, Side
+from graphsvc.domain.model import Entry, Familiar, IdSlice, Side
 
 # Larger than any follow time (microseconds) a page can start from.
 NEWEST = 2**62
@@ -87,6 +87,23 @@ class ListStore:
         """Run a query answering one row of (total, page of ids)."""
         (row,) = await self._store.read(name, {**params, "after": after, "limit": limit})
         return int(row["total"]), list(row["page"])
+
+    async def familiar_many(
+        self, viewer: str, targets: list[str], *, reader: str | None, everyone: bool, limit: int
+    ) -> dict[str, Familiar]:
+        """Per target, the viewer's familiar followers of it: the count and the first
+        ``limit`` (``lists/familiar_followers_many``)."""
+        if not targets:
+            return {}
+        params = {
+            "viewer": viewer,
+            "targets": targets,
+            "reader": reader,
+            "everyone": everyone,
+            "limit": limit,
+        }
+        (row,) = await self._store.read("lists/familiar_followers_many", params)
+        return {t: Familiar(t, int(total), list(ids)) for t, total, ids in row["rows"]}
 
     async def common(
         self, name: str, a: str, b: str, after: str, limit: int, *, scan: int

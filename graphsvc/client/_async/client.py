@@ -385,6 +385,14 @@ class AsyncGraphClient(AsyncAnalysis):
             return pandas.DataFrame(columns=["gained", "lost", "total"])
         return frame.set_index("start")
 
+    async def familiar_followers_many(
+        self, viewer_id: str, target_ids: Iterable[str]
+    ) -> schemas.FamiliarManyBody:
+        """For many targets in one call (1-40, FAMILIAR_MAX_IDS): per target, how many the
+        viewer follows who follow it, and the first few; ``hidden`` where the target's
+        followers are hidden from the client's viewer."""
+        return await self._call(route.familiar_followers_many(viewer_id, target_ids))
+
     # -- moderation -------------------------------------------------------------------------
 
     async def status(self, user_id: str) -> schemas.StatusBody:
