@@ -387,3 +387,47 @@ WITH tid,
      CASE WHEN t IS NULL THEN []
           ELSE [f IN known WHERE f <> t AND EXISTS { (f)-[:FOLLOWS]->(t) } | f.id] END AS ids
 RETURN collect([tid, size(ids), ids[..$limit]]) AS rows
+
+// name: distance_degrees
+// How many follows each of $ids makes ($out) or receives: what a step of a distance search
+// from them would read at most, known before reading it.
+// Cost: each user's degree from the count store, O(1) each.
+// Locking: none (a read).
+// Params: $ids, $out (bool).
+// Returns: edges, the sum over the known users.
+UNWIND $ids AS id
+MATCH (u:User {id: id})
+RETURN sum(CASE WHEN $out THEN COUNT { (u)-[:FOLLOWS]->() }
+                ELSE COUNT { (u)<-[:FOLLOWS]-() } END) AS edges
+
+// name: distance_step
+// One step of a distance search: the active users $ids follow ($out) or who follow them,
+// through the follows $reader may see: a follow counts when the follower's following or the
+// followed user's followers are visible to $reader (`pg`, `pf`: absent is public; 'followers'
+// and 'mutuals' ask $reader's ties; $reader itself sees its own; $everyone: an admin reading
+// as nobody, every follow).
+// Cost: every follow of the frontier in that direction (the caller bounds their number first,
+// lists/distance_degrees), and for a follow whose lists are not public, a test of $reader's
+// ties to its ends.
+// Locking: none (a read).
+// Params: $ids, $out (bool), $reader (null: anonymous), $everyone.
+// Returns: ids, the distinct users reached.
+OPTIONAL MATCH (rd:User {id: $reader})
+UNWIND $ids AS id
+MATCH (x:User {id: id})
+CALL (x, rd) {
+  MATCH (x)-[:FOLLOWS]->(y:User)
+  WHERE $out AND NOT y:Inactive
+  RETURN x AS a, y AS b, y AS n
+  UNION ALL
+  MATCH (y:User)-[:FOLLOWS]->(x)
+  WHERE NOT $out AND NOT y:Inactive
+  RETURN y AS a, x AS b, y AS n
+}
+WITH rd, a, b, n
+WHERE $everyone OR a = rd OR b = rd OR a.pg IS NULL OR b.pf IS NULL
+   OR (rd IS NOT NULL AND a.pg IN ['followers', 'mutuals'] AND EXISTS { (rd)-[:FOLLOWS]->(a) }
+       AND (a.pg = 'followers' OR EXISTS { (a)-[:FOLLOWS]->(rd) }))
+   OR (rd IS NOT NULL AND b.pf IN ['followers', 'mutuals'] AND EXISTS { (rd)-[:FOLLOWS]->(b) }
+       AND (b.pf = 'followers' OR EXISTS { (b)-[:FOLLOWS]->(rd) }))
+RETURN collect(DISTINCT n.id) AS ids

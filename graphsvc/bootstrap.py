@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import AsyncDriver
 
@@ -60,6 +61,7 @@ from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
 from graphsvc.services.changes import Changes
+from graphsvc.services.distance import Distances
 from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.follower_events import FollowerEvents
 from graphsvc.services.graph_lists import GraphLists
@@ -185,6 +187,7 @@ class Services:
     lists: Lists
     graph_lists: GraphLists
     changes: Changes
+    distances: Distances
     growth_series: GrowthSeries
     moderation: Moderation
     interactions: Interactions
@@ -317,9 +320,7 @@ def build(
         mutes=core.mutes,
         privacy=privacy,
         lists=lists,
-        graph_lists=GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
-        changes=Changes(neo4j.changes, privacy, settings.changes, settings.lists),
-        growth_series=GrowthSeries(neo4j.changes, redis.series, privacy, settings.changes),
+        **_graph_reads(settings, neo4j, redis, privacy),
         moderation=Moderation(neo4j.moderation, writes, work.jobs, work.moderation_jobs, access),
         interactions=pymk.interactions,
         suggestions=pymk.suggestions,
@@ -341,6 +342,20 @@ def build(
         cold_start_lists=work.cold_start,
         worker=work.worker,
     )
+
+
+def _graph_reads(
+    settings: Settings, neo4j: Neo4jAdapters, redis: RedisAdapters, privacy: PrivacyRules
+) -> dict[str, Any]:
+    """What the graph itself answers, each a bounded Neo4j read for a viewer, by the field of
+    ``Services`` it fills: the lists the mirror does not hold, the changes and growth series
+    of lists over time, the distances between users."""
+    return {
+        "graph_lists": GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
+        "changes": Changes(neo4j.changes, privacy, settings.changes, settings.lists),
+        "growth_series": GrowthSeries(neo4j.changes, redis.series, privacy, settings.changes),
+        "distances": Distances(neo4j.lists, settings.lists),
+    }
 
 
 def _follower_events(

@@ -200,6 +200,12 @@ class ListSettings(_Section):
         description="targets one familiar-followers request may name (each read against the "
         "user's followings, at most MAX_FOLLOWING)",
     )
+    distance_edges_max: int = Field(
+        default=20_000,
+        ge=1,
+        description="follows one distance request reads at most: a search that would read "
+        "more stops and answers exact: false",
+    )
     familiar_shown_max: int = Field(
         default=10, ge=1, le=100, description="familiar followers named per target at most"
     )

@@ -53,6 +53,7 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("list_common_following", "GET", "/v1/users/{alice}/common-following/{bob}", {"limit": 10}, None),
     ("list_common_followers", "GET", "/v1/users/{carol}/common-followers/{dave}", {"limit": 10}, None),
     ("list_familiar_followers_many", "GET", "/v1/users/{alice}/familiar-followers", {"ids": "{carol},{bob}"}, None),
+    ("get_distance", "GET", "/v1/users/{erin}/distance/{alice}", {}, None),
     ("list_familiar_followers", "GET", "/v1/users/{alice}/familiar-followers/{carol}", {"limit": 3}, None),
     ("set_status", "PUT", "/v1/users/{mallory}/status", {}, {"status": "spam"}),
     ("get_status", "GET", "/v1/users/{mallory}/status", {}, None),

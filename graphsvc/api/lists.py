@@ -37,6 +37,7 @@ from graphsvc.domain.access import Scope
 from graphsvc.domain.time_window import TimeWindow
 from graphsvc.wire.schemas import (
     CountsBody,
+    DistanceBody,
     FamiliarManyBody,
     IdPageBody,
     PageBody,
@@ -201,6 +202,27 @@ async def list_common_followers(
         await services_of(request).graph_lists.common_followers(
             user_id, other_id, limit, cursor, viewer=viewer_of(request)
         )
+    )
+
+
+@router.get(
+    "/v1/users/{user_id}/distance/{target_id}",
+    response_model=DistanceBody,
+    responses=ERRORS,
+    tags=["relations"],
+    summary="Degrees of connection: 1, 2 or 3 follows from the user to the target, or more",
+    description="A search from both ends over the follows the viewer may see (a follow "
+    "counts when the follower's following or the followed user's followers are visible to "
+    "it), widening the cheaper side each step, that never reads more than DISTANCE_EDGES_MAX "
+    "follows: when the next step would, it stops and answers `exact: false`.",
+    **guarded(Scope.READ, cost=Cost.FOLLOWINGS),
+)
+async def get_distance(user_id: UserId, target_id: TargetId, request: Request) -> Response:
+    found = await services_of(request).distances.distance(
+        user_id, target_id, viewer=viewer_of(request)
+    )
+    return FastJSON(
+        {"distance": found.distance, "exact": found.exact, "edges_read": found.edges_read}
     )
 
 

@@ -221,6 +221,10 @@ def common_followers(user_id: str, other_id: str, page_size: int) -> Call[schema
     )
 
 
+def distance(user_id: str, target_id: str) -> Call[schemas.DistanceBody]:
+    return Call("GET", _user(user_id, "distance", _u(target_id)), model=schemas.DistanceBody)
+
+
 def familiar_followers_many(
     viewer_id: str, target_ids: Iterable[str]
 ) -> Call[schemas.FamiliarManyBody]:

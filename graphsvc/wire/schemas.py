@@ -158,6 +158,17 @@ class FamiliarManyBody(BaseModel):
     familiar: dict[str, FamiliarBody] = Field(description="per target, in the order asked")
 
 
+class DistanceBody(BaseModel):
+    distance: int | None = Field(
+        description="follows from the user to the target: 1 (it follows the target), 2, 3; "
+        "null: more than 3, or not found within the budget (then exact is false)"
+    )
+    exact: bool = Field(
+        description="false when DISTANCE_EDGES_MAX stopped the search before it could tell"
+    )
+    edges_read: int = Field(description="follows the search read")
+
+
 class IdPageBody(BaseModel):
     total: int = Field(
         description="size of the whole list: exact, or a lower bound when total_is_lower_bound"

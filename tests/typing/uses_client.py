@@ -57,6 +57,7 @@ def blocking(graph: GraphClient) -> None:
     assert_type(graph.changes("a", since=NOW).next_cursor, str)
     assert_type(graph.series("a", bucket="day").items[0].total, int)
     assert_type(graph.familiar_followers_many("a", ["b"]).familiar["b"].total, int | None)
+    assert_type(graph.distance("a", "b").distance, int | None)
     assert_type(graph.series_frame("a", "following"), pandas.DataFrame)
     for change in graph.changes_since("a", "following"):
         assert_type(change.op, Literal["follow", "unfollow"])
@@ -116,6 +117,7 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type((await graph.changes("a", cursor="c")).more, bool)
     assert_type(await graph.changes_since("a").to_pandas(), pandas.DataFrame)
     assert_type(await graph.series_frame("a", start=NOW), pandas.DataFrame)
+    assert_type((await graph.distance("a", "b")).exact, bool)
     assert_type(
         (await graph.familiar_followers_many("a", ("b", "c"))).familiar,
         dict[str, schemas.FamiliarBody],

@@ -50,6 +50,7 @@ ENV_NAMES = frozenset(
         "COMMON_SCAN_MAX",
         "CURSOR_SECRET",
         "DEVELOPMENT",
+        "DISTANCE_EDGES_MAX",
         "EVENTS_MAX_LEN",
         "EVENTS_RECHECK_SECONDS",
         "EVENTS_REPLAY_CHARGE_ENTRIES",

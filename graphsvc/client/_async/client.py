@@ -385,6 +385,11 @@ class AsyncGraphClient(AsyncAnalysis):
             return pandas.DataFrame(columns=["gained", "lost", "total"])
         return frame.set_index("start")
 
+    async def distance(self, user_id: str, target_id: str) -> schemas.DistanceBody:
+        """How many follows lead from the user to the target (1-3; None: more, or not found
+        within the server's budget, then ``exact`` is false)."""
+        return await self._call(route.distance(user_id, target_id))
+
     async def familiar_followers_many(
         self, viewer_id: str, target_ids: Iterable[str]
     ) -> schemas.FamiliarManyBody:
