@@ -166,6 +166,8 @@ async def _run(scenario: Scenario) -> Outcome:
                         if response.status != 202:
                             raise RuntimeError(f"interactions: {response.status}")
 
+            elif kind == "api_get":  # targets: the paths asked, in turn
+                op = lambda n: call("GET", scenario.targets[n % len(scenario.targets)])  # noqa: E731
             elif kind == "api_relationships":  # user: the viewer; targets: the ids asked about
                 path = f"/v1/users/{user}/relationships?ids={','.join(scenario.targets)}"
                 op = lambda n: call("GET", path)  # noqa: E731

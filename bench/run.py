@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bench import cold_minute, postgres, proc_cpu, timelines, versus
+from bench import cold_minute, history, postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -492,7 +492,13 @@ async def _entries(client: Any, stream: str) -> Any:
 
 
 def scenarios(
-    picks: Picks, postgres_dsn: str, targets: list[str], api: str, api_key: str, budgeted: str
+    picks: Picks,
+    postgres_dsn: str,
+    targets: list[str],
+    api: str,
+    api_key: str,
+    budgeted: str,
+    window_ends: dict[str, str],
 ) -> list[Scenario]:
     common = {
         "settings": BENCH_SETTINGS,
@@ -524,6 +530,10 @@ def scenarios(
     relations = {"concurrency": 4, "warmup": 20, "max_requests": 5_000}
     add("relations/relationships", "api_relationships", viewer, ids, viewer=viewer, **relations)
     add("relations/familiar", "api_familiar", viewer, [picks.celebrity], viewer=viewer, **relations)
+    # one at a time: latency (the targets are p99s), not the saturation of the 2 shared cores
+    one_by_one = {"concurrency": 1, "warmup": 20, "max_requests": 2_000}
+    for name, asked in history.paths(picks, window_ends).items():
+        add(name, "api_get", "", asked, viewer=viewer, **one_by_one)
     interactions = {"concurrency": 4, "warmup": 5, "max_requests": 2_000}
     add("interactions/api", "api_interactions", "", picks.interactors, **interactions)
     # one at a time: latency, not the saturation of the 2 shared cores
@@ -1053,7 +1063,8 @@ def main() -> None:
         return
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-            plan = scenarios(picks, postgres_dsn, targets, api.url, api_key, budgeted.url)
+            ends = asyncio.run(history.window_ends(settings, [picks.celebrity, picks.median]))
+            plan = scenarios(picks, postgres_dsn, targets, api.url, api_key, budgeted.url, ends)
             if args.only:
                 plan = [s for s in plan if any(part in s.name for part in args.only.split(","))]
             for scenario in plan:
@@ -1088,10 +1099,15 @@ def main() -> None:
                 if pid is not None:
                     pids[side][tier] = pid
             against = versus.measure(plan, urls, pids, api_key, targets, run_id, say)
+        exported = None
+        if not parts or "export" in parts:
+            say("export: the whole graph to Parquet")
+            exported = history.measure_export(settings)
         if args.only:  # a partial run: its figures, and the rows it completes
             measured = {n: summarize(o) for n, o in outcomes.items()}
             print_table(
-                restricted_page_rows(measured, picks)
+                history.rows(measured, exported)
+                + restricted_page_rows(measured, picks)
                 + cold_start_rows(measured, picks)
                 + approval_rows(measured)
                 + postgres_rows(measured, picks)
@@ -1108,6 +1124,7 @@ def main() -> None:
     summary = {name: summarize(o) for name, o in outcomes.items()}
     summary["interactions/drain"] = drained
     rows = build_rows(summary, load_record, memory, picks) + cold_start_rows(summary, picks)
+    rows += history.rows(summary, exported)
     rows += versus.rows(against)
     rows += timelines.rows(feed)
     print_table(rows)

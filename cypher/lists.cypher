@@ -358,47 +358,57 @@ RETURN size(ids) AS total, ids[..$limit] AS page
 // For each of $targets (up to FAMILIAR_MAX_IDS), the active users $viewer follows who follow it,
 // the viewer's newest follows first: a count and the first $limit ("Followed by A, B and 12
 // others you follow" on many profile cards at once).
-// Cost: the viewer's followings are read once (bounded by MAX_FOLLOWING), filtered as in
-// lists/familiar_followers, and each is tested for an edge to each target (expand-into, from
-// the side with fewer follows: a celebrity target costs nothing extra): at most
-// MAX_FOLLOWING x FAMILIAR_MAX_IDS tests, whatever the targets' degrees.
+// Cost: per target, from whichever side is smaller: a target followed by fewer users than
+// the viewer follows has its followers read and each tested for the viewer's follow of it;
+// else the viewer's followings are read and each tested for a follow of the target. Each test
+// is an edge between two known nodes (expand-into, from the side with fewer follows). So a
+// target costs at most min(its followers, MAX_FOLLOWING) tests, whatever its degree.
 // Rules: as lists/familiar_followers (privacy of each name for $reader; blocks with the viewer
-// left out); an unknown target has none; a target is never its own familiar follower.
+// left out); a target is never its own familiar follower. An unknown target (or viewer) gives
+// no row: the caller answers it with none.
 // Locking: none (a read).
 // Params: $viewer, $targets (distinct ids), $reader, $everyone, $limit.
-// Returns one row: rows, a list of [target, total, first ids] in the order of $targets.
+// Returns one row: rows, a list of [target, total, first ids] for targets with at least one.
 OPTIONAL MATCH (v:User {id: $viewer})
 OPTIONAL MATCH (rd:User {id: $reader})
-CALL (v, rd) {
-  OPTIONAL MATCH (v)-[r:FOLLOWS]->(f:User)
-  WHERE NOT f:Inactive AND NOT EXISTS { (v)-[:BLOCKS]-(f) }
-    AND ($everyone OR f.pg IS NULL OR f = rd
-         OR (rd IS NOT NULL AND f.pg IN ['followers', 'mutuals']
-             AND EXISTS { (rd)-[:FOLLOWS]->(f) }
-             AND (f.pg = 'followers' OR EXISTS { (f)-[:FOLLOWS]->(rd) })))
-  WITH f, r.since AS since
-  ORDER BY since DESC, f.id DESC
-  RETURN collect(f) AS known
-}
+WITH v, rd, CASE WHEN v IS NULL THEN 0 ELSE COUNT { (v)-[:FOLLOWS]->() } END AS following
 UNWIND $targets AS tid
-OPTIONAL MATCH (t:User {id: tid})
-WITH tid, t, known
-WITH tid,
-     CASE WHEN t IS NULL THEN []
-          ELSE [f IN known WHERE f <> t AND EXISTS { (f)-[:FOLLOWS]->(t) } | f.id] END AS ids
+MATCH (t:User {id: tid})
+CALL (v, t, following) {
+  CALL (t, following) {
+    MATCH (f:User)-[:FOLLOWS]->(t)
+    WHERE COUNT { (t)<-[:FOLLOWS]-() } < following
+    RETURN f
+  }
+  MATCH (v)-[r:FOLLOWS]->(f)
+  RETURN f, r.since AS since
+  UNION ALL
+  MATCH (v)-[r:FOLLOWS]->(f:User)
+  WHERE COUNT { (t)<-[:FOLLOWS]-() } >= following AND EXISTS { (f)-[:FOLLOWS]->(t) }
+  RETURN f, r.since AS since
+}
+WITH tid, t, v, rd, f, since
+WHERE f <> t AND NOT f:Inactive AND NOT EXISTS { (v)-[:BLOCKS]-(f) }
+  AND ($everyone OR f.pg IS NULL OR f = rd
+       OR (rd IS NOT NULL AND f.pg IN ['followers', 'mutuals']
+           AND EXISTS { (rd)-[:FOLLOWS]->(f) }
+           AND (f.pg = 'followers' OR EXISTS { (f)-[:FOLLOWS]->(rd) })))
+WITH tid, f.id AS id, since
+ORDER BY since DESC, id DESC
+WITH tid, collect(id) AS ids
 RETURN collect([tid, size(ids), ids[..$limit]]) AS rows
 
-// name: distance_degrees
-// How many follows each of $ids makes ($out) or receives: what a step of a distance search
-// from them would read at most, known before reading it.
-// Cost: each user's degree from the count store, O(1) each.
+// name: distance_ends
+// What the first step of a distance search from each end would read: the follows $source
+// makes and the follows $target receives.
+// Cost: two degrees from the count store.
 // Locking: none (a read).
-// Params: $ids, $out (bool).
-// Returns: edges, the sum over the known users.
-UNWIND $ids AS id
-MATCH (u:User {id: id})
-RETURN sum(CASE WHEN $out THEN COUNT { (u)-[:FOLLOWS]->() }
-                ELSE COUNT { (u)<-[:FOLLOWS]-() } END) AS edges
+// Params: $source, $target.
+// Returns: out (0 for an unknown source), in (0 for an unknown target).
+OPTIONAL MATCH (s:User {id: $source})
+OPTIONAL MATCH (t:User {id: $target})
+RETURN CASE WHEN s IS NULL THEN 0 ELSE COUNT { (s)-[:FOLLOWS]->() } END AS out,
+       CASE WHEN t IS NULL THEN 0 ELSE COUNT { (t)<-[:FOLLOWS]-() } END AS in
 
 // name: distance_step
 // One step of a distance search: the active users $ids follow ($out) or who follow them,
@@ -411,7 +421,8 @@ RETURN sum(CASE WHEN $out THEN COUNT { (u)-[:FOLLOWS]->() }
 // ties to its ends.
 // Locking: none (a read).
 // Params: $ids, $out (bool), $reader (null: anonymous), $everyone.
-// Returns: ids, the distinct users reached.
+// Returns: reached, a list of [id, degree] for the distinct users reached: the follows each
+// makes ($out) or receives, what the next step from it would read (from the count store).
 OPTIONAL MATCH (rd:User {id: $reader})
 UNWIND $ids AS id
 MATCH (x:User {id: id})
@@ -430,4 +441,6 @@ WHERE $everyone OR a = rd OR b = rd OR a.pg IS NULL OR b.pf IS NULL
        AND (a.pg = 'followers' OR EXISTS { (a)-[:FOLLOWS]->(rd) }))
    OR (rd IS NOT NULL AND b.pf IN ['followers', 'mutuals'] AND EXISTS { (rd)-[:FOLLOWS]->(b) }
        AND (b.pf = 'followers' OR EXISTS { (b)-[:FOLLOWS]->(rd) }))
-RETURN collect(DISTINCT n.id) AS ids
+WITH DISTINCT n
+RETURN collect([n.id, CASE WHEN $out THEN COUNT { (n)-[:FOLLOWS]->() }
+                           ELSE COUNT { (n)<-[:FOLLOWS]-() } END]) AS reached

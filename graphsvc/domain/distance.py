@@ -22,27 +22,33 @@ class Distance:
 
 
 class Search:
-    """The state of one search: each side's users by their distance from its end."""
+    """The state of one search: each side's users by their distance from its end, and what
+    the next step of each side would read (the degrees of its frontier, in its direction)."""
 
-    def __init__(self, source: str, target: str) -> None:
+    def __init__(self, source: str, target: str, out: int, into: int) -> None:
         self._seen = {True: {source: 0}, False: {target: 0}}  # forward, backward
         self._depth = {True: 0, False: 0}
+        self._cost = {True: out, False: into}
 
     def frontier(self, forward: bool) -> list[str]:
         depth = self._depth[forward]
         return [user for user, d in self._seen[forward].items() if d == depth]
 
+    def cost(self, forward: bool) -> int:
+        return self._cost[forward]
+
     def depth(self) -> int:
         return self._depth[True] + self._depth[False]
 
-    def widen(self, forward: bool, reached: list[str]) -> bool:
-        """Add one step's users to a side; False when it reached nobody new (that side has
-        no longer paths, so there is no path at all)."""
+    def widen(self, forward: bool, reached: dict[str, int]) -> bool:
+        """Add one step's users (each with its degree in the side's direction) to a side;
+        False when it reached nobody new (that side has no longer paths, so no path is)."""
         seen, depth = self._seen[forward], self._depth[forward] + 1
-        new = [user for user in reached if user not in seen]
+        new = {user: degree for user, degree in reached.items() if user not in seen}
         for user in new:
             seen[user] = depth
         self._depth[forward] = depth
+        self._cost[forward] = sum(new.values())
         return bool(new)
 
     def met(self) -> int | None:

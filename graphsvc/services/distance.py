@@ -24,22 +24,19 @@ class Distances:
         validate_user_id(target, "target_id")
         if source == target:
             raise SelfAction(f"a distance is between two users, got {source!r} twice")
-        search, read = Search(source, target), 0
+        search = Search(source, target, *await self._lists.distance_ends(source, target))
+        read = 0
         while search.depth() < MAX_DISTANCE:
-            costs = {
-                forward: await self._lists.step_cost(search.frontier(forward), out=forward)
-                for forward in (True, False)
-            }
-            forward = costs[True] <= costs[False]
-            if read + costs[forward] > self._budget:
+            forward = search.cost(True) <= search.cost(False)
+            if read + search.cost(forward) > self._budget:
                 return Distance(None, False, read)
+            read += search.cost(forward)
             reached = await self._lists.step(
                 search.frontier(forward),
                 out=forward,
                 reader=viewer.user_id,
                 everyone=viewer.sees_all,
             )
-            read += costs[forward]
             if not search.widen(forward, reached):
                 return Distance(None, True, read)
             found = search.met()

@@ -192,7 +192,10 @@ class GraphLists:
             everyone=viewer.sees_all,
             limit=self._settings.familiar_shown_max,
         )
-        return [found.get(t) or Familiar(t, None, []) for t in wanted]
+        return [
+            Familiar(t, None, []) if t not in shown else found.get(t, Familiar(t, 0, []))
+            for t in wanted
+        ]
 
 
 def _valid_pair(user_id: str, other_id: str) -> None:

@@ -105,19 +105,20 @@ class ListStore:
         (row,) = await self._store.read("lists/familiar_followers_many", params)
         return {t: Familiar(t, int(total), list(ids)) for t, total, ids in row["rows"]}
 
-    async def step_cost(self, ids: list[str], *, out: bool) -> int:
-        """How many follows a step from ``ids`` would read (``lists/distance_degrees``)."""
-        (row,) = await self._store.read("lists/distance_degrees", {"ids": ids, "out": out})
-        return int(row["edges"] or 0)
+    async def distance_ends(self, source: str, target: str) -> tuple[int, int]:
+        """The follows ``source`` makes and ``target`` receives (``lists/distance_ends``)."""
+        params = {"source": source, "target": target}
+        (row,) = await self._store.read("lists/distance_ends", params)
+        return int(row["out"]), int(row["in"])
 
     async def step(
         self, ids: list[str], *, out: bool, reader: str | None, everyone: bool
-    ) -> list[str]:
+    ) -> dict[str, int]:
         """The active users ``ids`` follow (``out``) or who follow them, through follows the
-        reader may see (``lists/distance_step``)."""
+        reader may see, each with what a step from it would read (``lists/distance_step``)."""
         params = {"ids": ids, "out": out, "reader": reader, "everyone": everyone}
         (row,) = await self._store.read("lists/distance_step", params)
-        return list(row["ids"])
+        return {user: int(degree) for user, degree in row["reached"]}
 
     async def common(
         self, name: str, a: str, b: str, after: str, limit: int, *, scan: int
