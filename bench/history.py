@@ -51,6 +51,10 @@ def paths(picks: Any, ends: dict[str, str]) -> dict[str, list[str]]:
     found["relations/familiar_many"] = [
         f"/v1/users/{picks.viewer}/familiar-followers?ids={targets}"
     ]
+    celebrities = picks.most_followed
+    expr = {"and": [{"followers": celebrities[0]}, {"followers": celebrities[1]},
+                    {"not": {"followers": celebrities[2]}}]}  # fmt: skip
+    found["relations/audience_count"] = ["/v1/audiences/count", json.dumps({"expr": expr})]
     rng = random.Random(5)
     pairs = [rng.sample(picks.users, 2) for _ in range(PAIRS)]
     found["relations/distance"] = [f"/v1/users/{a}/distance/{b}" for a, b in pairs]
@@ -101,6 +105,10 @@ def rows(r: dict[str, dict[str, Any]], export: dict[str, Any] | None) -> list[di
         s = r["relations/familiar_many"]
         out.append(_row(f"familiar followers of {FAMILIAR_TARGETS} targets in one call: "
                         f"{s['per_second']:,.0f}/s p50 {s['p50_us']:,.0f}us", s, 30_000))  # fmt: skip
+    if "relations/audience_count" in r:
+        s = r["relations/audience_count"]
+        out.append(_row("audience count: two celebrities' followers less a third's: "
+                        f"{s['per_second']:,.0f}/s p50 {s['p50_us']:,.0f}us", s, 50_000))  # fmt: skip
     if "relations/distance" in r:
         s = r["relations/distance"]
         out.append(_row(f"distance of {PAIRS} random pairs: {s['per_second']:,.0f}/s p50 "

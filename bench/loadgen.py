@@ -168,6 +168,15 @@ async def _run(scenario: Scenario) -> Outcome:
 
             elif kind == "api_get":  # targets: the paths asked, in turn
                 op = lambda n: call("GET", scenario.targets[n % len(scenario.targets)])  # noqa: E731
+            elif kind == "api_post":  # targets: a path and the JSON body posted to it
+                path, body = scenario.targets[0], orjson.loads(scenario.targets[1])
+
+                async def op(n: int) -> None:
+                    async with http.post(path, json=body) as response:
+                        await response.read()
+                        if response.status >= 400:
+                            raise RuntimeError(f"POST {path}: {response.status}")
+
             elif kind == "api_relationships":  # user: the viewer; targets: the ids asked about
                 path = f"/v1/users/{user}/relationships?ids={','.join(scenario.targets)}"
                 op = lambda n: call("GET", path)  # noqa: E731

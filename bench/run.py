@@ -175,6 +175,7 @@ class Picks:
     restricted_reader: str  # one of the restricted owner's followers, who reads that list
     timeline_authors: list[str]  # whom the timeline rows' reader follows
     users: list[str]  # every user of the graph file
+    most_followed: list[str]  # the three most followed users, most first
 
 
 def pick_users(path: Path, targets: Collection[str]) -> Picks:
@@ -229,6 +230,7 @@ def pick_users(path: Path, targets: Collection[str]) -> Picks:
         reader,
         timelines.followed_authors(followers),
         sorted(followers.keys() | following.keys()),
+        [user for user, _ in followers.most_common(3)],
     )
 
 
@@ -533,7 +535,8 @@ def scenarios(
     # one at a time: latency (the targets are p99s), not the saturation of the 2 shared cores
     one_by_one = {"concurrency": 1, "warmup": 20, "max_requests": 2_000}
     for name, asked in history.paths(picks, window_ends).items():
-        add(name, "api_get", "", asked, viewer=viewer, **one_by_one)
+        kind = "api_post" if asked[0].startswith("/v1/audiences") else "api_get"
+        add(name, kind, "", asked, viewer=viewer, **one_by_one)
     interactions = {"concurrency": 4, "warmup": 5, "max_requests": 2_000}
     add("interactions/api", "api_interactions", "", picks.interactors, **interactions)
     # one at a time: latency, not the saturation of the 2 shared cores

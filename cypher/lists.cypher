@@ -444,3 +444,72 @@ WHERE $everyone OR a = rd OR b = rd OR a.pg IS NULL OR b.pf IS NULL
 WITH DISTINCT n
 RETURN collect([n.id, CASE WHEN $out THEN COUNT { (n)-[:FOLLOWS]->() }
                            ELSE COUNT { (n)<-[:FOLLOWS]-() } END]) AS reached
+
+// name: audience_scan
+// One conjunction of an audience: the users of one list ($driver's followers, or whom it
+// follows), in id order after $after, that are in every list and in no negated list of $tests.
+// Cost: a seek in the id-ordered index of the driver's list (follows_dst_src or
+// follows_src_dst) from $after, stopped at $scan entries, and for each entry one test per
+// operand, an edge between two known nodes (expand-into, from the side with fewer follows):
+// at most $scan x (operands) tests, whatever the lists' sizes.
+// Rules: inactive users are left out, as every list leaves them out; an unknown operand user
+// has an empty list.
+// Locking: none (a read).
+// Params: $driver, $followers (bool: the driver's followers, else whom it follows), $after
+// ('' for the start), $scan, $tests (each {id, followers (bool), neg (bool)}).
+// Returns one row: examined (entries read), last (the last id read, null for none),
+// matched (the ids that passed, in id order).
+OPTIONAL MATCH (o:User)
+WHERE o.id IN [t IN $tests | t.id]
+WITH collect(o) AS found
+WITH found, COLLECT {
+  CALL () {
+    MATCH (x:User)-[r:FOLLOWS]->()
+    USING INDEX r:FOLLOWS(dst, src)
+    WHERE $followers AND r.dst = $driver AND r.src > $after
+    WITH x, r
+    ORDER BY r.dst, r.src
+    LIMIT $scan
+    RETURN x
+    UNION ALL
+    MATCH ()-[r:FOLLOWS]->(x:User)
+    USING INDEX r:FOLLOWS(src, dst)
+    WHERE NOT $followers AND r.src = $driver AND r.dst > $after
+    WITH x, r
+    ORDER BY r.src, r.dst
+    LIMIT $scan
+    RETURN x
+  }
+  RETURN x
+} AS scanned
+WITH found, scanned,
+     [t IN $tests | [head([o IN found WHERE o.id = t.id]), t.followers, t.neg]] AS ops
+RETURN size(scanned) AS examined, scanned[-1].id AS last,
+       COLLECT {
+         UNWIND scanned AS x
+         WITH x
+         WHERE NOT x:Inactive
+         CALL (x, ops) {
+           UNWIND ops AS op
+           WITH x, op[0] AS o, op[1] AS followers, op[2] AS neg
+           WITH neg,
+                CASE WHEN o IS NULL THEN false
+                     WHEN followers THEN EXISTS { (x)-[:FOLLOWS]->(o) }
+                     ELSE EXISTS { (o)-[:FOLLOWS]->(x) } END AS member
+           RETURN count(CASE WHEN member <> neg THEN 1 END) AS passed
+         }
+         WITH x, passed
+         WHERE passed = size(ops)
+         RETURN x.id
+       } AS matched
+
+// name: list_sizes
+// The length of both lists of each of $ids: which list of an audience's conjunction to walk.
+// Cost: two degrees per user from the count store.
+// Locking: none (a read).
+// Params: $ids.
+// Returns: id, followers, following; a row per known user.
+UNWIND $ids AS id
+MATCH (u:User {id: id})
+RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers,
+       COUNT { (u)-[:FOLLOWS]->() } AS following

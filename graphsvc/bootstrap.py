@@ -60,6 +60,7 @@ from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueu
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
 from graphsvc.services.access import KeyRing
+from graphsvc.services.audiences import Audiences
 from graphsvc.services.changes import Changes
 from graphsvc.services.distance import Distances
 from graphsvc.services.follow_requests import FollowRequests
@@ -187,6 +188,7 @@ class Services:
     lists: Lists
     graph_lists: GraphLists
     changes: Changes
+    audiences: Audiences
     distances: Distances
     growth_series: GrowthSeries
     moderation: Moderation
@@ -349,12 +351,13 @@ def _graph_reads(
 ) -> dict[str, Any]:
     """What the graph itself answers, each a bounded Neo4j read for a viewer, by the field of
     ``Services`` it fills: the lists the mirror does not hold, the changes and growth series
-    of lists over time, the distances between users."""
+    of lists over time, the distances between users, audiences over many lists."""
     return {
         "graph_lists": GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
         "changes": Changes(neo4j.changes, privacy, settings.changes, settings.lists),
         "growth_series": GrowthSeries(neo4j.changes, redis.series, privacy, settings.changes),
         "distances": Distances(neo4j.lists, settings.lists),
+        "audiences": Audiences(neo4j.lists, privacy, settings.lists),
     }
 
 

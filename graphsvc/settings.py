@@ -200,6 +200,22 @@ class ListSettings(_Section):
         description="targets one familiar-followers request may name (each read against the "
         "user's followings, at most MAX_FOLLOWING)",
     )
+    audience_operands_max: int = Field(
+        default=8, ge=1, le=32, description="lists one audience expression may name"
+    )
+    audience_conjunctions_max: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="alternatives (conjunctions) an audience expression may expand to",
+    )
+    audience_scan_max: int = Field(
+        default=50_000,
+        ge=1,
+        description="entries of its shortest list one conjunction of an audience reads at "
+        "most per request: a count past it is a lower bound with an estimate, a page past it "
+        "is short, with a next_cursor",
+    )
     distance_edges_max: int = Field(
         default=20_000,
         ge=1,

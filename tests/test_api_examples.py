@@ -54,6 +54,8 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("list_common_followers", "GET", "/v1/users/{carol}/common-followers/{dave}", {"limit": 10}, None),
     ("list_familiar_followers_many", "GET", "/v1/users/{alice}/familiar-followers", {"ids": "{carol},{bob}"}, None),
     ("get_distance", "GET", "/v1/users/{erin}/distance/{alice}", {}, None),
+    ("count_audience", "POST", "/v1/audiences/count", {}, {"expr": {"and": [{"followers": "{carol}"}, {"followers": "{bob}"}, {"not": {"following": "{alice}"}}]}}),
+    ("page_audience", "POST", "/v1/audiences/page", {}, {"expr": {"or": [{"followers": "{carol}"}, {"followers": "{dave}"}]}, "limit": 3}),
     ("list_familiar_followers", "GET", "/v1/users/{alice}/familiar-followers/{carol}", {"limit": 3}, None),
     ("set_status", "PUT", "/v1/users/{mallory}/status", {}, {"status": "spam"}),
     ("get_status", "GET", "/v1/users/{mallory}/status", {}, None),

@@ -60,3 +60,18 @@ async def test_the_targets_are_bounded(driver: Driver, uid: UserIds) -> None:
     await refused(driver.familiar_followers_many(me, many), 422, "too_many_ids")
     bad = await driver.http.get(f"/v1/users/{me}/familiar-followers", params={"ids": "a b"})
     assert bad.status_code == 422 and "ids" in bad.text
+
+
+async def test_relationships_carry_known_followers_when_asked(driver: Driver, uid: UserIds) -> None:
+    me, friend, target = uid("me"), uid("friend"), uid("target")
+    await driver.follow_pairs((me, friend), (friend, target))
+    plain = (await driver.relationships(me, [target, friend])).relationships
+    assert plain[target].known_followers is None
+    asked = (await driver.relationships(me, [target, friend], known_followers=True)).relationships
+    assert asked[target].known_followers is not None
+    assert (asked[target].known_followers.total, asked[target].known_followers.items) == (
+        1, [friend],
+    )  # fmt: skip
+    assert asked[friend].following and asked[friend].known_followers.total == 0  # type: ignore[union-attr]
+    many = [uid(f"t{n}") for n in range(41)]
+    await refused(driver.relationships(me, many, known_followers=True), 422, "too_many_ids")

@@ -13,6 +13,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.routing import BaseRoute
 
 from graphsvc.api import (
+    audiences,
     changes,
     events,
     follow_requests,
@@ -49,6 +50,7 @@ ROUTERS = (
     privacy.router,
     lists.router,
     changes.router,
+    audiences.router,
     moderation.router,
     suggestions.router,
     timelines.router,
@@ -79,6 +81,7 @@ TAGS = [
         "description": "Followers, following, friends, counts; common and familiar follows.",
     },
     {"name": "changes", "description": "Who followed and unfollowed since a moment, and why."},
+    {"name": "audiences", "description": "Counts and pages of set algebra over users' lists."},
     {"name": "privacy", "description": "Who sees a user's lists and counts; discoverable; locked."},
     {"name": "follow requests", "description": "Follows of a locked user, waiting for its answer."},
     {"name": "blocks", "description": "Blocks and the list of them (its owner's alone)."},

@@ -4,7 +4,6 @@ bounded by its page or its span (``Cost.GRAPH``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -14,7 +13,7 @@ from graphsvc.api.access import Cost, guarded
 from graphsvc.api.contract import operation_id
 from graphsvc.api.errors import ERRORS, HIDDEN
 from graphsvc.api.lean import LeanRoute
-from graphsvc.api.params import Cursor, FastJSON, Limit, UserId, services_of, viewer_of
+from graphsvc.api.params import Cursor, FastJSON, Limit, Moment, UserId, services_of, viewer_of
 from graphsvc.domain.access import Scope
 from graphsvc.domain.changes import ChangePage
 from graphsvc.domain.model import Side, iso_utc
@@ -24,7 +23,7 @@ from graphsvc.wire.schemas import ChangePageBody, SeriesBody
 router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_id)
 
 Since = Annotated[
-    datetime | None,
+    Moment | None,
     Query(
         description="ISO-8601 moment (UTC when no zone is given): the changes at or after it; "
         "absent, every change kept (CHANGES_RETENTION_DAYS). Not with a cursor",
@@ -100,7 +99,7 @@ Bucket = Annotated[
     Query(description="the buckets' width (UTC minutes, hours and days)"),
 ]
 From = Annotated[
-    datetime | None,
+    Moment | None,
     Query(
         alias="from",
         description="ISO-8601 moment in the first bucket (UTC when no zone is given); absent: "
@@ -109,7 +108,7 @@ From = Annotated[
     ),
 ]
 To = Annotated[
-    datetime | None,
+    Moment | None,
     Query(alias="to", description="ISO-8601 moment in the last bucket; absent or later: now"),
 ]
 _SERIES = (

@@ -28,6 +28,7 @@ from graphsvc.api.params import (
     TargetId,
     UserId,
     counts_body,
+    familiar_body,
     id_page_body,
     page_body,
     services_of,
@@ -254,14 +255,7 @@ async def list_familiar_followers_many(
     found = await services_of(request).graph_lists.familiar_followers_many(
         user_id, targets, viewer=viewer_of(request)
     )
-    return FastJSON(
-        {
-            "familiar": {
-                f.target: {"total": f.total, "items": f.user_ids, "hidden": f.total is None}
-                for f in found
-            }
-        }
-    )
+    return FastJSON({"familiar": {f.target: familiar_body(f) for f in found}})
 
 
 @router.get(

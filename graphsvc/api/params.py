@@ -7,17 +7,27 @@ User ids are plain strings here: the services validate them, so the 422 names th
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any
 
 import orjson
 from fastapi import Path, Query, Request
 from fastapi.responses import Response
+from pydantic import BeforeValidator
 
 from graphsvc.api.access import VIEWER
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import ApiKey
-from graphsvc.domain.model import EdgeChange, FollowResult, IdPage, Page, ShownCounts, iso_utc
+from graphsvc.domain.model import (
+    EdgeChange,
+    Familiar,
+    FollowResult,
+    IdPage,
+    Page,
+    ShownCounts,
+    iso_utc,
+)
 from graphsvc.domain.privacy import Viewer
 from graphsvc.services.lists import Lists
 from graphsvc.wire.schemas import (
@@ -49,12 +59,26 @@ Cursor = Annotated[
     ),
 ]
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _iso_only(value: Any) -> Any:
+    """Pydantic reads a number as seconds since the epoch; the contract says ISO-8601, so a
+    number is refused, as the OpenAPI document (format date-time) promises."""
+    if isinstance(value, str) and not _ISO_DATE.match(value):
+        raise ValueError("an ISO-8601 date-time, e.g. 2026-11-28T10:00:00Z, is expected")
+    return value
+
+
+# A moment in a query: ISO-8601 only (UTC when no zone is given).
+Moment = Annotated[datetime, BeforeValidator(_iso_only)]
+
 SinceAfter = Annotated[
-    datetime | None,
+    Moment | None,
     Query(description="only follows made after this ISO-8601 moment (UTC when no zone is given)"),
 ]
 SinceBefore = Annotated[
-    datetime | None,
+    Moment | None,
     Query(description="only follows made before this ISO-8601 moment (UTC when no zone is given)"),
 ]
 
@@ -142,6 +166,15 @@ def counts_body(lists: Lists, shown: ShownCounts) -> FastJSON:
             "counts_hidden": False,
         }
     )
+
+
+def familiar_body(familiar: Familiar) -> dict[str, Any]:
+    """One target's familiar followers (a FamiliarBody): no count where they are hidden."""
+    return {
+        "total": familiar.total,
+        "items": familiar.user_ids,
+        "hidden": familiar.total is None,
+    }
 
 
 def id_page_body(page: IdPage) -> FastJSON:

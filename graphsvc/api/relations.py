@@ -3,7 +3,7 @@ relationships in one call."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -18,12 +18,14 @@ from graphsvc.api.params import (
     RecommendationId,
     TargetId,
     UserId,
+    familiar_body,
     follow_body,
     services_of,
     unfollow_body,
+    viewer_of,
 )
 from graphsvc.domain.access import Scope
-from graphsvc.domain.model import iso_utc
+from graphsvc.domain.model import Relationship, iso_utc
 from graphsvc.wire.schemas import (
     BlockBody,
     FollowBody,
@@ -136,29 +138,39 @@ async def get_relationships(
             json_schema_extra=settings_extra(id_list="relationships_max_ids"),
         ),
     ],
+    known_followers: Annotated[
+        bool,
+        Query(
+            description="also the people the user follows who follow each id (then 1 to "
+            "FAMILIAR_MAX_IDS ids), as /familiar-followers?ids= answers them"
+        ),
+    ] = False,
 ) -> Response:
     others = ids.split(",") if ids else []  # strictly as the schema says: no spaces
-    found = await services_of(request).relations.relationships(user_id, others)
-    return FastJSON(
-        {
-            "relationships": {
-                rel.user_id: {
-                    "following": rel.following,
-                    "followed_by": rel.followed_by,
-                    "mutual": rel.mutual,
-                    "blocking": rel.blocking,
-                    "blocked_by": rel.blocked_by,
-                    "requested": rel.requested,
-                    "requested_by": rel.requested_by,
-                    "muting": rel.muting,
-                    "muting_expires_at": iso_utc(rel.muting_until)
-                    if rel.muting_until is not None
-                    else None,
-                }
-                for rel in found
-            }
-        }
-    )
+    services = services_of(request)
+    found = await services.relations.relationships(user_id, others)
+    body = {rel.user_id: relationship_body(rel) for rel in found}
+    if known_followers:
+        familiar = await services.graph_lists.familiar_followers_many(
+            user_id, others, viewer=viewer_of(request)
+        )
+        for known in familiar:
+            body[known.target]["known_followers"] = familiar_body(known)
+    return FastJSON({"relationships": body})
+
+
+def relationship_body(rel: Relationship) -> dict[str, Any]:
+    return {
+        "following": rel.following,
+        "followed_by": rel.followed_by,
+        "mutual": rel.mutual,
+        "blocking": rel.blocking,
+        "blocked_by": rel.blocked_by,
+        "requested": rel.requested,
+        "requested_by": rel.requested_by,
+        "muting": rel.muting,
+        "muting_expires_at": iso_utc(rel.muting_until) if rel.muting_until is not None else None,
+    }
 
 
 @router.put(

@@ -96,13 +96,11 @@ def mutes(user_id: str, page_size: int) -> Call[schemas.MutesBody]:
     return Call("GET", _user(user_id, "mutes"), _page(page_size), model=schemas.MutesBody)
 
 
-def relationships(user_id: str, ids: Iterable[str]) -> Call[schemas.RelationshipsBody]:
-    return Call(
-        "GET",
-        _user(user_id, "relationships"),
-        {"ids": ",".join(ids)},
-        model=schemas.RelationshipsBody,
-    )
+def relationships(
+    user_id: str, ids: Iterable[str], known_followers: bool = False
+) -> Call[schemas.RelationshipsBody]:
+    query = {"ids": ",".join(ids), **({"known_followers": "true"} if known_followers else {})}
+    return Call("GET", _user(user_id, "relationships"), query, model=schemas.RelationshipsBody)
 
 
 # -- follow requests ----------------------------------------------------------------------
@@ -279,6 +277,19 @@ def series(
         {"bucket": bucket, **query},
         model=schemas.SeriesBody,
     )
+
+
+def count_audience(expr: dict[str, Any]) -> Call[schemas.AudienceCountBody]:
+    return Call("POST", "/v1/audiences/count", body={"expr": expr}, model=schemas.AudienceCountBody)
+
+
+def audience_page(
+    expr: dict[str, Any], page_size: int, cursor: str | None
+) -> Call[schemas.AudiencePageBody]:
+    """The page after ``cursor``, which this route takes in its body (a read: retried as
+    any read is)."""
+    body = {"expr": expr, "limit": page_size, **({"cursor": cursor} if cursor else {})}
+    return Call("POST", "/v1/audiences/page", body=body, model=schemas.AudiencePageBody)
 
 
 # -- moderation ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ ErrorCode = Literal[
     "invalid_key_request",
     "invalid_last_event_id",
     "invalid_time_range",
+    "invalid_audience",
     "since_too_old",
     "too_many_ids",
     "body_too_large",

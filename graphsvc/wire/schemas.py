@@ -234,6 +234,53 @@ class RemoveFollowerBody(BaseModel):
     )
 
 
+AUDIENCE_DOC = (
+    'an expression over users\' lists: {"followers": id} or {"following": id} (one user\'s '
+    'list), {"and": [...]}, {"or": [...]}, {"not": {...}}; every alternative needs a list it '
+    "does not negate; at most AUDIENCE_OPERANDS_MAX lists and AUDIENCE_CONJUNCTIONS_MAX "
+    "alternatives once expanded"
+)
+AUDIENCE_EXAMPLE = {
+    "and": [{"followers": "ada"}, {"followers": "bob"}, {"not": {"following": "carol"}}]
+}
+
+
+class AudienceIn(BaseModel):
+    expr: dict[str, Any] = Field(description=AUDIENCE_DOC, examples=[AUDIENCE_EXAMPLE])
+
+
+class AudiencePageIn(AudienceIn):
+    limit: int | None = Field(
+        default=None,
+        description="page size, 1-PAGE_LIMIT_MAX (default PAGE_LIMIT_DEFAULT)",
+        json_schema_extra={"minimum": 1, **settings_extra(maximum="page_limit_max")},
+    )
+    cursor: str | None = Field(
+        default=None, description="next_cursor of the previous page; absent for the first"
+    )
+
+
+class AudienceCountBody(BaseModel):
+    total: int = Field(
+        description="users in the audience: exact, or those found among the entries examined "
+        "when total_is_lower_bound"
+    )
+    total_is_lower_bound: bool
+    estimate: int | None = Field(
+        description="an estimate of the whole audience (the found share of the entries "
+        "examined, scaled to the lists walked) when total_is_lower_bound; null when exact"
+    )
+    examined: int = Field(description="list entries the count read")
+
+
+class AudiencePageBody(BaseModel):
+    items: list[str] = Field(description="user ids in id order")
+    next_cursor: str | None = Field(
+        description="the next page's cursor; a page may be short (even empty) and still have "
+        "one: its walk examined AUDIENCE_SCAN_MAX entries first; null at the end"
+    )
+
+
 class RemoveFollowersIn(BaseModel):
     # The bound is documented here and checked by the service, so a request breaking it gets
     # the service's too_many_ids, as any other caller does.
@@ -269,6 +316,11 @@ class RelationshipBody(BaseModel):
     muting: bool = Field(default=False, description="the user mutes this id (a mute in effect)")
     muting_expires_at: UtcTime | None = Field(
         default=None, description="when that mute expires, ISO-8601 UTC; null: never, or no mute"
+    )
+    known_followers: FamiliarBody | None = Field(
+        default=None,
+        description="with known_followers=true (1-FAMILIAR_MAX_IDS ids): the people the user "
+        "follows who follow this id, as /familiar-followers?ids= answers; absent otherwise",
     )
 
 

@@ -58,6 +58,9 @@ def blocking(graph: GraphClient) -> None:
     assert_type(graph.series("a", bucket="day").items[0].total, int)
     assert_type(graph.familiar_followers_many("a", ["b"]).familiar["b"].total, int | None)
     assert_type(graph.distance("a", "b").distance, int | None)
+    assert_type(graph.count_audience({"followers": "a"}).estimate, int | None)
+    for member in graph.audience({"following": "a"}, limit=5):
+        assert_type(member, str)
     assert_type(graph.series_frame("a", "following"), pandas.DataFrame)
     for change in graph.changes_since("a", "following"):
         assert_type(change.op, Literal["follow", "unfollow"])
@@ -118,6 +121,7 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type(await graph.changes_since("a").to_pandas(), pandas.DataFrame)
     assert_type(await graph.series_frame("a", start=NOW), pandas.DataFrame)
     assert_type((await graph.distance("a", "b")).exact, bool)
+    assert_type(graph.audience({"followers": "a"}), AsyncListing[schemas.AudiencePageBody])
     assert_type(
         (await graph.familiar_followers_many("a", ("b", "c"))).familiar,
         dict[str, schemas.FamiliarBody],

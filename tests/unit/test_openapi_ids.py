@@ -24,7 +24,7 @@ OPERATION_IDS = {
     "list_keys", "create_key", "revoke_key", "health", "livez", "readyz", "metrics",
     "stream_new_followers", "follower_changes", "following_changes",
     "follower_series", "following_series", "list_familiar_followers_many",
-    "get_distance",
+    "get_distance", "count_audience", "page_audience",
 }  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.snapshots import entries_from_rows
 from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.domain.audience import AudienceScan, Operand
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.model import Entry, Familiar, IdSlice, Side
 
@@ -119,6 +120,37 @@ class ListStore:
         params = {"ids": ids, "out": out, "reader": reader, "everyone": everyone}
         (row,) = await self._store.read("lists/distance_step", params)
         return {user: int(degree) for user, degree in row["reached"]}
+
+    async def audience_scan(
+        self,
+        driver: Operand,
+        tests: list[tuple[Operand, bool]],
+        after: str,
+        scan: int,
+    ) -> AudienceScan:
+        """The entries of the driver's list after ``after`` (at most ``scan`` read, in id
+        order) that are in each test's list (or, negated, not): ``lists/audience_scan``."""
+        params = {
+            "driver": driver.owner,
+            "followers": driver.side is Side.FOLLOWERS,
+            "after": after,
+            "scan": scan,
+            "tests": [
+                {"id": o.owner, "followers": o.side is Side.FOLLOWERS, "neg": neg}
+                for o, neg in tests
+            ],
+        }
+        (row,) = await self._store.read("lists/audience_scan", params)
+        return AudienceScan(int(row["examined"]), row["last"], list(row["matched"]))
+
+    async def list_sizes(self, operands: list[Operand]) -> dict[Operand, int]:
+        """How long each operand's list is (``lists/list_sizes``: the degree store)."""
+        ids = sorted({o.owner for o in operands})
+        rows = await self._store.read("lists/list_sizes", {"ids": ids})
+        sizes = {row["id"]: (row["followers"], row["following"]) for row in rows}
+        return {
+            o: sizes.get(o.owner, (0, 0))[0 if o.side is Side.FOLLOWERS else 1] for o in operands
+        }
 
     async def common(
         self, name: str, a: str, b: str, after: str, limit: int, *, scan: int

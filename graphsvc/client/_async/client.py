@@ -11,7 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -153,9 +153,12 @@ class AsyncGraphClient(AsyncAnalysis):
         """The user's mutes in effect, newest first (its own key, or an operator's)."""
         return self._list(route.mutes(user_id, page_size), limit, progress)
 
-    async def relationships(self, user_id: str, ids: Iterable[str]) -> schemas.RelationshipsBody:
-        """How the user relates to 1-100 others."""
-        return await self._call(route.relationships(user_id, ids))
+    async def relationships(
+        self, user_id: str, ids: Iterable[str], *, known_followers: bool = False
+    ) -> schemas.RelationshipsBody:
+        """How the user relates to 1-100 others; with ``known_followers`` (1-40 ids), also
+        whom the user follows who follow each."""
+        return await self._call(route.relationships(user_id, ids, known_followers))
 
     # -- follow requests --------------------------------------------------------------------
 
@@ -397,6 +400,27 @@ class AsyncGraphClient(AsyncAnalysis):
         viewer follows who follow it, and the first few; ``hidden`` where the target's
         followers are hidden from the client's viewer."""
         return await self._call(route.familiar_followers_many(viewer_id, target_ids))
+
+    async def count_audience(self, expr: dict[str, Any]) -> schemas.AudienceCountBody:
+        """How many users an expression over lists names, e.g.
+        ``{"and": [{"followers": "a"}, {"followers": "b"}, {"not": {"followers": "c"}}]}``:
+        exact, or a lower bound with an ``estimate`` past the server's bound."""
+        return await self._call(route.count_audience(expr))
+
+    def audience(
+        self,
+        expr: dict[str, Any],
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.AudiencePageBody]:
+        """The users an expression over lists names, in id order, across every page."""
+
+        async def fetch(cursor: str | None) -> schemas.AudiencePageBody:
+            return await self._call(route.audience_page(expr, page_size, cursor))
+
+        return AsyncListing(fetch, limit, progress)
 
     # -- moderation -------------------------------------------------------------------------
 
