@@ -163,11 +163,12 @@ async def product_key(backends: Services) -> str:
 @pytest.fixture
 def as_viewer(make_driver: Callable[..., Driver], product_key: str) -> AsViewer:
     """A driver reading with the product's service key for ``viewer`` (None: anonymous):
-    ``async with as_viewer("ada") as graph:``."""
+    ``async with as_viewer("ada") as graph:``; settings overridden as ``make_driver`` takes
+    them (``as_viewer("ada", hot_list_cap=3)``)."""
 
     @asynccontextmanager
-    async def open_as(viewer: str | None) -> AsyncIterator[Driver]:
-        async with make_driver(key=product_key) as graph:
+    async def open_as(viewer: str | None, **overrides: object) -> AsyncIterator[Driver]:
+        async with make_driver(key=product_key, **overrides) as graph:
             if viewer is not None:
                 graph.http.headers["X-Graph-Viewer"] = viewer
             yield graph

@@ -260,4 +260,4 @@ async def eventually(check: Callable[[], Awaitable[Any]], seconds: float = 30.0)
 
 
 # ``as_viewer`` (conftest): a driver reading with a product's service key for a viewer.
-AsViewer = Callable[[str | None], AbstractAsyncContextManager[Driver]]
+AsViewer = Callable[..., AbstractAsyncContextManager[Driver]]

@@ -11,7 +11,7 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -78,16 +78,15 @@ async def test_past_the_bound_a_lower_bound_an_estimate_and_a_whole_walk(
 
 
 async def test_every_list_named_is_checked_for_the_viewer(
-    driver: Driver, make_driver: MakeDriver, product_key: str, graph: nx.DiGraph, uid: UserIds
+    driver: Driver, as_viewer: AsViewer, graph: nx.DiGraph, uid: UserIds
 ) -> None:
     users = sorted(graph.nodes)
     await driver.set_privacy(users[2], following_visibility="private")
     expr = {"and": [{"followers": users[0]}, {"not": {"following": users[2]}}]}
-    async with make_driver(key=product_key) as reader:
-        reader.http.headers["X-Graph-Viewer"] = uid("stranger")
+    async with as_viewer(uid("stranger")) as reader:
         await refused(reader.count_audience(expr), 403, "network_hidden")
         await refused(anext(aiter(reader.audience(expr))), 403, "network_hidden")
-        reader.http.headers["X-Graph-Viewer"] = users[2]  # its own list
+    async with as_viewer(users[2]) as reader:  # its own list
         assert (await reader.count_audience(expr)).total >= 0
 
 

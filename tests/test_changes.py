@@ -6,12 +6,12 @@ refused, inactive and erased users left out)."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.wire.schemas import ChangeItem
@@ -23,19 +23,13 @@ Reader = Callable[..., AbstractAsyncContextManager[Driver]]
 
 
 @pytest.fixture
-def reader(make_driver: MakeDriver, product_key: str) -> Reader:
+def reader(make_driver: MakeDriver, as_viewer: AsViewer) -> Reader:
     """A driver that lists changes up to now (no settle line), read for ``viewer`` by the
-    product's key (None: a key that sees everything)."""
+    product's key (None: the suite's key, which sees everything)."""
 
-    @asynccontextmanager
-    async def open_as(viewer: str | None, **overrides: object) -> AsyncIterator[Driver]:
+    def open_as(viewer: str | None, **overrides: object) -> AbstractAsyncContextManager[Driver]:
         options: dict[str, object] = {"changes_settle_seconds": 0, **overrides}
-        if viewer is not None:
-            options["key"] = product_key
-        async with make_driver(**options) as graph:
-            if viewer is not None:
-                graph.http.headers["X-Graph-Viewer"] = viewer
-            yield graph
+        return make_driver(**options) if viewer is None else as_viewer(viewer, **options)
 
     return open_as
 

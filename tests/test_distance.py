@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 
 import networkx as nx
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.edge_files import Edges
@@ -34,17 +34,16 @@ async def test_the_distance_is_networkx_shortest_follow_path(driver: Driver, uid
 
 
 async def test_only_follows_the_viewer_may_see_connect(
-    driver: Driver, make_driver: MakeDriver, product_key: str, uid: UserIds
+    driver: Driver, as_viewer: AsViewer, uid: UserIds
 ) -> None:
     me, secret, target = uid("me"), uid("secret"), uid("target")
     await driver.follow_pairs((me, secret), (secret, target))
     await driver.set_privacy(secret, following_visibility="private")
     await driver.set_privacy(target, followers_visibility="private")
     assert (await driver.distance(me, target)).distance == 2  # a key that sees all
-    async with make_driver(key=product_key) as graph:
-        graph.http.headers["X-Graph-Viewer"] = uid("stranger")
+    async with as_viewer(uid("stranger")) as graph:
         assert (await graph.distance(me, target)).distance is None
-        graph.http.headers["X-Graph-Viewer"] = secret  # its own following
+    async with as_viewer(secret) as graph:  # its own following
         assert (await graph.distance(me, target)).distance == 2
     await refused(driver.distance(me, me), 403, "self_action")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -33,23 +33,21 @@ async def test_each_target_as_the_one_target_route_answers_it(driver: Driver, ui
 
 
 async def test_hidden_targets_and_names_follow_the_viewers_rights(
-    driver: Driver, make_driver: MakeDriver, product_key: str, uid: UserIds
+    driver: Driver, as_viewer: AsViewer, uid: UserIds
 ) -> None:
     me, shy, open_, hidden = uid("me"), uid("shy"), uid("open"), uid("hidden")
     await driver.follows(me, shy, open_)
     await driver.follow_pairs((shy, open_), (shy, hidden), (open_, hidden))
     await driver.set_privacy(hidden, followers_visibility="private")
     await driver.set_privacy(shy, following_visibility="private")
-    async with make_driver(key=product_key) as graph:
-        graph.http.headers["X-Graph-Viewer"] = me
+    async with as_viewer(me) as graph:
         many = (await graph.familiar_followers_many(me, [open_, hidden])).familiar
         assert many[hidden].hidden and many[hidden].total is None and many[hidden].items == []
         assert many[open_].total == 0  # shy follows open_, but whom shy follows is shy's
-        graph.http.headers["X-Graph-Viewer"] = shy  # whom shy follows is shy's to see
+    async with as_viewer(shy) as graph:  # whom shy follows is shy's to see
         assert (await graph.familiar_followers_many(me, [open_])).familiar[open_].items == [shy]
     await driver.set_privacy(me, following_visibility="private")
-    async with make_driver(key=product_key) as graph:
-        graph.http.headers["X-Graph-Viewer"] = uid("stranger")
+    async with as_viewer(uid("stranger")) as graph:
         await refused(graph.familiar_followers_many(me, [open_]), 403, "network_hidden")
 
 

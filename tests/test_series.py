@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from driver import Driver, refused
+from driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -85,12 +85,11 @@ async def test_the_following_series_and_a_day_of_hours(driver: Driver, uid: User
 
 
 async def test_hidden_counts_hide_the_series_and_bounds_are_named(
-    driver: Driver, make_driver: MakeDriver, product_key: str, uid: UserIds
+    driver: Driver, as_viewer: AsViewer, uid: UserIds
 ) -> None:
     owner = uid("owner")
     await driver.set_privacy(owner, counts_visibility="private")
-    async with make_driver(key=product_key) as graph:
-        graph.http.headers["X-Graph-Viewer"] = uid("stranger")
+    async with as_viewer(uid("stranger")) as graph:
         await refused(graph.series(owner), 403, "network_hidden")
     assert (await driver.series(owner, bucket="day")).items[-1].total == 0
     long_ago = datetime.now(UTC) - timedelta(days=91)
