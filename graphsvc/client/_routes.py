@@ -246,6 +246,13 @@ def familiar_followers(viewer_id: str, target_id: str, limit: int) -> Call[schem
     )
 
 
+def _side(side: str) -> str:
+    """One of a user's two lists, as a path segment; anything else is refused here."""
+    if side not in ("followers", "following"):
+        raise BadRequest(f"side must be 'followers' or 'following', got {side!r}")
+    return side
+
+
 def _moment(moment: datetime | None) -> dict[str, Any]:
     """A moment as the query sends it (ISO-8601; one without a zone is UTC's); None: none."""
     return {} if moment is None else {"since": moment.isoformat()}
@@ -254,11 +261,9 @@ def _moment(moment: datetime | None) -> dict[str, Any]:
 def changes(
     user_id: str, side: str, since: datetime | None, page_size: int
 ) -> Call[schemas.ChangePageBody]:
-    if side not in ("followers", "following"):
-        raise BadRequest(f"side must be 'followers' or 'following', got {side!r}")
     return Call(
         "GET",
-        _user(user_id, side, "changes"),
+        _user(user_id, _side(side), "changes"),
         {"limit": page_size, **_moment(since)},
         model=schemas.ChangePageBody,
     )
@@ -267,13 +272,11 @@ def changes(
 def series(
     user_id: str, side: str, bucket: str, start: datetime | None, end: datetime | None
 ) -> Call[schemas.SeriesBody]:
-    if side not in ("followers", "following"):
-        raise BadRequest(f"side must be 'followers' or 'following', got {side!r}")
     bounds = {"from": start, "to": end}
     query = {name: moment.isoformat() for name, moment in bounds.items() if moment is not None}
     return Call(
         "GET",
-        _user(user_id, side, "series"),
+        _user(user_id, _side(side), "series"),
         {"bucket": bucket, **query},
         model=schemas.SeriesBody,
     )

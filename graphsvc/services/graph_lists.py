@@ -182,12 +182,15 @@ class GraphLists:
             raise TooManyIds(f"ids must name 1 to {most} users, got {len(targets)}")
         validate_user_ids(targets, "ids item")
         wanted = list(dict.fromkeys(targets))
-        await self._privacy.check_answer([(viewer_id, Side.FOLLOWING)], viewer)
-        hidden = await self._privacy.hidden_among([(t, Side.FOLLOWERS) for t in wanted], viewer)
-        shown = [t for t in wanted if (t, Side.FOLLOWERS.label) not in hidden]
+        lists = [(viewer_id, Side.FOLLOWING)] + [(t, Side.FOLLOWERS) for t in wanted]
+        hidden = await self._privacy.hidden_among(lists, viewer)  # one settings read for all
+        refusal = hidden.get((viewer_id, Side.FOLLOWING.label))
+        if refusal is not None:
+            raise refusal.hidden()
+        shown = {t for t in wanted if (t, Side.FOLLOWERS.label) not in hidden}
         found = await self._lists.familiar_many(
             viewer_id,
-            shown,
+            [t for t in wanted if t in shown],
             reader=viewer.user_id,
             everyone=viewer.sees_all,
             limit=self._settings.familiar_shown_max,

@@ -37,6 +37,7 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import (
     NO_TIES,
+    ListRule,
     Privacy,
     PrivacyEdit,
     Ties,
@@ -168,19 +169,19 @@ class PrivacyRules:
 
     async def hidden_among(
         self, lists: Sequence[tuple[str, Side]], viewer: Viewer
-    ) -> set[tuple[str, str]]:
-        """The lists, (owner, side label) each, hidden from the viewer, among many read one
-        by one (an answer per list, where ``check_answer`` refuses one answer from them all):
-        one settings read for all the owners, and one read of the viewer's ties to those
-        whose setting needs them."""
+    ) -> dict[tuple[str, str], ListRule]:
+        """The rules of the lists, by (owner, side label), that hide them from the viewer,
+        among many read one by one (an answer per list, where ``check_answer`` refuses one
+        answer from them all): one settings read for all the owners, and one read of the
+        viewer's ties to those whose setting needs them."""
         owners = other_owners(lists, viewer)
         if not owners:
-            return set()
+            return {}
         rules = list_rules(lists, await self.of_probed(owners, None), viewer)
         tied = tied_owners(rules)
         ties = await self.ties_among(viewer.user_id, tied) if viewer.user_id and tied else {}
         return {
-            (rule.owner, rule.side)
+            (rule.owner, rule.side): rule
             for rule in rules
             if not may_see(rule.visibility, rule.owner, viewer, ties.get(rule.owner, NO_TIES))
         }
