@@ -449,49 +449,69 @@ RETURN collect([n.id, CASE WHEN $out THEN COUNT { (n)-[:FOLLOWS]->() }
 // One conjunction of an audience: the users of one list ($driver's followers, or whom it
 // follows), in id order after $after, that are in every list and in no negated list of $tests.
 // Cost: a seek in the id-ordered index of the driver's list (follows_dst_src or
-// follows_src_dst) from $after, stopped at $scan entries, and for each entry one test per
-// operand, an edge between two known nodes (expand-into, from the side with fewer follows):
-// at most $scan x (operands) tests, whatever the lists' sizes.
+// follows_src_dst) from $after, stopped at $scan entries. A test whose list is no longer than
+// $scan (`read`) is read once over the same id range from its own id-ordered index, and its
+// entries are looked up in it; a longer one is probed per entry, an edge between two known
+// nodes (expand-into, from the side with fewer follows). So at most $scan x (operands) index
+// entries or probes, whatever the lists' sizes.
 // Rules: inactive users are left out, as every list leaves them out; an unknown operand user
 // has an empty list.
 // Locking: none (a read).
 // Params: $driver, $followers (bool: the driver's followers, else whom it follows), $after
-// ('' for the start), $scan, $tests (each {id, followers (bool), neg (bool)}).
+// ('' for the start), $scan, $tests (each {id, followers (bool), neg (bool), read (bool)}).
 // Returns one row: examined (entries read), last (the last id read, null for none),
 // matched (the ids that passed, in id order).
-OPTIONAL MATCH (o:User)
-WHERE o.id IN [t IN $tests | t.id]
-WITH collect(o) AS found
-WITH found, COLLECT {
-  CALL () {
-    MATCH (x:User)-[r:FOLLOWS]->()
+CALL () {
+  MATCH ()-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(dst, src)
+  WHERE $followers AND r.dst = $driver AND r.src > $after
+  WITH r
+  ORDER BY r.dst, r.src
+  LIMIT $scan
+  RETURN r.src AS x
+  UNION ALL
+  MATCH ()-[r:FOLLOWS]->()
+  USING INDEX r:FOLLOWS(src, dst)
+  WHERE NOT $followers AND r.src = $driver AND r.dst > $after
+  WITH r
+  ORDER BY r.src, r.dst
+  LIMIT $scan
+  RETURN r.dst AS x
+}
+WITH collect(x) AS scanned
+WITH scanned, scanned[-1] AS last
+CALL (last) {
+  UNWIND [t IN $tests WHERE t.read] AS t
+  CALL (t, last) {
+    MATCH ()-[r:FOLLOWS]->()
     USING INDEX r:FOLLOWS(dst, src)
-    WHERE $followers AND r.dst = $driver AND r.src > $after
-    WITH x, r
-    ORDER BY r.dst, r.src
-    LIMIT $scan
-    RETURN x
+    WHERE t.followers AND r.dst = t.id AND r.src > $after AND r.src <= last
+    RETURN r.src AS y
     UNION ALL
-    MATCH ()-[r:FOLLOWS]->(x:User)
+    MATCH ()-[r:FOLLOWS]->()
     USING INDEX r:FOLLOWS(src, dst)
-    WHERE NOT $followers AND r.src = $driver AND r.dst > $after
-    WITH x, r
-    ORDER BY r.src, r.dst
-    LIMIT $scan
-    RETURN x
+    WHERE NOT t.followers AND r.src = t.id AND r.dst > $after AND r.dst <= last
+    RETURN r.dst AS y
   }
-  RETURN x
-} AS scanned
-WITH found, scanned,
-     [t IN $tests | [head([o IN found WHERE o.id = t.id]), t.followers, t.neg]] AS ops
-RETURN size(scanned) AS examined, scanned[-1].id AS last,
+  WITH t, collect(y) AS members
+  RETURN collect([members, t.neg]) AS read
+}
+WITH scanned, last, read,
+     [x IN scanned WHERE all(m IN read WHERE (x IN m[0]) <> m[1])] AS kept
+OPTIONAL MATCH (o:User)
+WHERE o.id IN [t IN $tests WHERE NOT t.read | t.id]
+WITH scanned, last, kept, collect(o) AS found
+WITH scanned, last, kept,
+     [t IN $tests WHERE NOT t.read | [head([o IN found WHERE o.id = t.id]), t.followers, t.neg]]
+       AS probes
+RETURN size(scanned) AS examined, last,
        COLLECT {
-         UNWIND scanned AS x
-         WITH x
+         UNWIND kept AS id
+         MATCH (x:User {id: id})
          WHERE NOT x:Inactive
-         CALL (x, ops) {
-           UNWIND ops AS op
-           WITH x, op[0] AS o, op[1] AS followers, op[2] AS neg
+         CALL (x, probes) {
+           UNWIND probes AS p
+           WITH x, p[0] AS o, p[1] AS followers, p[2] AS neg
            WITH neg,
                 CASE WHEN o IS NULL THEN false
                      WHEN followers THEN EXISTS { (x)-[:FOLLOWS]->(o) }
@@ -499,7 +519,7 @@ RETURN size(scanned) AS examined, scanned[-1].id AS last,
            RETURN count(CASE WHEN member <> neg THEN 1 END) AS passed
          }
          WITH x, passed
-         WHERE passed = size(ops)
+         WHERE passed = size(probes)
          RETURN x.id
        } AS matched
 

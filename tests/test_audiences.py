@@ -77,6 +77,18 @@ async def test_past_the_bound_a_lower_bound_an_estimate_and_a_whole_walk(
         assert [user async for user in bounded.audience(expr, page_size=2)] == expected
 
 
+async def test_pages_past_the_bound_equal_networkx(
+    make_driver: MakeDriver, graph: nx.DiGraph
+) -> None:
+    """A bound below the lists' lengths probes each entry where a list is too long to read
+    over the range: the pages still walk the exact audience."""
+    users = sorted(graph.nodes)
+    async with make_driver(audience_scan_max=5) as bounded:
+        for expr in _expressions(users):
+            expected = sorted(_expected(graph, expr) & set(users))
+            assert [user async for user in bounded.audience(expr, page_size=3)] == expected, expr
+
+
 async def test_every_list_named_is_checked_for_the_viewer(
     driver: Driver, as_viewer: AsViewer, graph: nx.DiGraph, uid: UserIds
 ) -> None:

@@ -40,7 +40,7 @@ class AudienceCount:
 @dataclass(frozen=True, slots=True)
 class _Plan:
     driver: Operand  # the list walked: the conjunction's shortest
-    tests: list[tuple[Operand, bool]]  # each other list, and whether it is negated
+    tests: list[tuple[Operand, bool, bool]]  # each other list, negated?, read whole?
     size: int  # the driving list's length
 
 
@@ -103,7 +103,8 @@ class Audiences:
         plans = []
         for c in conjunctions:
             driver = min(c.lists, key=lambda o: (sizes[o], o.key))
-            tests = [(o, False) for o in c.lists if o != driver] + [(o, True) for o in c.without]
+            named = [(o, False) for o in c.lists if o != driver] + [(o, True) for o in c.without]
+            tests = [(o, neg, sizes[o] <= self._scan) for o, neg in named]
             plans.append(_Plan(driver, tests, sizes[driver]))
         return plans
 

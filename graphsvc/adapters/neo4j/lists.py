@@ -124,20 +124,22 @@ class ListStore:
     async def audience_scan(
         self,
         driver: Operand,
-        tests: list[tuple[Operand, bool]],
+        tests: list[tuple[Operand, bool, bool]],
         after: str,
         scan: int,
     ) -> AudienceScan:
         """The entries of the driver's list after ``after`` (at most ``scan`` read, in id
-        order) that are in each test's list (or, negated, not): ``lists/audience_scan``."""
+        order) that are in each test's list (or, negated, not): ``lists/audience_scan``. A
+        test is (operand, negated, read): ``read`` when its list is short enough to read
+        over the range rather than probe per entry."""
         params = {
             "driver": driver.owner,
             "followers": driver.side is Side.FOLLOWERS,
             "after": after,
             "scan": scan,
             "tests": [
-                {"id": o.owner, "followers": o.side is Side.FOLLOWERS, "neg": neg}
-                for o, neg in tests
+                {"id": o.owner, "followers": o.side is Side.FOLLOWERS, "neg": neg, "read": read}
+                for o, neg, read in tests
             ],
         }
         (row,) = await self._store.read("lists/audience_scan", params)
