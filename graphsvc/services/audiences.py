@@ -2,8 +2,10 @@
 who also follow B but not C"), for a product's targeting or a data scientist's question.
 
 Each conjunction of the expression (``domain.audience``) walks its shortest list in id order
-and tests each entry against its other lists, one edge test each, so the work is bounded by
-AUDIENCE_SCAN_MAX entries per conjunction, whatever the lists' sizes. A count within that is
+and tests each entry against its other lists: a list no longer than the bound is read once
+over the walked range and looked up in, a longer one probed per entry with an edge test. So
+the work is bounded by AUDIENCE_SCAN_MAX entries per list of a conjunction, whatever the
+lists' sizes. A count within that is
 exact; past it, the count is of the entries examined (``total_is_lower_bound``) and an
 ``estimate`` scales it to the whole driving list, labelled as such. Pages walk in id order
 with a signed cursor; a page that examined its bound without filling up is short, with a
