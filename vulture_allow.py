@@ -3,7 +3,7 @@
 # used by the tests, which drive the API through the client.
 # `make lint` runs vulture over graphsvc, tests and bench with this file.
 from graphsvc.domain.timeline import Mode
-from graphsvc.ops import evaluation
+from graphsvc.ops.evaluation import offline as evaluation
 
 Mode.DRAINING
 evaluation.Split.split_at

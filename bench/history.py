@@ -69,7 +69,7 @@ def measure_export(settings: Settings) -> dict[str, Any]:
             "import asyncio, json, resource, sys\n"
             "from pathlib import Path\n"
             "from graphsvc.bootstrap import open_services\n"
-            "from graphsvc.ops.export import export_parquet\n"
+            "from graphsvc.ops.data.export import export_parquet\n"
             "from graphsvc.settings import Settings\n"
             "async def main():\n"
             f"    settings = Settings(**{settings_values(settings)!r})\n"

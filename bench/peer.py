@@ -12,7 +12,7 @@ bench's PostgreSQL (``bench.postgres``: keyset indexes and a counts table):
 Written as carefully as graphsvc: an asyncpg pool sized like graphsvc's store pools, the
 statements prepared once per connection (asyncpg's statement cache), orjson bodies, API keys
 checked against a table cached in memory, ``limit`` and ids bounded where the route declares
-them. It is served by the same HTTP server code as graphsvc (``graphsvc.ops.http_server``), with
+them. It is served by the same HTTP server code as graphsvc (``graphsvc.ops.servers.http_server``), with
 the same worker count, and started and stopped by the bench:
 ``python -m bench.peer --dsn postgresql://... --port 28100``.
 """
@@ -36,8 +36,8 @@ from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import ORJSONResponse
 
 from bench import postgres
-from graphsvc.ops.http_server import Serving
-from graphsvc.ops.http_server import run as serve
+from graphsvc.ops.servers.http_server import Serving
+from graphsvc.ops.servers.http_server import run as serve
 
 ID = Annotated[str, Path(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
 KEYS = "CREATE TABLE IF NOT EXISTS api_keys (token_sha256 text PRIMARY KEY, name text NOT NULL)"

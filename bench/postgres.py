@@ -33,9 +33,9 @@ from pathlib import Path
 import asyncpg
 from tqdm import tqdm
 
-from graphsvc.ops import processes
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.local_servers import ServerError, apt_install
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.servers import processes
+from graphsvc.ops.servers.local_servers import ServerError, apt_install
 
 Say = Callable[[str], None]
 

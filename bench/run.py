@@ -37,10 +37,11 @@ from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.access import Scope, Unauthenticated
 from graphsvc.domain.privacy import CountsVisibility, PrivacyEdit, Visibility
-from graphsvc.ops import keys, local_servers, processes
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.generate import SIZES, write_edge_file
-from graphsvc.ops.loader import load
+from graphsvc.ops import keys
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.generate import SIZES, write_edge_file
+from graphsvc.ops.data.loader import load
+from graphsvc.ops.servers import local_servers, processes
 from graphsvc.settings import PROJECT_ROOT, LocalServerSettings, Settings
 
 RESULTS = PROJECT_ROOT / "bench" / "results"

@@ -27,7 +27,7 @@ from typing import Any
 
 from bench import peer, proc_cpu, wrk
 from bench.loadgen import Scenario, run
-from graphsvc.ops import processes
+from graphsvc.ops.servers import processes
 
 READ_CONNECTIONS = 8
 WRITE_CONNECTIONS = 16

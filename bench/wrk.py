@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphsvc.domain.access import VIEWER_HEADER
-from graphsvc.ops.local_servers import ServerError, apt_install
+from graphsvc.ops.servers.local_servers import ServerError, apt_install
 
 
 class WrkError(RuntimeError):

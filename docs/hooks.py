@@ -6,7 +6,7 @@ drift from it. A page asks for one with a marker line:
 - ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
   ``make lint`` and ``tests/unit/test_architecture.py`` enforce;
 - ``<!-- example: OPERATION -->``: the operation's recorded exchange with the service
-  (``graphsvc/api/examples.json``, checked against the service by the suite) as a ``curl``
+  (``graphsvc/api/http/examples.json``, checked against the service by the suite) as a ``curl``
   call and its answer.
 
 And the notebooks' pages: ``docs/notebooks/`` (not committed) is filled before the build with
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from graphsvc.api.contract import EXAMPLES
+from graphsvc.api.http.contract import EXAMPLES
 from graphsvc.settings import settings_reference
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,8 +27,8 @@ from helpers import ThrowawayRedis, app_client
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
-from graphsvc.ops import local_servers
-from graphsvc.ops.consistency import check_users
+from graphsvc.ops.repair.consistency import check_users
+from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
 
 # The suite serves with the development secrets; outside development mode the app refuses them.

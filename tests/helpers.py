@@ -18,8 +18,8 @@ import httpx
 import redis
 from fastapi import FastAPI
 
-from graphsvc.ops import processes
-from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.ops.servers import processes
+from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
 _LOGS = Path(

@@ -2,7 +2,7 @@
 one request per operation against the app on the real stores, in an order that gives each a
 meaningful answer, and checks the answer has the documented example's shape (same keys, same
 JSON types, recursively). With RECORD_EXAMPLES=1 it writes the answers as the examples
-(graphsvc/api/examples.json), the run's unique ids written back as plain names."""
+(graphsvc/api/http/examples.json), the run's unique ids written back as plain names."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from graphsvc.api.contract import EXAMPLES, EXAMPLES_PATH
+from graphsvc.api.http.contract import EXAMPLES, EXAMPLES_PATH
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "lena", "mallory", "gone", "zoe"]
 NOW = datetime.now(UTC).replace(microsecond=0)

@@ -16,9 +16,9 @@ from fastapi import HTTPException
 from bench import peer, proc_cpu, wrk
 from bench import run as bench_run
 from graphsvc.domain.privacy import PrivacyEdit, Visibility
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.generate import GraphSize, celebrity_shares, generate, write_edge_file
-from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.generate import GraphSize, celebrity_shares, generate, write_edge_file
+from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
 

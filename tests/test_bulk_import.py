@@ -11,10 +11,10 @@ import pytest
 from helpers import free_port, sync_redis
 
 from graphsvc.bootstrap import open_services
-from graphsvc.ops import edge_files, loader
-from graphsvc.ops.consistency import check_users
-from graphsvc.ops.generate import generate
-from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.ops.data import edge_files, loader
+from graphsvc.ops.data.generate import generate
+from graphsvc.ops.repair.consistency import check_users
+from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = pytest.mark.skipif(

@@ -22,8 +22,8 @@ from driver import Driver, refused
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.ops.edge_files import batches
-from graphsvc.ops.loader import rebuild_mirror
+from graphsvc.ops.data.edge_files import batches
+from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.services.suggestions import WIDEN
 from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers import ranker_examples, ranker_training

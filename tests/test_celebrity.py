@@ -9,8 +9,8 @@ from pathlib import Path
 from driver import Driver, assert_newest_first, user_ids, walk
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
 
 UserIds = Callable[[str], str]
 CAP = 25

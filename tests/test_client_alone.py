@@ -14,8 +14,8 @@ import pytest
 from helpers import served_api
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import Edges
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import Edges
+from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from conftest import assert_consistent
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.consistency import check_users
-from graphsvc.ops.loader import rebuild_mirror
+from graphsvc.ops.data.loader import rebuild_mirror
+from graphsvc.ops.repair.consistency import check_users
 
 UserIds = Callable[[str], str]
 

@@ -11,8 +11,8 @@ import networkx as nx
 from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import Edges
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import Edges
+from graphsvc.ops.data.loader import load_edges
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

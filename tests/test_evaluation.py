@@ -14,8 +14,10 @@ import pytest
 from prometheus_client import REGISTRY
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops import cli, evaluation
-from graphsvc.ops.evaluation import (
+from graphsvc.ops import cli
+from graphsvc.ops.data.generate import generate
+from graphsvc.ops.evaluation import offline as evaluation
+from graphsvc.ops.evaluation.offline import (
     AS_LOADED,
     METHODS,
     Baselines,
@@ -30,7 +32,6 @@ from graphsvc.ops.evaluation import (
     summarize,
     table,
 )
-from graphsvc.ops.generate import generate
 
 
 def test_ndcg_by_hand() -> None:

@@ -23,7 +23,7 @@ from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
 from graphsvc.domain.privacy import PrivacyEdit
-from graphsvc.ops.consistency import check_users
+from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]

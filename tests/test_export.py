@@ -18,7 +18,7 @@ from helpers import cli, server_env
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import BadRequest, load_snapshot
-from graphsvc.ops.export import export_parquet
+from graphsvc.ops.data.export import export_parquet
 from graphsvc.settings import Settings
 from graphsvc.wire.snapshot import MANIFEST
 

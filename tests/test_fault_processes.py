@@ -42,9 +42,9 @@ from neo4j import GraphDatabase
 from graphsvc.bootstrap import open_services
 from graphsvc.client import AsyncGraphClient
 from graphsvc.domain.access import ALL_SCOPES
-from graphsvc.ops import processes
-from graphsvc.ops.consistency import Drift, check_users
-from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.ops.repair.consistency import Drift, check_users
+from graphsvc.ops.servers import processes
+from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
 
 pytestmark = [

@@ -14,7 +14,7 @@ from helpers import free_port, sync_redis
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.access import ALL_SCOPES
-from graphsvc.ops.local_servers import LocalNeo4j
+from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = pytest.mark.skipif(

@@ -14,7 +14,7 @@ from helpers import ThrowawayRedis, app_in_process
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.ops.consistency import check_users
+from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
 
 MakeDriver = Callable[..., Driver]

@@ -18,8 +18,8 @@ from conftest import RUN
 from helpers import sync_redis
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load
 from graphsvc.settings import Settings
 from graphsvc.workers.graph_loads import load_running, loading
 

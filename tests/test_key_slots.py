@@ -25,7 +25,7 @@ from redis.exceptions import RedisClusterException
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.model import Counts
 from graphsvc.domain.privacy import Viewer
-from graphsvc.ops.loader import rebuild_mirror
+from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]

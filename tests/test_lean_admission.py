@@ -1,4 +1,4 @@
-"""The lean routes (``api/lean.py``) admit a request as every route does, over the real
+"""The lean routes (``api/http/lean.py``) admit a request as every route does, over the real
 servers: the key before any parameter is read, then the caller's budget, spent and shown."""
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from graphsvc.adapters.neo4j.lists import NEWEST
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
 
 FOLLOWERS = 3_000  # of the star; the fan follows as many
 SMALL = 30  # followers of a small user

@@ -14,8 +14,8 @@ from conftest import assert_consistent
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
 
 UserIds = Callable[[str], str]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

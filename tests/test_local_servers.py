@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import free_port
 
-from graphsvc.ops import local_servers
+from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
 
 pytestmark = pytest.mark.skipif(

@@ -22,7 +22,7 @@ from test_events import events_after, next_follower, serving
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.ops.consistency import check_users
+from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import MuteBody, UnmuteBody
 
 UserIds = Callable[[str], str]

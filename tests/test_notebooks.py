@@ -13,8 +13,8 @@ from helpers import served_api
 from nbclient import NotebookClient
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.demo import NAMED, demo_edges
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.demo import NAMED, demo_edges
+from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

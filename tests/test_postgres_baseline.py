@@ -19,9 +19,9 @@ from conftest import RUN
 from bench import postgres
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Entry
-from graphsvc.ops.edge_files import Edges
-from graphsvc.ops.generate import generate
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import Edges
+from graphsvc.ops.data.generate import generate
+from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import PROJECT_ROOT
 
 PREFIX = f"t{RUN}.pg."

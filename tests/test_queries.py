@@ -20,8 +20,8 @@ from driver import (
 )
 
 from graphsvc.bootstrap import Services
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
 from graphsvc.wire.schemas import IdPageBody, RelationshipsBody
 
 UserIds = Callable[[str], str]

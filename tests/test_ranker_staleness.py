@@ -21,7 +21,7 @@ from helpers import cli
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT
-from graphsvc.ops import pymk_models
+from graphsvc.ops.evaluation import models as pymk_models
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -26,7 +26,7 @@ from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranker_models import takes_challenger
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.ops import pymk_models
+from graphsvc.ops.evaluation import models as pymk_models
 from graphsvc.workers.graph_loads import loading
 from graphsvc.workers.ranker_examples import SINGLE, Example
 from graphsvc.workers.ranker_fit import fit

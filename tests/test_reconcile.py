@@ -13,8 +13,8 @@ from stores import mirrored
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import Privacy, Visibility
-from graphsvc.ops.consistency import check_users
-from graphsvc.ops.reconcile import reconcile, reconcile_recent, reconcile_rounds
+from graphsvc.ops.repair.consistency import check_users
+from graphsvc.ops.repair.reconcile import reconcile, reconcile_recent, reconcile_rounds
 
 UserIds = Callable[[str], str]
 

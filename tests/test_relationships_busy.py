@@ -18,8 +18,8 @@ from test_list_costs import db_hits
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId
 from graphsvc.domain.ids import validate_user_ids
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.loader import load_edges
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
 from graphsvc.wire.ids import is_user_id, quoted
 
 UserIds = Callable[[str], str]

@@ -18,7 +18,7 @@ from stores import commit_only
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.edge_writes import REMOVED, WriteKind
-from graphsvc.ops.consistency import check_users
+from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
 
 UserIds = Callable[[str], str]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import httpx
 from driver import Driver
 
-from graphsvc.api.access import Cost
+from graphsvc.api.http.access import Cost
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 

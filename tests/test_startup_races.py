@@ -26,7 +26,7 @@ from neo4j import GraphDatabase
 
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.bootstrap import neo4j_adapters
-from graphsvc.ops import processes
+from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
 
 pytestmark = [

@@ -278,7 +278,7 @@ async def test_reconcile_repairs_a_drifted_inbox(
     api: Driver, uid: Callable[[str], str], backends: Services
 ) -> None:
     from graphsvc.domain.timeline import Post
-    from graphsvc.ops.timeline_check import check_timelines, repair_timelines
+    from graphsvc.ops.repair.timeline_check import check_timelines, repair_timelines
 
     reader, a, b, stranger = uid("reader"), uid("a"), uid("b"), uid("stranger")
     await api.timeline_of(reader)
@@ -430,7 +430,7 @@ async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_ou
 async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
     api: Driver, uid: Callable[[str], str]
 ) -> None:
-    from graphsvc.ops.timeline_check import check_timelines
+    from graphsvc.ops.repair.timeline_check import check_timelines
 
     reader, author = uid("reader"), uid("author")
     await api.timeline_of(reader)

@@ -15,7 +15,7 @@ from conftest import new_user_id
 from pydantic import ValidationError
 from starlette.types import Message, Receive, Scope, Send
 
-from graphsvc.api.observability import RequestTelemetry
+from graphsvc.api.http.observability import RequestTelemetry
 from graphsvc.domain.access import key_id_of, new_token
 from graphsvc.settings import Settings
 from graphsvc.wire.ids import is_user_id

@@ -12,7 +12,14 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.routing import BaseRoute
 
-from graphsvc.api import (
+from graphsvc.api.http.access import KeyFirst, check_guarded, document_security
+from graphsvc.api.http.body_limit import BodyLimit
+from graphsvc.api.http.contract import add_examples, state_settings
+from graphsvc.api.http.errors import install_error_handlers
+from graphsvc.api.http.lean import LeanLane, LeanRoute
+from graphsvc.api.http.middleware import NotedHeaders
+from graphsvc.api.http.observability import RequestTelemetry, json_request_logs
+from graphsvc.api.routes import (
     audiences,
     changes,
     events,
@@ -28,14 +35,7 @@ from graphsvc.api import (
     suggestions,
     timelines,
 )
-from graphsvc.api.access import KeyFirst, check_guarded, document_security
-from graphsvc.api.body_limit import BodyLimit
-from graphsvc.api.contract import add_examples, state_settings
-from graphsvc.api.errors import install_error_handlers
-from graphsvc.api.lean import LeanLane, LeanRoute
-from graphsvc.api.middleware import NotedHeaders
-from graphsvc.api.observability import RequestTelemetry, json_request_logs
-from graphsvc.api.operations import forget_this_process
+from graphsvc.api.routes.operations import forget_this_process
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.settings import Settings, get_settings, refuse_development_secrets
 from graphsvc.version import __version__

@@ -5,7 +5,7 @@ could not be reached (a *fallback*, noted by the breaker; the response then says
 ``X-Graph-Source: neo4j``), or the mirror does not hold the answer (a *graph read*, noted by
 the list services: a page past the hot list, a list filtered by the other direction). Either
 costs the graph more, so the API charges the caller's budget the route's ``graph_cost`` for
-it (``api/access.py``). The API's middleware opens one ``RequestNotes`` around every request
+it (``api/http/access.py``). The API's middleware opens one ``RequestNotes`` around every request
 (``noting``); the code that reads notes into it wherever it runs within that request, through
 a context variable, so no signature between the route and the store carries it.
 """

@@ -1,3 +1,6 @@
-"""Operations tooling: the CLI, local servers, loading, bulk import, consistency checks and
-reconciliation, the graph generator, the demo, and the suggestion evaluation. Serving code
-never imports it; it asks ``bootstrap`` for what it needs."""
+"""Operations tooling, a folder per role: ``servers`` (the local Neo4j, Redis and PostgreSQL,
+and the processes and HTTP server they run in), ``data`` (generating, loading, importing and
+exporting graphs), ``repair`` (the checks of the mirror and timelines against the graph, and
+their reconciliation), ``evaluation`` (the suggestion ranker judged offline and online, and its
+models moved), ``keys`` (API keys from a shell) and ``cli`` (the command line over them all).
+Serving code never imports it; it asks ``bootstrap`` for what it needs."""

@@ -5,7 +5,7 @@ RATE_LIMIT_READS / RATE_LIMIT_WRITES, aligned to the clock.
 
 A request spends its route's cost, in requests: one for what the mirror answers (a page, the
 counts) and for a write, more for what makes the graph work (a common list, suggestions...).
-Each route declares its cost with its scope (``api/access.py``: ``guarded(..., cost=...)``),
+Each route declares its cost with its scope (``api/http/access.py``: ``guarded(..., cost=...)``),
 so the budget bounds the work a key can ask of Neo4j, not only its number of requests.
 
 When Redis fails, what happens depends on how it fails:

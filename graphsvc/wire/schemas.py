@@ -4,7 +4,7 @@ drift from the server. Plain pydantic: importing this module pulls in no server 
 
 Where a rule comes from a deployment's settings (a page's largest size, the interaction
 kinds), the schema carries a mark that the server's OpenAPI document fills in
-(``api/contract.py``); the client takes what the server says.
+(``api/http/contract.py``); the client takes what the server says.
 """
 
 from __future__ import annotations

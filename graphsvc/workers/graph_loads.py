@@ -1,7 +1,7 @@
 """Graph loads, and the background work that waits for them to end.
 
-A load (`graphsvc load`, `graphsvc demo`: ``ops/loader.py``) writes the graph for minutes,
-and Neo4j's offline importer (``ops/bulk_import.py``) restarts the server and builds every
+A load (`graphsvc load`, `graphsvc demo`: ``ops/data/loader.py``) writes the graph for minutes,
+and Neo4j's offline importer (``ops/data/bulk_import.py``) restarts the server and builds every
 index again. Work that reads the whole graph meanwhile (the ranker's training, the refresh of
 the cold start's lists) would read half a graph, or fail: on a server that is restarting, on
 a transaction that an index build made outdated. So a load holds a mark in Redis while it

@@ -113,7 +113,7 @@ def test_every_code_the_server_sends_is_in_the_clients_set() -> None:
     )
     http = {
         code
-        for name in ("errors.py", "body_limit.py", "events.py")
+        for name in ("http/errors.py", "http/body_limit.py", "routes/events.py")
         for code in literal.findall((api / name).read_text())
     }
     assert {"not_found", "http_error", "redis_unavailable", "body_too_large"} <= http

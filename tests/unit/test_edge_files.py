@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphsvc.ops import edge_files
-from graphsvc.ops.edge_files import Edges, LoadError, read_edge_file, read_edge_rows
-from graphsvc.ops.loader import follower_groups
+from graphsvc.ops.data import edge_files
+from graphsvc.ops.data.edge_files import Edges, LoadError, read_edge_file, read_edge_rows
+from graphsvc.ops.data.loader import follower_groups
 
 DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 NOW = 1_750_000_000_000_000

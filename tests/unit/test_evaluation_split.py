@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from graphsvc.ops.edge_files import read_edge_file
-from graphsvc.ops.evaluation import (
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.evaluation.offline import (
     FIRST_GAP_US,
     FIRST_PREFIX,
     Dataset,

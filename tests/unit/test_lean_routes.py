@@ -14,10 +14,10 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 
-from graphsvc.api.access import Admission
-from graphsvc.api.errors import install_error_handlers
-from graphsvc.api.lean import LeanLane, LeanRoute
-from graphsvc.api.params import FastJSON, Limit
+from graphsvc.api.http.access import Admission
+from graphsvc.api.http.errors import install_error_handlers
+from graphsvc.api.http.lean import LeanLane, LeanRoute
+from graphsvc.api.http.params import FastJSON, Limit
 from graphsvc.domain.access import Scope
 
 

@@ -53,7 +53,7 @@ def test_every_operation_has_an_example_on_the_api_page(operations: list[dict[st
     """One recorded exchange per operation, shown on docs/api.md (and in the document)."""
     from pathlib import Path
 
-    from graphsvc.api.contract import EXAMPLES
+    from graphsvc.api.http.contract import EXAMPLES
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     for op in operations:
@@ -71,7 +71,7 @@ def test_each_route_is_declared_once_and_documented_with_its_bounds() -> None:
     handler stands behind another, and a lean route's parameters keep their bounds."""
     from fastapi.routing import APIRoute
 
-    from graphsvc.api.lean import LeanRoute
+    from graphsvc.api.http.lean import LeanRoute
 
     with pytest.MonkeyPatch.context() as env:
         env.setenv("DEVELOPMENT", "1")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from graphsvc.ops import processes
-from graphsvc.ops.processes import ProcessFailed
+from graphsvc.ops.servers import processes
+from graphsvc.ops.servers.processes import ProcessFailed
 
 
 def python(code: str) -> list[str]:

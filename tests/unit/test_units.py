@@ -18,7 +18,7 @@ from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidCursor, InvalidUserId
 from graphsvc.domain.ids import validate_user_id, validate_user_ids
 from graphsvc.domain.model import iso_utc
-from graphsvc.ops.edge_files import LoadError, read_edge_file
+from graphsvc.ops.data.edge_files import LoadError, read_edge_file
 from graphsvc.settings import LocalServerSettings, Settings
 
 SECRET = "a-test-secret-of-enough-length"

@@ -1,10 +1,11 @@
 """The ``graphsvc`` command line, on Typer: one module per group of commands.
 
 - ``serving``: ``serve`` and ``worker``, the processes of a deployment;
-- ``servers``: ``services up|down|status``, the local Neo4j and Redis;
-- ``data``: ``load``, ``gen`` and ``demo``;
-- ``mirror``: ``check``, ``rebuild``, ``reconcile``, ``relay`` and ``jobs``;
-- ``pymk``: the group ``pymk train|eval|status|promote|split|report``;
+- ``services``: ``services up|down|status``, the local Neo4j and Redis;
+- ``data``: ``load``, ``gen``, ``demo`` and ``export``, the graph in and out;
+- ``repair``: ``check``, ``rebuild``, ``reconcile``, ``relay`` and ``jobs``, the checks of the
+  mirror against the graph and their repairs;
+- ``pymk`` (a package): the group ``pymk train|eval|status|promote|split|report``;
 - ``keys``: ``keys create|list|revoke|local``.
 
 Async commands are written once, as async functions (``running.command`` runs them). A

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphsvc.ops.cli.running import command, say
-from graphsvc.ops.generate import SIZES
+from graphsvc.ops.data.generate import SIZES
 
 if TYPE_CHECKING:
-    from graphsvc.ops.edge_files import Edges
+    from graphsvc.ops.data.edge_files import Edges
 
 
 app = typer.Typer()
@@ -28,8 +28,8 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bar
 
 async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> None:
     from graphsvc.bootstrap import open_services
-    from graphsvc.ops.loader import load as load_into
-    from graphsvc.ops.pymk_models import load_line
+    from graphsvc.ops.data.loader import load as load_into
+    from graphsvc.ops.evaluation.models import load_line
     from graphsvc.settings import get_local_server_settings, get_settings
 
     say(edges.summary())
@@ -67,7 +67,7 @@ async def load(
     no_progress: NoProgress = False,
 ) -> None:
     """Bulk-load an edge list or CSV file (then say when the ranker trains on it)."""
-    from graphsvc.ops.edge_files import read_edge_file
+    from graphsvc.ops.data.edge_files import read_edge_file
 
     edges = read_edge_file(file, undirected=undirected, prefix=prefix)
     await _load_edges(edges, not no_progress, online)
@@ -85,7 +85,7 @@ def gen(
     ] = 1,
 ) -> None:
     """Write a synthetic power-law follow graph (edge list)."""
-    from graphsvc.ops.generate import write_edge_file
+    from graphsvc.ops.data.generate import write_edge_file
 
     started = time.perf_counter()
     written = write_edge_file(out, SIZES[size.value], seed=seed)
@@ -109,7 +109,7 @@ async def demo(
     no_progress: NoProgress = False,
 ) -> None:
     """Load the generated demo graph."""
-    from graphsvc.ops.demo import demo_edges
+    from graphsvc.ops.data.demo import demo_edges
 
     await _load_edges(demo_edges(users, seed), not no_progress)
 
@@ -132,7 +132,7 @@ async def export(
     from tqdm import tqdm
 
     from graphsvc.bootstrap import open_services
-    from graphsvc.ops.export import export_parquet
+    from graphsvc.ops.data.export import export_parquet
     from graphsvc.settings import get_settings
 
     settings = get_settings()

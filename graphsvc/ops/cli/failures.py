@@ -57,10 +57,10 @@ def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
 
     from graphsvc.domain.errors import GraphError
     from graphsvc.domain.ranker_models import TrainError
-    from graphsvc.ops.edge_files import LoadError
-    from graphsvc.ops.local_servers import ServerError
-    from graphsvc.ops.processes import ProcessFailed
-    from graphsvc.ops.pymk_models import RegistryRefused
+    from graphsvc.ops.data.edge_files import LoadError
+    from graphsvc.ops.evaluation.models import RegistryRefused
+    from graphsvc.ops.servers.local_servers import ServerError
+    from graphsvc.ops.servers.processes import ProcessFailed
     from graphsvc.settings import DevelopmentSecrets
 
     named = f"graphsvc {command}" if command else "graphsvc"

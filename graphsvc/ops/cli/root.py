@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from graphsvc.ops.cli import data, keys, mirror, pymk, servers, serving
+from graphsvc.ops.cli import data, keys, pymk, repair, services, serving
 from graphsvc.ops.cli.failures import Commands
 
 app = typer.Typer(
@@ -42,9 +42,9 @@ def root(
 
 
 app.add_typer(serving.app)
-app.add_typer(servers.app, name="services")
+app.add_typer(services.app, name="services")
 app.add_typer(data.app)
-app.add_typer(mirror.app)
+app.add_typer(repair.app)
 app.add_typer(keys.app, name="keys")
 app.add_typer(pymk.app, name="pymk")
 

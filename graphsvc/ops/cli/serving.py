@@ -51,7 +51,7 @@ def serve(
 
     Each option's default is its setting's (the environment variable beside it).
     """
-    from graphsvc.ops import http_server
+    from graphsvc.ops.servers import http_server
     from graphsvc.settings import (
         get_local_server_settings,
         get_settings,
@@ -86,7 +86,7 @@ async def worker() -> None:
     The relay, fan-outs and jobs. It runs until SIGINT or SIGTERM; the records of its jobs let another worker resume them.
     """
     from graphsvc.bootstrap import open_services
-    from graphsvc.ops.reconcile import reconcile_rounds
+    from graphsvc.ops.repair.reconcile import reconcile_rounds
     from graphsvc.settings import get_settings
 
     settings = get_settings()

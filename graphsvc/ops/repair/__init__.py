@@ -1,0 +1,1 @@
+"""The mirror and the timelines checked against the graph, and reconciled."""
