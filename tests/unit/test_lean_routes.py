@@ -15,9 +15,10 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel
 
 from graphsvc.api.http.access import Admission
+from graphsvc.api.http.bodies import FastJSON
 from graphsvc.api.http.errors import install_error_handlers
 from graphsvc.api.http.lean import LeanLane, LeanRoute
-from graphsvc.api.http.params import FastJSON, Limit
+from graphsvc.api.http.params import Limit
 from graphsvc.domain.access import Scope
 
 

@@ -1,5 +1,4 @@
-"""What routes take and give: path and query parameters, the services a route calls
-(``services_of``), and the list bodies several routers share.
+"""What routes take: path and query parameters, each with its bound and its documentation.
 
 User ids are plain strings here: the services validate them, so the 422 names the parameter
 (``target_id 'x y' is not a valid user id``) in the one error shape.
@@ -11,25 +10,9 @@ import re
 from datetime import datetime
 from typing import Annotated, Any
 
-import orjson
-from fastapi import Path, Query, Request
-from fastapi.responses import Response
+from fastapi import Path, Query
 from pydantic import BeforeValidator
 
-from graphsvc.api.http.access import VIEWER
-from graphsvc.bootstrap import Services
-from graphsvc.domain.access import ApiKey
-from graphsvc.domain.model import (
-    EdgeChange,
-    Familiar,
-    FollowResult,
-    IdPage,
-    Page,
-    ShownCounts,
-    iso_utc,
-)
-from graphsvc.domain.privacy import Viewer
-from graphsvc.services.lists import Lists
 from graphsvc.wire.schemas import (
     ID_SCHEMA,
     RECOMMENDATION_ID_DOC,
@@ -86,103 +69,3 @@ RecommendationId = Annotated[
     str | None,
     Query(description=RECOMMENDATION_ID_DOC, json_schema_extra=RECOMMENDATION_ID_SCHEMA),
 ]
-
-# -- the services a route calls ---------------------------------------------------------------
-
-
-def services_of(request: Request) -> Services:
-    """The services the app serves with (opened by its lifespan, or given to ``create_app``).
-
-    A plain call rather than a FastAPI dependency: dependency injection measured 50-150 us of
-    CPU per request here (8-22% of a read), for nothing a route needs."""
-    return request.app.state.services
-
-
-def api_key_of(request: Request) -> ApiKey:
-    """The key that was checked for this request (set by ``access.admit``)."""
-    return request.scope["state"]["api_key"]
-
-
-def viewer_of(request: Request) -> Viewer:
-    """Who reads (``domain.privacy.Viewer``), as ``access.admit`` found it from the key and
-    the ``X-Graph-Viewer`` header."""
-    return request.scope["state"][VIEWER]
-
-
-# -- bodies -------------------------------------------------------------------------------------
-
-
-class FastJSON(Response):
-    """JSON by orjson, for bodies the route already shaped (no second validation pass)."""
-
-    media_type = "application/json"
-
-    def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
-
-
-def page_body(page: Page) -> FastJSON:
-    items = [{"user_id": e.user_id, "since": iso_utc(e.since)} for e in page.items]
-    return FastJSON({"items": items, "next_cursor": page.next_cursor})
-
-
-def follow_body(result: FollowResult) -> FastJSON:
-    """A follow's answer: 200 for a follow, 202 for a request waiting for approval."""
-    body = {"following": result.following, "requested": result.requested, "created": result.created}
-    return FastJSON(body, status_code=202 if result.requested else 200)
-
-
-def unfollow_body(change: EdgeChange | None) -> FastJSON:
-    removed = change is not None and change.changed
-    withdrawn = change is not None and change.withdrawn
-    return FastJSON({"following": False, "removed": removed, "withdrawn": withdrawn})
-
-
-def counts_body(lists: Lists, shown: ShownCounts) -> FastJSON:
-    """The counts as the viewer may see them (hidden: every count null)."""
-    counts = shown.counts
-    if counts is None:
-        return FastJSON(
-            {
-                "followers": None,
-                "following": None,
-                "followers_active": None,
-                "following_active": None,
-                "friends": None,
-                "celebrity": None,
-                "pending_requests": shown.pending_requests,
-                "counts_hidden": True,
-            }
-        )
-    return FastJSON(
-        {
-            "followers": counts.followers,
-            "following": counts.following,
-            "followers_active": counts.followers_active,
-            "following_active": counts.following_active,
-            "friends": counts.friends,
-            "celebrity": lists.is_celebrity(counts),
-            "pending_requests": shown.pending_requests,
-            "counts_hidden": False,
-        }
-    )
-
-
-def familiar_body(familiar: Familiar) -> dict[str, Any]:
-    """One target's familiar followers (a FamiliarBody): no count where they are hidden."""
-    return {
-        "total": familiar.total,
-        "items": familiar.user_ids,
-        "hidden": familiar.total is None,
-    }
-
-
-def id_page_body(page: IdPage) -> FastJSON:
-    return FastJSON(
-        {
-            "total": page.total,
-            "items": page.user_ids,
-            "next_cursor": page.next_cursor,
-            "total_is_lower_bound": page.total_is_lower_bound,
-        }
-    )

@@ -7,9 +7,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, HIDDEN
-from graphsvc.api.http.params import FastJSON, services_of, viewer_of
 from graphsvc.domain.access import Scope
 from graphsvc.wire.schemas import AudienceCountBody, AudienceIn, AudiencePageBody, AudiencePageIn
 

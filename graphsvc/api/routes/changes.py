@@ -10,10 +10,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, HIDDEN
 from graphsvc.api.http.lean import LeanRoute
-from graphsvc.api.http.params import Cursor, FastJSON, Limit, Moment, UserId, services_of, viewer_of
+from graphsvc.api.http.params import Cursor, Limit, Moment, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.changes import ChangePage
 from graphsvc.domain.model import Side, iso_utc

@@ -26,9 +26,10 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from graphsvc.api.http.access import BUDGET_HEADERS, guarded
+from graphsvc.api.http.context import api_key_of, services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import UserId, api_key_of, services_of
+from graphsvc.api.http.params import UserId
 from graphsvc.domain.access import Scope, bearer_token
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc

@@ -10,18 +10,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON, page_body
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, FOLLOW_ERRORS
-from graphsvc.api.http.params import (
-    Cursor,
-    FastJSON,
-    Limit,
-    TargetId,
-    UserId,
-    page_body,
-    services_of,
-    viewer_of,
-)
+from graphsvc.api.http.params import Cursor, Limit, TargetId, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.wire.schemas import ApproveAllBody, ErrorBody, FollowRequestBody, PageBody
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
-from graphsvc.api.http.params import services_of
 from graphsvc.wire.schemas import HealthBody
 
 router = APIRouter(generate_unique_id_function=operation_id)

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import FastJSON, services_of
 from graphsvc.domain.access import ApiKey, Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.wire.schemas import ErrorBody, KeyRequest, KeysBody, NewKeyBody, RevokeBody

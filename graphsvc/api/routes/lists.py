@@ -15,24 +15,19 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON, counts_body, familiar_body, id_page_body, page_body
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, HIDDEN, OWNER_ERRORS
 from graphsvc.api.http.lean import LeanRoute
 from graphsvc.api.http.params import (
     Cursor,
-    FastJSON,
     Limit,
     OtherId,
     SinceAfter,
     SinceBefore,
     TargetId,
     UserId,
-    counts_body,
-    familiar_body,
-    id_page_body,
-    page_body,
-    services_of,
-    viewer_of,
 )
 from graphsvc.domain.access import Scope
 from graphsvc.domain.time_window import TimeWindow

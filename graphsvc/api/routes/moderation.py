@@ -6,9 +6,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import FastJSON, UserId, services_of
+from graphsvc.api.http.params import UserId
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState

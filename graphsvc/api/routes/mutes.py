@@ -11,17 +11,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import (
-    Cursor,
-    FastJSON,
-    Limit,
-    TargetId,
-    UserId,
-    services_of,
-    viewer_of,
-)
+from graphsvc.api.http.params import Cursor, Limit, TargetId, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.domain.privacy import require_owner

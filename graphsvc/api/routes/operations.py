@@ -17,8 +17,8 @@ from prometheus_client import (
     multiprocess,
 )
 
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
-from graphsvc.api.http.params import services_of
 from graphsvc.wire.schemas import ErrorBody, LiveBody, ReadyBody
 
 router = APIRouter(generate_unique_id_function=operation_id)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from graphsvc.api.http.access import guarded
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import UserId, services_of
+from graphsvc.api.http.params import UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import CountsVisibility, Privacy, PrivacyEdit, Visibility
 from graphsvc.wire.schemas import ErrorBody, PrivacyBody, PrivacyRequest

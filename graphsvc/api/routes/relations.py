@@ -9,21 +9,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON, familiar_body, follow_body, unfollow_body
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import BLOCK_ERRORS, ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.http.lean import LeanRoute
-from graphsvc.api.http.params import (
-    FastJSON,
-    FollowerId,
-    RecommendationId,
-    TargetId,
-    UserId,
-    familiar_body,
-    follow_body,
-    services_of,
-    unfollow_body,
-    viewer_of,
-)
+from graphsvc.api.http.params import FollowerId, RecommendationId, TargetId, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Relationship, iso_utc
 from graphsvc.wire.schemas import (

@@ -9,16 +9,11 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
-from graphsvc.api.http.params import (
-    FastJSON,
-    RecommendationId,
-    SeedId,
-    TargetId,
-    UserId,
-    services_of,
-)
+from graphsvc.api.http.params import RecommendationId, SeedId, TargetId, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import Interaction
 from graphsvc.wire.schemas import (

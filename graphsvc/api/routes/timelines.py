@@ -8,9 +8,11 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import guarded
+from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, POST_ERRORS
-from graphsvc.api.http.params import Cursor, FastJSON, Limit, UserId, services_of, viewer_of
+from graphsvc.api.http.params import Cursor, Limit, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
 from graphsvc.domain.timeline import PostState
