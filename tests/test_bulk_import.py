@@ -83,9 +83,9 @@ async def test_bulk_import_matches_the_file(
         assert (truth[uid].totals.followers, truth[uid].totals.following) == expected, uid
         mirrored = await service.redis.mirror_reads.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
-    assert await check_users(service, users) == []
+    assert await check_users(service.core, users) == []
 
     # The imported clocks keep live writes after the load ordered after it.
     await service.relations.follow("fresh", "0")
     assert (await service.lists.followers("0", limit=1)).items[0].user_id == "fresh"
-    assert await check_users(service, ["fresh", "0"]) == []
+    assert await check_users(service.core, ["fresh", "0"]) == []

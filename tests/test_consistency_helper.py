@@ -26,7 +26,7 @@ async def test_drift_is_found_and_repaired(
     await service.lists.followers(b)
     await service.lists.followers(c)
     await service.lists.following(a)
-    assert await check_users(backends, [a, b, c]) == []
+    assert await check_users(backends.core, [a, b, c]) == []
 
     redis = backends.redis.client
     meta, followers, *_ = backends.redis.mirror.keys(b)
@@ -36,7 +36,7 @@ async def test_drift_is_found_and_repaired(
     await redis.zrem(
         backends.redis.mirror.keys(c)[1], a
     )  # the only entry: a lost list, served cold
-    drifts = await check_users(backends, [a, b, c])
+    drifts = await check_users(backends.core, [a, b, c])
     found = {(d.user_id, d.what) for d in drifts}
     assert found == {(b, "counts"), (b, "followers list"), (a, "following list")}
 

@@ -238,7 +238,7 @@ def warm_up(url: str, key: str) -> None:
 
 async def drifts_of(settings: Settings, users: list[str]) -> list[Drift]:
     async with open_services(settings) as backends:
-        return await check_users(backends, users)
+        return await check_users(backends.core, users)
 
 
 # -- the load -----------------------------------------------------------------------------------
@@ -723,7 +723,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
     # The mirror equals Neo4j without any repair: the versioned mirror orders the writes.
     async with open_services(stack.settings) as backends:
         mirrored = await backends.redis.mirror_state.dump_many(users)
-        drifts = await check_users(backends, users)
+        drifts = await check_users(backends.core, users)
     assert all(m.counts is not None for m in mirrored), "a raced user's mirror is cold"
     built = sum(lst is not None for m in mirrored for lst in m.lists.values())
     say(f"race: mirror vs Neo4j without reconcile: {len(drifts)} drifts ({built} hot lists built)")

@@ -307,7 +307,7 @@ async def test_nothing_is_lost_when_redis_dies_mid_approval(
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
         await service.relay.once(grace=0)
-        assert await check_users(service, [owner, a, b]) == []
+        assert await check_users(service.core, [owner, a, b]) == []
         assert await graph.ids(owner, "followers") == [a]
         assert (await graph.counts(owner)).followers == 1
         assert (await graph.privacy(owner)).locked  # the settings' mirror is rebuilt

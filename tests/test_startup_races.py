@@ -25,7 +25,7 @@ from helpers import ThrowawayRedis, free_port, own_servers
 from neo4j import GraphDatabase
 
 from graphsvc.adapters.neo4j.store import open_driver
-from graphsvc.bootstrap import neo4j_adapters
+from graphsvc.builders.stores import Neo4jAdapters
 from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
 
@@ -161,7 +161,7 @@ async def test_the_schema_applied_from_several_coroutines_at_once_on_an_empty_da
         for _ in range(5):
             stack.wipe()
             # four processes' stores, built as each process builds its own
-            stores = [neo4j_adapters(settings, driver, jobs=True).store for _ in range(4)]
+            stores = [Neo4jAdapters(settings, driver, jobs=True).store for _ in range(4)]
             await asyncio.gather(*(store.apply_schema() for store in stores))
     finally:
         await driver.close()

@@ -20,7 +20,7 @@ from driver import Driver, eventually, refused
 from helpers import app_client
 
 from graphsvc.api.app import create_app
-from graphsvc.bootstrap import Connections, Services, build
+from graphsvc.bootstrap import Connections, Services, build, build_serving
 from graphsvc.concurrency import jobs as runner
 from graphsvc.concurrency import retries
 from graphsvc.settings import Settings
@@ -39,7 +39,7 @@ def settings_of(server_settings: Settings, **overrides: object) -> Settings:
 async def serving(settings: Settings, connections: Connections, key: str) -> AsyncIterator[Driver]:
     """An app over services built as `graphsvc serve` builds them (background work left to
     workers)."""
-    services = build(settings, connections, serve=True)
+    services = build_serving(settings, connections)
     async with Driver(app_client(create_app(settings, services), key)) as graph:
         yield graph
 
@@ -76,7 +76,7 @@ async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_o
         await asyncio.sleep(0.5)  # nothing runs the work meanwhile
         post = await graph.post(author, "p1")
         assert (post.state, post.followers) == ("fanning_out", 0)
-        pending = await graph.services.neo4j.moderation.pending_work()
+        pending = await graph.services.core.neo4j.moderation.pending_work()
         assert (other, False) in pending
         async with worker(settings, connections):
 
@@ -88,7 +88,7 @@ async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_o
 
             await eventually(post_done)
             await eventually(propagation_done)
-        inbox = await graph.services.redis.inboxes.inbox(reader)
+        inbox = await graph.services.core.redis.inboxes.inbox(reader)
         assert [p.post_id for p in inbox] == ["p1"]
         counts = await graph.counts(author)
         assert (counts.followers, counts.followers_active) == (2, 1)
@@ -120,7 +120,7 @@ async def test_two_workers_run_each_job_once(
             assert (await graph.post(hub, f"q{n}")).state == "done"
         again = await one.worker.claim()
         assert not mine & set(again), "a finished job is not taken again"
-        pending = await graph.services.neo4j.moderation.pending_work()
+        pending = await graph.services.core.neo4j.moderation.pending_work()
         assert not {u for u, _ in pending} & set(users)
         counts = await graph.counts(hub)
         assert (counts.followers, counts.followers_active) == (6, 0)
@@ -135,7 +135,7 @@ async def test_a_dead_workers_moderation_job_is_taken_over_once_its_lease_runs_o
         await graph.follows(fan, user)
         await graph.set_status(user, "suspended")
         # a worker took the job and died: its lease is held, and never renewed
-        assert await graph.services.redis.leases.take(f"fanout:{user}", 1.0) is not None
+        assert await graph.services.core.redis.leases.take(f"fanout:{user}", 1.0) is not None
         survivor = build(settings, connections)
         assert f"fanout:{user}" not in await survivor.worker.take_moderation_jobs()
         await asyncio.sleep(1.2)
@@ -160,7 +160,7 @@ async def test_a_full_queue_refuses_new_work_and_loses_nothing(
         assert "WORKER_QUEUE_MAX" in error.message
         assert error.retry_after
         await refused(graph.post(author, "c"), 404, "post_not_found")
-        queue = graph.services.redis.timeline_job_queue
+        queue = graph.services.core.redis.timeline_job_queue
         async with worker(settings, connections):
 
             async def drained() -> bool:
@@ -170,7 +170,7 @@ async def test_a_full_queue_refuses_new_work_and_loses_nothing(
         assert (await graph.publish(author, "c", AT)).created
         async with worker(settings, connections):
             await eventually(drained)
-        inbox = await graph.services.redis.inboxes.inbox(reader)
+        inbox = await graph.services.core.redis.inboxes.inbox(reader)
         assert sorted(p.post_id for p in inbox) == ["a", "b", "c"]
 
 
@@ -216,7 +216,7 @@ async def test_a_queued_timeline_job_wakes_a_waiting_worker(
                 return (await graph.post(author, "w1")).state == "done"
 
             await eventually(done, seconds=2.0)
-        inbox = await graph.services.redis.inboxes.inbox(reader)
+        inbox = await graph.services.core.redis.inboxes.inbox(reader)
         assert [p.post_id for p in inbox] == ["w1"]
 
 

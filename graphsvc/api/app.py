@@ -36,7 +36,7 @@ from graphsvc.api.routes import (
     timelines,
 )
 from graphsvc.api.routes.operations import forget_this_process
-from graphsvc.bootstrap import Services, open_services
+from graphsvc.bootstrap import Serving, open_serving
 from graphsvc.settings import Settings, get_settings, refuse_development_secrets
 from graphsvc.version import __version__
 
@@ -98,7 +98,7 @@ TAGS = [
 ]
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, services: Serving | None = None) -> FastAPI:
     """The ASGI app. Pass ``services`` to serve already-open ones (tests, notebooks): their
     owner closes them; otherwise the app opens its own, serving only: background work is
     left to `graphsvc worker`."""
@@ -110,7 +110,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         if services is not None:  # already open, owned by the caller
             yield
             return
-        async with open_services(settings, serve=True) as opened:
+        async with open_serving(settings) as opened:
             app.state.services = opened
             settle_the_heap()
             yield

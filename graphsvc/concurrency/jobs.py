@@ -72,6 +72,23 @@ class JobKind(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A kind as a serving process knows it: by name alone. Such a process records its jobs
+    and never runs one (``Jobs(here=False)``), so it builds none of the kind's stores or loops;
+    the workers, which run them, build the kind itself."""
+
+    name: str
+    lease_seconds: float = 0.0
+    most: int = 0
+
+    async def due(self, limit: int) -> Sequence[str]:
+        return ()
+
+    async def run(self, key: str, progress: Progress) -> None:
+        raise RuntimeError(f"{self.name} jobs run in the workers, not in a serving process")
+
+
 class LeaseStore(Protocol):
     """Who runs a job now, across processes (``adapters/redis/leases.py``)."""
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 
-from graphsvc.concurrency.jobs import Jobs
+from graphsvc.concurrency.jobs import JobKind, Jobs
 from graphsvc.concurrency.loops import Loop, keep_running, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.change_expiry import ChangeExpiry
@@ -44,7 +44,6 @@ from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
 from graphsvc.workers.relay import Relay
-from graphsvc.workers.request_approvals import RequestApprovals
 from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -61,7 +60,7 @@ class Worker:
         consumer: TimelineEvents,
         timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
-        approvals: RequestApprovals,
+        approvals: JobKind,
         jobs: Jobs,
         cold_start: ColdStartKeeper,
         change_expiry: ChangeExpiry,

@@ -6,12 +6,12 @@ from __future__ import annotations
 from fastapi import Request
 
 from graphsvc.api.http.access import VIEWER
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Serving
 from graphsvc.domain.access import ApiKey
 from graphsvc.domain.privacy import Viewer
 
 
-def services_of(request: Request) -> Services:
+def services_of(request: Request) -> Serving:
     """The services the app serves with (opened by its lifespan, or given to ``create_app``).
 
     A plain call rather than a FastAPI dependency: dependency injection costs a noticeable

@@ -11,7 +11,7 @@ from graphsvc.api.http.context import services_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
 from graphsvc.api.http.params import UserId
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Serving
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import UserState
 from graphsvc.wire.schemas import EraseBody, StatusBody, StatusRequest
@@ -19,7 +19,7 @@ from graphsvc.wire.schemas import EraseBody, StatusBody, StatusRequest
 router = APIRouter(generate_unique_id_function=operation_id)
 
 
-async def _status_body(user_id: str, state: UserState | None, services: Services) -> StatusBody:
+async def _status_body(user_id: str, state: UserState | None, services: Serving) -> StatusBody:
     moderation = services.moderation
     progress = await moderation.progress(user_id) or await services.follow_requests.progress(
         user_id

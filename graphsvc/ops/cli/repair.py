@@ -65,7 +65,7 @@ async def check(
     async with open_services(get_settings(), jobs=True) as services:
         with tqdm(desc="checked", unit="user") as bar:
             async for batch in _batches_of(services, named, everyone):
-                drifts = await check_users(services, batch)
+                drifts = await check_users(services.core, batch)
                 for drift in drifts:
                     tqdm.write(str(drift))
                 found += len(drifts)
@@ -126,9 +126,9 @@ async def reconcile(
     named = users or []
     async with open_services(get_settings(), jobs=True) as services:
         if every is not None:
-            await reconcile_recent(services, every, say=say)
+            await reconcile_recent(services.core, every, say=say)
             return
-        report = await reconcile_users(services, _batches_of(services, named, everyone))
+        report = await reconcile_users(services.core, _batches_of(services, named, everyone))
         for drift in report.drifts:
             say(str(drift))
         say(report.line())

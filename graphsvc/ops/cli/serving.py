@@ -85,7 +85,7 @@ async def worker() -> None:
 
     The relay, fan-outs and jobs. It runs until SIGINT or SIGTERM; the records of its jobs let another worker resume them.
     """
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_working
     from graphsvc.ops.repair.reconcile import reconcile_rounds
     from graphsvc.settings import get_settings
 
@@ -95,16 +95,16 @@ async def worker() -> None:
     assert main is not None
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, main.cancel)
-    async with open_services(settings, jobs=True) as services:
+    async with open_working(settings) as working:
         say(f"graphsvc worker: running (at most {settings.worker.worker_jobs} jobs at once)")
         every = settings.worker.worker_reconcile_seconds
         beside = (
             {}
             if every is None
-            else {"reconcile": partial(reconcile_rounds, services, every, say=say)}
+            else {"reconcile": partial(reconcile_rounds, working.core, every, say=say)}
         )
         try:
-            await services.worker.run(beside)
+            await working.background.worker.run(beside)
         except asyncio.CancelledError:
             if not main.cancelling():  # no signal asked: the worker must not end quietly
                 raise

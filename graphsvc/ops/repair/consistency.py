@@ -21,7 +21,7 @@ from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing
 from graphsvc.adapters.redis.statuses import StatusSet
-from graphsvc.bootstrap import Services
+from graphsvc.builders.core import Core
 from graphsvc.domain.model import Counts, Entry, Side
 from graphsvc.domain.mutes import MirroredMute
 
@@ -43,13 +43,13 @@ def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
     return [(e.user_id, e.since) for e in entries]
 
 
-async def check_users(services: Services, user_ids: Sequence[str]) -> list[Drift]:
+async def check_users(core: Core, user_ids: Sequence[str]) -> list[Drift]:
     """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
     drifts = await compare(
-        services.neo4j.snapshots, services.redis.mirror_state, services.redis.statuses, user_ids
+        core.neo4j.snapshots, core.redis.mirror_state, core.redis.statuses, user_ids
     )
-    drifts += await compare_mutes(services.neo4j.mutes, services.redis.mutes, user_ids)
-    return drifts + await compare_privacy(services.neo4j.privacy, services.redis.privacy, user_ids)
+    drifts += await compare_mutes(core.neo4j.mutes, core.redis.mutes, user_ids)
+    return drifts + await compare_privacy(core.neo4j.privacy, core.redis.privacy, user_ids)
 
 
 async def compare_privacy(

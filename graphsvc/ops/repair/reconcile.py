@@ -13,10 +13,11 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tqdm import tqdm
 
-from graphsvc.bootstrap import Services
+from graphsvc.builders.core import Core
 from graphsvc.concurrency.loops import supervise
 from graphsvc.ops.repair.consistency import Drift, check_users
 
@@ -38,18 +39,19 @@ class Report:
         )
 
 
-Check = Callable[[Services, Sequence[str]], Awaitable[list[Drift]]]
-Repair = Callable[[Services, Sequence[str]], Awaitable[object]]
+# Each takes the parts it reads: the core for the mirror, the whole services for timelines.
+Check = Callable[[Any, Sequence[str]], Awaitable[list[Drift]]]
+Repair = Callable[[Any, Sequence[str]], Awaitable[object]]
 
 
-async def _repair_mirrors(services: Services, users: Sequence[str]) -> None:
-    await services.mirror_sync.repair(users)
-    await services.mutes.repair(users)
-    await services.privacy.repair(users)
+async def _repair_mirrors(core: Core, users: Sequence[str]) -> None:
+    await core.mirror_sync.repair(users)
+    await core.mutes.repair(users)
+    await core.privacy.repair(users)
 
 
 async def reconcile(
-    services: Services,
+    parts: Any,
     batches: AsyncIterator[list[str]],
     *,
     progress: bool = True,
@@ -62,15 +64,15 @@ async def reconcile(
     report = Report()
     with tqdm(desc=desc, unit="user", disable=not progress) as bar:
         async for batch in batches:
-            drifts = await check(services, batch)
+            drifts = await check(parts, batch)
             report.checked += len(batch)
             if drifts:
                 users = sorted({d.user_id for d in drifts})
                 report.found += len(drifts)
                 report.repaired += len(users)
                 report.drifts += drifts[: max(0, 20 - len(report.drifts))]
-                await repair(services, users)
-                report.left += len(await check(services, users))
+                await repair(parts, users)
+                report.left += len(await check(parts, users))
             bar.update(len(batch))
     return report
 
@@ -81,7 +83,7 @@ async def _listed(users: list[str], size: int) -> AsyncIterator[list[str]]:
 
 
 async def reconcile_recent(
-    services: Services,
+    core: Core,
     every: float,
     *,
     rounds: int | None = None,
@@ -89,28 +91,26 @@ async def reconcile_recent(
 ) -> None:
     """Every ``every`` seconds, reconcile the users written since the previous round (with a
     margin of one round), forever or for ``rounds`` rounds."""
-    size = services.settings.mirror.rebuild_batch_users
+    size = core.settings.mirror.rebuild_batch_users
     done = 0
     while rounds is None or done < rounds:
-        users = sorted(await services.redis.mirror.written_since(2 * every))
-        report = await reconcile(services, _listed(users, size), progress=False)
+        users = sorted(await core.redis.mirror.written_since(2 * every))
+        report = await reconcile(core, _listed(users, size), progress=False)
         say(report.line())
-        await services.redis.mirror.forget_written_before(max(86_400.0, 4 * every))
+        await core.redis.mirror.forget_written_before(max(86_400.0, 4 * every))
         done += 1
         if rounds is None or done < rounds:
             await asyncio.sleep(every)
 
 
-async def reconcile_rounds(
-    services: Services, every: float, *, say: Callable[[str], None] = print
-) -> None:
+async def reconcile_rounds(core: Core, every: float, *, say: Callable[[str], None] = print) -> None:
     """WORKER_RECONCILE_SECONDS in `graphsvc worker`: a round of ``reconcile_recent`` each
     period, by whichever worker takes the period's lease (it lapses by itself, so there is one
     round a period however many workers run)."""
 
     async def one_round() -> bool:  # while a store is down, the next round covers its users
-        if await services.redis.leases.take("reconcile", every * 0.9):
-            await reconcile_recent(services, every, rounds=1, say=say)
+        if await core.redis.leases.take("reconcile", every * 0.9):
+            await reconcile_recent(core, every, rounds=1, say=say)
         return False
 
     await supervise("reconcile", one_round, every)

@@ -1,0 +1,75 @@
+"""The background work and the worker that runs it: the outbox relay (what a lost mirror
+write needs repaired), the interaction flusher, the ranker's training, the timeline event
+consumer and jobs, the moderation jobs, follow-request approvals, the cold start's lists and
+the expiry of old changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphsvc.builders.core import Core
+from graphsvc.builders.moderation import build_moderation_jobs
+from graphsvc.services.access import KeyRing
+from graphsvc.services.suggestions import Suggestions
+from graphsvc.workers.change_expiry import ChangeExpiry
+from graphsvc.workers.cold_start_lists import ColdStartKeeper
+from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.ranker_training import RankerTraining
+from graphsvc.workers.relay import Relay
+from graphsvc.workers.timeline_events import TimelineEvents
+from graphsvc.workers.timeline_jobs import TimelineJobs
+from graphsvc.workers.worker import Worker
+
+
+@dataclass(frozen=True, slots=True)
+class Background:
+    relay: Relay
+    interaction_flusher: InteractionFlusher
+    ranker_training: RankerTraining
+    timeline_events: TimelineEvents
+    moderation_jobs: ModerationJobs
+    cold_start_lists: ColdStartKeeper
+    worker: Worker
+
+
+def build_background(
+    core: Core, timeline_jobs: TimelineJobs, access: KeyRing, suggestions: Suggestions
+) -> Background:
+    settings, neo4j, redis = core.settings, core.neo4j, core.redis
+    flusher = InteractionFlusher(
+        neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
+    )
+    moderation_jobs = build_moderation_jobs(core, flusher, access)
+    relay = Relay(
+        neo4j.outbox,
+        redis.stream,
+        core.mirror_sync,
+        core.privacy,
+        redis.suggestion_cache,
+        settings.events,
+        settings.mirror,
+        core.mutes,
+    )
+    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
+    training = RankerTraining(
+        neo4j.ranker_models, neo4j.suggestions, suggestions, redis.leases, settings.suggestions
+    )
+    cold_start = ColdStartKeeper(
+        neo4j.cold_start, redis.cold_start, redis.stream, redis.leases, settings.cold_start
+    )
+    worker = Worker(
+        settings.worker,
+        settings.redis,
+        relay=relay,
+        flusher=flusher,
+        training=training,
+        consumer=consumer,
+        timeline_jobs=timeline_jobs,
+        moderation_jobs=moderation_jobs,
+        approvals=core.approvals,
+        jobs=core.jobs,
+        cold_start=cold_start,
+        change_expiry=ChangeExpiry(neo4j.changes, redis.leases, settings.changes),
+    )
+    return Background(relay, flusher, training, consumer, moderation_jobs, cold_start, worker)

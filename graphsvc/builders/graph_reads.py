@@ -1,0 +1,34 @@
+"""What the graph itself answers, each a bounded Neo4j read for a viewer: the lists the mirror
+does not hold, the changes and growth series of lists over time, the distances between users,
+audiences over many lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphsvc.builders.core import Core
+from graphsvc.services.audiences import Audiences
+from graphsvc.services.changes import Changes
+from graphsvc.services.distance import Distances
+from graphsvc.services.graph_lists import GraphLists
+from graphsvc.services.series import GrowthSeries
+
+
+@dataclass(frozen=True, slots=True)
+class GraphReads:
+    graph_lists: GraphLists
+    changes: Changes
+    growth_series: GrowthSeries
+    distances: Distances
+    audiences: Audiences
+
+
+def build_graph_reads(core: Core) -> GraphReads:
+    settings, neo4j, privacy = core.settings, core.neo4j, core.privacy
+    return GraphReads(
+        GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
+        Changes(neo4j.changes, privacy, settings.changes, settings.lists),
+        GrowthSeries(neo4j.changes, core.redis.series, privacy, settings.changes),
+        Distances(neo4j.lists, settings.lists),
+        Audiences(neo4j.lists, privacy, settings.lists),
+    )

@@ -1,0 +1,249 @@
+"""The two stores' connections, and their adapters, each built on first use: a process builds
+the adapters it reaches and no other (the API never builds the bulk loader or the export)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import cached_property
+
+from neo4j import AsyncDriver
+
+from graphsvc.adapters.neo4j.bulk import BulkStore
+from graphsvc.adapters.neo4j.changes import ChangeStore
+from graphsvc.adapters.neo4j.cold_start import ColdStartStore
+from graphsvc.adapters.neo4j.exports import ExportStore
+from graphsvc.adapters.neo4j.keys import KeyStore
+from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.mutes import MuteStore
+from graphsvc.adapters.neo4j.outbox import OutboxStore
+from graphsvc.adapters.neo4j.privacy import PrivacyStore
+from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
+from graphsvc.adapters.neo4j.requests import RequestStore
+from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
+from graphsvc.adapters.neo4j.suggestions import SuggestionStore
+from graphsvc.adapters.redis.auth_failures import AuthFailures
+from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
+from graphsvc.adapters.redis.cold_start import ColdStartLists
+from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.impressions import ImpressionStore
+from graphsvc.adapters.redis.interactions import InteractionBuffer
+from graphsvc.adapters.redis.leases import Leases
+from graphsvc.adapters.redis.mirror import Mirror
+from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
+from graphsvc.adapters.redis.mirror_reads import MirrorReads
+from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.mutes import MuteMirror
+from graphsvc.adapters.redis.privacy import PrivacyMirror
+from graphsvc.adapters.redis.rate_limits import RateLimitStore
+from graphsvc.adapters.redis.recommendations import LoopCounters
+from graphsvc.adapters.redis.series_cache import SeriesCache
+from graphsvc.adapters.redis.statuses import StatusSet
+from graphsvc.adapters.redis.stream_slots import StreamSlots
+from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
+from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
+from graphsvc.settings import Neo4jSettings, Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Connections:
+    """The Neo4j driver and the Redis client (a pool each), shared by everything built."""
+
+    driver: AsyncDriver
+    redis: Client
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings) -> AsyncIterator[Connections]:
+        driver = open_driver(settings.neo4j)
+        client = open_redis(settings.redis)
+        try:
+            await driver.verify_connectivity()
+            try:
+                await client.ping()
+            except REDIS_DOWN as exc:  # served from Neo4j until it answers
+                log.warning("redis does not answer at start-up (%s)", exc)
+            yield cls(driver, client)
+        finally:
+            await client.aclose()
+            await driver.close()
+
+
+class Neo4jAdapters:
+    """``jobs``: every statement is a long job's (NEO4J_JOB_TIMEOUT_SECONDS); else a
+    request's (NEO4J_TX_TIMEOUT_SECONDS), but for those the adapters mark as a job's."""
+
+    def __init__(self, settings: Neo4jSettings, driver: AsyncDriver, *, jobs: bool = False) -> None:
+        self.store = Neo4jStore(
+            driver,
+            settings.neo4j_database,
+            settings.neo4j_retry_seconds,
+            timeout=settings.neo4j_tx_timeout_seconds,
+            job_timeout=settings.neo4j_job_timeout_seconds,
+            jobs=jobs,
+        )
+
+    @cached_property
+    def snapshots(self) -> SnapshotStore:
+        return SnapshotStore(self.store)
+
+    @cached_property
+    def edges(self) -> EdgeStore:
+        return EdgeStore(self.store, self.snapshots.clock, self.snapshots.read_counts)
+
+    @cached_property
+    def lists(self) -> ListStore:
+        return ListStore(self.store)
+
+    @cached_property
+    def moderation(self) -> ModerationStore:
+        return ModerationStore(self.store)
+
+    @cached_property
+    def mutes(self) -> MuteStore:
+        return MuteStore(self.store)
+
+    @cached_property
+    def outbox(self) -> OutboxStore:
+        return OutboxStore(self.store)
+
+    @cached_property
+    def suggestions(self) -> SuggestionStore:
+        return SuggestionStore(self.store)
+
+    @cached_property
+    def ranker_models(self) -> RankerModelStore:
+        return RankerModelStore(self.store)
+
+    @cached_property
+    def bulk(self) -> BulkStore:
+        return BulkStore(self.store)
+
+    @cached_property
+    def keys(self) -> KeyStore:
+        return KeyStore(self.store)
+
+    @cached_property
+    def privacy(self) -> PrivacyStore:
+        return PrivacyStore(self.store)
+
+    @cached_property
+    def requests(self) -> RequestStore:
+        return RequestStore(self.store)
+
+    @cached_property
+    def cold_start(self) -> ColdStartStore:
+        return ColdStartStore(self.store)
+
+    @cached_property
+    def changes(self) -> ChangeStore:
+        return ChangeStore(self.store)
+
+    @cached_property
+    def exports(self) -> ExportStore:
+        return ExportStore(self.store)
+
+
+class RedisAdapters:
+    """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
+
+    def __init__(
+        self, settings: Settings, client: Client, *, split_page: bool | None = None
+    ) -> None:
+        self.client = client
+        self._settings = settings
+        self._keys = settings.redis  # where each adapter's keys live
+        self._split_page = split_page
+
+    @cached_property
+    def mirror(self) -> Mirror:
+        return Mirror(self.client, self._keys, self._settings.mirror)
+
+    @cached_property
+    def statuses(self) -> StatusSet:
+        return StatusSet(self.client, self._keys)
+
+    @cached_property
+    def privacy(self) -> PrivacyMirror:
+        return PrivacyMirror(self.client, self._keys)
+
+    @cached_property
+    def mirror_reads(self) -> MirrorReads:
+        split = self._split_page
+        return MirrorReads(self.mirror, self.statuses, self.privacy, split_page=split)
+
+    @cached_property
+    def mirror_builds(self) -> MirrorBuilds:
+        return MirrorBuilds(self.mirror, self._settings.mirror)
+
+    @cached_property
+    def mirror_state(self) -> MirrorState:
+        return MirrorState(self.mirror)
+
+    @cached_property
+    def mutes(self) -> MuteMirror:
+        return MuteMirror(self.client, self.mirror)
+
+    @cached_property
+    def stream(self) -> EventStream:
+        return EventStream(self.client, self._settings.events)
+
+    @cached_property
+    def stream_slots(self) -> StreamSlots:
+        return StreamSlots(self.client, self._keys)
+
+    @cached_property
+    def interactions(self) -> InteractionBuffer:
+        return InteractionBuffer(self.client, self._keys)
+
+    @cached_property
+    def suggestion_cache(self) -> SuggestionCache:
+        return SuggestionCache(self.client, self._keys, self._settings.suggestions)
+
+    @cached_property
+    def impressions(self) -> ImpressionStore:
+        s = self._settings
+        return ImpressionStore(self.client, self._keys, s.suggestions, s.bounds)
+
+    @cached_property
+    def loop_counters(self) -> LoopCounters:
+        return LoopCounters(self.client, self._keys, self._settings.suggestions)
+
+    @cached_property
+    def rate_limits(self) -> RateLimitStore:
+        return RateLimitStore(self._keys, self._settings.access)
+
+    @cached_property
+    def outboxes(self) -> Outboxes:
+        s = self._settings
+        return Outboxes(self.client, self.mirror, self.statuses, self._keys, s.timelines)
+
+    @cached_property
+    def inboxes(self) -> Inboxes:
+        return Inboxes(self.client, self.mirror, self._keys, self._settings.timelines)
+
+    @cached_property
+    def timeline_job_queue(self) -> TimelineJobQueue:
+        return TimelineJobQueue(self.client, self._keys)
+
+    @cached_property
+    def leases(self) -> Leases:
+        return Leases(self.client, self._keys)
+
+    @cached_property
+    def auth_failures(self) -> AuthFailures:
+        return AuthFailures(self.client, self._keys, self._settings.access)
+
+    @cached_property
+    def cold_start(self) -> ColdStartLists:
+        return ColdStartLists(self.client, self._keys)
+
+    @cached_property
+    def series(self) -> SeriesCache:
+        return SeriesCache(self.client, self._keys, self._settings.changes)

@@ -1,0 +1,39 @@
+"""Home timelines: the queue of their jobs (pushes, drains, removals), and the service over
+the outboxes and inboxes, the lists and their mirror, filtered by the reader's mutes."""
+
+from __future__ import annotations
+
+from graphsvc.builders.core import Core
+from graphsvc.services.timelines import Timelines
+from graphsvc.workers.timeline_jobs import TimelineJobs
+
+
+def build_timeline_jobs(core: Core) -> TimelineJobs:
+    """The kind every process records timeline work with (a serving one queues it)."""
+    settings, redis = core.settings, core.redis
+    return TimelineJobs(
+        redis.outboxes,
+        redis.inboxes,
+        redis.timeline_job_queue,
+        core.lists,
+        core.jobs,
+        settings.timelines,
+        settings.worker,
+    )
+
+
+def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
+    settings = core.settings
+    return Timelines(
+        core.redis.outboxes,
+        core.redis.inboxes,
+        core.lists,
+        core.mirror_sync,
+        core.neo4j.edges,
+        jobs,
+        settings.timelines,
+        settings.lists,
+        settings.writes,
+        core.mutes,
+        core.neo4j.moderation,
+    )
