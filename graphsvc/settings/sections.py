@@ -31,7 +31,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # graphsvc/settings/sections.py
 # Settings whose values are secrets: a message about one names it, never its value.
 SECRET_SETTINGS = frozenset({"neo4j_password", "cursor_secret", "api_key_secret"})
 
