@@ -1,7 +1,9 @@
 """Every knob of graphsvc, read from environment variables in one place.
 
-The rest of the code imports settings from here, never from a module of the package, so
-the package can be arranged without touching what reads it.
+The code imports the settings from here, not from the modules of the package, so they can
+be arranged without touching what reads them: ``sections`` declares every setting, ``names``
+finds a setting's section by its plain name. The reference the docs' tables are rendered
+from is imported from ``graphsvc.settings.reference`` itself, which no serving process needs.
 """
 
 from graphsvc.settings.sections import (
@@ -22,7 +24,6 @@ from graphsvc.settings.sections import (
     MirrorSettings,
     Neo4jSettings,
     RedisSettings,
-    SettingRow,
     Settings,
     SuggestionSettings,
     TimelineSettings,
@@ -32,7 +33,6 @@ from graphsvc.settings.sections import (
     get_local_server_settings,
     get_settings,
     refuse_development_secrets,
-    settings_reference,
 )
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
     "MirrorSettings",
     "Neo4jSettings",
     "RedisSettings",
-    "SettingRow",
     "Settings",
     "SuggestionSettings",
     "TimelineSettings",
@@ -63,5 +62,4 @@ __all__ = [
     "get_local_server_settings",
     "get_settings",
     "refuse_development_secrets",
-    "settings_reference",
 ]

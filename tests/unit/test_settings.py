@@ -22,8 +22,8 @@ from graphsvc.settings import (
     MirrorSettings,
     Settings,
     development_secrets,
-    settings_reference,
 )
+from graphsvc.settings.reference import settings_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 
