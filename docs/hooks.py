@@ -2,7 +2,7 @@
 drift from it. A page asks for one with a marker line:
 
 - ``<!-- settings-reference -->``: one table per settings section, from
-  ``graphsvc.settings.settings_reference()`` (variable, default, description);
+  ``graphsvc.settings.reference.settings_reference()`` (variable, default, description);
 - ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
   ``make lint`` and ``tests/unit/test_architecture.py`` enforce;
 - ``<!-- example: OPERATION -->``: the operation's recorded exchange with the service
@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from graphsvc.api.http.contract import EXAMPLES
-from graphsvc.settings import settings_reference
+from graphsvc.settings.reference import settings_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_MARKER = "<!-- settings-reference -->"

@@ -26,8 +26,8 @@ from graphsvc.settings import (
     SECTION_OF,
     SECTIONS,
     LocalServerSettings,
-    settings_reference,
 )
+from graphsvc.settings.reference import settings_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -1,4 +1,4 @@
-"""Every knob of graphsvc, read from environment variables in one place.
+"""What every knob of graphsvc is: its environment variable, default, bounds and description.
 
 Names are the plain environment variable names (``NEO4J_URI``, ``HOT_LIST_CAP``...), matched
 case-insensitively. The settings are read in sections, one class per concern
@@ -7,31 +7,25 @@ the sections it reads, so its constructor says what it depends on. ``Settings`` 
 section: the composition root builds the parts from it, and the CLI, tests and notebooks use
 the same object. ``LocalServerSettings`` holds what only the operations tooling needs to run
 local servers and the evaluation's own servers.
+
+This module is the one place a setting is declared. How a plain name finds its section is
+``names``, and how the docs show every setting is ``reference``: neither changes when a
+setting is added.
 """
 
 from __future__ import annotations
 
-import enum
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretBytes,
-    SecretStr,
-    field_validator,
-    model_validator,
-)
-from pydantic.fields import FieldInfo
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from graphsvc.settings.names import route, section_of, sections_of, value_of
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # graphsvc/settings/sections.py
 # Settings whose values are secrets: a message about one names it, never its value.
 SECRET_SETTINGS = frozenset({"neo4j_password", "cursor_secret", "api_key_secret"})
 
@@ -777,29 +771,10 @@ class Settings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _route(cls, data: Any) -> Any:
-        """Builds each section from the plain names given for it; a section given whole is
-        kept, with any plain names for it applied over it."""
+        """Plain names beside the sections, so a caller need not know where a setting lives."""
         if not isinstance(data, dict):
             return data
-        misplaced = sorted(set(data) & set(LocalServerSettings.model_fields))
-        if misplaced:
-            raise ValueError(f"{', '.join(misplaced)}: set on LocalServerSettings, not Settings")
-        unknown = sorted(name for name in data if name not in cls.model_fields | SECTION_OF)
-        if unknown:
-            raise ValueError(f"{', '.join(unknown)}: no such setting")
-        routed = {name: value for name, value in data.items() if name in cls.model_fields}
-        given: dict[str, dict[str, Any]] = {}
-        for name, value in data.items():
-            if name in SECTION_OF:
-                given.setdefault(SECTION_OF[name], {})[name] = value
-        for section, kind in SECTIONS.items():
-            whole, values = routed.get(section), given.get(section, {})
-            if isinstance(whole, BaseModel):  # validated already: only the changes are
-                if values:
-                    routed[section] = kind.model_validate({**whole.model_dump(), **values})
-            elif whole is not None or values:  # from the environment, but for these values
-                routed[section] = kind(**{**(whole or {}), **values})
-        return routed
+        return route(cls, data, elsewhere=LocalServerSettings)
 
     def with_values(self, **values: Any) -> Settings:
         """A copy with some settings replaced, by their plain names (``hot_list_cap=5``) or
@@ -819,21 +794,13 @@ class Settings(BaseModel):
     def value(self, name: str) -> Any:
         """The setting of that plain name, from its section: for what names settings as the
         environment does (the OpenAPI document's marks, messages, reports)."""
-        if name not in SECTION_OF:
-            raise KeyError(f"{name}: no such setting")
-        return getattr(getattr(self, SECTION_OF[name]), name)
+        return value_of(self, name)
 
 
 # Each section of Settings by its field name, and the section of each setting (by its plain,
-# lowercase name): the routing of plain names, and the reference, are read from these.
-SECTIONS: dict[str, type[_Section]] = {
-    name: info.annotation
-    for name, info in Settings.model_fields.items()
-    if isinstance(info.annotation, type) and issubclass(info.annotation, _Section)
-}
-SECTION_OF: dict[str, str] = {
-    setting: section for section, kind in SECTIONS.items() for setting in kind.model_fields
-}
+# lowercase name), for what walks every setting.
+SECTIONS = sections_of(Settings)
+SECTION_OF = section_of(Settings)
 
 
 class LocalServerSettings(BaseSettings):
@@ -907,103 +874,3 @@ def get_settings() -> Settings:
 @lru_cache(maxsize=1)
 def get_local_server_settings() -> LocalServerSettings:
     return LocalServerSettings()
-
-
-# -- the reference of every setting (docs/configuration.md is generated from it) ------------
-
-
-@dataclass(frozen=True, slots=True)
-class SettingRow:
-    """One environment variable of the settings reference."""
-
-    section: str  # the class that declares the setting
-    env: str  # its environment variable
-    default: str  # its default as one would write it in the environment
-    description: str
-
-
-def settings_reference(*models: type[BaseModel]) -> list[SettingRow]:
-    """Every setting of ``models`` (by default ``Settings`` and ``LocalServerSettings``), grouped
-    by the class that declares it, in the order the classes and fields are written.
-
-    The docs' settings tables are generated from this, so they say what the code reads, and a
-    setting without a description shows as a gap a test refuses. It walks any pydantic models:
-    a field whose type is itself a model is read as a section of its own, named by that model,
-    with the variable names pydantic-settings reads for it. A secret's default is never shown."""
-    rows: list[SettingRow] = []
-    for model in models or (Settings, LocalServerSettings):
-        rows += _model_rows(model, _env_prefix(model))
-    order = list(dict.fromkeys(row.section for row in rows))
-    return sorted(rows, key=lambda row: order.index(row.section))
-
-
-def _model_rows(model: type[BaseModel], prefix: str) -> list[SettingRow]:
-    fields = model.model_fields
-    rows: list[SettingRow] = []
-    for name in sorted(fields, key=lambda name: _declared_at(model, name)):
-        info = fields[name]
-        kind = info.annotation
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            if issubclass(kind, BaseSettings):  # constructed on its own: its own names
-                rows += _model_rows(kind, _env_prefix(kind))
-            else:  # read through the parent: FIELD__NAME
-                delimiter = model.model_config.get("env_nested_delimiter") or "__"
-                rows += _model_rows(kind, f"{prefix}{name}{delimiter}")
-            continue
-        alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
-        rows.append(
-            SettingRow(
-                section=_declarer(model, name).__name__.lstrip("_"),
-                env=(alias or f"{prefix}{name}").upper(),
-                default=_default_text(name, info),
-                description=info.description or "",
-            )
-        )
-    return rows
-
-
-def _env_prefix(model: type[BaseModel]) -> str:
-    return str(model.model_config.get("env_prefix") or "")
-
-
-def _declarer(model: type[BaseModel], name: str) -> type:
-    """The class of ``model``'s hierarchy that declares the field ``name`` (the most derived
-    one that annotates it)."""
-    for klass in model.__mro__:
-        if name in vars(klass).get("__annotations__", {}):
-            return klass
-    return model
-
-
-def _declared_at(model: type[BaseModel], name: str) -> tuple[int, int]:
-    """Where a field is written: the model's own fields first, then each base's, each in the
-    order of the source."""
-    klass = _declarer(model, name)
-    written = list(vars(klass).get("__annotations__", {}))
-    return model.__mro__.index(klass), written.index(name) if name in written else len(written)
-
-
-def _default_text(name: str, info: FieldInfo) -> str:
-    secret = name in SECRET_SETTINGS or info.annotation in (SecretStr, SecretBytes)
-    if info.is_required():
-        return "(required)"
-    if secret:
-        return "(development value)"
-    value = info.get_default(call_default_factory=True)
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, Path):
-        return (
-            f"./{value.relative_to(PROJECT_ROOT)}"
-            if value.is_relative_to(PROJECT_ROOT)
-            else str(value)
-        )
-    if isinstance(value, dict | list | tuple):
-        return json.dumps(value)
-    return str(value)
