@@ -37,7 +37,7 @@ async def _toggle(driver: Driver, src: str, dst: str, log: Log, until: float) ->
             await driver.follow(src, dst)
         following = not following
         log.append((before, time.time(), following))
-        await asyncio.sleep(rng.uniform(0.15, 0.35))
+        await asyncio.sleep(rng.uniform(0.4, 0.8))  # pauses longer than a slow write
 
 
 def _state_at(log: Log, cut: float) -> bool | None:
@@ -60,11 +60,11 @@ async def test_a_snapshot_taken_during_writes_holds_the_follows_of_its_cut(
     await driver.block(blocker, standing[0][0])
     await driver.mute(muter, standing[0][1])
     await driver.set_status(standing[4][0], "spam")
-    pairs = [(uid(f"a{n}"), uid(f"b{n}")) for n in range(12)]
+    pairs = [(uid(f"a{n}"), uid(f"b{n}")) for n in range(20)]
     logs: dict[tuple[str, str], Log] = {pair: [] for pair in pairs}
-    until = time.time() + 4.0
+    until = time.time() + 5.0
     storm = [asyncio.create_task(_toggle(driver, *p, logs[p], until)) for p in pairs]
-    await asyncio.sleep(2.5)
+    await asyncio.sleep(3.0)
     report = await export_parquet(backends.neo4j.exports, tmp_path, settle_seconds=1.0)
     await asyncio.gather(*storm)
 
