@@ -24,6 +24,7 @@ from graphsvc.builders.access import build_key_ring
 from graphsvc.builders.background import Background, build_background
 from graphsvc.builders.core import Core, build_core
 from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
+from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
 from graphsvc.builders.serving import Serving, build_serving_parts
 from graphsvc.builders.stores import Connections
@@ -84,7 +85,7 @@ def build(
     timelines = build_timelines(core, timeline_jobs)
     graph: GraphReads = build_graph_reads(core)
     parts = build_serving_parts(core, access, moderation, timelines, suggesting, graph)
-    return Services(**parts.fields(), background=background)
+    return Services(**parts.fields(), background=background, maintenance=build_maintenance(core))
 
 
 @asynccontextmanager

@@ -1,6 +1,6 @@
 """Both processes' parts over one core, for what is neither the API nor the worker: the CLI's
-commands, tests and notebooks. Besides the routes' services it names the stores and the
-background parts, which those reach directly."""
+commands, tests and notebooks, with the operators' door to the stores (``maintenance``).
+Besides, it names the core's adapters and the background parts, which tests reach directly."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from graphsvc.builders.serving import Serving
 from graphsvc.builders.stores import Neo4jAdapters, RedisAdapters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
+from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.writes import Writes
 from graphsvc.workers.cold_start_lists import ColdStartKeeper
@@ -24,6 +25,7 @@ from graphsvc.workers.worker import Worker
 @dataclass(frozen=True, slots=True)
 class Services(Serving):
     background: Background
+    maintenance: Maintenance
 
     @property
     def neo4j(self) -> Neo4jAdapters:

@@ -144,7 +144,7 @@ async def export(
 
     async with open_services(settings, jobs=True) as services:
         report = await export_parquet(
-            services.neo4j.exports,
+            services.maintenance.exports,
             directory,
             settle_seconds=settings.changes.changes_settle_seconds,
             progress=progress,

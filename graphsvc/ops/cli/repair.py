@@ -30,7 +30,7 @@ async def _batches_of(
 ) -> AsyncIterator[list[str]]:
     size = services.settings.mirror.rebuild_batch_users
     if everyone:
-        async for batch in services.neo4j.snapshots.user_ids(size):
+        async for batch in services.maintenance.user_ids(size):
             yield batch
     else:
         for start in range(0, len(users), size):
@@ -196,13 +196,13 @@ async def jobs() -> None:
     from graphsvc.settings import get_settings
 
     async with open_services(get_settings(), jobs=True) as services:
-        moderation = services.neo4j.moderation
-        pending = await moderation.pending_work()
+        maintenance = services.maintenance
+        pending = await maintenance.pending_moderation()
         say(f"{len(pending)} unfinished job(s)")
         worker = services.worker
         with tqdm(desc="jobs", unit="job") as bar:
             while await worker.take_moderation_jobs() or services.jobs.running():
                 await asyncio.sleep(0.5)
-                bar.update(len(pending) - len(await moderation.pending_work()) - bar.n)
-        left = await moderation.pending_work()
+                bar.update(len(pending) - len(await maintenance.pending_moderation()) - bar.n)
+        left = await maintenance.pending_moderation()
         say(f"done; {len(left)} job(s) still pending (held by a worker)" if left else "done")

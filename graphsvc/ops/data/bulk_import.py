@@ -87,7 +87,7 @@ async def _prepare(
     # An empty database leaves only stale mirrors: most keys go meanwhile, and whatever a
     # write still brought in before the server was down goes once it is.
     stopping = asyncio.create_task(asyncio.to_thread(server.down, say))
-    clearing = asyncio.create_task(services.redis.mirror_builds.clear())
+    clearing = asyncio.create_task(services.maintenance.clear_mirror())
     nodes, relationships = await asyncio.to_thread(
         write_import_files, edges, server.home / "import"
     )
@@ -96,7 +96,7 @@ async def _prepare(
     await stopping
     stopped = time.perf_counter()
     at = int(time.time() * 1_000_000)  # the local server and this process share the clock
-    removed = await clearing + await services.redis.mirror_builds.clear()
+    removed = await clearing + await services.maintenance.clear_mirror()
     if removed:
         say(f"mirror: removed {removed:,} stale keys")
     return _Prepared(nodes, relationships, plan, at, written - begun, stopped - begun)
@@ -140,8 +140,8 @@ async def _import_and_mirror(
                 lambda: loop.call_soon_threadsafe(done.set),
             ),
         )
-        await timed("schema", services.neo4j.store.apply_schema())
-        await timed("indexes", services.neo4j.store.await_indexes())
+        await timed("schema", services.maintenance.apply_schema())
+        await timed("indexes", services.maintenance.await_indexes())
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -149,7 +149,7 @@ async def _import_and_mirror(
             group.create_task(mirror())
     except BaseExceptionGroup as failed:
         # Never leave a mirror of edges that Neo4j does not have.
-        await services.redis.mirror_builds.clear()
+        await services.maintenance.clear_mirror()
         raise failed.exceptions[0] from None
     return took
 

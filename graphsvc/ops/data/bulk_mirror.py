@@ -106,7 +106,7 @@ async def install_plan(services: Services, plan: MirrorPlan, at: int, *, progres
     with tqdm(total=users, desc="mirror", unit="user", disable=not progress) as bar:
         for begin in range(0, users, USERS_PER_BATCH):
             batch = range(begin, min(begin + USERS_PER_BATCH, users))
-            await services.redis.mirror_builds.install_loaded(
+            await services.maintenance.install_loaded(
                 (
                     plan.names[u],
                     at,

@@ -52,8 +52,8 @@ async def load(
     server = LocalNeo4j(services.settings, local or get_local_server_settings())
     large = edges.count >= IMPORT_MIN_EDGES
     empty = large and not online and server.managed()
-    async with loading(services.redis.leases):
-        if empty and await services.neo4j.snapshots.user_count() == 0:
+    async with loading(services.maintenance.leases):
+        if empty and await services.maintenance.user_count() == 0:
             say("neo4j: the database is empty: bulk import (the server restarts)")
             return await import_edges(services, edges, server, progress=progress, say=say)
         return await load_edges(services, edges, progress=progress)
@@ -103,7 +103,7 @@ async def load_edges(
     users = edges.users
     with tqdm(total=len(users), desc="users", unit="user", disable=not progress) as bar:
         for chunk in batches(users, batch):
-            await services.neo4j.bulk.load_users(chunk)
+            await services.maintenance.load_users(chunk)
             bar.update(len(chunk))
     created = 0
     slots = asyncio.Semaphore(concurrency)
@@ -111,7 +111,7 @@ async def load_edges(
     async def write(groups: list[dict[str, Any]], bar: tqdm) -> None:
         nonlocal created
         try:
-            new = await services.neo4j.bulk.load_follows(groups)
+            new = await services.maintenance.load_follows(groups)
             created += new  # after the await: tasks add up one at a time
             bar.update(sum(group["k"] for group in groups))
         finally:
@@ -136,11 +136,11 @@ async def settle_mirror(
     before the load ended (without it, such a build would install a list without the
     loaded edges, and nothing would correct it). Returns how many users were rebuilt."""
     ids = list(user_ids)
-    floor = await services.neo4j.snapshots.clock()
+    floor = await services.maintenance.clock()
     mirrored: list[str] = []
     with tqdm(total=len(ids), desc="drop", unit="user", disable=not progress) as bar:
         for chunk in batches(ids, DROP_BATCH_USERS):
-            mirrored += await services.redis.mirror_builds.drop(chunk, floor=floor)
+            mirrored += await services.maintenance.drop_from_mirror(chunk, floor=floor)
             bar.update(len(chunk))
     return await rebuild_mirror(services, mirrored, progress=progress, dropped=True)
 
@@ -159,7 +159,7 @@ async def rebuild_mirror(
         nonlocal built
         try:
             if not dropped:
-                await services.redis.mirror_builds.drop(chunk)
+                await services.maintenance.drop_from_mirror(chunk)
             done = await services.mirror_sync.rebuild(chunk, tuple(Side))
             built += done  # after the await: tasks add up one at a time
             bar.update(len(chunk))

@@ -110,8 +110,8 @@ async def load_line(services: Services) -> str:
     """After a graph load: when the suggestion ranker is trained on the graph it made."""
     training = services.ranker_training
     name = services.settings.suggestions.pymk_model_name
-    view = training_state(await services.neo4j.ranker_models.state(name))
-    edges = await services.neo4j.suggestions.edge_count()
+    view = training_state(await services.maintenance.ranker_models.state(name))
+    edges = await services.maintenance.edge_count()
     reason = trigger(view, edges, time.time(), training.schedule)
     if reason is not None:
         return (
@@ -143,9 +143,9 @@ def model_rows(models: list[StoredModel]) -> list[str]:
 
 async def status_lines(services: Services) -> list[str]:
     name = services.settings.suggestions.pymk_model_name
-    models = services.neo4j.ranker_models
+    models = services.maintenance.ranker_models
     state = await models.state(name)
-    edges = await services.neo4j.suggestions.edge_count()
+    edges = await services.maintenance.edge_count()
     recent = await models.recent(name, RECENT)
     lines = [f"model: {name}", *served_lines(state), stale_line(services, state, edges)]
     lines += [attempt_line(state), next_line(services, state, edges)]
@@ -157,7 +157,7 @@ async def status_lines(services: Services) -> list[str]:
 async def promote(services: Services, version: int) -> str:
     """Serve ``version`` now (every API process within PYMK_MODEL_REFRESH_SECONDS)."""
     name = services.settings.suggestions.pymk_model_name
-    models = services.neo4j.ranker_models
+    models = services.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is None:
         raise RegistryRefused(f"model {name!r} has no version {version}")
@@ -173,7 +173,7 @@ async def promote(services: Services, version: int) -> str:
 
 async def split(services: Services, version: int, share: float) -> str:
     name = services.settings.suggestions.pymk_model_name
-    models = services.neo4j.ranker_models
+    models = services.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is not None and readable(version, body) is None:
         raise RegistryRefused(f"v{version} has features this version cannot serve")
@@ -189,5 +189,5 @@ async def split(services: Services, version: int, share: float) -> str:
 
 async def split_off(services: Services) -> str:
     name = services.settings.suggestions.pymk_model_name
-    was = await services.neo4j.ranker_models.split_off(name)
+    was = await services.maintenance.ranker_models.split_off(name)
     return f"split ended (challenger was v{was})" if was else "there was no split"

@@ -656,9 +656,7 @@ def summarize(
 async def reset(services: Services) -> None:
     """Empty Neo4j and Redis and put the schema back. Deletes everything: only ever for the
     evaluation's own servers (`graphsvc pymk eval` points ``services`` at them)."""
-    await services.neo4j.bulk.wipe()
-    await services.redis.client.flushdb()  # a cluster client sends it to every primary
-    await services.neo4j.store.apply_schema()
+    await services.maintenance.wipe()
 
 
 async def evaluate_seeds(
