@@ -642,7 +642,8 @@ async def open_services(
     """Ready services (schema applied) for the API, the worker, scripts, notebooks and the CLI.
 
     ``serve``: a serving process: background jobs are left to the workers, and the write
-    statements are planned before the first request (a fresh Neo4j plans each in 0.2-4 s).
+    statements are planned before the first request (a Neo4j that has just started is slow
+    to plan them, and the first writes would hold their users' locks meanwhile).
     On exit, running jobs are waited for when ``finish`` is set (the CLI), else stopped
     (their durable records let a worker resume them). ``jobs``: a process of long jobs (the
     worker, the CLI's commands): NEO4J_JOB_TIMEOUT_SECONDS for every statement, where the

@@ -93,8 +93,9 @@ RecommendationId = Annotated[
 def services_of(request: Request) -> Services:
     """The services the app serves with (opened by its lifespan, or given to ``create_app``).
 
-    A plain call rather than a FastAPI dependency: dependency injection measured 50-150 us of
-    CPU per request here (8-22% of a read), for nothing a route needs."""
+    A plain call rather than a FastAPI dependency: dependency injection cost a noticeable
+    share of a read's CPU, for nothing a route needs (docs/performance.md, "Where a request's
+    CPU goes")."""
     return request.app.state.services
 
 
