@@ -109,8 +109,8 @@ class PostgresError(RuntimeError):
 class PostgresSettings:
     """Where the bench's PostgreSQL lives. From BENCH_POSTGRES_PORT and
     BENCH_POSTGRES_SHARED_BUFFERS: Neo4j gets a 4 GB page cache, so PostgreSQL gets more than
-    its default of 128 MB (the S graph's table and indexes fit in 1 GB; beyond, the operating
-    system's cache holds the rest, as PostgreSQL expects)."""
+    its default of 128 MB: enough to hold the S graph's table and indexes (beyond, the
+    operating system's cache holds the rest, as PostgreSQL expects)."""
 
     home: Path
     port: int = 25432

@@ -362,10 +362,9 @@ RETURN size(requests) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // relationships of that type and direction, so a celebrity's followers are never read, nor a
 // popular account's blockers: a block test reads at most the blocks its blocker made (at most
 // MAX_BLOCKS), a few db hits when either side has few. Collecting the user's blocks and
-// blockers instead made every call read all of them (7,050 db hits against 1,742 for 100 ids
-// asked by a user with 3,000 of each). Testing the followings per id too, four expand-into
-// tests per id, cost 5x the db hits of reading them once (12,685 against 2,408 for make
-// bench's 100 ids; server time p50 4-5 ms against 2-3 ms).
+// blockers instead made every call read all of them, however few ids it asked. Testing the
+// followings per id too, four expand-into tests per id, cost several times the db hits of
+// reading them once (docs/performance.md, "Relationships with a block check per asked id").
 // The user's own mutes in effect (not expired at the read: Neo4j's clock) are read once too,
 // as [user, until] pairs (at most MAX_MUTES): a mute is the user's private view, and the
 // route answers only the user's own relationships.

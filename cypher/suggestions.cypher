@@ -199,7 +199,8 @@ WITH me, c, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_
           ELSE COLLECT { MATCH (c)-[r:FOLLOWS]->() WHERE r.since < $before
                          RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
 // One record holding a list per candidate, in the order of CANDIDATE_COLUMNS (suggestions.py):
-// the driver builds 300 records ~20 ms slower than one record of 300 lists.
+// the Python driver's work per record made a record per candidate a noticeable share of a
+// computed suggestion's time (docs/performance.md, "Computed suggestions with the random walks").
 RETURN collect([
   c.id, sources, paths, ra, aa, affinity_ra, fresh, cof, cof_paths, follows_you,
   follower_affinity, walk,

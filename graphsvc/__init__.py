@@ -2,7 +2,7 @@
 
 Neo4j holds the follow edges (the truth); Redis mirrors hot lists and exact counts. The
 package is layered as folders: ``api`` -> ``services`` -> ``adapters`` -> ``domain``, with
-``bootstrap`` wiring them and ``ops`` for the tooling (see the README's Layout).
+``bootstrap`` wiring them and ``ops`` for the tooling (docs/architecture.md, "Layers").
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ def build(
 @asynccontextmanager
 async def open_serving(settings: Settings) -> AsyncIterator[Serving]:
     """The API's parts, ready: the write statements planned before the first request (a
-    fresh Neo4j plans each slowly); on exit, the event streams closed."""
+    Neo4j that has just started is slow to plan them, and the first writes would hold their
+    users' locks meanwhile); on exit, the event streams closed."""
     async with Connections.open(settings) as connections:
         serving = build_serving(settings, connections)
         await serving.core.neo4j.store.apply_schema()

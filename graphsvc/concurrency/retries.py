@@ -70,9 +70,10 @@ def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[Retry
 
 def deadlock_victims(seconds: float, victim: type[BaseException]) -> AsyncRetrying:
     """Run a whole transaction again while it ends as a deadlock's victim (``victim``), after
-    a random wait of up to 5 ms, doubling per attempt up to 200 ms (two victims of one cycle
-    rarely collide again), until ``seconds`` (NEO4J_RETRY_SECONDS) would have passed; then
-    the last victim's error is raised."""
+    a random wait of up to DEADLOCK_FIRST_WAIT_SECONDS, doubling per attempt up to
+    DEADLOCK_LONGEST_WAIT_SECONDS (two victims of one cycle rarely collide again), until
+    ``seconds`` (NEO4J_RETRY_SECONDS) would have passed; then the last victim's error is
+    raised."""
     return AsyncRetrying(
         retry=retry_if_exception_type(victim),
         wait=wait_random_exponential(
@@ -122,10 +123,10 @@ def stream_reads(watched: Callable[[], bool]) -> AsyncRetrying:
 def start_up_races(seconds: float, raced: Callable[[BaseException], bool]) -> AsyncRetrying:
     """Run a start-up statement again while it fails on another process doing the same work
     at the same moment (``raced`` says which errors those are: a schema rule the other
-    created meanwhile, a deadlock between the two), after a random wait of up to 50 ms,
-    doubling up to a second, until ``seconds`` would have passed; then the last error is
-    raised. Processes that start together (an API and its workers) would otherwise fail
-    their start-up on each other's."""
+    created meanwhile, a deadlock between the two), after a random wait of up to
+    START_UP_FIRST_WAIT_SECONDS, doubling up to START_UP_LONGEST_WAIT_SECONDS, until
+    ``seconds`` would have passed; then the last error is raised. Processes that start
+    together (an API and its workers) would otherwise fail their start-up on each other's."""
     return AsyncRetrying(
         retry=retry_if_exception(raced),
         wait=wait_random_exponential(

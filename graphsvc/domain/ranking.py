@@ -10,8 +10,9 @@ needs neither numpy nor the training stack in the API process.
 
 A model is a plain JSON document (kind, features, per-feature scale, standardisation, weights,
 and how it was trained), so it can be stored in Neo4j, read by every API process, diffed and
-shown in the README. ``DEFAULT`` is used until a model is trained: it ranks as the first
-generation did (resource allocation through friends, followers not followed back high).
+shown (docs/suggestions.md, "What the ranker learned"). ``DEFAULT`` is used until a model is
+trained: it ranks as the first generation did (resource allocation through friends,
+followers not followed back high).
 """
 
 from __future__ import annotations

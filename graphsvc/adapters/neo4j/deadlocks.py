@@ -12,11 +12,11 @@ stalled every write of those users for a second.
 
 Policy: the unit of work turns a deadlock into ``Deadlock``, which the driver passes through
 without retrying, and ``retry_deadlocks`` runs the whole transaction again after a random
-wait of up to 5 ms, doubling per attempt up to 200 ms ("full jitter": two victims of the same
-cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed (the policy
-``deadlock_victims`` of ``concurrency/retries.py``); then the deadlock error itself is raised
-(a 503 to a caller). Other transient errors (a server stopping or starting)
-keep the driver's own retries within the same time budget.
+wait of a few milliseconds, doubling per attempt up to a fraction of a second ("full jitter":
+two victims of the same cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed
+(the policy ``deadlock_victims`` of ``concurrency/retries.py``, which names its waits); then
+the deadlock error itself is raised (a 503 to a caller). Other transient errors (a server
+stopping or starting) keep the driver's own retries within the same time budget.
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ async def at_start_up(work: Callable[[], Awaitable[T]]) -> T:
 
 class Neo4jStore:
     """Runs named queries. Reads are auto-commit transactions (one round trip, where a
-    managed transaction takes two: measured 1.3 ms against 2.5 ms for ``RETURN 1``);
+    managed transaction takes two, and a short read's time is mostly its round trips);
     ``fresh`` reads go where writes go (the cluster leader), so they see every commit.
     Writes run in managed transactions: a deadlock's victim runs again within milliseconds
     (``deadlocks``), other transient errors are retried by the driver; both for up to
@@ -378,11 +378,11 @@ class EdgeStore:
 
     async def prepare(self) -> None:
         """Have Neo4j plan every statement a batch can send, before the first request needs
-        one. A Neo4j that has just started takes 0.2-4 s to plan each (measured), and a batch
-        holds its users' locks meanwhile, so the first writes after a start stalled every
-        write of their users, long enough for the outbox relay to take their events for
-        lost. Rehearses a batch of each shape on two users no request can name (an id the
-        API refuses), in a transaction that is rolled back."""
+        one. A Neo4j that has just started is slow to plan them (docs/performance.md, "Right
+        after a start"), and a batch holds its users' locks meanwhile, so the first writes
+        after a start stalled every write of their users, long enough for the outbox relay to
+        take their events for lost. Rehearses a batch of each shape on two users no request
+        can name (an id the API refuses), in a transaction that is rolled back."""
         for batch in _REHEARSALS:
             events = _event_ids(batch)
             await self._store.rehearse(

@@ -109,9 +109,10 @@ class GatedRedisCluster(RedisCluster):
 
 class HiredisPacked(aioredis.Connection):
     """A connection whose commands hiredis packs, in C. redis-py's asyncio connection packs
-    them in Python: 8.5 us for a mirror script call against 1.1 us (timeit), about 7% of a
-    serving process's CPU under follows (py-spy). The bytes are the same (a test sends both
-    ways); a first argument with spaces ("SCRIPT LOAD") is split as redis-py splits it."""
+    them in Python, several times slower, and a serving process under follows spent a visible
+    share of its CPU doing it (docs/performance.md, "Where a request's CPU goes"). The bytes
+    are the same (a test sends both ways); a first argument with spaces ("SCRIPT LOAD") is
+    split as redis-py splits it."""
 
     def pack_command(self, *args: Any) -> list[bytes]:
         first = args[0]

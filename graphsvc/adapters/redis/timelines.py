@@ -21,7 +21,8 @@ jobs: job -> when it is due), ``jobpos`` (each job's position in its walk of fol
 ``wake`` (a serving process's nudge to a waiting worker).
 
 Inboxes are small sorted sets: with ``zset-max-listpack-entries`` above FEED_INBOX_CAP (the
-local servers set 1024) Redis keeps them as listpacks, about 30 bytes a post.
+local servers set 1024) Redis keeps them as listpacks, a fraction of the memory a full inbox
+would take as a skiplist (docs/performance.md has the bytes per entry).
 """
 
 from __future__ import annotations

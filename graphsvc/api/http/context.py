@@ -14,8 +14,9 @@ from graphsvc.domain.privacy import Viewer
 def services_of(request: Request) -> Serving:
     """The services the app serves with (opened by its lifespan, or given to ``create_app``).
 
-    A plain call rather than a FastAPI dependency: dependency injection costs a noticeable
-    share of a read's CPU (docs/performance.md), for nothing a route needs."""
+    A plain call rather than a FastAPI dependency: dependency injection cost a noticeable
+    share of a read's CPU, for nothing a route needs (docs/performance.md, "Where a request's
+    CPU goes")."""
     return request.app.state.services
 
 

@@ -1,10 +1,11 @@
 """Initial load of an empty local database at full speed.
 
-Transactions cannot reach 100k edges/s on a small machine; Neo4j's offline importer can. When
-the target is the local server this project runs and its database is empty, the loader
-stops Neo4j while it writes the importer's CSV files and plans the mirror, imports, and
-restarts it while the Redis mirror is installed straight from the same edges: in an empty
-database they are the whole truth.
+Transactions cannot load edges as fast as an initial load needs on a small machine; Neo4j's
+offline importer can (docs/performance.md, the load rows). When the target is the local
+server this project runs and its database is empty, the loader stops Neo4j while it writes
+the importer's CSV files and plans the mirror, imports, and restarts it while the Redis
+mirror is installed straight from the same edges: in an empty database they are the whole
+truth.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ API_SERVER (or ``--server``), each with its fastest event loop and parser.
 Both serve the same ASGI app with the same lifespan (the services open once per worker
 process). uvicorn parses HTTP in Python's process with httptools and runs on uvloop; granian
 parses and writes HTTP in Rust threads beside the Python one, which leaves the interpreter
-more of its core for the routes (see README "Performance").
+more of its core for the routes (docs/performance.md, "Where a request's CPU goes").
 """
 
 from __future__ import annotations

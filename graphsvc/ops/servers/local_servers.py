@@ -355,8 +355,8 @@ class LocalRedis:
             return
         text = _REDIS_CONF.format(port=self.port, home=self.home, pid_file=self.pid_file)
         _start_redis(_redis_binary(say), self.home / "redis.conf", text)
-        # A large append-only file takes a while to load (13 s for 1.2 GB here); Redis answers
-        # LOADING until it is done.
+        # A large append-only file takes a while to load (docs/performance.md, "Right after a
+        # start"); Redis answers LOADING until it is done.
         processes.wait_until(self.answers, 300, "Redis", logs=[self.home / "redis.log"], every=0.1)
         say(f"redis: running at 127.0.0.1:{self.port}")
 
