@@ -25,7 +25,7 @@ async def window_ends(settings: Settings, users: list[str]) -> dict[str, str]:
     """Each user's since_before: the time of its follower WINDOW_DEPTH deep (the middle one
     for a user with fewer), so the windowed page starts where a deep walk would."""
     ends = {}
-    async with Connections.open(settings) as opened:
+    async with Connections.open(settings.neo4j, settings.redis) as opened:
         for user in users:
             records, _, _ = await opened.driver.execute_query(
                 "MATCH ()-[r:FOLLOWS]->() WHERE r.dst = $id RETURN r.since AS since "

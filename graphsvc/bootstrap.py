@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from graphsvc.adapters.connections import Connections
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.builders.access import build_key_ring
 from graphsvc.builders.background import Background, build_background
@@ -27,7 +28,6 @@ from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
 from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
 from graphsvc.builders.serving import Serving, build_serving_parts
-from graphsvc.builders.stores import Connections
 from graphsvc.builders.suggestions import build_suggesting
 from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
 from graphsvc.builders.whole import Services
@@ -93,7 +93,7 @@ async def open_serving(settings: Settings) -> AsyncIterator[Serving]:
     """The API's parts, ready: the write statements planned before the first request (a
     Neo4j that has just started is slow to plan them, and the first writes would hold their
     users' locks meanwhile); on exit, the event streams closed."""
-    async with Connections.open(settings) as connections:
+    async with Connections.open(settings.neo4j, settings.redis) as connections:
         serving = build_serving(settings, connections)
         await serving.core.neo4j.store.apply_schema()
         await _prepare_consumers(serving.core)
@@ -110,7 +110,7 @@ async def open_serving(settings: Settings) -> AsyncIterator[Serving]:
 async def open_working(settings: Settings) -> AsyncIterator[Working]:
     """The worker's parts, ready: its consumer groups made; on exit, its jobs stopped (their
     records let another worker resume them)."""
-    async with Connections.open(settings) as connections:
+    async with Connections.open(settings.neo4j, settings.redis) as connections:
         working = build_working(settings, connections)
         await working.core.neo4j.store.apply_schema()
         await _prepare_consumers(working.core)
@@ -127,7 +127,7 @@ async def open_services(
     """Both processes' parts, ready, for the CLI, scripts and notebooks. On exit, running
     jobs are waited for when ``finish`` is set (the CLI), else stopped. ``jobs``: a process of
     long jobs (NEO4J_JOB_TIMEOUT_SECONDS for every statement)."""
-    async with Connections.open(settings) as connections:
+    async with Connections.open(settings.neo4j, settings.redis) as connections:
         services = build(settings, connections, jobs=jobs)
         await services.core.neo4j.store.apply_schema()
         await _prepare_consumers(services.core)

@@ -81,7 +81,7 @@ def server_settings() -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 async def connections(server_settings: Settings) -> AsyncIterator[Connections]:
-    async with Connections.open(server_settings) as opened:
+    async with Connections.open(server_settings.neo4j, server_settings.redis) as opened:
         yield opened
 
 

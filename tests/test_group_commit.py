@@ -138,7 +138,7 @@ async def test_batches_touching_the_same_users_in_opposite_orders_never_deadlock
         write_batch_concurrency=2,
     )
     xs, ys = [uid(f"x{n}") for n in range(PAIRS)], [uid(f"y{n}") for n in range(PAIRS)]
-    async with Connections.open(settings) as connections:
+    async with Connections.open(settings.neo4j, settings.redis) as connections:
         services = build(settings, connections)
         batches = record_batches(services)
         for shift in range(SHIFTS):

@@ -40,7 +40,7 @@ async def routed_client(
     routed = settings.with_values(
         **{"neo4j_uri": routing(settings), "rate_limits_enabled": False, **overrides}
     )
-    async with Connections.open(routed) as connections:
+    async with Connections.open(routed.neo4j, routed.redis) as connections:
         service = build(routed, connections)
         app = create_app(routed, service)
         async with app_client(app, key) as http:

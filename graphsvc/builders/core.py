@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphsvc.adapters.connections import Connections
 from graphsvc.adapters.redis.client import redis_breaker
-from graphsvc.builders.stores import Connections, Neo4jAdapters, RedisAdapters
+from graphsvc.builders.stores import Neo4jAdapters, RedisAdapters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import JobKind, Jobs, Recorded
 from graphsvc.services.follow_requests import FollowRequests

@@ -1,16 +1,11 @@
-"""The two stores' connections, and their adapters, each built on first use: a process builds
+"""The two stores' adapters, each built on first use over the connections: a process builds
 the adapters it reaches and no other (the API never builds the bulk loader or the export)."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from functools import cached_property
 
-from neo4j import AsyncDriver
-
+from graphsvc.adapters.connections import Driver
 from graphsvc.adapters.neo4j.bulk import BulkStore
 from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
@@ -24,10 +19,10 @@ from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
-from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore, open_driver
+from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
-from graphsvc.adapters.redis.client import REDIS_DOWN, Client, open_redis
+from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
@@ -48,38 +43,12 @@ from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
 from graphsvc.settings import Neo4jSettings, Settings
 
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Connections:
-    """The Neo4j driver and the Redis client (a pool each), shared by everything built."""
-
-    driver: AsyncDriver
-    redis: Client
-
-    @classmethod
-    @asynccontextmanager
-    async def open(cls, settings: Settings) -> AsyncIterator[Connections]:
-        driver = open_driver(settings.neo4j)
-        client = open_redis(settings.redis)
-        try:
-            await driver.verify_connectivity()
-            try:
-                await client.ping()
-            except REDIS_DOWN as exc:  # served from Neo4j until it answers
-                log.warning("redis does not answer at start-up (%s)", exc)
-            yield cls(driver, client)
-        finally:
-            await client.aclose()
-            await driver.close()
-
 
 class Neo4jAdapters:
     """``jobs``: every statement is a long job's (NEO4J_JOB_TIMEOUT_SECONDS); else a
     request's (NEO4J_TX_TIMEOUT_SECONDS), but for those the adapters mark as a job's."""
 
-    def __init__(self, settings: Neo4jSettings, driver: AsyncDriver, *, jobs: bool = False) -> None:
+    def __init__(self, settings: Neo4jSettings, driver: Driver, *, jobs: bool = False) -> None:
         self.store = Neo4jStore(
             driver,
             settings.neo4j_database,

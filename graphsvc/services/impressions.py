@@ -17,8 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from redis.exceptions import RedisError
-
+from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.impressions import Alongside, ImpressionStore
 from graphsvc.concurrency.breaker import Breaker

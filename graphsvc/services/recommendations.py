@@ -31,8 +31,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
-from redis.exceptions import RedisError
-
+from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.impressions import Alongside

@@ -45,8 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from redis.exceptions import RedisError
-
+from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.cold_start import ColdStartLists

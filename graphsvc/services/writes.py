@@ -29,8 +29,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from redis.exceptions import RedisError
-
+from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.store import STORE_DOWN, ReadCounts
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream

@@ -15,13 +15,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from graphsvc.domain.errors import GraphError
+from graphsvc.services.failures import NEO4J_UNAVAILABLE, REDIS_UNAVAILABLE
 from graphsvc.wire.ids import quoted
 from graphsvc.wire.schemas import ErrorBody
 
@@ -163,9 +161,8 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(GraphError, graph_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_error)
-    # DatabaseUnavailable (a TransientError) while Neo4j stops or starts.
-    for neo4j_error in (ServiceUnavailable, SessionExpired, TransientError):
+    for neo4j_error in NEO4J_UNAVAILABLE:
         app.add_exception_handler(neo4j_error, neo4j_down)
-    for redis_error in (RedisConnectionError, RedisTimeoutError):
+    for redis_error in REDIS_UNAVAILABLE:
         app.add_exception_handler(redis_error, redis_down)
     app.add_exception_handler(Exception, unexpected)

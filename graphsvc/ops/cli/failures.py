@@ -34,27 +34,13 @@ def bad_setting(exc: ValidationError) -> str:
     return f"setting {field.upper()}={error.get('input')!r}: {error['msg']}"
 
 
-def store_failure(exc: Exception) -> str:
-    """One line naming the store and its reason (Neo4j's error code, when it sent one)."""
-    from neo4j.exceptions import Neo4jError
-    from redis.exceptions import RedisError
-
-    if isinstance(exc, RedisError):
-        return f"redis: {type(exc).__name__}: {exc}".splitlines()[0]
-    if isinstance(exc, Neo4jError):
-        message = " ".join((exc.message or "").split())
-        return f"neo4j: {exc.code}: {message}"
-    return f"neo4j: {type(exc).__name__}: {' '.join(str(exc).split())}"
-
-
 def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
     """The line and exit code of a failure an operator acts on; None for a bug (which keeps
     its traceback). The kinds are imported here, when a command failed: a command's help
     loads none of the stores' drivers."""
-    from neo4j.exceptions import DriverError, Neo4jError
     from pydantic import ValidationError
-    from redis.exceptions import RedisError
 
+    from graphsvc.adapters.failures import store_failure
     from graphsvc.domain.errors import GraphError
     from graphsvc.domain.ranker_models import TrainError
     from graphsvc.ops.data.edge_files import LoadError
@@ -68,8 +54,8 @@ def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
         return f"{named}: {exc}", 1
     if isinstance(exc, DevelopmentSecrets):
         return f"{named}: {exc}", 2
-    if isinstance(exc, Neo4jError | DriverError | RedisError):
-        return f"{named}: {store_failure(exc)}", 2
+    if (store := store_failure(exc)) is not None:
+        return f"{named}: {store}", 2
     if isinstance(exc, ValidationError):  # a setting from the environment
         return f"graphsvc: {bad_setting(exc)}", 2
     if isinstance(exc, LoadError | ServerError | ProcessFailed | TrainError | GraphError):

@@ -25,12 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
-import redis
-from neo4j import GraphDatabase
-from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
+from graphsvc.adapters import probes
 from graphsvc.ops.servers import processes
 from graphsvc.settings import PROJECT_ROOT, LocalServerSettings, Settings
 
@@ -210,18 +205,14 @@ class LocalNeo4j:
             raise ServerError(f"could not set the Neo4j password:\n{result.stdout}{result.stderr}")
 
     def answers(self) -> bool:
-        auth = (self.settings.neo4j.neo4j_user, self.settings.neo4j.neo4j_password)
+        neo4j = self.settings.neo4j
         try:
-            with GraphDatabase.driver(self.address, auth=auth, connection_timeout=2) as driver:
-                driver.verify_connectivity()
-            return True
-        except AuthError as exc:
+            return probes.neo4j_answers(self.address, neo4j.neo4j_user, neo4j.neo4j_password)
+        except probes.CredentialsRejected as exc:
             raise ServerError(
                 f"Neo4j at {self.address} rejects NEO4J_USER/NEO4J_PASSWORD: {exc}. "
                 f"Stop it and remove {self.data} to start over."
             ) from exc
-        except (ServiceUnavailable, Neo4jError, OSError):
-            return False
 
     def owned(self) -> bool:
         """A server started from this home runs (its pid file names a live process)."""
@@ -339,12 +330,7 @@ class LocalRedis:
         self.host, self.port = url.hostname, url.port or 6379
 
     def answers(self) -> bool:
-        try:
-            client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
-            with client:
-                return bool(client.ping())
-        except redis.RedisError:
-            return False
+        return probes.redis_answers(self.port)
 
     def up(self, say: Say) -> None:
         if not _is_loopback(self.host):
@@ -385,24 +371,10 @@ class LocalRedisCluster:
     def _pid_file(self, port: int) -> Path:
         return self.home / str(port) / "redis.pid"
 
-    def _info(self, port: int) -> dict[str, str]:
-        """The node's CLUSTER INFO; empty when it does not answer (asked once, no retries)."""
-        try:
-            client = redis.Redis(
-                host="127.0.0.1", port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
-            )
-            with client:
-                text = client.execute_command("CLUSTER INFO")
-        except redis.RedisError:
-            return {}
-        if isinstance(text, bytes):
-            text = text.decode()
-        if isinstance(text, dict):  # some redis-py versions parse the reply
-            return {str(k): str(v) for k, v in text.items()}
-        return dict(line.split(":", 1) for line in text.split() if ":" in line)
-
     def healthy(self) -> bool:
-        return all(self._info(port).get("cluster_state") == "ok" for port in self.ports)
+        return all(
+            probes.redis_cluster_info(port).get("cluster_state") == "ok" for port in self.ports
+        )
 
     def _start(self, binary: str, port: int) -> None:
         home = self.home / str(port)
@@ -440,10 +412,12 @@ class LocalRedisCluster:
             return
         binary = _redis_binary(say)
         for port in self.ports:
-            if not self._info(port):
+            if not probes.redis_cluster_info(port):
                 self._start(binary, port)
-        self._wait(lambda: all(self._info(p) for p in self.ports), 30, "start")
-        assigned = [int(self._info(p).get("cluster_slots_assigned", "0")) for p in self.ports]
+        self._wait(lambda: all(probes.redis_cluster_info(p) for p in self.ports), 30, "start")
+        assigned = [
+            int(probes.redis_cluster_info(p).get("cluster_slots_assigned", "0")) for p in self.ports
+        ]
         if not any(assigned):  # new nodes: join them (restarted ones rejoin from nodes.conf)
             self._create()
             say(f"redis-cluster: created over ports {self.ports}")
@@ -461,7 +435,7 @@ class LocalRedisCluster:
 
     def status(self) -> str:
         pids = [_pid_alive(self._pid_file(port)) for port in self.ports]
-        states = {p: self._info(p).get("cluster_state", "down") for p in self.ports}
+        states = {p: probes.redis_cluster_info(p).get("cluster_state", "down") for p in self.ports}
         return f"redis-cluster: {states}" + (f" (pids {pids})" if any(pids) else "")
 
 
