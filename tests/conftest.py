@@ -27,7 +27,6 @@ from helpers import ThrowawayRedis, app_client
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
 
@@ -201,7 +200,7 @@ async def assert_consistent(backends: Services, user_ids: set[str]) -> None:
     ordered = sorted(user_ids)
     drifts = []
     for start in range(0, len(ordered), 500):
-        drifts += await check_users(backends.core, ordered[start : start + 500])
+        drifts += await backends.consistency.check(ordered[start : start + 500])
     assert not drifts, "mirror differs from Neo4j:\n" + "\n".join(map(str, drifts[:20]))
 
 

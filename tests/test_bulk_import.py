@@ -13,7 +13,6 @@ from helpers import free_port, sync_redis
 from graphsvc.bootstrap import open_services
 from graphsvc.ops.data import edge_files, loader
 from graphsvc.ops.data.generate import generate
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 
@@ -83,9 +82,9 @@ async def test_bulk_import_matches_the_file(
         assert (truth[uid].totals.followers, truth[uid].totals.following) == expected, uid
         mirrored = await service.redis.mirror_reads.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
-    assert await check_users(service.core, users) == []
+    assert await service.consistency.check(users) == []
 
     # The imported clocks keep live writes after the load ordered after it.
     await service.relations.follow("fresh", "0")
     assert (await service.lists.followers("0", limit=1)).items[0].user_id == "fresh"
-    assert await check_users(service.core, ["fresh", "0"]) == []
+    assert await service.consistency.check(["fresh", "0"]) == []

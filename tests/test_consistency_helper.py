@@ -11,7 +11,6 @@ from conftest import assert_consistent
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.loader import rebuild_mirror
-from graphsvc.ops.repair.consistency import check_users
 
 UserIds = Callable[[str], str]
 
@@ -26,7 +25,7 @@ async def test_drift_is_found_and_repaired(
     await service.lists.followers(b)
     await service.lists.followers(c)
     await service.lists.following(a)
-    assert await check_users(backends.core, [a, b, c]) == []
+    assert await backends.consistency.check([a, b, c]) == []
 
     redis = backends.redis.client
     meta, followers, *_ = backends.redis.mirror.keys(b)
@@ -36,7 +35,7 @@ async def test_drift_is_found_and_repaired(
     await redis.zrem(
         backends.redis.mirror.keys(c)[1], a
     )  # the only entry: a lost list, served cold
-    drifts = await check_users(backends.core, [a, b, c])
+    drifts = await backends.consistency.check([a, b, c])
     found = {(d.user_id, d.what) for d in drifts}
     assert found == {(b, "counts"), (b, "followers list"), (a, "following list")}
 

@@ -23,7 +23,6 @@ from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
 from graphsvc.domain.privacy import PrivacyEdit
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
 
 UserIds = Callable[[str], str]
@@ -90,13 +89,13 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
     await commit_only(backends, WriteKind.FOLLOW, x, y)
-    drifts = await check_users(backends.core, [x, y])
+    drifts = await backends.consistency.check([x, y])
     assert drifts, "the lost mirror write must show as drift"
     assert await events_after(service, start, {x, y}) == []
 
     report = await service.relay.once(grace=0)
     assert report.recovered >= 1 and report.repaired >= 2
-    assert await check_users(backends.core, [x, y]) == []
+    assert await backends.consistency.check([x, y]) == []
     assert (await service.lists.counts(y)).followers == 2
     assert shape(await events_after(service, start, {x, y})) == [("follow", x, y, "", "")]
 
@@ -141,7 +140,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
         report = await service.relay.once(grace=0)
         assert report.recovered >= 2
         users = [a, b, c, star]
-        assert await check_users(service.core, users) == []
+        assert await service.consistency.check(users) == []
         events = await events_after(service, "0-0", set(users))
         assert ("follow", c, star, "", "") in shape(events)
         assert ("unfollow", a, star, "", "") in shape(events)

@@ -42,7 +42,7 @@ from neo4j import GraphDatabase
 from graphsvc.bootstrap import open_services
 from graphsvc.client import AsyncGraphClient
 from graphsvc.domain.access import ALL_SCOPES
-from graphsvc.ops.repair.consistency import Drift, check_users
+from graphsvc.domain.drift import Drift
 from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
@@ -238,7 +238,7 @@ def warm_up(url: str, key: str) -> None:
 
 async def drifts_of(settings: Settings, users: list[str]) -> list[Drift]:
     async with open_services(settings) as backends:
-        return await check_users(backends.core, users)
+        return await backends.consistency.check(users)
 
 
 # -- the load -----------------------------------------------------------------------------------
@@ -723,7 +723,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
     # The mirror equals Neo4j without any repair: the versioned mirror orders the writes.
     async with open_services(stack.settings) as backends:
         mirrored = await backends.redis.mirror_state.dump_many(users)
-        drifts = await check_users(backends.core, users)
+        drifts = await backends.consistency.check(users)
     assert all(m.counts is not None for m in mirrored), "a raced user's mirror is cold"
     built = sum(lst is not None for m in mirrored for lst in m.lists.values())
     say(f"race: mirror vs Neo4j without reconcile: {len(drifts)} drifts ({built} hot lists built)")

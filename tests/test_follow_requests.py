@@ -14,7 +14,6 @@ from helpers import ThrowawayRedis, app_in_process
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
 
 MakeDriver = Callable[..., Driver]
@@ -307,7 +306,7 @@ async def test_nothing_is_lost_when_redis_dies_mid_approval(
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
         await service.relay.once(grace=0)
-        assert await check_users(service.core, [owner, a, b]) == []
+        assert await service.consistency.check([owner, a, b]) == []
         assert await graph.ids(owner, "followers") == [a]
         assert (await graph.counts(owner)).followers == 1
         assert (await graph.privacy(owner)).locked  # the settings' mirror is rebuilt

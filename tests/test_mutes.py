@@ -22,7 +22,6 @@ from test_events import events_after, next_follower, serving
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import MuteBody, UnmuteBody
 
 UserIds = Callable[[str], str]
@@ -230,7 +229,7 @@ async def test_erasure_removes_mutes_both_ways(
     assert (await driver.relation(muter, erased)).muting is False
     assert await backends.mutes.muted_among(muter, [erased]) == set()
     assert await backends.redis.client.exists(backends.redis.mutes.key(erased)) == 0
-    assert await check_users(backends.core, [muter, erased, muted]) == []
+    assert await backends.consistency.check([muter, erased, muted]) == []
 
 
 async def test_a_lost_or_flushed_mute_mirror_is_rebuilt_from_neo4j(
@@ -249,9 +248,9 @@ async def test_a_lost_or_flushed_mute_mirror_is_rebuilt_from_neo4j(
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the mute.
     await mute_commit_only(backends, reader, other)
-    drifts = await check_users(backends.core, [reader])
+    drifts = await backends.consistency.check([reader])
     assert [d.what for d in drifts] == ["mutes"]
     report = await api.services.relay.once(grace=0)
     assert report.recovered >= 1
-    assert await check_users(backends.core, [reader]) == []
+    assert await backends.consistency.check([reader]) == []
     assert await api.timeline_of(reader) == []

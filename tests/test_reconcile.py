@@ -13,7 +13,6 @@ from stores import mirrored
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import Privacy, Visibility
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.repair.reconcile import reconcile, reconcile_recent, reconcile_rounds
 
 UserIds = Callable[[str], str]
@@ -35,12 +34,12 @@ async def test_drift_is_found_repaired_and_reported(
     await redis.hset(backends.redis.mirror.keys(a)[0], "fg", 7)  # a wrong count
     await redis.zrem(backends.redis.mirror.keys(b)[1], c)  # a lost list entry
     await backends.redis.statuses.set_status(d, True, 2**62)  # an active user hidden as inactive
-    before = await check_users(backends.core, [a, b, c, d, clean])
+    before = await backends.consistency.check([a, b, c, d, clean])
     assert {drift.user_id for drift in before} == {a, b, d}
 
-    report = await reconcile(service.core, batches(a, b, c, d, clean), progress=False)
+    report = await reconcile(service.consistency, batches(a, b, c, d, clean), progress=False)
     assert (report.checked, report.found, report.repaired, report.left) == (5, 3, 3, 0)
-    assert await check_users(backends.core, [a, b, c, d, clean]) == []
+    assert await backends.consistency.check([a, b, c, d, clean]) == []
     assert (await driver.counts(a)).following == 1
     assert set(await driver.ids(b, "followers")) == {a, c}
     assert await driver.ids(clean, "followers") == [d]
@@ -58,9 +57,9 @@ async def test_drifted_privacy_settings_are_found_and_repaired_from_neo4j(
     # a lost write (the user reads as public) and a stale newer one (a public user hidden)
     await mirror.set(hidden, Privacy(), 2**62, force=True)
     await mirror.set(public, Privacy(following_visibility=Visibility.PRIVATE), 2**62)
-    drifts = await check_users(backends.core, [hidden, public])
+    drifts = await backends.consistency.check([hidden, public])
     assert {(d.user_id, d.what) for d in drifts} == {(hidden, "privacy"), (public, "privacy")}
-    report = await reconcile(service.core, batches(hidden, public), progress=False)
+    report = await reconcile(service.consistency, batches(hidden, public), progress=False)
     assert (report.found, report.left) == (2, 0)
     assert (await mirror.of([hidden]))[hidden] == Privacy(
         followers_visibility=Visibility.PRIVATE, locked=True
@@ -76,9 +75,9 @@ async def test_recently_written_users_are_reconciled_every_round(
     assert {a, b} <= set(await backends.redis.mirror.written_since(60))
     assert (await driver.counts(b)).followers == 1  # loaded
     await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 9)
-    assert [d.user_id for d in await check_users(backends.core, [b])] == [b]
+    assert [d.user_id for d in await backends.consistency.check([b])] == [b]
     lines: list[str] = []
-    await reconcile_recent(service.core, 30, rounds=1, say=lines.append)
+    await reconcile_recent(service.consistency, 30, batch_users=100, rounds=1, say=lines.append)
     assert len(lines) == 1 and lines[0].endswith("repaired; 0 left after the repair")
     assert " 0 drifts" not in lines[0]  # b's, at least (other tests' users are recent too)
     assert (await driver.counts(b)).followers == 1
@@ -116,14 +115,17 @@ async def test_workers_reconcile_recent_writes_one_round_a_period(
     await driver.follows(a, b)
     await driver.ids(a, "following")
     await backends.redis.client.hset(backends.redis.mirror.keys(a)[0], "fg", 9)
-    assert {drift.user_id for drift in await check_users(backends.core, [a, b])} == {a}
+    assert {drift.user_id for drift in await backends.consistency.check([a, b])} == {a}
     capsys.readouterr()
     loop = asyncio.get_running_loop()
-    workers = [loop.create_task(reconcile_rounds(backends.core, 2.0)) for _ in range(2)]
+    workers = [
+        loop.create_task(reconcile_rounds(backends.consistency, 2.0, batch_users=100))
+        for _ in range(2)
+    ]
     try:
 
         async def repaired() -> bool:
-            return not await check_users(backends.core, [a, b])
+            return not await backends.consistency.check([a, b])
 
         await eventually(repaired, seconds=5.0)
         await asyncio.sleep(0.5)
@@ -131,6 +133,6 @@ async def test_workers_reconcile_recent_writes_one_round_a_period(
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-    assert await check_users(backends.core, [a, b]) == []
+    assert await backends.consistency.check([a, b]) == []
     rounds = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert len(rounds) == 1, rounds

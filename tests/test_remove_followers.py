@@ -18,7 +18,6 @@ from stores import commit_only
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.edge_writes import REMOVED, WriteKind
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
 
 UserIds = Callable[[str], str]
@@ -115,10 +114,10 @@ async def test_a_removal_whose_mirror_write_was_lost_is_relayed_with_its_cause(
     assert (await service.lists.counts(star)).followers == 1  # star's mirror is warm
     start = await backends.redis.stream.last_id()
     await commit_only(backends, WriteKind.UNFOLLOW, fan, star, cause=REMOVED)
-    assert await check_users(backends.core, [fan, star]), "the lost mirror write shows as drift"
+    assert await backends.consistency.check([fan, star]), "the lost mirror write shows as drift"
     assert (await service.relay.once(grace=0)).recovered >= 1
     assert await events_after(backends, start, {star, fan}) == [("unfollow", fan, star, "removed")]
-    assert await check_users(backends.core, [fan, star]) == []
+    assert await backends.consistency.check([fan, star]) == []
     assert (await service.lists.counts(star)).followers == 0
 
 

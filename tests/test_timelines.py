@@ -278,7 +278,6 @@ async def test_reconcile_repairs_a_drifted_inbox(
     api: Driver, uid: Callable[[str], str], backends: Services
 ) -> None:
     from graphsvc.domain.timeline import Post
-    from graphsvc.ops.repair.timeline_check import check_timelines, repair_timelines
 
     reader, a, b, stranger = uid("reader"), uid("a"), uid("b"), uid("stranger")
     await api.timeline_of(reader)
@@ -289,15 +288,15 @@ async def test_reconcile_repairs_a_drifted_inbox(
     await api.publish(stranger, "s0", at(9))
     await api.settle()
     services = api.services
-    assert await check_timelines(services, [reader]) == []
+    assert await services.timeline_check.check([reader]) == []
 
     store = services.redis.inboxes
     await store._redis.zrem(store.key("in", reader), f"{a}|a1")  # a lost push
     await store.push([reader], [Post.of(stranger, "s0", 1)])  # a post it should not hold
-    drifts = await check_timelines(services, [reader])
+    drifts = await services.timeline_check.check([reader])
     assert {d.what for d in drifts} == {"missing from the inbox", "not for this inbox"}
-    assert await repair_timelines(services, [reader]) == 1
-    assert await check_timelines(services, [reader]) == []
+    await services.timeline_check.repair([reader])
+    assert await services.timeline_check.check([reader]) == []
     assert len(await store.inbox(reader)) == 6
 
 
@@ -430,7 +429,6 @@ async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_ou
 async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
     api: Driver, uid: Callable[[str], str]
 ) -> None:
-    from graphsvc.ops.repair.timeline_check import check_timelines
 
     reader, author = uid("reader"), uid("author")
     await api.timeline_of(reader)
@@ -440,7 +438,7 @@ async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
     await api.set_status(author, "suspended")
     await api.drain()
     assert await api.timeline_of(reader) == []  # hidden on read
-    assert await check_timelines(api.services, [reader]) == []  # but not wrong
+    assert await api.services.timeline_check.check([reader]) == []  # but not wrong
 
 
 async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(

@@ -11,8 +11,10 @@ from graphsvc.builders.serving import Serving
 from graphsvc.builders.stores import Neo4jAdapters, RedisAdapters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import Jobs
+from graphsvc.services.consistency import Consistency
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.mirror_sync import MirrorSync
+from graphsvc.services.timeline_check import TimelineCheck
 from graphsvc.services.writes import Writes
 from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
@@ -26,6 +28,8 @@ from graphsvc.workers.worker import Worker
 class Services(Serving):
     background: Background
     maintenance: Maintenance
+    consistency: Consistency
+    timeline_check: TimelineCheck
 
     @property
     def neo4j(self) -> Neo4jAdapters:

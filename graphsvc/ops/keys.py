@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from graphsvc.bootstrap import open_services
+from graphsvc.bootstrap import open_operations
 from graphsvc.domain.access import ALL_SCOPES, ApiKey, NewKey, Scope, Unauthenticated
 from graphsvc.domain.model import iso_utc
 from graphsvc.settings import Settings
@@ -19,18 +19,18 @@ LOCAL_KEY_NAME = "local admin (make run)"
 async def create(
     settings: Settings, scopes: frozenset[Scope], user: str | None, name: str
 ) -> NewKey:
-    async with open_services(settings) as services:
-        return await services.access.create(scopes, user=user, name=name)
+    async with open_operations(settings) as operations:
+        return await operations.access.create(scopes, user=user, name=name)
 
 
 async def listing(settings: Settings) -> Sequence[ApiKey]:
-    async with open_services(settings) as services:
-        return await services.access.list()
+    async with open_operations(settings) as operations:
+        return await operations.access.list()
 
 
 async def revoke(settings: Settings, key_id: str) -> bool:
-    async with open_services(settings) as services:
-        return await services.access.revoke(key_id)
+    async with open_operations(settings) as operations:
+        return await operations.access.revoke(key_id)
 
 
 def saved_key(path: Path) -> str | None:
@@ -47,14 +47,14 @@ def save_key(path: Path, token: str) -> None:
 async def local_admin(settings: Settings, saved: str | None) -> tuple[str, bool]:
     """The local admin key (every scope): the saved one while it still works, else a new
     one. Returns (key, created now)."""
-    async with open_services(settings) as services:
+    async with open_operations(settings) as operations:
         if saved:
             try:
-                await services.access.authenticate(saved)
+                await operations.access.authenticate(saved)
                 return saved, False
             except Unauthenticated:
                 pass  # revoked, or made under another API_KEY_SECRET: make a new one
-        new = await services.access.create(ALL_SCOPES, name=LOCAL_KEY_NAME)
+        new = await operations.access.create(ALL_SCOPES, name=LOCAL_KEY_NAME)
         return new.token, True
 
 

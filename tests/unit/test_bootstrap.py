@@ -15,7 +15,7 @@ from pathlib import Path
 
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
-from graphsvc.bootstrap import Connections, build, build_serving, build_working
+from graphsvc.bootstrap import Connections, build, build_operations, build_serving, build_working
 from graphsvc.builders.serving import Serving
 from graphsvc.settings import Settings
 
@@ -82,6 +82,18 @@ def test_every_part_of_the_worker_is_run_by_it() -> None:
     reached = {id(item) for item in _built(working.background.worker)}
     for part in dataclasses.fields(working.background):
         assert id(getattr(working.background, part.name)) in reached, part.name
+
+
+def test_an_operations_command_builds_neither_routes_nor_background_until_it_asks() -> None:
+    operations = build_operations(Settings(), _connections())
+    kinds = _kinds(operations)
+    # the loads and exports are its own; follow approvals it starts it runs itself
+    own = {"BulkStore", "ExportStore", "RequestApprovals"}
+    assert not kinds & (ROUTES_ONLY | BACKGROUND_ONLY) - own
+    assert {"Maintenance", "Consistency", "BulkStore", "ExportStore"} <= kinds
+    assert operations.background.relay is operations.background.relay  # built once, on use
+    assert {"Relay", "Worker"} <= _kinds(operations)
+    assert not _kinds(operations) & ROUTES_ONLY - own
 
 
 def test_every_service_the_api_builds_is_called_by_a_route() -> None:

@@ -27,23 +27,23 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bar
 
 
 async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> None:
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.data.loader import load as load_into
     from graphsvc.ops.evaluation.models import load_line
     from graphsvc.settings import get_local_server_settings, get_settings
 
     say(edges.summary())
     settings, local = get_settings(), get_local_server_settings()
-    async with open_services(settings, jobs=True) as services:
+    async with open_operations(settings) as operations:
         report = await load_into(
-            services, edges, local=local, progress=progress, online=online, say=say
+            operations, edges, local=local, progress=progress, online=online, say=say
         )
         say(
             f"loaded {report.edges:,} edges ({report.created:,} new) between "
             f"{report.users:,} users in {report.seconds:.1f}s: "
             f"{report.edges_per_second:,.0f} edges/s"
         )
-        say(await load_line(services))
+        say(await load_line(operations))
 
 
 @command(app)
@@ -131,7 +131,7 @@ async def export(
     """Write the whole graph (follows at one cut, blocks, mutes, users) and a manifest."""
     from tqdm import tqdm
 
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.data.export import export_parquet
     from graphsvc.settings import get_settings
 
@@ -142,9 +142,9 @@ async def export(
         bar.set_postfix_str(table)
         bar.update(rows)
 
-    async with open_services(settings, jobs=True) as services:
+    async with open_operations(settings) as operations:
         report = await export_parquet(
-            services.maintenance.exports,
+            operations.maintenance.exports,
             directory,
             settle_seconds=settings.changes.changes_settle_seconds,
             progress=progress,

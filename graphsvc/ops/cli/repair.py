@@ -14,7 +14,7 @@ from graphsvc.ops.cli.failures import Refused
 from graphsvc.ops.cli.running import command, say
 
 if TYPE_CHECKING:
-    from graphsvc.bootstrap import Services
+    from graphsvc.bootstrap import Operated
 
 
 app = typer.Typer()
@@ -26,11 +26,11 @@ Everyone = Annotated[bool, typer.Option("--all", help="every user in Neo4j")]
 
 
 async def _batches_of(
-    services: Services, users: Sequence[str], everyone: bool
+    parts: Operated, users: Sequence[str], everyone: bool
 ) -> AsyncIterator[list[str]]:
-    size = services.settings.mirror.rebuild_batch_users
+    size = parts.settings.mirror.rebuild_batch_users
     if everyone:
-        async for batch in services.maintenance.user_ids(size):
+        async for batch in parts.maintenance.user_ids(size):
             yield batch
     else:
         for start in range(0, len(users), size):
@@ -55,24 +55,23 @@ async def check(
     """
     from tqdm import tqdm
 
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.data.loader import rebuild_mirror
-    from graphsvc.ops.repair.consistency import check_users
     from graphsvc.settings import get_settings
 
     named = _named(users, everyone)
     found = checked = 0
-    async with open_services(get_settings(), jobs=True) as services:
+    async with open_operations(get_settings()) as operations:
         with tqdm(desc="checked", unit="user") as bar:
-            async for batch in _batches_of(services, named, everyone):
-                drifts = await check_users(services.core, batch)
+            async for batch in _batches_of(operations, named, everyone):
+                drifts = await operations.consistency.check(batch)
                 for drift in drifts:
                     tqdm.write(str(drift))
                 found += len(drifts)
                 checked += len(batch)
                 if repair and drifts:
                     drifted = sorted({d.user_id for d in drifts})
-                    await rebuild_mirror(services, drifted, progress=False)
+                    await rebuild_mirror(operations, drifted, progress=False)
                 bar.update(len(batch))
     repaired = " (repaired)" if repair and found else ""
     say(f"checked {checked:,} users: {found} drifts{repaired}")
@@ -83,15 +82,15 @@ async def check(
 @command(app)
 async def rebuild(users: Users = None, everyone: Everyone = False) -> None:
     """Rebuild the mirror."""
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.data.loader import rebuild_mirror
     from graphsvc.settings import get_settings
 
     named = _named(users, everyone)
     built = 0
-    async with open_services(get_settings(), jobs=True) as services:
-        async for batch in _batches_of(services, named, everyone):
-            built += await rebuild_mirror(services, batch, progress=not everyone)
+    async with open_operations(get_settings()) as operations:
+        async for batch in _batches_of(operations, named, everyone):
+            built += await rebuild_mirror(operations, batch, progress=not everyone)
     say(f"rebuilt the mirror of {built:,} users")
 
 
@@ -115,26 +114,32 @@ async def reconcile(
 
     Exit code 1 when drift is left after the repair.
     """
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.repair.reconcile import reconcile as reconcile_users
     from graphsvc.ops.repair.reconcile import reconcile_recent
-    from graphsvc.ops.repair.timeline_check import reconcile_timelines
     from graphsvc.settings import get_settings
 
     if not users and not everyone and every is None:
         raise Refused("name user ids, or pass --all or --every")
     named = users or []
-    async with open_services(get_settings(), jobs=True) as services:
+    async with open_operations(get_settings()) as operations:
         if every is not None:
-            await reconcile_recent(services.core, every, say=say)
+            size = operations.settings.mirror.rebuild_batch_users
+            await reconcile_recent(operations.consistency, every, batch_users=size, say=say)
             return
-        report = await reconcile_users(services.core, _batches_of(services, named, everyone))
+        report = await reconcile_users(
+            operations.consistency, _batches_of(operations, named, everyone)
+        )
         for drift in report.drifts:
             say(str(drift))
         say(report.line())
         left = report.left
         if timelines:
-            feeds = await reconcile_timelines(services, _batches_of(services, named, everyone))
+            feeds = await reconcile_users(
+                operations.timeline_check,
+                _batches_of(operations, named, everyone),
+                desc="timelines",
+            )
             for drift in feeds.drifts:
                 say(str(drift))
             say("timelines: " + feeds.line())
@@ -160,7 +165,7 @@ async def relay(
     """
     from tqdm import tqdm
 
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.settings import get_settings
 
     bars: list[tqdm] = []  # shown once this process holds the relay's lease and relays
@@ -172,9 +177,9 @@ async def relay(
             bars.append(tqdm(desc="relayed", unit="event"))
         bars[0].update(events)
 
-    async with open_services(get_settings(), jobs=True) as services:
+    async with open_operations(get_settings()) as operations:
         try:
-            report = await services.relay.once(grace=grace, progress=relayed)
+            report = await operations.background.relay.once(grace=grace, progress=relayed)
         finally:
             for bar in bars:
                 bar.close()
@@ -192,16 +197,16 @@ async def jobs() -> None:
     """
     from tqdm import tqdm
 
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.settings import get_settings
 
-    async with open_services(get_settings(), jobs=True) as services:
-        maintenance = services.maintenance
+    async with open_operations(get_settings()) as operations:
+        maintenance = operations.maintenance
         pending = await maintenance.pending_moderation()
         say(f"{len(pending)} unfinished job(s)")
-        worker = services.worker
+        worker = operations.background.worker
         with tqdm(desc="jobs", unit="job") as bar:
-            while await worker.take_moderation_jobs() or services.jobs.running():
+            while await worker.take_moderation_jobs() or operations.core.jobs.running():
                 await asyncio.sleep(0.5)
                 bar.update(len(pending) - len(await maintenance.pending_moderation()) - bar.n)
         left = await maintenance.pending_moderation()

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pacsv
 
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Operated
 from graphsvc.ops.data.bulk_mirror import MirrorPlan, install_plan, plan_mirror
 from graphsvc.ops.data.edge_files import Edges, LoadReport
 from graphsvc.ops.servers.local_servers import LocalNeo4j
@@ -79,7 +79,7 @@ class _Prepared:
 
 
 async def _prepare(
-    services: Services, edges: Edges, server: LocalNeo4j, say: Callable[[str], None]
+    parts: Operated, edges: Edges, server: LocalNeo4j, say: Callable[[str], None]
 ) -> _Prepared:
     begun = time.perf_counter()
     # The server stops while the files are written and the mirror planned. The mirror's
@@ -88,23 +88,23 @@ async def _prepare(
     # An empty database leaves only stale mirrors: most keys go meanwhile, and whatever a
     # write still brought in before the server was down goes once it is.
     stopping = asyncio.create_task(asyncio.to_thread(server.down, say))
-    clearing = asyncio.create_task(services.maintenance.clear_mirror())
+    clearing = asyncio.create_task(parts.maintenance.clear_mirror())
     nodes, relationships = await asyncio.to_thread(
         write_import_files, edges, server.home / "import"
     )
-    plan = await asyncio.to_thread(plan_mirror, edges, services.settings.mirror.hot_list_cap)
+    plan = await asyncio.to_thread(plan_mirror, edges, parts.settings.mirror.hot_list_cap)
     written = time.perf_counter()
     await stopping
     stopped = time.perf_counter()
     at = int(time.time() * 1_000_000)  # the local server and this process share the clock
-    removed = await clearing + await services.maintenance.clear_mirror()
+    removed = await clearing + await parts.maintenance.clear_mirror()
     if removed:
         say(f"mirror: removed {removed:,} stale keys")
     return _Prepared(nodes, relationships, plan, at, written - begun, stopped - begun)
 
 
 async def _import_and_mirror(
-    services: Services,
+    parts: Operated,
     server: LocalNeo4j,
     prepared: _Prepared,
     *,
@@ -128,7 +128,7 @@ async def _import_and_mirror(
         # mirror's Python and Redis: the mirror waits for the import and runs while the
         # server starts (its restart, schema and indexes leave a core free).
         await done.wait()
-        await timed("mirror", install_plan(services, prepared.plan, prepared.at, progress=progress))
+        await timed("mirror", install_plan(parts, prepared.plan, prepared.at, progress=progress))
 
     async def neo4j() -> None:
         await timed(
@@ -141,8 +141,8 @@ async def _import_and_mirror(
                 lambda: loop.call_soon_threadsafe(done.set),
             ),
         )
-        await timed("schema", services.maintenance.apply_schema())
-        await timed("indexes", services.maintenance.await_indexes())
+        await timed("schema", parts.maintenance.apply_schema())
+        await timed("indexes", parts.maintenance.await_indexes())
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -150,13 +150,13 @@ async def _import_and_mirror(
             group.create_task(mirror())
     except BaseExceptionGroup as failed:
         # Never leave a mirror of edges that Neo4j does not have.
-        await services.maintenance.clear_mirror()
+        await parts.maintenance.clear_mirror()
         raise failed.exceptions[0] from None
     return took
 
 
 async def import_edges(
-    services: Services,
+    parts: Operated,
     edges: Edges,
     server: LocalNeo4j,
     *,
@@ -164,8 +164,8 @@ async def import_edges(
     say: Callable[[str], None] = print,
 ) -> LoadReport:
     started = time.perf_counter()
-    prepared = await _prepare(services, edges, server, say)
-    took = await _import_and_mirror(services, server, prepared, progress=progress, say=say)
+    prepared = await _prepare(parts, edges, server, say)
+    took = await _import_and_mirror(parts, server, prepared, progress=progress, say=say)
     prepared.nodes.unlink()
     prepared.relationships.unlink()
     say(

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Operated
 from graphsvc.domain.model import Counts
 from graphsvc.ops.data.edge_files import Edges
 
@@ -98,15 +98,15 @@ def plan_mirror(edges: Edges, cap: int) -> MirrorPlan:
     )
 
 
-async def install_plan(services: Services, plan: MirrorPlan, at: int, *, progress: bool) -> None:
+async def install_plan(parts: Operated, plan: MirrorPlan, at: int, *, progress: bool) -> None:
     """Install every user's counts and newest lists, as a Neo4j snapshot at ``at`` would.
     Only right after the mirror was cleared, while Neo4j is down (see install_loaded)."""
-    cap = services.settings.mirror.hot_list_cap
+    cap = parts.settings.mirror.hot_list_cap
     users = len(plan.names)
     with tqdm(total=users, desc="mirror", unit="user", disable=not progress) as bar:
         for begin in range(0, users, USERS_PER_BATCH):
             batch = range(begin, min(begin + USERS_PER_BATCH, users))
-            await services.maintenance.install_loaded(
+            await parts.maintenance.install_loaded(
                 (
                     plan.names[u],
                     at,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Operated
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.bulk_import import import_edges
 from graphsvc.ops.data.edge_files import Edges, LoadReport, batches
@@ -37,7 +37,7 @@ DROP_BATCH_USERS = 10_000
 
 
 async def load(
-    services: Services,
+    parts: Operated,
     edges: Edges,
     *,
     local: LocalServerSettings | None = None,
@@ -49,14 +49,14 @@ async def load(
     (for large loads, where it pays for a server restart), otherwise transactions, under
     the graph loads' mark. ``online`` forces transactions; ``local`` names the local
     servers (default: from the environment)."""
-    server = LocalNeo4j(services.settings, local or get_local_server_settings())
+    server = LocalNeo4j(parts.settings, local or get_local_server_settings())
     large = edges.count >= IMPORT_MIN_EDGES
     empty = large and not online and server.managed()
-    async with loading(services.maintenance.leases):
-        if empty and await services.maintenance.user_count() == 0:
+    async with loading(parts.maintenance.leases):
+        if empty and await parts.maintenance.user_count() == 0:
             say("neo4j: the database is empty: bulk import (the server restarts)")
-            return await import_edges(services, edges, server, progress=progress, say=say)
-        return await load_edges(services, edges, progress=progress)
+            return await import_edges(parts, edges, server, progress=progress, say=say)
+        return await load_edges(parts, edges, progress=progress)
 
 
 def follower_groups(edges: Edges, size: int) -> Iterator[list[dict[str, Any]]]:
@@ -91,7 +91,7 @@ def follower_groups(edges: Edges, size: int) -> Iterator[list[dict[str, Any]]]:
 
 
 async def load_edges(
-    services: Services,
+    parts: Operated,
     edges: Edges,
     *,
     batch: int = EDGES_PER_TRANSACTION,
@@ -103,7 +103,7 @@ async def load_edges(
     users = edges.users
     with tqdm(total=len(users), desc="users", unit="user", disable=not progress) as bar:
         for chunk in batches(users, batch):
-            await services.maintenance.load_users(chunk)
+            await parts.maintenance.load_users(chunk)
             bar.update(len(chunk))
     created = 0
     slots = asyncio.Semaphore(concurrency)
@@ -111,7 +111,7 @@ async def load_edges(
     async def write(groups: list[dict[str, Any]], bar: tqdm) -> None:
         nonlocal created
         try:
-            new = await services.maintenance.load_follows(groups)
+            new = await parts.maintenance.load_follows(groups)
             created += new  # after the await: tasks add up one at a time
             bar.update(sum(group["k"] for group in groups))
         finally:
@@ -122,13 +122,11 @@ async def load_edges(
             for groups in follower_groups(edges, batch):
                 await slots.acquire()
                 group.create_task(write(groups, bar))
-    await settle_mirror(services, users, progress=progress)
+    await settle_mirror(parts, users, progress=progress)
     return LoadReport(len(users), edges.count, created, time.perf_counter() - started)
 
 
-async def settle_mirror(
-    services: Services, user_ids: Iterable[str], *, progress: bool = True
-) -> int:
+async def settle_mirror(parts: Operated, user_ids: Iterable[str], *, progress: bool = True) -> int:
     """After edges were written into Neo4j past the mirror: drop every user they touched
     under a floor read from Neo4j after the last commit, then rebuild only those that had
     something mirrored. The others were cold and stay cold: their first read builds them
@@ -136,22 +134,22 @@ async def settle_mirror(
     before the load ended (without it, such a build would install a list without the
     loaded edges, and nothing would correct it). Returns how many users were rebuilt."""
     ids = list(user_ids)
-    floor = await services.maintenance.clock()
+    floor = await parts.maintenance.clock()
     mirrored: list[str] = []
     with tqdm(total=len(ids), desc="drop", unit="user", disable=not progress) as bar:
         for chunk in batches(ids, DROP_BATCH_USERS):
-            mirrored += await services.maintenance.drop_from_mirror(chunk, floor=floor)
+            mirrored += await parts.maintenance.drop_from_mirror(chunk, floor=floor)
             bar.update(len(chunk))
-    return await rebuild_mirror(services, mirrored, progress=progress, dropped=True)
+    return await rebuild_mirror(parts, mirrored, progress=progress, dropped=True)
 
 
 async def rebuild_mirror(
-    services: Services, user_ids: Iterable[str], *, progress: bool = True, dropped: bool = False
+    parts: Operated, user_ids: Iterable[str], *, progress: bool = True, dropped: bool = False
 ) -> int:
     """Drop (unless ``dropped`` already) and rebuild these users' mirrors from Neo4j, in
     pipelined batches."""
     ids = list(user_ids)
-    size = services.settings.mirror.rebuild_batch_users
+    size = parts.settings.mirror.rebuild_batch_users
     built = 0
     slots = asyncio.Semaphore(MIRROR_BATCHES_AT_ONCE)
 
@@ -159,8 +157,8 @@ async def rebuild_mirror(
         nonlocal built
         try:
             if not dropped:
-                await services.maintenance.drop_from_mirror(chunk)
-            done = await services.mirror_sync.rebuild(chunk, tuple(Side))
+                await parts.maintenance.drop_from_mirror(chunk)
+            done = await parts.core.mirror_sync.rebuild(chunk, tuple(Side))
             built += done  # after the await: tasks add up one at a time
             bar.update(len(chunk))
         finally:

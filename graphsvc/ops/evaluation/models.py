@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Operated
 from graphsvc.domain.ranker_models import TrainingState, baseline, due_at, staleness, trigger
 from graphsvc.services.ranker import readable, training_state
 
@@ -80,18 +80,18 @@ def attempt_line(state: RegistryState) -> str:
     return f"last training: {when(state.attempt_at)}: {outcome}{model}: {state.attempt_why}"
 
 
-def next_line(services: Services, state: RegistryState, edges: int) -> str:
-    training = services.ranker_training
+def next_line(parts: Operated, state: RegistryState, edges: int) -> str:
+    training = parts.background.ranker_training
     view = training_state(state)
     reason = trigger(view, edges, time.time(), training.schedule)
     if reason is not None:
         return f"next training: due now ({reason}; a worker checks every {training.round_seconds:.0f} s)"
-    return f"next training: {_next(services, view, edges)}"
+    return f"next training: {_next(parts, view, edges)}"
 
 
-def _next(services: Services, view: TrainingState, edges: int) -> str:
+def _next(parts: Operated, view: TrainingState, edges: int) -> str:
     """When the next training is due, by time or by follow edges."""
-    at, grown = due_at(view, services.ranker_training.schedule)
+    at, grown = due_at(view, parts.background.ranker_training.schedule)
     timing = (
         ""
         if at is None
@@ -100,18 +100,18 @@ def _next(services: Services, view: TrainingState, edges: int) -> str:
     return f"{timing}at {grown:,} follow edges (now {edges:,})"
 
 
-def stale_line(services: Services, state: RegistryState, edges: int) -> str:
-    schedule = services.ranker_training.schedule
+def stale_line(parts: Operated, state: RegistryState, edges: int) -> str:
+    schedule = parts.background.ranker_training.schedule
     found = staleness(training_state(state), edges, schedule)
     return "stale: " + ("; ".join(s.line for s in found) or "no")
 
 
-async def load_line(services: Services) -> str:
+async def load_line(parts: Operated) -> str:
     """After a graph load: when the suggestion ranker is trained on the graph it made."""
-    training = services.ranker_training
-    name = services.settings.suggestions.pymk_model_name
-    view = training_state(await services.maintenance.ranker_models.state(name))
-    edges = await services.maintenance.edge_count()
+    training = parts.background.ranker_training
+    name = parts.settings.suggestions.pymk_model_name
+    view = training_state(await parts.maintenance.ranker_models.state(name))
+    edges = await parts.maintenance.edge_count()
     reason = trigger(view, edges, time.time(), training.schedule)
     if reason is not None:
         return (
@@ -121,7 +121,7 @@ async def load_line(services: Services) -> str:
     since = baseline(view)
     bound = f"{training.schedule.growth:.0%} bound"
     grown = f"the follow edges grew {edges / since - 1:+.0%} of the {bound}; " if since else ""
-    return f"pymk: no new training due ({grown}next {_next(services, view, edges)})"
+    return f"pymk: no new training due ({grown}next {_next(parts, view, edges)})"
 
 
 def model_rows(models: list[StoredModel]) -> list[str]:
@@ -141,23 +141,23 @@ def model_rows(models: list[StoredModel]) -> list[str]:
     return rows
 
 
-async def status_lines(services: Services) -> list[str]:
-    name = services.settings.suggestions.pymk_model_name
-    models = services.maintenance.ranker_models
+async def status_lines(parts: Operated) -> list[str]:
+    name = parts.settings.suggestions.pymk_model_name
+    models = parts.maintenance.ranker_models
     state = await models.state(name)
-    edges = await services.maintenance.edge_count()
+    edges = await parts.maintenance.edge_count()
     recent = await models.recent(name, RECENT)
-    lines = [f"model: {name}", *served_lines(state), stale_line(services, state, edges)]
-    lines += [attempt_line(state), next_line(services, state, edges)]
+    lines = [f"model: {name}", *served_lines(state), stale_line(parts, state, edges)]
+    lines += [attempt_line(state), next_line(parts, state, edges)]
     if recent:
         lines += ["recent models:", *model_rows(recent)]
     return lines
 
 
-async def promote(services: Services, version: int) -> str:
+async def promote(parts: Operated, version: int) -> str:
     """Serve ``version`` now (every API process within PYMK_MODEL_REFRESH_SECONDS)."""
-    name = services.settings.suggestions.pymk_model_name
-    models = services.maintenance.ranker_models
+    name = parts.settings.suggestions.pymk_model_name
+    models = parts.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is None:
         raise RegistryRefused(f"model {name!r} has no version {version}")
@@ -171,9 +171,9 @@ async def promote(services: Services, version: int) -> str:
     return f"v{version} is served (was {f'v{previous}' if previous else 'the built-in default'})"
 
 
-async def split(services: Services, version: int, share: float) -> str:
-    name = services.settings.suggestions.pymk_model_name
-    models = services.maintenance.ranker_models
+async def split(parts: Operated, version: int, share: float) -> str:
+    name = parts.settings.suggestions.pymk_model_name
+    models = parts.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is not None and readable(version, body) is None:
         raise RegistryRefused(f"v{version} has features this version cannot serve")
@@ -187,7 +187,7 @@ async def split(services: Services, version: int, share: float) -> str:
     )
 
 
-async def split_off(services: Services) -> str:
-    name = services.settings.suggestions.pymk_model_name
-    was = await services.maintenance.ranker_models.split_off(name)
+async def split_off(parts: Operated) -> str:
+    name = parts.settings.suggestions.pymk_model_name
+    was = await parts.maintenance.ranker_models.split_off(name)
     return f"split ended (challenger was v{was})" if was else "there was no split"

@@ -1,25 +1,22 @@
-"""Reconciliation: find where the mirror drifted from Neo4j, repair it, and say how much.
-
-A repair (``MirrorSync.repair``) rebuilds the drifted users' counts and lists from a Neo4j
-snapshot (keeping their journals, so writes in flight are replayed) and writes their status
-to the mirror again, as Neo4j says it, their mute mirrors from Neo4j's mutes and their
-privacy settings from their nodes (whatever version the mirror holds); the users
-are then checked once more, so the report says what is left (it should be nothing).
+"""Reconciliation: find where the mirror (or the timelines' inboxes) drifted, repair it, and
+say how much. The check and the repair are the services' (``services/consistency.py``,
+``services/timeline_check.py``); the drifted users are checked once more after their repair,
+so the report says what is left (it should be nothing).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from tqdm import tqdm
 
-from graphsvc.builders.core import Core
 from graphsvc.concurrency.loops import supervise
-from graphsvc.ops.repair.consistency import Drift, check_users
+from graphsvc.domain.drift import Drift
+from graphsvc.services.consistency import Consistency
 
 log = logging.getLogger(__name__)
 
@@ -39,40 +36,34 @@ class Report:
         )
 
 
-# Each takes the parts it reads: the core for the mirror, the whole services for timelines.
-Check = Callable[[Any, Sequence[str]], Awaitable[list[Drift]]]
-Repair = Callable[[Any, Sequence[str]], Awaitable[object]]
+class Checked(Protocol):
+    """What a reconciliation walks: the mirror's ``Consistency`` or the ``TimelineCheck``."""
 
+    async def check(self, user_ids: Sequence[str]) -> list[Drift]: ...
 
-async def _repair_mirrors(core: Core, users: Sequence[str]) -> None:
-    await core.mirror_sync.repair(users)
-    await core.mutes.repair(users)
-    await core.privacy.repair(users)
+    async def repair(self, user_ids: Sequence[str]) -> None: ...
 
 
 async def reconcile(
-    parts: Any,
+    checked: Checked,
     batches: AsyncIterator[list[str]],
     *,
     progress: bool = True,
-    check: Check = check_users,
-    repair: Repair = _repair_mirrors,
     desc: str = "reconciled",
 ) -> Report:
-    """Check each batch, repair the users found drifted, check them again (the mirror by
-    default; the timelines with ``ops/repair/timeline_check.py``'s check and repair)."""
+    """Check each batch, repair the users found drifted, check them again."""
     report = Report()
     with tqdm(desc=desc, unit="user", disable=not progress) as bar:
         async for batch in batches:
-            drifts = await check(parts, batch)
+            drifts = await checked.check(batch)
             report.checked += len(batch)
             if drifts:
                 users = sorted({d.user_id for d in drifts})
                 report.found += len(drifts)
                 report.repaired += len(users)
                 report.drifts += drifts[: max(0, 20 - len(report.drifts))]
-                await repair(parts, users)
-                report.left += len(await check(parts, users))
+                await checked.repair(users)
+                report.left += len(await checked.check(users))
             bar.update(len(batch))
     return report
 
@@ -83,34 +74,41 @@ async def _listed(users: list[str], size: int) -> AsyncIterator[list[str]]:
 
 
 async def reconcile_recent(
-    core: Core,
+    consistency: Consistency,
     every: float,
     *,
+    batch_users: int,
     rounds: int | None = None,
     say: Callable[[str], None] = print,
 ) -> None:
     """Every ``every`` seconds, reconcile the users written since the previous round (with a
-    margin of one round), forever or for ``rounds`` rounds."""
-    size = core.settings.mirror.rebuild_batch_users
+    margin of one round), forever or for ``rounds`` rounds, ``batch_users`` at a time
+    (REBUILD_BATCH_USERS)."""
     done = 0
     while rounds is None or done < rounds:
-        users = sorted(await core.redis.mirror.written_since(2 * every))
-        report = await reconcile(core, _listed(users, size), progress=False)
+        users = await consistency.written_since(2 * every)
+        report = await reconcile(consistency, _listed(users, batch_users), progress=False)
         say(report.line())
-        await core.redis.mirror.forget_written_before(max(86_400.0, 4 * every))
+        await consistency.forget_written_before(max(86_400.0, 4 * every))
         done += 1
         if rounds is None or done < rounds:
             await asyncio.sleep(every)
 
 
-async def reconcile_rounds(core: Core, every: float, *, say: Callable[[str], None] = print) -> None:
+async def reconcile_rounds(
+    consistency: Consistency,
+    every: float,
+    *,
+    batch_users: int,
+    say: Callable[[str], None] = print,
+) -> None:
     """WORKER_RECONCILE_SECONDS in `graphsvc worker`: a round of ``reconcile_recent`` each
     period, by whichever worker takes the period's lease (it lapses by itself, so there is one
     round a period however many workers run)."""
 
     async def one_round() -> bool:  # while a store is down, the next round covers its users
-        if await core.redis.leases.take("reconcile", every * 0.9):
-            await reconcile_recent(core, every, rounds=1, say=say)
+        if await consistency.take_round(every * 0.9):
+            await reconcile_recent(consistency, every, batch_users=batch_users, rounds=1, say=say)
         return False
 
     await supervise("reconcile", one_round, every)

@@ -25,12 +25,12 @@ Version = Annotated[int, typer.Argument(metavar="VERSION", min=1, help="a stored
 async def status() -> None:
     """What is served and why, whether it is stale, the split, the last and the next
     training, recent models."""
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.evaluation import models as pymk_models
     from graphsvc.settings import get_settings
 
-    async with open_services(get_settings()) as services:
-        lines = await pymk_models.status_lines(services)
+    async with open_operations(get_settings()) as operations:
+        lines = await pymk_models.status_lines(operations)
     for line in lines:
         say(line)
 
@@ -38,12 +38,12 @@ async def status() -> None:
 @command(app)
 async def promote(version: Version) -> None:
     """Serve a stored version now (a rollback, or a model the training rejected)."""
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.evaluation import models as pymk_models
     from graphsvc.settings import get_settings
 
-    async with open_services(get_settings()) as services:
-        say(await pymk_models.promote(services, version))
+    async with open_operations(get_settings()) as operations:
+        say(await pymk_models.promote(operations, version))
 
 
 @command(app)
@@ -60,17 +60,17 @@ async def split(
     off: Annotated[bool, typer.Option("--off", help="end the split")] = False,
 ) -> None:
     """Rank a share of users (by a hash of their id) with a challenger model, or end that."""
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.ops.evaluation import models as pymk_models
     from graphsvc.settings import get_settings
 
     if off == (challenger is not None):
         raise Refused("give --challenger VERSION (and --share) or --off")
-    async with open_services(get_settings()) as services:
+    async with open_operations(get_settings()) as operations:
         if challenger is None:
-            say(await pymk_models.split_off(services))
+            say(await pymk_models.split_off(operations))
         else:
-            say(await pymk_models.split(services, challenger, share))
+            say(await pymk_models.split(operations, challenger, share))
 
 
 @command(app)

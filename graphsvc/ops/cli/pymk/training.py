@@ -106,12 +106,12 @@ async def train_pymk(
     """
     from tqdm import tqdm
 
-    from graphsvc.bootstrap import open_services
+    from graphsvc.bootstrap import open_operations
     from graphsvc.settings import get_settings
 
-    async with open_services(get_settings(), jobs=True) as services:
+    async with open_operations(get_settings()) as operations:
         with tqdm(desc="features", unit="user", disable=no_progress) as bar:
-            report = await services.ranker_training.train(
+            report = await operations.background.ranker_training.train(
                 "asked (graphsvc pymk train)",
                 holdout=holdout,
                 share=share,

@@ -1,4 +1,4 @@
-"""Compare the Redis mirror with Neo4j, user by user.
+"""Compare the Redis mirror with Neo4j, user by user, and repair what drifted.
 
 The rules are the mirror's invariants: mirrored counts equal Neo4j's counts (totals, active
 counts and friends); the set of inactive users agrees with Neo4j's statuses; a complete hot
@@ -6,50 +6,81 @@ list equals the user's whole list; a truncated hot list equals exactly the entri
 its boundary; the mutes in effect in a user's mute mirror are those Neo4j holds; a user's
 mirrored privacy settings are those on its node. A cold (absent) mirror is never drift: it is
 rebuilt on the next read.
+
+A repair rebuilds the drifted users' counts and lists from a Neo4j snapshot (keeping their
+journals, so writes in flight are replayed) and writes their status to the mirror again, as
+Neo4j says it, their mute mirrors from Neo4j's mutes and their privacy settings from their
+nodes (whatever version the mirror holds).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Protocol
 
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.redis.leases import Leases
+from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing
 from graphsvc.adapters.redis.statuses import StatusSet
-from graphsvc.builders.core import Core
+from graphsvc.domain.drift import Drift
 from graphsvc.domain.model import Counts, Entry, Side
 from graphsvc.domain.mutes import MirroredMute
 
+__all__ = ["Consistency", "Drift"]
 
-@dataclass(frozen=True, slots=True)
-class Drift:
-    user_id: str
-    what: str
-    expected: object
-    found: object
 
-    def __str__(self) -> str:
-        return (
-            f"{self.user_id}: {self.what}: Neo4j says {self.expected!r}, Redis has {self.found!r}"
-        )
+class Repairs(Protocol):
+    async def repair(self, user_ids: Sequence[str]) -> None: ...
+
+
+class Consistency:
+    """The check and the repair of the mirror the operators and the worker's rounds run;
+    ``repairs``: the services that rebuild their part of the mirror from Neo4j."""
+
+    def __init__(
+        self,
+        truth: tuple[SnapshotStore, MuteStore, PrivacyStore],
+        mirror: tuple[MirrorState, StatusSet, MuteMirror, PrivacyMirror],
+        written: Mirror,
+        leases: Leases,
+        repairs: Sequence[Repairs],
+    ) -> None:
+        self._snapshots, self._mute_store, self._privacy_store = truth
+        self._state, self._statuses, self._mute_mirror, self._privacy_mirror = mirror
+        self._written = written
+        self._leases = leases
+        self._repairs = repairs
+
+    async def check(self, user_ids: Sequence[str]) -> list[Drift]:
+        """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
+        drifts = await compare(self._snapshots, self._state, self._statuses, user_ids)
+        drifts += await compare_mutes(self._mute_store, self._mute_mirror, user_ids)
+        return drifts + await compare_privacy(self._privacy_store, self._privacy_mirror, user_ids)
+
+    async def repair(self, user_ids: Sequence[str]) -> None:
+        for part in self._repairs:
+            await part.repair(user_ids)
+
+    async def written_since(self, seconds_ago: float) -> list[str]:
+        """The users written in that window, a periodic round's to check."""
+        return sorted(await self._written.written_since(seconds_ago))
+
+    async def forget_written_before(self, seconds_ago: float) -> None:
+        await self._written.forget_written_before(seconds_ago)
+
+    async def take_round(self, seconds: float) -> bool:
+        """The period's round, for one worker of however many run (the lease lapses)."""
+        return bool(await self._leases.take("reconcile", seconds))
 
 
 def _pairs(entries: Sequence[Entry]) -> list[tuple[str, int]]:
     return [(e.user_id, e.since) for e in entries]
-
-
-async def check_users(core: Core, user_ids: Sequence[str]) -> list[Drift]:
-    """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
-    drifts = await compare(
-        core.neo4j.snapshots, core.redis.mirror_state, core.redis.statuses, user_ids
-    )
-    drifts += await compare_mutes(core.neo4j.mutes, core.redis.mutes, user_ids)
-    return drifts + await compare_privacy(core.neo4j.privacy, core.redis.privacy, user_ids)
 
 
 async def compare_privacy(
