@@ -36,6 +36,12 @@ from graphsvc.services.timelines import Timelines
 from graphsvc.settings import Settings
 
 
+def fields_of(parts: object, cls: type) -> dict[str, Any]:
+    """The parts a bundle holds, by name, as ``cls`` declares them (a subclass's own extra
+    fields left out), to build a larger bundle from them."""
+    return {f.name: getattr(parts, f.name) for f in dataclasses.fields(cls)}
+
+
 @dataclass(frozen=True, slots=True)
 class Serving:
     """Routes take the one service they call (``api/http/context.py``)."""
@@ -67,7 +73,7 @@ class Serving:
     timelines: Timelines
 
     def fields(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(Serving)}
+        return fields_of(self, Serving)
 
     async def close(self) -> None:
         """Stop what runs in the background (a worker resumes the unfinished jobs)."""
@@ -103,7 +109,7 @@ def build_serving_parts(
         mutes=core.mutes,
         privacy=core.privacy,
         lists=core.lists,
-        **{f.name: getattr(graph, f.name) for f in dataclasses.fields(graph)},
+        **fields_of(graph, GraphReads),
         moderation=moderation,
         interactions=suggesting.interactions,
         suggestions=suggesting.suggestions,
