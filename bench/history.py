@@ -74,7 +74,7 @@ def measure_export(settings: Settings) -> dict[str, Any]:
             "async def main():\n"
             f"    settings = Settings(**{settings_values(settings)!r})\n"
             "    async with open_services(settings, jobs=True) as services:\n"
-            "        return await export_parquet(services.neo4j.exports, Path(sys.argv[1]),"
+            "        return await export_parquet(services.maintenance.exports, Path(sys.argv[1]),"
             " settle_seconds=settings.changes.changes_settle_seconds)\n"
             "report = asyncio.run(main())\n"
             "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"

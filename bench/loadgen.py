@@ -238,7 +238,8 @@ async def _run(scenario: Scenario) -> Outcome:
             closers += [driver.close, client.aclose]
             services = build(settings, Connections(driver, client))
             if kind == "suggest_cold":  # a new user each time: the fill, no cache
-                await services.cold_start_lists.refresh()  # the lists a worker's round makes
+                # the lists a worker's round makes
+                await services.background.cold_start_lists.refresh()
                 prefix = scenario.targets[0]
 
                 async def op(n: int) -> None:

@@ -110,7 +110,7 @@ def fresh_database(settings: Settings) -> None:
 async def ensure_loaded(settings: Settings, size: str, path: Path) -> dict[str, Any]:
     marker = STATE / f"loaded-{size}.json"
     async with open_services(settings) as services:
-        users = await services.neo4j.snapshots.user_count()
+        users = await services.maintenance.user_count()
     # The write scenarios add users of their own, so a loaded graph has at least its users.
     if marker.exists() and users >= SIZES[size].users:
         record = json.loads(marker.read_text())
@@ -420,7 +420,7 @@ TIMELINE_KINDS = {"po", "ps", "fm", "in", "rd", "fc", "fv", "{feed}"}
 
 async def mirror_memory(settings: Settings) -> dict[str, Any]:
     async with open_services(settings) as services:
-        redis = services.redis.client
+        redis = services.core.redis.client
         prefix = settings.redis.redis_prefix
         keys = [
             key

@@ -85,7 +85,7 @@ async def _push_everything(services: Services, author: str, post: Post) -> tuple
     while True:
         page = await services.lists.walk(Side.FOLLOWERS, author, position, 1_000)
         readers = [e.user_id for e in page if e.user_id != READER]  # its timeline is measured
-        reached, _ = await services.redis.inboxes.push(readers, [post])
+        reached, _ = await services.core.redis.inboxes.push(readers, [post])
         writes += reached
         if len(page) < 1_000:
             return time.perf_counter() - started, writes
@@ -96,7 +96,7 @@ async def _pull_everything(services: Services, reader: str, limit: int) -> list[
     """The reader's timeline with no inbox: every followed outbox merged on read."""
     following = await services.lists.walk(Side.FOLLOWING, reader, None, 5_000)
     authors = [e.user_id for e in following]
-    pages, inactive, _ = await services.redis.outboxes.pages_and_hidden(
+    pages, inactive, _ = await services.core.redis.outboxes.pages_and_hidden(
         authors, None, limit + 1, []
     )
     return [p for p in newest_first(pages) if p.author not in inactive][:limit]
@@ -129,15 +129,15 @@ async def _setup_reader(
     for n, star in enumerate(celebrities):
         for k in range(20):
             await services.timelines.publish(star, f"bench-f-c{k}", base + timedelta(seconds=n + k))
-    await services.jobs.drain()
+    await services.core.jobs.drain()
     return ordinary
 
 
 async def _mark_active(services: Services, readers: Sequence[str]) -> None:
     """Readers who read just now, as a timeline read marks them (without the read, which
     would rebuild their inboxes): pushes reach them."""
-    inboxes, ttl = services.redis.inboxes, services.settings.timelines.feed_active_ms
-    async with services.redis.client.pipeline(transaction=False) as pipe:
+    inboxes, ttl = services.core.redis.inboxes, services.settings.timelines.feed_active_ms
+    async with services.core.redis.client.pipeline(transaction=False) as pipe:
         for reader in readers:
             pipe.set(inboxes.key("rd", reader), "1", px=ttl)
         await pipe.execute()
@@ -145,8 +145,8 @@ async def _mark_active(services: Services, readers: Sequence[str]) -> None:
 
 async def _inbox_memory(services: Services, reader: str) -> tuple[int, int]:
     """(bytes Redis uses for the reader's inbox, posts in it)."""
-    key = services.redis.inboxes.key("in", reader)
-    async with services.redis.client.pipeline(transaction=False) as pipe:
+    key = services.core.redis.inboxes.key("in", reader)
+    async with services.core.redis.client.pipeline(transaction=False) as pipe:
         pipe.memory_usage(key, samples=0)
         pipe.zcard(key)
         used, size = await pipe.execute()
@@ -160,7 +160,7 @@ async def _bytes_per_entry(services: Services, authors: list[str]) -> float:
     await _mark_active(services, readers)
     base = int(time.time() * 1e6) - 86_400_000_000
     posts = [Post.of(authors[n % len(authors)], f"p{n:07d}", base + n * 1_000) for n in range(cap)]
-    await services.redis.inboxes.push(readers, posts)
+    await services.core.redis.inboxes.push(readers, posts)
     used = entries = 0
     for reader in readers:
         size, count = await _inbox_memory(services, reader)
@@ -177,7 +177,7 @@ async def measure(
     figures: dict[str, Any] = {"ordinary_author": ordinary_1k, "celebrity": celebrity}
     run = int(time.time())
     async with open_services(settings) as services:
-        await services.timeline_events.prepare()
+        await services.background.timeline_events.prepare()
         ordinary = await _setup_reader(services, followers, celebrities)
         star_fans = await _followers(services, celebrity)
         plain_fans = await _followers(services, ordinary_1k)

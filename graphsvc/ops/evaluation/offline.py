@@ -414,7 +414,7 @@ async def _load(services: Services, cut: Split, progress: bool) -> None:
         events = [(s, d, weight, t) for s, d, t in cut.messages]
         for start in range(0, len(events), 1_000):
             await services.interactions.record_raw(events[start : start + 1_000])
-        await services.interaction_flusher.flush_all()
+        await services.background.interaction_flusher.flush_all()
 
 
 def _sample(cut: Split, seed: int, users: int) -> list[str]:

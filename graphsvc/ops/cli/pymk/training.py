@@ -170,7 +170,7 @@ async def _evaluate(
         would be: the promoted model, or the built-in default when the cycle rejected it."""
 
         try:
-            report = await services.ranker_training.train("evaluation", progress=None)
+            report = await services.background.ranker_training.train("evaluation", progress=None)
             lines = report.lines()
         except TrainError as exc:
             lines = [f"training failed: {exc}"]
