@@ -21,8 +21,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from driver import AsViewer, Driver
-from helpers import ThrowawayRedis, app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
@@ -30,6 +28,8 @@ from graphsvc.domain.access import ALL_SCOPES, Scope
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support.driver import AsViewer, Driver
+from tests.support.helpers import ThrowawayRedis, app_client
 
 # The suite serves with the development secrets; outside development mode the app refuses them.
 os.environ.setdefault("DEVELOPMENT", "1")

@@ -16,9 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import new_user_id
-from driver import Driver, refused
-from helpers import free_port
 
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
@@ -28,6 +25,9 @@ from graphsvc.domain.access import VIEWER_HEADER, BoundKeyScope, Scope, Unauthen
 from graphsvc.domain.errors import Overloaded
 from graphsvc.services.access import FRESH_LOOKUPS
 from graphsvc.settings import Settings
+from tests.conftest import new_user_id
+from tests.support.driver import Driver, refused
+from tests.support.helpers import free_port
 
 MakeClient = Callable[..., httpx.AsyncClient]
 MakeDriver = Callable[..., Driver]

@@ -11,7 +11,8 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from driver import AsViewer, Driver, refused
+
+from tests.support.driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import httpx
-from driver import Driver
+
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]

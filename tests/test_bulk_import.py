@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port, sync_redis
 
 from graphsvc.bootstrap import open_services
 from graphsvc.ops.data import edge_files, loader
@@ -16,6 +15,7 @@ from graphsvc.ops.data.generate import generate
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support.helpers import free_port, sync_redis
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"

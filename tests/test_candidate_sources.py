@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from driver import Driver, refused
 
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
@@ -27,6 +26,7 @@ from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.services.suggestions import WIDEN
 from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers import ranker_examples, ranker_training
+from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -6,11 +6,10 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from driver import Driver, assert_newest_first, user_ids, walk
-
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
+from tests.support.driver import Driver, assert_newest_first, user_ids, walk
 
 UserIds = Callable[[str], str]
 CAP = 25

@@ -11,10 +11,10 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.wire.schemas import ChangeItem
+from tests.support.driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

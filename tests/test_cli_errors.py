@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CLI_COMMANDS, CLI_PATHS, free_port
 
 from graphsvc.api.app import create_app
 from graphsvc.domain.access import new_token
 from graphsvc.ops import cli
 from graphsvc.settings import DevelopmentSecrets, Settings
+from tests.support.helpers import CLI_COMMANDS, CLI_PATHS, free_port
 
 
 def test_a_load_into_an_unreachable_neo4j_is_one_line(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import new_user_id
-from helpers import free_port, served_api
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import (
@@ -27,6 +25,8 @@ from graphsvc.client import (
 )
 from graphsvc.domain.access import Scope
 from graphsvc.settings import Settings
+from tests.conftest import new_user_id
+from tests.support.helpers import free_port, served_api
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import served_api
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
+from tests.support.helpers import served_api
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLLOWERS = 2_500

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from driver import Driver, full_counts, user_ids, walk
-
 from graphsvc.bootstrap import Services
+from tests.support.driver import Driver, full_counts, user_ids, walk
 
 UserIds = Callable[[str], str]
 

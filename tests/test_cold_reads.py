@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from driver import Driver
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import GraphError
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 

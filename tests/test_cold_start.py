@@ -14,12 +14,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from conftest import RUN
-from driver import Driver
 
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.bootstrap import Services
+from tests.conftest import RUN
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -6,10 +6,9 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 
-from conftest import assert_consistent
-from driver import Driver
-
 from graphsvc.bootstrap import Services
+from tests.conftest import assert_consistent
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 

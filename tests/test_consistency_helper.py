@@ -7,11 +7,10 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from conftest import assert_consistent
-
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.ops.repair.consistency import check_users
+from tests.conftest import assert_consistent
 
 UserIds = Callable[[str], str]
 

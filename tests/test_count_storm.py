@@ -11,12 +11,11 @@ import os
 import random
 from collections.abc import Awaitable, Callable, Sequence
 
-from conftest import assert_consistent
-from helpers import ThrowawayRedis
-
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.errors import GraphError
 from graphsvc.settings import Settings
+from tests.conftest import assert_consistent
+from tests.support.helpers import ThrowawayRedis
 
 UserIds = Callable[[str], str]
 OPS = 320

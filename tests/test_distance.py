@@ -8,11 +8,11 @@ import random
 from collections.abc import Callable
 
 import networkx as nx
-from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.loader import load_edges
+from tests.support.driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

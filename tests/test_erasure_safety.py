@@ -12,9 +12,6 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import pytest
-from driver import Driver, eventually, refused
-from helpers import app_client
-from stores import erasure_stopped_after_the_node
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
@@ -22,6 +19,9 @@ from graphsvc.domain.access import Scope
 from graphsvc.domain.errors import UserErasing
 from graphsvc.wire.schemas import EraseBody
 from graphsvc.workers.timeline_erasure import TimelineErasure
+from tests.support.driver import Driver, eventually, refused
+from tests.support.helpers import app_client
+from tests.support.stores import erasure_stopped_after_the_node
 
 MakeService = Callable[..., Services]
 UserIds = Callable[[str], str]

@@ -12,10 +12,6 @@ import httpx
 import orjson
 import pytest
 import uvicorn
-from conftest import RUN
-from driver import Driver, eventually
-from helpers import ThrowawayRedis, app_in_process, bearer, free_port
-from stores import commit_only
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
@@ -25,6 +21,10 @@ from graphsvc.domain.model import GraphEvent
 from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
+from tests.conftest import RUN
+from tests.support.driver import Driver, eventually
+from tests.support.helpers import ThrowawayRedis, app_in_process, bearer, free_port
+from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
 

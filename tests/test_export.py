@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from driver import Driver
-from helpers import cli, server_env
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import BadRequest, load_snapshot
 from graphsvc.ops.data.export import export_parquet
 from graphsvc.settings import Settings
 from graphsvc.wire.snapshot import MANIFEST
+from tests.support.driver import Driver
+from tests.support.helpers import cli, server_env
 
 UserIds = Callable[[str], str]
 Log = list[tuple[float, float, bool]]  # (before, after, following afterwards)

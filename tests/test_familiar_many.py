@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from driver import AsViewer, Driver, refused
+from tests.support.driver import AsViewer, Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -35,8 +35,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import RUN
-from helpers import ThrowawayRedis, bearer, free_port, own_servers, start_worker, stop_process
 from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
@@ -46,6 +44,15 @@ from graphsvc.ops.repair.consistency import Drift, check_users
 from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
+from tests.conftest import RUN
+from tests.support.helpers import (
+    ThrowawayRedis,
+    bearer,
+    free_port,
+    own_servers,
+    start_worker,
+    stop_process,
+)
 
 pytestmark = [
     pytest.mark.faults,

@@ -8,14 +8,14 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from driver import Driver, refused
-from helpers import free_port, sync_redis
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support.driver import Driver, refused
+from tests.support.helpers import free_port, sync_redis
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"

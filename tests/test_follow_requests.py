@@ -9,13 +9,12 @@ import asyncio
 import os
 from collections.abc import Callable
 
-from driver import Driver, refused
-from helpers import ThrowawayRedis, app_in_process
-
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
+from tests.support.driver import Driver, refused
+from tests.support.helpers import ThrowawayRedis, app_in_process
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]

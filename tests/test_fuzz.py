@@ -19,9 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import served_api
-
 from graphsvc.settings import Settings
+from tests.support.helpers import served_api
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,14 +14,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import RUN
-from helpers import sync_redis
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load
 from graphsvc.settings import Settings
 from graphsvc.workers.graph_loads import load_running, loading
+from tests.conftest import RUN
+from tests.support.helpers import sync_redis
 
 UserIds = Callable[[str], str]
 MakeService = Callable[..., Services]

@@ -7,9 +7,6 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from conftest import assert_consistent
-from driver import Driver
-
 from graphsvc.adapters.neo4j.store import WriteOutcome
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.client import GraphError
@@ -17,6 +14,8 @@ from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
 from graphsvc.domain.model import EdgeChange
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import FollowBody
+from tests.conftest import assert_consistent
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 # Long enough that writes sent together always meet in one batch, even on a loaded machine.

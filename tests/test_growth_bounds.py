@@ -12,10 +12,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import new_user_id
-from driver import Driver, refused
-from helpers import ThrowawayRedis, app_client
-from stores import tombstones
 
 from graphsvc.adapters.neo4j.suggestions import AppliedInteractions
 from graphsvc.api.app import create_app
@@ -23,6 +19,10 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.affinity import aggregate
 from graphsvc.domain.model import Suggestion
 from graphsvc.wire.schemas import RecordedBody
+from tests.conftest import new_user_id
+from tests.support.driver import Driver, refused
+from tests.support.helpers import ThrowawayRedis, app_client
+from tests.support.stores import tombstones
 
 MakeService = Callable[..., Services]
 MakeDriver = Callable[..., Driver]

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from driver import Driver, full_counts, user_ids, walk
-
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.loader import load_edges
+from tests.support.driver import Driver, full_counts, user_ids, walk
 
 FANS = 12_000
 T0 = 1_600_000_000_000_000

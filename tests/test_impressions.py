@@ -9,8 +9,6 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from driver import Driver, assert_error
-from helpers import free_port
 
 from graphsvc.adapters.redis.client import open_redis, redis_breaker
 from graphsvc.adapters.redis.impressions import ImpressionStore
@@ -23,6 +21,8 @@ from graphsvc.services.impressions import Impressions
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import RecordedBody
+from tests.support.driver import Driver, assert_error
+from tests.support.helpers import free_port
 
 UserIds = Callable[[str], str]
 MakeService = Callable[..., Services]

@@ -12,12 +12,11 @@ import random
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from driver import Driver
-
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.domain.ranking import FEATURES, Ranker
 from graphsvc.workers.ranker_examples import Example
 from graphsvc.workers.ranker_fit import fit
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from conftest import assert_consistent
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
+from tests.conftest import assert_consistent
 
 UserIds = Callable[[str], str]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

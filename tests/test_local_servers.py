@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import free_port
 
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support.helpers import free_port
 
 pytestmark = pytest.mark.skipif(
     shutil.which("redis-server") is None, reason="starts redis-servers of its own"

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from conftest import assert_consistent
-from stores import commit_only
-
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import EdgeChange, Side
+from tests.conftest import assert_consistent
+from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
 

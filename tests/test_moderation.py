@@ -9,10 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from conftest import assert_consistent
-from driver import Driver, assert_error, full_counts, refused, relationship
-from helpers import app_client
-from stores import commit_only
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
@@ -27,6 +23,10 @@ from graphsvc.wire.schemas import (
     StatusBody,
     UnblockBody,
 )
+from tests.conftest import assert_consistent
+from tests.support.driver import Driver, assert_error, full_counts, refused, relationship
+from tests.support.helpers import app_client
+from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

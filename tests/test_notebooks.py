@@ -9,13 +9,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import served_api
 from nbclient import NotebookClient
 
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.demo import NAMED, demo_edges
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
+from tests.support.helpers import served_api
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -9,7 +9,13 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from driver import (
+
+from graphsvc.bootstrap import Services
+from graphsvc.domain.access import VIEWER_HEADER, Scope
+from graphsvc.domain.errors import BlockLimit
+from graphsvc.domain.model import BlockChange
+from graphsvc.wire.schemas import BlockBody, PageBody
+from tests.support.driver import (
     Driver,
     assert_error,
     assert_newest_first,
@@ -19,12 +25,6 @@ from driver import (
     user_ids,
     walk,
 )
-
-from graphsvc.bootstrap import Services
-from graphsvc.domain.access import VIEWER_HEADER, Scope
-from graphsvc.domain.errors import BlockLimit
-from graphsvc.domain.model import BlockChange
-from graphsvc.wire.schemas import BlockBody, PageBody
 
 UserIds = Callable[[str], str]
 MakeClient = Callable[..., httpx.AsyncClient]

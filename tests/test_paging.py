@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from driver import Driver, assert_newest_first, user_ids, walk
 
 from graphsvc.bootstrap import Services
+from tests.support.driver import Driver, assert_newest_first, user_ids, walk
 
 UserIds = Callable[[str], str]
 

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import asyncpg
 import pytest
-from conftest import RUN
 
 from bench import postgres
 from graphsvc.bootstrap import Services
@@ -23,6 +22,7 @@ from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.generate import generate
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import PROJECT_ROOT
+from tests.conftest import RUN
 
 PREFIX = f"t{RUN}.pg."
 SETTINGS = postgres.PostgresSettings(

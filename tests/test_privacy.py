@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from driver import AsViewer, Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import Privacy, PrivacyEdit, Visibility
+from tests.support.driver import AsViewer, Driver, refused
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]

@@ -34,12 +34,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
-from driver import AsViewer, Driver
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.ranking import Ranker
+from tests.support.driver import AsViewer, Driver
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]

@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from driver import Driver
-from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import Visibility
+from tests.support.driver import Driver
+from tests.support.helpers import app_client
 
 Uid = Callable[[str], str]
 Answer = tuple[int, Any]

@@ -19,13 +19,20 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from helpers import AppClient, ThrowawayRedis, cli, own_servers, start_worker, stop_process
-from test_fault_processes import create_key
 
 from graphsvc.bootstrap import open_services
 from graphsvc.domain.ranking import FEATURES
 from graphsvc.settings import Settings
 from graphsvc.workers.ranker_examples import collect
+from tests.support.helpers import (
+    AppClient,
+    ThrowawayRedis,
+    cli,
+    own_servers,
+    start_worker,
+    stop_process,
+)
+from tests.test_fault_processes import create_key
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 EMAIL = DATASETS / "email-Eu-core.txt"

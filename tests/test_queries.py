@@ -8,7 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from driver import (
+
+from graphsvc.bootstrap import Services
+from graphsvc.ops.data.edge_files import read_edge_file
+from graphsvc.ops.data.loader import load_edges
+from graphsvc.wire.schemas import IdPageBody, RelationshipsBody
+from tests.support.driver import (
     Driver,
     assert_newest_first,
     full_counts,
@@ -18,11 +23,6 @@ from driver import (
     user_ids,
     walk,
 )
-
-from graphsvc.bootstrap import Services
-from graphsvc.ops.data.edge_files import read_edge_file
-from graphsvc.ops.data.loader import load_edges
-from graphsvc.wire.schemas import IdPageBody, RelationshipsBody
 
 UserIds = Callable[[str], str]
 

@@ -14,14 +14,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import RUN
-from driver import Driver
-from helpers import cli
-
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT
 from graphsvc.ops.evaluation import models as pymk_models
+from tests.conftest import RUN
+from tests.support.driver import Driver
+from tests.support.helpers import cli
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -17,10 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from conftest import RUN
-from driver import Driver
 from neo4j.exceptions import TransientError
-from test_candidate_sources import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
@@ -31,6 +28,9 @@ from graphsvc.workers.graph_loads import loading
 from graphsvc.workers.ranker_examples import SINGLE, Example
 from graphsvc.workers.ranker_fit import fit
 from graphsvc.workers.ranker_training import TrainingPostponed
+from tests.conftest import RUN
+from tests.support.driver import Driver
+from tests.test_candidate_sources import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -14,8 +14,6 @@ import sys
 import time
 from collections.abc import Callable
 
-from driver import Driver, assert_error
-from helpers import cli, free_port, server_env
 from prometheus_client import REGISTRY
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
@@ -28,6 +26,8 @@ from graphsvc.domain.ranking import DEFAULT
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
 from graphsvc.settings import Settings
+from tests.support.driver import Driver, assert_error
+from tests.support.helpers import cli, free_port, server_env
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

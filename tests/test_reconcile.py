@@ -7,14 +7,14 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-from driver import Driver, eventually
-from stores import mirrored
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.domain.privacy import Privacy, Visibility
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.repair.reconcile import reconcile, reconcile_recent, reconcile_rounds
+from tests.support.driver import Driver, eventually
+from tests.support.stores import mirrored
 
 UserIds = Callable[[str], str]
 

@@ -7,13 +7,13 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from conftest import assert_consistent
-from driver import Driver, user_ids, walk
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from graphsvc.adapters.redis.client import Batch, open_redis
 from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
+from tests.conftest import assert_consistent
+from tests.support.driver import Driver, user_ids, walk
 
 UserIds = Callable[[str], str]
 

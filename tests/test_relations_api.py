@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from driver import Driver, full_counts, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.wire.schemas import FollowBody, PageBody, UnfollowBody
+from tests.support.driver import Driver, full_counts, refused
 
 UserIds = Callable[[str], str]
 

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from driver import Driver, relationship
-from test_list_costs import db_hits
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId
@@ -21,6 +19,8 @@ from graphsvc.domain.ids import validate_user_ids
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.wire.ids import is_user_id, quoted
+from tests.support.driver import Driver, relationship
+from tests.test_list_costs import db_hits
 
 UserIds = Callable[[str], str]
 BUSY = 3_000  # blockers of the popular account, and users it blocks

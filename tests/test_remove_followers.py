@@ -11,15 +11,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 
 import pytest
-from conftest import assert_consistent
-from driver import Driver, full_counts, refused
-from stores import commit_only
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.edge_writes import REMOVED, WriteKind
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
+from tests.conftest import assert_consistent
+from tests.support.driver import Driver, full_counts, refused
+from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
 

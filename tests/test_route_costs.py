@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
-from driver import Driver
 
 from graphsvc.api.http.access import Cost
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
+from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]
 BUDGET = {"rate_limits_enabled": True, "rate_limit_reads": "1000000 per 1 day"}

@@ -15,13 +15,13 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from driver import Driver
-from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, build
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import FollowBody, UnfollowBody
+from tests.support.driver import Driver
+from tests.support.helpers import app_client
 
 UserIds = Callable[[str], str]
 

@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from driver import full_counts
-from helpers import served_api
 
 from graphsvc.client import GraphClient
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import FollowBody
+from tests.support.driver import full_counts
+from tests.support.helpers import served_api
 
 UserIds = Callable[[str], str]
 

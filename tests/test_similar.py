@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from driver import Driver, refused
 
 from graphsvc.wire.schemas import SimilarItem
+from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]
 EXCLUSIONS = (

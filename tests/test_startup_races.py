@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import ThrowawayRedis, free_port, own_servers
 from neo4j import GraphDatabase
 
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.builders.stores import Neo4jAdapters
 from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
+from tests.support.helpers import ThrowawayRedis, free_port, own_servers
 
 pytestmark = [
     pytest.mark.faults,

@@ -14,12 +14,12 @@ from contextlib import asynccontextmanager
 
 import neo4j
 import pytest
-from driver import Driver, refused
 
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import GraphTimeout
+from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]
 

@@ -9,11 +9,11 @@ import math
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-from driver import Driver, refused
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.ranking import FEATURES
+from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

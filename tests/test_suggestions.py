@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from driver import Driver, refused
-from stores import commit_only
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.wire.schemas import DismissBody, Reasons
+from tests.support.driver import Driver, refused
+from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

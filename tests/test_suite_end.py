@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOUCHED, assert_consistent
 
 from graphsvc.bootstrap import Services
+from tests.conftest import TOUCHED, assert_consistent
 
 
 @pytest.mark.suite_end

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
-from driver import Driver, refused
+
+from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

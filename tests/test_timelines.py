@@ -16,13 +16,13 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from driver import Driver, assert_error, eventually, refused
-from helpers import server_env, start_api, start_worker, stop_process
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import PostDeletedBody
+from tests.support.driver import Driver, assert_error, eventually, refused
+from tests.support.helpers import server_env, start_api, start_worker, stop_process
 
 FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}
 BASE = datetime(2026, 11, 1, tzinfo=UTC)

@@ -16,14 +16,14 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from driver import Driver, eventually, refused
-from helpers import app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build, build_serving
 from graphsvc.concurrency import jobs as runner
 from graphsvc.concurrency import retries
 from graphsvc.settings import Settings
+from tests.support.driver import Driver, eventually, refused
+from tests.support.helpers import app_client
 
 UserIds = Callable[[str], str]
 AT = datetime(2026, 11, 1, tzinfo=UTC) + timedelta(minutes=1)

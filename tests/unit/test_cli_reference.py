@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import typer
-from helpers import CLI_PATHS
 from typer.core import TyperGroup
 
 from graphsvc.ops.cli import app
 from graphsvc.ops.cli.reference import markdown
+from tests.support.helpers import CLI_PATHS
 
 COMMANDS = set(CLI_PATHS)
 

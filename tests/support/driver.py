@@ -19,8 +19,6 @@ from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 import httpx
-from helpers import AppClient
-from stores import apply_events
 
 from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient, AsyncListing, GraphError, Page
@@ -34,6 +32,8 @@ from graphsvc.wire.schemas import (
     RelationshipBody,
     SuggestionItem,
 )
+from tests.support.helpers import AppClient
+from tests.support.stores import apply_events
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
