@@ -11,10 +11,8 @@ user it touched equals Neo4j, and the suite ends with the same check over all of
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
@@ -25,11 +23,11 @@ import pytest
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
-from graphsvc.ops.repair.consistency import check_users
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
 from tests.support.driver import AsViewer, Driver
 from tests.support.helpers import ThrowawayRedis, app_client
+from tests.support.run import RUN, TOUCHED, assert_consistent, new_user_id
 
 # The suite serves with the development secrets; outside development mode the app refuses them.
 os.environ.setdefault("DEVELOPMENT", "1")
@@ -40,9 +38,6 @@ os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
 # under the default model name, whose built-in ranking other tests read. The training's own
 # tests ask for it, under model names of their own.
 os.environ.setdefault("PYMK_TRAIN_MIN_EDGES", str(10**12))
-RUN = uuid.uuid4().hex[:8]
-_counter = itertools.count()
-TOUCHED: set[str] = set()
 
 
 def _docker_engine() -> bool:
@@ -188,21 +183,6 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
     server.start()
     yield server
     server.stop()
-
-
-def new_user_id(name: str = "u") -> str:
-    """A user id unique to this run, remembered for the end-of-suite consistency check."""
-    uid = f"t{RUN}.{next(_counter)}.{name}"
-    TOUCHED.add(uid)
-    return uid
-
-
-async def assert_consistent(backends: Services, user_ids: set[str]) -> None:
-    ordered = sorted(user_ids)
-    drifts = []
-    for start in range(0, len(ordered), 500):
-        drifts += await check_users(backends.core, ordered[start : start + 500])
-    assert not drifts, "mirror differs from Neo4j:\n" + "\n".join(map(str, drifts[:20]))
 
 
 @pytest.fixture(scope="module")

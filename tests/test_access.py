@@ -25,9 +25,9 @@ from graphsvc.domain.access import VIEWER_HEADER, BoundKeyScope, Scope, Unauthen
 from graphsvc.domain.errors import Overloaded
 from graphsvc.services.access import FRESH_LOOKUPS
 from graphsvc.settings import Settings
-from tests.conftest import new_user_id
 from tests.support.driver import Driver, refused
 from tests.support.helpers import free_port
+from tests.support.run import new_user_id
 
 MakeClient = Callable[..., httpx.AsyncClient]
 MakeDriver = Callable[..., Driver]

@@ -25,8 +25,8 @@ from graphsvc.client import (
 )
 from graphsvc.domain.access import Scope
 from graphsvc.settings import Settings
-from tests.conftest import new_user_id
 from tests.support.helpers import free_port, served_api
+from tests.support.run import new_user_id
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ import pytest
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.bootstrap import Services
-from tests.conftest import RUN
 from tests.support.driver import Driver
+from tests.support.run import RUN
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

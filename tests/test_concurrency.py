@@ -7,8 +7,8 @@ import random
 from collections.abc import Awaitable, Callable
 
 from graphsvc.bootstrap import Services
-from tests.conftest import assert_consistent
 from tests.support.driver import Driver
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 

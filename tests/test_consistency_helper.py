@@ -10,7 +10,7 @@ from collections.abc import Callable
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.ops.repair.consistency import check_users
-from tests.conftest import assert_consistent
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 

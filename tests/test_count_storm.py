@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.errors import GraphError
 from graphsvc.settings import Settings
-from tests.conftest import assert_consistent
 from tests.support.helpers import ThrowawayRedis
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 OPS = 320

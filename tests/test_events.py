@@ -21,9 +21,9 @@ from graphsvc.domain.model import GraphEvent
 from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
-from tests.conftest import RUN
 from tests.support.driver import Driver, eventually
 from tests.support.helpers import ThrowawayRedis, app_in_process, bearer, free_port
+from tests.support.run import RUN
 from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]

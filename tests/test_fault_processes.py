@@ -44,7 +44,6 @@ from graphsvc.ops.repair.consistency import Drift, check_users
 from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
-from tests.conftest import RUN
 from tests.support.helpers import (
     ThrowawayRedis,
     bearer,
@@ -53,6 +52,7 @@ from tests.support.helpers import (
     start_worker,
     stop_process,
 )
+from tests.support.run import RUN
 
 pytestmark = [
     pytest.mark.faults,

@@ -20,8 +20,8 @@ from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load
 from graphsvc.settings import Settings
 from graphsvc.workers.graph_loads import load_running, loading
-from tests.conftest import RUN
 from tests.support.helpers import sync_redis
+from tests.support.run import RUN
 
 UserIds = Callable[[str], str]
 MakeService = Callable[..., Services]

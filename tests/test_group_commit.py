@@ -14,8 +14,8 @@ from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
 from graphsvc.domain.model import EdgeChange
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import FollowBody
-from tests.conftest import assert_consistent
 from tests.support.driver import Driver
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 # Long enough that writes sent together always meet in one batch, even on a loaded machine.

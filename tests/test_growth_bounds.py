@@ -19,9 +19,9 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.affinity import aggregate
 from graphsvc.domain.model import Suggestion
 from graphsvc.wire.schemas import RecordedBody
-from tests.conftest import new_user_id
 from tests.support.driver import Driver, refused
 from tests.support.helpers import ThrowawayRedis, app_client
+from tests.support.run import new_user_id
 from tests.support.stores import tombstones
 
 MakeService = Callable[..., Services]

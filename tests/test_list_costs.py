@@ -18,7 +18,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
-from tests.conftest import new_user_id
+from tests.support.run import new_user_id
 
 FOLLOWERS = 3_000  # of the star; the fan follows as many
 SMALL = 30  # followers of a small user

@@ -15,7 +15,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
-from tests.conftest import assert_consistent
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import httpx
 
-from tests.conftest import new_user_id
+from tests.support.run import new_user_id
 
 MakeClient = Callable[..., httpx.AsyncClient]
 OTHER = re.compile(r'^graphsvc_http_requests_total\{method="other",.*\} ([0-9.e+]+)$', re.M)

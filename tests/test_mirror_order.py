@@ -12,7 +12,7 @@ from collections.abc import Callable
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import EdgeChange, Side
-from tests.conftest import assert_consistent
+from tests.support.run import assert_consistent
 from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]

@@ -23,9 +23,9 @@ from graphsvc.wire.schemas import (
     StatusBody,
     UnblockBody,
 )
-from tests.conftest import assert_consistent
 from tests.support.driver import Driver, assert_error, full_counts, refused, relationship
 from tests.support.helpers import app_client
+from tests.support.run import assert_consistent
 from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]

@@ -22,7 +22,7 @@ from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.generate import generate
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import PROJECT_ROOT
-from tests.conftest import RUN
+from tests.support.run import RUN
 
 PREFIX = f"t{RUN}.pg."
 SETTINGS = postgres.PostgresSettings(

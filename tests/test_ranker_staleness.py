@@ -18,9 +18,9 @@ from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT
 from graphsvc.ops.evaluation import models as pymk_models
-from tests.conftest import RUN
 from tests.support.driver import Driver
 from tests.support.helpers import cli
+from tests.support.run import RUN
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

@@ -12,8 +12,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from graphsvc.adapters.redis.client import Batch, open_redis
 from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
-from tests.conftest import assert_consistent
 from tests.support.driver import Driver, user_ids, walk
+from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
 

@@ -17,8 +17,8 @@ from graphsvc.domain.access import Scope
 from graphsvc.domain.edge_writes import REMOVED, WriteKind
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
-from tests.conftest import assert_consistent
 from tests.support.driver import Driver, full_counts, refused
+from tests.support.run import assert_consistent
 from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]

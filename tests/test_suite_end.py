@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphsvc.bootstrap import Services
-from tests.conftest import TOUCHED, assert_consistent
+from tests.support.run import TOUCHED, assert_consistent
 
 
 @pytest.mark.suite_end

@@ -18,7 +18,7 @@ from graphsvc.api.http.observability import RequestTelemetry
 from graphsvc.domain.access import key_id_of, new_token
 from graphsvc.settings import Settings
 from graphsvc.wire.ids import is_user_id
-from tests.conftest import new_user_id
+from tests.support.run import new_user_id
 
 MakeClient = Callable[..., httpx.AsyncClient]
 
