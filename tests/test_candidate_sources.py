@@ -8,11 +8,9 @@ whatever the degrees, that a hub's friends of friends are suggested rather than 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import math
-import random
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -21,12 +19,18 @@ import pytest
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.ops.data.edge_files import batches
-from graphsvc.ops.data.loader import rebuild_mirror
 from graphsvc.services.suggestions import WIDEN
 from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers import ranker_examples, ranker_training
 from tests.support.driver import Driver, refused
+from tests.support.pymk import (
+    T0,
+    TRAIN_USERS,
+    generated_follows,
+    held_since,
+    load,
+    newest_holdout_of,
+)
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -40,7 +44,6 @@ EXCLUSIONS = ("followed", "blocked", "blocker", "spam", "dismissed", "muted", "s
 ONE_SOURCE: dict[str, Any] = {"suggest_thin": 50, "suggest_walks": 0}
 WALKS_ALONE: dict[str, Any] = {"suggest_thin": 0, "suggest_walks": 64}
 FILLS = {"trending", "popular"}
-T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the newest of the DB
 
 
 @pytest.fixture
@@ -291,17 +294,6 @@ HUB_FANS = 3_000
 CLIQUE = 5
 
 
-async def load(services: Services, users: list[str], rows: list[dict[str, Any]]) -> int:
-    """Users and edges by batched transactions, then the users' mirrors rebuilt."""
-    for chunk in batches(users, 10_000):
-        await services.neo4j.bulk.load_users(chunk)
-    created = 0
-    for chunk in batches(rows, 10_000):
-        created += await services.neo4j.bulk.load_edges(chunk)
-    await rebuild_mirror(services, users, progress=False)
-    return created
-
-
 @pytest.mark.parametrize(
     "shared",
     [
@@ -355,82 +347,6 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
 
 
 # -- 5. pymk train ---------------------------------------------------------------------------------
-
-TRAIN_USERS = 300
-TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users
-
-
-def generated_follows(users: list[str], seed: int) -> list[tuple[str, str]]:
-    """Follows in the order they were made: a few random ones each, then mostly triadic
-    closure (a friend's follow) and follow-backs, so the newest edges are predictable."""
-    rng = random.Random(seed)
-    follows: dict[str, set[str]] = {u: set() for u in users}
-    followers: dict[str, set[str]] = {u: set() for u in users}
-    made: list[tuple[str, str]] = []
-
-    def add(a: str, b: str) -> None:
-        if a != b and b not in follows[a]:
-            follows[a].add(b)
-            followers[b].add(a)
-            made.append((a, b))
-
-    for u in users:
-        for v in rng.sample(users, 3):
-            add(u, v)
-    while len(made) < TRAIN_EDGES:
-        u = rng.choice(users)
-        if rng.random() < 0.75:
-            v = rng.choice(sorted(follows[u]))
-            if follows[v]:
-                add(u, rng.choice(sorted(follows[v])))
-        elif followers[u]:
-            add(u, rng.choice(sorted(followers[u])))
-    return made
-
-
-def newest_holdout_of(
-    services: Services, rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Make the trainer's two database-wide reads of the newest holdout (holdout_cutoff: the
-    time of the newest share of *all* edges; holdout_page and holdout_users: every user who
-    followed since)
-    read this graph only, as those queries would on a database holding nothing else: the
-    shared test database holds other tests' edges, and `train` has no way to restrict itself
-    to some users. Everything else (features, fit, validation, storing) is the trainer's."""
-    times = sorted(row["t"] for row in rows)
-
-    async def holdout_cutoff(share: float) -> tuple[int, int, int, int]:
-        newest = sorted(set(times[-max(1, math.ceil(len(rows) * share)) :]))
-        steps = sum(b - a == 1 for a, b in itertools.pairwise(newest))
-        return len(rows), newest[0], len(newest), steps
-
-    async def holdout_page(
-        cutoff: int, after: tuple[int, str, str] | None, limit: int
-    ) -> list[tuple[int, str, str, bool]]:
-        made = {(row["s"], row["d"]) for row in rows if row["t"] < cutoff}
-        held = sorted((row["t"], row["s"], row["d"]) for row in rows if row["t"] >= cutoff)
-        later = [edge for edge in held if after is None or edge > after]
-        return [(t, s, d, (d, s) in made) for t, s, d in later[:limit]]
-
-    async def holdout_users(user_ids: list[str], cutoff: int) -> set[str]:
-        return set(user_ids) & set(held_since(rows, cutoff))
-
-    store = services.neo4j.suggestions
-    monkeypatch.setattr(store, "holdout_cutoff", holdout_cutoff)
-    monkeypatch.setattr(store, "holdout_page", holdout_page)
-    monkeypatch.setattr(store, "holdout_users", holdout_users)
-
-
-def held_since(rows: list[dict[str, Any]], cutoff: int) -> dict[str, list[str]]:
-    """Who followed whom from the cutoff on, for the users who also followed before it."""
-    held: dict[str, list[str]] = defaultdict(list)
-    before: Counter[str] = Counter()
-    for row in rows:
-        if row["t"] >= cutoff:
-            held[row["s"]].append(row["d"])
-        else:
-            before[row["s"]] += 1
-    return {u: sorted(v) for u, v in held.items() if before[u]}
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.bootstrap import Services
 from tests.support.driver import Driver
 from tests.support.run import RUN
+from tests.support.stores import db_hits
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
@@ -253,17 +253,3 @@ async def user_count(services: Services) -> int:
     async with store.driver.session(database=store.database) as session:
         result = await session.run("MATCH (u:User) RETURN count(u) AS users")
         return (await result.single(strict=True))["users"]
-
-
-def hits(plan: dict[str, Any]) -> int:
-    return plan.get("dbHits", 0) + sum(hits(child) for child in plan.get("children", []))
-
-
-async def db_hits(services: Services, name: str, params: dict[str, Any]) -> int:
-    """The db hits Neo4j counts for one run of a named query (PROFILE)."""
-    store = services.neo4j.store
-    async with store.driver.session(database=store.database) as session:
-        result = await session.run("PROFILE " + query(name), params)
-        summary = await result.consume()
-    assert summary.profile is not None
-    return hits(summary.profile)

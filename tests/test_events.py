@@ -11,9 +11,7 @@ from contextlib import asynccontextmanager
 import httpx
 import orjson
 import pytest
-import uvicorn
 
-from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import NewKey, Scope
 from graphsvc.domain.edge_writes import WriteKind
@@ -22,21 +20,12 @@ from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.settings import Settings
 from tests.support.driver import Driver, eventually
-from tests.support.helpers import ThrowawayRedis, app_in_process, bearer, free_port
+from tests.support.events import events_after, next_event, next_follower, serving
+from tests.support.helpers import ThrowawayRedis, app_in_process, bearer
 from tests.support.run import RUN
 from tests.support.stores import commit_only
 
 UserIds = Callable[[str], str]
-
-
-async def events_after(service: Services, start: str, users: set[str]) -> list[dict]:
-    """Stream entries after ``start`` that involve ``users``, oldest first."""
-    found: list[dict] = []
-    after = start
-    while entries := await service.redis.stream.read(after, 1_000):
-        after = entries[-1][0]
-        found += [f for _, f in entries if f["src"] in users or f["dst"] in users]
-    return found
 
 
 def shape(events: list[dict]) -> list[tuple[str, ...]]:
@@ -153,50 +142,10 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 # -- Server-Sent Events -------------------------------------------------------------------------
 
 
-@asynccontextmanager
-async def serving(service: Services) -> AsyncIterator[str]:
-    """The app served by a real uvicorn on a free port (SSE needs a streaming server)."""
-    port = free_port()
-    config = uvicorn.Config(create_app(service.settings, service), port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.get_running_loop().create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await service.follower_events.close()
-        await task
-
-
 @pytest.fixture
 async def served(service: Services) -> AsyncIterator[str]:
     async with serving(service) as url:
         yield url
-
-
-async def next_event(lines: AsyncIterator[str]) -> tuple[str, str, str]:
-    """(event, id, data) of the next event: an event ends at a blank line, and its fields may
-    come in any order (the SSE format)."""
-    event, event_id, data = "", "", ""
-    async for line in lines:
-        if line.startswith("event: "):
-            event = line[7:]
-        elif line.startswith("id: "):
-            event_id = line[4:]
-        elif line.startswith("data: "):
-            data = line[6:]
-        elif not line and data:
-            return event, event_id, data
-    raise AssertionError("stream ended")
-
-
-async def next_follower(lines: AsyncIterator[str]) -> tuple[str, str]:
-    """(id, data) of the next event, a follower event."""
-    event, event_id, data = await next_event(lines)
-    assert event == "follower", (event, data)
-    return event_id, data
 
 
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(

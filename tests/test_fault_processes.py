@@ -39,7 +39,6 @@ from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
 from graphsvc.client import AsyncGraphClient
-from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops.repair.consistency import Drift, check_users
 from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
@@ -47,6 +46,7 @@ from graphsvc.settings import Settings
 from tests.support.helpers import (
     ThrowawayRedis,
     bearer,
+    create_key,
     free_port,
     own_servers,
     start_worker,
@@ -70,13 +70,6 @@ REPORT = re.compile(
 
 def say(line: str) -> None:
     print(f"[faults] {line}", flush=True)
-
-
-async def create_key(settings: Settings) -> str:
-    """An all-scope key stored in this module's own Neo4j (the session's key lives in the
-    shared one)."""
-    async with open_services(settings) as services:
-        return (await services.access.create(ALL_SCOPES, name="test_fault_processes")).token
 
 
 # -- processes ----------------------------------------------------------------------------------

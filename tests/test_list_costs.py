@@ -13,32 +13,18 @@ import httpx
 import pytest
 
 from graphsvc.adapters.neo4j.lists import NEWEST
-from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
 from tests.support.run import new_user_id
+from tests.support.stores import db_hits
 
 FOLLOWERS = 3_000  # of the star; the fan follows as many
 SMALL = 30  # followers of a small user
 TIES = 12  # of the star's followers followed at one same second
 T0 = 1_700_000_000  # seconds
 LIMIT = 21  # a page of 20, and the one more that says whether another follows
-
-
-def hits(plan: dict[str, Any]) -> int:
-    return plan.get("dbHits", 0) + sum(hits(child) for child in plan.get("children", []))
-
-
-async def db_hits(services: Services, name: str, params: dict[str, Any]) -> int:
-    """The db hits Neo4j counts for one run of a named query (PROFILE)."""
-    store = services.neo4j.store
-    async with store.driver.session(database=store.database) as session:
-        result = await session.run("PROFILE " + query(name), params)
-        summary = await result.consume()
-    assert summary.profile is not None
-    return hits(summary.profile)
 
 
 @pytest.fixture(scope="module")

@@ -21,9 +21,9 @@ from graphsvc.domain.access import Scope
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import MuteBody, UnmuteBody
 from tests.support.driver import Driver, assert_error, refused
+from tests.support.events import events_after, next_follower, serving
 from tests.support.helpers import bearer
 from tests.support.stores import mute_commit_only
-from tests.test_events import events_after, next_follower, serving
 
 UserIds = Callable[[str], str]
 FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}

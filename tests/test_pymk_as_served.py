@@ -28,11 +28,11 @@ from tests.support.helpers import (
     AppClient,
     ThrowawayRedis,
     cli,
+    create_key,
     own_servers,
     start_worker,
     stop_process,
 )
-from tests.test_fault_processes import create_key
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 EMAIL = DATASETS / "email-Eu-core.txt"

@@ -29,8 +29,8 @@ from graphsvc.workers.ranker_examples import SINGLE, Example
 from graphsvc.workers.ranker_fit import fit
 from graphsvc.workers.ranker_training import TrainingPostponed
 from tests.support.driver import Driver
+from tests.support.pymk import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 from tests.support.run import RUN
-from tests.test_candidate_sources import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]

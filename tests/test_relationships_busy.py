@@ -20,7 +20,7 @@ from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.wire.ids import is_user_id, quoted
 from tests.support.driver import Driver, relationship
-from tests.test_list_costs import db_hits
+from tests.support.stores import db_hits
 
 UserIds = Callable[[str], str]
 BUSY = 3_000  # blockers of the popular account, and users it blocks

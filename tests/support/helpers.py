@@ -18,6 +18,8 @@ import httpx
 import redis
 from fastapi import FastAPI
 
+from graphsvc.bootstrap import open_services
+from graphsvc.domain.access import ALL_SCOPES
 from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
@@ -146,6 +148,13 @@ def own_servers(
         "API_KEY_SECRET": settings.access.api_key_secret,
     }
     return settings, LocalNeo4j(settings, local), env
+
+
+async def create_key(settings: Settings) -> str:
+    """An all-scope key stored in the Neo4j of ``settings``: a module's own servers (the
+    session's key lives in the shared one)."""
+    async with open_services(settings) as services:
+        return (await services.access.create(ALL_SCOPES, name="test_fault_processes")).token
 
 
 @asynccontextmanager

@@ -1,10 +1,13 @@
 """What tests do to the stores beneath the API: a write committed in Neo4j whose mirror write
 never happened (a process stopped between the two), a user's raw mirror, an author's
-tombstones. Each goes through the adapters' own paths or reads the keys they name; nothing
-here stands in for a store."""
+tombstones, the work Neo4j counts for a query. Each goes through the adapters' own paths or
+reads the keys they name; nothing here stands in for a store."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import WriteOutcome
 from graphsvc.adapters.redis.mirror_state import MirroredUser
 from graphsvc.bootstrap import Services
@@ -55,3 +58,17 @@ async def erasure_stopped_after_the_node(services: Services, user_id: str) -> No
     """What an erasure that stopped after deleting the user's node leaves in Redis: the user's
     timeline closed, as the erasure's first step closes it, and never forgotten."""
     await services.redis.outboxes.close(user_id)
+
+
+def hits(plan: dict[str, Any]) -> int:
+    return plan.get("dbHits", 0) + sum(hits(child) for child in plan.get("children", []))
+
+
+async def db_hits(services: Services, name: str, params: dict[str, Any]) -> int:
+    """The db hits Neo4j counts for one run of a named query (PROFILE)."""
+    store = services.neo4j.store
+    async with store.driver.session(database=store.database) as session:
+        result = await session.run("PROFILE " + query(name), params)
+        summary = await result.consume()
+    assert summary.profile is not None
+    return hits(summary.profile)
