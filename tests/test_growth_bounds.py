@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,15 +23,11 @@ from tests.support.driver import Driver, refused
 from tests.support.helpers import ThrowawayRedis, app_client
 from tests.support.run import new_user_id
 from tests.support.stores import tombstones
+from tests.support.times import at, now
 
 MakeService = Callable[..., Services]
 MakeDriver = Callable[..., Driver]
 UserIds = Callable[[str], str]
-BASE = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-def at(minutes: float) -> datetime:
-    return BASE + timedelta(minutes=minutes)
 
 
 def metric(text: str, name: str) -> float:
@@ -148,10 +144,6 @@ async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
 
 
 # -- interactions ---------------------------------------------------------------------------------
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def apply_now(services: Services, pairs: list[dict[str, object]]) -> AppliedInteractions:

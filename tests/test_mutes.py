@@ -9,36 +9,25 @@ Celebrities here have FEED_CELEBRITY_FOLLOWERS = 3 followers, as in test_timelin
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import orjson
-import pytest
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.ops.repair.consistency import check_users
 from graphsvc.wire.schemas import MuteBody, UnmuteBody
+from tests.support import timelines
 from tests.support.driver import Driver, assert_error, refused
 from tests.support.events import events_after, next_follower, serving
 from tests.support.helpers import bearer
 from tests.support.stores import mute_commit_only
+from tests.support.times import at
 
 UserIds = Callable[[str], str]
-FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}
-BASE = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-def at(minutes: float) -> datetime:
-    return BASE + timedelta(minutes=minutes)
-
-
-@pytest.fixture
-async def api(make_driver: Callable[..., Driver]) -> AsyncIterator[Driver]:
-    async with make_driver(**FEED) as graph:
-        await graph.services.timeline_events.prepare()
-        yield graph
+api = timelines.feed_driver  # the driver the tests below ask for
 
 
 async def test_a_mute_hides_pushed_and_pulled_posts_until_unmuted(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -15,13 +15,10 @@ from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.wire.schemas import DismissBody, Reasons
 from tests.support.driver import Driver, refused
 from tests.support.stores import commit_only
+from tests.support.times import now
 
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 # For parameters only: tests take the time when they run (affinity decays meanwhile).

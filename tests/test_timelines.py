@@ -12,7 +12,7 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -21,22 +21,12 @@ from graphsvc.bootstrap import Services
 from graphsvc.client import AsyncGraphClient
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import PostDeletedBody
+from tests.support import timelines
 from tests.support.driver import Driver, assert_error, eventually, refused
 from tests.support.helpers import server_env, start_api, start_worker, stop_process
+from tests.support.times import BASE, at
 
-FEED = {"feed_celebrity_followers": 3, "feed_hysteresis": 0.5}
-BASE = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-@pytest.fixture
-async def api(make_driver: Callable[..., Driver]) -> AsyncIterator[Driver]:
-    async with make_driver(**FEED) as graph:
-        await graph.services.timeline_events.prepare()
-        yield graph
-
-
-def at(minutes: float) -> datetime:
-    return BASE + timedelta(minutes=minutes)
+api = timelines.feed_driver  # the driver the tests below ask for
 
 
 async def test_ordinary_and_celebrity_posts_merge_newest_first(
