@@ -17,8 +17,8 @@ from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
 from tests.support.helpers import served_api
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FOLLOWERS = 2_500
 SERVER_ONLY = [
     "graphsvc.domain",

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from graphsvc.settings import Settings
 from tests.support.helpers import served_api
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 
 def test_every_operation_keeps_its_contract(

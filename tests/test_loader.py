@@ -15,10 +15,10 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
 from graphsvc.ops.data.loader import load_edges
+from tests.support.paths import DATASETS
 from tests.support.run import assert_consistent
 
 UserIds = Callable[[str], str]
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tuple[int, int]]:

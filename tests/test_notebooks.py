@@ -16,8 +16,8 @@ from graphsvc.ops.data.demo import NAMED, demo_edges
 from graphsvc.ops.data.loader import load_edges
 from graphsvc.settings import Settings
 from tests.support.helpers import served_api
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 EXECUTED = ROOT / ".local" / "notebooks"
 

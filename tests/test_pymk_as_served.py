@@ -33,8 +33,8 @@ from tests.support.helpers import (
     start_worker,
     stop_process,
 )
+from tests.support.paths import DATASETS
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 EMAIL = DATASETS / "email-Eu-core.txt"
 K = 10
 USERS = 300

@@ -18,7 +18,9 @@ from pathlib import Path
 import grimp
 import networkx as nx
 
-PACKAGE = Path(__file__).resolve().parents[2] / "graphsvc"
+from tests.support.paths import ROOT
+
+PACKAGE = ROOT / "graphsvc"
 CONTRIBUTING = PACKAGE.parent / "CONTRIBUTING.md"
 MAX_FUNCTION_LINES = 60
 MAX_CLASS_LINES = 200

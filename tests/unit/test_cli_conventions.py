@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from graphsvc.ops.cli import main
 from graphsvc.settings import ApiSettings
 from graphsvc.version import __version__
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HEAVY = [
     "neo4j",
     "redis",

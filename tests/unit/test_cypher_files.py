@@ -23,8 +23,8 @@ from graphsvc.adapters.neo4j.queries import (
     statements,
     with_prelude,
 )
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = {
     "baselines",
     "bulk",

@@ -28,8 +28,8 @@ from graphsvc.settings import (
     LocalServerSettings,
 )
 from graphsvc.settings.reference import settings_reference
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 README_MAX_LINES = 160

@@ -29,7 +29,8 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
+
 PYTHON = [ROOT / "graphsvc", ROOT / "bench"]
 QUERIES_AND_SCRIPTS = [
     *sorted((ROOT / "cypher").glob("*.cypher")),

@@ -15,8 +15,8 @@ import pytest
 from graphsvc.ops.data import edge_files
 from graphsvc.ops.data.edge_files import Edges, LoadError, read_edge_file, read_edge_rows
 from graphsvc.ops.data.loader import follower_groups
+from tests.support.paths import DATASETS
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 NOW = 1_750_000_000_000_000
 SECOND = 1_000_000
 

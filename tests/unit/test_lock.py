@@ -5,13 +5,13 @@ allows (`make lock` re-resolves it after a change)."""
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
+
 PIN = "=="
 
 

@@ -4,9 +4,10 @@ service (written to .local/notebooks, and shown by the docs site), never a stale
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+from tests.support.paths import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:

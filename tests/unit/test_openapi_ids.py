@@ -10,6 +10,7 @@ import pytest
 
 from graphsvc.api.app import TAGS, create_app
 from graphsvc.settings import Settings
+from tests.support.paths import ROOT
 
 OPERATION_IDS = {
     "follow", "unfollow", "remove_follower", "remove_followers", "get_relationships", "block",
@@ -51,11 +52,9 @@ def test_every_operation_is_in_a_documented_family(operations: list[dict[str, An
 
 def test_every_operation_has_an_example_on_the_api_page(operations: list[dict[str, Any]]) -> None:
     """One recorded exchange per operation, shown on docs/api.md (and in the document)."""
-    from pathlib import Path
-
     from graphsvc.api.http.contract import EXAMPLES
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    page = (ROOT / "docs" / "api.md").read_text()
     for op in operations:
         assert op["operationId"] in EXAMPLES, op["operationId"]
         assert f"<!-- example: {op['operationId']} -->" in page, op["operationId"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +23,7 @@ from graphsvc.settings import (
     development_secrets,
 )
 from graphsvc.settings.reference import settings_reference
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
 
 # Every variable the service's settings read, as operators set them: a name dropped or renamed
 # would silently stop a deployment's value from being read.
