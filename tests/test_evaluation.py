@@ -1,6 +1,6 @@
 """The offline evaluation: the metrics, the baselines' exclusion, the summary over seeds, and
 `graphsvc pymk eval` end to end (on its own real Neo4j and Redis, which it starts and wipes).
-The split is in `tests/unit/test_evaluation_split.py`."""
+The split is in `tests/unit/ops/evaluation/test_evaluation_split.py`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A user's script, type-checked with `mypy --strict` from outside the checkout
-(tests/unit/test_client_typing.py): every public method of both clients, each answer's type
+(tests/unit/client/test_client_typing.py): every public method of both clients, each answer's type
 asserted. It is never run."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The client's types reach its users: `mypy --strict` on a script outside the package
-(tests/typing/uses_client.py), run from outside the checkout so that graphsvc is found as an
+(tests/unit/client/typing/uses_client.py), run from outside the checkout so that graphsvc is found as an
 installed package (which needs its py.typed marker), sees every answer's precise type; and
 the script uses every public method of both clients, so a new one cannot go unchecked."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import graphsvc
 from graphsvc.client import AsyncGraphClient, GraphClient
 
-SCRIPT = Path(__file__).resolve().parents[1] / "typing" / "uses_client.py"
+SCRIPT = Path(__file__).resolve().parent / "typing" / "uses_client.py"
 
 
 def _public(cls: type) -> set[str]:
