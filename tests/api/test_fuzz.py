@@ -35,7 +35,7 @@ def test_every_operation_keeps_its_contract(
         command += ["--checks", "all", "--max-examples", examples, "--seed", seed, "--workers", "1"]
         command += ["--exclude-path-regex", "/events$", "--request-timeout", "30"]
         # not the documented examples: they name the demo graph's users (alice, bob), and the
-        # suite checks them itself (tests/test_api_examples.py)
+        # suite checks them itself (tests/api/test_api_examples.py)
         command += ["--phases", "coverage,fuzzing,stateful"]
         command += ["--header", f"Authorization: Bearer {service_key}"]
         run = subprocess.run(
