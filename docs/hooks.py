@@ -11,7 +11,7 @@ drift from it. A page asks for one with a marker line:
 
 And the notebooks' pages: ``docs/notebooks/`` (not committed) is filled before the build with
 each notebook as the suite last ran it against its service (``.local/notebooks``, written by
-``tests/test_notebooks.py``: outputs and plots), else as committed, without outputs.
+``tests/integration/client/test_notebooks.py``: outputs and plots), else as committed, without outputs.
 """
 
 from __future__ import annotations

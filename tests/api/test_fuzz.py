@@ -4,7 +4,7 @@ no server error; status codes, content types, headers and bodies as documented; 
 requests accepted and invalid ones refused; the key not ignored; missing required headers
 and unsupported methods refused (405 with Allow). Its phases: the documented examples, the
 coverage of every keyword's edges, then random fuzzing, a bounded number of cases per
-operation. The SSE route is left out (a stream never ends; tests/test_events.py tests it).
+operation. The SSE route is left out (a stream never ends; tests/integration/events/test_events.py tests it).
 
 Runs through schemathesis' own runner (``st run``): the same run a developer repeats by hand
 with the command this test prints. The seed is fixed so a red run replays; FUZZ_SEED picks
