@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,6 @@ import pytest
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.edge_files import Edges
 from graphsvc.ops.data.loader import load_edges
-from graphsvc.settings import Settings
-from tests.support.helpers import served_api
 from tests.support.paths import ROOT
 
 FOLLOWERS = 2_500
@@ -52,12 +49,6 @@ try:
 except Unavailable as exc:
     print(exc.code, exc.url)
 """
-
-
-@pytest.fixture(scope="module")
-def api(server_settings: Settings) -> Iterator[str]:
-    with served_api(server_settings) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

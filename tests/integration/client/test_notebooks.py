@@ -4,7 +4,6 @@ graphsvc.client against `graphsvc serve` on the real servers, with the demo data
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -14,18 +13,10 @@ from nbclient import NotebookClient
 from graphsvc.bootstrap import Services
 from graphsvc.ops.data.demo import NAMED, demo_edges
 from graphsvc.ops.data.loader import load_edges
-from graphsvc.settings import Settings
-from tests.support.helpers import served_api
 from tests.support.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 EXECUTED = ROOT / ".local" / "notebooks"
-
-
-@pytest.fixture(scope="module")
-def api(server_settings: Settings) -> Iterator[str]:
-    with served_api(server_settings) as url:
-        yield url
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
