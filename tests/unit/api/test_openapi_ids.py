@@ -1,6 +1,7 @@
 """The OpenAPI document reads well to an SDK generator: each operation's id is short, stable and
 its endpoint's name, and every operation sits in a documented family (tag). The list below is
-the SDKs' method names: a change to it is a breaking change for every generated client."""
+the SDKs' method names: a change to it is a breaking change for every generated client. Every
+error answer is documented as JSON."""
 
 from __future__ import annotations
 
@@ -109,3 +110,16 @@ def test_no_request_can_match_two_routes() -> None:
         for other in routes[i + 1 :]:
             if route.methods & other.methods:
                 assert not unify(route.path, other.path), (route.path, other.path)
+
+
+def test_every_error_response_is_documented_as_json() -> None:
+    paths = create_app(Settings()).openapi()["paths"]
+    documented = [
+        (path, method, status, response.get("content", {}))
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        for status, response in operation["responses"].items()
+        if status[0] in "45"
+    ]
+    assert len(documented) > 50
+    assert [d for d in documented if list(d[3]) != ["application/json"]] == []

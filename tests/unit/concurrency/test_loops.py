@@ -118,3 +118,40 @@ async def test_a_loop_that_ends_is_started_again_and_a_stop_ends_them_all(
     assert failing_logs[0].exc_info is not None  # the traceback of what ended it
     left = [t for t in asyncio.all_tasks() if t.get_name() in loops]
     assert not left  # every loop stopped with the process
+
+
+async def test_a_loop_whose_cancellation_was_swallowed_still_stops() -> None:
+    import asyncio
+    import contextlib
+
+    from graphsvc.concurrency.loops import stop_if_asked, stopped
+
+    rounds = 0
+
+    async def loop() -> None:  # as a library awaited by a loop may do
+        nonlocal rounds
+        while True:
+            stop_if_asked()
+            rounds += 1
+            with contextlib.suppress(asyncio.CancelledError):  # swallowed
+                await asyncio.sleep(0.01)
+
+    task = asyncio.get_running_loop().create_task(loop())
+    await asyncio.sleep(0.05)
+    await stopped([task], seconds=5)
+    assert task.done() and task.cancelled()
+
+    give_up = asyncio.Event()
+
+    async def stubborn() -> None:  # ignores cancellation until the test lets it go
+        while not give_up.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.01)
+
+    other = asyncio.get_running_loop().create_task(stubborn())
+    await asyncio.sleep(0.02)
+    started = asyncio.get_running_loop().time()
+    await stopped([other], seconds=0.2)  # bounded: it gives up on a task that never stops
+    assert asyncio.get_running_loop().time() - started < 2 and not other.done()
+    give_up.set()
+    await other  # no task left behind in the session's loop

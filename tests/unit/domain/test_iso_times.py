@@ -24,3 +24,8 @@ def test_iso_utc_is_datetimes_format() -> None:
     for micros in edges + extremes + spread:
         assert iso_utc(micros) == by_datetime(micros), micros
     assert iso_utc(1_700_000_000_000_000) == "2023-11-14T22:13:20.000000Z"
+
+
+def test_iso_utc_is_exact() -> None:
+    assert iso_utc(1_700_000_000_123_456) == "2023-11-14T22:13:20.123456Z"
+    assert iso_utc(0) == "1970-01-01T00:00:00.000000Z"

@@ -402,3 +402,9 @@ def test_a_plain_name_is_read_from_its_section_only() -> None:
     assert settings.value("hot_list_cap") == settings.mirror.hot_list_cap
     with pytest.raises(KeyError, match="hot_list_capp"):
         settings.value("hot_list_capp")
+
+
+def test_a_local_server_knob_given_to_the_serving_settings_is_refused() -> None:
+    with pytest.raises(ValidationError, match="neo4j_heap, state_dir: set on LocalServerSettings"):
+        Settings(state_dir="/tmp/elsewhere", neo4j_heap="1g")
+    assert LocalServerSettings(state_dir="relative").state_dir.is_absolute()

@@ -277,3 +277,51 @@ def test_follower_groups_tick_clocks_as_rows_one_by_one() -> None:
             assert clock == max(start + group["k"], group["m"])
         assert [pairs[(group["s"], d)] for d in group["d"]] == group["t"]
     assert np.all(np.diff(edges.src) >= 0)
+
+
+def test_edge_list_skips_self_loops_and_merges_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text("# comment\n1 2 100\n2 2 101\n1 2 50\n3 1 70\n\n1 3 80\n")
+    edges = read_edge_file(path, prefix="p.")
+    assert edges.edges == {
+        ("p.1", "p.2"): 50_000_000,
+        ("p.3", "p.1"): 70_000_000,
+        ("p.1", "p.3"): 80_000_000,
+    }
+    assert (edges.lines, edges.self_loops, edges.duplicates) == (5, 1, 1)
+
+
+def test_undirected_lines_follow_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "friends.txt"
+    path.write_text("a b\nb c\n")
+    edges = read_edge_file(path, undirected=True)
+    assert set(edges.edges) == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")}
+    # untimed lines get increasing times in file order
+    assert edges.edges[("a", "b")] < edges.edges[("b", "c")]
+
+
+def test_csv_with_header_and_iso_times(tmp_path: Path) -> None:
+    path = tmp_path / "edges.csv"
+    path.write_text("src,dst,since\nann,bo,2024-01-02T03:04:05Z\nbo,ann,1704164645.5\n")
+    edges = read_edge_file(path)
+    assert edges.edges == {
+        ("ann", "bo"): 1_704_164_645_000_000,
+        ("bo", "ann"): 1_704_164_645_500_000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 2\nbad{id} 3\n", r"edges.txt:2: 'bad\{id\}' is not a valid user id"),
+        ("1 2 3 4\n", "edges.txt:1: expected 'src dst \\[time\\]', got 4 fields"),
+        ("1 2 yesterday\n", "edges.txt:1: time 'yesterday' is neither"),
+        ("1 2 -5\n", "edges.txt:1: time '-5' is before 1970"),
+        ("1 2 1700000000000\n", "edges.txt:1: time '1700000000000' is in the future"),
+    ],
+)
+def test_bad_edge_files_name_the_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text(text)
+    with pytest.raises(LoadError, match=message):
+        read_edge_file(path)
