@@ -25,6 +25,7 @@ from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support import tiers
 from tests.support.driver import AsViewer, Driver
 from tests.support.helpers import ThrowawayRedis, app_client
 from tests.support.run import RUN, TOUCHED, assert_consistent, new_user_id
@@ -223,3 +224,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "suite_end: runs after every other test")
     config.addinivalue_line("markers", "faults: real-process fault tests (slow; in `make test`)")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How long each tier (unit, integration, api) took, the slowest last."""
+    tiers.report(terminalreporter)
