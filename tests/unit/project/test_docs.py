@@ -156,7 +156,7 @@ def test_every_module_and_function_a_page_names_exists() -> None:
     for page in own_pages():
         for number, span in spans(page):
             if any(mark in span for mark in "<*{ ") or "..." in span:
-                continue  # a pattern (cypher/<family>.cypher, tests/test_*.py), not a path
+                continue  # a pattern (cypher/<family>.cypher, tests/integration/*), not a path
             if found := MODULE_REF.match(span):
                 module, name = found.groups()
                 base = ROOT / module.replace(".", "/")
