@@ -93,11 +93,15 @@ run: demo
 
 # `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the
 # cluster path honest; `make test-cluster` runs every test there.
-CLUSTER_CORE := tests/test_key_slots.py tests/test_redis_modes.py tests/test_events.py \
-	tests/test_paging.py tests/test_mirror_order.py tests/test_concurrency.py \
-	tests/test_reconcile.py tests/test_cold_reads.py tests/test_cold_mirror.py \
-	tests/test_relations_api.py tests/test_celebrity.py tests/test_timelines.py \
-	tests/test_worker.py tests/test_cold_start.py tests/test_recommendations.py
+CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
+	tests/integration/mirror/test_redis_modes.py tests/integration/events/test_events.py \
+	tests/integration/lists/test_paging.py tests/integration/mirror/test_mirror_order.py \
+	tests/integration/transactions/test_concurrency.py tests/integration/mirror/test_reconcile.py \
+	tests/integration/mirror/test_cold_reads.py tests/integration/mirror/test_cold_mirror.py \
+	tests/integration/relations/test_relations_api.py tests/integration/lists/test_celebrity.py \
+	tests/integration/timelines/test_timelines.py tests/integration/workers/test_worker.py \
+	tests/integration/suggestions/test_cold_start.py \
+	tests/integration/suggestions/test_recommendations.py
 
 # the tests that need no server (domain, cursors, ids, parsers, the package's shape): seconds
 test-unit: install
@@ -132,7 +136,7 @@ bench: install
 docs: install
 	@test -d .local/notebooks || { trap '$(MAKE) --no-print-directory stop-test' EXIT; set -e; \
 		$(TEST_ENV) $(BIN)/graphsvc services up; \
-		$(TEST_ENV) $(BIN)/pytest -q tests/test_notebooks.py; }
+		$(TEST_ENV) $(BIN)/pytest -q tests/integration/client/test_notebooks.py; }
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # every server under .local: make run's, the suite's, the cluster's, the bench's, the

@@ -4,14 +4,14 @@ drift from it. A page asks for one with a marker line:
 - ``<!-- settings-reference -->``: one table per settings section, from
   ``graphsvc.settings.reference.settings_reference()`` (variable, default, description);
 - ``<!-- import-contracts -->``: the import-linter contracts of ``pyproject.toml``, which
-  ``make lint`` and ``tests/unit/test_architecture.py`` enforce;
+  ``make lint`` and ``tests/unit/project/test_architecture.py`` enforce;
 - ``<!-- example: OPERATION -->``: the operation's recorded exchange with the service
   (``graphsvc/api/http/examples.json``, checked against the service by the suite) as a ``curl``
   call and its answer.
 
 And the notebooks' pages: ``docs/notebooks/`` (not committed) is filled before the build with
 each notebook as the suite last ran it against its service (``.local/notebooks``, written by
-``tests/test_notebooks.py``: outputs and plots), else as committed, without outputs.
+``tests/integration/client/test_notebooks.py``: outputs and plots), else as committed, without outputs.
 """
 
 from __future__ import annotations

@@ -11,24 +11,24 @@ user it touched equals Neo4j, and the suite ends with the same check over all of
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from driver import AsViewer, Driver
-from helpers import ThrowawayRedis, app_client
 
 from graphsvc.api.app import create_app
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
+from tests.support import tiers
+from tests.support.driver import AsViewer, Driver
+from tests.support.helpers import ThrowawayRedis, app_client
+from tests.support.run import RUN, TOUCHED, assert_consistent, new_user_id
 
 # The suite serves with the development secrets; outside development mode the app refuses them.
 os.environ.setdefault("DEVELOPMENT", "1")
@@ -39,9 +39,6 @@ os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
 # under the default model name, whose built-in ranking other tests read. The training's own
 # tests ask for it, under model names of their own.
 os.environ.setdefault("PYMK_TRAIN_MIN_EDGES", str(10**12))
-RUN = uuid.uuid4().hex[:8]
-_counter = itertools.count()
-TOUCHED: set[str] = set()
 
 
 def _docker_engine() -> bool:
@@ -189,21 +186,6 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
     server.stop()
 
 
-def new_user_id(name: str = "u") -> str:
-    """A user id unique to this run, remembered for the end-of-suite consistency check."""
-    uid = f"t{RUN}.{next(_counter)}.{name}"
-    TOUCHED.add(uid)
-    return uid
-
-
-async def assert_consistent(backends: Services, user_ids: set[str]) -> None:
-    ordered = sorted(user_ids)
-    drifts = []
-    for start in range(0, len(ordered), 500):
-        drifts += await backends.consistency.check(ordered[start : start + 500])
-    assert not drifts, "mirror differs from Neo4j:\n" + "\n".join(map(str, drifts[:20]))
-
-
 @pytest.fixture(scope="module")
 async def touched(backends: Services) -> AsyncIterator[set[str]]:
     """Users a module touched; when the module ends their mirrors must equal Neo4j."""
@@ -242,3 +224,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "suite_end: runs after every other test")
     config.addinivalue_line("markers", "faults: real-process fault tests (slow; in `make test`)")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How long each tier (unit, integration, api) took, the slowest last."""
+    tiers.report(terminalreporter)

@@ -11,15 +11,15 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Iterator
-from pathlib import Path
 
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import Connections, build, build_operations, build_serving, build_working
 from graphsvc.builders.serving import Serving
 from graphsvc.settings import Settings
+from tests.support.paths import ROOT
 
-API = Path(__file__).resolve().parents[2] / "graphsvc" / "api"
+API = ROOT / "graphsvc" / "api"
 
 BACKGROUND_ONLY = {
     "Relay", "InteractionFlusher", "RankerTraining", "TimelineEvents", "ModerationJobs",

@@ -1,0 +1,261 @@
+"""The ranker's self-training on the real servers: the worker's round trains a model on a
+graph loaded into Neo4j and promotes it, a running API serves it within its refresh; a worse
+model (negated weights) is stored as rejected and never served; a training whose fit raises
+leaves the served model and notes the failure; a training waits for a graph load to end (an
+error Neo4j says may pass, met while one runs, puts it off), and out of a load such an error is
+retried, then noted as a failure if it stays; an A/B split ranks two users with the two
+versions."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from neo4j.exceptions import TransientError
+
+from graphsvc.adapters.neo4j.ranker_models import NewModel
+from graphsvc.bootstrap import Services
+from graphsvc.domain.ranker_models import takes_challenger
+from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.ops.evaluation import models as pymk_models
+from graphsvc.workers.graph_loads import loading
+from graphsvc.workers.ranker_examples import SINGLE, Example
+from graphsvc.workers.ranker_fit import fit
+from graphsvc.workers.ranker_training import TrainingPostponed
+from tests.support.driver import Driver
+from tests.support.pymk import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
+from tests.support.run import RUN
+
+UserIds = Callable[[str], str]
+MakeDriver = Callable[..., Driver]
+MakeService = Callable[..., Services]
+
+
+@pytest.fixture
+async def graph(
+    backends: Services, uid: UserIds, remember: Callable[[list[str]], None]
+) -> list[dict[str, Any]]:
+    """The same graph, in the same id order, whichever tests ran before: ids share one prefix
+    and differ by a fixed-width number (the sample, the validation split and the ranking's
+    ties all follow id order, so a run's counter must not reorder them)."""
+    base = uid("r")
+    users = [f"{base}{n:04d}" for n in range(TRAIN_USERS)]
+    remember(users)
+    made = with_follow_backs(generated_follows(users, seed=5), seed=5)
+    rows = [{"s": s, "d": d, "t": T0 + n * 1_000_000} for n, (s, d) in enumerate(made)]
+    assert await load(backends, users, rows) == len(rows)
+    return rows
+
+
+def with_follow_backs(made: list[tuple[str, str]], seed: int) -> list[tuple[str, str]]:
+    """The graph's newest edges made follow-backs: a signal the built-in default underweighs
+    and a fit finds, so a trained model beats the default whatever the split draws."""
+    rng = random.Random(seed)
+    kept = made[: len(made) * 9 // 10]
+    edges = set(kept)
+    backs = sorted({(b, a) for a, b in kept if (b, a) not in edges})
+    return kept + rng.sample(backs, min(len(backs), len(made) - len(kept)))
+
+
+def negated(examples: Sequence[Example], seed: int) -> Ranker:
+    """A deliberately bad model: the real fit with every weight turned around."""
+    good = fit(examples, seed)
+    return dataclasses.replace(good, weights={k: -w for k, w in good.weights.items()})
+
+
+def broken(examples: Sequence[Example], seed: int) -> Ranker:
+    raise RuntimeError("the fit broke")
+
+
+async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_changes_nothing(
+    make_driver: MakeDriver,
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = uid("model")
+    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    async with make_driver(**settings) as driver:
+        source = driver.services.suggestions.ranker
+        assert await source.ranker() == DEFAULT
+        # the worker's round runs paced (one user at a time, waiting half the time)
+        paced = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 0.5}
+        trainer = make_service(**settings, **paced)
+        newest_holdout_of(trainer, graph, monkeypatch)
+        training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+
+        # the worker's round: nothing served yet, so a training is due; it beats the default
+        assert await training.due() == "no model is served yet"
+        await training.round()
+        state = await models.state(name)
+        assert state.serving.served == 1 and state.attempt_outcome == "promoted"
+        assert await training.due() is None  # trained just now, on this graph
+        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        served = await source.ranker()
+        assert served.version == 1 and served.trained["holdout"] == "newest"
+        me = graph[0]["s"]
+        assert (await source.ranker_for(me)).version == 1
+
+        # a worse model: validated, stored as rejected with why, never served
+        report = await training.train("test", fit=negated)
+        assert (report.version, report.promote, report.promoted) == (2, False, False)
+        assert report.validation["model"] < report.validation["served v1"]
+        assert (await models.serving(name)).served == 1
+        recent = {m.version: m for m in await models.recent(name, 10)}
+        assert (recent[1].status, recent[2].status) == ("served", "rejected")
+        assert "is not above served v1's" in recent[2].why
+        assert json.loads(recent[2].metrics or "{}")["compared_with"] == 1
+
+        # a crashed training: the error is noted, nothing else changes
+        with pytest.raises(RuntimeError, match="the fit broke"):
+            await training.train("test", fit=broken)
+        state = await models.state(name)
+        assert state.serving.served == 1
+        assert (state.attempt_outcome, state.attempt_why) == (
+            "failed",
+            "RuntimeError: the fit broke",
+        )
+        assert [m.version for m in await models.recent(name, 10)] == [2, 1]
+        await asyncio.sleep(0.3)
+        assert (await source.ranker()).version == 1
+        lines = await pymk_models.status_lines(trainer)
+        assert any(line.startswith("served: v1, promoted") for line in lines)
+        assert any("last training:" in line and "failed" in line for line in lines)
+
+
+async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
+    make_driver: MakeDriver,
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing trained is served (the built-in default) and the fit is a bad one: the model
+    is stored rejected and the best heuristic is promoted as a ranker of its own, served by
+    the API and named by `graphsvc pymk status`."""
+    name = uid("model")
+    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    async with make_driver(**settings) as driver:
+        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        newest_holdout_of(trainer, graph, monkeypatch)
+        report = await trainer.ranker_training.train("test", fit=negated)
+        assert report.heuristic is not None and report.promoted
+        best = max(SINGLE, key=lambda h: report.validation[h])
+        assert report.heuristic.trained["heuristic"] == best
+        assert f"{best} ({report.validation[best]:.4f}) is served instead" in report.why
+        recent = {m.version: m for m in await trainer.neo4j.ranker_models.recent(name, 10)}
+        assert (recent[1].status, recent[2].status) == ("rejected", "served")
+        await asyncio.sleep(0.3)
+        served = await driver.services.suggestions.ranker.ranker()
+        assert served.version == 2 and served.weights == {SINGLE[best]: 1.0}
+        lines = await pymk_models.status_lines(trainer)
+        assert any(f"({best}: no fitted model beat it)" in line for line in lines)
+
+
+def outdated(examples: Sequence[Example], seed: int) -> Ranker:
+    """The error Neo4j gives a transaction that an index build made outdated (as a bulk
+    import's does), met in the middle of a cycle."""
+    raise TransientError("Transaction has seen state which has been invalidated")
+
+
+def outdated_once() -> Callable[[Sequence[Example], int], Ranker]:
+    """A fit that meets Neo4j's passing error the first time only, then fits."""
+    calls = []
+
+    def fitted(examples: Sequence[Example], seed: int) -> Ranker:
+        calls.append(seed)
+        return outdated(examples, seed) if len(calls) == 1 else fit(examples, seed)
+
+    return fitted
+
+
+async def test_a_training_waits_for_a_load_and_retries_what_may_pass(
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    name = uid("model")
+    # a Redis prefix of its own: the load's mark must not hold off other tests' workers
+    trainer = make_service(
+        pymk_model_name=name,
+        pymk_train_users=200,
+        pymk_train_min_edges=1,
+        redis_prefix=f"tl{RUN}:",
+    )
+    newest_holdout_of(trainer, graph, monkeypatch)
+    training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+    caplog.set_level(logging.INFO, logger="graphsvc.workers.ranker_training")
+    caplog.set_level(logging.INFO, logger="graphsvc.concurrency.retries")
+
+    async with loading(trainer.redis.leases):
+        assert await training.due() == "no model is served yet"
+        await training.round()  # put off: nothing stored, no failure noted
+        state = await models.state(name)
+        assert (state.serving.served, state.attempt_outcome) == (0, None)
+        assert any(
+            r.getMessage() == "ranker training put off: a graph load is running"
+            for r in caplog.records
+        )
+        # Neo4j's error that may pass, met mid-cycle while a load runs: put off, still due
+        with pytest.raises(TrainingPostponed, match="TransientError"):
+            await training.train("test", fit=outdated)
+        state = await models.state(name)
+        assert (state.serving.served, state.attempt_outcome) == (0, None)
+    assert await training.due() == "no model is served yet"
+
+    # the load ended: the same error once is retried, and the training goes through
+    report = await training.train("test", fit=outdated_once())
+    assert report.promoted
+    assert any("ranker training: attempt 1 failed" in r.getMessage() for r in caplog.records)
+    # an error that does not pass is a failure noted with its reason, not a silence
+    with pytest.raises(TransientError):
+        await training.train("test", fit=outdated)
+    state = await models.state(name)
+    assert state.attempt_outcome == "failed" and "TransientError" in (state.attempt_why or "")
+
+
+async def stored(services: Services, name: str, weights: dict[str, float]) -> int:
+    """A model stored as a rejected one (not promoted), its version."""
+    body = dataclasses.replace(Ranker(weights=weights), trained={"edges": 0}).as_json()
+    new = NewModel(json.dumps(body), "{}", T0, 0, promote=False, expected=0, why="made by a test")
+    version, promoted = await services.neo4j.ranker_models.save(name, new)
+    assert not promoted
+    return version
+
+
+async def test_a_split_ranks_two_users_with_the_two_versions(
+    make_service: MakeService, uid: UserIds
+) -> None:
+    name = uid("model")
+    services = make_service(pymk_model_name=name, pymk_model_refresh_seconds=0.01)
+    first = await stored(services, name, {"ra": 1.0})
+    second = await stored(services, name, {"paths": 1.0})
+    assert "v1 is served" in await pymk_models.promote(services, first)
+    assert "ranks 50% of users" in await pymk_models.split(services, second, 0.5)
+    users = [uid(f"s{n}") for n in range(20)]
+    challenged = next(u for u in users if takes_challenger(u, second, 0.5))
+    kept = next(u for u in users if not takes_challenger(u, second, 0.5))
+    source = services.suggestions.ranker
+    await source.refresh()
+    assert (await source.ranker_for(challenged)).version == second
+    assert (await source.ranker_for(kept)).version == first
+    assert (await source.ranker()).version == first
+    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    assert statuses == {first: "served", second: "challenger"}
+
+    with pytest.raises(pymk_models.RegistryRefused, match="is the served model"):
+        await pymk_models.split(services, first, 0.5)
+    assert "challenger was v2" in await pymk_models.split_off(services)
+    await asyncio.sleep(0.02)
+    assert (await source.ranker_for(challenged)).version == first
+    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    assert statuses == {first: "served", second: "rejected"}  # never served: back to rejected
