@@ -87,8 +87,8 @@ async def backends(server_settings: Settings, connections: Connections) -> Servi
     and the write statements planned as a serving process plans them, so the first write to a
     freshly started Neo4j is not a test's, under a request's transaction timeout."""
     services = build(server_settings, connections)
-    await services.neo4j.store.apply_schema()
-    await services.neo4j.edges.prepare()
+    await services.core.neo4j.store.apply_schema()
+    await services.core.neo4j.edges.prepare()
     return services
 
 

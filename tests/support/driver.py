@@ -144,19 +144,19 @@ class Driver(AsyncGraphClient):
 
     async def drain(self) -> None:
         """The jobs this process queued (status propagations, erasures, fan-outs) done."""
-        await self.services.jobs.drain()
+        await self.services.core.jobs.drain()
 
     async def settle(self) -> None:
         """Fan-outs done and the event stream's entries applied to the timelines."""
-        await self.services.jobs.drain()
+        await self.services.core.jobs.drain()
         await apply_events(self.services)
-        await self.services.jobs.drain()
+        await self.services.core.jobs.drain()
 
     async def interact(self, *events: Event) -> None:
         """Record interactions and apply them to the affinities at once."""
         assert (await self.record_interactions(events)).accepted == len(events)
         assert self.last_status == 202
-        await self.services.interaction_flusher.flush_all()
+        await self.services.background.interaction_flusher.flush_all()
 
     async def suggested(self, user_id: str, limit: int = 50) -> dict[str, SuggestionItem]:
         """The user's suggestions by id, best first."""

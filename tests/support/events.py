@@ -19,7 +19,7 @@ async def events_after(service: Services, start: str, users: set[str]) -> list[d
     """Stream entries after ``start`` that involve ``users``, oldest first."""
     found: list[dict] = []
     after = start
-    while entries := await service.redis.stream.read(after, 1_000):
+    while entries := await service.core.redis.stream.read(after, 1_000):
         after = entries[-1][0]
         found += [f for _, f in entries if f["src"] in users or f["dst"] in users]
     return found

@@ -24,10 +24,10 @@ TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users
 async def load(services: Services, users: list[str], rows: list[dict[str, Any]]) -> int:
     """Users and edges by batched transactions, then the users' mirrors rebuilt."""
     for chunk in batches(users, 10_000):
-        await services.neo4j.bulk.load_users(chunk)
+        await services.core.neo4j.bulk.load_users(chunk)
     created = 0
     for chunk in batches(rows, 10_000):
-        created += await services.neo4j.bulk.load_edges(chunk)
+        created += await services.core.neo4j.bulk.load_edges(chunk)
     await rebuild_mirror(services, users, progress=False)
     return created
 
@@ -87,7 +87,7 @@ def newest_holdout_of(
     async def holdout_users(user_ids: list[str], cutoff: int) -> set[str]:
         return set(user_ids) & set(held_since(rows, cutoff))
 
-    store = services.neo4j.suggestions
+    store = services.core.neo4j.suggestions
     monkeypatch.setattr(store, "holdout_cutoff", holdout_cutoff)
     monkeypatch.setattr(store, "holdout_page", holdout_page)
     monkeypatch.setattr(store, "holdout_users", holdout_users)

@@ -21,35 +21,35 @@ async def commit_only(
     """An edge write committed in Neo4j as the service commits it (its outbox event too, with
     the unfollow's ``cause``), with no mirror write after it; the rules of a new follow that
     depend on settings are off."""
-    (outcome,) = await services.neo4j.edges.commit([EdgeWrite(kind, src, dst, cause=cause)])
+    (outcome,) = await services.core.neo4j.edges.commit([EdgeWrite(kind, src, dst, cause=cause)])
     return outcome
 
 
 async def mute_commit_only(services: Services, src: str, dst: str) -> MuteChange | str:
     """A mute committed in Neo4j as the service commits it (its private outbox event too),
     with no mirror write after it; no cap."""
-    return await services.neo4j.mutes.mute(
+    return await services.core.neo4j.mutes.mute(
         src, dst, seconds=None, notifications=False, most=NO_LIMIT
     )
 
 
 async def mirrored(services: Services, user_id: str) -> MirroredUser:
     """A user's mirror in Redis, raw."""
-    (user,) = await services.redis.mirror_state.dump_many([user_id])
+    (user,) = await services.core.redis.mirror_state.dump_many([user_id])
     return user
 
 
 async def tombstones(services: Services, author: str) -> int:
     """How many deleted posts of the author Redis remembers."""
-    outboxes = services.redis.outboxes
-    return int(await services.redis.client.zcard(outboxes.key("pd", author)))
+    outboxes = services.core.redis.outboxes
+    return int(await services.core.redis.client.zcard(outboxes.key("pd", author)))
 
 
 async def apply_events(services: Services) -> int:
     """The event stream's delivered entries applied to the timelines now, as the worker's
     consumer applies them; how many."""
     applied = 0
-    while n := await services.timeline_events.consume():
+    while n := await services.background.timeline_events.consume():
         applied += n
     return applied
 
@@ -57,7 +57,7 @@ async def apply_events(services: Services) -> int:
 async def erasure_stopped_after_the_node(services: Services, user_id: str) -> None:
     """What an erasure that stopped after deleting the user's node leaves in Redis: the user's
     timeline closed, as the erasure's first step closes it, and never forgotten."""
-    await services.redis.outboxes.close(user_id)
+    await services.core.redis.outboxes.close(user_id)
 
 
 def hits(plan: dict[str, Any]) -> int:
@@ -66,7 +66,7 @@ def hits(plan: dict[str, Any]) -> int:
 
 async def db_hits(services: Services, name: str, params: dict[str, Any]) -> int:
     """The db hits Neo4j counts for one run of a named query (PROFILE)."""
-    store = services.neo4j.store
+    store = services.core.neo4j.store
     async with store.driver.session(database=store.database) as session:
         result = await session.run("PROFILE " + query(name), params)
         summary = await result.consume()

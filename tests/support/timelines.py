@@ -18,5 +18,5 @@ async def feed_driver(make_driver: Callable[..., Driver]) -> AsyncIterator[Drive
     """A driver over a service with FEED's thresholds, its timeline events ready (a test
     module binds it to the name its tests ask for: ``api = timelines.feed_driver``)."""
     async with make_driver(**FEED) as graph:
-        await graph.services.timeline_events.prepare()
+        await graph.services.background.timeline_events.prepare()
         yield graph

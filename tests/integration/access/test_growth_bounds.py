@@ -88,9 +88,9 @@ async def test_tombstones_live_in_the_authors_slot_capped_oldest_first(
         await api.drain()
         assert await tombstones(services, author) == 3  # p2, p3, p4: the newest deletions
         assert await tombstones(services, other) == 1  # per author: another's do not count
-        key = services.redis.outboxes.key("pd", author)
+        key = services.core.redis.outboxes.key("pd", author)
         assert f"{{{author}}}" in key  # the author's slot
-        assert 2 * 86_400 - 10 <= await services.redis.client.ttl(key) <= 2 * 86_400
+        assert 2 * 86_400 - 10 <= await services.core.redis.client.ttl(key) <= 2 * 86_400
         for n in (2, 3, 4):  # remembered: the id stays deleted
             await refused(api.publish(author, f"p{n}", at(n)), 409, "post_deleted")
             assert (await api.post(author, f"p{n}")).state == "deleted"
@@ -114,7 +114,7 @@ async def test_only_shows_of_served_suggestions_count(driver: Driver, uid: UserI
     assert driver.last_status == 202
     assert recorded == RecordedBody(recorded=2, ignored=20)
     services = driver.services
-    stored = await services.redis.client.hgetall(services.redis.impressions.key(me))
+    stored = await services.core.redis.client.hgetall(services.core.redis.impressions.key(me))
     assert stored == {top: "1", other: "1"}  # made-up ids store nothing
     after = metric((await driver.http.get("/metrics")).text, ignored)
     assert after == before + 20
@@ -129,7 +129,7 @@ async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
     """Past SUGGEST_IMPRESSIONS_MAX targets, the counts of targets no longer served go first;
     while every counted target is still served, a new one is ignored."""
     service = make_service(suggest_impressions_max=2, suggest_served_seconds=1)
-    impressions, store = service.impressions, service.redis.impressions
+    impressions, store = service.impressions, service.core.redis.impressions
     me, a, b, c = uid("me"), uid("a"), uid("b"), uid("c")
     await impressions.served(me, [Suggestion(t, 1.0, 0, [], []) for t in (a, b, c)])
     assert await impressions.record(me, [a, b]) == (2, 0)
@@ -140,7 +140,7 @@ async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
     assert await impressions.record(me, [c]) == (1, 0)
     assert await store.shows(me, [a, b, c]) == {a: 0, b: 0, c: 1}
     assert await impressions.record(me, [a]) == (0, 1)  # served too long ago
-    assert await service.redis.client.hlen(store.key(me)) == 1
+    assert await service.core.redis.client.hlen(store.key(me)) == 1
 
 
 # -- interactions ---------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ async def test_shows_are_kept_for_at_most_the_cap_of_targets_per_user(
 async def apply_now(services: Services, pairs: list[dict[str, object]]) -> AppliedInteractions:
     """Apply aggregated pairs at once, outside the buffer (the checkpoint stays where it is):
     what a flush reports, whichever process flushes the shared buffer."""
-    store = services.neo4j.suggestions
+    store = services.core.neo4j.suggestions
     while True:
         checkpoint = await store.interactions_checkpoint()
         done = await store.apply_interactions(
@@ -208,7 +208,7 @@ async def test_the_weight_one_pair_gains_per_day_is_capped(
         # a loader's history is not capped
         micros = int(datetime.now(UTC).timestamp() * 1_000_000)
         await services.interactions.record_raw([(other, friend, 50.0, micros)])
-        await services.interaction_flusher.flush_all()
+        await services.background.interaction_flusher.flush_all()
         assert await services.interactions.affinities(other, 10) == [
             (friend, pytest.approx(50.0, rel=1e-4)),
             (me, pytest.approx(10.0, rel=1e-4)),

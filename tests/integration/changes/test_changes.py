@@ -171,7 +171,7 @@ async def test_the_sweep_forgets_ended_follows_past_the_retention(
     owner, fan = uid("owner"), uid("fan")
     await driver.follow(fan, owner)
     await driver.unfollow(fan, owner)
-    store = backends.neo4j.changes
+    store = backends.core.neo4j.changes
     # what a sweep a retention from now would forget: everything ended before now
     while await store.expire(time.time_ns() // 1000 + 1, 10_000):
         pass

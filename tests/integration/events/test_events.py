@@ -35,7 +35,7 @@ def shape(events: list[dict]) -> list[tuple[str, ...]]:
 
 async def test_every_effective_change_is_one_event(service: Services, uid: UserIds) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
-    start = await service.redis.stream.last_id()
+    start = await service.core.redis.stream.last_id()
     assert (await service.relations.follow(a, b)).created
     assert not (await service.relations.follow(a, b)).created  # a repeat changes nothing: no event
     assert (await service.relations.unfollow(a, b)).changed
@@ -49,7 +49,7 @@ async def test_every_effective_change_is_one_event(service: Services, uid: UserI
     await service.moderation.set_status(c, "spam")
     await service.moderation.set_status(c, "spam")
     assert await service.moderation.erase(c)
-    await service.jobs.drain()
+    await service.core.jobs.drain()
 
     events = await events_after(service, start, {a, b, c})
     assert shape(events) == [
@@ -74,7 +74,7 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     x, y, z = uid("x"), uid("y"), uid("z")
     await service.relations.follow(z, y)
     assert (await service.lists.counts(y)).followers == 1  # y's mirror is warm
-    start = await service.redis.stream.last_id()
+    start = await service.core.redis.stream.last_id()
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
     await commit_only(backends, WriteKind.FOLLOW, x, y)
@@ -82,19 +82,19 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     assert drifts, "the lost mirror write must show as drift"
     assert await events_after(service, start, {x, y}) == []
 
-    report = await service.relay.once(grace=0)
+    report = await service.background.relay.once(grace=0)
     assert report.recovered >= 1 and report.repaired >= 2
     assert await backends.consistency.check([x, y]) == []
     assert (await service.lists.counts(y)).followers == 2
     assert shape(await events_after(service, start, {x, y})) == [("follow", x, y, "", "")]
 
     # A normal write appends its own event; the relay then only forgets it (no repeat).
-    mark = await service.redis.stream.last_id()
+    mark = await service.core.redis.stream.last_id()
     await service.relations.follow(x, z)
-    before = await service.relay.once(grace=0)
+    before = await service.background.relay.once(grace=0)
     assert before.delivered >= 1
     assert shape(await events_after(service, mark, {x, z})) == [("follow", x, z, "", "")]
-    assert await service.relay.once(grace=0) == type(before)()  # the outbox is empty
+    assert await service.background.relay.once(grace=0) == type(before)()  # the outbox is empty
 
 
 # -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
@@ -126,7 +126,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
-        report = await service.relay.once(grace=0)
+        report = await service.background.relay.once(grace=0)
         assert report.recovered >= 2
         users = [a, b, c, star]
         assert await service.consistency.check(users) == []
@@ -166,7 +166,7 @@ async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(
             assert pushed["follower"] == f1
             # The relay may append an event twice: the connection gets it once.
             again = GraphEvent(pushed["event_id"], "follow", f1, star, 1)
-            await service.redis.stream.append([again])
+            await service.core.redis.stream.append([again])
             await service.relations.follow(f0, star)
             last_id, data = await asyncio.wait_for(next_follower(lines), 10)
             assert orjson.loads(data)["follower"] == f0
@@ -214,7 +214,7 @@ async def test_suspended_and_spam_followers_reach_no_stream_live_or_replayed(
 ) -> None:
     star, spam, suspended, fan, fan2 = (uid(n) for n in ("star", "spam", "susp", "fan", "fan2"))
     await service.moderation.set_status(spam, "spam")
-    before = await service.redis.stream.last_id()
+    before = await service.core.redis.stream.last_id()
     await service.relations.follow(suspended, star)
     await service.moderation.set_status(suspended, "suspended")  # after its event
     http = httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key))
@@ -225,7 +225,7 @@ async def test_suspended_and_spam_followers_reach_no_stream_live_or_replayed(
             await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
             assert (await service.relations.follow(spam, star)).created  # in the shadow
             # An event the relay appends late, its actor suspended since.
-            await service.redis.stream.append(
+            await service.core.redis.stream.append(
                 [GraphEvent(f"ev-{suspended}-late", "follow", suspended, star, 1)]
             )
             await service.relations.follow(fan, star)
@@ -254,7 +254,7 @@ async def test_requests_and_approvals_of_inactive_users_reach_no_locked_stream(
     await service.privacy.update(owner, PrivacyEdit(locked=True))
     for user in (spam, spam2):
         await service.moderation.set_status(user, "spam")
-    before = await service.redis.stream.last_id()
+    before = await service.core.redis.stream.last_id()
     assert (await service.relations.follow(suspended, owner)).requested
     await service.moderation.set_status(suspended, "suspended")  # after its request
     http = httpx.AsyncClient(base_url=served, timeout=10, headers=bearer(service_key))
@@ -270,7 +270,7 @@ async def test_requests_and_approvals_of_inactive_users_reach_no_locked_stream(
             event, _, data = await asyncio.wait_for(next_event(lines), 10)
             assert (event, orjson.loads(data)["requester"]) == ("follow_request", fan)
             await service.follow_requests.approve_all(owner)  # fan, spam2 (suspended: refused)
-            await service.jobs.drain()
+            await service.core.jobs.drain()
             assert await followers_told(lines, 1) == [fan]  # the approved follow
         # The replay leaves out the same: the suspended user's request, every spam event.
         async with http.stream("GET", events_path(owner), headers={"Last-Event-ID": before}) as got:
@@ -289,7 +289,7 @@ async def test_requests_and_approvals_of_inactive_users_reach_no_locked_stream(
 async def test_a_consumer_group_reads_each_change_as_the_readme_shows(
     service: Services, uid: UserIds
 ) -> None:
-    client, stream = service.redis.client, service.redis.stream.stream
+    client, stream = service.core.redis.client, service.core.redis.stream.stream
     group = f"readme-{uid('group')}"
     await client.xgroup_create(stream, group, id="$", mkstream=True)
     try:
@@ -320,7 +320,7 @@ async def test_a_dead_pooled_connection_after_a_redis_restart_is_not_an_outage(
         response = await http.get(f"/v1/users/{user}/counts")
         assert response.status_code == 200
         assert "x-graph-source" not in response.headers  # retried on a new connection
-        assert not service.breaker.open
+        assert not service.core.breaker.open
 
 
 # -- limits of the event streams (the policies of services/follower_events.py) ------------------
@@ -342,16 +342,16 @@ async def private_stream(make_service: MakeService, uid: UserIds, **settings: ob
     """A service whose event stream is its own (no other test's events in it), removed at
     the end."""
     service = make_service(events_stream=f"test-events:{uid('stream')}", **settings)
-    stream = service.redis.stream.stream
+    stream = service.core.redis.stream.stream
     try:
         yield service
     finally:
-        await service.redis.client.delete(stream, f"{{{stream}}}:acked")
+        await service.core.redis.client.delete(stream, f"{{{stream}}}:acked")
 
 
 async def follows_of(service: Services, star: str, fans: list[str]) -> None:
     """Append one follow event of each fan, as a write would."""
-    await service.redis.stream.append(
+    await service.core.redis.stream.append(
         [GraphEvent(f"ev-{fan}", "follow", fan, star, n + 1) for n, fan in enumerate(fans)]
     )
 
@@ -374,7 +374,7 @@ async def all_closed(service: Services, key_id: str) -> None:
     slots = f"{service.settings.redis.redis_prefix}streams:{key_id}"
 
     async def freed() -> bool:
-        return await service.redis.client.zcard(slots) == 0
+        return await service.core.redis.client.zcard(slots) == 0
 
     await eventually(freed, 5.0)
 
@@ -442,7 +442,7 @@ async def test_open_streams_per_key_are_capped_across_processes(
         # A process that stops leaves its slots behind; they lapse unrenewed.
         await all_closed(one, key.key.id)
         for stopped in ("stopped-1", "stopped-2"):
-            held, _ = await one.redis.stream_slots.hold(key.key.id, stopped, 2, 0.5)
+            held, _ = await one.core.redis.stream_slots.hold(key.key.id, stopped, 2, 0.5)
             assert held
         assert (await http.get(first_url + path)).status_code == 429
         await asyncio.sleep(0.6)

@@ -722,7 +722,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
 
     # The mirror equals Neo4j without any repair: the versioned mirror orders the writes.
     async with open_services(stack.settings) as backends:
-        mirrored = await backends.redis.mirror_state.dump_many(users)
+        mirrored = await backends.core.redis.mirror_state.dump_many(users)
         drifts = await backends.consistency.check(users)
     assert all(m.counts is not None for m in mirrored), "a raced user's mirror is cold"
     built = sum(lst is not None for m in mirrored for lst in m.lists.values())

@@ -247,7 +247,7 @@ async def test_the_event_stream_carries_request_events(service: Services, uid: U
     from graphsvc.domain.privacy import PrivacyEdit
 
     await service.privacy.update(owner, PrivacyEdit(locked=True))
-    start = await service.redis.stream.last_id()
+    start = await service.core.redis.stream.last_id()
     await service.relations.follow(fan, owner)
     await service.relations.follow(other, owner)
     await service.relations.approve(owner, fan)
@@ -256,7 +256,7 @@ async def test_the_event_stream_carries_request_events(service: Services, uid: U
     await service.relations.unfollow(other, owner)
     found = []
     after = start
-    while entries := await service.redis.stream.read(after, 1_000):
+    while entries := await service.core.redis.stream.read(after, 1_000):
         after = entries[-1][0]
         found += [
             (f["type"], f["src"], f.get("cause", "")) for _, f in entries if f["dst"] == owner
@@ -304,7 +304,7 @@ async def test_nothing_is_lost_when_redis_dies_mid_approval(
 
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
-        await service.relay.once(grace=0)
+        await service.background.relay.once(grace=0)
         assert await service.consistency.check([owner, a, b]) == []
         assert await graph.ids(owner, "followers") == [a]
         assert (await graph.counts(owner)).followers == 1

@@ -31,7 +31,7 @@ async def test_celebrity_past_the_cap(
     fans = [uid(f"fan{n}") for n in range(90)]
     for fan in fans:
         await service.relations.follow(fan, celeb)
-    redis, followers_key = backends.redis.client, backends.redis.mirror.keys(celeb)[1]
+    redis, followers_key = backends.core.redis.client, backends.core.redis.mirror.keys(celeb)[1]
 
     async with make_driver(hot_list_cap=CAP) as driver:
         assert (await driver.counts(celeb)).followers == 90
@@ -54,7 +54,7 @@ async def test_celebrity_past_the_cap(
         assert await redis.zcard(followers_key) <= CAP
 
         # A cold rebuild of a celebrity keeps only the newest CAP entries, and walks stay whole.
-        await backends.redis.mirror_builds.drop([celeb])
+        await backends.core.redis.mirror_builds.drop([celeb])
         assert await followers_of(driver, celeb) == expected
         assert await redis.zcard(followers_key) == CAP
 
@@ -90,6 +90,6 @@ async def test_following_list_is_capped_too(
         await service.relations.follow(user, target)
     page = await service.lists.following(user, limit=200)
     assert [e.user_id for e in page.items] == targets[::-1]
-    assert await backends.redis.client.zcard(backends.redis.mirror.keys(user)[2]) == 5
-    snapshot = (await backends.neo4j.snapshots.snapshots([user]))[user]
+    assert await backends.core.redis.client.zcard(backends.core.redis.mirror.keys(user)[2]) == 5
+    snapshot = (await backends.core.neo4j.snapshots.snapshots([user]))[user]
     assert snapshot.totals.following == 12

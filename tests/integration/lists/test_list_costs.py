@@ -102,7 +102,7 @@ async def test_walks_through_neo4j_pages_see_every_follower_once_in_order(
     for side, user in ((Side.FOLLOWERS, graph + "star"), (Side.FOLLOWING, graph + "fan")):
         seen, after = [], None
         while True:
-            entries = await backends.neo4j.lists.page(side, user, after, 5)
+            entries = await backends.core.neo4j.lists.page(side, user, after, 5)
             seen += entries
             if len(entries) < 5:
                 break
@@ -117,7 +117,7 @@ async def test_a_cold_build_reads_the_newest_followers_only(backends: Services, 
     cold = await db_hits(backends, "snapshots/snapshot", params)
     print(f"snapshot db hits, newest 101 of {FOLLOWERS} followers: {cold}")
     assert cold < 10 * 101, "reads the hot list's entries, not every follower"
-    found = await backends.neo4j.snapshots.snapshots([graph + "star"], followers_limit=101)
+    found = await backends.core.neo4j.snapshots.snapshots([graph + "star"], followers_limit=101)
     newest = found[graph + "star"].followers
     assert [e.user_id for e in newest[:TIES]] == [f"{graph}tie{n:02d}" for n in range(TIES)][::-1]
     assert len(newest) == 101
@@ -131,7 +131,7 @@ async def test_common_followers_examine_at_most_the_scan_bound(
 
     async def run(scan: int, after: str = "", limit: int = LIMIT) -> tuple[int, dict[str, Any]]:
         params = {"a": star, "b": other, "after": after, "limit": limit, "scan": scan}
-        (row,) = await backends.neo4j.store.read("lists/common_followers", params)
+        (row,) = await backends.core.neo4j.store.read("lists/common_followers", params)
         return await db_hits(backends, "lists/common_followers", params), dict(row)
 
     whole, row = await run(scan=10_000)

@@ -35,10 +35,12 @@ async def test_lists_and_counts_survive_flushall(
 ) -> None:
     graph = await build_graph(service, uid)
     await assert_exact(driver, *graph)  # warm
-    await backends.redis.client.flushall()
-    assert await backends.redis.client.exists(*backends.redis.mirror.keys(graph[0])) == 0
+    await backends.core.redis.client.flushall()
+    assert await backends.core.redis.client.exists(*backends.core.redis.mirror.keys(graph[0])) == 0
     await assert_exact(driver, *graph)  # rebuilt on read
-    assert await backends.redis.client.exists(backends.redis.mirror.keys(graph[0])[1]) == 1
+    assert (
+        await backends.core.redis.client.exists(backends.core.redis.mirror.keys(graph[0])[1]) == 1
+    )
 
 
 async def test_a_lost_list_key_is_rebuilt_not_served_empty(
@@ -47,8 +49,8 @@ async def test_a_lost_list_key_is_rebuilt_not_served_empty(
     graph = await build_graph(service, uid)
     await assert_exact(driver, *graph)
     star, reader = graph[0], graph[2]
-    await backends.redis.client.delete(
-        backends.redis.mirror.keys(star)[1], backends.redis.mirror.keys(reader)[2]
+    await backends.core.redis.client.delete(
+        backends.core.redis.mirror.keys(star)[1], backends.core.redis.mirror.keys(reader)[2]
     )
     await assert_exact(driver, *graph)
 
@@ -57,7 +59,7 @@ async def test_writes_to_cold_users_are_kept_until_the_list_is_built(
     driver: Driver, service: Services, backends: Services, uid: UserIds
 ) -> None:
     star, fans, _reader, _follows = await build_graph(service, uid)
-    await backends.redis.client.flushall()
+    await backends.core.redis.client.flushall()
     late = [uid(f"late{n}") for n in range(5)]
     for fan in late:
         await service.relations.follow(fan, star)
@@ -74,7 +76,7 @@ async def test_reads_racing_writes_on_a_cold_user(
     star = uid("star")
     fans = [uid(f"fan{n}") for n in range(60)]
     for round_ in range(3):
-        await backends.redis.mirror_builds.drop([star])
+        await backends.core.redis.mirror_builds.drop([star])
         batch = fans[round_ * 20 : (round_ + 1) * 20]
         reads = [anext(driver.followers(star, page_size=5).pages()) for _ in range(10)]
         await asyncio.gather(*(service.relations.follow(f, star) for f in batch), *reads)

@@ -21,14 +21,14 @@ def count_snapshots(
 ) -> list[tuple[str, ...]]:
     """Record every snapshot query the service sends to Neo4j (and optionally slow it)."""
     calls: list[tuple[str, ...]] = []
-    real = service.neo4j.snapshots.snapshots
+    real = service.core.neo4j.snapshots.snapshots
 
     async def counted(user_ids: Any, **kwargs: Any) -> Any:
         calls.append(tuple(user_ids))
         await asyncio.sleep(delay)
         return await real(user_ids, **kwargs)
 
-    monkeypatch.setattr(service.neo4j.snapshots, "snapshots", counted)
+    monkeypatch.setattr(service.core.neo4j.snapshots, "snapshots", counted)
     return calls
 
 
@@ -36,7 +36,7 @@ async def cold_star(driver: Driver, backends: Services, uid: UserIds) -> str:
     star = uid("star")
     for n in range(30):
         await driver.follows(uid(f"fan{n}"), star)
-    await backends.redis.mirror_builds.drop([star])
+    await backends.core.redis.mirror_builds.drop([star])
     return star
 
 
@@ -76,7 +76,7 @@ async def test_rebuilds_are_bounded_and_the_rest_are_told_to_retry(
         users += [uid(f"u{n}") for n in range(7)]
         for user in users[3:]:
             await driver.follows(user, users[0])
-        await backends.redis.mirror_builds.drop(users)
+        await backends.core.redis.mirror_builds.drop(users)
         calls = count_snapshots(monkeypatch, driver.services, delay=0.5)
         answers = await asyncio.gather(
             *(anext(driver.followers(u).pages()) for u in users), return_exceptions=True

@@ -26,13 +26,13 @@ async def test_drift_is_found_and_repaired(
     await service.lists.following(a)
     assert await backends.consistency.check([a, b, c]) == []
 
-    redis = backends.redis.client
-    meta, followers, *_ = backends.redis.mirror.keys(b)
+    redis = backends.core.redis.client
+    meta, followers, *_ = backends.core.redis.mirror.keys(b)
     await redis.hset(meta, "fr", 7)  # a wrong count
     await redis.zadd(followers, {"intruder": 1})  # a follower who does not follow
-    await redis.zrem(backends.redis.mirror.keys(a)[2], b)  # a following that went missing
+    await redis.zrem(backends.core.redis.mirror.keys(a)[2], b)  # a following that went missing
     await redis.zrem(
-        backends.redis.mirror.keys(c)[1], a
+        backends.core.redis.mirror.keys(c)[1], a
     )  # the only entry: a lost list, served cold
     drifts = await backends.consistency.check([a, b, c])
     found = {(d.user_id, d.what) for d in drifts}
@@ -48,7 +48,7 @@ async def test_check_command_exit_codes(
     a, b = uid("a"), uid("b")
     await service.relations.follow(a, b)
     await service.lists.counts(b)
-    await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 3)
+    await backends.core.redis.client.hset(backends.core.redis.mirror.keys(b)[0], "fr", 3)
     env = {
         **os.environ,
         "NEO4J_URI": service.settings.neo4j.neo4j_uri,

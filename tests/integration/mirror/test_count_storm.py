@@ -55,10 +55,10 @@ async def answered(calls: Sequence[Awaitable[object]]) -> None:
 
 async def mirrored_against_neo4j(backends: Services, users: Sequence[str]) -> int:
     """Compare every mirrored count with Neo4j's; returns how many users had counts mirrored."""
-    truth = await backends.neo4j.snapshots.snapshots(users)
+    truth = await backends.core.neo4j.snapshots.snapshots(users)
     mirrored = 0
     for user in users:
-        counts = await backends.redis.mirror_reads.counts(user)
+        counts = await backends.core.redis.mirror_reads.counts(user)
         if counts is None:
             continue
         mirrored += 1
@@ -77,7 +77,7 @@ async def test_counts_stay_exact_under_a_storm_over_three_services(
         for user in users[::2]:  # warm counts and lists; the other half stays cold
             await services[0].lists.counts(user)
             await services[0].lists.followers(user)
-        await backends.redis.mirror_builds.drop(users[1::2])
+        await backends.core.redis.mirror_builds.drop(users[1::2])
         await answered(storm(services, users, seed))
         for user in users:  # the cold ones are built now
             await services[1].lists.counts(user)
@@ -111,7 +111,7 @@ async def test_counts_stay_exact_when_redis_restarts_in_a_storm(
         ]
         assert not failures, failures[:3]
         await asyncio.sleep(0.3)  # the breaker closes
-        await first.relay.once(grace=0)
+        await first.background.relay.once(grace=0)
         for user in users:
             await second.lists.counts(user)
         assert await mirrored_against_neo4j(first, users) == len(users)

@@ -111,7 +111,7 @@ async def workload(service: Services, uid: UserIds) -> None:
     await service.lists.followers(a, limit=2, cursor=first.next_cursor)
     await service.lists.following(b)
     await service.moderation.set_status(fans[1], "suspended")  # status, then its propagation
-    await service.jobs.drain()
+    await service.core.jobs.drain()
     shown = [e.user_id for e in (await service.lists.followers(a, limit=50)).items]
     assert fans[1] not in shown and fans[2] in shown
     # read for a viewer: the owner's privacy settings taken along (a cluster: another slot)
@@ -119,7 +119,7 @@ async def workload(service: Services, uid: UserIds) -> None:
     assert (await service.lists.counts_for(a, Viewer(c))).counts is not None
     now = time.time_ns() // 1_000
     await service.interactions.record_raw([(a, c, 5.0, now)])
-    await service.interaction_flusher.flush_all()
+    await service.background.interaction_flusher.flush_all()
     await service.suggestions.suggestions(a, 5)  # computes, then the put-if-current script
     answer = await service.suggestions.recommend(a, 5)  # cached; counted alongside the shows
     await service.relations.follow(a, c, answer.recommendation_id)  # counted once: a script
@@ -128,10 +128,10 @@ async def workload(service: Services, uid: UserIds) -> None:
     # A bulk load's one-script install (in a real load only right after a clear): a user
     # unknown to Neo4j, installed empty, which the suite's consistency checks accept.
     empty = (-1, "", 0)
-    await service.redis.mirror_builds.install_loaded(
+    await service.core.redis.mirror_builds.install_loaded(
         [(uid("loaded"), now, Counts.zero(), empty, empty)]
     )
-    await service.mirror_sync.repair([b])  # drop, rebuild, force_status (a transaction)
+    await service.core.mirror_sync.repair([b])  # drop, rebuild, force_status (a transaction)
 
 
 def split_service(connections: Connections, settings: Settings, split_page: bool) -> Services:
@@ -147,7 +147,7 @@ async def test_every_call_stays_in_one_slot(
         return
     async with monitored(server_settings) as commands:
         await workload(service, uid)
-    redis = service.redis
+    redis = service.core.redis
     scripts = {
         s.sha: name
         for adapter in (redis.mirror, redis.mirror_reads, redis.mirror_builds, redis.statuses)
@@ -183,5 +183,5 @@ async def test_the_single_redis_page_and_counts_are_the_calls_across_slots(
         await service.lists.counts_for(a, Viewer(fan))
     crossing = await cross_slot(server_settings, commands)
     assert crossing, "the single-Redis page should read two slots in one script"
-    reads = service.redis.mirror_reads
+    reads = service.core.redis.mirror_reads
     assert {args[1] for args in crossing} == {reads._page.sha, reads._counts.sha}

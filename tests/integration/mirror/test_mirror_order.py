@@ -37,12 +37,12 @@ async def test_any_delivery_order_converges(
         a, b, c = uid("a"), uid("b"), uid("c")
         await committed_changes(backends, c, b, "+")  # b has another follower: a list not empty
         if trial % 2:  # warm lists take changes directly; cold ones journal them
-            await service.mirror_sync.rebuild([a, b])
+            await service.core.mirror_sync.rebuild([a, b])
         changes = await committed_changes(backends, a, b, "+-+-+-+" if trial % 3 else "+-+-+-")
         rng.shuffle(changes)
         for change in changes:
-            await backends.redis.mirror.apply_many([change])
-        await service.mirror_sync.rebuild([a, b])
+            await backends.core.redis.mirror.apply_many([change])
+        await service.core.mirror_sync.rebuild([a, b])
         await assert_consistent(backends, {a, b, c})
 
 
@@ -55,7 +55,7 @@ async def test_numbered_count_changes_apply_once_each_in_any_order(
     users = [uid(name) for name in "abcd"]
     await service.relations.follow(users[0], users[1])
     await service.relations.follow(users[2], users[3])
-    await service.mirror_sync.rebuild(users)
+    await service.core.mirror_sync.rebuild(users)
     changes: list[EdgeChange] = []
     for _ in range(30):
         src, dst = rng.sample(users, 2)
@@ -64,11 +64,11 @@ async def test_numbered_count_changes_apply_once_each_in_any_order(
     rng.shuffle(deliveries)
     waited: set[str] = set()
     for change in deliveries:
-        waited |= await backends.redis.mirror.apply_many([change])
+        waited |= await backends.core.redis.mirror.apply_many([change])
     assert waited  # some came early
-    truth = await backends.neo4j.snapshots.snapshots(users)
+    truth = await backends.core.neo4j.snapshots.snapshots(users)
     for user in users:
-        assert await backends.redis.mirror_reads.counts(user) == truth[user].totals
+        assert await backends.core.redis.mirror_reads.counts(user) == truth[user].totals
     await assert_consistent(backends, set(users))
 
 
@@ -79,9 +79,9 @@ async def test_the_next_write_closes_the_gap_a_lost_change_left(
     await service.relations.follow(a, b)
     await service.lists.counts(b)
     await committed_changes(backends, c, b, "+")  # its mirror write never happened
-    assert (await backends.redis.mirror_reads.counts(b)).followers == 1
+    assert (await backends.core.redis.mirror_reads.counts(b)).followers == 1
     await service.relations.follow(d, b)  # numbered after the lost one: b's counts wait
-    assert (await backends.redis.mirror_reads.counts(b)).followers == 3  # read anew
+    assert (await backends.core.redis.mirror_reads.counts(b)).followers == 3  # read anew
     await assert_consistent(backends, {a, b, c, d})
 
 
@@ -90,15 +90,15 @@ async def test_a_stale_snapshot_installed_after_newer_writes(
 ) -> None:
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.relations.follow(a, b)
-    await backends.redis.mirror_builds.drop([a, b])
-    old = await backends.neo4j.snapshots.snapshots(
+    await backends.core.redis.mirror_builds.drop([a, b])
+    old = await backends.core.neo4j.snapshots.snapshots(
         [b], followers_limit=100
     )  # taken before the writes
     for change in await committed_changes(backends, a, b, "-") + await committed_changes(
         backends, c, b, "+"
     ):
-        await backends.redis.mirror.apply_many([change])
-    await backends.redis.mirror_builds.install(old.values(), [Side.FOLLOWERS])  # lands last
+        await backends.core.redis.mirror.apply_many([change])
+    await backends.core.redis.mirror_builds.install(old.values(), [Side.FOLLOWERS])  # lands last
     page = await service.lists.followers(b)
     assert [e.user_id for e in page.items] == [c]
     await assert_consistent(backends, {a, b, c})
@@ -110,9 +110,9 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.relations.follow(c, a)
     await service.relations.follow(c, b)
-    await service.mirror_sync.rebuild([a, b])
+    await service.core.mirror_sync.rebuild([a, b])
     await committed_changes(backends, a, b, "+")  # its mirror write never happened
-    assert (await backends.redis.mirror_reads.counts(b)).followers == 1  # only c, as mirrored
+    assert (await backends.core.redis.mirror_reads.counts(b)).followers == 1  # only c, as mirrored
     assert (await service.relations.follow(a, b)).created is False  # the client retries
     assert (await service.lists.counts(b)).followers == 2
     assert [e.user_id for e in (await service.lists.followers(b)).items] == [a, c]
@@ -127,14 +127,14 @@ async def test_a_write_delayed_across_a_flush_stays_dead(
         a, b, c = uid("a"), uid("b"), uid("c")
         await service.relations.follow(c, b)
         late = (await committed_changes(backends, a, b, "+"))[0]
-        await backends.redis.mirror.apply_many(await committed_changes(backends, a, b, "-"))
-        await backends.redis.client.delete(
-            *backends.redis.mirror.keys(a), *backends.redis.mirror.keys(b)
+        await backends.core.redis.mirror.apply_many(await committed_changes(backends, a, b, "-"))
+        await backends.core.redis.client.delete(
+            *backends.core.redis.mirror.keys(a), *backends.core.redis.mirror.keys(b)
         )
         if rebuild_first:  # the late write meets a freshly built list
             await service.lists.followers(b)
             await service.lists.following(a)
-        await backends.redis.mirror.apply_many([late])
+        await backends.core.redis.mirror.apply_many([late])
         assert [e.user_id for e in (await service.lists.followers(b)).items] == [c]
         assert [e.user_id for e in (await service.lists.following(a)).items] == []
         assert (await service.lists.counts(b)).followers == 1
@@ -147,11 +147,11 @@ async def test_a_write_between_a_cold_read_and_its_install_is_counted(
     """A reader snapshots a cold user, a write lands, then the older snapshot is installed."""
     a, b, c = uid("a"), uid("b"), uid("c")
     await service.relations.follow(c, b)
-    await backends.redis.mirror_builds.drop([a, b])
-    old = await backends.neo4j.snapshots.snapshots([b])  # counts only, before the write
+    await backends.core.redis.mirror_builds.drop([a, b])
+    old = await backends.core.neo4j.snapshots.snapshots([b])  # counts only, before the write
     for change in await committed_changes(backends, a, b, "+"):
-        await backends.redis.mirror.apply_many([change])  # b is cold: its counts are parked
-    assert await backends.redis.mirror_reads.counts(b) is None
-    await backends.redis.mirror_builds.install(old.values(), sides=())
-    assert (await backends.redis.mirror_reads.counts(b)).followers == 2
+        await backends.core.redis.mirror.apply_many([change])  # b is cold: its counts are parked
+    assert await backends.core.redis.mirror_reads.counts(b) is None
+    await backends.core.redis.mirror_builds.install(old.values(), sides=())
+    assert (await backends.core.redis.mirror_reads.counts(b)).followers == 2
     await assert_consistent(backends, {a, b, c})

@@ -30,10 +30,12 @@ async def test_drift_is_found_repaired_and_reported(
     for user in (a, b, c, d, clean):  # warm
         await driver.ids(user, "followers")
         await driver.ids(user, "following")
-    redis = backends.redis.client
-    await redis.hset(backends.redis.mirror.keys(a)[0], "fg", 7)  # a wrong count
-    await redis.zrem(backends.redis.mirror.keys(b)[1], c)  # a lost list entry
-    await backends.redis.statuses.set_status(d, True, 2**62)  # an active user hidden as inactive
+    redis = backends.core.redis.client
+    await redis.hset(backends.core.redis.mirror.keys(a)[0], "fg", 7)  # a wrong count
+    await redis.zrem(backends.core.redis.mirror.keys(b)[1], c)  # a lost list entry
+    await backends.core.redis.statuses.set_status(
+        d, True, 2**62
+    )  # an active user hidden as inactive
     before = await backends.consistency.check([a, b, c, d, clean])
     assert {drift.user_id for drift in before} == {a, b, d}
 
@@ -52,7 +54,7 @@ async def test_drifted_privacy_settings_are_found_and_repaired_from_neo4j(
     await driver.set_privacy(hidden, followers_visibility="private", locked=True)
     await driver.set_privacy(public, discoverable=False)
     await driver.set_privacy(public, discoverable=True)
-    mirror = backends.redis.privacy
+    mirror = backends.core.redis.privacy
     await backends.privacy.load()  # built (a hash not built yet is no drift: it is built first)
     # a lost write (the user reads as public) and a stale newer one (a public user hidden)
     await mirror.set(hidden, Privacy(), 2**62, force=True)
@@ -72,9 +74,9 @@ async def test_recently_written_users_are_reconciled_every_round(
 ) -> None:
     a, b = uid("a"), uid("b")
     await driver.follows(a, b)
-    assert {a, b} <= set(await backends.redis.mirror.written_since(60))
+    assert {a, b} <= set(await backends.core.redis.mirror.written_since(60))
     assert (await driver.counts(b)).followers == 1  # loaded
-    await backends.redis.client.hset(backends.redis.mirror.keys(b)[0], "fr", 9)
+    await backends.core.redis.client.hset(backends.core.redis.mirror.keys(b)[0], "fr", 9)
     assert [d.user_id for d in await backends.consistency.check([b])] == [b]
     lines: list[str] = []
     await reconcile_recent(service.consistency, 30, batch_users=100, rounds=1, say=lines.append)
@@ -91,13 +93,13 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
     star, old_fan, new_fan = uid("star"), uid("old"), uid("new")
     await service.relations.follow(old_fan, star)
     await service.lists.followers(star)  # loaded
-    stale = await backends.neo4j.snapshots.snapshots(
+    stale = await backends.core.neo4j.snapshots.snapshots(
         [star], followers_limit=100, following_limit=100
     )
     await service.relations.follow(new_fan, star)  # reaches the loaded list, after the snapshot
-    await backends.redis.mirror_builds.drop([star])
+    await backends.core.redis.mirror_builds.drop([star])
     # the slow rebuild lands now
-    await backends.redis.mirror_builds.install(stale.values(), list(Side))
+    await backends.core.redis.mirror_builds.install(stale.values(), list(Side))
     assert (await mirrored(backends, star)).lists[Side.FOLLOWERS] is None  # refused
     page = await service.lists.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]
@@ -114,7 +116,7 @@ async def test_workers_reconcile_recent_writes_one_round_a_period(
     a, b = uid("a"), uid("b")
     await driver.follows(a, b)
     await driver.ids(a, "following")
-    await backends.redis.client.hset(backends.redis.mirror.keys(a)[0], "fg", 9)
+    await backends.core.redis.client.hset(backends.core.redis.mirror.keys(a)[0], "fg", 9)
     assert {drift.user_id for drift in await backends.consistency.check([a, b])} == {a}
     capsys.readouterr()
     loop = asyncio.get_running_loop()

@@ -60,14 +60,14 @@ async def test_scripts_lost_by_the_servers_are_loaded_again(
     star, fans = uid("star"), [uid(f"fan{n}") for n in range(5)]
     await service.relations.follow(fans[0], star)
     await walk(driver.followers(star, page_size=2), 2)  # warm
-    await backends.redis.client.script_flush()  # on a cluster: every primary
+    await backends.core.redis.client.script_flush()  # on a cluster: every primary
     for fan in fans[1:]:
         await service.relations.follow(fan, star)  # pipelined scripts
     await service.relations.unfollow(fans[0], star)
     await assert_consistent(backends, {star, *fans})  # the mirror writes were not lost
-    await backends.redis.client.script_flush()
+    await backends.core.redis.client.script_flush()
     assert user_ids(await walk(driver.followers(star, page_size=2), 2)) == fans[:0:-1]
-    await backends.redis.client.script_flush()
-    await backends.redis.mirror_builds.drop([star])
-    await service.mirror_sync.rebuild([star])  # the bulk path
+    await backends.core.redis.client.script_flush()
+    await backends.core.redis.mirror_builds.drop([star])
+    await service.core.mirror_sync.rebuild([star])  # the bulk path
     assert (await service.lists.counts(star)).followers == 4

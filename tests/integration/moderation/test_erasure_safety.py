@@ -66,7 +66,7 @@ async def test_erasure_revokes_the_bound_keys_at_once_in_the_erasing_process(
         # a user with no node: its keys are revoked all the same
         assert await admin.erase(ghost) == EraseBody(user_id=ghost, state="absent")
         await refused(theirs.counts(ghost), 401, "unauthenticated")
-        await services.jobs.drain()
+        await services.core.jobs.drain()
     listed = {key.id: key for key in await services.access.list()}
     assert listed[bound.key.id].revoked and listed[ghosts.key.id].revoked
     assert not listed[unbound.key.id].revoked  # keys of nobody in particular stay
@@ -99,7 +99,7 @@ async def test_an_old_bound_key_never_acts_as_the_next_user_with_the_id(
         await refused(service.follow(user, other), 409, "user_erasing")
         with pytest.raises(UserErasing):  # no key may be bound to an id being erased
             await eraser.access.create(READ_WRITE, user=user, name="too soon")
-        await eraser.jobs.drain()
+        await eraser.core.jobs.drain()
         assert time.monotonic() - started >= eraser.access.trust_seconds - 0.1
         assert await state(eraser, user) == (False, False)
         # the next user with the id
@@ -122,17 +122,17 @@ async def test_nothing_buffered_or_stale_brings_an_erased_id_back(
         # buffered, not yet flushed: the worker's flusher is behind
         events = [(friend, user, "message", now), (user, friend, "like", now)]
         assert (await graph.record_interactions(events)).accepted == 2
-        await services.neo4j.moderation.erase_begin(user)  # as DELETE does, before its job
+        await services.core.neo4j.moderation.erase_begin(user)  # as DELETE does, before its job
         for src, dst in ((fan, user), (user, fan)):
             await refused(graph.dismiss(src, dst), 409, "user_erasing")
         await services.moderation.start_erasure(user)
-        await services.jobs.drain()
+        await services.core.jobs.drain()
         assert await state(services, user) == (False, False)
         await refused(graph.dismiss(fan, user), 404, "unknown_user")
         assert await state(services, user) == (False, False)
         # the next user with the id gets none of the old one's interactions
         await graph.follows(user, fan)
-        await services.interaction_flusher.flush_all()
+        await services.background.interaction_flusher.flush_all()
         assert await services.interactions.affinities(friend, 10) == []
         assert await services.interactions.affinities(user, 10) == []
 
@@ -145,25 +145,25 @@ async def test_blocks_and_dismissals_racing_in_cannot_hold_an_erasure_up(
     in its first round."""
     user, friend, fan = uid("user"), uid("friend"), uid("fan")
     services = make_service(rate_limits_enabled=False)
-    moderation = services.neo4j.moderation
+    moderation = services.core.neo4j.moderation
     end = moderation.erase_end
     attempts = 0
 
     async def raced(*args: object) -> object:
         nonlocal attempts
         attempts += 1
-        await services.neo4j.store.driver.execute_query(
+        await services.core.neo4j.store.driver.execute_query(
             "MATCH (u:User {id: $user}) MERGE (b:User {id: $blocker}) CREATE (b)-[:BLOCKS]->(u)",
             {"user": user, "blocker": uid("blocker")},
         )
-        await services.neo4j.suggestions.dismiss(fan, user)
+        await services.core.neo4j.suggestions.dismiss(fan, user)
         return await end(*args)
 
     monkeypatch.setattr(moderation, "erase_end", raced)
     async with process(services, service_key) as (graph,):
         await graph.follow_pairs((user, friend), (fan, friend))
         assert (await graph.erase(user)).state == "erasing"
-        await services.jobs.drain()
+        await services.core.jobs.drain()
     assert await state(services, user) == (False, False)
     assert attempts == 1
 
@@ -180,7 +180,7 @@ async def test_an_author_being_erased_publishes_nothing_and_the_next_one_finds_n
     )
     await services.access.create(READ_WRITE, user=user, name="kept for its cache")
     at = datetime(2026, 11, 1, tzinfo=UTC)
-    outboxes = services.redis.outboxes
+    outboxes = services.core.redis.outboxes
     async with process(services, service_key) as (graph,):
         await graph.timeline_of(reader)
         await graph.follows(reader, user)
@@ -197,7 +197,7 @@ async def test_an_author_being_erased_publishes_nothing_and_the_next_one_finds_n
 
         await eventually(closed)
         await refused(graph.publish(user, "late", at), 409, "user_erasing")
-        await services.jobs.drain()
+        await services.core.jobs.drain()
         assert await state(services, user) == (False, False)
         # the next user with the id
         for post in ("kept", "gone", "late"):
@@ -221,14 +221,14 @@ async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
         for post in ("old", "gone"):
             await graph.publish(user, post, at)
         await graph.delete_post(user, "gone")
-        await services.jobs.drain()
+        await services.core.jobs.drain()
         await erasure_stopped_after_the_node(services, user)
         assert (await graph.publish(user, "new", at)).created
         for post in ("old", "gone"):
             await refused(graph.post(user, post), 404, "post_not_found")
-        assert [p.post_id for p in await services.redis.outboxes.newest(user, 10)] == ["new"]
+        assert [p.post_id for p in await services.core.redis.outboxes.newest(user, 10)] == ["new"]
         # the stopped erasure's last step, resumed late, forgets nothing of the next user's
-        redis = services.redis
+        redis = services.core.redis
         erasure = TimelineErasure(
             redis.outboxes, redis.inboxes, redis.timeline_job_queue, services.settings.timelines
         )

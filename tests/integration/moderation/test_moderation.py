@@ -376,7 +376,7 @@ async def test_a_status_propagation_in_many_batches(
         await driver.set_status(spammer, "spam")
         state = await driver.status(spammer)
         assert state.status == "spam"
-        await service.jobs.drain()
+        await service.core.jobs.drain()
         assert (await driver.status(spammer)).fanout_pending is False
         for user in followed[5:]:
             assert await driver.counts(user) == full_counts(1, 0, followers_active=0)
@@ -388,7 +388,7 @@ async def test_a_status_propagation_in_many_batches(
             assert await driver.counts(fan) == full_counts(0, 1, following_active=0)
 
         await driver.set_status(spammer, "active")
-        await service.jobs.drain()
+        await service.core.jobs.drain()
         for user in followed[5:]:
             assert await driver.counts(user) == full_counts(1, 0)
         for user in followed[:5]:
@@ -512,7 +512,7 @@ async def test_follows_to_and_from_an_erasing_user_are_409(
     user, fan, followed, newcomer = uid("user"), uid("fan"), uid("followed"), uid("newcomer")
     await driver.follows(fan, user)
     await driver.follows(user, followed)
-    assert (await backends.neo4j.moderation.erase_begin(user))[
+    assert (await backends.core.neo4j.moderation.erase_begin(user))[
         0
     ]  # as DELETE does, before its job starts
 
@@ -594,7 +594,7 @@ async def test_erasing_a_user_with_5000_followers(
     star, other = uid("star"), uid("other")
     fans = [uid(f"fan{n}") for n in range(5_000)]
     followed = [uid(f"followed{n}") for n in range(20)]
-    graph = backends.neo4j.bulk
+    graph = backends.core.neo4j.bulk
     await graph.load_users([star, other, *fans])
     start = now_us() - 60_000_000
     for chunk in range(0, len(fans), 1_000):
@@ -614,7 +614,7 @@ async def test_erasing_a_user_with_5000_followers(
         await driver.follows(followed[1], fans[0])
         await driver.block(followed[2], star)
         # Warm mirrors: the erasure must keep them exact, not merely let them go cold.
-        await service.mirror_sync.rebuild([star, other, *fans, *followed])
+        await service.core.mirror_sync.rebuild([star, other, *fans, *followed])
         assert await driver.counts(star) == full_counts(5_001, 19, friends=1)  # one blocked it
         assert await driver.counts(fans[7]) == full_counts(0, 2)
         assert await driver.counts(other) == full_counts(5_000, 0)
@@ -629,7 +629,7 @@ async def test_erasing_a_user_with_5000_followers(
                 await driver.follow(other, star)
             except GraphError as error:  # unless the node went in between
                 assert (error.status, error.code) == (409, "user_erasing")
-        await service.jobs.drain()
+        await service.core.jobs.drain()
 
         assert await driver.status(star) == StatusBody(
             user_id=star, exists=False, status="active", fanout_pending=False, erasing=False
@@ -655,9 +655,9 @@ async def test_erasing_a_user_with_5000_followers(
             assert await driver.counts(fan) == full_counts(1 if fan == fans[0] else 0, 1)
             assert await driver.ids(fan, "following") == [other]
         assert len(await driver.ids(other, "followers")) == 5_000
-        truth = await backends.neo4j.snapshots.snapshots(fans)
+        truth = await backends.core.neo4j.snapshots.snapshots(fans)
         assert {f: s.totals.following for f, s in truth.items() if s.totals.following != 1} == {}
-        assert star not in await backends.neo4j.snapshots.snapshots([star])
+        assert star not in await backends.core.neo4j.snapshots.snapshots([star])
     await assert_consistent(backends, {star, other, *fans, *followed})
 
 
@@ -711,13 +711,13 @@ async def test_an_erasure_stopped_before_mirroring_a_batch_replays_it(
     for fan in fans:
         await driver.follows(fan, star)
     service = driver.services
-    await service.mirror_sync.rebuild([star, *fans])  # warm: a missed removal would show
-    assert (await backends.neo4j.moderation.erase_begin(star))[0]
+    await service.core.mirror_sync.rebuild([star, *fans])  # warm: a missed removal would show
+    assert (await backends.core.neo4j.moderation.erase_begin(star))[0]
     # A batch commits in Neo4j, and the process stops before its mirror write.
-    removed = await backends.neo4j.moderation.erase_batch(star, Side.FOLLOWERS, 5)
+    removed = await backends.core.neo4j.moderation.erase_batch(star, Side.FOLLOWERS, 5)
     assert len(removed) == 5
     await service.moderation.start_erasure(star)  # as on the next start
-    await service.jobs.drain()
+    await service.core.jobs.drain()
     for fan in fans:
         assert await driver.counts(fan) == full_counts(0, 0), fan
         assert await driver.ids(fan, "following") == []
@@ -733,11 +733,11 @@ async def test_two_users_who_follow_each_other_erased_together(
     await driver.follows(g, x)
     await driver.follows(g, f)
     service = driver.services
-    await service.mirror_sync.rebuild([x, f, g])
+    await service.core.mirror_sync.rebuild([x, f, g])
     for user in (x, f):
         await driver.erase(user)
         assert driver.last_status == 202
-    await service.jobs.drain()
+    await service.core.jobs.drain()
     assert await driver.counts(g) == full_counts(0, 0)
     assert await driver.ids(g, "following") == []
     for user in (x, f):
@@ -751,7 +751,7 @@ async def test_a_retried_block_repairs_a_lost_mirror_write(
     a, b = uid("a"), uid("b")
     await driver.follows(b, a)
     await driver.follows(a, b)
-    await driver.services.mirror_sync.rebuild([a, b])
+    await driver.services.core.mirror_sync.rebuild([a, b])
     await commit_only(backends, WriteKind.BLOCK, a, b)  # its mirror write never happened
     assert await driver.ids(a, "followers") == [b]  # stale, as mirrored
     response = await driver.block(a, b)  # the client retries
@@ -767,14 +767,16 @@ async def test_a_lost_status_write_is_repaired_by_the_status_propagation(
     user, fan = uid("user"), uid("fan")
     await driver.follows(user, fan)
     assert await driver.ids(fan, "followers") == [user]
-    await backends.neo4j.moderation.set_status(user, "suspended")  # committed; the process stopped
+    await backends.core.neo4j.moderation.set_status(
+        user, "suspended"
+    )  # committed; the process stopped
     service = driver.services
-    await service.worker.take_moderation_jobs()  # a worker finds the mark
-    await service.jobs.drain()
+    await service.background.worker.take_moderation_jobs()  # a worker finds the mark
+    await service.core.jobs.drain()
     assert await driver.ids(fan, "followers") == []
     assert await driver.counts(fan) == full_counts(1, 0, followers_active=0)
     await driver.set_status(user, "active")
-    await service.jobs.drain()
+    await service.core.jobs.drain()
 
 
 async def test_common_lists_need_two_users(driver: Driver, uid: UserIds) -> None:

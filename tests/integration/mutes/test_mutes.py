@@ -61,7 +61,7 @@ async def test_the_muted_user_can_tell_nothing(
     me, muted = uid("me"), uid("muted")
     await driver.follows(me, muted)
     before = [await driver.counts(user) for user in (me, muted)]
-    start = await service.redis.stream.last_id()
+    start = await service.core.redis.stream.last_id()
     await driver.mute(me, muted, notifications=True)
     # no count moves; follows either way stay and may be made; nothing reaches the stream
     assert [await driver.counts(user) for user in (me, muted)] == before
@@ -217,7 +217,7 @@ async def test_erasure_removes_mutes_both_ways(
     assert [m async for m in driver.mutes(muter)] == []
     assert (await driver.relation(muter, erased)).muting is False
     assert await backends.mutes.muted_among(muter, [erased]) == set()
-    assert await backends.redis.client.exists(backends.redis.mutes.key(erased)) == 0
+    assert await backends.core.redis.client.exists(backends.core.redis.mutes.key(erased)) == 0
     assert await backends.consistency.check([muter, erased, muted]) == []
 
 
@@ -232,14 +232,14 @@ async def test_a_lost_or_flushed_mute_mirror_is_rebuilt_from_neo4j(
     await api.settle()
     await api.mute(reader, author)
     # Redis loses the reader's mute mirror (only its key: the servers are shared)
-    await backends.redis.client.unlink(backends.redis.mutes.key(reader))
+    await backends.core.redis.client.unlink(backends.core.redis.mutes.key(reader))
     assert await api.timeline_of(reader) == [(other, "q1")]
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the mute.
     await mute_commit_only(backends, reader, other)
     drifts = await backends.consistency.check([reader])
     assert [d.what for d in drifts] == ["mutes"]
-    report = await api.services.relay.once(grace=0)
+    report = await api.services.background.relay.once(grace=0)
     assert report.recovered >= 1
     assert await backends.consistency.check([reader]) == []
     assert await api.timeline_of(reader) == []

@@ -66,7 +66,7 @@ async def test_bulk_import_matches_the_file(
     assert len(edges.edges) == len({(s, d) for s, d, _ in rows} | {("3", "9")})
 
     assert LocalNeo4j(empty_server, empty_local).managed()
-    assert await service.neo4j.snapshots.user_count() == 0
+    assert await service.core.neo4j.snapshots.user_count() == 0
     monkeypatch.setattr(loader, "IMPORT_MIN_EDGES", 1)
     said: list[str] = []
     report = await loader.load(service, edges, local=empty_local, progress=False, say=said.append)
@@ -76,11 +76,11 @@ async def test_bulk_import_matches_the_file(
     followers = collections.Counter(d for _, d in edges.edges)
     following = collections.Counter(s for s, _ in edges.edges)
     users = edges.users
-    truth = await service.neo4j.snapshots.snapshots(users)
+    truth = await service.core.neo4j.snapshots.snapshots(users)
     for uid in users:
         expected = (followers[uid], following[uid])
         assert (truth[uid].totals.followers, truth[uid].totals.following) == expected, uid
-        mirrored = await service.redis.mirror_reads.counts(uid)
+        mirrored = await service.core.redis.mirror_reads.counts(uid)
         assert (mirrored.followers, mirrored.following) == expected, uid
     assert await service.consistency.check(users) == []
 

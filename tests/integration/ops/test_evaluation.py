@@ -183,7 +183,7 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     seen: list[int] = []
 
     async def hook(services: Services, cut: Split) -> str:
-        users = await services.neo4j.snapshots.user_count()
+        users = await services.core.neo4j.snapshots.user_count()
         seen.append(users)
         return f"hook: {users} users loaded, {len(cut.train)} training follows"
 
@@ -218,7 +218,7 @@ def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
     seen: list[int] = []
 
     async def hook(services: Services, cut: Split) -> str:
-        seen.append(await services.neo4j.snapshots.user_count())
+        seen.append(await services.core.neo4j.snapshots.user_count())
         return f"hook: {len(cut.train)} follows"
 
     async def hooked(*args: Any, **kwargs: Any) -> Any:

@@ -65,7 +65,7 @@ async def test_a_snapshot_taken_during_writes_holds_the_follows_of_its_cut(
     until = time.time() + 5.0
     storm = [asyncio.create_task(_toggle(driver, *p, logs[p], until)) for p in pairs]
     await asyncio.sleep(3.0)
-    report = await export_parquet(backends.neo4j.exports, tmp_path, settle_seconds=1.0)
+    report = await export_parquet(backends.core.neo4j.exports, tmp_path, settle_seconds=1.0)
     await asyncio.gather(*storm)
 
     snapshot = load_snapshot(tmp_path)

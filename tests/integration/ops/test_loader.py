@@ -27,10 +27,10 @@ async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tu
     truth = {}
     for start in range(0, len(users), 500):
         batch = users[start : start + 500]
-        snapshots = await service.neo4j.snapshots.snapshots(batch)
+        snapshots = await service.core.neo4j.snapshots.snapshots(batch)
         for user in batch:
             served = await service.lists.counts(user)
-            mirrored = await service.redis.mirror_reads.counts(user)
+            mirrored = await service.core.redis.mirror_reads.counts(user)
             snap = snapshots[user]
             assert mirrored is not None, f"{user} was not mirrored by its read"
             assert (
@@ -137,14 +137,14 @@ async def test_a_load_rebuilds_mirrored_users_and_leaves_cold_ones_cold(
     remember([warm, cold, fan])
     await service.relations.follow(fan, warm)
     assert await service.lists.counts(warm)  # read: warm is mirrored now
-    await service.redis.mirror_builds.drop([cold, fan])  # nothing of these is mirrored
+    await service.core.redis.mirror_builds.drop([cold, fan])  # nothing of these is mirrored
     path = tmp_path / "edges.txt"
     path.write_text("fan cold 100\ncold warm 200\n")
     await load_edges(service, read_edge_file(path, prefix=prefix), progress=False)
 
-    warm_counts = await service.redis.mirror_reads.counts(warm)
+    warm_counts = await service.core.redis.mirror_reads.counts(warm)
     assert warm_counts is not None and warm_counts.followers == 2  # rebuilt: fan and cold
-    assert await service.redis.mirror_reads.counts(cold) is None  # cold, not built by the load
+    assert await service.core.redis.mirror_reads.counts(cold) is None  # cold, not built by the load
     page = await service.lists.followers(warm)
     assert {e.user_id for e in page.items} == {fan, cold}
     assert (await service.lists.counts(cold)).followers == 1  # built on its first read
@@ -161,16 +161,18 @@ async def test_a_snapshot_read_before_a_load_is_refused_after_it(
     remember([star, fan])
     await service.relations.follow(fan + "0", star)
     remember([fan + "0"])
-    await service.redis.mirror_builds.drop([star])
-    stale = await service.neo4j.snapshots.snapshots([star], followers_limit=100)  # 1 follower
+    await service.core.redis.mirror_builds.drop([star])
+    stale = await service.core.neo4j.snapshots.snapshots([star], followers_limit=100)  # 1 follower
     path = tmp_path / "edges.txt"
     path.write_text("fan star 100\n")
     await load_edges(service, read_edge_file(path, prefix=prefix), progress=False)
 
-    await service.redis.mirror_builds.install(stale.values(), [Side.FOLLOWERS])  # the late install
-    assert await service.redis.mirror_reads.counts(star) is None  # refused: still cold
+    await service.core.redis.mirror_builds.install(
+        stale.values(), [Side.FOLLOWERS]
+    )  # the late install
+    assert await service.core.redis.mirror_reads.counts(star) is None  # refused: still cold
     assert (await service.lists.counts(star)).followers == 2
     page = await service.lists.followers(star)
     assert {e.user_id for e in page.items} == {fan, fan + "0"}
-    ttl = await service.redis.client.ttl(service.redis.mirror.key("m", star))
+    ttl = await service.core.redis.client.ttl(service.core.redis.mirror.key("m", star))
     assert ttl == -1, "a meta with counts must not expire"

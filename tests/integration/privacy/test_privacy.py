@@ -172,10 +172,10 @@ async def test_a_missing_settings_mirror_is_rebuilt_from_neo4j_before_it_is_trus
 ) -> None:
     owner = circle["owner"]
     await driver.set_privacy(owner, followers_visibility="private")
-    await backends.redis.client.delete(backends.redis.privacy.key)  # a flushed Redis
+    await backends.core.redis.client.delete(backends.core.redis.privacy.key)  # a flushed Redis
     async with as_viewer(circle["stranger"]) as graph:
         await refused(graph.ids(owner, "followers"), 403, "network_hidden")
-    assert (await backends.redis.privacy.of([owner]))[owner].followers_visibility == (
+    assert (await backends.core.redis.privacy.of([owner]))[owner].followers_visibility == (
         Visibility.PRIVATE
     )
 
@@ -187,13 +187,13 @@ async def test_a_lost_mirror_write_of_the_settings_is_repaired_by_the_relay(
 ) -> None:
     owner = circle["owner"]
     # Committed in Neo4j, and the process died before it wrote the mirror:
-    change = await backends.neo4j.privacy.set(
+    change = await backends.core.neo4j.privacy.set(
         owner, Privacy(following_visibility=Visibility.PRIVATE)
     )
     assert change.event is not None
     async with as_viewer(circle["stranger"]) as graph:
         assert await graph.ids(owner, "following")  # the mirror does not know yet
-        await backends.relay.once(grace=0)
+        await backends.background.relay.once(grace=0)
         await refused(graph.ids(owner, "following"), 403, "network_hidden")
 
 

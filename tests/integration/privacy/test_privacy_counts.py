@@ -159,7 +159,7 @@ async def served_model(services: Services, ranker: Ranker) -> None:
     name = services.settings.suggestions.pymk_model_name
     body = dataclasses.replace(ranker, trained={"edges": 0}).as_json()
     new = NewModel(json.dumps(body), "{}", time.time_ns() // 1_000, 0, True, 0, "made by a test")
-    _, promoted = await services.neo4j.ranker_models.save(name, new)
+    _, promoted = await services.core.neo4j.ranker_models.save(name, new)
     assert promoted
     assert (await services.suggestions.ranker.refresh()).version > 0
 

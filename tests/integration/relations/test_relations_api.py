@@ -84,7 +84,7 @@ async def test_unknown_user_has_zero_counts_and_empty_lists(
     unfollow = await driver.unfollow(ghost, uid("other"))
     assert unfollow == UnfollowBody(following=False, removed=False)
     # Asking about unknown users must not create mirror entries for them.
-    assert await backends.redis.client.exists(*backends.redis.mirror.keys(ghost)) == 0
+    assert await backends.core.redis.client.exists(*backends.core.redis.mirror.keys(ghost)) == 0
 
 
 async def test_self_follow_is_rejected_and_changes_nothing(driver: Driver, uid: UserIds) -> None:

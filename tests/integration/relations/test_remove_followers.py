@@ -62,7 +62,7 @@ async def test_a_removed_follower_may_follow_again(driver: Driver, uid: UserIds)
 async def events_after(services: Services, start: str, users: set[str]) -> list[tuple[str, ...]]:
     """(type, src, dst, cause) of the stream's entries after ``start`` that involve ``users``."""
     found, after = [], start
-    while entries := await services.redis.stream.read(after, 1_000):
+    while entries := await services.core.redis.stream.read(after, 1_000):
         after = entries[-1][0]
         found += [f for _, f in entries if {f["src"], f["dst"]} & users]
     return [(e["type"], e["src"], e["dst"], e.get("cause", "")) for e in found]
@@ -74,7 +74,7 @@ async def test_the_event_is_the_followers_unfollow_with_its_cause(
     """Consumers see an unfollow by the follower, as for any unfollow; ``cause`` says why."""
     star, fan, stranger = uid("star"), uid("fan"), uid("stranger")
     await driver.follow_pairs((fan, star), (stranger, fan))
-    start = await backends.redis.stream.last_id()
+    start = await backends.core.redis.stream.last_id()
     await driver.remove_follower(star, fan)
     await driver.remove_follower(star, fan)  # nothing removed: no event
     await driver.remove_followers(fan, [stranger])
@@ -93,7 +93,7 @@ async def test_removing_an_id_that_only_asked_to_follow_changes_nothing(
     owner, asker = uid("owner"), uid("asker")
     assert (await driver.set_privacy(owner, locked=True)).locked
     assert (await driver.follow(asker, owner)).requested
-    start = await backends.redis.stream.last_id()
+    start = await backends.core.redis.stream.last_id()
     alone = await driver.remove_follower(owner, asker)
     assert alone == RemoveFollowerBody(followed_by=False, removed=False)
     batch = await driver.remove_followers(owner, [asker])
@@ -112,10 +112,10 @@ async def test_a_removal_whose_mirror_write_was_lost_is_relayed_with_its_cause(
     star, fan = uid("star"), uid("fan")
     await service.relations.follow(fan, star)
     assert (await service.lists.counts(star)).followers == 1  # star's mirror is warm
-    start = await backends.redis.stream.last_id()
+    start = await backends.core.redis.stream.last_id()
     await commit_only(backends, WriteKind.UNFOLLOW, fan, star, cause=REMOVED)
     assert await backends.consistency.check([fan, star]), "the lost mirror write shows as drift"
-    assert (await service.relay.once(grace=0)).recovered >= 1
+    assert (await service.background.relay.once(grace=0)).recovered >= 1
     assert await events_after(backends, start, {star, fan}) == [("unfollow", fan, star, "removed")]
     assert await backends.consistency.check([fan, star]) == []
     assert (await service.lists.counts(star)).followers == 0
@@ -126,7 +126,7 @@ async def test_a_removed_follower_loses_the_users_posts(
 ) -> None:
     author, reader = uid("author"), uid("reader")
     async with make_driver() as graph:
-        await graph.services.timeline_events.prepare()
+        await graph.services.background.timeline_events.prepare()
         await graph.timeline_of(reader)  # the reader reads: its inbox is kept
         await graph.follow(reader, author)
         await graph.publish(author, "p1", datetime(2026, 11, 1, tzinfo=UTC))
@@ -135,7 +135,7 @@ async def test_a_removed_follower_loses_the_users_posts(
         await graph.remove_follower(author, reader)
         assert await graph.timeline_of(reader) == []
         await graph.settle()
-        assert await graph.services.redis.inboxes.inbox(reader) == []
+        assert await graph.services.core.redis.inboxes.inbox(reader) == []
 
 
 async def test_several_followers_at_once(driver: Driver, uid: UserIds) -> None:
@@ -236,7 +236,7 @@ async def test_removals_racing_follows_of_one_pair(
         await graph.ids(star, "followers")  # warm lists take the writes directly
         await graph.ids(fan, "following")
         await _removals_racing_follows(three_drivers, star, fan, seed)
-        truth = (await backends.neo4j.snapshots.snapshots([fan]))[fan].totals.following
+        truth = (await backends.core.neo4j.snapshots.snapshots([fan]))[fan].totals.following
         assert (await graph.counts(fan)).following == truth
         assert (await graph.counts(star)).followers == truth
         assert await graph.ids(star, "followers") == ([fan] if truth else [])

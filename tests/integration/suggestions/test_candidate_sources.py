@@ -238,7 +238,7 @@ SMALL_WALKS = {"suggest_walks": 4, "suggest_walk_steps": 3, "suggest_walk_fanout
 async def candidate_hits(services: Services, me: str, monkeypatch: pytest.MonkeyPatch) -> int:
     """The db hits Neo4j counts for the candidate query the service sends for ``me`` (PROFILE
     of the same query with the same parameters)."""
-    store = services.neo4j.store
+    store = services.core.neo4j.store
     sent: dict[str, Any] = {}
     read = store.read
 
@@ -371,7 +371,7 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     assert len(held) > 200  # so `users=200` samples
 
     async def run(seed: int) -> ranker_training.TrainingReport:
-        return await services.ranker_training.train(seed=seed, users=200, store=False)
+        return await services.background.ranker_training.train(seed=seed, users=200, store=False)
 
     first, again, other = await run(7), await run(7), await run(8)
     assert first.version == 0  # not stored
@@ -390,8 +390,8 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     assert {k: getattr(again, k) for k in same} == {k: getattr(first, k) for k in same}
     assert other.weights != first.weights  # another seed: other users, another model
     name = services.settings.suggestions.pymk_model_name
-    assert (await services.neo4j.ranker_models.state(name)).serving.served == 0
-    assert await services.neo4j.ranker_models.recent(name, 10) == []
+    assert (await services.core.neo4j.ranker_models.state(name)).serving.served == 0
+    assert await services.core.neo4j.ranker_models.recent(name, 10) == []
 
 
 async def test_a_stored_model_is_served_by_a_running_api(
@@ -411,10 +411,10 @@ async def test_a_stored_model_is_served_by_a_running_api(
 
         trainer = make_service(pymk_model_name=name)
         newest_holdout_of(trainer, pymk_graph, monkeypatch)
-        report = await trainer.ranker_training.train(seed=7, users=200, force=True)
+        report = await trainer.background.ranker_training.train(seed=7, users=200, force=True)
         assert report.version == 1  # the model's name is this test's own
         assert report.promoted
-        assert (await trainer.neo4j.ranker_models.serving(name)).served == 1
+        assert (await trainer.core.neo4j.ranker_models.serving(name)).served == 1
 
         await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
         await driver.services.suggestions.cache.invalidate(me)  # else served from the cache

@@ -30,21 +30,21 @@ GROUP = f"pymk-{RUN}"  # this run's consumer group: counts only what came after 
 @pytest.fixture
 async def cold(make_driver: MakeDriver) -> AsyncIterator[Driver]:
     async with make_driver(redis_prefix=PREFIX, pymk_lists_consumer_group=GROUP) as graph:
-        await graph.services.cold_start_lists.prepare()
+        await graph.services.background.cold_start_lists.prepare()
         await counted(graph)
         yield graph
 
 
 async def counted(driver: Driver) -> None:
     """Every event the group has not counted yet, counted (what the workers' consumer does)."""
-    while await driver.services.cold_start_lists.consume():
+    while await driver.services.background.cold_start_lists.consume():
         pass
 
 
 async def refreshed(driver: Driver) -> tuple[list[str], list[str]]:
     """The events counted and both lists made (a worker's refresh round)."""
     await counted(driver)
-    return await driver.services.cold_start_lists.refresh()
+    return await driver.services.background.cold_start_lists.refresh()
 
 
 async def fans(driver: Driver, uid: UserIds, target: str, count: int) -> None:
@@ -61,9 +61,9 @@ async def test_trending_ranks_followers_gained_and_lists_only_active_discoverabl
     bot, suspended, hidden, erased = uid("bot"), uid("suspended"), uid("hidden"), uid("erased")
     # old_star: 30 followers from long ago (loaded: no event), one new one
     old = [uid("old_fan") for _ in range(30)]
-    await backends.neo4j.bulk.load_users([old_star, *old])
+    await backends.core.neo4j.bulk.load_users([old_star, *old])
     rows = [{"s": fan, "d": old_star, "t": 1_700_000_000_000_000 + n} for n, fan in enumerate(old)]
-    assert await backends.neo4j.bulk.load_edges(rows) == len(old)
+    assert await backends.core.neo4j.bulk.load_edges(rows) == len(old)
     await fans(cold, uid, old_star, 1)
     await fans(cold, uid, rising, 4)
     await fans(cold, uid, steady, 2)
@@ -88,7 +88,7 @@ async def test_trending_ranks_followers_gained_and_lists_only_active_discoverabl
     trending, _ = await refreshed(cold)
     assert not {suspended, hidden, erased, bot} & set(trending)
     assert [u for u in trending if u in {rising, steady, old_star}] == [rising, steady, old_star]
-    stored, _ = await cold.services.redis.cold_start.read()
+    stored, _ = await cold.services.core.redis.cold_start.read()
     assert stored == trending
 
 
@@ -106,13 +106,13 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
         {"type": "follow", "src": uid("b"), "dst": stale, "version": str(old)},
         {"type": "follow", "src": uid("c"), "dst": stale, "version": str(old)},
     ]
-    keeper = cold.services.cold_start_lists
-    await cold.services.neo4j.bulk.load_users([recent, stale])
+    keeper = cold.services.background.cold_start_lists
+    await cold.services.core.neo4j.bulk.load_users([recent, stale])
     await keeper.count(events)
     trending, _ = await refreshed(cold)
     assert recent in trending and stale not in trending
     prefix = f"{PREFIX}{{pymk}}:gain:"
-    client = cold.services.redis.client
+    client = cold.services.core.redis.client
     assert await client.zscore(f"{prefix}{now // 3_600_000_000}", recent) == 1
     ttl = await client.ttl(f"{prefix}{now // 3_600_000_000}")
     assert 0 < ttl <= (hours + 1) * 3_600
@@ -124,8 +124,8 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
 async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_changed(
     cold: Driver, driver: Driver, uid: UserIds
 ) -> None:
-    keeper, lists = cold.services.cold_start_lists, cold.services.redis.cold_start
-    store = cold.services.neo4j.cold_start
+    keeper, lists = cold.services.background.cold_start_lists, cold.services.core.redis.cold_start
+    store = cold.services.core.neo4j.cold_start
     _, popular = await refreshed(cold)  # built from a scan of Neo4j when missing
     assert set(await store.listable(popular)) == set(popular)  # all may be listed
     # a small graph's scan: two accounts (what the scan found stays until the next rebuild);
@@ -164,7 +164,7 @@ async def test_an_account_that_hides_its_counts_is_neither_listed_nor_filled_in(
     before then, and a list cached when it was filled in. Its settings are changed through
     this run's prefix (the mirror its requests read), and made public again at the end."""
     shy, newcomer = uid("shy"), uid("newcomer")
-    lists = cold.services.redis.cold_start
+    lists = cold.services.core.redis.cold_start
     await fans(cold, uid, shy, 4)
     await counted(cold)
     hours = cold.services.settings.cold_start.pymk_popular_rebuild_hours
@@ -215,7 +215,7 @@ async def test_before_the_first_refresh_the_cold_start_answers_with_what_exists(
 ) -> None:
     """A fresh Redis: no list yet, so no fill, and no scan of the graph instead."""
     async with make_driver(redis_prefix=f"cn{RUN}:") as fresh:
-        assert await fresh.services.redis.cold_start.read() == ([], [])
+        assert await fresh.services.core.redis.cold_start.read() == ([], [])
         assert await fresh.suggested(uid("newcomer")) == {}
 
 
@@ -229,7 +229,7 @@ async def test_the_cold_start_request_reads_no_more_than_the_lists_it_filters(
     bound = 20 * 2 * kept  # a few index seeks and checks per listed account
     users = await user_count(backends)
     if users < 5 * bound:
-        await backends.neo4j.bulk.load_users([uid("filler") for _ in range(5 * bound - users)])
+        await backends.core.neo4j.bulk.load_users([uid("filler") for _ in range(5 * bound - users)])
     await fans(cold, uid, uid("rising"), 2)
     await refreshed(cold)
     ran: list[tuple[str, dict[str, Any]]] = []
@@ -249,7 +249,7 @@ async def test_the_cold_start_request_reads_no_more_than_the_lists_it_filters(
 
 
 async def user_count(services: Services) -> int:
-    store = services.neo4j.store
+    store = services.core.neo4j.store
     async with store.driver.session(database=store.database) as session:
         result = await session.run("MATCH (u:User) RETURN count(u) AS users")
         return (await result.single(strict=True))["users"]

@@ -89,10 +89,10 @@ async def test_recording_counts_each_show_and_keeps_the_key_for_the_configured_d
     assert await service.impressions.record(me, [a, b]) == (2, 0)
     assert await service.impressions.record(me, [a, a]) == (1, 0)  # a repeated id is one show
     assert await service.impressions.record(me, [a]) == (1, 0)
-    store = service.redis.impressions
+    store = service.core.redis.impressions
     assert await store.shows(me, [a, b, never]) == {a: 3, b: 1, never: 0}
     assert await store.shows(uid("other"), [a]) == {a: 0}  # counts are per user
-    ttl = await service.redis.client.ttl(store.key(me))
+    ttl = await service.core.redis.client.ttl(store.key(me))
     assert 2 * 86_400 - 10 <= ttl <= 2 * 86_400
 
 
@@ -129,7 +129,7 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
         store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
         counters = LoopCounters(client, dead.redis, dead.suggestions)
         loop = Recommendations(
-            counters, backends.neo4j.suggestions, breaker, dead.suggestions, dead.lists
+            counters, backends.core.neo4j.suggestions, breaker, dead.suggestions, dead.lists
         )
         impressions = Impressions(store, breaker, dead.suggestions, loop)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
@@ -156,7 +156,7 @@ async def test_bad_records_raise_and_count_nothing(
     targets = [me if t == "SELF" else t for t in targets]
     with pytest.raises(error, match=expected):
         await service.impressions.record(me, targets)
-    assert not await service.redis.client.exists(service.redis.impressions.key(me))
+    assert not await service.core.redis.client.exists(service.core.redis.impressions.key(me))
 
 
 # -- the route ------------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ async def test_the_route_records_shows_with_202(driver: Driver, uid: UserIds) ->
     assert await driver.record_impressions(me, [a, b, a]) == RecordedBody(recorded=2, ignored=0)
     assert driver.last_status == 202
     assert await driver.record_impressions(me, [a]) == RecordedBody(recorded=1, ignored=0)
-    store = driver.services.redis.impressions
+    store = driver.services.core.redis.impressions
     assert await store.shows(me, [a, b]) == {a: 2, b: 1}
 
 
@@ -194,8 +194,8 @@ async def test_bad_impression_requests_are_refused_naming_the_problem_and_count_
     response = await driver.http.post(f"/v1/users/{me}/suggestions/impressions", json=body)
     error = assert_error(response, 403 if code == "self_action" else 422, code)
     assert expected in error.message, error
-    store = driver.services.redis.impressions
-    assert not await driver.services.redis.client.exists(store.key(me))
+    store = driver.services.core.redis.impressions
+    assert not await driver.services.core.redis.client.exists(store.key(me))
 
 
 async def test_a_bad_user_in_the_path_is_422(client: httpx.AsyncClient) -> None:

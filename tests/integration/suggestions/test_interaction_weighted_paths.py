@@ -79,7 +79,7 @@ async def test_interactions_with_a_friend_raise_the_candidates_behind_that_frien
         assert (await source.refresh()).version == 0  # the built-in default
         await raised(driver, uid)
 
-        models = driver.services.neo4j.ranker_models
+        models = driver.services.core.neo4j.ranker_models
         body = dataclasses.replace(trained_without_interactions(), trained={"edges": 6})
         new = NewModel(json.dumps(body.as_json()), "{}", 0, 6, True, 0, "a test's")
         version, promoted = await models.save(name, new)

@@ -136,7 +136,9 @@ async def ask(settings: Settings, users: list[str]) -> dict[str, list[str]]:
     key = await create_key(settings)
     async with open_services(settings) as services:
         deadline = time.monotonic() + 600
-        while (state := await services.neo4j.ranker_models.state("default")).serving.served == 0:
+        while (
+            state := await services.core.neo4j.ranker_models.state("default")
+        ).serving.served == 0:
             assert time.monotonic() < deadline, f"the worker trained no model in 10 min: {state}"
             await asyncio.sleep(2)
         async with AppClient(create_app(settings, services), key) as http:
@@ -167,7 +169,9 @@ async def test_the_training_holds_out_mutual_pairs_whole_on_a_graph_without_time
     mutual = sum((b, a) in follows for a, b in follows) / len(follows)
     assert mutual > 0.5
     async with open_services(served.settings) as services:
-        found = await collect(services.neo4j.suggestions, services.suggestions, "auto", 0.1, 5, 200)
+        found = await collect(
+            services.core.neo4j.suggestions, services.suggestions, "auto", 0.1, 5, 200
+        )
     assert found.holdout == "random" and found.notes == []
     follows_you = FEATURES.index("follows_you")
     positives = [
@@ -190,7 +194,7 @@ async def test_a_model_fitted_before_a_load_that_doubled_the_graph_is_flagged_th
     load's last line says a training is due, the served model is flagged stale at once, and
     the worker, left alone, replaces it with one fitted on the doubled graph."""
     async with open_services(served.settings) as services:
-        models, source = services.neo4j.ranker_models, services.suggestions.ranker
+        models, source = services.core.neo4j.ranker_models, services.suggestions.ranker
         before = (await models.state("default")).serving.served
         assert before and await source.staleness() == []
         loaded = cli(

@@ -32,7 +32,7 @@ GROWTH = 1.0  # PYMK_TRAIN_GROWTH: other tests' follows meanwhile never double t
 async def served(services: Services, edges: int) -> int:
     """A model stored and promoted under the services' model name, trained (its metrics
     say) on ``edges`` follow edges; its version."""
-    models = services.neo4j.ranker_models
+    models = services.core.neo4j.ranker_models
     name = services.settings.suggestions.pymk_model_name
     before = (await models.serving(name)).served
     metrics = {"edges": edges, "holdout": "newest", "precision_at_10": {"model": 0.1}}
@@ -76,7 +76,7 @@ async def test_a_stale_or_failing_ranker_is_told_by_status_readiness_and_metrics
     async with make_driver(**settings) as driver:
         services = driver.services
         await driver.follows(uid("fan"), *(uid("star") for _ in range(10)))
-        trained_on = await services.neo4j.suggestions.edge_count() // 10  # 10x since
+        trained_on = await services.core.neo4j.suggestions.edge_count() // 10  # 10x since
         version = await served(services, trained_on)
 
         # the graph grew past the bound since the served model was trained
@@ -97,11 +97,11 @@ async def test_a_stale_or_failing_ranker_is_told_by_status_readiness_and_metrics
         assert stale.startswith(f"stale: the served v{version} was trained on {trained_on:,}")
 
         # a model trained on this graph, then a training that failed
-        await served(services, await services.neo4j.suggestions.edge_count())
+        await served(services, await services.core.neo4j.suggestions.edge_count())
         why = "TrainError: only 3 held-out follows are among the candidates"
-        edges = await services.neo4j.suggestions.edge_count()
+        edges = await services.core.neo4j.suggestions.edge_count()
         name = settings["pymk_model_name"]
-        await services.neo4j.ranker_models.fail(name, time.time_ns() // 1_000, why, edges)
+        await services.core.neo4j.ranker_models.fail(name, time.time_ns() // 1_000, why, edges)
         ready = await readiness(driver)
         assert ready["pymk"] == f"stale: the last training failed: {why}", ready
         text = (await driver.http.get("/metrics")).text
@@ -145,7 +145,7 @@ async def test_a_load_says_when_the_ranker_trains_on_the_graph_it_made(
 
     # a model trained on this graph: no training is due, and the load says when one is
     services = make_service(pymk_model_name=model)
-    await served(services, await services.neo4j.suggestions.edge_count())
+    await served(services, await services.core.neo4j.suggestions.edge_count())
     path.write_text("c a 300\n")
     out = graphsvc_load(path, prefix, model)
     found = re.search(

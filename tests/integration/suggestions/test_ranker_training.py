@@ -89,7 +89,7 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         paced = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 0.5}
         trainer = make_service(**settings, **paced)
         newest_holdout_of(trainer, graph, monkeypatch)
-        training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+        training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
 
         # the worker's round: nothing served yet, so a training is due; it beats the default
         assert await training.due() == "no model is served yet"
@@ -145,12 +145,12 @@ async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
     async with make_driver(**settings) as driver:
         trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
         newest_holdout_of(trainer, graph, monkeypatch)
-        report = await trainer.ranker_training.train("test", fit=negated)
+        report = await trainer.background.ranker_training.train("test", fit=negated)
         assert report.heuristic is not None and report.promoted
         best = max(SINGLE, key=lambda h: report.validation[h])
         assert report.heuristic.trained["heuristic"] == best
         assert f"{best} ({report.validation[best]:.4f}) is served instead" in report.why
-        recent = {m.version: m for m in await trainer.neo4j.ranker_models.recent(name, 10)}
+        recent = {m.version: m for m in await trainer.core.neo4j.ranker_models.recent(name, 10)}
         assert (recent[1].status, recent[2].status) == ("rejected", "served")
         await asyncio.sleep(0.3)
         served = await driver.services.suggestions.ranker.ranker()
@@ -192,11 +192,11 @@ async def test_a_training_waits_for_a_load_and_retries_what_may_pass(
         redis_prefix=f"tl{RUN}:",
     )
     newest_holdout_of(trainer, graph, monkeypatch)
-    training, models = trainer.ranker_training, trainer.neo4j.ranker_models
+    training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
     caplog.set_level(logging.INFO, logger="graphsvc.workers.ranker_training")
     caplog.set_level(logging.INFO, logger="graphsvc.concurrency.retries")
 
-    async with loading(trainer.redis.leases):
+    async with loading(trainer.core.redis.leases):
         assert await training.due() == "no model is served yet"
         await training.round()  # put off: nothing stored, no failure noted
         state = await models.state(name)
@@ -227,7 +227,7 @@ async def stored(services: Services, name: str, weights: dict[str, float]) -> in
     """A model stored as a rejected one (not promoted), its version."""
     body = dataclasses.replace(Ranker(weights=weights), trained={"edges": 0}).as_json()
     new = NewModel(json.dumps(body), "{}", T0, 0, promote=False, expected=0, why="made by a test")
-    version, promoted = await services.neo4j.ranker_models.save(name, new)
+    version, promoted = await services.core.neo4j.ranker_models.save(name, new)
     assert not promoted
     return version
 
@@ -249,7 +249,9 @@ async def test_a_split_ranks_two_users_with_the_two_versions(
     assert (await source.ranker_for(challenged)).version == second
     assert (await source.ranker_for(kept)).version == first
     assert (await source.ranker()).version == first
-    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    statuses = {
+        m.version: m.status for m in await services.core.neo4j.ranker_models.recent(name, 5)
+    }
     assert statuses == {first: "served", second: "challenger"}
 
     with pytest.raises(pymk_models.RegistryRefused, match="is the served model"):
@@ -257,5 +259,7 @@ async def test_a_split_ranks_two_users_with_the_two_versions(
     assert "challenger was v2" in await pymk_models.split_off(services)
     await asyncio.sleep(0.02)
     assert (await source.ranker_for(challenged)).version == first
-    statuses = {m.version: m.status for m in await services.neo4j.ranker_models.recent(name, 5)}
+    statuses = {
+        m.version: m.status for m in await services.core.neo4j.ranker_models.recent(name, 5)
+    }
     assert statuses == {first: "served", second: "rejected"}  # never served: back to rejected

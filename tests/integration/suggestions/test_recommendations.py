@@ -50,7 +50,7 @@ async def store_version(service: Services, precision: float) -> int:
     name = service.settings.suggestions.pymk_model_name
     body = {**DEFAULT.as_json(), "weights": {k: 2 * w for k, w in DEFAULT.weights.items()}}
     metrics = {"precision_at_10": {"model": precision, "default": 0.01}}
-    served = (await service.neo4j.ranker_models.serving(name)).served
+    served = (await service.core.neo4j.ranker_models.serving(name)).served
     new = NewModel(
         json.dumps(body),
         json.dumps(metrics),
@@ -60,7 +60,7 @@ async def store_version(service: Services, precision: float) -> int:
         expected=served,
         why="made by a test",
     )
-    version, promoted = await service.neo4j.ranker_models.save(name, new)
+    version, promoted = await service.core.neo4j.ranker_models.save(name, new)
     assert promoted
     assert (await service.suggestions.ranker.refresh()).version == version
     return version
@@ -229,11 +229,15 @@ async def test_a_redis_failure_never_fails_the_follow(
         breaker = redis_breaker(retry_seconds=60)
         counters = LoopCounters(client, dead.redis, dead.suggestions)
         loop = Recommendations(
-            counters, service.neo4j.ranker_models, breaker, dead.suggestions, service.settings.lists
+            counters,
+            service.core.neo4j.ranker_models,
+            breaker,
+            dead.suggestions,
+            service.settings.lists,
         )
         settings = service.settings
         relations = Relations(
-            service.neo4j.edges, service.writes, settings.writes, settings.lists, loop
+            service.core.neo4j.edges, service.core.writes, settings.writes, settings.lists, loop
         )
         me, target = uid("me"), uid("target")
         before = not_counted("redis")

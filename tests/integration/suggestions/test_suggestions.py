@@ -33,7 +33,7 @@ async def test_affinity_decays_with_the_configured_half_life(
 ) -> None:
     me, a, b = uid("me"), uid("a"), uid("b")
     async with make_driver(affinity_half_life_days=7) as driver:
-        await driver.services.neo4j.bulk.load_users([me, a, b])
+        await driver.services.core.neo4j.bulk.load_users([me, a, b])
         t = now()
         await driver.interact(
             (me, a, "message", t - timedelta(days=7)),  # 5 -> 2.5
@@ -50,15 +50,15 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     make_service: Callable[..., Services], backends: Services, uid: UserIds
 ) -> None:
     me, a = uid("me"), uid("a")
-    await backends.neo4j.bulk.load_users([me, a])
+    await backends.core.neo4j.bulk.load_users([me, a])
     t = now()
     first = make_service()
-    await first.interaction_flusher.flush_all()
+    await first.background.interaction_flusher.flush_all()
     await first.interactions.record_raw([(me, a, 5.0, _micros(t))])
     # The process stops after Neo4j applied the batch, before the buffer was trimmed.
-    last = await backends.neo4j.suggestions.interactions_checkpoint()
+    last = await backends.core.neo4j.suggestions.interactions_checkpoint()
     batches = await first.interactions.buffer.read_after(last, 10)
-    await backends.neo4j.suggestions.apply_interactions(
+    await backends.core.neo4j.suggestions.apply_interactions(
         [{"a": me, "b": a, "w": 5.0, "at": _micros(t), "raw": 5.0, "day": -1}],
         checkpoint=last,
         last=batches[-1].entry_id,
@@ -67,7 +67,7 @@ async def test_events_apply_exactly_once_and_survive_a_restart(
     )
     restarted = make_service()  # a new process: nothing in memory, the buffer in Redis
     await restarted.interactions.record_raw([(a, me, 2.0, _micros(t))])
-    await restarted.interaction_flusher.flush_all()
+    await restarted.background.interaction_flusher.flush_all()
     assert await restarted.interactions.affinities(me, 10) == [(a, pytest.approx(7.0, rel=1e-4))]
 
 
@@ -113,7 +113,7 @@ async def test_interaction_batches_hold_1_to_1000_events(
 
 
 async def batches_of_1_to_1000(driver: Driver, me: str, a: str) -> None:
-    await driver.services.neo4j.bulk.load_users([me, a])
+    await driver.services.core.neo4j.bulk.load_users([me, a])
     event = {"actor": me, "target": a, "kind": "like", "at": now().isoformat()}
     assert (await driver.http.post("/v1/interactions", json=[event] * 1000)).status_code == 202
     for body, expected in (([], "1 to 1000"), ([event] * 1001, "at most 1000 items")):
@@ -121,7 +121,7 @@ async def batches_of_1_to_1000(driver: Driver, me: str, a: str) -> None:
         assert response.status_code == 422
         message = response.json()["error"]["message"]
         assert expected in message and len(message) < 300  # the list is never repeated
-    await driver.services.interaction_flusher.flush_all()
+    await driver.services.background.interaction_flusher.flush_all()
     assert await driver.affinity_of(me) == pytest.approx({a: 2000.0}, rel=1e-4)
 
 
@@ -232,8 +232,8 @@ async def test_a_celebrity_intermediary_counts_little(
     me, friend, celebrity = uid("me"), uid("friend"), uid("celebrity")
     via_friend, via_celebrity = uid("via-friend"), uid("via-celebrity")
     fans = [uid(f"fan{n}") for n in range(300)]
-    await backends.neo4j.bulk.load_users([*fans, celebrity])  # an edge needs both of its users
-    assert await backends.neo4j.bulk.load_edges(
+    await backends.core.neo4j.bulk.load_users([*fans, celebrity])  # an edge needs both of its users
+    assert await backends.core.neo4j.bulk.load_edges(
         [{"s": f, "d": celebrity, "t": 1} for f in fans]
     ) == len(fans)
     await driver.follow_pairs((me, friend), (me, celebrity))
@@ -280,13 +280,13 @@ async def test_racing_flushers_apply_every_event_once(
     me, a = uid("me"), uid("a")
     t = _micros(now())
     services = [make_service(interactions_flush_entries=n) for n in (1, 2, 50)]
-    await services[0].neo4j.bulk.load_users([me, a])
-    await services[0].interaction_flusher.flush_all()
+    await services[0].core.neo4j.bulk.load_users([me, a])
+    await services[0].background.interaction_flusher.flush_all()
     for n in range(12):
         await services[n % 3].interactions.record_raw([(me, a, 1.0, t)] * (n + 1))
     for _ in range(4):
-        await asyncio.gather(*(s.interaction_flusher.flush() for s in services))
-    await services[0].interaction_flusher.flush_all()
+        await asyncio.gather(*(s.background.interaction_flusher.flush() for s in services))
+    await services[0].background.interaction_flusher.flush_all()
     assert await services[0].interactions.affinities(me, 10) == [(a, pytest.approx(78.0, rel=1e-4))]
 
 

@@ -50,7 +50,7 @@ async def test_ordinary_and_celebrity_posts_merge_newest_first(
     assert (state.state, state.followers, state.pushed) == ("done", 1, 1)
     assert await api.timeline_of(reader) == [(ordinary, "o2"), (star, "s1"), (ordinary, "o1")]
     # the celebrity's post is in no inbox: it is merged on read
-    inbox = await api.services.redis.inboxes.inbox(reader)
+    inbox = await api.services.core.redis.inboxes.inbox(reader)
     assert [p.member for p in inbox] == [f"{ordinary}|o2", f"{ordinary}|o1"]
 
 
@@ -112,7 +112,7 @@ async def test_follow_backfills_unfollow_and_block_remove(
     await api.timeline_of(reader)
     await api.follows(reader, author, other)
     await api.settle()
-    store = api.services.redis.inboxes
+    store = api.services.core.redis.inboxes
     assert len(await store.inbox(reader)) == 6  # backfilled by the follow events
     assert [p for _, p in await api.timeline_of(reader)] == ["x0", "a4", "a3", "a2", "a1", "a0"]
 
@@ -143,7 +143,7 @@ async def test_delete_removes_from_every_timeline(api: Driver, uid: Callable[[st
     await api.publish(author, "gone", at(2))
     await api.publish(star, "stargone", at(3))
     await api.settle()
-    store = api.services.redis.inboxes
+    store = api.services.core.redis.inboxes
     for reader in readers:
         assert len(await api.timeline_of(reader)) == 3
 
@@ -173,7 +173,7 @@ async def test_inactive_reader_is_rebuilt_on_read(api: Driver, uid: Callable[[st
     await api.settle()
     state = await api.post(a, "a1")
     assert (state.followers, state.pushed) == (1, 0)  # walked, but nobody reads
-    store = api.services.redis.inboxes
+    store = api.services.core.redis.inboxes
     assert await store.inbox(reader) == []
     assert await api.timeline_of(reader) == [(star, "s1"), (b, "b1"), (a, "a1")]
     assert len(await store.inbox(reader)) == 2  # rebuilt from the ordinary outboxes
@@ -207,13 +207,13 @@ async def test_threshold_crossings_lose_and_duplicate_nothing(
         await api.unfollow(reader, author)
     third = await api.publish(author, "p3", at(3))
     assert third.mode == "push"
-    assert await api.services.redis.outboxes.mode(author) == "draining"
+    assert await api.services.core.redis.outboxes.mode(author) == "draining"
     # while it drains, readers still pull: nothing is missing
     assert await api.timeline_of(readers[0]) == [(author, "p3"), *expected]
     await api.settle()
-    store = api.services.redis.inboxes
-    assert await api.services.redis.outboxes.mode(author) == "push"
-    assert await api.services.redis.inboxes.pulled_among([author]) == []
+    store = api.services.core.redis.inboxes
+    assert await api.services.core.redis.outboxes.mode(author) == "push"
+    assert await api.services.core.redis.inboxes.pulled_among([author]) == []
     inbox = [p.post_id for p in await store.inbox(readers[0])]
     assert inbox == ["p3", "p2", "p1"]  # the pulled post was pushed by the drain
     assert await api.timeline_of(readers[0]) == [(author, "p3"), *expected]
@@ -241,12 +241,12 @@ async def test_bad_inputs_are_422s_that_change_nothing(
         response = await api.http.put(f"/v1/users/{author}/posts/{post}", json=body)
         assert_error(response, 422, code)
     await refused(api.post(author, "p1"), 404, "post_not_found")
-    assert await api.services.redis.outboxes.newest(author, 10) == []
+    assert await api.services.core.redis.outboxes.newest(author, 10) == []
 
     await api.publish(author, "p1", at(1))
     assert (await api.publish(author, "p1", at(1))).created is False
     await refused(api.publish(author, "p1", at(2)), 409, "post_conflict")
-    assert [p.post_id for p in await api.services.redis.outboxes.newest(author, 10)] == ["p1"]
+    assert [p.post_id for p in await api.services.core.redis.outboxes.newest(author, 10)] == ["p1"]
 
     reader = uid("reader")
     for params in ({"limit": 0}, {"limit": 10_000}, {"cursor": "not-a-cursor"}):
@@ -280,7 +280,7 @@ async def test_reconcile_repairs_a_drifted_inbox(
     services = api.services
     assert await services.timeline_check.check([reader]) == []
 
-    store = services.redis.inboxes
+    store = services.core.redis.inboxes
     await store._redis.zrem(store.key("in", reader), f"{a}|a1")  # a lost push
     await store.push([reader], [Post.of(stranger, "s0", 1)])  # a post it should not hold
     drifts = await services.timeline_check.check([reader])
@@ -298,7 +298,7 @@ async def test_reconcile_timelines_from_the_command_line(
     await api.follows(reader, author)
     await api.publish(author, "p0", at(0))
     await api.settle()
-    inboxes = api.services.redis.inboxes
+    inboxes = api.services.core.redis.inboxes
     await inboxes._redis.delete(inboxes.key("in", reader))  # every push lost
     env = {
         **os.environ,
@@ -341,19 +341,19 @@ async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
                 assert [item async for item in graph.timeline(reader)] == []
             assert (await graph.publish(author, "p1", at(1))).created
             await asyncio.sleep(0.5)
-            queued = await service.redis.outboxes.state(author, "p1")
+            queued = await service.core.redis.outboxes.state(author, "p1")
             assert queued is not None and queued["followers"] == 0, "no worker runs yet"
             first = start_worker(server_env(server_settings, **env))
             try:
                 for _ in range(6_000):  # kill it as soon as the fan-out has made some steps
-                    state = await service.redis.outboxes.state(author, "p1")
+                    state = await service.core.redis.outboxes.state(author, "p1")
                     if state and state["followers"] >= 20:
                         break
                     await asyncio.sleep(0.005)
             finally:
                 first.kill()
                 first.wait(timeout=30)
-            halfway = await service.redis.outboxes.state(author, "p1")
+            halfway = await service.core.redis.outboxes.state(author, "p1")
             assert halfway is not None and 0 < halfway["followers"] < len(readers), halfway
             second = start_worker(server_env(server_settings, **env))
             try:
@@ -370,7 +370,7 @@ async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
         process.terminate()
         process.wait(timeout=30)
     member = f"{author}|p1"
-    store = service.redis.inboxes
+    store = service.core.redis.inboxes
     missing = [r for r in readers if member not in {p.member for p in await store.inbox(r)}]
     assert missing == []
 
@@ -400,7 +400,7 @@ async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_ou
     await api.publish(author, "p0", at(0))
     await api.settle()
     assert await api.timeline_of(reader) == [(author, "p0")]  # rebuilt at its first read
-    inboxes = api.services.redis.inboxes
+    inboxes = api.services.core.redis.inboxes
     # a rebuild that stopped half way: marked due, its inbox emptied
     await inboxes._redis.set(inboxes.key("rb", reader), "1")
     await inboxes._redis.delete(inboxes.key("in", reader))
@@ -409,7 +409,7 @@ async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_ou
 
     # a publish whose fan-out was never queued (the process stopped after the outbox write)
     post = Post.of(author, "p1", int(BASE.timestamp() * 1e6) + 60_000_000)
-    assert (await api.services.redis.outboxes.publish(post, "p1")).status == "published"
+    assert (await api.services.core.redis.outboxes.publish(post, "p1")).status == "published"
     assert (await api.publish(author, "p1", at(1))).created is False
     await api.settle()
     assert (await api.post(author, "p1")).state == "done"
@@ -445,7 +445,7 @@ async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(
     assert (await api.publish(star, "s1", at(1))).mode == "pull"
     await api.publish(other, "o1", at(2))
     await api.settle()
-    inboxes = api.services.redis.inboxes
+    inboxes = api.services.core.redis.inboxes
     assert await inboxes.pulled_among([star, other]) == [star]
     for reader in readers[:2]:
         assert await api.timeline_of(reader) == [(other, "o1"), (star, "s1")]
@@ -477,7 +477,7 @@ async def test_an_erased_authors_posts_never_reach_the_next_user_with_its_id(
     await api.erase(author)
     await api.drain()  # the erasure is done; the event stream is not applied yet
     assert not (await api.status(author)).exists
-    inboxes = api.services.redis.inboxes
+    inboxes = api.services.core.redis.inboxes
     assert [p.member for p in await inboxes.inbox(reader)] == [f"{other}|o1"]
     await api.follows(reader, author)  # the next user with the id
     await api.settle()
@@ -516,7 +516,7 @@ async def test_an_erased_celebritys_pushed_and_pulled_posts_never_come_back(
     await api.publish(star, "n1", at(3))
     await api.settle()  # the old erase event arrives now
     assert await api.timeline_of(readers[0]) == [(star, "n1")]
-    assert [p.post_id for p in await api.services.redis.outboxes.newest(star, 10)] == ["n1"]
+    assert [p.post_id for p in await api.services.core.redis.outboxes.newest(star, 10)] == ["n1"]
     for reader in readers[1:]:
         assert await api.timeline_of(reader) == []
-        assert await api.services.redis.inboxes.inbox(reader) == []
+        assert await api.services.core.redis.inboxes.inbox(reader) == []

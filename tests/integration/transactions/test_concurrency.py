@@ -22,7 +22,7 @@ async def test_200_concurrent_follows_of_one_target(
     answers = await asyncio.gather(*(driver.follow(f, target) for f in fans))
     assert all(answer.created for answer in answers)
     assert (await driver.counts(target)).followers == 200
-    truth = (await backends.neo4j.snapshots.snapshots([target]))[target]
+    truth = (await backends.core.neo4j.snapshots.snapshots([target]))[target]
     assert truth.totals.followers == 200
     assert set(await driver.ids(target, "followers")) == set(fans)
     await assert_consistent(backends, {target, *fans})
@@ -52,7 +52,7 @@ async def test_100_concurrent_toggles_of_one_pair(
             await driver.ids(b, "followers")
             await driver.ids(a, "following")
             await _toggle_storm([driver, other, third], a, b, seed)
-            truth = (await backends.neo4j.snapshots.snapshots([a]))[a].totals.following
+            truth = (await backends.core.neo4j.snapshots.snapshots([a]))[a].totals.following
             assert (await driver.counts(a)).following == truth
             followers = await driver.ids(b, "followers")
             assert followers == ([a] if truth else [])
@@ -63,7 +63,7 @@ async def test_toggles_racing_cold_rebuilds(
     driver: Driver, backends: Services, uid: UserIds
 ) -> None:
     a, b = uid("a"), uid("b")
-    await backends.redis.mirror_builds.drop([a, b])
+    await backends.core.redis.mirror_builds.drop([a, b])
     reads = [driver.ids(b, "followers"), driver.ids(a, "following")] * 20
     await asyncio.gather(_toggle_storm([driver], a, b, seed=11), *reads)
     await assert_consistent(backends, {a, b})
@@ -91,7 +91,7 @@ async def test_a_new_user_following_at_once_from_several_services(
     calls += [services[(n + 1) % 3].relations.follow(newbie, t) for n, t in enumerate(targets)]
     answers = await asyncio.gather(*calls)
     assert sum(answer.created for answer in answers) == 30
-    truth = (await backends.neo4j.snapshots.snapshots([newbie], following_limit=100))[newbie]
+    truth = (await backends.core.neo4j.snapshots.snapshots([newbie], following_limit=100))[newbie]
     assert truth.totals.following == 30
     assert sorted(e.user_id for e in truth.following) == sorted(targets)
     await assert_consistent(backends, {newbie, *targets})

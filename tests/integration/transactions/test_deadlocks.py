@@ -32,7 +32,7 @@ async def test_a_deadlock_victim_runs_again_and_both_commit(
 ) -> None:
     a, b = uid("dl.a"), uid("dl.b")
     await backends.relations.follow(a, b)  # both users exist
-    store = backends.neo4j.store
+    store = backends.core.neo4j.store
     holding = {a: asyncio.Event(), b: asyncio.Event()}
     attempts: Counter[str] = Counter()
 
@@ -64,7 +64,7 @@ async def test_a_deadlock_victim_runs_again_and_both_commit(
 
 async def test_is_deadlock_names_only_deadlocks(backends: Services) -> None:
     """A rule error (here: a syntax error) is not taken for a deadlock and is not retried."""
-    store = backends.neo4j.store
+    store = backends.core.neo4j.store
     attempts = 0
 
     async def work(run: Statements) -> None:
@@ -82,13 +82,13 @@ async def test_rehearsing_the_write_statements_changes_nothing(backends: Service
     count = "MATCH (n) RETURN count(n) AS nodes, COUNT { ()-[]->() } AS edges"
 
     async def totals() -> tuple[int, int]:
-        records, _, _ = await backends.neo4j.store.driver.execute_query(count)
+        records, _, _ = await backends.core.neo4j.store.driver.execute_query(count)
         return records[0]["nodes"], records[0]["edges"]
 
     before = await totals()
-    await backends.neo4j.edges.prepare()
+    await backends.core.neo4j.edges.prepare()
     assert await totals() == before
-    ghosts, _, _ = await backends.neo4j.store.driver.execute_query(
+    ghosts, _, _ = await backends.core.neo4j.store.driver.execute_query(
         "MATCH (u:User) WHERE u.id STARTS WITH 'rehearsal:' RETURN count(u) AS n"
     )
     assert ghosts[0]["n"] == 0

@@ -25,7 +25,7 @@ ONE_BATCH = {"write_batch_window_ms": 100, "write_batch_max": 1_000, "write_batc
 
 def record_batches(services: Services) -> list[tuple[list[EdgeWrite], list[WriteOutcome]]]:
     """Every batch the services commit, with its outcomes (the real commit runs unchanged)."""
-    edges = services.neo4j.edges
+    edges = services.core.neo4j.edges
     commit = edges.commit
     seen: list[tuple[list[EdgeWrite], list[WriteOutcome]]] = []
 
@@ -75,7 +75,7 @@ async def test_a_refused_follow_in_a_batch_refuses_only_itself(
         assert answers[0] == FollowBody(following=True, created=True)
         codes = [(e.status, e.code) for e in answers[1:] if isinstance(e, GraphError)]
         assert codes == [(409, "following_limit"), (403, "blocked"), (403, "user_suspended")]
-        truth = (await services.neo4j.snapshots.snapshots([star], followers_limit=10))[star]
+        truth = (await services.core.neo4j.snapshots.snapshots([star], followers_limit=10))[star]
         assert [e.user_id for e in truth.followers] == [fine]
         assert (await driver.counts(star)).followers == 1
         await assert_consistent(services, {star, fine, limited, blocked, suspended})
@@ -98,7 +98,7 @@ async def test_toggles_of_one_pair_in_one_batch_apply_in_arrival_order(
         assert [w.kind.value for w in writes] == [s.__name__ for s in steps]
         versions = [o.version for o in outcomes if isinstance(o, EdgeChange)]
         assert len(versions) == len(steps) and versions == sorted(set(versions))
-        truth = (await backends.neo4j.snapshots.snapshots([a], following_limit=10))[a]
+        truth = (await backends.core.neo4j.snapshots.snapshots([a], following_limit=10))[a]
         assert [e.user_id for e in truth.following] == ([b] if ends_following else [])
         if ends_following:  # the edge's time is the last follow's version
             assert truth.following[0].since == versions[-1]

@@ -25,7 +25,7 @@ UserIds = Callable[[str], str]
 
 
 def store_with(backends: Services, timeout: float, job_timeout: float = 60.0) -> Neo4jStore:
-    own = backends.neo4j.store
+    own = backends.core.neo4j.store
     return Neo4jStore(
         own.driver, own.database, own.retry_seconds, timeout=timeout, job_timeout=job_timeout
     )
@@ -35,7 +35,7 @@ def store_with(backends: Services, timeout: float, job_timeout: float = 60.0) ->
 async def holding_lock(backends: Services, user_id: str) -> AsyncIterator[None]:
     """The user's write lock, held by another transaction (as a batch of edge writes takes
     it) until the block ends: a statement that needs it waits, for as long as it may."""
-    store = backends.neo4j.store
+    store = backends.core.neo4j.store
     async with store.driver.session(database=store.database) as session:
         tx = await session.begin_transaction()
         try:
@@ -82,7 +82,7 @@ async def test_a_long_jobs_statement_has_the_job_timeout(backends: Services, uid
         assert not waiting.done()
     (row,) = await asyncio.wait_for(waiting, timeout=30)
     assert row["locked"] == 1
-    own = backends.neo4j.store
+    own = backends.core.neo4j.store
     jobs = Neo4jStore(
         own.driver, own.database, own.retry_seconds, timeout=60, job_timeout=0.3, jobs=True
     )

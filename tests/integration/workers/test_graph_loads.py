@@ -43,7 +43,7 @@ async def test_a_load_holds_the_mark_while_it_writes_and_lets_go_at_its_end(
     remember: Callable[[list[str]], None],
     tmp_path: Path,
 ) -> None:
-    leases = services.redis.leases
+    leases = services.core.redis.leases
     prefix = uid("load") + "."
     path = tmp_path / "edges.txt"
     path.write_text("".join(f"f{n} star{n % 7}\n" for n in range(300)))
@@ -65,9 +65,9 @@ async def test_a_load_holds_the_mark_while_it_writes_and_lets_go_at_its_end(
 async def test_the_cold_start_lists_wait_for_a_load_and_are_refreshed_once_it_ended(
     services: Services, caplog: pytest.LogCaptureFixture
 ) -> None:
-    keeper, lists = services.cold_start_lists, services.redis.cold_start
+    keeper, lists = services.background.cold_start_lists, services.core.redis.cold_start
     caplog.set_level(logging.INFO, logger="graphsvc.workers.cold_start_lists")
-    async with loading(services.redis.leases):
+    async with loading(services.core.redis.leases):
         for _ in range(3):  # the worker's rounds meanwhile
             assert await keeper.refresh_round() is False
         assert not await lists.popular_built()  # no scan of a graph half loaded

@@ -48,8 +48,8 @@ async def serving(settings: Settings, connections: Connections, key: str) -> Asy
 async def worker(settings: Settings, connections: Connections) -> AsyncIterator[Services]:
     """A worker's services and loops, as `graphsvc worker` runs them."""
     services = build(settings, connections)
-    await services.timeline_events.prepare()
-    task = asyncio.get_running_loop().create_task(services.worker.run(), name="worker")
+    await services.background.timeline_events.prepare()
+    task = asyncio.get_running_loop().create_task(services.background.worker.run(), name="worker")
     try:
         yield services
     finally:
@@ -108,17 +108,17 @@ async def test_two_workers_run_each_job_once(
         for n in range(6):
             assert (await graph.publish(hub, f"q{n}", AT)).created
         one, two = build(settings, connections), build(settings, connections)
-        taken = await asyncio.gather(one.worker.claim(), two.worker.claim())
+        taken = await asyncio.gather(one.background.worker.claim(), two.background.worker.claim())
         mine = {f"fanout:{user}" for user in users}
         started = [key for keys in taken for key in keys if key in mine]
         assert sorted(started) == sorted(mine), "each job started by exactly one worker"
         pushes = {f"push|{hub}|q{n}" for n in range(6)}
         claimed = [key for keys in taken for key in keys if key in pushes]
         assert sorted(claimed) == sorted(pushes), "each timeline job claimed by exactly one"
-        await asyncio.gather(one.jobs.drain(), two.jobs.drain())
+        await asyncio.gather(one.core.jobs.drain(), two.core.jobs.drain())
         for n in range(6):
             assert (await graph.post(hub, f"q{n}")).state == "done"
-        again = await one.worker.claim()
+        again = await one.background.worker.claim()
         assert not mine & set(again), "a finished job is not taken again"
         pending = await graph.services.core.neo4j.moderation.pending_work()
         assert not {u for u, _ in pending} & set(users)
@@ -137,10 +137,10 @@ async def test_a_dead_workers_moderation_job_is_taken_over_once_its_lease_runs_o
         # a worker took the job and died: its lease is held, and never renewed
         assert await graph.services.core.redis.leases.take(f"fanout:{user}", 1.0) is not None
         survivor = build(settings, connections)
-        assert f"fanout:{user}" not in await survivor.worker.take_moderation_jobs()
+        assert f"fanout:{user}" not in await survivor.background.worker.take_moderation_jobs()
         await asyncio.sleep(1.2)
-        assert f"fanout:{user}" in await survivor.worker.take_moderation_jobs()
-        await survivor.jobs.drain()
+        assert f"fanout:{user}" in await survivor.background.worker.take_moderation_jobs()
+        await survivor.core.jobs.drain()
         assert (await graph.status(user)).fanout_pending is False
 
 
@@ -243,7 +243,7 @@ async def test_a_job_that_gave_up_is_claimed_again_once_its_lease_runs_out(
                 raise ConnectionError("a store is down")
             progress.add("done", 1)
 
-    jobs = build(settings_of(server_settings), connections).jobs
+    jobs = build(settings_of(server_settings), connections).core.jobs
     assert await jobs.claim([Flaky()]) == [key]
     await jobs.drain()
     assert await jobs.claim([Flaky()]) == [], "its lease is held until it runs out"
