@@ -53,7 +53,7 @@ def operation_id(route: APIRoute) -> str:
     return route.name
 
 
-# One real exchange per operation, recorded from the service by tests/test_api_examples.py
+# One real exchange per operation, recorded from the service by tests/api/test_api_examples.py
 # (which also checks, on every run, that the service still answers in their shape).
 EXAMPLES_PATH = Path(__file__).with_name("examples.json")
 EXAMPLES: dict[str, Any] = json.loads(EXAMPLES_PATH.read_text())
