@@ -119,7 +119,7 @@ def build(
         background=background,
         maintenance=build_maintenance(core),
         consistency=build_consistency(core),
-        timeline_check=build_timeline_check(core, timeline_jobs),
+        timeline_check=build_timeline_check(core, timelines),
     )
 
 

@@ -18,6 +18,7 @@ from graphsvc.services.consistency import Consistency
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timeline_check import TimelineCheck
+from graphsvc.services.timelines import Timelines
 from graphsvc.settings import Settings
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -50,12 +51,12 @@ def build_consistency(core: Core) -> Consistency:
         redis.mirror,
         redis.leases,
         (core.mirror_sync, core.mutes, core.privacy),
+        core.settings.mirror.rebuild_batch_users,
     )
 
 
-def build_timeline_check(core: Core, timeline_jobs: TimelineJobs) -> TimelineCheck:
+def build_timeline_check(core: Core, timelines: Timelines) -> TimelineCheck:
     settings = core.settings
-    timelines = build_timelines(core, timeline_jobs)
     return TimelineCheck(
         core.redis.outboxes,
         core.redis.inboxes,
@@ -81,7 +82,7 @@ class Operations:
 
     @cached_property
     def timeline_check(self) -> TimelineCheck:
-        return build_timeline_check(self.core, self.timeline_jobs)
+        return build_timeline_check(self.core, build_timelines(self.core, self.timeline_jobs))
 
     @cached_property
     def access(self) -> KeyRing:

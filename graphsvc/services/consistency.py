@@ -41,7 +41,8 @@ class Repairs(Protocol):
 
 class Consistency:
     """The check and the repair of the mirror the operators and the worker's rounds run;
-    ``repairs``: the services that rebuild their part of the mirror from Neo4j."""
+    ``repairs``: the services that rebuild their part of the mirror from Neo4j;
+    ``batch_users``: REBUILD_BATCH_USERS, the users a periodic round checks at a time."""
 
     def __init__(
         self,
@@ -50,12 +51,14 @@ class Consistency:
         written: Mirror,
         leases: Leases,
         repairs: Sequence[Repairs],
+        batch_users: int,
     ) -> None:
         self._snapshots, self._mute_store, self._privacy_store = truth
         self._state, self._statuses, self._mute_mirror, self._privacy_mirror = mirror
         self._written = written
         self._leases = leases
         self._repairs = repairs
+        self.batch_users = batch_users
 
     async def check(self, user_ids: Sequence[str]) -> list[Drift]:
         """Every difference between the mirror and Neo4j for these users (empty: consistent)."""
@@ -131,7 +134,7 @@ async def compare(
     mirrored = dict(zip(user_ids, await state.dump_many(user_ids), strict=True))
     inactive = await statuses.inactive_among(user_ids)  # None: not built, nothing to compare
     longest = max(
-        (len(state[0]) for m in mirrored.values() for state in m.lists.values() if state),
+        (len(hot[0]) for m in mirrored.values() for hot in m.lists.values() if hot),
         default=0,
     )
     # One entry more than the longest hot list is enough to see a missing or extra entry.
@@ -155,10 +158,10 @@ async def compare(
         if mine.counts is not None and mine.counts != expected:
             drifts.append(Drift(uid, "counts", expected, mine.counts))
         for side in Side:
-            state = mine.lists[side]
-            if state is None:
+            hot = mine.lists[side]
+            if hot is None:
                 continue
-            entries, boundary = state
+            entries, boundary = hot
             # Lists run newest first, i.e. by (since, user_id) descending.
             should = [
                 e

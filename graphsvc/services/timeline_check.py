@@ -82,9 +82,12 @@ class TimelineCheck:
                 drifts.append(Drift(reader, "not for this inbox", None, wrong[:5]))
         return drifts
 
-    async def repair(self, readers: Sequence[str]) -> None:
-        """Repair the inboxes of these readers that need it."""
+    async def repair(self, readers: Sequence[str]) -> int:
+        """Repair the inboxes of these readers that need it; returns how many did."""
+        repaired = 0
         for reader in readers:
             diff = await self._diff(reader)
             if diff is not None and (diff[0] or diff[1]):
                 await self._inboxes.repair_inbox(reader, *diff)
+                repaired += 1
+        return repaired

@@ -124,8 +124,7 @@ async def reconcile(
     named = users or []
     async with open_operations(get_settings()) as operations:
         if every is not None:
-            size = operations.settings.mirror.rebuild_batch_users
-            await reconcile_recent(operations.consistency, every, batch_users=size, say=say)
+            await reconcile_recent(operations.consistency, every, say=say)
             return
         report = await reconcile_users(
             operations.consistency, _batches_of(operations, named, everyone)

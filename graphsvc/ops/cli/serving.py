@@ -101,15 +101,7 @@ async def worker() -> None:
         beside = (
             {}
             if every is None
-            else {
-                "reconcile": partial(
-                    reconcile_rounds,
-                    working.consistency,
-                    every,
-                    batch_users=settings.mirror.rebuild_batch_users,
-                    say=say,
-                )
-            }
+            else {"reconcile": partial(reconcile_rounds, working.consistency, every, say=say)}
         )
         try:
             await working.background.worker.run(beside)

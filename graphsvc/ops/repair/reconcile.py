@@ -41,7 +41,7 @@ class Checked(Protocol):
 
     async def check(self, user_ids: Sequence[str]) -> list[Drift]: ...
 
-    async def repair(self, user_ids: Sequence[str]) -> None: ...
+    async def repair(self, user_ids: Sequence[str]) -> object: ...
 
 
 async def reconcile(
@@ -77,17 +77,17 @@ async def reconcile_recent(
     consistency: Consistency,
     every: float,
     *,
-    batch_users: int,
     rounds: int | None = None,
     say: Callable[[str], None] = print,
 ) -> None:
     """Every ``every`` seconds, reconcile the users written since the previous round (with a
-    margin of one round), forever or for ``rounds`` rounds, ``batch_users`` at a time
-    (REBUILD_BATCH_USERS)."""
+    margin of one round), forever or for ``rounds`` rounds."""
     done = 0
     while rounds is None or done < rounds:
         users = await consistency.written_since(2 * every)
-        report = await reconcile(consistency, _listed(users, batch_users), progress=False)
+        report = await reconcile(
+            consistency, _listed(users, consistency.batch_users), progress=False
+        )
         say(report.line())
         await consistency.forget_written_before(max(86_400.0, 4 * every))
         done += 1
@@ -99,7 +99,6 @@ async def reconcile_rounds(
     consistency: Consistency,
     every: float,
     *,
-    batch_users: int,
     say: Callable[[str], None] = print,
 ) -> None:
     """WORKER_RECONCILE_SECONDS in `graphsvc worker`: a round of ``reconcile_recent`` each
@@ -108,7 +107,7 @@ async def reconcile_rounds(
 
     async def one_round() -> bool:  # while a store is down, the next round covers its users
         if await consistency.take_round(every * 0.9):
-            await reconcile_recent(consistency, every, batch_users=batch_users, rounds=1, say=say)
+            await reconcile_recent(consistency, every, rounds=1, say=say)
         return False
 
     await supervise("reconcile", one_round, every)

@@ -79,7 +79,7 @@ async def test_recently_written_users_are_reconciled_every_round(
     await backends.core.redis.client.hset(backends.core.redis.mirror.keys(b)[0], "fr", 9)
     assert [d.user_id for d in await backends.consistency.check([b])] == [b]
     lines: list[str] = []
-    await reconcile_recent(service.consistency, 30, batch_users=100, rounds=1, say=lines.append)
+    await reconcile_recent(service.consistency, 30, rounds=1, say=lines.append)
     assert len(lines) == 1 and lines[0].endswith("repaired; 0 left after the repair")
     assert " 0 drifts" not in lines[0]  # b's, at least (other tests' users are recent too)
     assert (await driver.counts(b)).followers == 1
@@ -120,10 +120,7 @@ async def test_workers_reconcile_recent_writes_one_round_a_period(
     assert {drift.user_id for drift in await backends.consistency.check([a, b])} == {a}
     capsys.readouterr()
     loop = asyncio.get_running_loop()
-    workers = [
-        loop.create_task(reconcile_rounds(backends.consistency, 2.0, batch_users=100))
-        for _ in range(2)
-    ]
+    workers = [loop.create_task(reconcile_rounds(backends.consistency, 2.0)) for _ in range(2)]
     try:
 
         async def repaired() -> bool:

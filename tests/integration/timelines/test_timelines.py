@@ -285,7 +285,7 @@ async def test_reconcile_repairs_a_drifted_inbox(
     await store.push([reader], [Post.of(stranger, "s0", 1)])  # a post it should not hold
     drifts = await services.timeline_check.check([reader])
     assert {d.what for d in drifts} == {"missing from the inbox", "not for this inbox"}
-    await services.timeline_check.repair([reader])
+    assert await services.timeline_check.repair([reader]) == 1
     assert await services.timeline_check.check([reader]) == []
     assert len(await store.inbox(reader)) == 6
 
