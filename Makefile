@@ -3,6 +3,7 @@
 #                and one worker for the background work
 #   make test  - venv, install, the suite's own Neo4j + Redis up (ports 19687/19379), the whole suite
 #   make test-unit - the tests that need no server, in seconds
+#   make test-slow - the long versions of the fault and race tests (`slow`), which `make test` skips
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
 #   make test-cluster - the whole suite on its own Neo4j + a 3-master Redis Cluster (ports 18687, 16501-16503)
 #   make docs  - the documentation site (MkDocs, strict) from docs/ into .local/site, the
@@ -24,7 +25,7 @@ LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 UV     := $(BIN)/uv
 
-.PHONY: install lock generate audit services run demo test stop-test test-cluster bench docs stop status lint format clean
+.PHONY: install lock generate audit services run demo test test-slow stop-test test-cluster bench docs stop status lint format clean
 SIZE ?= S
 # test-cluster's own servers: never the Neo4j of `make test` (the interactions checkpoint is
 # global), and the evaluation's servers of its own too.
@@ -117,6 +118,14 @@ test: install audit
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet; \
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
+
+# The long versions of the fault and race tests (marked `slow`, which `make test` leaves out):
+# twenty rounds of an API and two workers starting together on an empty database, and five
+# longer rounds of the chaos test (Redis, then Neo4j, killed under eight writers).
+test-slow: install
+	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
+	$(TEST_ENV) $(BIN)/graphsvc services up; \
+	$(TEST_ENV) $(BIN)/pytest -m slow -s
 
 stop-test:
 	@test -x $(BIN)/graphsvc && STATE_DIR=.local/test $(BIN)/graphsvc services down --all || true

@@ -1,5 +1,5 @@
-// Schema: the constraints and indexes every query relies on, and the start-up work that keeps
-// older data in step with them.
+// Schema: the constraints and indexes every query relies on, the start-up work that keeps
+// older data in step with them, and the statement that says the database is online.
 
 // name: schema
 // The constraints and indexes, applied at every start-up; each statement is idempotent and runs
@@ -123,3 +123,12 @@ MERGE (cp:Checkpoint {name: 'follow_ends'})
 // Returns: done.
 OPTIONAL MATCH (cp:Checkpoint {name: 'follow_ends'})
 RETURN cp IS NOT NULL AS done
+
+// name: ping
+// The database runs a statement: it is online, not merely reachable over Bolt (a database
+// starting, or recovering after a crash, refuses transactions while Bolt already answers).
+// Asked by the readiness probe.
+// Locking: none (touches no data).
+// Params: none.
+// Returns: ok (true).
+RETURN true AS ok

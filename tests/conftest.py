@@ -223,7 +223,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "suite_end: runs after every other test")
-    config.addinivalue_line("markers", "faults: real-process fault tests (slow; in `make test`)")
+    config.addinivalue_line("markers", "faults: real-process fault tests (in `make test`)")
+    config.addinivalue_line(
+        "markers", "slow: long versions of the fault and race tests (`make test-slow` only)"
+    )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

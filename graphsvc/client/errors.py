@@ -70,6 +70,7 @@ ErrorCode = Literal[
     "graph_timeout",
     "queue_full",
     "neo4j_unavailable",
+    "store_warming",
     "redis_unavailable",
     "internal",
     # the client's own

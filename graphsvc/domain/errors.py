@@ -188,6 +188,13 @@ class GraphTimeout(Overloaded):
         self.seconds = seconds
 
 
+class StoreWarming(Overloaded):
+    """A store is back after an outage and the process is preparing it again (Neo4j planning
+    the write statements it forgot): a 503 to retry in a moment."""
+
+    code = "store_warming"
+
+
 class QueueFull(Overloaded):
     """The background work queue is at its bound: the request is refused before it changes
     anything, to be retried once workers have caught up."""

@@ -31,6 +31,7 @@ from graphsvc.adapters.neo4j.commit_clock import CommitClock, ReadClock
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.concurrency.retries import start_up_races
+from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
 from graphsvc.domain.edge_writes import (
     REMOVED,
@@ -81,6 +82,10 @@ NEO4J_TRANSIENT = (
     neo4j.exceptions.ServiceUnavailable,
     neo4j.exceptions.SessionExpired,
 )
+# A Neo4j that stopped, restarted or cannot be reached: what it prepared for this process (the
+# plans of its statements) may be gone.
+LOST = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)
+DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"
 # Neo4j's codes for a schema rule that another transaction created between a statement's `IF
 # NOT EXISTS` check and its own creation: `IF NOT EXISTS` does not make creations that run at
 # the same moment safe, so of processes starting together on an empty database (an API and
@@ -185,16 +190,28 @@ class Neo4jStore:
         self.timeout = timeout
         self.job_timeout = job_timeout
         self.jobs = jobs
+        # What is done again once Neo4j was lost (``WarmUp.lost``), before its next use.
+        self.warm_ups: list[WarmUp] = []
+
+    def _lost(self) -> None:
+        for warm_up in self.warm_ups:
+            warm_up.lost()
 
     def _seconds(self, job: bool) -> float:
         return self.job_timeout if job or self.jobs else self.timeout
 
     @contextmanager
     def _bounded(self, job: bool) -> Iterator[None]:
-        """A transaction cut off by its timeout as ``GraphTimeout``."""
+        """A transaction cut off by its timeout as ``GraphTimeout``; a Neo4j lost, told to
+        what prepared it."""
         try:
             yield
+        except LOST:
+            self._lost()
+            raise
         except neo4j.exceptions.Neo4jError as error:
+            if error.code == DATABASE_UNAVAILABLE:
+                self._lost()
             if error.code not in TIMED_OUT:
                 raise
             long = job or self.jobs
@@ -297,7 +314,9 @@ class Neo4jStore:
                     yield record
 
     async def verify(self) -> None:
-        await self.driver.verify_connectivity()
+        """The database answers a statement (Bolt answering is not enough: a database that is
+        starting, or recovering after a crash, refuses transactions for a while)."""
+        await self.read("schema/ping", {})
 
     async def apply_schema(self) -> None:
         """The schema (idempotent: at every start-up); then, once per database, the ends' ids
@@ -335,6 +354,9 @@ class EdgeStore:
         self._store = store
         self._clock = CommitClock(clock)
         self._read_counts = read_counts
+        # After Neo4j was lost, its plans are made again before the next batch (``prepare``).
+        self.plans = WarmUp("Neo4j's plans of the write statements", self.prepare)
+        store.warm_ups.append(self.plans)
 
     async def commit(self, writes: Sequence[EdgeWrite]) -> list[WriteOutcome]:
         """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
@@ -343,6 +365,7 @@ class EdgeStore:
         None (neither user ever existed) for an unfollow, a BlockChange or a Refusal for a
         block, the GraphEvent or None (no block) for an unblock, an EdgeChange or a Refusal
         for an approval, the GraphEvent or None (no request) for a rejection."""
+        await self.plans.ready(self._store.timeout)
         batch = list(writes)
         events = _event_ids(batch)
         rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))

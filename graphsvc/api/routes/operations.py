@@ -37,7 +37,13 @@ async def livez() -> LiveBody:
 @router.get(
     "/readyz",
     response_model=ReadyBody,
-    responses={503: {"model": ErrorBody, "description": "Neo4j does not answer"}},
+    responses={
+        503: {
+            "model": ErrorBody,
+            "description": "Neo4j does not answer (neo4j_unavailable), or is back after an "
+            "outage and the write statements are being planned again (store_warming)",
+        }
+    },
     tags=["operations"],
     summary="Ready to serve: Neo4j answers (Redis may be unavailable: reads then use Neo4j)",
 )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 import itertools
 import random
 import re
@@ -35,24 +34,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from neo4j import GraphDatabase
 
 from graphsvc.bootstrap import open_services
 from graphsvc.client import AsyncGraphClient
 from graphsvc.domain.drift import Drift
-from graphsvc.ops.servers import processes
 from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
-from tests.support.helpers import (
-    ThrowawayRedis,
-    bearer,
-    create_key,
-    free_port,
-    own_servers,
-    start_worker,
-    stop_process,
-)
+from tests.support.helpers import ThrowawayRedis, create_key, own_servers
 from tests.support.run import RUN
+from tests.support.served import ApiProcess, cypher, new_connections, status_table
 
 pytestmark = [
     pytest.mark.faults,
@@ -62,7 +52,6 @@ pytestmark = [
     ),
 ]
 
-START_TIMEOUT = 120.0  # a shared 2-core machine: servers take their time
 REPORT = re.compile(
     r"checked ([\d,]+) users: (\d+) drifts in (\d+) users, repaired; (\d+) left after the repair"
 )
@@ -98,35 +87,6 @@ def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = Non
     return Read(path, start, time.monotonic(), status, source, error)
 
 
-class ApiProcess:
-    """`python -m graphsvc.ops.cli serve` in its own process group (uvicorn and its workers),
-    and a `graphsvc worker` beside it, as deployed; both start and stop together."""
-
-    def __init__(self, env: dict[str, str], log: Path, workers: int = 1) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        self.env = env | {"API_PORT": str(self.port), "API_WORKERS": str(workers)}
-        self.process: processes.Process | None = None
-        self.worker: processes.Process | None = None
-
-    def start(self) -> None:
-        self.worker = start_worker(self.env, self.log.with_suffix(".worker.log"))
-        cmd = [sys.executable, "-m", "graphsvc.ops.cli", "serve"]
-        self.process = processes.spawn(cmd, self.log, env=self.env)
-        answers = functools.partial(processes.http_ok, f"{self.url}/healthz")
-        processes.wait_until(answers, START_TIMEOUT, "the API", self.process, logs=[self.log])
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def stop(self) -> None:
-        worker, self.worker = self.worker, None
-        stop_process(worker)
-        process, self.process = self.process, None
-        processes.stop(process, group=True)  # the group: uvicorn and its workers
-
-
 @dataclass
 class Stack:
     settings: Settings  # the throwaway Neo4j and Redis (for in-process checks)
@@ -139,24 +99,19 @@ class Stack:
 
     def truth(self, followers: list[str]) -> set[tuple[str, str]]:
         """Every FOLLOWS edge out of these users, read from Neo4j."""
-        rows = self.cypher(
+        rows = cypher(
+            self.settings,
             "MATCH (a:User)-[:FOLLOWS]->(b:User) WHERE a.id IN $ids RETURN a.id AS a, b.id AS b",
             ids=followers,
         )
         return {(row["a"], row["b"]) for row in rows}
-
-    def cypher(self, text: str, **params: object) -> list[dict]:
-        auth = (self.settings.neo4j.neo4j_user, self.settings.neo4j.neo4j_password)
-        with GraphDatabase.driver(self.settings.neo4j.neo4j_uri, auth=auth) as driver:
-            records, _, _ = driver.execute_query(text, params, database_="neo4j")
-        return [record.data() for record in records]
 
     def wait_for_outbox(self, users: list[str], timeout: float = 90.0) -> float:
         """Until the relay has taken every outbox event of these users; the seconds it took."""
         started = time.monotonic()
         query = "MATCH (e:GraphEvent) WHERE e.src IN $ids OR e.dst IN $ids RETURN count(e) AS n"
         while True:
-            left = self.cypher(query, ids=users)[0]["n"]
+            left = cypher(self.settings, query, ids=users)[0]["n"]
             if left == 0:
                 return time.monotonic() - started
             assert time.monotonic() - started < timeout, f"{left} outbox events left"
@@ -221,7 +176,7 @@ def warm_up(url: str, key: str) -> None:
     """A cold JVM plans and compiles each query slowly: send every kind of request a few times
     (new connections, so both workers) before any timing matters."""
     star = f"fp{RUN}.warm.star"
-    with Load._client(url, key) as http:
+    with new_connections(url, key) as http:
         for n in range(6):
             fan = f"fp{RUN}.warm.f{n}"
             for method, path in (
@@ -297,16 +252,10 @@ class Load:
     threads: list[threading.Thread] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    @staticmethod
-    def _client(url: str, key: str) -> httpx.Client:
-        # No keep-alive: every request is a new connection, so both workers get requests.
-        limits = httpx.Limits(max_keepalive_connections=0)
-        return httpx.Client(base_url=url, timeout=30, limits=limits, headers=bearer(key))
-
     def _write_loop(self, number: int) -> None:
         rng = random.Random(f"{self.seed}-w{number}")
         pairs = self.pairs_of[number]
-        with self._client(self.url, self.key) as http:
+        with new_connections(self.url, self.key) as http:
             while not self.stop.is_set():
                 pair = rng.choice(pairs)
                 method = "PUT" if rng.random() < 0.65 else "DELETE"
@@ -316,7 +265,7 @@ class Load:
 
     def _read_loop(self, number: int) -> None:
         rng = random.Random(f"{self.seed}-r{number}")
-        with self._client(self.url, self.key) as http:
+        with new_connections(self.url, self.key) as http:
             while not self.stop.is_set():
                 path = rng.choice(self.read_paths)
                 read = send_read(http, path, {"limit": 50} if "counts" not in path else {})
@@ -324,7 +273,7 @@ class Load:
                     self.reads.append(read)
 
     def _cold_loop(self) -> None:
-        with self._client(self.url, self.key) as http:
+        with new_connections(self.url, self.key) as http:
             for number in itertools.count():
                 if self.stop.is_set():
                     return
@@ -446,16 +395,6 @@ def relay_figures(log: str) -> dict[str, int]:
         "relayed_events": sum(int(events) for events, _ in found),
         "relay_repaired_users": sum(int(users) for _, users in found),
     }
-
-
-def status_table(items: list, where: Callable[[object], bool] = lambda _: True) -> str:
-    """Statuses and latencies (median / max) of answers, e.g. ``{200: 51} 12/340 ms``."""
-    chosen = [item for item in items if where(item)]
-    if not chosen:
-        return "{}"
-    took = sorted(item.end - item.start for item in chosen)
-    statuses = dict(collections.Counter(item.status for item in chosen))
-    return f"{statuses} {took[len(took) // 2] * 1000:.0f}/{took[-1] * 1000:.0f} ms"
 
 
 # -- the tests ----------------------------------------------------------------------------------
@@ -656,7 +595,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
         rng = random.Random(f"race-{number}")
         url = apis[number % 2].url
         follow = number % 4 < 2
-        with Load._client(url, stack.key) as http:
+        with new_connections(url, stack.key) as http:
             while not stop.is_set():
                 pair = rng.choice(pairs)
                 method = "PUT" if follow else "DELETE"
@@ -667,7 +606,7 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
 
     def reader(number: int) -> None:
         rng = random.Random(f"race-r{number}")
-        with Load._client(apis[number % 2].url, stack.key) as http:
+        with new_connections(apis[number % 2].url, stack.key) as http:
             while not stop.is_set():
                 path = f"/v1/users/{rng.choice(users)}/" + rng.choice(
                     ["followers", "following", "counts", "friends"]

@@ -1,5 +1,7 @@
 """Neo4j down, on a throwaway Neo4j of this module's own (the shared Redis, under its own
-prefix): writes fail with a 503 and leave Redis untouched; warm reads keep being served."""
+prefix): writes fail with a 503 and leave Redis untouched; warm reads keep being served. Once
+it is back, the first write succeeds or is a clean 503, and the service is ready again (its
+readiness polled as a load balancer polls it), and writes succeed."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 from tests.support.driver import Driver, refused
 from tests.support.helpers import free_port, sync_redis
+from tests.support.served import until_ready
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
@@ -90,5 +93,11 @@ async def test_neo4j_down_writes_fail_cleanly_and_warm_reads_go_on(
             finally:
                 server.up(print)
 
-            assert (await graph.follow("f4", "star")).created
-            assert (await graph.counts("star")).followers == 4
+            first = await graph.http.put("/v1/users/f4/following/star")
+            assert first.status_code in (200, 503), first.text
+            if first.status_code == 503:
+                assert first.headers["retry-after"], first.headers
+            await until_ready(graph.http)
+            assert (await graph.follow("f5", "star")).created
+            assert (await graph.follow("f4", "star")).following
+            assert (await graph.counts("star")).followers == 5

@@ -1,6 +1,6 @@
 """Processes that start together on an empty database: an API and two workers, started at
-once, twenty times over, each time on a Neo4j wiped of its data and schema; every process
-must come up (the API's health answers, the workers run) every time. And, beneath them, the
+once, three times over (twenty in `make test-slow`), each time on a Neo4j wiped of its data
+and schema; every process must come up (the API's health answers, the workers run) every time. And, beneath them, the
 schema applied by several coroutines at once, which makes the race between its creations
 (and the deadlocks of its writes) happen at every round.
 
@@ -37,7 +37,8 @@ pytestmark = [
     ),
 ]
 
-ROUNDS = 20
+ROUNDS = 3  # `make test`; `make test-slow` runs SLOW_ROUNDS
+SLOW_ROUNDS = 20
 START_TIMEOUT = 180.0  # three interpreters importing at once on a shared 2-core machine
 RUNNING = b"graphsvc worker: running"
 
@@ -131,11 +132,9 @@ class Started:
         processes.stop(self.api, group=True)
 
 
-def test_an_api_and_two_workers_started_together_on_an_empty_database_all_come_up(
-    stack: Stack,
-) -> None:
+def start_together(stack: Stack, rounds: int) -> None:
     failures: list[str] = []
-    for round_ in range(ROUNDS):
+    for round_ in range(rounds):
         stack.wipe()
         begun = time.monotonic()
         started = Started.at_once(stack, round_)
@@ -149,7 +148,18 @@ def test_an_api_and_two_workers_started_together_on_an_empty_database_all_come_u
             started.stop()
         outcome = "failed" if up is None else f"all up in {up:.1f}s"
         print(f"[startup] round {round_}: {outcome}, stopped after {time.monotonic() - begun:.1f}s")
-    assert not failures, f"{len(failures)} of {ROUNDS} rounds failed:\n" + "\n\n".join(failures)
+    assert not failures, f"{len(failures)} of {rounds} rounds failed:\n" + "\n\n".join(failures)
+
+
+def test_an_api_and_two_workers_started_together_on_an_empty_database_all_come_up(
+    stack: Stack,
+) -> None:
+    start_together(stack, ROUNDS)
+
+
+@pytest.mark.slow
+def test_an_api_and_two_workers_started_together_twenty_times(stack: Stack) -> None:
+    start_together(stack, SLOW_ROUNDS)
 
 
 async def test_the_schema_applied_from_several_coroutines_at_once_on_an_empty_database(
