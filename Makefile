@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine:
 #   make run   - venv, install, Neo4j + Redis up, demo data, API at http://127.0.0.1:8000/docs
 #                and one worker for the background work
-#   make test  - venv, install, the suite's own Neo4j + Redis up (ports 19687/19379), the whole suite
+#   make test  - venv, install, the suite's own Neo4j + Redis up (ports 19687/19379, and 19697/19389
+#                for its second worker), the whole suite on two workers
 #   make test-unit - the tests that need no server, in seconds
 #   make test-slow - the long versions of the fault and race tests (`slow`), which `make test` skips
 #   make bench - own Neo4j + Redis (ports 27687/26379), graph SIZE=S|M, one table of measurements
@@ -109,12 +110,15 @@ test-unit: install
 	$(BIN)/pytest tests/unit
 
 # When the run ends, passed, failed or interrupted, every server of the suite's state folders
-# (.local/test, .local/cluster: its own, the cluster's, the evaluations') and the baseline's
-# PostgreSQL are stopped; the exit status is the run's.
+# (.local/test, .local/cluster: its own, its second worker's, the cluster's, the evaluations')
+# and the baseline's PostgreSQL are stopped; the exit status is the run's.
+# The suite runs on TEST_WORKERS pytest-xdist workers, each test module on one worker, each
+# worker with servers of its own (tests/support/workers.py): the first the ones started here.
+TEST_WORKERS ?= 2
 test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \
-	$(TEST_ENV) $(BIN)/pytest; \
+	$(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile; \
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet; \
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)

@@ -2,11 +2,14 @@
 
 Which servers: the ones named by NEO4J_URI / REDIS_URL when set; otherwise containers
 (testcontainers) when a Docker engine answers; otherwise the project's own local servers,
-started as `graphsvc services up` does (and left running for the next run).
+started as `graphsvc services up` does (and left running for the next run). Under pytest-xdist
+(`make test` runs ``-n 2``) each worker after the first has local servers of its own
+(``tests/support/workers.py``), started here.
 
 Every test makes its own user ids (unique per run), so tests share the servers with demo data
 and with each other without interfering. Each module ends by checking that the mirror of every
-user it touched equals Neo4j, and the suite ends with the same check over all of them.
+user it touched equals Neo4j, and each worker's session ends with the same check over all of
+them.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.access import ALL_SCOPES, Scope
 from graphsvc.ops.servers import local_servers
 from graphsvc.settings import LocalServerSettings, Settings
-from tests.support import tiers
+from tests.support import tiers, workers
 from tests.support.driver import AsViewer, Driver
 from tests.support.helpers import ThrowawayRedis, app_client
 from tests.support.run import RUN, TOUCHED, assert_consistent, new_user_id
@@ -39,6 +42,8 @@ os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
 # under the default model name, whose built-in ranking other tests read. The training's own
 # tests ask for it, under model names of their own.
 os.environ.setdefault("PYMK_TRAIN_MIN_EDGES", str(10**12))
+# Worker 1 and up of a parallel run: servers of their own (before any setting is read).
+OWN_SERVERS = workers.use_own_servers()
 
 
 def _docker_engine() -> bool:
@@ -65,7 +70,7 @@ def _containers(stack: ExitStack) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def server_settings() -> Iterator[Settings]:
     with ExitStack() as stack:
-        if os.environ.get("NEO4J_URI") or os.environ.get("REDIS_URL"):
+        if OWN_SERVERS or os.environ.get("NEO4J_URI") or os.environ.get("REDIS_URL"):
             settings = Settings()
         elif _docker_engine():
             settings = Settings(**_containers(stack))
@@ -186,8 +191,17 @@ def throwaway_redis(tmp_path: Path) -> Iterator[ThrowawayRedis]:
     server.stop()
 
 
+@pytest.fixture(scope="session")
+async def every_touched(backends: Services) -> AsyncIterator[None]:
+    """When a worker's share of the suite ends, the mirror of every user its
+    tests touched must still equal Neo4j, whatever ran after their modules."""
+    yield
+    if TOUCHED:
+        await assert_consistent(backends, set(TOUCHED))
+
+
 @pytest.fixture(scope="module")
-async def touched(backends: Services) -> AsyncIterator[set[str]]:
+async def touched(backends: Services, every_touched: None) -> AsyncIterator[set[str]]:
     """Users a module touched; when the module ends their mirrors must equal Neo4j."""
     users: set[str] = set()
     yield users
@@ -216,17 +230,20 @@ def remember(touched: set[str]) -> Callable[[list[str]], None]:
     return add
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked `suite_end` run after everything else."""
-    items.sort(key=lambda item: item.get_closest_marker("suite_end") is not None)
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "suite_end: runs after every other test")
     config.addinivalue_line("markers", "faults: real-process fault tests (in `make test`)")
     config.addinivalue_line(
         "markers", "slow: long versions of the fault and race tests (`make test-slow` only)"
     )
+
+
+def pytest_sessionstart() -> None:
+    """The run's clock starts; a worker with servers of its own starts them before its first
+    test, as `make test` starts the first worker's (a test may start `graphsvc` processes
+    over them without asking for any fixture)."""
+    tiers.start()
+    if OWN_SERVERS:
+        local_servers.up(Settings(), LocalServerSettings())
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -1,12 +1,22 @@
 """How long each tier of the suite took: the unit, integration and api folders under tests/,
-each the sum of its tests' setup, call and teardown times. Printed at the end of every run,
-fastest first, so the slowest tier is the last line a run shows."""
+each the sum of its tests' setup, call and teardown times (on a parallel run, the sum over
+the workers), then the run's own time from its start. Printed at the end of every run,
+fastest first, so the slowest tier is the last line of the table."""
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 
 import pytest
+
+_started = time.monotonic()
+
+
+def start() -> None:
+    """The run starts now (its wall-clock time is counted from here)."""
+    global _started
+    _started = time.monotonic()
 
 
 def tier_of(nodeid: str) -> str:
@@ -34,3 +44,6 @@ def report(reporter: pytest.TerminalReporter) -> None:
         reporter.write_line(
             f"{tier:<12} {seconds[tier]:10.1f}s  {len(tests[tier]):5d} tests{slowest}"
         )
+    workers = reporter.config.getoption("numprocesses", None) or 0
+    on = f" on {workers} workers" if workers else ""
+    reporter.write_line(f"{'the run':<12} {time.monotonic() - _started:10.1f}s{on}, from its start")
