@@ -41,6 +41,7 @@ class RelayReport:
     delivered: int = 0  # events taken from the outbox
     recovered: int = 0  # of those, appended by the relay (their request's append was lost)
     repaired: int = 0  # users whose mirrors were rebuilt
+    elsewhere: bool = False  # another process held the relay's lease: this one relayed nothing
 
 
 class Relay:
@@ -76,7 +77,7 @@ class Relay:
         report = RelayReport()
         holder = uuid.uuid4().hex
         if not await self._stream.take_lease(holder, self._lease):
-            return report  # another process is relaying
+            return RelayReport(elsewhere=True)  # another process is relaying
         try:
             while await self._stream.renew_lease(holder, self._lease):  # else another took over
                 cutoff = time.time_ns() // 1_000 - int(grace * 1_000_000)

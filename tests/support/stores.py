@@ -5,6 +5,8 @@ reads the keys they name; nothing here stands in for a store."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from graphsvc.adapters.neo4j.queries import query
@@ -13,6 +15,7 @@ from graphsvc.adapters.redis.mirror_state import MirroredUser
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import NO_LIMIT, EdgeWrite, WriteKind
 from graphsvc.domain.mutes import MuteChange
+from graphsvc.workers.relay import RelayReport
 
 
 async def commit_only(
@@ -23,6 +26,16 @@ async def commit_only(
     depend on settings are off."""
     (outcome,) = await services.core.neo4j.edges.commit([EdgeWrite(kind, src, dst, cause=cause)])
     return outcome
+
+
+async def relay_due(services: Services, seconds: float = 120.0) -> RelayReport:
+    """The relay run once over every outbox event (no grace), once no other process holds its
+    lease: a worker a test killed keeps it until it runs out. A poll with a deadline."""
+    deadline = time.monotonic() + seconds
+    while (report := await services.background.relay.once(grace=0)).elsewhere:
+        assert time.monotonic() < deadline, f"another relay held the lease for {seconds:g}s"
+        await asyncio.sleep(0.5)
+    return report
 
 
 async def mute_commit_only(services: Services, src: str, dst: str) -> MuteChange | str:

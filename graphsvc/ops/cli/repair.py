@@ -182,6 +182,9 @@ async def relay(
         finally:
             for bar in bars:
                 bar.close()
+    if report.elsewhere:
+        say("relayed nothing: another process holds the relay's lease and is relaying")
+        return
     say(
         f"relayed {report.delivered:,} outbox events: {report.recovered:,} had lost their append "
         f"and were appended now, after repairing {report.repaired:,} users"

@@ -22,7 +22,7 @@ from tests.support.driver import Driver, eventually
 from tests.support.events import events_after, next_event, next_follower, serving
 from tests.support.helpers import ThrowawayRedis, app_in_process, bearer
 from tests.support.run import RUN
-from tests.support.stores import commit_only
+from tests.support.stores import commit_only, relay_due
 
 UserIds = Callable[[str], str]
 
@@ -82,7 +82,7 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     assert drifts, "the lost mirror write must show as drift"
     assert await events_after(service, start, {x, y}) == []
 
-    report = await service.background.relay.once(grace=0)
+    report = await relay_due(service)
     assert report.recovered >= 1 and report.repaired >= 2
     assert await backends.consistency.check([x, y]) == []
     assert (await service.lists.counts(y)).followers == 2
@@ -91,10 +91,10 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     # A normal write appends its own event; the relay then only forgets it (no repeat).
     mark = await service.core.redis.stream.last_id()
     await service.relations.follow(x, z)
-    before = await service.background.relay.once(grace=0)
+    before = await relay_due(service)
     assert before.delivered >= 1
     assert shape(await events_after(service, mark, {x, z})) == [("follow", x, z, "", "")]
-    assert await service.background.relay.once(grace=0) == type(before)()  # the outbox is empty
+    assert await relay_due(service) == type(before)()  # the outbox is empty
 
 
 # -- Redis down (a throwaway redis-server of this module's own, killed with SIGKILL) ----------
@@ -126,7 +126,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
-        report = await service.background.relay.once(grace=0)
+        report = await relay_due(service)
         assert report.recovered >= 2
         users = [a, b, c, star]
         assert await service.consistency.check(users) == []

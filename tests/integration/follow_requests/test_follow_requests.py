@@ -14,6 +14,7 @@ from graphsvc.domain.access import Scope
 from graphsvc.settings import Settings
 from tests.support.driver import Driver, refused
 from tests.support.helpers import ThrowawayRedis, app_in_process
+from tests.support.stores import relay_due
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]
@@ -304,7 +305,7 @@ async def test_nothing_is_lost_when_redis_dies_mid_approval(
 
         throwaway_redis.start()  # empty
         await asyncio.sleep(0.3)  # the breaker closes
-        await service.background.relay.once(grace=0)
+        await relay_due(service)
         assert await service.consistency.check([owner, a, b]) == []
         assert await graph.ids(owner, "followers") == [a]
         assert (await graph.counts(owner)).followers == 1

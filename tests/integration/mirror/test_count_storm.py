@@ -16,6 +16,7 @@ from graphsvc.domain.errors import GraphError
 from graphsvc.settings import Settings
 from tests.support.helpers import ThrowawayRedis
 from tests.support.run import assert_consistent
+from tests.support.stores import relay_due
 
 UserIds = Callable[[str], str]
 OPS = 320
@@ -111,7 +112,7 @@ async def test_counts_stay_exact_when_redis_restarts_in_a_storm(
         ]
         assert not failures, failures[:3]
         await asyncio.sleep(0.3)  # the breaker closes
-        await first.background.relay.once(grace=0)
+        await relay_due(first)
         for user in users:
             await second.lists.counts(user)
         assert await mirrored_against_neo4j(first, users) == len(users)

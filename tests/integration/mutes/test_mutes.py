@@ -22,7 +22,7 @@ from tests.support import timelines
 from tests.support.driver import Driver, assert_error, refused
 from tests.support.events import events_after, next_follower, serving
 from tests.support.helpers import bearer
-from tests.support.stores import mute_commit_only
+from tests.support.stores import mute_commit_only, relay_due
 from tests.support.times import at
 
 UserIds = Callable[[str], str]
@@ -239,7 +239,7 @@ async def test_a_lost_or_flushed_mute_mirror_is_rebuilt_from_neo4j(
     await mute_commit_only(backends, reader, other)
     drifts = await backends.consistency.check([reader])
     assert [d.what for d in drifts] == ["mutes"]
-    report = await api.services.background.relay.once(grace=0)
+    report = await relay_due(api.services)
     assert report.recovered >= 1
     assert await backends.consistency.check([reader]) == []
     assert await api.timeline_of(reader) == []

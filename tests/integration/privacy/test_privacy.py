@@ -12,6 +12,7 @@ from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
 from graphsvc.domain.privacy import Privacy, PrivacyEdit, Visibility
 from tests.support.driver import AsViewer, Driver, refused
+from tests.support.stores import relay_due
 
 MakeDriver = Callable[..., Driver]
 Uid = Callable[[str], str]
@@ -193,7 +194,7 @@ async def test_a_lost_mirror_write_of_the_settings_is_repaired_by_the_relay(
     assert change.event is not None
     async with as_viewer(circle["stranger"]) as graph:
         assert await graph.ids(owner, "following")  # the mirror does not know yet
-        await backends.background.relay.once(grace=0)
+        await relay_due(backends)
         await refused(graph.ids(owner, "following"), 403, "network_hidden")
 
 

@@ -18,7 +18,7 @@ from graphsvc.domain.edge_writes import REMOVED, WriteKind
 from graphsvc.wire.schemas import RemoveFollowerBody, RemoveFollowersBody
 from tests.support.driver import Driver, full_counts, refused
 from tests.support.run import assert_consistent
-from tests.support.stores import commit_only
+from tests.support.stores import commit_only, relay_due
 
 UserIds = Callable[[str], str]
 
@@ -115,7 +115,7 @@ async def test_a_removal_whose_mirror_write_was_lost_is_relayed_with_its_cause(
     start = await backends.core.redis.stream.last_id()
     await commit_only(backends, WriteKind.UNFOLLOW, fan, star, cause=REMOVED)
     assert await backends.consistency.check([fan, star]), "the lost mirror write shows as drift"
-    assert (await service.background.relay.once(grace=0)).recovered >= 1
+    assert (await relay_due(service)).recovered >= 1
     assert await events_after(backends, start, {star, fan}) == [("unfollow", fan, star, "removed")]
     assert await backends.consistency.check([fan, star]) == []
     assert (await service.lists.counts(star)).followers == 0
