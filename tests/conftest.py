@@ -230,8 +230,21 @@ def remember(touched: set[str]) -> Callable[[list[str]], None]:
     return add
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules that take minutes (marked ``long``, or ``faults``) are handed out first, so a
+    parallel run does not end with one worker busy with one of them and the other idle."""
+
+    def long(item: pytest.Item) -> bool:
+        return any(item.iter_markers("long")) or any(item.iter_markers("faults"))
+
+    items.sort(key=lambda item: not long(item))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faults: real-process fault tests (in `make test`)")
+    config.addinivalue_line(
+        "markers", "long: a module that takes minutes (servers of its own, a training)"
+    )
     config.addinivalue_line(
         "markers", "slow: long versions of the fault and race tests (`make test-slow` only)"
     )

@@ -19,9 +19,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from graphsvc.settings import Settings
 from tests.support.helpers import served_api
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.long  # minutes: handed out first on a parallel run
 
 
 def test_every_operation_keeps_its_contract(

@@ -15,6 +15,8 @@ from graphsvc.ops.data.demo import NAMED, demo_edges
 from graphsvc.ops.data.loader import load_edges
 from tests.support.paths import ROOT
 
+pytestmark = pytest.mark.long  # minutes: handed out first on a parallel run
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 EXECUTED = ROOT / ".local" / "notebooks"
 

@@ -16,9 +16,12 @@ from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import LocalServerSettings, Settings
 from tests.support.helpers import free_port, sync_redis
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
-)
+pytestmark = [
+    pytest.mark.long,
+    pytest.mark.skipif(
+        not (shutil.which("java") and shutil.which("mvn")), reason="needs Java and Maven"
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,8 @@ from graphsvc.ops.evaluation.offline import (
     table,
 )
 
+pytestmark = pytest.mark.long  # minutes: handed out first on a parallel run
+
 
 def test_ndcg_by_hand() -> None:
     assert ndcg_at_k(["x"], {"x"}) == pytest.approx(1.0)

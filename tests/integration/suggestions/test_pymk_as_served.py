@@ -40,7 +40,10 @@ K = 10
 USERS = 300
 SEED = 1
 
-pytestmark = pytest.mark.skipif(not EMAIL.exists(), reason="shared/ datasets absent")
+pytestmark = [
+    pytest.mark.long,
+    pytest.mark.skipif(not EMAIL.exists(), reason="shared/ datasets absent"),
+]
 
 
 def split(path: Path, seed: int) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:

@@ -32,6 +32,8 @@ from tests.support.driver import Driver
 from tests.support.pymk import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 from tests.support.run import RUN
 
+pytestmark = pytest.mark.long  # minutes: handed out first on a parallel run
+
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
 MakeService = Callable[..., Services]
