@@ -109,6 +109,7 @@ CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
 test-unit: install
 	$(BIN)/pytest tests/unit
 
+# The suite's servers are stopped before the cluster's start (an idle Neo4j still spends CPU).
 # When the run ends, passed, failed or interrupted, every server of the suite's state folders
 # (.local/test, .local/cluster: its own, its second worker's, the cluster's, the evaluations')
 # and the baseline's PostgreSQL are stopped; the exit status is the run's.
@@ -118,7 +119,8 @@ TEST_WORKERS ?= 2
 test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \
-	$(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile; \
+	$(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25; \
+	$(MAKE) --no-print-directory stop-test; \
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet; \
 	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
 	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
