@@ -109,21 +109,31 @@ CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
 test-unit: install
 	$(BIN)/pytest tests/unit
 
-# The suite's servers are stopped before the cluster's start (an idle Neo4j still spends CPU).
 # When the run ends, passed, failed or interrupted, every server of the suite's state folders
 # (.local/test, .local/cluster: its own, its second worker's, the cluster's, the evaluations')
 # and the baseline's PostgreSQL are stopped; the exit status is the run's.
 # The suite runs on TEST_WORKERS pytest-xdist workers, each test module on one worker, each
 # worker with servers of its own (tests/support/workers.py): the first the ones started here.
+# Beside it, on servers of their own, the mirror's core tests run on a Redis Cluster; their
+# output is shown after the suite's. The suite's servers stop once it ends (an idle Neo4j still
+# spends CPU), then the site is built.
 TEST_WORKERS ?= 2
 test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
+	mkdir -p .local; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \
-	$(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25; \
-	$(MAKE) --no-print-directory stop-test; \
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet; \
-	$(CLUSTER_ENV) $(BIN)/graphsvc services up; \
-	$(CLUSTER_ENV) $(BIN)/pytest $(CLUSTER_CORE)
+	( $(CLUSTER_ENV) $(BIN)/graphsvc services up && \
+		$(CLUSTER_ENV) $(BIN)/pytest -p no:cacheprovider $(CLUSTER_CORE) ) \
+		> .local/cluster-tier.log 2>&1 & cluster=$$!; \
+	suite=0; $(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 \
+		|| suite=$$?; \
+	STATE_DIR=.local/test $(BIN)/graphsvc services down --all > /dev/null; \
+	site=0; NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet || site=$$?; \
+	tier=0; wait $$cluster || tier=$$?; \
+	echo "== the mirror's core tests on a Redis Cluster (.local/cluster-tier.log)"; \
+	cat .local/cluster-tier.log; \
+	echo "== suite: exit $$suite; site: exit $$site; cluster tier: exit $$tier"; \
+	test $$suite -eq 0 -a $$site -eq 0 -a $$tier -eq 0
 
 # The long versions of the fault and race tests (marked `slow`, which `make test` leaves out):
 # twenty rounds of an API and two workers starting together on an empty database, and five
