@@ -93,7 +93,7 @@ run: demo
 	$(BIN)/graphsvc worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 		DEVELOPMENT=1 $(BIN)/graphsvc serve
 
-# `make test` also runs the mirror's core tests on the cluster (half a minute), so CI keeps the
+# `make test` also runs the mirror's core tests on the cluster (beside the suite), so CI keeps the
 # cluster path honest; `make test-cluster` runs every test there.
 CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
 	tests/integration/mirror/test_redis_modes.py tests/integration/events/test_events.py \
