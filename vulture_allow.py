@@ -4,8 +4,10 @@
 # `make lint` runs vulture over graphsvc, tests and bench with this file.
 from graphsvc.domain.timeline import Mode
 from graphsvc.ops.evaluation import offline as evaluation
+from tests.conftest import every_touched  # a fixture other fixtures ask for by name
 
 Mode.DRAINING
 evaluation.Split.split_at
 evaluation.Scores.coverage
 evaluation.Spread.low
+every_touched

@@ -202,7 +202,8 @@ async def every_touched(backends: Services) -> AsyncIterator[None]:
 
 @pytest.fixture(scope="module")
 async def touched(backends: Services, every_touched: None) -> AsyncIterator[set[str]]:
-    """Users a module touched; when the module ends their mirrors must equal Neo4j."""
+    """Users a module touched; when the module ends their mirrors must equal Neo4j (and when
+    the worker's run ends, ``every_touched``)."""
     users: set[str] = set()
     yield users
     if users:

@@ -24,6 +24,18 @@ START_TIMEOUT = 120.0  # a shared 2-core machine: processes take their time
 # How long a store that has just come back may take before the service says it is ready:
 # a Neo4j's recovery and its plans made again, on a slow day.
 READY_TIMEOUT = 180.0
+# The environment of `graphsvc` processes under a fault test: the relay and the retries on a
+# short clock, so a test sees a store's loss and its repair within seconds; no budgets (the
+# loads send more than a key's).
+FAULT_ENV = {
+    "OUTBOX_GRACE_SECONDS": "1",
+    "OUTBOX_RELAY_SECONDS": "1",
+    "REDIS_RETRY_SECONDS": "1",
+    "NEO4J_RETRY_SECONDS": "2",
+    "NEO4J_CONNECT_TIMEOUT": "1",
+    "FOLLOWS_PER_DAY": "1000000",
+    "RATE_LIMITS_ENABLED": "0",
+}
 
 
 class ApiProcess:

@@ -41,7 +41,7 @@ from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
 from tests.support.helpers import create_key, free_port
 from tests.support.run import RUN
-from tests.support.served import ApiProcess, cypher, new_connections, status_table
+from tests.support.served import FAULT_ENV, ApiProcess, cypher, new_connections, status_table
 
 pytestmark = [
     pytest.mark.faults,
@@ -180,13 +180,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "NEO4J_PAGECACHE": "128m",
         "NEO4J_START_TIMEOUT": "300",
         "API_KEY_SECRET": settings.access.api_key_secret,
-        "OUTBOX_GRACE_SECONDS": "1",
-        "OUTBOX_RELAY_SECONDS": "1",
-        "REDIS_RETRY_SECONDS": "1",
-        "NEO4J_RETRY_SECONDS": "2",
-        "NEO4J_CONNECT_TIMEOUT": "1",
-        "FOLLOWS_PER_DAY": "1000000",
-        "RATE_LIMITS_ENABLED": "0",  # the writers send more than a key's budget
+        **FAULT_ENV,
     }
     api = ApiProcess(env, base / "api.log", workers=2)
     stack = Stack(settings, env, base / "state", api, key="")

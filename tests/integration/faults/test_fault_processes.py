@@ -42,7 +42,7 @@ from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
 from tests.support.helpers import ThrowawayRedis, create_key, own_servers
 from tests.support.run import RUN
-from tests.support.served import ApiProcess, cypher, new_connections, status_table
+from tests.support.served import FAULT_ENV, ApiProcess, cypher, new_connections, status_table
 
 pytestmark = [
     pytest.mark.faults,
@@ -143,15 +143,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     settings, neo4j, env = own_servers(
         base, throwaway_redis.url, neo4j_retry_seconds=2.0, neo4j_connect_timeout=1.0
     )
-    env |= {
-        "OUTBOX_GRACE_SECONDS": "1",
-        "OUTBOX_RELAY_SECONDS": "1",
-        "REDIS_RETRY_SECONDS": "1",
-        "NEO4J_RETRY_SECONDS": "2",
-        "NEO4J_CONNECT_TIMEOUT": "1",
-        "FOLLOWS_PER_DAY": "1000000",
-        "RATE_LIMITS_ENABLED": "0",  # the loads send more than a key's budget
-    }
+    env |= FAULT_ENV
     api = ApiProcess(env, base / "api.log", workers=2)
     try:
         started = time.monotonic()
