@@ -4,8 +4,8 @@ A process prepares a store before it serves (Neo4j plans its write statements); 
 restarts forgets that, and the first requests after it would pay for it under their own
 deadlines, holding their users' locks meanwhile. ``WarmUp`` is told when the store was lost;
 the next caller that needs the store starts the work again, once for everyone waiting, and
-waits for it at most as long as the caller may; a caller that cannot wait gets ``Warming``,
-and the work goes on for the next one.
+waits for it at most as long as the caller may; a caller that cannot wait gets
+``StoreWarming`` (a 503), and the work goes on for the next one.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What one run of the suite shares: its id, the users its tests made, and the check that
-their mirrors equal Neo4j (each module's, and the suite's at its end)."""
+their mirrors equal Neo4j (each module's, and each worker's at the end of its run)."""
 
 from __future__ import annotations
 

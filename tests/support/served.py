@@ -10,6 +10,7 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -99,6 +100,28 @@ def new_connections(url: str, key: str) -> httpx.Client:
     worker gets requests."""
     limits = httpx.Limits(max_keepalive_connections=0)
     return httpx.Client(base_url=url, timeout=30, limits=limits, headers=bearer(key))
+
+
+@dataclass
+class Read:
+    path: str
+    start: float
+    end: float
+    status: int | None
+    source: str | None  # X-Graph-Source
+    error: str = ""  # the body of an error
+
+
+def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = None) -> Read:
+    """One GET, with its timing, status, X-Graph-Source and (if not a 200) the error body."""
+    start = time.monotonic()
+    try:
+        response = http.get(path, params=params or {})
+        status, source = response.status_code, response.headers.get("x-graph-source")
+        error = "" if status == 200 else response.text[:300]
+    except httpx.TransportError as exc:
+        status, source, error = None, None, repr(exc)
+    return Read(path, start, time.monotonic(), status, source, error)
 
 
 class Answer(Protocol):

@@ -74,18 +74,14 @@ TIMED_OUT = frozenset(
         "Neo.ClientError.Transaction.LockClientStopped",
     }
 )
-# What a long job meets that may not be there when it runs again: a transaction Neo4j says may
-# succeed if retried (one outdated by an index build, a deadlock), a server that is restarting
-# (Neo4j's offline import restarts it).
-NEO4J_TRANSIENT = (
-    neo4j.exceptions.TransientError,
-    neo4j.exceptions.ServiceUnavailable,
-    neo4j.exceptions.SessionExpired,
-)
 # A Neo4j that stopped, restarted or cannot be reached: what it prepared for this process (the
 # plans of its statements) may be gone.
 LOST = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)
 DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"
+# What a long job meets that may not be there when it runs again: a transaction Neo4j says may
+# succeed if retried (one outdated by an index build, a deadlock), a server that is restarting
+# (Neo4j's offline import restarts it).
+NEO4J_TRANSIENT = (neo4j.exceptions.TransientError, *LOST)
 # Neo4j's codes for a schema rule that another transaction created between a statement's `IF
 # NOT EXISTS` check and its own creation: `IF NOT EXISTS` does not make creations that run at
 # the same moment safe, so of processes starting together on an empty database (an API and

@@ -41,7 +41,15 @@ from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
 from tests.support.helpers import create_key, free_port
 from tests.support.run import RUN
-from tests.support.served import FAULT_ENV, ApiProcess, cypher, new_connections, status_table
+from tests.support.served import (
+    FAULT_ENV,
+    ApiProcess,
+    Read,
+    cypher,
+    new_connections,
+    send_read,
+    status_table,
+)
 
 pytestmark = [
     pytest.mark.faults,
@@ -218,14 +226,6 @@ class Write:
         return self.status == 200 or (self.op == "follow" and self.status == 403)
 
 
-@dataclass
-class Read:
-    path: str
-    start: float
-    end: float
-    status: int | None
-
-
 def request(op: Op, pair: tuple[str, str]) -> tuple[str, str]:
     follower, target = pair
     return {
@@ -273,14 +273,9 @@ class Chaos:
         rng = random.Random(f"{self.seed}-r{number}")
         with new_connections(self.url, self.key) as http:
             while not self.stop.is_set():
-                path = rng.choice(self.read_paths)
-                start = time.monotonic()
-                try:
-                    status: int | None = http.get(path).status_code
-                except httpx.TransportError:
-                    status = None
+                read = send_read(http, rng.choice(self.read_paths))
                 with self.lock:
-                    self.reads.append(Read(path, start, time.monotonic(), status))
+                    self.reads.append(read)
 
     def answered_since(self, since: float) -> int:
         with self.lock:

@@ -42,7 +42,15 @@ from graphsvc.ops.servers.local_servers import LocalNeo4j
 from graphsvc.settings import Settings
 from tests.support.helpers import ThrowawayRedis, create_key, own_servers
 from tests.support.run import RUN
-from tests.support.served import FAULT_ENV, ApiProcess, cypher, new_connections, status_table
+from tests.support.served import (
+    FAULT_ENV,
+    ApiProcess,
+    Read,
+    cypher,
+    new_connections,
+    send_read,
+    status_table,
+)
 
 pytestmark = [
     pytest.mark.faults,
@@ -73,18 +81,6 @@ def send_write(http: httpx.Client, number: int, pair: tuple[str, str], method: s
     except (httpx.TransportError, ValueError):
         status, body = None, {}
     return Write(number, pair, method, start, time.monotonic(), status, body)
-
-
-def send_read(http: httpx.Client, path: str, params: dict[str, int] | None = None) -> Read:
-    """One GET, with its timing, status, X-Graph-Source and (if not a 200) the error body."""
-    start = time.monotonic()
-    try:
-        response = http.get(path, params=params or {})
-        status, source = response.status_code, response.headers.get("x-graph-source")
-        error = "" if status == 200 else response.text[:300]
-    except httpx.TransportError as exc:
-        status, source, error = None, None, repr(exc)
-    return Read(path, start, time.monotonic(), status, source, error)
 
 
 @dataclass
@@ -212,16 +208,6 @@ class Write:
     @property
     def changed(self) -> bool:
         return bool(self.body.get("created") or self.body.get("removed"))
-
-
-@dataclass
-class Read:
-    path: str
-    start: float
-    end: float
-    status: int | None
-    source: str | None  # X-Graph-Source
-    error: str = ""  # the body of an error
 
 
 @dataclass
