@@ -9,13 +9,18 @@
 
 // name: serving
 // What an API process serves: the served version and the challenger with its share (0: none),
-// read every PYMK_MODEL_REFRESH_SECONDS; the bodies are read only when a version changed.
+// each with when it was stored (a version number starts again from 1 in a registry made
+// anew, after a wipe: the pair names one model), read every PYMK_MODEL_REFRESH_SECONDS; the
+// bodies are read only when one of them changed.
 // Locking: none (a read).
 // Params: $name.
-// Returns one row: served, challenger, share.
+// Returns one row: served, challenger, share, served_created, challenger_created (µs; 0: none).
 OPTIONAL MATCH (p:RankerServing {name: $name})
+OPTIONAL MATCH (s:RankerModel {name: $name, version: p.served})
+OPTIONAL MATCH (c:RankerModel {name: $name, version: p.challenger})
 RETURN coalesce(p.served, 0) AS served, coalesce(p.challenger, 0) AS challenger,
-       coalesce(p.share, 0.0) AS share
+       coalesce(p.share, 0.0) AS share, coalesce(s.created, 0) AS served_created,
+       coalesce(c.created, 0) AS challenger_created
 
 // name: bodies
 // The stored models of $versions (the JSON the ranker is built from).

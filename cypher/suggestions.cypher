@@ -29,11 +29,14 @@
 // one for a friend I never interact with, more the more we do, in the path-based features
 // (paths, ra, aa): interacting with m raises every candidate reached through m under every
 // ranker, since each keeps a positive weight on them (domain/ranking.py's PATH_FLOOR).
-// Training: edges made at or after $before (µs) are invisible, and my edges with the ids in
-// $hidden are invisible either way, so the held-out edges are neither paths nor exclusions.
+// Training: edges made at or after $before (µs) are invisible, my follows of the ids in $hidden
+// are invisible, and so are the follows of me by the ids in $hidden_back (the other half of a
+// friendship held out whole), so the held-out edges are neither paths nor exclusions. A
+// held-out follow whose follow-back stays visible is a follower not followed back: what
+// serving sees when the follow has not been made yet.
 // The candidate's degrees and last activity are counted as of $before too (a look-ahead there
 // would leak the held-out edge itself); intermediaries' damping degrees count every edge.
-// Serving passes $before = null and $hidden = [].
+// Serving passes $before = null and $hidden = $hidden_back = [].
 // Excluded: $id, anyone $id follows or asked to follow (a pending request), blocks either way,
 // inactive or erasing users, dismissed, users who are not discoverable (`nd`), muted by $id (a
 // mute in effect at $now). A request is no follow, so no path walks it.
@@ -47,8 +50,8 @@
 // degree, so no score or order moves with a count it hides.
 // Locking: none (a read).
 // Params: $id, $now, $h (affinity half-life, µs), $fresh_h (path freshness half-life, µs),
-//         $before, $hidden, $intermediaries, $edges, $scan, $items, $cofollowers, $candidates,
-//         $walks, $steps, $fanout, $restart (per mille), $seed, $hidden_degree.
+//         $before, $hidden, $hidden_back, $intermediaries, $edges, $scan, $items, $cofollowers,
+//         $candidates, $walks, $steps, $fanout, $restart (per mille), $seed, $hidden_degree.
 // Returns one record, rows: per candidate [id, sources, the features..., vias, counts_hidden]
 //         (the order of CANDIDATE_COLUMNS in adapters/neo4j/suggestions.py; vias: every
 //         friend-of-friend intermediary with its affinity, of which the service names the 3
@@ -83,11 +86,12 @@ CALL (me) {
          0.0 AS cof, 0.0 AS walk
   UNION ALL
   MATCH (me)<-[r:FOLLOWS]-(c:User)
-  WHERE ($before IS NULL OR r.since < $before) AND NOT c.id IN $hidden
+  WHERE ($before IS NULL OR r.since < $before) AND NOT c.id IN $hidden_back
   WITH me, c
   LIMIT $scan
   WITH me, c
-  WHERE NOT EXISTS { (me)-[f:FOLLOWS]->(c) WHERE $before IS NULL OR f.since < $before }
+  WHERE NOT EXISTS { (me)-[f:FOLLOWS]->(c)
+                     WHERE ($before IS NULL OR f.since < $before) AND NOT c.id IN $hidden }
   WITH me, c
   LIMIT $edges
   WITH c, COLLECT { MATCH (me)-[i:INTERACTS]-(c) WHERE $before IS NULL OR i.at < $before
@@ -206,7 +210,7 @@ RETURN collect([
   follower_affinity, walk,
   // my hidden edges with c do not count either (the random holdout)
   followers - CASE WHEN c.id IN $hidden AND EXISTS { (me)-[:FOLLOWS]->(c) } THEN 1 ELSE 0 END,
-  follows - CASE WHEN c.id IN $hidden AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END,
+  follows - CASE WHEN c.id IN $hidden_back AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END,
   CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END,
   vias, c.pc IS NOT NULL
 ]) AS rows
@@ -217,13 +221,14 @@ RETURN collect([
 // Bounded: at most $intermediaries of my follows, $edges of theirs each, the $items two-hop
 // users w reached by most paths, and $edges follows of each w, read.
 // A path weighs 1 / (degree(m) * degree(w)): resource allocation over two steps.
-// Training: as suggestions/candidates ($before hides newer edges, $hidden my edges with those
-// ids).
+// Training: as suggestions/candidates ($before hides newer edges, $hidden my follows of those
+// ids, $hidden_back their follows of me).
 // Excluded: as suggestions/candidates. Privacy: m's and w's following are read only where $id
 // may see them (as suggestions/candidates reads m's and w's).
 // Locking: none (a read).
-// Params: $id, $now, $fresh_h, $before, $hidden, $intermediaries, $edges, $items, $candidates,
-//         $hidden_degree (the damping degree of an intermediary that hides its counts).
+// Params: $id, $now, $fresh_h, $before, $hidden, $hidden_back, $intermediaries, $edges, $items,
+//         $candidates, $hidden_degree (the damping degree of an intermediary that hides its
+//         counts).
 // Returns per candidate: id, hop3 (the summed path weights), hop3_paths, and the candidate's
 //         followers, follows, activity and counts_hidden (as suggestions/candidates).
 MATCH (me:User {id: $id})
@@ -268,7 +273,7 @@ WITH * WHERE NOT c:Inactive AND NOT c:Erasing AND c.nd IS NULL
              ELSE true END) }
 LIMIT $candidates
 // degrees and last activity as of $before when training (one CASE branch is evaluated)
-WITH c, hop3, hop3_paths,
+WITH me, c, hop3, hop3_paths,
      CASE WHEN $before IS NULL THEN COUNT { (c)<-[:FOLLOWS]-() }
           ELSE COUNT { (c)<-[r:FOLLOWS]-() WHERE r.since < $before } END AS followers,
      CASE WHEN $before IS NULL THEN COUNT { (c)-[:FOLLOWS]->() }
@@ -276,7 +281,12 @@ WITH c, hop3, hop3_paths,
      CASE WHEN $before IS NULL THEN c.clk
           ELSE COLLECT { MATCH (c)-[r:FOLLOWS]->() WHERE r.since < $before
                          RETURN r.since ORDER BY r.since DESC LIMIT 1 }[0] END AS active
-RETURN c.id AS id, hop3, hop3_paths, followers, follows,
+// my hidden edges with c do not count either (the random holdout)
+RETURN c.id AS id, hop3, hop3_paths,
+       followers - CASE WHEN c.id IN $hidden AND EXISTS { (me)-[:FOLLOWS]->(c) } THEN 1 ELSE 0 END
+         AS followers,
+       follows - CASE WHEN c.id IN $hidden_back AND EXISTS { (c)-[:FOLLOWS]->(me) } THEN 1 ELSE 0 END
+         AS follows,
        CASE WHEN active IS NULL THEN 0.0 ELSE 2.0 ^ (toFloat(active - $now) / $fresh_h) END
          AS active, c.pc IS NOT NULL AS counts_hidden
 
@@ -455,14 +465,38 @@ RETURN u.id AS id
 ORDER BY id
 
 // name: followings_of
-// Whom each of $ids follows (for the random holdout of the ranker's training, which hides a
-// seeded share of them). Offline only: reads every following of each user.
+// Whom each of $ids follows, each with whether that follow is one half of a friendship (the
+// other follows back since the same moment: `graphsvc load --undirected` writes a friendship
+// so) and whether the other follows back at all (a follow-back made at another moment is a
+// fact of its own). For the random holdout of the ranker's training, which holds out a follow
+// alone and a friendship whole. Offline only: reads every following of each user.
 // Locking: none (a read).
 // Params: $ids.
-// Returns: id, following (ids); no row for an unknown id.
+// Returns: id, following ([id, friendship, followed back] triples); no row for an unknown id.
 UNWIND $ids AS uid
 MATCH (u:User {id: uid})
-RETURN uid AS id, COLLECT { MATCH (u)-[:FOLLOWS]->(v:User) RETURN v.id } AS following
+RETURN uid AS id,
+       COLLECT { MATCH (u)-[r:FOLLOWS]->(v:User)
+                 OPTIONAL MATCH (v)-[b:FOLLOWS]->(u)
+                 RETURN [v.id, b IS NOT NULL AND b.since = r.since, b IS NOT NULL] }
+         AS following
+
+// name: follows_page
+// One page of every follow made before $before (null: all of them), after the position
+// ($since, $src, $dst) and in that order: the training graph a ranker's validation ranks the
+// exact heuristics on, read in pages a paced training can step through (a seek in the
+// follows_since index; a page costs its own edges).
+// Locking: none (a read).
+// Params: $before (µs or null), $since (null: from the start), $src, $dst, $limit.
+// Returns: src, dst, since; at most $limit rows.
+MATCH ()-[r:FOLLOWS]->()
+WHERE r.since >= coalesce($since, -9223372036854775808)
+  AND ($before IS NULL OR r.since < $before)
+  AND ($since IS NULL OR r.since > $since OR r.src > $src OR (r.src = $src AND r.dst > $dst))
+WITH r
+ORDER BY r.since, r.src, r.dst
+LIMIT $limit
+RETURN r.src AS src, r.dst AS dst, r.since AS since
 
 // name: holdout_cutoff
 // The time from which the newest $count follow edges were made (read newest first through the

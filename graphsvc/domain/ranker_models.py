@@ -7,11 +7,13 @@ attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
 edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
 last attempt if that is later: a rejected candidate is not fitted again on the same graph.
 
-Promotion: a candidate is promoted only when its precision@10 on the validation users beats
-both the served ranking's and the best classic heuristic's on the same users by more than the
-lift moves between two disjoint halves of them (a lift within that is noise). When it does not,
-the best heuristic is served when it beats what is served by that much, or when what is served
-is the built-in default: a graph on which no fit beats the textbook gets the textbook.
+Promotion (``verdict``): a candidate is promoted only when its precision@10 on the validation
+users is above both the served ranking's and the best classic heuristic's beyond a paired
+bootstrap's spread, and no band of users loses to the heuristic (``ranker_validation``); the
+heuristic is computed exactly, on the whole training view, when the training could read it.
+When it is not, the best of the service's own heuristics is served when it beats what is
+served, or when what is served is the built-in default: a graph on which no fit beats the
+textbook gets the textbook.
 
 Staleness: the served model is stale when the follow edges changed past PYMK_TRAIN_GROWTH
 since it was trained (grown or shrunk: either way it ranks a graph it was not fitted on), when
@@ -29,8 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from graphsvc.domain.ranker_validation import Scores
 
 # A model's status: served, challenger (of an A/B split), retired (served or a challenger
 # before), rejected (its training did not promote it). A training attempt's outcome: promoted,
@@ -118,24 +122,6 @@ def load_clock(times: int, steps: int) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Scores:
-    """precision@10 per ranker on the validation users, and on each of two disjoint halves of
-    them: how much a lift moves from one half to the other is the noise it must beat."""
-
-    whole: Mapping[str, float]
-    halves: tuple[Mapping[str, float], Mapping[str, float]]
-
-    def lift(self, ours: str, theirs: str) -> tuple[float, float]:
-        """(ours - theirs on all the users, the lift's difference between the halves)."""
-        first, second = (half[ours] - half[theirs] for half in self.halves)
-        return self.whole[ours] - self.whole[theirs], abs(first - second)
-
-    def beats(self, ours: str, theirs: str) -> bool:
-        lift, noise = self.lift(ours, theirs)
-        return lift > noise
-
-
-@dataclass(frozen=True, slots=True)
 class Verdict:
     """What a training serves next: ``promote`` names the model (``MODEL``), a heuristic, or is
     None (the served ranking stays), and why."""
@@ -145,37 +131,55 @@ class Verdict:
 
 
 MODEL = "model"
+EXACT = " (exact)"  # after a heuristic's name: computed on the whole training view, uncapped
+
+
+def exact_name(heuristic: str) -> str:
+    return heuristic + EXACT
 
 
 def verdict(
-    scores: Scores, served: str, heuristics: Sequence[str], default: bool, stale: bool = False
+    scores: Scores,
+    served: str,
+    heuristics: Sequence[str],
+    default: bool,
+    stale: bool = False,
 ) -> Verdict:
-    """Promote the fitted model only when it beats both the served ranking (``served`` names
-    its score) and the best heuristic by more than the halves' difference; else serve the best
-    heuristic when it beats what is served by that much, or when what is served is the built-in
-    default (which is no one's measured choice); else keep what is served. A ``stale`` served
-    ranking (fitted on a graph that changed past the growth bound) only has to be matched, not
-    beaten: a ranking fitted on the graph as it is wins a tie with one fitted on another."""
-    best = max(heuristics, key=lambda name: scores.whole[name])
+    """Promote the fitted model only when its interval over the best heuristic is above zero
+    (the exact heuristics, computed on the whole training view, when the scores have them;
+    else the service's own, ranking its capped pool), when no band of users loses to that
+    heuristic, and when it beats the served ranking too. A ``stale`` served ranking (fitted on
+    a graph that changed past the growth bound) only has to be matched, not beaten: a ranking
+    fitted on the graph as it is wins a tie with one fitted on another.
+
+    Else the best of the service's own heuristics (what it can serve) is served when it beats
+    what is served (matches it, when that is stale), or when what is served is the built-in
+    default (no one's measured choice); else what is served stays."""
+    exact = [exact_name(h) for h in heuristics if exact_name(h) in scores.per_user]
+    best = max(exact or heuristics, key=lambda name: scores.whole[name])
     model = f"precision@10 {scores.whole[MODEL]:.4f}"
-
-    def wins(ours: str, theirs: str) -> bool:
-        lift, noise = scores.lift(ours, theirs)
-        return lift > noise or (stale and theirs == served and lift >= -noise)
-
-    lost = [name for name in (served, best) if not wins(MODEL, name)]
-    if not lost:
-        over = "matches the stale" if stale and not scores.beats(MODEL, served) else "beats"
-        return Verdict(MODEL, f"{model} {over} {served} and beats {best} by more than the noise")
-    lift, noise = scores.lift(MODEL, lost[0])
-    theirs = f"{lost[0]}'s {scores.whole[lost[0]]:.4f}"
-    why = (
-        f"{model} is not above {theirs}"
-        if lift <= 0
-        else f"{model} is above {theirs} by {lift:.4f}, within the halves' difference ({noise:.4f})"
-    )
-    if best != served and (default or wins(best, served)):
-        return Verdict(best, f"{why}; {best} ({scores.whole[best]:.4f}) is served instead")
+    over_best = scores.interval(MODEL, best)
+    over_served = scores.interval(MODEL, served)
+    losing = scores.losing_bands(MODEL, best)
+    keeps_up = over_served.above or (stale and not over_served.below)
+    if over_best.above and keeps_up and not losing:
+        over = "matches the stale" if not over_served.above else "beats"
+        return Verdict(
+            MODEL,
+            f"{model} beats {best} ({over_best.text()}) and {over} {served} "
+            f"({over_served.text()}), and no band of users loses",
+        )
+    if not over_best.above:
+        why = f"{model} is not above {best} beyond the bootstrap's spread ({over_best.text()})"
+    elif losing:
+        named = "; ".join(f"{name} {interval.text()}" for name, interval in losing)
+        why = f"{model} beats {best} on average but loses users of a band to it: {named}"
+    else:
+        why = f"{model} is not above {served} beyond the bootstrap's spread ({over_served.text()})"
+    own = max(heuristics, key=lambda name: scores.whole[name])
+    over = scores.interval(own, served)
+    if own != served and (default or over.above or (stale and not over.below)):
+        return Verdict(own, f"{why}; {own} ({scores.whole[own]:.4f}) is served instead")
     return Verdict(None, why)
 
 

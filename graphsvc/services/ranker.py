@@ -94,6 +94,7 @@ class RankerSource:
         self._challenger: Ranker | None = None
         self._share = 0.0
         self._unreadable: set[int] = set()
+        self._made: dict[int, int] = {}  # version -> when the loaded model was stored
         self._checked = float("-inf")
         self._flight = SingleFlight(concurrency=1, wait_seconds=10.0)
 
@@ -147,6 +148,14 @@ class RankerSource:
 
     async def _load(self, serving: Serving) -> None:
         have = {self._served.version, *([self._challenger.version] if self._challenger else [])}
+        made = {
+            serving.served: serving.served_created,
+            serving.challenger: serving.challenger_created,
+        }
+        if any(self._made.get(v, made[v]) != made[v] for v in have if v in made):
+            # the registry was made anew (a wipe): the same number names another model
+            have, self._unreadable = set(), set()
+        self._made |= {v: t for v, t in made.items() if v}
         wanted = [v for v in (serving.served, serving.challenger) if v]
         missing = [v for v in wanted if v not in have and v not in self._unreadable]
         bodies = await self._store.bodies(self._name, missing) if missing else {}

@@ -99,7 +99,7 @@ class Suggestions:
     ) -> None:
         self._store = store
         self.cache = cache
-        self._lists = lists
+        self.fills = Fills(store, lists, breaker)
         self._breaker = breaker
         self._settings = settings
         self._half_life_us = interactions.affinity_half_life_us
@@ -171,7 +171,9 @@ class Suggestions:
         every = ranked(rows, ranker)
         found = every[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: trending, then popular
-            await self._fill(user_id, found)
+            found += await self.fills.of(
+                user_id, {s.user_id for s in found}, SUGGESTIONS_KEPT - len(found)
+            )
         return Computed(rows, every, found)
 
     async def candidate_rows(
@@ -181,11 +183,13 @@ class Suggestions:
         now: int,
         before: int | None = None,
         hidden: Sequence[str] = (),
+        hidden_back: Sequence[str] = (),
         job: bool = False,
     ) -> list[dict[str, Any]]:
         """Every candidate with its features, as the ranker takes them, the same for serving
-        and training. ``before`` and ``hidden`` make edges invisible, ``now`` is the moment
-        of the decays, ``job`` puts the reads under the long jobs' timeout (a training's).
+        and training. ``before``, ``hidden`` (my follows of them), ``hidden_back`` (theirs of
+        me) make edges invisible, ``now`` is the moment of the decays, ``job`` puts the reads
+        under the long jobs' timeout (a training's).
 
         A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
         (many friends whose first ones yield few new names) is asked again WIDEN times wider,
@@ -198,6 +202,7 @@ class Suggestions:
             "now": now,
             "before": before,
             "hidden": list(hidden),
+            "hidden_back": list(hidden_back),
             "fresh_h": settings.fresh_half_life_us,
             "candidates": settings.suggest_candidates,
             "edges": settings.suggest_edges_per_intermediary,
@@ -240,25 +245,6 @@ class Suggestions:
         )
         return [with_closest_vias(row) for row in near]
 
-    async def _fill(self, user_id: str, found: list[Suggestion]) -> None:
-        """Fill a short list with trending, then popular accounts: the workers' lists (one
-        Redis round trip; empty before their first round, or with Redis unreachable: never a
-        scan), those that may be suggested to the user (one query over those ids only, which
-        also leaves out those that hid their counts since the lists were made)."""
-        trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
-        taken = {s.user_id for s in found}
-        source: dict[str, str] = {}
-        for name, accounts in (("trending", trending), ("popular", popular)):
-            for uid in accounts:
-                if uid not in taken:
-                    source.setdefault(uid, name)
-        # the lists' head: three times the places left, as few in a list pass the filter
-        wanted = list(source)[: FILL_READ * (SUGGESTIONS_KEPT - len(found))]
-        for uid in await self._store.suggestable(user_id, wanted):
-            if len(found) == SUGGESTIONS_KEPT:
-                return
-            found.append(Suggestion(uid, 0.0, 0, [], [source[uid]]))
-
     async def dismiss(
         self, user_id: str, target_id: str, recommendation_id: str | None = None
     ) -> bool:
@@ -283,6 +269,31 @@ class Suggestions:
             log.exception("suggestion cache invalidation failed after a dismiss")
         await self.loop.dismissed(recommendation, created, target_id)
         return created
+
+
+class Fills:
+    """The fills of a short list: trending, then popular accounts."""
+
+    def __init__(self, store: SuggestionStore, lists: ColdStartLists, breaker: Breaker) -> None:
+        self._store = store
+        self._lists = lists
+        self._breaker = breaker
+
+    async def of(self, user_id: str, taken: set[str], places: int) -> list[Suggestion]:
+        """Up to ``places`` trending, then popular accounts, none of ``taken``: the workers'
+        lists (one Redis round trip; empty before their first round, or with Redis down: never
+        a scan), those that may be suggested to the user (one query over those ids, which
+        leaves out those that hid their counts since). A training scores lists with them."""
+        trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
+        source: dict[str, str] = {}
+        for name, accounts in (("trending", trending), ("popular", popular)):
+            for uid in accounts:
+                if uid not in taken:
+                    source.setdefault(uid, name)
+        # the lists' head: three times the places left, as few in a list pass the filter
+        wanted = list(source)[: FILL_READ * places]
+        allowed = await self._store.suggestable(user_id, wanted) if wanted else []
+        return [Suggestion(uid, 0.0, 0, [], [source[uid]]) for uid in allowed[:places]]
 
 
 async def _no_lists() -> tuple[list[str], list[str]]:

@@ -485,7 +485,16 @@ class SuggestionSettings(_Section):
         "`graphsvc pymk train` runs at full speed",
     )
     pymk_train_users: int = Field(
-        default=1_000, ge=10, description="users sampled by a training (80% fit, 20% validate)"
+        default=1_000,
+        ge=10,
+        description="users with held-out follows a training samples; each is validated by a "
+        "fit on the other half of them",
+    )
+    pymk_validation_max_edges: int = Field(
+        default=5_000_000,
+        ge=0,
+        description="a training reads the graph whole, to rank the exact heuristics its "
+        "model must beat, up to this many follows (past it, the service's own heuristics only)",
     )
     pymk_recommendation_ttl_seconds: int = Field(
         default=7 * 86_400,

@@ -1,21 +1,25 @@
-"""What the ranker learns from: the served graph's own held-out follows, and each sampled
-user's candidates computed by the serving code with those follows invisible.
+"""What the ranker learns from and is judged on: the served graph's own held-out follows, and
+each sampled user's candidates computed by the serving code with those follows invisible.
 
 Why the served graph: which signal predicts a follow differs from graph to graph (following
 back in a messaging graph, shared niche follows in a voting graph, many common friends in a
 friendship graph), so weights tuned on one graph do not carry over.
 
 The holdout: the newest share of the edges when the graph's times are real (the future is
-what serving predicts), or a seeded random share of sampled users' follows when they are not.
+what serving predicts), or a seeded random share of the follows when they are not.
 ``auto`` tells them apart by the newest slice's times (``domain/ranker_models.load_clock``): a
 graph loaded without times has one load's clock there, the file's order one microsecond apart,
 and its newest slice is the file's tail (the highest ids, or the second direction of every
 friendship whose first stayed in training), which a fit would learn and a validation believe.
+The random share is drawn per follow (``domain/ranker_validation.held_out``): a held-out
+follow whose follow-back stays visible is a follower not followed back yet, as serving sees it
+before the follow is made; a friendship (both follows made at once) is drawn whole. The users
+are those with held-out follows, sampled evenly, as an evaluation samples them.
 Features are computed exactly as serving computes them (``Suggestions.candidate_rows``) with
 the held-out edges invisible, and the candidates' degrees as of the cut, so the held-out edge
-never leaks into a feature. The random holdout hides each held follow in both directions, so a
-mutual pair is held out whole; the newest holdout keeps the follow-backs it holds (a follow made
-after its reverse, which stays in training) and the report counts them apart.
+never leaks into a feature. Each user's list is scored as served: the ranked candidates, then
+the fills of a short list (``Fills``), and the held-out follows that are
+follow-backs (the reverse follow visible) are counted apart as well.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.pace import FULL_SPEED, Pace
-from graphsvc.domain.ranker_models import Scores, TrainError, load_clock
+from graphsvc.domain.ranker_models import TrainError, load_clock
+from graphsvc.domain.ranker_validation import held_out
 from graphsvc.domain.ranking import FEATURES, Ranker, raw_vector, with_derived
 from graphsvc.services.suggestions import Suggestions, ranked
 
@@ -50,14 +55,21 @@ Progress = Callable[[int], None]  # told how many more users' candidates were co
 
 @dataclass
 class Example:
-    """One user's candidates: feature vectors, which were held out (followed later), ids."""
+    """One user's candidates: feature vectors, which were held out (followed later), ids, and
+    what a list served to the user holds beside them."""
 
     user: str
     ids: list[str]
     vectors: list[list[float]]
     labels: list[int]
     held: int  # held-out follows of the user, found among the candidates or not
-    backs: frozenset[str] = frozenset()  # held-out follow-backs of training follows
+    backs: frozenset[str] = frozenset()  # held-out follow-backs (the reverse follow visible)
+    truth: frozenset[str] = frozenset()  # the held-out follows themselves
+    fills: tuple[str, ...] = ()  # what fills a list shorter than K (trending, popular)
+    band: str = "median"  # ``domain/ranker_validation.band``, set with the exact heuristics
+    exact: dict[str, list[str]] = field(default_factory=dict)  # heuristic -> its exact top K
+    hidden: tuple[str, ...] = ()  # the user's follows made invisible (the random holdout)
+    hidden_back: tuple[str, ...] = ()  # and the follows of the user (a friendship's half)
 
     def timeless(self) -> Example:
         """The example with the features that tell time (``TIMED``) at zero: what a fit learns
@@ -70,17 +82,38 @@ class Example:
     def discoveries(self) -> Example:
         """The example with its follow-backs no longer counted as found."""
         labels = [y and uid not in self.backs for uid, y in zip(self.ids, self.labels, strict=True)]
-        return replace(self, labels=[int(y) for y in labels], held=self.held - len(self.backs))
+        return replace(
+            self,
+            labels=[int(y) for y in labels],
+            held=self.held - len(self.backs),
+            truth=self.truth - self.backs,
+        )
+
+    def served(self, top: Sequence[str]) -> list[str]:
+        """The first K of a list served from ``top`` (a ranking of the candidates): short,
+        it is filled as serving fills it."""
+        kept = list(top[:K])
+        return kept + [uid for uid in self.fills if uid not in kept][: K - len(kept)]
+
+    def precision(self, top: Sequence[str]) -> float:
+        """precision@10 of the list served from ``top``."""
+        return self.hits(self.served(top))
+
+    def hits(self, top: Sequence[str]) -> float:
+        """precision@10 of ``top`` as it is (an exact heuristic's list, never filled)."""
+        return len(self.truth.intersection(top[:K])) / K
 
 
 @dataclass
 class Collected:
     """The holdout used, every sampled user's candidates, and what the collection had to say
-    (a split that could not be made, and the other tried)."""
+    (a split that could not be made, and the other tried); ``before``: the newest holdout's
+    cut (the training view is the follows made before it), None for the random one."""
 
     holdout: str
     examples: list[Example]
     notes: list[str]
+    before: int | None = None
 
 
 async def collect(
@@ -105,7 +138,8 @@ async def collect(
         try:
             plans = await _plans(store, kind, share, seed, users, pace)
             examples = await _examples(suggestions, plans, progress, pace)
-            return Collected(kind, examples, notes)
+            before = plans[0][3].get("before")
+            return Collected(kind, examples, notes, before)
         except TrainError as exc:
             notes.append(f"the {kind} holdout cannot be made: {exc}")
     raise TrainError("; ".join(notes))
@@ -147,7 +181,7 @@ async def _plans(
     store: SuggestionStore, holdout: str, share: float, seed: int, users: int, pace: Pace
 ) -> list[Plan]:
     if holdout == "random":
-        return await _random_plans(store, share, seed, users)
+        return await _random_plans(store, share, seed, users, pace)
     _, cutoff, _, _ = await store.holdout_cutoff(share)
     if cutoff is None:
         raise TrainError("the graph has no follows to learn from")
@@ -184,21 +218,41 @@ async def _held_out(
     return {user: held[user] for user in ids if user in learners}
 
 
-async def _random_plans(store: SuggestionStore, share: float, seed: int, users: int) -> list[Plan]:
-    """A seeded share of each sampled user's follows, hidden in both directions (the user's
-    follow and any follow back are invisible to its candidates alike), so a mutual pair is
-    held out whole and no held-out follow is a follow-back."""
-    sample = sampled(await store.active_users(2), users, seed)
-    rng = random.Random(seed)
+async def _random_plans(
+    store: SuggestionStore, share: float, seed: int, users: int, pace: Pace
+) -> list[Plan]:
+    """The users with follows held out by the seeded draw (``held_out``: a follow alone, a
+    friendship whole), ``users`` of them at most, taken in a seeded order of the active users
+    (each user with a held-out follow is as likely as any other). A held-out follow hides the
+    user's follow; a friendship hides the other's follow of the user too, while a follow-back
+    made on its own stays visible (and is counted as one)."""
+    async with pace.step():
+        order = sorted(await store.active_users(1))
+    random.Random(seed).shuffle(order)
     now = time.time_ns() // 1_000
     plans: list[Plan] = []
-    for start in range(0, len(sample), 500):
-        following = await store.followings_of(sample[start : start + 500])
-        for user in sample[start : start + 500]:
-            theirs = sorted(following.get(user, []))
-            hidden = rng.sample(theirs, max(1, round(len(theirs) * share)))
-            plans.append((user, hidden, [], {"now": now, "hidden": hidden}))
-    return plans
+    for start in range(0, len(order), 500):
+        chunk = order[start : start + 500]
+        async with pace.step():
+            following = await store.followings_of(chunk)
+        for user in chunk:
+            held = [
+                (uid, friendship, back)
+                for uid, friendship, back in following.get(user, [])
+                if held_out(seed, share, user, uid, friendship)
+            ]
+            if not held:
+                continue
+            hidden = sorted(uid for uid, _, _ in held)
+            hidden_back = sorted(uid for uid, friendship, _ in held if friendship)
+            backs = sorted(uid for uid, friendship, back in held if back and not friendship)
+            invisible = {"now": now, "hidden": hidden, "hidden_back": hidden_back}
+            plans.append((user, hidden, backs, invisible))
+            if len(plans) == users:
+                break
+        if len(plans) == users:
+            break
+    return sorted(plans, key=lambda plan: plan[0])
 
 
 def sampled(candidates: Sequence[str], users: int, seed: int) -> list[str]:
@@ -214,14 +268,20 @@ async def _example(
     invisible: dict[str, Any],
 ) -> Example:
     rows = await suggestions.candidate_rows(user, **invisible, job=True)
-    truth = set(held)
+    truth = frozenset(held)
+    ids = [row["id"] for row in rows]
+    fills = await suggestions.fills.of(user, set(ids), K - len(ids)) if len(ids) < K else []
     return Example(
         user=user,
-        ids=[row["id"] for row in rows],
+        ids=ids,
         vectors=[with_derived(raw_vector(row)) for row in rows],
         labels=[int(row["id"] in truth) for row in rows],
         held=len(truth),
         backs=frozenset(backs),
+        truth=truth,
+        fills=tuple(s.user_id for s in fills),
+        hidden=tuple(invisible.get("hidden", ())),
+        hidden_back=tuple(invisible.get("hidden_back", ())),
     )
 
 
@@ -230,32 +290,16 @@ def single_feature(feature: str, name: str = "") -> Ranker:
     return Ranker(weights={feature: 1.0}, trained={"heuristic": name} if name else {})
 
 
-def precision_at_k(ranker: Ranker, examples: Sequence[Example]) -> float:
-    """Mean precision@10 of the ranker over the users' candidates (the same candidates for
-    every ranker, so the comparison is of the ranking alone), ranked by the serving code."""
-    if not examples:
-        return 0.0
-    total = 0.0
-    for example in examples:
-        rows = [
-            {**dict(zip(FEATURES, vector, strict=True)), "id": uid, "sources": []}
-            for uid, vector in zip(example.ids, example.vectors, strict=True)
-        ]
-        top = [s.user_id for s in ranked(rows, ranker)[:K]]
-        truth = {uid for uid, y in zip(example.ids, example.labels, strict=True) if y}
-        total += len(truth.intersection(top)) / K
-    return total / len(examples)
+def top_ids(ranker: Ranker, example: Example) -> list[str]:
+    """The user's candidates as ``ranker`` ranks them (the serving code's ranking)."""
+    rows = [
+        {**dict(zip(FEATURES, vector, strict=True)), "id": uid, "sources": []}
+        for uid, vector in zip(example.ids, example.vectors, strict=True)
+    ]
+    return [s.user_id for s in ranked(rows, ranker)[:K]]
 
 
-def scores(rankers: dict[str, Ranker], examples: Sequence[Example]) -> Scores:
-    """Each ranker's precision@10 on the users, and on two disjoint halves of them (every
-    other user in id order: the halves' difference is the noise a lift must beat)."""
-    ordered = sorted(examples, key=lambda e: e.user)
-    halves = (ordered[0::2], ordered[1::2])
-    return Scores(
-        {name: precision_at_k(r, ordered) for name, r in rankers.items()},
-        (
-            {name: precision_at_k(r, halves[0]) for name, r in rankers.items()},
-            {name: precision_at_k(r, halves[1]) for name, r in rankers.items()},
-        ),
-    )
+def precisions(ranker: Ranker, examples: Sequence[Example]) -> list[float]:
+    """Each user's precision@10 of the list ``ranker`` would serve (the same candidates for
+    every ranker, so the comparison is of the ranking alone, fills included)."""
+    return [example.precision(top_ids(ranker, example)) for example in examples]

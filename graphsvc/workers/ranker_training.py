@@ -51,7 +51,16 @@ from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.concurrency.pace import FULL_SPEED, Pace
 from graphsvc.concurrency.retries import transient_reads
-from graphsvc.domain.ranker_models import MODEL, TrainError, staleness, trigger, verdict
+from graphsvc.domain.ranker_models import (
+    EXACT,
+    MODEL,
+    TrainError,
+    exact_name,
+    staleness,
+    trigger,
+    verdict,
+)
+from graphsvc.domain.ranker_validation import Scores
 from graphsvc.domain.ranking import DEFAULT, Ranker
 from graphsvc.services.ranker import readable, schedule, training_state
 from graphsvc.services.suggestions import Suggestions
@@ -62,14 +71,14 @@ from graphsvc.workers.ranker_examples import (
     Example,
     Progress,
     collect,
-    scores,
+    precisions,
     single_feature,
+    top_ids,
 )
 
 log = logging.getLogger(__name__)
 
 HOLDOUT_SHARE = 0.1
-VALIDATION_SHARE = 0.2
 SEED = 1
 LEASE_SECONDS = 60.0  # renewed every third of it while the training runs
 
@@ -105,6 +114,8 @@ class TrainingReport:
     seconds: float = 0.0
     backs: int = 0  # held-out follow-backs of training follows (the newest holdout)
     discoveries: dict[str, float] = field(default_factory=dict)  # precision@10 without them
+    intervals: dict[str, dict[str, float | int]] = field(default_factory=dict)  # model - other
+    bands: dict[str, dict[str, float | int]] = field(default_factory=dict)  # per band: means
     notes: list[str] = field(default_factory=list)
 
     def metrics(self, edges: int, share: float, seed: int) -> dict[str, object]:
@@ -121,6 +132,8 @@ class TrainingReport:
             "follow_backs": self.backs,
             "precision_at_10": self.validation,
             "discoveries_precision_at_10": self.discoveries,
+            "intervals": self.intervals,
+            "bands": self.bands,
             "compared_with": self.expected,
             "at": int(time.time()),
         }
@@ -139,6 +152,12 @@ class TrainingReport:
                 if self.discoveries
                 else []
             ),
+            *(f"{name}: {_interval(i)}" for name, i in self.intervals.items()),
+            *(
+                f"band {name} ({row['users']} users): "
+                + ", ".join(f"{k} {v:.4f}" for k, v in row.items() if k != "users")
+                for name, row in self.bands.items()
+            ),
             "weights (standardised log features): "
             + ", ".join(
                 f"{n} {w:+.2f}"
@@ -148,6 +167,10 @@ class TrainingReport:
             *self.notes,
             f"{stored} ({self.why}) in {self.seconds:.1f}s",
         ]
+
+
+def _interval(found: dict[str, float | int]) -> str:
+    return f"{found['lift']:+.4f} [{found['low']:+.4f}, {found['high']:+.4f}]"
 
 
 def _listed(scores: dict[str, float]) -> str:
@@ -170,6 +193,7 @@ class RankerTraining:
         self._name = settings.pymk_model_name
         self._lease = TrainingLease(leases, settings.pymk_model_name)
         self._users = settings.pymk_train_users
+        self._exact_max = settings.pymk_validation_max_edges
         self._pace = Pace(settings.pymk_train_share)
         self.round_seconds = settings.pymk_train_check_seconds
         self.schedule = schedule(settings)
@@ -276,22 +300,22 @@ class RankerTraining:
         found = await collect(
             self._store, self._suggestions, holdout, share, seed, users, progress, pace
         )
-        examples = found.examples
-        validation, fitting = _split_users(examples, seed)
-        if found.holdout == "random":  # time tells nothing of a random share: not learned
-            fitting = [example.timeless() for example in fitting]
+        examples = sorted(found.examples, key=lambda e: e.user)
+        exact = await exact_heuristics(self._store, self._exact_max, found.before, examples, pace)
+        notes = [*found.notes, exact]
         if fit is None:
             from graphsvc.workers.ranker_fit import fit  # numpy and SciPy: only here
-        candidate = await asyncio.to_thread(fit, fitting, seed)
+        candidate, out_of_fold = await asyncio.to_thread(
+            cross_fitted, fit, examples, seed, found.holdout == "random"
+        )
         label = served_label(served)
         heuristics = {name: single_feature(f, name) for name, f in SINGLE.items()}
-        rankers = {**heuristics, label: served, MODEL: candidate}
-        measured = scores(rankers, validation)
+        measured = validation_scores({**heuristics, label: served}, out_of_fold, examples, seed)
         view = training_state(state)
         changed = staleness(view, await self._store.edge_count(), self.schedule)
         stale = any(s.reason == "graph_changed" for s in changed)
         decided = verdict(measured, label, list(SINGLE), not served.version, stale)
-        backs = sum(len(e.backs) for e in validation)
+        backs = sum(len(e.backs) for e in examples)
         return TrainingReport(
             trigger=reason,
             holdout=found.holdout,
@@ -307,10 +331,10 @@ class RankerTraining:
             heuristic=heuristics.get(decided.promote or ""),
             expected=state.serving.served,
             backs=backs,
-            discoveries=(
-                dict(scores(rankers, [e.discoveries() for e in validation]).whole) if backs else {}
-            ),
-            notes=[*found.notes, f"compared with {label} on {len(validation)} validation users"],
+            discoveries=discoveries({**heuristics, label: served}, out_of_fold, examples, seed),
+            intervals=intervals(measured, label),
+            bands=measured.band_table(list(measured.per_user)),
+            notes=[*(note for note in notes if note), f"validated on {len(examples)} users"],
         )
 
     async def _save(self, report: TrainingReport, edges: int, share: float, seed: int) -> None:
@@ -434,9 +458,83 @@ def served_label(served: Ranker) -> str:
     return f"served v{served.version}" if served.version else "the built-in default"
 
 
-def _split_users(examples: Sequence[Example], seed: int) -> tuple[list[Example], list[Example]]:
-    """(validation, fitting): a seeded VALIDATION_SHARE of the users, and the rest."""
-    shuffled = sorted(examples, key=lambda e: e.user)
+async def exact_heuristics(
+    store: SuggestionStore,
+    most: int,
+    before: int | None,
+    examples: list[Example],
+    pace: Pace,
+) -> str:
+    """Each example's exact heuristics and band, from the training graph read whole; a graph
+    past ``most`` follows (PYMK_VALIDATION_MAX_EDGES) is not read, and the note says so."""
+    edges = await store.edge_count()
+    if edges > most:
+        return (
+            f"the graph has {edges:,} follows, past PYMK_VALIDATION_MAX_EDGES ({most:,}): "
+            "judged against the service's own heuristics only"
+        )
+    from graphsvc.workers import ranker_exact  # numpy and SciPy: only here
+
+    graph = await ranker_exact.read(store, before, pace)
+    await asyncio.to_thread(ranker_exact.annotate, graph, examples)
+    return ""
+
+
+def cross_fitted(
+    fit: Fit, examples: Sequence[Example], seed: int, timeless: bool
+) -> tuple[Ranker, dict[str, Ranker]]:
+    """(the model fitted on every user, and per user the model fitted on the other half of
+    the users): each user is validated by a fit that never saw it, so every sampled user is a
+    validation user. ``timeless``: the fits learn nothing from the features that tell time
+    (a random holdout's)."""
+    fitting = [e.timeless() for e in examples] if timeless else list(examples)
+    shuffled = list(range(len(fitting)))
     random.Random(seed).shuffle(shuffled)
-    cut = max(1, int(len(shuffled) * VALIDATION_SHARE))
-    return shuffled[:cut], shuffled[cut:]
+    halves = (set(shuffled[0::2]), set(shuffled[1::2]))
+    out_of_fold: dict[str, Ranker] = {}
+    for half in halves:
+        others = [e for n, e in enumerate(fitting) if n not in half]
+        model = fit(others, seed) if others else DEFAULT
+        out_of_fold |= {fitting[n].user: model for n in half}
+    return fit(fitting, seed), out_of_fold
+
+
+def validation_scores(
+    rankers: dict[str, Ranker],
+    out_of_fold: dict[str, Ranker],
+    examples: Sequence[Example],
+    seed: int,
+) -> Scores:
+    """Each user's precision@10 of the list each ranker would serve it (the model's, by the
+    fit that never saw the user), and of each exact heuristic's list when the examples have
+    them."""
+    per_user = {name: precisions(ranker, examples) for name, ranker in rankers.items()}
+    per_user[MODEL] = [e.precision(top_ids(out_of_fold[e.user], e)) for e in examples]
+    if examples and examples[0].exact:
+        for name in SINGLE:
+            per_user[exact_name(name)] = [e.hits(e.exact[name]) for e in examples]
+    return Scores(per_user, [e.band for e in examples], seed)
+
+
+def discoveries(
+    rankers: dict[str, Ranker],
+    out_of_fold: dict[str, Ranker],
+    examples: Sequence[Example],
+    seed: int,
+) -> dict[str, float]:
+    """Each ranker's precision@10 with the held-out follow-backs not counted, over the users
+    with other held-out follows (none when no follow-back was held out)."""
+    if not any(e.backs for e in examples):
+        return {}
+    found = [e.discoveries() for e in examples if e.truth - e.backs]
+    return validation_scores(rankers, out_of_fold, found, seed).whole
+
+
+def intervals(scores: Scores, served: str) -> dict[str, dict[str, float | int]]:
+    """The model's intervals over the served ranking and over each heuristic (stored with the
+    model, shown by `graphsvc pymk status`)."""
+    return {
+        f"model - {name}": scores.interval(MODEL, name).as_json()
+        for name in scores.per_user
+        if name != MODEL and (name == served or name.endswith(EXACT) or name in SINGLE)
+    }

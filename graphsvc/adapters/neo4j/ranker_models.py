@@ -18,6 +18,10 @@ class Serving:
     served: int
     challenger: int
     share: float
+    # when each was stored (0: none or not read): a version with another time is another
+    # model (a registry made anew numbers from 1 again)
+    served_created: int = 0
+    challenger_created: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,13 @@ class RankerModelStore:
 
     async def serving(self, name: str) -> Serving:
         (row,) = await self._store.read("ranker_models/serving", {"name": name}, fresh=True)
-        return Serving(int(row["served"]), int(row["challenger"]), float(row["share"]))
+        return Serving(
+            int(row["served"]),
+            int(row["challenger"]),
+            float(row["share"]),
+            int(row["served_created"]),
+            int(row["challenger_created"]),
+        )
 
     async def bodies(self, name: str, versions: Sequence[int]) -> dict[int, str]:
         params = {"name": name, "versions": list(versions)}

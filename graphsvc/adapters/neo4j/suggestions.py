@@ -143,11 +143,28 @@ class SuggestionStore:
         rows = await self._store.read("suggestions/active_users", {"min": min_following}, job=True)
         return [row["id"] for row in rows]
 
-    async def followings_of(self, user_ids: Sequence[str]) -> dict[str, list[str]]:
+    async def followings_of(
+        self, user_ids: Sequence[str]
+    ) -> dict[str, list[tuple[str, bool, bool]]]:
+        """Whom each user follows, each with whether the follow is one half of a friendship
+        (followed back since the same moment) and whether it is followed back at all."""
         rows = await self._store.read(
             "suggestions/followings_of", {"ids": list(user_ids)}, job=True
         )
-        return {row["id"]: list(row["following"]) for row in rows}
+        return {
+            row["id"]: [(uid, bool(friend), bool(back)) for uid, friend, back in row["following"]]
+            for row in rows
+        }
+
+    async def follows_page(
+        self, before: int | None, after: tuple[int, str, str] | None, limit: int
+    ) -> list[tuple[str, str, int]]:
+        """Up to ``limit`` follows made before ``before`` (None: all), after the position
+        ``after`` (since, src, dst), in that order: (src, dst, since)."""
+        since, src, dst = after if after is not None else (None, "", "")
+        params = {"before": before, "since": since, "src": src, "dst": dst, "limit": limit}
+        rows = await self._store.read("suggestions/follows_page", params, job=True)
+        return [(row["src"], row["dst"], row["since"]) for row in rows]
 
     async def suggestable(self, user_id: str, candidates: Sequence[str]) -> list[str]:
         params = {"id": user_id, "ids": list(candidates), "now": time.time_ns() // 1_000}

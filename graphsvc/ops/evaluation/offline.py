@@ -3,12 +3,11 @@
 The protocol, and why each part of it is so:
 
 - Held out: 10% of the follows; the newest 10% when the file has times (the future is what a
-  suggestion has to predict), else a seeded random 10%. A pair is held out whole, both
-  directions, when it is one friendship: an undirected pair, or, in an untimed file, a pair
-  written both ways (the reverse direction left in training would give the answer away). A
-  timed file's follows are events: a held-out follow whose reverse came before the split is
-  a follow-back, counted, and precision@10 is also given on the other held-out follows (the
-  discoveries) alone, since answering a follower is the easy part.
+  suggestion has to predict), else a seeded random 10%. An undirected pair is one friendship,
+  held out whole. A directed file's follows are each their own fact, with times or without:
+  a held-out follow whose reverse stays in training is a follow-back, a real suggestion
+  (the user is shown that the other follows it), counted, and precision@10 is also given on
+  the other held-out follows (the discoveries) alone.
 - Training times are what `graphsvc load` gives: a timed file keeps its own times, shifted
   so that the split is "now"; an untimed file's training rows go through the loader's own
   reader, so they get its times (distinct, in file order, ending at now). The training cycle
@@ -138,20 +137,17 @@ class Split:
 
 def unit_of(data: Dataset) -> Callable[[str, str], Pair]:
     """The unit held out, or trained on, whole. An undirected pair is one (both directions
-    are the same friendship). In an untimed directed file, so is a pair written both ways:
-    held out one way and trained on the other, it would give the answer away (a friendship
-    graph written as two follows per friendship). A timed file's follows are events: each
-    direction is its own, and a held-out follow whose reverse came earlier is a follow-back."""
+    are the same friendship). In a directed file, each follow is its own, with times or
+    without: a held-out follow whose reverse stays in training is a follow-back, a follower
+    not followed back yet, which a user is shown and acts on (a real suggestion, counted and
+    also scored apart: the discoveries are the other held-out follows)."""
 
     def unordered(src: str, dst: str) -> Pair:
         return (min(src, dst), max(src, dst))
 
     if data.undirected:
         return unordered
-    if data.timed:
-        return lambda src, dst: (src, dst)
-    lines = {(src, dst) for src, dst, _ in data.rows}
-    return lambda src, dst: unordered(src, dst) if (dst, src) in lines else (src, dst)
+    return lambda src, dst: (src, dst)
 
 
 def _first_times(data: Dataset, unit: Callable[[str, str], Pair]) -> dict[Pair, int | None]:
@@ -407,7 +403,7 @@ class SeedResult:
     follow_backs: int  # of them, those whose reverse is in training
 
 
-async def _load(services: Services, cut: Split, progress: bool) -> None:
+async def load_split(services: Services, cut: Split, progress: bool) -> None:
     await load_edges(services, cut.edges, progress=progress)
     if cut.messages:
         weight = services.settings.interactions.interaction_weights["message"]
@@ -417,7 +413,7 @@ async def _load(services: Services, cut: Split, progress: bool) -> None:
         await services.background.interaction_flusher.flush_all()
 
 
-def _sample(cut: Split, seed: int, users: int) -> list[str]:
+def sample_users(cut: Split, seed: int, users: int) -> list[str]:
     """Users with held-out pairs who are in the training graph (the others are cold starts,
     which no method here can answer), a seeded sample of ``users`` of them."""
     known = {u for pair in cut.train for u in pair}
@@ -439,15 +435,15 @@ async def _ask_service(
     return found
 
 
-def _count(by_user: dict[str, set[str]]) -> int:
+def count_of(by_user: dict[str, set[str]]) -> int:
     return sum(len(others) for others in by_user.values())
 
 
-def _describe(data: Dataset, cut: Split, seed: int) -> str:
-    backs = _count(cut.follow_backs)
+def describe(data: Dataset, cut: Split, seed: int) -> str:
+    backs = count_of(cut.follow_backs)
     return (
         f"{data.name}, seed {seed}: {len(cut.train):,} training follows, "
-        f"{_count(cut.held):,} held out"
+        f"{count_of(cut.held):,} held out"
         + (f" ({backs:,} of them follow-backs)" if backs else "")
         + (f", {len(cut.messages):,} training interactions" if cut.messages else "")
         + (f", {data.self_loops} self-loops skipped" if data.self_loops else "")
@@ -497,7 +493,7 @@ def _say_dropped(
         say(f"{service} suggested {outside} users outside the training graph (misses)")
 
 
-def _scored(
+def scored(
     raw: dict[str, dict[str, list[str]]],
     cut: Split,
     baselines: Baselines,
@@ -536,11 +532,11 @@ async def evaluate(
     if data.messages and not data.timed:
         say(f"{data.name}: the edges have no times, so the interactions are not used")
     cut = split(data, seed, time.time_ns() // 1_000)
-    say(_describe(data, cut, seed))
+    say(describe(data, cut, seed))
     if first is not None:
         await _load_first(services, first, cut, progress, say, after_load)
-    await _load(services, cut, progress)
-    sample = _sample(cut, seed, users)
+    await load_split(services, cut, progress)
+    sample = sample_users(cut, seed, users)
     raw = {}
     if first is not None:
         raw[AS_LOADED] = await _ask_service(services, sample, progress)
@@ -552,8 +548,8 @@ async def evaluate(
     for method in METHODS[1:]:
         bar = tqdm(sample, desc=method, unit="user", disable=not progress)
         raw[method] = {user: baselines.recommend(method, user) for user in bar}
-    scores = _scored(raw, cut, baselines, seed, say)
-    return SeedResult(seed, len(sample), scores, _count(cut.held), _count(cut.follow_backs))
+    scores = scored(raw, cut, baselines, seed, say)
+    return SeedResult(seed, len(sample), scores, count_of(cut.held), count_of(cut.follow_backs))
 
 
 # -- over seeds --------------------------------------------------------------------------------

@@ -380,7 +380,15 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     assert first.holdout == "newest"  # the graph's times are real
     sample = ranker_examples.sampled(sorted(held), 200, 7)
     assert first.held == sum(len(held[u]) for u in sample)  # the sampled users' held follows
-    assert set(first.validation) == {"model", "the built-in default", *ranker_examples.SINGLE}
+    exact = {f"{name} (exact)" for name in ranker_examples.SINGLE}
+    assert set(first.validation) == {
+        "model",
+        "the built-in default",
+        *ranker_examples.SINGLE,
+        *exact,
+    }
+    assert set(first.bands) <= {"thin", "median", "hub-adjacent"}
+    assert sum(int(row["users"]) for row in first.bands.values()) == 200
     assert first.validation["model"] > 0
     # the generator's signals: a quarter of the later follows are follow-backs, most of the
     # rest close a triangle

@@ -64,11 +64,13 @@ def test_time_triggers_after_every_seconds_and_sooner_after_a_failure() -> None:
 
 
 def scores(**whole: float) -> Scores:
-    """Scores whose halves agree with the whole (no noise) unless ``noisy`` is given."""
+    """200 users, each at its ranker's mean (no spread) unless ``noisy`` is given: the model's
+    users then alternate that far above and below it."""
     noisy = whole.pop("noisy", 0.0)
-    first = {name: value + (noisy if name == MODEL else 0.0) for name, value in whole.items()}
-    second = {name: value - (noisy if name == MODEL else 0.0) for name, value in whole.items()}
-    return Scores(whole, (first, second))
+    users = 200
+    per_user = {name: [value] * users for name, value in whole.items()}
+    per_user[MODEL] = [whole[MODEL] + (noisy if n % 2 else -noisy) for n in range(users)]
+    return Scores(per_user, ["median"] * users)
 
 
 HEURISTICS = ("common neighbours", "resource allocation")
@@ -91,15 +93,43 @@ def test_a_model_is_promoted_only_above_the_served_ranking_and_the_best_heuristi
     assert tie.promote is None and "not above served" in tie.why
 
 
-def test_a_lift_within_the_halves_difference_is_noise() -> None:
+def test_a_lift_within_the_bootstrap_interval_is_noise() -> None:
     noisy = scores(
         model=0.15,
         served=0.14,
-        noisy=0.01,
+        noisy=0.1,
         **{"common neighbours": 0.10, "resource allocation": 0.12},
     )
     assert verdict(noisy, "served", HEURISTICS, default=False).promote is None
-    assert noisy.lift(MODEL, "served") == pytest.approx((0.01, 0.02))
+    interval = noisy.interval(MODEL, "served")
+    assert interval.lift == pytest.approx(0.01)
+    assert interval.low < 0 < interval.high and not interval.above and not interval.below
+
+
+def test_the_exact_heuristic_is_the_bar_when_the_scores_have_it() -> None:
+    """Beating the heuristics re-ranking the service's pool is not enough: the model must
+    beat the heuristic computed on the whole training view."""
+    pool = {"common neighbours": 0.10, "resource allocation": 0.12}
+    exact = {"resource allocation (exact)": 0.16, "common neighbours (exact)": 0.11}
+    found = verdict(scores(model=0.15, served=0.10, **pool, **exact), "served", HEURISTICS, False)
+    assert found.promote == "resource allocation" and "resource allocation (exact)" in found.why
+
+
+def test_a_model_that_loses_a_band_of_users_is_not_promoted() -> None:
+    users = 200
+    thin = set(range(0, users, 4))  # 50 thin users: the model loses every one of them
+    model = [0.0 if n in thin else 0.3 for n in range(users)]
+    heuristic = [0.1] * users
+    per_user = {MODEL: model, "served": [0.0] * users, "resource allocation": heuristic}
+    per_user["common neighbours"] = heuristic
+    bands = ["thin" if n in thin else "median" for n in range(users)]
+    found = verdict(Scores(per_user, bands), "served", HEURISTICS, default=False)
+    assert found.promote != MODEL and "thin" in found.why
+    # fewer thin users than a band needs to be judged: promoted on the whole
+    few = ["thin" if n < 10 else "median" for n in range(users)]
+    model = [0.0 if n < 10 else 0.3 for n in range(users)]
+    found = verdict(Scores({**per_user, MODEL: model}, few), "served", HEURISTICS, False)
+    assert found.promote == MODEL
 
 
 def test_the_best_heuristic_replaces_the_default_and_a_worse_served_model() -> None:

@@ -203,36 +203,63 @@ InteractionFile = Annotated[
 ]
 
 
+Undirected = Annotated[
+    bool, typer.Option("--undirected/--directed", help="whether each line follows both ways")
+]
+Users = Annotated[
+    int,
+    typer.Option(
+        metavar="INTEGER",
+        min=1,
+        help="users sampled per seed (or all with held-out follows, when fewer)",
+    ),
+]
+Seeds = Annotated[
+    str | None,
+    typer.Option(
+        metavar="S,S,...",
+        show_default=False,
+        help="seeds, each a fresh split, load and sample (default "
+        + ",".join(map(str, DEFAULT_SEEDS))
+        + ")",
+    ),
+]
+Seed = Annotated[int | None, typer.Option(metavar="S", help="one seed")]
+JsonPath = Annotated[
+    Path | None,
+    typer.Option("--json", metavar="PATH", help="write per-seed and summary results"),
+]
+Url = Annotated[
+    str | None,
+    typer.Option(metavar="URL", help="the API (default GRAPHSVC_URL, else the local one)"),
+]
+WaitMinutes = Annotated[
+    float,
+    typer.Option(
+        metavar="MINUTES",
+        min=0.1,
+        help="how long to wait for the worker's training, and for the API to serve it",
+    ),
+]
+Wipe = Annotated[
+    bool,
+    typer.Option(
+        "--wipe",
+        help="delete everything in the service's stores before each seed (else the graph "
+        "must be empty)",
+    ),
+]
+
+
 @command(app, "eval")
 async def eval_pymk(
     edges: EdgeFile,
     interactions: InteractionFile = None,
-    undirected: Annotated[
-        bool, typer.Option("--undirected/--directed", help="whether each line follows both ways")
-    ] = True,
-    users: Annotated[
-        int,
-        typer.Option(
-            metavar="INTEGER",
-            min=1,
-            help="users sampled per seed (or all with held-out pairs, when fewer)",
-        ),
-    ] = DEFAULT_USERS,
-    seeds: Annotated[
-        str | None,
-        typer.Option(
-            metavar="S,S,...",
-            show_default=False,
-            help="seeds, each a fresh split, load and sample (default "
-            + ",".join(map(str, DEFAULT_SEEDS))
-            + ")",
-        ),
-    ] = None,
-    seed: Annotated[int | None, typer.Option(metavar="S", help="one seed")] = None,
-    json_path: Annotated[
-        Path | None,
-        typer.Option("--json", metavar="PATH", help="write per-seed and summary results"),
-    ] = None,
+    undirected: Undirected = True,
+    users: Users = DEFAULT_USERS,
+    seeds: Seeds = None,
+    seed: Seed = None,
+    json_path: JsonPath = None,
     ranker: Ranker = "trained",
     first: First = None,
     first_undirected: FirstUndirected = False,
@@ -245,14 +272,19 @@ async def eval_pymk(
     that graph is loaded and trained on before each seed's training graph (a second
     community imported beside one), and the service is also scored as loaded.
     """
-    from graphsvc.ops.evaluation.offline import table
-
     chosen = _seeds(seeds, seed)
     if json_path is not None and not os.access(json_path.parent, os.W_OK):
         raise Refused(f"cannot write {json_path} (no such directory?)")
     data = _read(edges, undirected, interactions, first, first_undirected)
     servers = await _eval_servers()
     summary = await _evaluate(servers, data, chosen, users, not no_progress, ranker)
+    await _report(summary, json_path)
+
+
+async def _report(summary: Summary, json_path: Path | None) -> None:
+    """The table, and the JSON if asked."""
+    from graphsvc.ops.evaluation.offline import table
+
     for line in table(summary):
         say(line)
     if json_path is not None:
@@ -269,3 +301,41 @@ async def _eval_servers() -> Settings:
     servers, own = eval_settings(get_settings(), get_local_server_settings())
     await asyncio.to_thread(local_servers.up, servers, own, say)
     return servers
+
+
+@command(app, "served")
+async def served_pymk(
+    edges: EdgeFile,
+    interactions: InteractionFile = None,
+    undirected: Undirected = False,
+    users: Users = DEFAULT_USERS,
+    seeds: Seeds = None,
+    seed: Seed = None,
+    url: Url = None,
+    wait_minutes: WaitMinutes = 30.0,
+    wipe: Wipe = False,
+    json_path: JsonPath = None,
+    no_progress: NoProgress = False,
+) -> None:
+    """Judge the suggestions a running service serves, as its users get them.
+
+    Per seed: hold out 10% of the follows (the newest where the file has times), load the
+    rest as `graphsvc load` does into the service's stores (from the environment's
+    settings), wait for its `graphsvc worker` to train and its API to serve the result, ask
+    the API for ten suggestions for each sampled user, and score them against the exact
+    heuristics on the same training graph. Prints the table with the spread over seeds.
+    """
+    from graphsvc.ops.evaluation.offline import read_dataset
+    from graphsvc.ops.evaluation.served import ServedEvaluationError, Target, served_seeds
+    from graphsvc.settings import get_settings
+
+    chosen = _seeds(seeds, seed)
+    if json_path is not None and not os.access(json_path.parent, os.W_OK):
+        raise Refused(f"cannot write {json_path} (no such directory?)")
+    data = read_dataset(edges, undirected=undirected, interactions=interactions)
+    target = Target(url or "", get_settings(), wait_minutes * 60, wipe)
+    try:
+        summary = await served_seeds(target, data, chosen, users, not no_progress, say)
+    except ServedEvaluationError as exc:
+        raise Refused(str(exc)) from None
+    await _report(summary, json_path)
