@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from graphsvc.domain.model import Suggestion
+from graphsvc.domain.ranking import spread
 
 SERVED_KEPT = 200  # served suggestions remembered per user: four full lists of 50
 
@@ -36,7 +37,8 @@ def rerank(
     items: Sequence[Suggestion], shows: Mapping[str, int], free: int, decay: float
 ) -> list[Suggestion]:
     """The suggestions with discounted scores, best first; ties (and targets never shown,
-    whose scores do not move) keep their given order. The inputs are left unchanged."""
+    whose scores do not move) keep their given order, and followers keep to their share of
+    the first places (``ranking.spread``). The inputs are left unchanged."""
     scored: list[tuple[float, int, Suggestion]] = []
     for position, item in enumerate(items):
         factor = discount_factor(shows.get(item.user_id, 0), free, decay)
@@ -44,4 +46,4 @@ def rerank(
             item = replace(item, score=item.score * factor)
         scored.append((-item.score, position, item))
     scored.sort(key=lambda entry: (entry[0], entry[1]))
-    return [item for _, _, item in scored]
+    return spread([item for _, _, item in scored], lambda item: "follows_you" in item.sources)

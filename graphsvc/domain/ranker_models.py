@@ -144,11 +144,14 @@ def verdict(
     heuristics: Sequence[str],
     default: bool,
     stale: bool = False,
+    discoveries: Scores | None = None,
 ) -> Verdict:
     """Promote the fitted model only when its interval over the best heuristic is above zero
     (the exact heuristics, computed on the whole training view, when the scores have them;
     else the service's own, ranking its capped pool), when no band of users loses to that
-    heuristic, and when it beats the served ranking too. A ``stale`` served ranking (fitted on
+    heuristic nor loses to it on the ``discoveries`` (the same lists scored without the
+    held-out follow-backs, when some were held out), and when it beats the served ranking too.
+    A ``stale`` served ranking (fitted on
     a graph that changed past the growth bound) only has to be matched, not beaten: a ranking
     fitted on the graph as it is wins a tie with one fitted on another.
 
@@ -162,6 +165,9 @@ def verdict(
     over_served = scores.interval(MODEL, served)
     losing = scores.losing_bands(MODEL, best)
     keeps_up = over_served.above or (stale and not over_served.below)
+    if discoveries is not None and best in discoveries.per_user:
+        without = discoveries.interval(MODEL, best)
+        losing += [("the discoveries", without)] if without.below else []
     if over_best.above and keeps_up and not losing:
         over = "matches the stale" if not over_served.above else "beats"
         return Verdict(
@@ -173,7 +179,7 @@ def verdict(
         why = f"{model} is not above {best} beyond the bootstrap's spread ({over_best.text()})"
     elif losing:
         named = "; ".join(f"{name} {interval.text()}" for name, interval in losing)
-        why = f"{model} beats {best} on average but loses users of a band to it: {named}"
+        why = f"{model} beats {best} on average but loses to it on {named}"
     else:
         why = f"{model} is not above {served} beyond the bootstrap's spread ({over_served.text()})"
     own = max(heuristics, key=lambda name: scores.whole[name])

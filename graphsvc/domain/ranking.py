@@ -18,10 +18,10 @@ followers not followed back high).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 # Raw features, as the candidate queries return them (0 when a source did not find the user).
 RAW_FEATURES: tuple[str, ...] = (
@@ -93,6 +93,7 @@ def raw_vector(row: Mapping[str, Any]) -> list[float]:
 
 
 _PATHS, _FOLLOWERS = RAW_FEATURES.index("paths"), RAW_FEATURES.index("followers")
+_FOLLOWS_YOU = RAW_FEATURES.index("follows_you")
 _COUNTS = tuple(FEATURES.index(name) for name in COUNT_FEATURES)
 
 
@@ -136,6 +137,14 @@ class Ranker:
     std: dict[str, float] = field(default_factory=dict)
     version: int = 0  # 0: the built-in default
     trained: dict[str, Any] = field(default_factory=dict)  # how, on what, and its metrics
+    # The model of the candidates that follow the user (``follows_you``), when fitted apart:
+    # whether a user follows back a follower is another question than whether it knows a
+    # stranger, and one blend of the features answers both badly. None: this one ranks all.
+    followers: Ranker | None = None
+
+    def part(self, vector: Sequence[float]) -> Ranker:
+        """The model that ranks this candidate."""
+        return self.followers if self.followers is not None and vector[_FOLLOWS_YOU] else self
 
     def transform(self, vector: Sequence[float]) -> list[float]:
         """Features as the model sees them: log-scaled, then standardised."""
@@ -150,7 +159,7 @@ class Ranker:
         """``intercept + sum(weight * transformed)``, with the standardisation folded into
         the terms once per model (``_terms``): a list of 300 candidates is scored on every
         computation, in the request's time."""
-        total, terms = self._terms
+        total, terms = self.part(vector)._terms
         for index, factor, inverse, logged in terms:
             value = vector[index]
             total += factor * (math.log1p(max(value, 0.0) * inverse) if logged else value)
@@ -177,6 +186,8 @@ class Ranker:
         transforms to the training population's mean, so its standardised value is 0 and it
         adds nothing to the score, whatever the count (a constant, unlike a zero count, which
         would rank a hidden count as the smallest)."""
+        if self.part(vector) is not self:
+            return self.part(vector).blind_to_counts(vector)
         out = list(vector)
         for index in _COUNTS:
             name = FEATURES[index]
@@ -185,7 +196,10 @@ class Ranker:
         return out
 
     def contributions(self, vector: Sequence[float]) -> list[Contribution]:
-        """``score`` feature by feature: ``intercept + sum(c.contribution)`` equals it."""
+        """``score`` feature by feature: the intercept of the model that ranks the candidate
+        (``part``) plus ``sum(c.contribution)`` equals it."""
+        if self.part(vector) is not self:
+            return self.part(vector).contributions(vector)
         return [
             Contribution(name, raw, value, self.weights.get(name, 0.0))
             for name, raw, value in zip(FEATURES, vector, self.transform(vector), strict=True)
@@ -202,7 +216,7 @@ class Ranker:
             "std": self.std,
             "version": self.version,
             "trained": self.trained,
-        }
+        } | ({"followers": self.followers.as_json()} if self.followers is not None else {})
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> Ranker:
@@ -220,6 +234,11 @@ class Ranker:
             std=dict(body["std"]),
             version=int(body["version"]),
             trained=dict(body.get("trained", {})),
+            followers=(
+                cls.from_json({**body["followers"], "version": body["version"]})
+                if body.get("followers")
+                else None
+            ),
         )
 
 
@@ -245,3 +264,28 @@ DEFAULT = Ranker(
         "hop3": 0.01,
     },
 )
+
+
+FOLLOW_BACK_SHARE = 0.5  # of any first places of a list, at most this share are followers
+T = TypeVar("T")
+
+
+def spread(items: list[T], follows_you: Callable[[T], bool]) -> list[T]:
+    """``items`` (best first) with the followers not followed back holding at most
+    FOLLOW_BACK_SHARE of any first n places (rounded up), each group kept in its order: a
+    follower is the likeliest follow there is, and a list of them is a list the user has seen
+    in its notifications, not people it may know. Those past the share wait for the next place
+    they may take, or follow the others once those run out."""
+    backs = [n for n, item in enumerate(items) if follows_you(item)]
+    others = [n for n, item in enumerate(items) if not follows_you(item)]
+    order: list[int] = []
+    b = o = 0
+    while b < len(backs) or o < len(others):
+        may = b < len(backs) and b < math.ceil((len(order) + 1) * FOLLOW_BACK_SHARE)
+        if (may and (o == len(others) or backs[b] < others[o])) or o == len(others):
+            order.append(backs[b])
+            b += 1
+        else:
+            order.append(others[o])
+            o += 1
+    return [items[n] for n in order]

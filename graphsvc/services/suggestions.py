@@ -56,7 +56,7 @@ from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserEr
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
-from graphsvc.domain.ranking import Ranker, scored_vector
+from graphsvc.domain.ranking import Ranker, scored_vector, spread
 from graphsvc.domain.recommendations import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules
@@ -304,13 +304,15 @@ async def _no_lists() -> tuple[list[str], list[str]]:
 def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
     """The candidates as suggestions, best first. The score is the ranker's probability, so
     impressions can discount it by multiplication; ties go to the smaller id (stable pages).
-    A candidate that hides its counts is scored blind to them (``scored_vector``)."""
+    A candidate that hides its counts is scored blind to them (``scored_vector``). Followers
+    not followed back take at most half of any first places (``spread``)."""
     scored = []
     for row in rows:
         z = ranker.score(scored_vector(row, ranker))
         probability = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
         scored.append((probability, row))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
+    scored = spread(scored, lambda item: bool(item[1].get("follows_you")))
     return [
         Suggestion(
             row["id"],

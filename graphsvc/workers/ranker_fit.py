@@ -14,6 +14,7 @@ them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,15 +30,30 @@ C = 1.0  # the inverse of the L2 penalty's strength, as scikit-learn's LogisticR
 # second) would otherwise be divided by almost nothing, and the shift the passing of time
 # gives it by the time it is served would swamp every other feature.
 STD_FLOOR = 0.01
+MIN_PART_POSITIVES = 20  # held-out follows a part's model needs (else one model for all)
 
 
 def fit(examples: Sequence[Example], seed: int) -> Ranker:
-    """Each feature's scale is the median of its non-zero values, so log1p(x / scale) is about
-    log 2 for a typical value whatever the units (a count of paths, a sum of 1/degree).
-    ``seed`` is kept for the fitting functions' common signature: this fit is deterministic."""
+    """One model for the candidates that follow the user and one for the others
+    (``Ranker.followers``), when each has MIN_PART_POSITIVES held-out follows to learn from;
+    else one for all. ``seed`` is kept for the fitting functions' common signature: this fit
+    is deterministic."""
     del seed
     vectors = np.array([v for e in examples for v in e.vectors], dtype=float)
     labels = np.array([y for e in examples for y in e.labels], dtype=float)
+    follower = vectors[:, FEATURES.index("follows_you")] > 0
+    parts = (follower, ~follower)
+    if min(labels[part].sum() for part in parts) < MIN_PART_POSITIVES:
+        return _fitted(vectors, labels)
+    return dataclasses.replace(
+        _fitted(vectors[~follower], labels[~follower]),
+        followers=_fitted(vectors[follower], labels[follower]),
+    )
+
+
+def _fitted(vectors: np.ndarray, labels: np.ndarray) -> Ranker:
+    """Each feature's scale is the median of its non-zero values, so log1p(x / scale) is about
+    log 2 for a typical value whatever the units (a count of paths, a sum of 1/degree)."""
     scale: dict[str, float] = {}
     logged = vectors.copy()
     for n, name in enumerate(FEATURES):

@@ -158,15 +158,26 @@ class TrainingReport:
                 + ", ".join(f"{k} {v:.4f}" for k, v in row.items() if k != "users")
                 for name, row in self.bands.items()
             ),
-            "weights (standardised log features): "
-            + ", ".join(
-                f"{n} {w:+.2f}"
-                for n, w in sorted(self.weights.items(), key=lambda item: -abs(item[1]))
-                if abs(w) >= 0.005
+            "weights (standardised log features): " + _weights(self.weights),
+            *(
+                [
+                    "weights for the candidates that follow the user: "
+                    + _weights(self.model.followers.weights)
+                ]
+                if self.model.followers is not None
+                else []
             ),
             *self.notes,
             f"{stored} ({self.why}) in {self.seconds:.1f}s",
         ]
+
+
+def _weights(weights: dict[str, float]) -> str:
+    return ", ".join(
+        f"{n} {w:+.2f}"
+        for n, w in sorted(weights.items(), key=lambda item: -abs(item[1]))
+        if abs(w) >= 0.005
+    )
 
 
 def _interval(found: dict[str, float | int]) -> str:
@@ -258,7 +269,7 @@ class RankerTraining:
                 if store:
                     if await _loading(self._leases):
                         raise TrainingPostponed("a graph load started while it trained")
-                    await self._save(report, edges, share, seed)
+                    await _saved(self._models, self._name, report, edges, share, seed)
             except Exception as exc:
                 await self._failed(exc, edges, store)
                 raise
@@ -301,8 +312,10 @@ class RankerTraining:
             self._store, self._suggestions, holdout, share, seed, users, progress, pace
         )
         examples = sorted(found.examples, key=lambda e: e.user)
-        exact = await exact_heuristics(self._store, self._exact_max, found.before, examples, pace)
-        notes = [*found.notes, exact]
+        notes = [
+            *found.notes,
+            await exact_heuristics(self._store, self._exact_max, found.before, examples, pace),
+        ]
         if fit is None:
             from graphsvc.workers.ranker_fit import fit  # numpy and SciPy: only here
         candidate, out_of_fold = await asyncio.to_thread(
@@ -310,11 +323,12 @@ class RankerTraining:
         )
         label = served_label(served)
         heuristics = {name: single_feature(f, name) for name, f in SINGLE.items()}
-        measured = validation_scores({**heuristics, label: served}, out_of_fold, examples, seed)
-        view = training_state(state)
-        changed = staleness(view, await self._store.edge_count(), self.schedule)
+        rankers = {**heuristics, label: served}
+        measured = validation_scores(rankers, out_of_fold, examples, seed)
+        changed = staleness(training_state(state), await self._store.edge_count(), self.schedule)
         stale = any(s.reason == "graph_changed" for s in changed)
-        decided = verdict(measured, label, list(SINGLE), not served.version, stale)
+        discovered = discoveries(rankers, out_of_fold, examples, seed)
+        decided = verdict(measured, label, list(SINGLE), not served.version, stale, discovered)
         backs = sum(len(e.backs) for e in examples)
         return TrainingReport(
             trigger=reason,
@@ -331,33 +345,11 @@ class RankerTraining:
             heuristic=heuristics.get(decided.promote or ""),
             expected=state.serving.served,
             backs=backs,
-            discoveries=discoveries({**heuristics, label: served}, out_of_fold, examples, seed),
+            discoveries=discovered.whole if discovered else {},
             intervals=intervals(measured, label),
             bands=measured.band_table(list(measured.per_user)),
             notes=[*(note for note in notes if note), f"validated on {len(examples)} users"],
         )
-
-    async def _save(self, report: TrainingReport, edges: int, share: float, seed: int) -> None:
-        """The cycle's writes: the model, and the served pointer if promoted; when a heuristic
-        is served instead, the model is stored rejected and the heuristic promoted."""
-        metrics = report.metrics(edges, share, seed)
-        instead = report.heuristic
-        version, promoted = await _store_model(
-            self._models,
-            self._name,
-            report,
-            report.model,
-            metrics,
-            edges,
-            report.promote and instead is None,
-        )
-        if instead is not None:
-            version, promoted = await _store_model(
-                self._models, self._name, report, instead, metrics, edges, True
-            )
-        report.version, report.promoted = version, promoted
-        if report.promote and not report.promoted:
-            report.why = "another model was promoted while this one trained"
 
     async def _failed(self, exc: Exception, edges: int, store: bool) -> None:
         """What a cycle that raised ``exc`` leaves: put off (``TrainingPostponed`` raised
@@ -411,6 +403,29 @@ class TrainingLease:
                     return
             except REDIS_DOWN as exc:
                 log.warning("cannot renew the ranker training's lease: %s", exc)
+
+
+async def _saved(
+    models: RankerModelStore,
+    name: str,
+    report: TrainingReport,
+    edges: int,
+    share: float,
+    seed: int,
+) -> None:
+    """The cycle's writes: the model, and the served pointer if promoted; when a heuristic
+    is served instead, the model is stored rejected and the heuristic promoted."""
+    metrics = report.metrics(edges, share, seed)
+    instead = report.heuristic
+    promote = report.promote and instead is None
+    version, promoted = await _store_model(
+        models, name, report, report.model, metrics, edges, promote
+    )
+    if instead is not None:
+        version, promoted = await _store_model(models, name, report, instead, metrics, edges, True)
+    report.version, report.promoted = version, promoted
+    if report.promote and not report.promoted:
+        report.why = "another model was promoted while this one trained"
 
 
 async def _store_model(
@@ -521,13 +536,13 @@ def discoveries(
     out_of_fold: dict[str, Ranker],
     examples: Sequence[Example],
     seed: int,
-) -> dict[str, float]:
-    """Each ranker's precision@10 with the held-out follow-backs not counted, over the users
-    with other held-out follows (none when no follow-back was held out)."""
+) -> Scores | None:
+    """The lists scored with the held-out follow-backs not counted, over the users with other
+    held-out follows (None when no follow-back was held out)."""
     if not any(e.backs for e in examples):
-        return {}
+        return None
     found = [e.discoveries() for e in examples if e.truth - e.backs]
-    return validation_scores(rankers, out_of_fold, found, seed).whole
+    return validation_scores(rankers, out_of_fold, found, seed)
 
 
 def intervals(scores: Scores, served: str) -> dict[str, dict[str, float | int]]:

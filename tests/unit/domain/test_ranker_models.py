@@ -266,3 +266,19 @@ def test_a_rejected_training_on_the_grown_graph_ages_the_served_model_from_there
     assert staleness(rejected, 21_000, schedule) == []
     (grown,) = staleness(rejected, 24_000, schedule)
     assert grown.reason == "graph_changed" and "last validated on 20,000" in grown.line
+
+
+def test_a_model_that_loses_the_discoveries_is_not_promoted() -> None:
+    """Ahead with the follow-backs counted, behind on the other held-out follows: a list of
+    followers is not a list of people the user may know."""
+    lost = {"common neighbours": 0.10, "resource allocation": 0.12}
+    overall = scores(model=0.20, served=0.10, **lost)
+    behind = scores(
+        model=0.02, served=0.03, **{"common neighbours": 0.04, "resource allocation": 0.05}
+    )
+    found = verdict(overall, "served", HEURISTICS, False, discoveries=behind)
+    assert found.promote != MODEL and "the discoveries" in found.why
+    level = scores(
+        model=0.05, served=0.03, **{"common neighbours": 0.04, "resource allocation": 0.05}
+    )
+    assert verdict(overall, "served", HEURISTICS, False, discoveries=level).promote == MODEL

@@ -16,6 +16,7 @@ from graphsvc.domain.ranking import (
     RAW_FEATURES,
     Ranker,
     scored_vector,
+    spread,
     with_derived,
 )
 from graphsvc.services.suggestions import ranked, walk_seed
@@ -90,3 +91,18 @@ def test_the_same_candidates_but_for_hidden_counts_rank_as_one() -> None:
 def test_a_users_walk_seed_is_the_same_in_every_process() -> None:
     assert walk_seed("alice") == 663_665_735  # CRC-32, not the per-process salted hash
     assert walk_seed("alice") != walk_seed("bob")
+
+
+def test_followers_take_at_most_half_of_any_first_places() -> None:
+    """Upper case: a follower not followed back. Each group keeps its order; one past the
+    share waits for the next place it may take, and fills the end once the others run out."""
+    assert "".join(spread(list("BBBBaBcd"), str.isupper)) == "BaBcBdBB"
+    assert "".join(spread(list("abBcD"), str.isupper)) == "abBcD"  # within the share: as ranked
+    assert "".join(spread(list("BBB"), str.isupper)) == "BBB"
+    for text in ("BBBBaBcd", "aBBBBcdBB", "BaBBBBB"):
+        out = spread(list(text), str.isupper)
+        assert sorted(out) == sorted(text)
+        for n in range(1, len(out) + 1):
+            others_left = any(c.islower() for c in out[n:])
+            if others_left:
+                assert sum(c.isupper() for c in out[:n]) <= -(-n // 2)

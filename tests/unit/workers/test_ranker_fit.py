@@ -101,3 +101,31 @@ def test_a_fit_on_a_random_holdout_learns_nothing_from_time() -> None:
     assert fit(made, 1).weights["fresh"] < 0
     timeless = fit([example.timeless() for example in made], 1)
     assert timeless.weights["fresh"] == 0.0 and timeless.weights["active"] == 0.0
+
+
+def test_followers_and_strangers_get_a_model_each_when_both_have_follows_to_learn() -> None:
+    """A follower is followed back when it writes a lot (``active``); a stranger is followed
+    when it shares many friends (``ra``). One blend ranks one of them badly; a model per kind
+    ranks each by its own signal, and a stored model keeps both."""
+
+    def two_questions(row, rng):
+        if row["follows_you"]:
+            return row["active"] > 1.0
+        return row["ra"] > 1.5
+
+    ranker = fit(examples(two_questions, users=80), 1)
+    assert ranker.followers is not None
+    assert ranker.followers.weights["active"] > ranker.weights["active"]
+    assert ranker.weights["ra"] > ranker.followers.weights["ra"]
+    follower = [0.0] * len(FEATURES)
+    follower[FEATURES.index("follows_you")] = 1.0
+    assert ranker.part(follower) is ranker.followers
+    assert ranker.part([0.0] * len(FEATURES)) is ranker
+    again = type(ranker).from_json({**ranker.as_json(), "version": 4})
+    assert again.followers is not None and again.followers.weights == ranker.followers.weights
+    assert again.score(follower) == pytest.approx(ranker.score(follower))
+
+
+def test_one_model_for_all_when_followers_have_too_few_follows_to_learn() -> None:
+    ranker = fit(examples(lambda row, rng: not row["follows_you"] and row["ra"] > 1.5), 1)
+    assert ranker.followers is None
