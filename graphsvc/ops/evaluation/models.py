@@ -44,8 +44,27 @@ def _metrics(text: str | None) -> dict[str, Any]:
 
 
 def _precision(metrics: dict[str, Any]) -> str:
-    scores = metrics.get("precision_at_10", {})
-    return ", ".join(f"{name} {value:.4f}" for name, value in scores.items()) or "none recorded"
+    return _listed(metrics.get("precision_at_10", {})) or "none recorded"
+
+
+def _judged(metrics: dict[str, Any]) -> list[str]:
+    """What the validation said beyond the means: without the held-out follow-backs, the
+    model's bootstrap intervals, and the bands of users."""
+    lines = []
+    if found := metrics.get("discoveries_precision_at_10"):
+        lines.append("  without the follow-backs: " + _listed(found))
+    for name, interval in metrics.get("intervals", {}).items():
+        lines.append(
+            f"  {name}: {interval['lift']:+.4f} [{interval['low']:+.4f}, {interval['high']:+.4f}]"
+        )
+    for band, row in metrics.get("bands", {}).items():
+        means = {k: v for k, v in row.items() if k != "users"}
+        lines.append(f"  band {band} ({row['users']} users): {_listed(means)}")
+    return lines
+
+
+def _listed(scores: dict[str, float]) -> str:
+    return ", ".join(f"{name} {value:.4f}" for name, value in scores.items())
 
 
 def served_lines(state: RegistryState) -> list[str]:
@@ -62,6 +81,7 @@ def served_lines(state: RegistryState) -> list[str]:
         f"  trained on {metrics.get('edges', 0):,} follow edges, holdout "
         f"{metrics.get('holdout', '?')}, {metrics.get('users', 0):,} users",
         f"  validation precision@10: {_precision(metrics)}",
+        *_judged(metrics),
     ]
     if state.serving.challenger:
         lines.append(
