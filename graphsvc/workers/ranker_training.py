@@ -9,13 +9,16 @@ check as it starts) and trains under a lease, so one process trains at a time; `
 pymk train` and `graphsvc pymk eval` run the same cycle (``train``) under the same lease.
 
 The cycle: hold out edges (``ranker_examples``: the newest where the graph's times are real,
-else a random share; the other kind when one cannot be made), sample PYMK_TRAIN_USERS users,
-fit the candidate on 80% of them (``ranker_fit``: evidence only re-weighed), and measure
-precision@10 on the other 20%, ranked by the serving code, for the candidate, the served
-ranking (the built-in default when none, or when the served one has features this code cannot
-read), and common neighbours, Adamic-Adar and resource allocation. The verdict
-(``domain/ranker_models.verdict``) promotes the candidate, or the best heuristic as a ranker
-of its own, or nothing; every model stored keeps its metrics, its status and why.
+else a random share drawn per follow; the other kind when one cannot be made), take up to
+PYMK_TRAIN_USERS users with held-out follows, fit the candidate on all of them and, to
+validate, each half on a fit of the other (``ranker_fit``: evidence only re-weighed), and
+score each user's list as served (fills included) for the candidate, the served ranking (the
+built-in default when none, or when the served one has features this code cannot read),
+common neighbours, Adamic-Adar and resource allocation re-ranking the service's pool, and
+the same three computed exactly on the user's training view (``ranker_exact``). The verdict
+(``domain/ranker_models.verdict``: paired bootstrap intervals, bands of users, the
+discoveries) promotes the candidate, or the best heuristic as a ranker of its own, or
+nothing; every model stored keeps its metrics, its status and why.
 
 Loads and errors: a training waits for a running graph load to end (``graph_loads.py``): the
 worker's round puts it off while a load holds its mark, and a cycle that fails while a load
