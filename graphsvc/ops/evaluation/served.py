@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -45,6 +46,9 @@ from graphsvc.ops.evaluation.offline import (
     summarize,
 )
 from graphsvc.settings import Settings
+
+if TYPE_CHECKING:
+    from graphsvc.client import AsyncGraphClient
 
 ASK_AT_ONCE = 4
 POLL_SECONDS = 2.0
@@ -108,13 +112,10 @@ async def _trained(services: Services, since_us: int, wait: float, say: Callable
 
 
 async def _served_by(
-    services: Services, http: object, probe: str, version: int, wait: float
+    services: Services, http: AsyncGraphClient, probe: str, version: int, wait: float
 ) -> None:
     """Wait until the API ranks with ``version`` (each API process refreshes its ranker on
     its own clock): asked for a user outside the sample, its cached list dropped each time."""
-    from graphsvc.client import AsyncGraphClient
-
-    assert isinstance(http, AsyncGraphClient)
     deadline = time.monotonic() + wait
     while True:
         await services.suggestions.cache.invalidate(probe)
@@ -129,13 +130,10 @@ async def _served_by(
 
 
 async def _ask(
-    http: object, sample: list[str], progress: bool
+    http: AsyncGraphClient, sample: list[str], progress: bool
 ) -> tuple[dict[str, list[str]], Counter[int]]:
     """Each sampled user's ten suggestions through the API (a 429 is waited out, as the client
     honours Retry-After), and how many answers each ranker version served."""
-    from graphsvc.client import AsyncGraphClient
-
-    assert isinstance(http, AsyncGraphClient)
     found: dict[str, list[str]] = {}
     versions: Counter[int] = Counter()
     with tqdm(total=len(sample), desc="API", unit="user", disable=not progress) as bar:

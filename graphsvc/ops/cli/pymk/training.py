@@ -273,12 +273,17 @@ async def eval_pymk(
     community imported beside one), and the service is also scored as loaded.
     """
     chosen = _seeds(seeds, seed)
-    if json_path is not None and not os.access(json_path.parent, os.W_OK):
-        raise Refused(f"cannot write {json_path} (no such directory?)")
+    _writable(json_path)
     data = _read(edges, undirected, interactions, first, first_undirected)
     servers = await _eval_servers()
     summary = await _evaluate(servers, data, chosen, users, not no_progress, ranker)
     await _report(summary, json_path)
+
+
+def _writable(json_path: Path | None) -> None:
+    """A JSON path that cannot be written is refused before the long run."""
+    if json_path is not None and not os.access(json_path.parent, os.W_OK):
+        raise Refused(f"cannot write {json_path} (no such directory?)")
 
 
 async def _report(summary: Summary, json_path: Path | None) -> None:
@@ -330,8 +335,7 @@ async def served_pymk(
     from graphsvc.settings import get_settings
 
     chosen = _seeds(seeds, seed)
-    if json_path is not None and not os.access(json_path.parent, os.W_OK):
-        raise Refused(f"cannot write {json_path} (no such directory?)")
+    _writable(json_path)
     data = read_dataset(edges, undirected=undirected, interactions=interactions)
     target = Target(url or "", get_settings(), wait_minutes * 60, wipe)
     try:
