@@ -136,13 +136,15 @@ async def _opened(settings: Settings, make: Callable[[Connections], Built]) -> A
 
 @asynccontextmanager
 async def open_serving(settings: Settings) -> AsyncIterator[Serving]:
-    """The API's parts, ready: the write statements planned before the first request (a
-    Neo4j that has just started is slow to plan them, and the first writes would hold their
-    users' locks meanwhile); on exit, the event streams closed."""
+    """The API's parts, ready: the write statements and the candidate reads planned before
+    the first request (a Neo4j that has just started is slow to plan them, the first writes
+    would hold their users' locks meanwhile, and the first suggestions could outlast their
+    timeout); on exit, the event streams closed."""
     async with _opened(settings, partial(build_serving, settings)) as serving:
         started = time.monotonic()
         await serving.core.neo4j.edges.prepare()
-        log.info("write statements planned in %.2f s", time.monotonic() - started)
+        await serving.suggestions.candidates.prepare()
+        log.info("statements planned in %.2f s", time.monotonic() - started)
         try:
             yield serving
         finally:

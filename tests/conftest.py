@@ -89,11 +89,13 @@ async def connections(server_settings: Settings) -> AsyncIterator[Connections]:
 @pytest.fixture(scope="session")
 async def backends(server_settings: Settings, connections: Connections) -> Services:
     """Services over the shared connections with the servers' settings: the schema applied,
-    and the write statements planned as a serving process plans them, so the first write to a
-    freshly started Neo4j is not a test's, under a request's transaction timeout."""
+    and the write statements and candidate reads planned as a serving process plans them, so
+    the first write to, or suggestion from, a freshly started Neo4j is not a test's, under a
+    request's transaction timeout."""
     services = build(server_settings, connections)
     await services.core.neo4j.store.apply_schema()
     await services.core.neo4j.edges.prepare()
+    await services.suggestions.candidates.prepare()
     return services
 
 

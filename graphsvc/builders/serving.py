@@ -118,7 +118,12 @@ def build_serving_parts(
         impressions=suggesting.impressions,
         recommendations=core.recommendations,
         follower_events=follower_events,
-        health=Health(core.neo4j.store, core.redis.mirror, ranker, core.neo4j.edges.plans),
+        health=Health(
+            core.neo4j.store,
+            core.redis.mirror,
+            ranker,
+            (core.neo4j.edges.plans, suggesting.suggestions.candidates.plans),
+        ),
         gauges=Gauges(core.neo4j.outbox, ranker),
         access=access,
         rate_limits=rate_limits,

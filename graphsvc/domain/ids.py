@@ -9,6 +9,9 @@ from collections.abc import Sequence
 from graphsvc.domain.errors import InvalidUserId
 from graphsvc.wire.ids import ID_RULE, ONE_ID, USER_ID, quoted
 
+# Two ids no request can name (the rule refuses ':'): what a process rehearses its statements
+# on, so that Neo4j plans them before the first request, finds nobody and changes nothing.
+REHEARSAL_USER, REHEARSAL_OTHER = "rehearsal:a", "rehearsal:b"
 # Several ids joined by commas (no id holds one): a whole list checked in one match.
 _USER_IDS = re.compile(rf"{ONE_ID}(?:,{ONE_ID})*")
 

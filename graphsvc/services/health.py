@@ -4,13 +4,15 @@ suggestion ranker's staleness is told beside them, never a reason to be unready:
 model still serves.
 
 After Neo4j was lost (stopped, restarted, out of reach), the process is ready again once its
-database runs a statement and the write statements are planned again (``WarmUp``): the
-probe starts that planning, and answers 503 ``store_warming`` until it is done."""
+database runs a statement and the write statements and candidate reads are planned again
+(``WarmUp``): the probe starts that planning, and answers 503 ``store_warming`` until it is
+done."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.store import STORE_DOWN, Neo4jStore
@@ -23,14 +25,18 @@ from graphsvc.services.telemetry import OUTBOX_BACKLOG
 
 log = logging.getLogger(__name__)
 PING_SECONDS = 0.5
-# How long a probe waits for the write statements planned again after Neo4j was lost (the
+# How long a probe waits for the statements planned again after Neo4j was lost (the
 # planning goes on after it answered 503).
 WARM_UP_WAIT_SECONDS = 0.5
 
 
 class Health:
     def __init__(
-        self, store: Neo4jStore, mirror: Mirror, ranker: RankerSource, plans: WarmUp
+        self,
+        store: Neo4jStore,
+        mirror: Mirror,
+        ranker: RankerSource,
+        plans: Sequence[WarmUp],
     ) -> None:
         self._store = store
         self._mirror = mirror
@@ -39,9 +45,10 @@ class Health:
 
     async def check(self) -> dict[str, str]:
         """``{"neo4j": "ok", "redis": "ok" | "unavailable"}``; raises when Neo4j is down, or
-        is back and the write statements are being planned again (``StoreWarming``)."""
+        is back and its statements are being planned again (``StoreWarming``)."""
         await self._store.verify()
-        await self._plans.ready(WARM_UP_WAIT_SECONDS)
+        for plans in self._plans:
+            await plans.ready(WARM_UP_WAIT_SECONDS)
         try:
             # bounded: a hung Redis must not outlast a probe's timeout (1 s by default)
             await asyncio.wait_for(self._mirror.ping(), PING_SECONDS)

@@ -31,7 +31,7 @@ Every answer carries a recommendation id naming the version of the ranker that c
 list (a cached list keeps its version); what users do with it is counted per version
 (``recommendations``).
 
-``candidate_rows`` is also what the ranker's training learns from (with the held-out edges made
+``Candidates.rows`` is also what the ranker's training learns from (with the held-out edges made
 invisible), so the model is trained on exactly the features it is served.
 """
 
@@ -52,8 +52,9 @@ from graphsvc.adapters.redis.cold_start import ColdStartLists
 from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.concurrency.breaker import Breaker
+from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserErasing
-from graphsvc.domain.ids import validate_user_id
+from graphsvc.domain.ids import REHEARSAL_USER, validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
 from graphsvc.domain.ranking import Ranker, scored_vector, spread
@@ -100,9 +101,8 @@ class Suggestions:
         self._store = store
         self.cache = cache
         self.fills = Fills(store, lists, breaker)
+        self.candidates = Candidates(store, settings, interactions.affinity_half_life_us)
         self._breaker = breaker
-        self._settings = settings
-        self._half_life_us = interactions.affinity_half_life_us
         self.ranker = ranker
         self._impressions = impressions
         self._privacy = privacy
@@ -167,7 +167,7 @@ class Suggestions:
 
     async def computed(self, user_id: str, ranker: Ranker) -> Computed:
         """Every candidate, ranked by ``ranker``, and the list kept from them."""
-        rows = await self.candidate_rows(user_id, now=time.time_ns() // 1_000)
+        rows = await self.candidates.rows(user_id, now=time.time_ns() // 1_000)
         every = ranked(rows, ranker)
         found = every[:SUGGESTIONS_KEPT]
         if len(found) < SUGGESTIONS_KEPT:  # cold start, or too few: trending, then popular
@@ -175,75 +175,6 @@ class Suggestions:
                 user_id, {s.user_id for s in found}, SUGGESTIONS_KEPT - len(found)
             )
         return Computed(rows, every, found)
-
-    async def candidate_rows(
-        self,
-        user_id: str,
-        *,
-        now: int,
-        before: int | None = None,
-        hidden: Sequence[str] = (),
-        hidden_back: Sequence[str] = (),
-        job: bool = False,
-    ) -> list[dict[str, Any]]:
-        """Every candidate with its features, as the ranker takes them, the same for serving
-        and training. ``before``, ``hidden`` (my follows of them), ``hidden_back`` (theirs of
-        me) make edges invisible, ``now`` is the moment of the decays, ``job`` puts the reads
-        under the long jobs' timeout (a training's).
-
-        A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
-        (many friends whose first ones yield few new names) is asked again WIDEN times wider,
-        reading a WIDEN-th of the edges from each following (the same bound on work): the list
-        is never filled with popular accounts while friends of friends exist. Then, if the
-        neighbourhood is still thin and the user follows someone, three-hop candidates are
-        added."""
-        settings = self._settings
-        common = {
-            "now": now,
-            "before": before,
-            "hidden": list(hidden),
-            "hidden_back": list(hidden_back),
-            "fresh_h": settings.fresh_half_life_us,
-            "candidates": settings.suggest_candidates,
-            "edges": settings.suggest_edges_per_intermediary,
-        }
-        rows = await self._near(user_id, common, widen=1, job=job)
-        if len(rows) >= max(SUGGESTIONS_KEPT, settings.suggest_thin):
-            return rows
-        following = await self._store.following_count(user_id, job=job)
-        if len(rows) < SUGGESTIONS_KEPT and following > settings.suggest_intermediaries:
-            rows = await self._near(user_id, common, widen=WIDEN, job=job)
-        if len(rows) < settings.suggest_thin and following:  # three hops start at my follows
-            far = await self._store.three_hop(
-                user_id,
-                job=job,
-                intermediaries=settings.suggest_intermediaries,
-                items=settings.suggest_cofollowers,
-                **common,
-            )
-            merge_three_hop(rows, [dict(row) for row in far])
-        return rows
-
-    async def _near(
-        self, user_id: str, common: dict[str, Any], widen: int, job: bool
-    ) -> list[dict[str, Any]]:
-        settings = self._settings
-        near = await self._store.candidates(
-            user_id,
-            job=job,
-            h=self._half_life_us,
-            intermediaries=settings.suggest_intermediaries * widen,
-            scan=max(1, settings.suggest_scan // widen),
-            items=settings.suggest_cofollow_items,
-            cofollowers=settings.suggest_cofollowers,
-            walks=settings.suggest_walks,
-            steps=settings.suggest_walk_steps,
-            fanout=settings.suggest_walk_fanout,
-            restart=round(settings.suggest_walk_restart * 1_000),
-            seed=walk_seed(user_id),
-            **common,
-        )
-        return [with_closest_vias(row) for row in near]
 
     async def dismiss(
         self, user_id: str, target_id: str, recommendation_id: str | None = None
@@ -269,6 +200,115 @@ class Suggestions:
             log.exception("suggestion cache invalidation failed after a dismiss")
         await self.loop.dismissed(recommendation, created, target_id)
         return created
+
+
+class Candidates:
+    """The candidates of a user with their features, as the ranker takes them, the same for
+    serving and training; their reads planned before the first request needs them."""
+
+    def __init__(
+        self, store: SuggestionStore, settings: SuggestionSettings, half_life_us: int
+    ) -> None:
+        self._store = store
+        self._settings = settings
+        self._half_life_us = half_life_us
+        # After Neo4j was lost, its plans of these reads are made again before the next one.
+        self.plans = WarmUp("Neo4j's plans of the candidate reads", self.prepare)
+        store.prepared_by(self.plans)
+
+    async def prepare(self) -> None:
+        """Have Neo4j plan the candidate reads before a request needs them: a Neo4j that has
+        just started takes seconds to plan these, the largest statements, which a request's
+        transaction timeout may not cover on a busy host. Reads for an id no request can name
+        (nothing is found), under the long jobs' timeout, three hops included."""
+        common = self._common(time.time_ns() // 1_000, None, (), ())
+        await self._near(REHEARSAL_USER, common, widen=1, job=True)
+        await self._far(REHEARSAL_USER, common, job=True)
+
+    async def rows(
+        self,
+        user_id: str,
+        *,
+        now: int,
+        before: int | None = None,
+        hidden: Sequence[str] = (),
+        hidden_back: Sequence[str] = (),
+        job: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Every candidate with its features, as the ranker takes them, the same for serving
+        and training. ``before``, ``hidden`` (my follows of them), ``hidden_back`` (theirs of
+        me) make edges invisible, ``now`` is the moment of the decays, ``job`` puts the reads
+        under the long jobs' timeout (a training's).
+
+        A user who follows more than SUGGEST_INTERMEDIARIES and got fewer than 50 candidates
+        (many friends whose first ones yield few new names) is asked again WIDEN times wider,
+        reading a WIDEN-th of the edges from each following (the same bound on work): the list
+        is never filled with popular accounts while friends of friends exist. Then, if the
+        neighbourhood is still thin and the user follows someone, three-hop candidates are
+        added."""
+        if not job:
+            await self.plans.ready(self._store.timeout)
+        settings = self._settings
+        common = self._common(now, before, hidden, hidden_back)
+        rows = await self._near(user_id, common, widen=1, job=job)
+        if len(rows) >= max(SUGGESTIONS_KEPT, settings.suggest_thin):
+            return rows
+        following = await self._store.following_count(user_id, job=job)
+        if len(rows) < SUGGESTIONS_KEPT and following > settings.suggest_intermediaries:
+            rows = await self._near(user_id, common, widen=WIDEN, job=job)
+        if len(rows) < settings.suggest_thin and following:  # three hops start at my follows
+            merge_three_hop(rows, await self._far(user_id, common, job))
+        return rows
+
+    def _common(
+        self,
+        now: int,
+        before: int | None,
+        hidden: Sequence[str],
+        hidden_back: Sequence[str],
+    ) -> dict[str, Any]:
+        settings = self._settings
+        return {
+            "now": now,
+            "before": before,
+            "hidden": list(hidden),
+            "hidden_back": list(hidden_back),
+            "fresh_h": settings.fresh_half_life_us,
+            "candidates": settings.suggest_candidates,
+            "edges": settings.suggest_edges_per_intermediary,
+        }
+
+    async def _far(self, user_id: str, common: dict[str, Any], job: bool) -> list[dict[str, Any]]:
+        settings = self._settings
+        far = await self._store.three_hop(
+            user_id,
+            job=job,
+            intermediaries=settings.suggest_intermediaries,
+            items=settings.suggest_cofollowers,
+            **common,
+        )
+        return [dict(row) for row in far]
+
+    async def _near(
+        self, user_id: str, common: dict[str, Any], widen: int, job: bool
+    ) -> list[dict[str, Any]]:
+        settings = self._settings
+        near = await self._store.candidates(
+            user_id,
+            job=job,
+            h=self._half_life_us,
+            intermediaries=settings.suggest_intermediaries * widen,
+            scan=max(1, settings.suggest_scan // widen),
+            items=settings.suggest_cofollow_items,
+            cofollowers=settings.suggest_cofollowers,
+            walks=settings.suggest_walks,
+            steps=settings.suggest_walk_steps,
+            fanout=settings.suggest_walk_fanout,
+            restart=round(settings.suggest_walk_restart * 1_000),
+            seed=walk_seed(user_id),
+            **common,
+        )
+        return [with_closest_vias(row) for row in near]
 
 
 class Fills:

@@ -15,7 +15,7 @@ The random share is drawn per follow (``domain/ranker_validation.held_out``): a 
 follow whose follow-back stays visible is a follower not followed back yet, as serving sees it
 before the follow is made; a friendship (both follows made at once) is drawn whole. The users
 are those with held-out follows, sampled evenly, as an evaluation samples them.
-Features are computed exactly as serving computes them (``Suggestions.candidate_rows``) with
+Features are computed exactly as serving computes them (``Candidates.rows``) with
 the held-out edges invisible, and the candidates' degrees as of the cut, so the held-out edge
 never leaks into a feature. Each user's list is scored as served: the ranked candidates, then
 the fills of a short list (``Fills``), and the held-out follows that are
@@ -267,7 +267,7 @@ async def _example(
     backs: Sequence[str],
     invisible: dict[str, Any],
 ) -> Example:
-    rows = await suggestions.candidate_rows(user, **invisible, job=True)
+    rows = await suggestions.candidates.rows(user, **invisible, job=True)
     truth = frozenset(held)
     ids = [row["id"] for row in rows]
     fills = await suggestions.fills.of(user, set(ids), K - len(ids)) if len(ids) < K else []

@@ -41,6 +41,7 @@ from graphsvc.domain.edge_writes import (
     plan_rounds,
 )
 from graphsvc.domain.errors import GraphTimeout
+from graphsvc.domain.ids import REHEARSAL_OTHER, REHEARSAL_USER
 from graphsvc.domain.model import (
     BlockChange,
     CountChange,
@@ -490,12 +491,11 @@ async def _commit_rounds(
     return [row if row is not None else erased for row in rows]
 
 
-# Users no request can name (an id is 1-64 of [A-Za-z0-9_.-]), and batches of every shape
-# ``_commit_rounds`` sends: lock+follow, unfollow, follow; lock+unfollow, block, unblock; lock
-# alone before a block; and lock alone before an approval, then a rejection.
-_NOBODY, _NOBODY_ELSE = "rehearsal:a", "rehearsal:b"
+# Batches of every shape ``_commit_rounds`` sends, on users no request can name: lock+follow,
+# unfollow, follow; lock+unfollow, block, unblock; lock alone before a block; and lock alone
+# before an approval, then a rejection.
 _REHEARSALS = [
-    [EdgeWrite(kind, _NOBODY, _NOBODY_ELSE) for kind in kinds]
+    [EdgeWrite(kind, REHEARSAL_USER, REHEARSAL_OTHER) for kind in kinds]
     for kinds in (
         (WriteKind.FOLLOW, WriteKind.UNFOLLOW, WriteKind.FOLLOW),
         (WriteKind.UNFOLLOW, WriteKind.BLOCK, WriteKind.UNBLOCK),

@@ -14,6 +14,7 @@ from typing import Any
 import neo4j
 
 from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.privacy import HIDDEN_DEGREE
 
 # The columns of each candidate row of the query suggestions/candidates, in its order.
@@ -52,6 +53,15 @@ class AppliedInteractions:
 class SuggestionStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
+
+    @property
+    def timeout(self) -> float:
+        """How long a request's statement may take (what waiting for plans may take too)."""
+        return self._store.timeout
+
+    def prepared_by(self, warm_up: WarmUp) -> None:
+        """``warm_up`` is done again once Neo4j was lost (what it planned may be gone)."""
+        self._store.warm_ups.append(warm_up)
 
     async def interactions_checkpoint(self) -> str:
         (row,) = await self._store.read("suggestions/interactions_checkpoint", {}, fresh=True)

@@ -56,7 +56,7 @@ async def driver(make_driver: MakeDriver) -> AsyncIterator[Driver]:
 
 async def rows_of(driver: Driver, me: str) -> dict[str, dict[str, Any]]:
     """The candidates with their features, as the ranker gets them (no cache)."""
-    rows = await driver.services.suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
+    rows = await driver.services.suggestions.candidates.rows(me, now=time.time_ns() // 1_000)
     return {row["id"]: row for row in rows}
 
 
@@ -141,7 +141,21 @@ async def test_three_hop_for_a_thin_neighbourhood(
     assert (await driver.suggested(me))[t].sources == ["three_hop"]
     # not thin (SUGGEST_THIN=1 and 1 candidate found closer): no three-hop candidates at all
     thick = make_service(suggest_thin=1, suggest_walks=0)
-    assert [r["id"] for r in await thick.suggestions.candidate_rows(me, now=0)] == [b]
+    assert [r["id"] for r in await thick.suggestions.candidates.rows(me, now=0)] == [b]
+
+
+async def test_the_candidate_reads_are_planned_again_after_neo4j_was_lost(
+    driver: Driver, uid: UserIds
+) -> None:
+    """A Neo4j that restarted forgot its plans: the next request plans the candidate reads
+    again first, once for everyone waiting, and is then answered as before."""
+    me, m, c = uid("me"), uid("m"), uid("c")
+    await driver.follow_pairs((me, m), (m, c))
+    candidates = driver.services.suggestions.candidates
+    candidates.plans.lost()
+    assert candidates.plans.due
+    assert set(await rows_of(driver, me)) == {c}
+    assert not candidates.plans.due
 
 
 # -- 2. every exclusion holds for every source ---------------------------------------------------
@@ -248,7 +262,7 @@ async def candidate_hits(services: Services, me: str, monkeypatch: pytest.Monkey
         return await read(name, params, **options)
 
     monkeypatch.setattr(store, "read", noting)
-    await services.suggestions.candidate_rows(me, now=time.time_ns() // 1_000)
+    await services.suggestions.candidates.rows(me, now=time.time_ns() // 1_000)
     async with store.driver.session(database=store.database) as session:
         summary = await (
             await session.run("PROFILE " + query("suggestions/candidates"), sent)
@@ -279,7 +293,7 @@ async def test_walks_are_bounded_whatever_the_degrees(
     me = fans[0]
 
     walking = make_service(suggest_thin=0, **SMALL_WALKS)
-    found = {row["id"]: row for row in await walking.suggestions.candidate_rows(me, now=0)}
+    found = {row["id"]: row for row in await walking.suggestions.candidates.rows(me, now=0)}
     assert [i for i, row in found.items() if "walks" in row["sources"]]  # they did walk
     with_walks = await candidate_hits(walking, me, monkeypatch)
     without = await candidate_hits(make_service(suggest_thin=0, suggest_walks=0), me, monkeypatch)
