@@ -388,6 +388,10 @@ class ServedApi:
             "DEVELOPMENT": "1",  # the bench's own servers, with the development secrets
             "RATE_LIMITS_ENABLED": "1" if budgets else "0",
             "RATE_LIMIT_READS": "1000000000/minute",
+            # The worker does not train the ranker here: a training is a long job that would
+            # share the two cores with the rows timed (its reads are paced, its fit is not).
+            # Serving costs the same whichever ranker is served.
+            "PYMK_TRAIN_MIN_EDGES": str(10**12),
         }
         self.url = f"http://127.0.0.1:{port}"
         cli = [sys.executable, "-m", "graphsvc.ops.cli"]
