@@ -4,8 +4,11 @@
 // users, and how the last training attempt ended. The worker's training writes a model and
 // moves the pointer in one transaction (ranker_models/save), so a training that dies before it
 // leaves the served model as it was.
+// A model a training promotes first goes on trial (the pointer's trial_at and trial_base): it
+// is the challenger for $trial of the users until the worker ends the trial (end_trial).
 // Statuses: served (the pointer's served), challenger (the pointer's challenger), retired (was
-// served, or a challenger, and is no longer), rejected (its training did not promote it).
+// served, or a challenger, and is no longer), rejected (its training did not promote it, or it
+// was rolled back on its trial).
 
 // name: serving
 // What an API process serves: the served version and the challenger with its share (0: none),
@@ -39,26 +42,32 @@ RETURN m.version AS version, m.body AS body
 // Params: $name.
 // Returns one row: served, challenger, share, promoted_at (µs), body, metrics (JSON text, null
 //         without a served model), attempt_at (µs), attempt_outcome, attempt_why,
-//         attempt_version, attempt_edges (null before the first attempt).
+//         attempt_version, attempt_edges (null before the first attempt), served_why (why the
+//         served model is served), trial_at (µs; null: no trial runs), trial_base (JSON text:
+//         the served model's online counts when the trial began).
 OPTIONAL MATCH (p:RankerServing {name: $name})
 OPTIONAL MATCH (m:RankerModel {name: $name, version: p.served})
 RETURN coalesce(p.served, 0) AS served, coalesce(p.challenger, 0) AS challenger,
        coalesce(p.share, 0.0) AS share, p.promoted_at AS promoted_at, m.body AS body,
        m.metrics AS metrics, p.attempt_at AS attempt_at, p.attempt_outcome AS attempt_outcome,
        p.attempt_why AS attempt_why, p.attempt_version AS attempt_version,
-       p.attempt_edges AS attempt_edges
+       p.attempt_edges AS attempt_edges, m.why AS served_why, p.trial_at AS trial_at,
+       p.trial_base AS trial_base
 
 // name: save
 // Store a trained model as the next version, and promote it when $promote and the served model
-// is still $expected (the one it was validated against): the old served model is retired and
-// the pointer moves, in this one transaction. A model not promoted is stored as rejected with
-// $why, or with $stale when another model was promoted while it trained. The attempt is noted
-// on the pointer either way.
+// is still $expected (the one it was validated against): with $trial 0 the old served model
+// is retired and the pointer moves; else the model goes on trial, the challenger for $trial of
+// the users (a challenger there was goes back as a split's does), the served model's online
+// counts noted as $trial_base; in this one transaction. A model not promoted is stored as
+// rejected with $why, or with $stale when another model was promoted while it trained. The
+// attempt is noted on the pointer either way.
 // Locking: the pointer (written before it is read: two trainings saving at once are serialised,
 // and the second sees the first's version and promotion); the models it creates and retires.
 // Params: $name, $body (JSON text), $metrics (JSON text), $created (µs), $edges (follow edges
-//         when trained), $promote, $expected (0: none served), $why, $stale.
-// Returns one row: version, promoted.
+//         when trained), $promote, $expected (0: none served), $why, $stale, $trial (a share;
+//         0: no trial), $trial_base (JSON text).
+// Returns one row: version, promoted (served now, or on trial).
 MERGE (p:RankerServing {name: $name})
 SET p.locked = true
 WITH p
@@ -68,17 +77,29 @@ WITH p, coalesce(max(old.version), 0) + 1 AS version,
 REMOVE p.locked
 CREATE (m:RankerModel {name: $name, version: version, created: $created, body: $body,
                        metrics: $metrics, edges: $edges,
-                       status: CASE WHEN promoted THEN 'served' ELSE 'rejected' END,
-                       outcome: CASE WHEN promoted THEN 'promoted' ELSE 'rejected' END,
+                       status: CASE WHEN NOT promoted THEN 'rejected'
+                                    WHEN $trial > 0 THEN 'challenger' ELSE 'served' END,
+                       outcome: CASE WHEN NOT promoted THEN 'rejected'
+                                     WHEN $trial > 0 THEN 'on trial' ELSE 'promoted' END,
                        why: CASE WHEN promoted OR NOT $promote THEN $why ELSE $stale END})
 WITH p, m, promoted
 CALL (p, m, promoted) {
   WITH p, m
-  WHERE promoted
+  WHERE promoted AND $trial = 0
   OPTIONAL MATCH (previous:RankerModel {name: $name, version: p.served})
   FOREACH (_ IN CASE WHEN previous IS NULL THEN [] ELSE [1] END |
     SET previous.status = 'retired')
   SET p.served = m.version, p.promoted_at = $created, m.served_at = $created
+}
+CALL (p, m, promoted) {
+  WITH p, m
+  WHERE promoted AND $trial > 0
+  OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
+  FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
+    SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome IN ['rejected', 'on trial']
+                          THEN 'rejected' ELSE 'retired' END)
+  SET p.challenger = m.version, p.share = $trial, p.trial_at = $created,
+      p.trial_base = $trial_base
 }
 SET p.attempt_at = $created, p.attempt_outcome = m.outcome, p.attempt_why = m.why,
     p.attempt_version = m.version, p.attempt_edges = $edges
@@ -95,8 +116,9 @@ SET p.attempt_at = $at, p.attempt_outcome = 'failed', p.attempt_why = $why,
     p.attempt_version = null, p.attempt_edges = $edges
 
 // name: promote
-// An operator serves version $version (a rollback, or a model the training rejected): the
-// served model is retired, and a challenger that becomes the served model ends its split.
+// An operator serves version $version (a rollback, or a model the training rejected), or the
+// worker a model that passed its trial: the served model is retired, and a challenger that
+// becomes the served model ends its split (and its trial).
 // Rules: the version must be stored ('unknown_version').
 // Locking: the pointer and the two models.
 // Params: $name, $version, $at (µs), $why.
@@ -114,7 +136,7 @@ OPTIONAL CALL (m) {
   FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
     SET old.status = 'retired')
   FOREACH (_ IN CASE WHEN p.challenger = m.version THEN [1] ELSE [] END |
-    REMOVE p.challenger, p.share)
+    REMOVE p.challenger, p.share, p.trial_at, p.trial_base)
   SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at,
       m.why = $why
   RETURN previous
@@ -124,7 +146,7 @@ RETURN CASE WHEN m IS NULL THEN 'unknown_version' END AS refused, coalesce(previ
 // name: split
 // Start (or change) an A/B split: users in $share of a stable hash of their id are ranked by
 // version $version, the rest by the served model. A challenger it replaces goes back to
-// retired (or rejected, when it was never served).
+// retired (or rejected, when it was never served); an operator's split ends a trial.
 // Rules: the version must be stored ('unknown_version') and not be the served one ('served').
 // Locking: the pointer and the models whose status it changes.
 // Params: $name, $version, $share.
@@ -145,12 +167,13 @@ CALL (m, refused) {
     SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
                           THEN 'rejected' ELSE 'retired' END)
   SET p.challenger = m.version, p.share = $share, m.status = 'challenger'
+  REMOVE p.trial_at, p.trial_base
 }
 RETURN refused
 
 // name: split_off
-// End the A/B split: every user is ranked by the served model again; the challenger goes back
-// to retired (or rejected, when it was never served).
+// End the A/B split (or a trial): every user is ranked by the served model again; the
+// challenger goes back to retired (or rejected, when it was never served).
 // Locking: the pointer and the challenger.
 // Params: $name.
 // Returns one row: challenger (the version that was; 0: none).
@@ -159,8 +182,43 @@ OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
 FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
   SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
                         THEN 'rejected' ELSE 'retired' END)
-FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | REMOVE p.challenger, p.share)
+FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END |
+  REMOVE p.challenger, p.share, p.trial_at, p.trial_base)
 RETURN coalesce(old.version, 0) AS challenger
+
+// name: end_trial
+// End the trial that began at $trial_at of version $version: with $promote it is served to
+// every user (the served model retired), else it is rolled back (rejected with $why, the
+// served model ranks every user again, and the attempt's outcome says so: the next training
+// waits its turn, as after a rejection). Nothing happens when that trial no longer runs (an
+// operator ended or replaced it, or another worker ended it, meanwhile).
+// Locking: the pointer and the two models.
+// Params: $name, $version, $trial_at (µs), $promote, $at (µs), $why.
+// Returns one row: ended (whether this call ended it).
+OPTIONAL MATCH (p:RankerServing {name: $name})
+WHERE p.challenger = $version AND p.trial_at = $trial_at
+OPTIONAL MATCH (m:RankerModel {name: $name, version: $version})
+WITH p, m, p IS NOT NULL AND m IS NOT NULL AS ended
+CALL (p, m, ended) {
+  WITH p, m
+  WHERE ended AND $promote
+  OPTIONAL MATCH (old:RankerModel {name: $name, version: p.served})
+  FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END | SET old.status = 'retired')
+  SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at,
+      m.outcome = 'promoted', m.why = $why, p.attempt_outcome = 'promoted', p.attempt_why = $why
+}
+CALL (p, m, ended) {
+  WITH p, m
+  WHERE ended AND NOT $promote
+  SET m.status = 'rejected', m.outcome = 'rolled back', m.why = $why,
+      p.attempt_outcome = 'rolled back', p.attempt_why = $why
+}
+CALL (p, ended) {
+  WITH p
+  WHERE ended
+  REMOVE p.challenger, p.share, p.trial_at, p.trial_base
+}
+RETURN ended
 
 // name: recent
 // The newest $limit models, for `graphsvc pymk status`.

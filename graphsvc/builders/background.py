@@ -16,6 +16,7 @@ from graphsvc.workers.cold_start_lists import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
+from graphsvc.workers.ranker_trial import RankerTrial
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs
@@ -52,8 +53,14 @@ def build_background(
         core.mutes,
     )
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
+    trial = RankerTrial(neo4j.ranker_models, redis.loop_counters, settings.suggestions)
     training = RankerTraining(
-        neo4j.ranker_models, neo4j.suggestions, suggestions, redis.leases, settings.suggestions
+        neo4j.ranker_models,
+        neo4j.suggestions,
+        suggestions,
+        redis.leases,
+        settings.suggestions,
+        trial,
     )
     cold_start = ColdStartKeeper(
         neo4j.cold_start, redis.cold_start, redis.stream, redis.leases, settings.cold_start

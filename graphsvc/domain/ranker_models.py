@@ -1,7 +1,8 @@
 """The ranker's model registry as rules: when the worker trains a new model, whether a trained
 one is promoted, and which users an A/B split ranks with the challenger.
 
-Triggers: a training is due once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
+Triggers: a training is due, unless a model it promoted is still on trial
+(``ranker_trial``), once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
 attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
 (PYMK_TRAIN_RETRY_SECONDS after a failed one, or while no model is served), or the follow
 edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
@@ -36,9 +37,10 @@ from dataclasses import dataclass
 
 from graphsvc.domain.ranker_validation import Scores
 
-# A model's status: served, challenger (of an A/B split), retired (served or a challenger
-# before), rejected (its training did not promote it). A training attempt's outcome: promoted,
-# rejected, or failed (nothing stored).
+# A model's status: served, challenger (of an A/B split, or on trial), retired (served or a
+# challenger before), rejected (its training did not promote it, or it lost its trial). A
+# training attempt's outcome: on trial, promoted, rolled back, rejected, or failed (nothing
+# stored).
 
 
 class TrainError(Exception):
@@ -66,6 +68,7 @@ class TrainingState:
     attempt_outcome: str | None = None
     attempt_edges: int | None = None
     attempt_why: str | None = None
+    trial: bool = False  # a promoted model is on trial (``ranker_trial``)
 
 
 # Why a served model is stale, as a metric's label: the graph changed past the growth bound,
@@ -87,7 +90,10 @@ def due_at(state: TrainingState, schedule: Schedule) -> tuple[float | None, int]
     it is due whatever the time)."""
     if state.attempt_at is None:
         return None, schedule.min_edges
-    quick = state.attempt_outcome == "failed" or not state.served
+    # a model rolled back on its trial is not fitted again at once on the same graph
+    quick = state.attempt_outcome == "failed" or (
+        not state.served and state.attempt_outcome != "rolled back"
+    )
     wait = schedule.retry_seconds if quick else schedule.every_seconds
     grown = max(schedule.min_edges, math.ceil(baseline(state) * (1 + schedule.growth)))
     return state.attempt_at + wait, grown
@@ -100,8 +106,8 @@ def baseline(state: TrainingState) -> int:
 
 
 def trigger(state: TrainingState, edges: int, now: float, schedule: Schedule) -> str | None:
-    """Why a training is due now (None: it is not)."""
-    if edges < schedule.min_edges:
+    """Why a training is due now (None: it is not, nor while a promoted model is on trial)."""
+    if edges < schedule.min_edges or state.trial:
         return None
     at, grown = due_at(state, schedule)
     if at is None:

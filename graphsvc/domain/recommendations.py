@@ -140,6 +140,18 @@ class RecommendationCodec:
             raise InvalidRecommendationId("recommendation_id is malformed: not base64") from None
 
 
+def named_version(token: str) -> int:
+    """The ranker version an id names, read without checking its signature (the payload is
+    readable, not secret): for a caller judging the answers of a service whose secret it may
+    not hold (an evaluation through the API), never for counting anything."""
+    body = token.rsplit(".", 1)[0].encode()
+    try:
+        payload = base64.b64decode(body + b"=" * (-len(body) % 4), altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidRecommendationId("recommendation_id is malformed: not base64") from None
+    return int(_fields(payload)[0])
+
+
 def _fields(payload: bytes) -> tuple[str, str, str, frozenset[bytes]]:
     """(version, issued, user, served digests) of a signed payload of either format."""
     fields = payload.split(b"|", 4)

@@ -77,6 +77,7 @@ def training_state(state: RegistryState) -> TrainingState:
         attempt_outcome=state.attempt_outcome,
         attempt_edges=state.attempt_edges,
         attempt_why=state.attempt_why,
+        trial=state.trial_at is not None,
     )
 
 

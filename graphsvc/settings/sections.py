@@ -490,6 +490,25 @@ class SuggestionSettings(_Section):
         description="users with held-out follows a training samples; each is validated by a "
         "fit on the other half of them",
     )
+    pymk_trial_share: float = Field(
+        default=0.1,
+        ge=0,
+        lt=1,
+        description="the share of users a newly promoted ranker first ranks, as the challenger "
+        "of what was served, before it is served to everyone (0: served to everyone at once)",
+    )
+    pymk_trial_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="how long a ranker's trial may last: then it is served unless its users "
+        "followed its suggestions less",
+    )
+    pymk_trial_min_shown: int = Field(
+        default=1_000,
+        ge=1,
+        description="suggestions each arm of a trial must have shown before their online "
+        "precisions are compared",
+    )
     pymk_validation_max_edges: int = Field(
         default=5_000_000,
         ge=0,

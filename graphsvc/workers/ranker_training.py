@@ -78,6 +78,7 @@ from graphsvc.workers.ranker_examples import (
     single_feature,
     top_ids,
 )
+from graphsvc.workers.ranker_trial import RankerTrial
 
 log = logging.getLogger(__name__)
 
@@ -199,8 +200,10 @@ class RankerTraining:
         suggestions: Suggestions,
         leases: Leases,
         settings: SuggestionSettings,
+        trial: RankerTrial,
     ) -> None:
         self._models = models
+        self.trial = trial
         self._store = store
         self._suggestions = suggestions
         self._leases = leases
@@ -220,6 +223,7 @@ class RankerTraining:
     async def round(self) -> bool:
         """A round of the worker's training loop: train when due, unless a graph load runs;
         the next check comes PYMK_TRAIN_CHECK_SECONDS later."""
+        await self.trial.check()
         if await load_running(self._leases):
             log.info("ranker training put off: a graph load is running")
             return False
@@ -255,8 +259,9 @@ class RankerTraining:
     ) -> TrainingReport:
         """One training cycle, under the lease (``TrainingBusy`` when another process holds
         it). ``store``: False reports but writes nothing; ``force``: promote whatever the
-        validation says; ``fit``: the fitting function (the logistic regression); ``pace``:
-        the worker's share of Neo4j (an operator's command runs at full speed)."""
+        validation says, to every user at once (no trial); ``fit``: the fitting function (the
+        logistic regression); ``pace``: the worker's share of Neo4j (an operator's command runs
+        at full speed)."""
         if not 0 < share < 1:
             raise TrainError(f"the held-out share must be between 0 and 1, got {share}")
         started = time.monotonic()
@@ -272,7 +277,10 @@ class RankerTraining:
                 if store:
                     if await _loading(self._leases):
                         raise TrainingPostponed("a graph load started while it trained")
-                    await _saved(self._models, self._name, report, edges, share, seed)
+                    trial = Trial(0.0 if force else self.trial.rules.share)
+                    if trial.share and report.promote:
+                        trial = Trial(trial.share, await self.trial.base(report.expected))
+                    await _saved(self._models, self._name, report, (edges, share, seed), trial)
             except Exception as exc:
                 await self._failed(exc, edges, store)
                 raise
@@ -408,24 +416,36 @@ class TrainingLease:
                 log.warning("cannot renew the ranker training's lease: %s", exc)
 
 
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """How a promoted ranker is first served: to ``share`` of users (0: to all at once), the
+    served model's online counts as it begins in ``base`` (JSON text)."""
+
+    share: float
+    base: str = "{}"
+
+
 async def _saved(
     models: RankerModelStore,
     name: str,
     report: TrainingReport,
-    edges: int,
-    share: float,
-    seed: int,
+    drawn: tuple[int, float, int],
+    trial: Trial,
 ) -> None:
-    """The cycle's writes: the model, and the served pointer if promoted; when a heuristic
-    is served instead, the model is stored rejected and the heuristic promoted."""
-    metrics = report.metrics(edges, share, seed)
+    """The cycle's writes: the model, and the served pointer if promoted (or the model put on
+    ``trial``); when a heuristic is served instead, the model is stored rejected and the
+    heuristic promoted. ``drawn``: the follow edges, the held-out share, the seed."""
+    edges = drawn[0]
+    metrics = report.metrics(*drawn)
     instead = report.heuristic
     promote = report.promote and instead is None
     version, promoted = await _store_model(
-        models, name, report, report.model, metrics, edges, promote
+        models, name, report, report.model, metrics, edges, promote, trial
     )
     if instead is not None:
-        version, promoted = await _store_model(models, name, report, instead, metrics, edges, True)
+        version, promoted = await _store_model(
+            models, name, report, instead, metrics, edges, True, trial
+        )
     report.version, report.promoted = version, promoted
     if report.promote and not report.promoted:
         report.why = "another model was promoted while this one trained"
@@ -439,8 +459,10 @@ async def _store_model(
     metrics: dict[str, object],
     edges: int,
     promote: bool,
+    trial: Trial,
 ) -> tuple[int, bool]:
-    """Store one model of a training (promoted, or rejected with the report's why)."""
+    """Store one model of a training (promoted, put on trial, or rejected with the report's
+    why)."""
     body = dataclasses.replace(model, trained={**model.trained, **metrics}).as_json()
     new = NewModel(
         body=json.dumps(body),
@@ -450,6 +472,8 @@ async def _store_model(
         promote=promote,
         expected=report.expected,
         why=report.why,
+        trial=trial.share if promote else 0.0,
+        trial_base=trial.base,
     )
     return await models.save(name, new)
 

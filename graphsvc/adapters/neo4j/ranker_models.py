@@ -1,9 +1,10 @@
 """The ranker's model registry in Neo4j: the stored models and the pointer to the served one
-(and the A/B split's challenger), read by every API process and moved by the worker's training
+(and the A/B split's challenger, or the model on trial), read by every API process and moved by the worker's training
 and the operator's commands (the queries ``ranker_models/*``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,9 @@ class RegistryState:
     attempt_why: str | None
     attempt_version: int | None
     attempt_edges: int | None
+    served_why: str | None = None  # why the served model is served
+    trial_at: int | None = None  # when the challenger's trial began (None: no trial runs)
+    trial_base: str | None = None  # JSON text: the served model's online counts then
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,8 @@ class NewModel:
     promote: bool
     expected: int
     why: str
+    trial: float = 0.0  # the share of users it is tried on first (0: served to all at once)
+    trial_base: str = "{}"  # JSON text: the served model's online counts as the trial begins
 
 
 class RankerModelStore:
@@ -94,6 +100,9 @@ class RankerModelStore:
             row["attempt_why"],
             _int(row["attempt_version"]),
             _int(row["attempt_edges"]),
+            row["served_why"],
+            _int(row["trial_at"]),
+            row["trial_base"],
         )
 
     async def save(self, name: str, model: NewModel) -> tuple[int, bool]:
@@ -109,6 +118,8 @@ class RankerModelStore:
             "expected": model.expected,
             "why": model.why,
             "stale": "another model was promoted while this one trained",
+            "trial": model.trial,
+            "trial_base": model.trial_base,
         }
         (row,) = await self._store.write("ranker_models/save", params)
         return int(row["version"]), bool(row["promoted"])
@@ -122,6 +133,22 @@ class RankerModelStore:
         params = {"name": name, "version": version, "at": at, "why": why}
         (row,) = await self._store.write("ranker_models/promote", params)
         return row["refused"], int(row["previous"])
+
+    async def end_trial(
+        self, name: str, version: int, trial_at: int, promote: bool, why: str
+    ) -> bool:
+        """Serve the challenger on trial to everyone (``promote``) or roll it back; False when
+        that trial no longer runs."""
+        params = {
+            "name": name,
+            "version": version,
+            "trial_at": trial_at,
+            "promote": promote,
+            "at": time.time_ns() // 1_000,
+            "why": why,
+        }
+        (row,) = await self._store.write("ranker_models/end_trial", params)
+        return bool(row["ended"])
 
     async def split(self, name: str, version: int, share: float) -> str | None:
         """The rule that refused the split, or None."""

@@ -11,9 +11,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
+from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.bootstrap import Operated
 from graphsvc.domain.ranker_models import TrainingState, baseline, due_at, staleness, trigger
+from graphsvc.domain.ranker_trial import TrialVerdict
 from graphsvc.services.ranker import readable, training_state
+from graphsvc.workers.ranker_trial import served_name
 
 RECENT = 10
 
@@ -78,18 +81,27 @@ def served_lines(state: RegistryState) -> list[str]:
         f"served: v{served}, promoted {when(state.promoted_at)}"
         + (" (its features are not this version's: trained again at once)" if not ranker else "")
         + (f" ({heuristic}: no fitted model beat it)" if heuristic else ""),
+        f"  why: {state.served_why or 'not recorded'}",
         f"  trained on {metrics.get('edges', 0):,} follow edges, holdout "
         f"{metrics.get('holdout', '?')}, {metrics.get('users', 0):,} users",
         f"  validation precision@10: {_precision(metrics)}",
         *_judged(metrics),
     ]
-    if state.serving.challenger:
-        lines.append(
-            f"challenger: v{state.serving.challenger} for {state.serving.share:.0%} of users"
-        )
-    else:
-        lines.append("challenger: none")
     return lines
+
+
+def challenger_line(state: RegistryState, trial: TrialVerdict | None) -> str:
+    """The A/B split's challenger, or the model on trial and how its trial stands."""
+    challenger, share = state.serving.challenger, state.serving.share
+    if not challenger:
+        return "challenger: none"
+    if state.trial_at is None:
+        return f"challenger: v{challenger} for {share:.0%} of users (an operator's split)"
+    standing = trial.why if trial is not None else "its online counts cannot be read now"
+    return (
+        f"on trial: v{challenger} for {share:.0%} of users since {when(state.trial_at)}, "
+        f"against {served_name(state.serving.served)}: {standing}"
+    )
 
 
 def attempt_line(state: RegistryState) -> str:
@@ -103,6 +115,8 @@ def attempt_line(state: RegistryState) -> str:
 def next_line(parts: Operated, state: RegistryState, edges: int) -> str:
     training = parts.background.ranker_training
     view = training_state(state)
+    if view.trial:
+        return f"next training: once the trial of v{state.serving.challenger} ends"
     reason = trigger(view, edges, time.time(), training.schedule)
     if reason is not None:
         return f"next training: due now ({reason}; a worker checks every {training.round_seconds:.0f} s)"
@@ -167,7 +181,12 @@ async def status_lines(parts: Operated) -> list[str]:
     state = await models.state(name)
     edges = await parts.maintenance.edge_count()
     recent = await models.recent(name, RECENT)
-    lines = [f"model: {name}", *served_lines(state), stale_line(parts, state, edges)]
+    try:
+        trial = await parts.background.ranker_training.trial.progress(state)
+    except REDIS_DOWN:
+        trial = None
+    lines = [f"model: {name}", *served_lines(state), challenger_line(state, trial)]
+    lines.append(stale_line(parts, state, edges))
     lines += [attempt_line(state), next_line(parts, state, edges)]
     if recent:
         lines += ["recent models:", *model_rows(recent)]

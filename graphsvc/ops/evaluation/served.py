@@ -19,7 +19,6 @@ for an evaluation's own deployment, never a live one.
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import Scope
+from graphsvc.domain.recommendations import named_version
 from graphsvc.ops.evaluation.offline import (
     METHODS,
     Baselines,
@@ -70,13 +70,6 @@ class Target:
     wipe: bool
 
 
-def answer_version(recommendation_id: str) -> int:
-    """The ranker version an answer names (the id's payload is readable, not secret)."""
-    body = recommendation_id.rsplit(".", 1)[0].encode()
-    payload = base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
-    return int(payload.split(b"|")[1])
-
-
 async def _emptied(services: Services, wipe: bool) -> None:
     edges = await services.core.neo4j.suggestions.edge_count()
     if edges and not wipe:
@@ -88,14 +81,20 @@ async def _emptied(services: Services, wipe: bool) -> None:
 
 
 async def _trained(services: Services, since_us: int, wait: float, say: Callable) -> int:
-    """Wait until the worker finished a training that began after the load, and return the
-    version served after it (0: the built-in default)."""
+    """Wait until the worker finished a training that began after the load (and the trial
+    of the model it promoted), and return the version served after it (0: the built-in
+    default)."""
     models = services.core.neo4j.ranker_models
     name = services.settings.suggestions.pymk_model_name
     deadline = time.monotonic() + wait
+    trial_told = False
     while True:
         state = await models.state(name)
-        if state.attempt_at is not None and state.attempt_at >= since_us:
+        if state.trial_at is not None and state.trial_at >= since_us:
+            if not trial_told:
+                say(f"the worker's training put v{state.serving.challenger} on trial")
+                trial_told = True
+        elif state.attempt_at is not None and state.attempt_at >= since_us:
             if state.attempt_outcome == "failed":
                 raise ServedEvaluationError(f"the worker's training failed: {state.attempt_why}")
             say(
@@ -120,7 +119,7 @@ async def _served_by(
     while True:
         await services.suggestions.cache.invalidate(probe)
         answer = await http.suggestions(probe, limit=K)
-        if answer_version(answer.recommendation_id) == version:
+        if named_version(answer.recommendation_id) == version:
             return
         if time.monotonic() > deadline:
             raise ServedEvaluationError(
@@ -142,7 +141,7 @@ async def _ask(
             answers = await asyncio.gather(*(http.suggestions(u, limit=K) for u in chunk))
             for user, answer in zip(chunk, answers, strict=True):
                 found[user] = [item.user_id for item in answer.items]
-                versions[answer_version(answer.recommendation_id)] += 1
+                versions[named_version(answer.recommendation_id)] += 1
             bar.update(len(chunk))
     return found, versions
 

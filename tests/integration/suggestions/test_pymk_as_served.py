@@ -115,6 +115,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         # quarters of the time (the pacing only waits between queries; the fit is the same).
         "PYMK_TRAIN_SHARE": "1",
         "PYMK_MODEL_REFRESH_SECONDS": "1",
+        # the promoted model's trial, as served: nobody is shown anything during it, so it
+        # ends with the model served on its validation
+        "PYMK_TRIAL_SHARE": "0.1",
+        "PYMK_TRIAL_SECONDS": "3",
     }
     train, held = split(EMAIL, SEED)
     path = base / "train.txt"

@@ -48,6 +48,10 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         "PYMK_TRAIN_SHARE": "1",
         "PYMK_TRAIN_USERS": "200",
         "PYMK_MODEL_REFRESH_SECONDS": "1",
+        # the promoted model's trial, as served: nobody is shown anything during it, so it
+        # ends with the model served on its validation
+        "PYMK_TRIAL_SHARE": "0.1",
+        "PYMK_TRIAL_SECONDS": "6",  # longer than the command's poll: it sees the trial
     }
     graph = base / "email-part.txt"
     graph.write_text("\n".join(EMAIL.read_text().splitlines()[:LINES]) + "\n")
@@ -73,6 +77,8 @@ def test_it_judges_what_the_api_serves(running: Running) -> None:
         *("--json", str(report)),
         timeout=900,
     )
+    # the worker's model went through its trial (nobody was shown anything) before the lists
+    assert "the worker's training put v1 on trial" in out, out
     assert "the worker's training: promoted (v1); serving v1" in out, out
     run = json.loads(report.read_text())["per_seed"][0]
     assert f"seed 1: {run['users']} users asked through the API; answers by version: v1:" in out

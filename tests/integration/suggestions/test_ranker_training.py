@@ -4,7 +4,8 @@ model (negated weights) is stored as rejected and never served; a training whose
 leaves the served model and notes the failure; a training waits for a graph load to end (an
 error Neo4j says may pass, met while one runs, puts it off), and out of a load such an error is
 retried, then noted as a failure if it stays; an A/B split ranks two users with the two
-versions."""
+versions; a promoted model goes on trial, and is rolled back or served to everyone by what
+its users follow."""
 
 from __future__ import annotations
 
@@ -133,6 +134,83 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         assert any("last training:" in line and "failed" in line for line in lines)
 
 
+async def shown_and_followed(driver: Driver, users: Sequence[str], follow: bool) -> None:
+    """Each user asks for five suggestions, is shown them and, if ``follow``, follows the
+    first: what the service counts online, for the version that ranked each list."""
+    for user in users:
+        answer = await driver.suggestions(user, limit=5)
+        ids, rid = [item.user_id for item in answer.items], answer.recommendation_id
+        assert (await driver.record_impressions(user, ids, recommendation_id=rid)).recorded
+        if follow:
+            assert (await driver.follow(user, ids[0], recommendation_id=rid)).created
+
+
+def arms(users: Sequence[str], version: int, share: float) -> tuple[list[str], list[str]]:
+    """(the challenger's users, the served model's) of a trial of ``version``, eight each."""
+    challenged = [u for u in users if takes_challenger(u, version, share)]
+    return challenged[:8], [u for u in users if u not in challenged][:8]
+
+
+async def test_a_promoted_model_is_tried_then_rolled_back_or_served_by_what_users_follow(
+    make_driver: MakeDriver,
+    make_service: MakeService,
+    uid: UserIds,
+    graph: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = uid("model")
+    settings: dict[str, Any] = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    settings |= {"pymk_trial_share": 0.5, "pymk_trial_min_shown": 20, "pymk_trial_seconds": 3600}
+    users = sorted({row["s"] for row in graph})
+    async with make_driver(**settings) as driver:
+        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        trainer = make_service(**settings, **fast)
+        newest_holdout_of(trainer, graph, monkeypatch)
+        training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
+
+        # the worker's round promotes its model onto a trial: half the users, no training due
+        await training.round()
+        state = await models.state(name)
+        assert (state.serving.served, state.serving.challenger, state.serving.share) == (0, 1, 0.5)
+        assert state.attempt_outcome == "on trial" and state.trial_at is not None
+        assert await training.due() is None
+        lines = await pymk_models.status_lines(trainer)
+        assert any(line.startswith("on trial: v1 for 50% of users") for line in lines), lines
+        assert "next training: once the trial of v1 ends" in lines
+
+        # its users are shown as much and follow nothing; the default's follow: rolled back
+        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        tried, kept = arms(users, 1, 0.5)
+        await shown_and_followed(driver, tried, follow=False)
+        await shown_and_followed(driver, kept, follow=True)
+        await training.round()
+        state = await models.state(name)
+        assert (state.serving.served, state.serving.challenger) == (0, 0)
+        assert state.attempt_outcome == "rolled back" and state.trial_at is None
+        (model,) = await models.recent(name, 5)
+        assert model.status == "rejected" and model.why.startswith("rolled back on its trial")
+        assert "the built-in default's 0.2000 (8 follows of 40 shown)" in model.why
+        await asyncio.sleep(0.3)
+        assert (await driver.services.suggestions.ranker.ranker_for(tried[0])).version == 0
+        assert await training.due() is None  # not fitted again at once on the same graph
+
+        # the next model's users follow, the default's do not: served to everyone
+        assert (await training.train("asked")).version == 2
+        await asyncio.sleep(0.3)
+        tried, kept = arms(users[len(users) // 2 :], 2, 0.5)  # users not asked before
+        await shown_and_followed(driver, tried, follow=True)
+        await shown_and_followed(driver, kept, follow=False)
+        await training.round()
+        state = await models.state(name)
+        assert (state.serving.served, state.serving.challenger) == (2, 0)
+        assert state.attempt_outcome == "promoted"
+        assert state.served_why is not None and state.served_why.startswith("won its trial")
+        # the default's counts before this trial (the first one's) are not this trial's
+        assert "the built-in default's 0.0000 (0 follows of 40 shown)" in state.served_why
+        await asyncio.sleep(0.3)
+        assert (await driver.services.suggestions.ranker.ranker()).version == 2
+
+
 async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
     make_driver: MakeDriver,
     make_service: MakeService,
@@ -146,7 +224,8 @@ async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
     name = uid("model")
     settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
     async with make_driver(**settings) as driver:
-        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        trainer = make_service(**settings, **fast)
         newest_holdout_of(trainer, graph, monkeypatch)
         report = await trainer.background.ranker_training.train("test", fit=negated)
         assert report.heuristic is not None and report.promoted
@@ -280,7 +359,8 @@ async def test_a_registry_made_anew_serves_its_own_first_version(
     name = uid("model")
     settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
     async with make_driver(**settings) as driver:
-        trainer = make_service(**settings, pymk_train_users=200, pymk_train_min_edges=1)
+        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        trainer = make_service(**settings, **fast)
         newest_holdout_of(trainer, graph, monkeypatch)
         training, source = trainer.background.ranker_training, driver.services.suggestions.ranker
         first = await training.train("test", force=True)

@@ -19,6 +19,7 @@ from graphsvc.domain.recommendations import (
     SERVED_MOST,
     Recommendation,
     RecommendationCodec,
+    named_version,
 )
 
 SECRET = "a-test-secret-of-enough-length"
@@ -31,6 +32,14 @@ def test_an_id_says_the_version_the_user_and_when() -> None:
     assert CODEC.decode(token, "alice.1") == ISSUED
     assert len(token) < ID_MOST
     assert set(token) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def test_the_version_an_id_names_is_read_without_the_secret() -> None:
+    """What an evaluation reads of another service's answers; a malformed id is refused."""
+    token = RecommendationCodec("another-secret-of-enough-length").encode(ISSUED)
+    assert named_version(token) == 3
+    with pytest.raises(InvalidRecommendationId, match="malformed"):
+        named_version("bm90LWFuLWlk.sig")
 
 
 def test_an_id_counts_only_for_the_users_its_answer_served() -> None:
