@@ -188,10 +188,11 @@ RETURN coalesce(old.version, 0) AS challenger
 
 // name: end_trial
 // End the trial that began at $trial_at of version $version: with $promote it is served to
-// every user (the served model retired), else it is rolled back (rejected with $why, the
-// served model ranks every user again, and the attempt's outcome says so: the next training
-// waits its turn, as after a rejection). Nothing happens when that trial no longer runs (an
-// operator ended or replaced it, or another worker ended it, meanwhile).
+// every user (the served model retired), else it is rolled back (rejected, the served model
+// ranks every user again, and the attempt's outcome says so: the next training waits its
+// turn, as after a rejection). Either way the model's why becomes $why, then its training's.
+// Nothing happens when that trial no longer runs (an operator ended or replaced it, or
+// another worker ended it, meanwhile).
 // Locking: the pointer and the two models.
 // Params: $name, $version, $trial_at (µs), $promote, $at (µs), $why.
 // Returns one row: ended (whether this call ended it).
@@ -205,12 +206,14 @@ CALL (p, m, ended) {
   OPTIONAL MATCH (old:RankerModel {name: $name, version: p.served})
   FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END | SET old.status = 'retired')
   SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at,
-      m.outcome = 'promoted', m.why = $why, p.attempt_outcome = 'promoted', p.attempt_why = $why
+      m.outcome = 'promoted', m.why = $why + '; its training: ' + coalesce(m.why, '?'),
+      p.attempt_outcome = 'promoted', p.attempt_why = $why
 }
 CALL (p, m, ended) {
   WITH p, m
   WHERE ended AND NOT $promote
-  SET m.status = 'rejected', m.outcome = 'rolled back', m.why = $why,
+  SET m.status = 'rejected', m.outcome = 'rolled back',
+      m.why = $why + '; its training: ' + coalesce(m.why, '?'),
       p.attempt_outcome = 'rolled back', p.attempt_why = $why
 }
 CALL (p, ended) {
