@@ -205,20 +205,15 @@ CALL (p, m, ended) {
   WHERE ended AND $promote
   OPTIONAL MATCH (old:RankerModel {name: $name, version: p.served})
   FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END | SET old.status = 'retired')
-  SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at,
-      m.outcome = 'promoted', m.why = $why + '; its training: ' + coalesce(m.why, '?'),
-      p.attempt_outcome = 'promoted', p.attempt_why = $why
+  SET p.served = m.version, p.promoted_at = $at, m.status = 'served', m.served_at = $at
 }
 CALL (p, m, ended) {
   WITH p, m
-  WHERE ended AND NOT $promote
-  SET m.status = 'rejected', m.outcome = 'rolled back',
-      m.why = $why + '; its training: ' + coalesce(m.why, '?'),
-      p.attempt_outcome = 'rolled back', p.attempt_why = $why
-}
-CALL (p, ended) {
-  WITH p
   WHERE ended
+  WITH p, m, CASE WHEN $promote THEN 'promoted' ELSE 'rolled back' END AS outcome
+  SET m.outcome = outcome, m.why = $why + '; its training: ' + coalesce(m.why, '?'),
+      m.status = CASE WHEN $promote THEN 'served' ELSE 'rejected' END,
+      p.attempt_outcome = outcome, p.attempt_why = $why
   REMOVE p.challenger, p.share, p.trial_at, p.trial_base
 }
 RETURN ended

@@ -61,6 +61,11 @@ class TrialVerdict:
     why: str
 
 
+def served_name(version: int) -> str:
+    """How a trial names the version it is against (0: the built-in default)."""
+    return f"v{version}" if version else "the built-in default"
+
+
 def difference(challenger: Arm, incumbent: Arm) -> tuple[float, float, float]:
     """The challenger's precision minus the incumbent's, with its 95% interval (low, high)."""
     p, q = challenger.precision, incumbent.precision

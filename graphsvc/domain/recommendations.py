@@ -133,23 +133,22 @@ class RecommendationCodec:
             raise InvalidRecommendationId(
                 "recommendation_id signature does not match: it was altered or not issued"
             ) from None
-        try:
-            padded = body + b"=" * (-len(body) % 4)
-            return base64.b64decode(padded, altchars=b"-_", validate=True)
-        except (binascii.Error, ValueError):
-            raise InvalidRecommendationId("recommendation_id is malformed: not base64") from None
+        return _decoded(body)
 
 
 def named_version(token: str) -> int:
     """The ranker version an id names, read without checking its signature (the payload is
     readable, not secret): for a caller judging the answers of a service whose secret it may
     not hold (an evaluation through the API), never for counting anything."""
-    body = token.rsplit(".", 1)[0].encode()
+    return int(_fields(_decoded(token.rsplit(".", 1)[0].encode()))[0])
+
+
+def _decoded(body: bytes) -> bytes:
+    """An id's payload from its unpadded URL-safe base64."""
     try:
-        payload = base64.b64decode(body + b"=" * (-len(body) % 4), altchars=b"-_", validate=True)
+        return base64.b64decode(body + b"=" * (-len(body) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise InvalidRecommendationId("recommendation_id is malformed: not base64") from None
-    return int(_fields(payload)[0])
 
 
 def _fields(payload: bytes) -> tuple[str, str, str, frozenset[bytes]]:

@@ -20,14 +20,17 @@ import time
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, RegistryState
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.recommendations import LoopCounters
-from graphsvc.domain.ranker_trial import PROMOTE, Arm, TrialRules, TrialVerdict, judge
+from graphsvc.domain.ranker_trial import (
+    PROMOTE,
+    Arm,
+    TrialRules,
+    TrialVerdict,
+    judge,
+    served_name,
+)
 from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
-
-
-def served_name(version: int) -> str:
-    return f"v{version}" if version else "the built-in default"
 
 
 class RankerTrial:

@@ -1,6 +1,6 @@
 """The ranker's model registry in Neo4j: the stored models and the pointer to the served one
-(and the A/B split's challenger, or the model on trial), read by every API process and moved by the worker's training
-and the operator's commands (the queries ``ranker_models/*``)."""
+(and the A/B split's challenger, or the model on trial), read by every API process and moved
+by the worker's training and the operator's commands (the queries ``ranker_models/*``)."""
 
 from __future__ import annotations
 

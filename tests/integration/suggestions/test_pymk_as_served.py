@@ -34,6 +34,7 @@ from tests.support.helpers import (
     stop_process,
 )
 from tests.support.paths import DATASETS
+from tests.support.pymk import SERVED_WORKER_ENV
 
 EMAIL = DATASETS / "email-Eu-core.txt"
 K = 10
@@ -108,18 +109,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     redis = ThrowawayRedis(base)
     settings, neo4j, env = own_servers(base, redis.url)
     # the suite keeps workers from training on the shared graph; this one is the test's own
-    env |= {
-        "PYMK_TRAIN_MIN_EDGES": "1000",
-        "PYMK_TRAIN_CHECK_SECONDS": "2",
-        # Nothing is served beside this worker's training: it need not leave Neo4j idle three
-        # quarters of the time (the pacing only waits between queries; the fit is the same).
-        "PYMK_TRAIN_SHARE": "1",
-        "PYMK_MODEL_REFRESH_SECONDS": "1",
-        # the promoted model's trial, as served: nobody is shown anything during it, so it
-        # ends with the model served on its validation
-        "PYMK_TRIAL_SHARE": "0.1",
-        "PYMK_TRIAL_SECONDS": "3",
-    }
+    env |= SERVED_WORKER_ENV
     train, held = split(EMAIL, SEED)
     path = base / "train.txt"
     path.write_text("".join(f"{a} {b}\n" for a, b in train))

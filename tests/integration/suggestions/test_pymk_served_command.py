@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.helpers import ThrowawayRedis, cli, own_servers
 from tests.support.paths import DATASETS
+from tests.support.pymk import SERVED_WORKER_ENV
 from tests.support.served import FAULT_ENV, ApiProcess
 
 EMAIL = DATASETS / "email-Eu-core.txt"
@@ -41,18 +42,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     base = tmp_path_factory.mktemp("pymk-served")
     redis = ThrowawayRedis(base)
     _, neo4j, env = own_servers(base, redis.url)
-    env |= {
-        **FAULT_ENV,
-        "PYMK_TRAIN_MIN_EDGES": "1000",
-        "PYMK_TRAIN_CHECK_SECONDS": "2",
-        "PYMK_TRAIN_SHARE": "1",
-        "PYMK_TRAIN_USERS": "200",
-        "PYMK_MODEL_REFRESH_SECONDS": "1",
-        # the promoted model's trial, as served: nobody is shown anything during it, so it
-        # ends with the model served on its validation
-        "PYMK_TRIAL_SHARE": "0.1",
-        "PYMK_TRIAL_SECONDS": "6",  # longer than the command's poll: it sees the trial
-    }
+    env |= {**FAULT_ENV, **SERVED_WORKER_ENV, "PYMK_TRAIN_USERS": "200"}
     graph = base / "email-part.txt"
     graph.write_text("\n".join(EMAIL.read_text().splitlines()[:LINES]) + "\n")
     api = ApiProcess(env, base / "api.log")
