@@ -146,7 +146,8 @@ RETURN CASE WHEN m IS NULL THEN 'unknown_version' END AS refused, coalesce(previ
 // name: split
 // Start (or change) an A/B split: users in $share of a stable hash of their id are ranked by
 // version $version, the rest by the served model. A challenger it replaces goes back to
-// retired (or rejected, when it was never served); an operator's split ends a trial.
+// retired (or rejected, when it was never served: rejected by its training, or ended on its
+// trial); an operator's split ends a trial.
 // Rules: the version must be stored ('unknown_version') and not be the served one ('served').
 // Locking: the pointer and the models whose status it changes.
 // Params: $name, $version, $share.
@@ -164,7 +165,7 @@ CALL (m, refused) {
   WITH p, m
   OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
   FOREACH (_ IN CASE WHEN old IS NULL OR old = m THEN [] ELSE [1] END |
-    SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
+    SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome IN ['rejected', 'on trial']
                           THEN 'rejected' ELSE 'retired' END)
   SET p.challenger = m.version, p.share = $share, m.status = 'challenger'
   REMOVE p.trial_at, p.trial_base
@@ -173,14 +174,15 @@ RETURN refused
 
 // name: split_off
 // End the A/B split (or a trial): every user is ranked by the served model again; the
-// challenger goes back to retired (or rejected, when it was never served).
+// challenger goes back to retired (or rejected, when it was never served: rejected by its
+// training, or ended on its trial).
 // Locking: the pointer and the challenger.
 // Params: $name.
 // Returns one row: challenger (the version that was; 0: none).
 OPTIONAL MATCH (p:RankerServing {name: $name})
 OPTIONAL MATCH (old:RankerModel {name: $name, version: p.challenger})
 FOREACH (_ IN CASE WHEN old IS NULL THEN [] ELSE [1] END |
-  SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome = 'rejected'
+  SET old.status = CASE WHEN old.served_at IS NULL AND old.outcome IN ['rejected', 'on trial']
                         THEN 'rejected' ELSE 'retired' END)
 FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END |
   REMOVE p.challenger, p.share, p.trial_at, p.trial_base)

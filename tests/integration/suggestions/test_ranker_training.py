@@ -314,6 +314,31 @@ async def stored(services: Services, name: str, weights: dict[str, float]) -> in
     return version
 
 
+async def test_an_operator_ending_a_trial_leaves_the_tried_model_rejected(
+    make_service: MakeService, uid: UserIds
+) -> None:
+    """A model never served, on trial until an operator's split or ``--off`` ended it, goes
+    back to rejected, as a rejected challenger does, not to retired."""
+    name = uid("model")
+    services = make_service(pymk_model_name=name)
+    models = services.core.neo4j.ranker_models
+    body = json.dumps(dataclasses.replace(DEFAULT, version=0).as_json())
+    for ended_by in ("split", "off"):
+        tried = NewModel(body, "{}", T0, 0, promote=True, expected=0, why="test", trial=0.5)
+        version, promoted = await models.save(name, tried)
+        state = await models.state(name)
+        assert promoted and (state.serving.challenger, state.trial_at) == (version, T0)
+        if ended_by == "split":
+            other = await stored(services, name, {"paths": 1.0})
+            assert "ranks 10% of users" in await pymk_models.split(services, other, 0.1)
+            assert (await models.state(name)).trial_at is None  # an operator's split now
+        else:
+            assert f"challenger was v{version}" in await pymk_models.split_off(services)
+        statuses = {m.version: m.status for m in await models.recent(name, 5)}
+        assert statuses[version] == "rejected", statuses
+    assert (await models.state(name)).serving.served == 0
+
+
 async def test_a_split_ranks_two_users_with_the_two_versions(
     make_service: MakeService, uid: UserIds
 ) -> None:
