@@ -97,10 +97,10 @@ run: demo
 # cluster path honest; `make test-cluster` runs every test there.
 CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
 	tests/integration/mirror/test_redis_modes.py tests/integration/events/test_events.py \
-	tests/integration/lists/test_paging.py tests/integration/mirror/test_mirror_order.py \
+	tests/integration/pages/test_paging.py tests/integration/mirror/test_mirror_order.py \
 	tests/integration/transactions/test_concurrency.py tests/integration/mirror/test_reconcile.py \
 	tests/integration/mirror/test_cold_reads.py tests/integration/mirror/test_cold_mirror.py \
-	tests/integration/relations/test_relations_api.py tests/integration/lists/test_celebrity.py \
+	tests/integration/relations/test_relations_api.py tests/integration/pages/test_celebrity.py \
 	tests/integration/timelines/test_timelines.py tests/integration/workers/test_worker.py \
 	tests/integration/suggestions/test_cold_start.py \
 	tests/integration/suggestions/test_recommendations.py

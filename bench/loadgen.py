@@ -22,7 +22,7 @@ import neo4j
 import orjson
 
 from bench import postgres
-from graphsvc.adapters.neo4j.lists import NEWEST
+from graphsvc.adapters.neo4j.pages import NEWEST
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
@@ -240,7 +240,7 @@ async def _run(scenario: Scenario) -> Outcome:
             services = build(settings, Connections(driver, client))
             if kind == "suggest_cold":  # a new user each time: the fill, no cache
                 # the lists a worker's round makes
-                await services.background.cold_start_lists.refresh()
+                await services.background.cold_start_charts.refresh()
                 prefix = scenario.targets[0]
 
                 async def op(n: int) -> None:
@@ -257,7 +257,7 @@ async def _run(scenario: Scenario) -> Outcome:
             closers.append(driver.close)
             params = {"database_": settings.neo4j.neo4j_database, "bookmark_manager_": None}
             if kind == "cypher_page":
-                text = query("lists/followers_page")
+                text = query("pages/followers_page")
 
                 async def op(n: int) -> None:
                     await driver.execute_query(

@@ -71,7 +71,7 @@ def _follower_counts(path: Path) -> collections.Counter[str]:
 async def _followers(services: Services, user: str) -> list[str]:
     found, position = [], None
     while True:
-        page = await services.lists.walk(Side.FOLLOWERS, user, position, 1_000)
+        page = await services.follow_pages.walk(Side.FOLLOWERS, user, position, 1_000)
         found += [e.user_id for e in page]
         if len(page) < 1_000:
             return found
@@ -83,7 +83,7 @@ async def _push_everything(services: Services, author: str, post: Post) -> tuple
     started = time.perf_counter()
     writes, position = 0, None
     while True:
-        page = await services.lists.walk(Side.FOLLOWERS, author, position, 1_000)
+        page = await services.follow_pages.walk(Side.FOLLOWERS, author, position, 1_000)
         readers = [e.user_id for e in page if e.user_id != READER]  # its timeline is measured
         reached, _ = await services.core.redis.inboxes.push(readers, [post])
         writes += reached
@@ -94,7 +94,7 @@ async def _push_everything(services: Services, author: str, post: Post) -> tuple
 
 async def _pull_everything(services: Services, reader: str, limit: int) -> list[Post]:
     """The reader's timeline with no inbox: every followed outbox merged on read."""
-    following = await services.lists.walk(Side.FOLLOWING, reader, None, 5_000)
+    following = await services.follow_pages.walk(Side.FOLLOWING, reader, None, 5_000)
     authors = [e.user_id for e in following]
     pages, inactive, _ = await services.core.redis.outboxes.pages_and_hidden(
         authors, None, limit + 1, []

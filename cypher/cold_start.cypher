@@ -1,13 +1,13 @@
 // Cold start: the accounts suggested to users with little to go on. The workers check the
-// trending and popular lists against the graph here (the request path only reads the lists
+// trending and popular charts against the graph here (the request path only reads the charts
 // from Redis and filters them with suggestions/suggest_filter), and a user who just followed
 // someone gets the accounts similar to it.
 
 // name: listable
 // Which of $ids may be listed as trending or popular, with their follower counts: users of the
 // graph (an erased one is gone), active (not :Inactive), not being erased, discoverable (`nd`
-// null), showing their counts (`pc` null: both lists rank by follower counts, so a place in
-// them would bracket a hidden count between public neighbours). Run by the workers' refresh of the lists over the accounts it ranks and those whose
+// null), showing their counts (`pc` null: both charts rank by follower counts, so a place in
+// them would bracket a hidden count between public neighbours). Run by the workers' refresh of the charts over the accounts it ranks and those whose
 // counts or state changed: the work is the ids given (an index seek and an O(1) degree each),
 // never the graph.
 // Locking: none (a read).
@@ -20,7 +20,7 @@ RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 
 // name: popular_scan
 // The most followed users that may be listed (as cold_start/listable says). Reads every user's
-// degree (O(users), each O(1)): run only by a worker, when the popular list is missing and
+// degree (O(users), each O(1)): run only by a worker, when the popular chart is missing and
 // then every PYMK_POPULAR_REBUILD_HOURS (a long job's statement), never on a request.
 // Locking: none (a read).
 // Params: $limit.
@@ -54,7 +54,7 @@ RETURN id, followers
 // when $id follows the seed; 'mutuals' when both follow each other; always its own), and a
 // follower's follows only where $id may see them (as suggestions/candidates reads w's: public,
 // or 'followers' / 'mutuals' and $id follows w / each other). An inactive follower is skipped,
-// as lists skip it.
+// as charts skip it.
 // Locking: none (a read).
 // Params: $id, $seed, $followers, $follows, $limit, $now (µs), $hidden_degree (the follows
 //         a follower that hides its counts is damped by).

@@ -7,7 +7,7 @@
 // Newest-first keyset page of the requests made to $id, strictly after ($since, $after),
 // leaving out inactive requesters: a suspended user's requests are hidden, a spam user's stay
 // in the shadow (made, never shown), as their follows are.
-// Cost: two seeks in the requests_dst_since index, as lists/followers_page.
+// Cost: two seeks in the requests_dst_since index, as pages/followers_page.
 // Locking: none (a read).
 // Params: $id, $since (int, microseconds), $after (user id, '' for none), $limit.
 // Returns: since, id (the requester); at most $limit rows, newest first.
@@ -36,7 +36,7 @@ LIMIT $limit
 
 // name: sent_page
 // Newest-first keyset page of the requests $id made, strictly after ($since, $after).
-// Cost: two seeks in the requests_src_since index, as lists/following_page.
+// Cost: two seeks in the requests_src_since index, as pages/following_page.
 // Locking: none (a read).
 // Params: $id, $since, $after, $limit.
 // Returns: since, id (the requested user); at most $limit rows, newest first.

@@ -16,9 +16,9 @@ FOR ()-[r:FOLLOWS]-() ON (r.since);
 // Each user's lists in their own orders: every FOLLOWS carries the ids of its ends (src, the
 // follower; dst, the followed), so that a page of a list is a seek in one of these indexes at
 // the cursor's position, read in the index's order and stopped at the page's size: the same
-// work at any depth of any list (lists/followers_page). The two by id let the common
+// work at any depth of any list (pages/followers_page). The two by id let the common
 // lists walk one list in id order and test each entry against the other list in one seek
-// (lists/common_followers). Edges written before the ends were carried get them once,
+// (pages/common_followers). Edges written before the ends were carried get them once,
 // at start-up (schema/follow_ends).
 CREATE RANGE INDEX follows_dst_since IF NOT EXISTS
 FOR ()-[r:FOLLOWS]-() ON (r.dst, r.since, r.src);

@@ -193,7 +193,10 @@ async def _prepare_consumers(core: Core) -> None:
     """Every process makes the event consumers' groups, each at the stream's end, so that
     what the API writes before a worker's first start waits for it."""
     settings = core.settings
-    groups = (settings.timelines.feed_consumer_group, settings.cold_start.pymk_lists_consumer_group)
+    groups = (
+        settings.timelines.feed_consumer_group,
+        settings.cold_start.pymk_charts_consumer_group,
+    )
     try:
         for group in groups:
             await core.redis.stream.ensure_group(group)

@@ -1,6 +1,6 @@
 """The background work and the worker that runs it: the outbox relay (what a lost mirror
 write needs repaired), the interaction flusher, the ranker's training, the timeline event
-consumer and jobs, the moderation jobs, follow-request approvals, the cold start's lists and
+consumer and jobs, the moderation jobs, follow-request approvals, the cold start's charts and
 the expiry of old changes."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from graphsvc.builders.moderation import build_moderation_jobs
 from graphsvc.services.access import KeyRing
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.workers.change_expiry import ChangeExpiry
-from graphsvc.workers.cold_start_lists import ColdStartKeeper
+from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
@@ -30,7 +30,7 @@ class Background:
     ranker_training: RankerTraining
     timeline_events: TimelineEvents
     moderation_jobs: ModerationJobs
-    cold_start_lists: ColdStartKeeper
+    cold_start_charts: ColdStartKeeper
     worker: Worker
 
 

@@ -11,8 +11,8 @@ from graphsvc.adapters.redis.client import redis_breaker
 from graphsvc.builders.stores import Neo4jAdapters, RedisAdapters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import JobKind, Jobs, Recorded
+from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.follow_requests import FollowRequests
-from graphsvc.services.lists import Lists
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
@@ -37,7 +37,7 @@ class Core:
     approvals: JobKind
     follow_requests: FollowRequests
     privacy: PrivacyRules
-    lists: Lists
+    follow_pages: FollowPages
     mutes: Mutes
 
 
@@ -61,24 +61,24 @@ def build_core(
         here=not serve,
     )
     loop = Recommendations(
-        redis.loop_counters, neo4j.ranker_models, breaker, settings.suggestions, settings.lists
+        redis.loop_counters, neo4j.ranker_models, breaker, settings.suggestions, settings.pages
     )
     writes = _writes(neo4j, redis, breaker)
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
-    relations = Relations(neo4j.edges, writes, settings.writes, settings.lists, loop)
+    relations = Relations(neo4j.edges, writes, settings.writes, settings.pages, loop)
     approvals: JobKind = (
         Recorded(RequestApprovals.name)
         if serve
         else RequestApprovals(neo4j.requests, relations, settings.worker)
     )
-    follow_requests = FollowRequests(neo4j.requests, runner, approvals, settings.lists)
+    follow_requests = FollowRequests(neo4j.requests, runner, approvals, settings.pages)
     privacy = PrivacyRules(
         neo4j.privacy, redis.privacy, neo4j.edges, writes, breaker, follow_requests
     )
-    lists = Lists(
-        neo4j.lists,
+    follow_pages = FollowPages(
+        neo4j.pages,
         neo4j.snapshots,
         neo4j.edges,
         redis.mirror_reads,
@@ -86,12 +86,12 @@ def build_core(
         privacy,
         neo4j.requests,
         breaker,
-        settings.lists,
+        settings.pages,
     )
-    mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.lists)
+    mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.pages)
     return Core(
         settings, neo4j, redis, breaker, runner, loop, writes, sync, relations, approvals,
-        follow_requests, privacy, lists, mutes,
+        follow_requests, privacy, follow_pages, mutes,
     )  # fmt: skip
 
 

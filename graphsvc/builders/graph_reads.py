@@ -10,13 +10,13 @@ from graphsvc.builders.core import Core
 from graphsvc.services.audiences import Audiences
 from graphsvc.services.changes import Changes
 from graphsvc.services.distance import Distances
-from graphsvc.services.graph_lists import GraphLists
+from graphsvc.services.graph_pages import GraphPages
 from graphsvc.services.series import GrowthSeries
 
 
 @dataclass(frozen=True, slots=True)
 class GraphReads:
-    graph_lists: GraphLists
+    graph_pages: GraphPages
     changes: Changes
     growth_series: GrowthSeries
     distances: Distances
@@ -26,9 +26,9 @@ class GraphReads:
 def build_graph_reads(core: Core) -> GraphReads:
     settings, neo4j, privacy = core.settings, core.neo4j, core.privacy
     return GraphReads(
-        GraphLists(neo4j.lists, privacy, settings.lists, settings.interactions),
-        Changes(neo4j.changes, privacy, settings.changes, settings.lists),
+        GraphPages(neo4j.pages, privacy, settings.pages, settings.interactions),
+        Changes(neo4j.changes, privacy, settings.changes, settings.pages),
         GrowthSeries(neo4j.changes, core.redis.series, privacy, settings.changes),
-        Distances(neo4j.lists, settings.lists),
-        Audiences(neo4j.lists, privacy, settings.lists),
+        Distances(neo4j.pages, settings.pages),
+        Audiences(neo4j.pages, privacy, settings.pages),
     )

@@ -60,7 +60,7 @@ def build_timeline_check(core: Core, timelines: Timelines) -> TimelineCheck:
     return TimelineCheck(
         core.redis.outboxes,
         core.redis.inboxes,
-        core.lists,
+        core.follow_pages,
         timelines,
         settings.timelines,
         settings.writes.max_following,

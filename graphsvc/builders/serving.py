@@ -15,13 +15,13 @@ from graphsvc.services.access import KeyRing
 from graphsvc.services.audiences import Audiences
 from graphsvc.services.changes import Changes
 from graphsvc.services.distance import Distances
+from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.follower_events import FollowerEvents
-from graphsvc.services.graph_lists import GraphLists
+from graphsvc.services.graph_pages import GraphPages
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
-from graphsvc.services.lists import Lists
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
@@ -52,8 +52,8 @@ class Serving:
     follow_requests: FollowRequests
     mutes: Mutes
     privacy: PrivacyRules
-    lists: Lists
-    graph_lists: GraphLists
+    follow_pages: FollowPages
+    graph_pages: GraphPages
     changes: Changes
     growth_series: GrowthSeries
     distances: Distances
@@ -108,7 +108,7 @@ def build_serving_parts(
         follow_requests=core.follow_requests,
         mutes=core.mutes,
         privacy=core.privacy,
-        lists=core.lists,
+        follow_pages=core.follow_pages,
         **fields_of(graph, GraphReads),
         moderation=moderation,
         interactions=suggesting.interactions,

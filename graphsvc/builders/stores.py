@@ -11,10 +11,10 @@ from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.exports import ExportStore
 from graphsvc.adapters.neo4j.keys import KeyStore
-from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
+from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.neo4j.requests import RequestStore
@@ -23,7 +23,7 @@ from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import Client
-from graphsvc.adapters.redis.cold_start import ColdStartLists
+from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
@@ -67,8 +67,8 @@ class Neo4jAdapters:
         return EdgeStore(self.store, self.snapshots.clock, self.snapshots.read_counts)
 
     @cached_property
-    def lists(self) -> ListStore:
-        return ListStore(self.store)
+    def pages(self) -> PageStore:
+        return PageStore(self.store)
 
     @cached_property
     def moderation(self) -> ModerationStore:
@@ -210,8 +210,8 @@ class RedisAdapters:
         return AuthFailures(self.client, self._keys, self._settings.access)
 
     @cached_property
-    def cold_start(self) -> ColdStartLists:
-        return ColdStartLists(self.client, self._keys)
+    def cold_start(self) -> ColdStartCharts:
+        return ColdStartCharts(self.client, self._keys)
 
     @cached_property
     def series(self) -> SeriesCache:

@@ -1,14 +1,14 @@
-"""Trending and popular accounts: how graph events count towards them, and how the lists rank.
+"""Trending and popular accounts: how graph events count towards them, and how the charts rank.
 
 Trending is the net number of followers an account gained within the last
 PYMK_TRENDING_HOURS: each follow adds one to its target, each unfollow takes one away, in the
 hourly bucket of the event's own time (its ``version``, µs), never the time it was counted, so
 an event delivered twice lands in the same bucket and an event older than the window counts
 nowhere. Only the followed side gains: an account that follows many others never trends for
-it. Popular is the most followed. Both lists keep only active, discoverable accounts that
-show their counts (a place in a list ranked by counts would bracket a hidden one between its
-public neighbours), checked in Neo4j when the lists are made; ties go to the smaller id, so a
-list is the same whoever makes it.
+it. Popular is the most followed. Both charts keep only active, discoverable accounts that
+show their counts (a place in a chart ranked by counts would bracket a hidden one between its
+public neighbours), checked in Neo4j when the charts are made; ties go to the smaller id, so a
+chart is the same whoever makes it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 HOUR_US = 3_600 * 1_000_000
 # Events that move someone's follower count, by the sign of the move.
 _GAINS = {"follow": 1, "unfollow": -1}
-# Events after which the acting user's place in the lists must be checked again: it may have
+# Events after which the acting user's place in the charts must be checked again: it may have
 # been suspended, erased, made undiscoverable or hidden its counts.
 _STATE_EVENTS = frozenset({"status", "erase", "privacy"})
 
@@ -58,7 +58,7 @@ def follower_gains(
 
 
 def changed_accounts(events: Iterable[Mapping[str, str]]) -> set[str]:
-    """The accounts whose place in the popular list these events may have moved: the targets
+    """The accounts whose place in the popular chart these events may have moved: the targets
     of follows and unfollows (their counts), and users whose status or settings changed or who
     were erased (whether they may be listed at all)."""
     changed: set[str] = set()

@@ -22,13 +22,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.domain.audience import Conjunction, Operand, parse
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.privacy import Viewer
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
-from graphsvc.settings import ListSettings
+from graphsvc.settings import PageSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +47,8 @@ class _Plan:
 
 
 class Audiences:
-    def __init__(self, lists: ListStore, privacy: PrivacyRules, settings: ListSettings) -> None:
-        self._lists = lists
+    def __init__(self, pages: PageStore, privacy: PrivacyRules, settings: PageSettings) -> None:
+        self._pages = pages
         self._privacy = privacy
         self._operands = settings.audience_operands_max
         self._conjunctions = settings.audience_conjunctions_max
@@ -62,7 +62,7 @@ class Audiences:
         found: set[str] = set()
         exact, estimate, examined = True, 0.0, 0
         for plan in plans:
-            scan = await self._lists.audience_scan(plan.driver, plan.tests, "", self._scan)
+            scan = await self._pages.audience_scan(plan.driver, plan.tests, "", self._scan)
             found.update(scan.matched)
             examined += scan.examined
             if scan.examined >= self._scan:
@@ -84,7 +84,7 @@ class Audiences:
         matched: set[str] = set()
         stops = []
         for plan in plans:
-            scan = await self._lists.audience_scan(plan.driver, plan.tests, after, self._scan)
+            scan = await self._pages.audience_scan(plan.driver, plan.tests, after, self._scan)
             matched.update(scan.matched)
             if scan.examined >= self._scan and scan.last is not None:
                 stops.append(scan.last)  # past here this conjunction was not read
@@ -101,7 +101,7 @@ class Audiences:
         """Each conjunction's walk, once the viewer was checked against every list named."""
         operands = list(dict.fromkeys(o for c in conjunctions for o in (*c.lists, *c.without)))
         await self._privacy.check_answer([(o.owner, o.side) for o in operands], viewer)
-        sizes = await self._lists.list_sizes(operands)
+        sizes = await self._pages.list_sizes(operands)
         plans = []
         for c in conjunctions:
             driver = min(c.lists, key=lambda o: (sizes[o], o.key))

@@ -27,7 +27,7 @@ from graphsvc.domain.privacy import Viewer
 from graphsvc.domain.time_window import micros_of
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
-from graphsvc.settings import ChangeSettings, ListSettings
+from graphsvc.settings import ChangeSettings, PageSettings
 
 
 class Changes:
@@ -36,7 +36,7 @@ class Changes:
         store: ChangeStore,
         privacy: PrivacyRules,
         settings: ChangeSettings,
-        lists: ListSettings,
+        lists: PageSettings,
     ) -> None:
         self._store = store
         self._privacy = privacy

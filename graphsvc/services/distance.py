@@ -4,17 +4,17 @@ more than DISTANCE_EDGES_MAX follows, whatever the degrees of the users on the w
 
 from __future__ import annotations
 
-from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.domain.distance import MAX_DISTANCE, Distance, Search
 from graphsvc.domain.errors import SelfAction
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.privacy import Viewer
-from graphsvc.settings import ListSettings
+from graphsvc.settings import PageSettings
 
 
 class Distances:
-    def __init__(self, lists: ListStore, settings: ListSettings) -> None:
-        self._lists = lists
+    def __init__(self, pages: PageStore, settings: PageSettings) -> None:
+        self._pages = pages
         self._budget = settings.distance_edges_max
 
     async def distance(self, source: str, target: str, *, viewer: Viewer) -> Distance:
@@ -24,14 +24,14 @@ class Distances:
         validate_user_id(target, "target_id")
         if source == target:
             raise SelfAction(f"a distance is between two users, got {source!r} twice")
-        search = Search(source, target, *await self._lists.distance_ends(source, target))
+        search = Search(source, target, *await self._pages.distance_ends(source, target))
         read = 0
         while search.depth() < MAX_DISTANCE:
             forward = search.cost(True) <= search.cost(False)
             if read + search.cost(forward) > self._budget:
                 return Distance(None, False, read)
             read += search.cost(forward)
-            reached = await self._lists.step(
+            reached = await self._pages.step(
                 search.frontier(forward),
                 out=forward,
                 reader=viewer.user_id,

@@ -22,7 +22,7 @@ from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Entry, Page
 from graphsvc.domain.privacy import Viewer, require_owner
 from graphsvc.services.paging import Pager
-from graphsvc.settings import ListSettings
+from graphsvc.settings import PageSettings
 
 APPROVE = "approve"  # a job's key: "approve:<user>" (its lease, its progress)
 
@@ -33,7 +33,7 @@ def approvals_key(user_id: str) -> str:
 
 class FollowRequests:
     def __init__(
-        self, store: RequestStore, jobs: Jobs, approvals: JobKind, settings: ListSettings
+        self, store: RequestStore, jobs: Jobs, approvals: JobKind, settings: PageSettings
     ) -> None:
         self._store = store
         self._jobs = jobs

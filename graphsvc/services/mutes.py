@@ -25,7 +25,7 @@ from graphsvc.domain.model import Page
 from graphsvc.domain.mutes import MuteChange
 from graphsvc.services.paging import Pager
 from graphsvc.services.writes import Writes
-from graphsvc.settings import ListSettings, WriteSettings
+from graphsvc.settings import PageSettings, WriteSettings
 
 
 def now_us() -> int:
@@ -39,7 +39,7 @@ class Mutes:
         mirror: MuteMirror,
         writes: Writes,
         settings: WriteSettings,
-        pages: ListSettings,
+        pages: PageSettings,
     ) -> None:
         self._store = store
         self._mirror = mirror

@@ -15,14 +15,14 @@ from collections.abc import Awaitable, Callable
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidLimit
 from graphsvc.domain.model import Entry, IdPage, IdSlice, Page
-from graphsvc.settings import ListSettings
+from graphsvc.settings import PageSettings
 
 Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
 FetchIds = Callable[[str, int], Awaitable[IdSlice]]
 
 
 class Pager:
-    def __init__(self, settings: ListSettings) -> None:
+    def __init__(self, settings: PageSettings) -> None:
         self._codec = CursorCodec(settings.cursor_secret)
         self._default = settings.page_limit_default
         self._max = settings.page_limit_max

@@ -40,7 +40,7 @@ from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.online_figures import VersionFigures, figures
 from graphsvc.domain.recommendations import Recommendation, RecommendationCodec
 from graphsvc.services.telemetry import RECOMMENDATIONS_NOT_COUNTED
-from graphsvc.settings import ListSettings, SuggestionSettings
+from graphsvc.settings import PageSettings, SuggestionSettings
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class Recommendations:
         models: RankerModelStore,
         breaker: Breaker,
         settings: SuggestionSettings,
-        lists: ListSettings,
+        lists: PageSettings,
     ) -> None:
         self.counters = counters
         self._models = models

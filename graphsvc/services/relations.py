@@ -45,7 +45,7 @@ from graphsvc.domain.model import (
 )
 from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.writes import Writes
-from graphsvc.settings import ListSettings, WriteSettings
+from graphsvc.settings import PageSettings, WriteSettings
 
 
 class Relations:
@@ -54,7 +54,7 @@ class Relations:
         edges: EdgeStore,
         writes: Writes,
         settings: WriteSettings,
-        lists: ListSettings,
+        lists: PageSettings,
         loop: Recommendations,
     ) -> None:
         self._edges = edges

@@ -22,8 +22,8 @@ its count features at the model's centre, so neither its score nor its place tel
 cache marks such a score, and a cached score computed while a candidate showed its counts is
 left out once it hides them (the settings the cached list is checked against). Too few
 candidates (a user who follows nobody): trending accounts, then popular ones, fill the list,
-from the lists the workers keep in Redis (``workers/cold_start_lists.py``), filtered for the
-user; an account that hides its counts is no fill, as the lists rank by counts. A
+from the charts the workers keep in Redis (``workers/cold_start_charts.py``), filtered for the
+user; an account that hides its counts is no fill, as the charts rank by counts. A
 dismissal names a user of the graph (it never creates one) and is refused while either user
 is being erased.
 
@@ -48,7 +48,7 @@ from typing import Any
 from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.adapters.redis.cold_start import ColdStartLists
+from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
 from graphsvc.concurrency.breaker import Breaker
@@ -69,7 +69,7 @@ from graphsvc.settings import InteractionSettings, SuggestionSettings
 log = logging.getLogger(__name__)
 
 SUGGESTIONS_KEPT = 50  # computed and cached per user; `limit` takes a prefix
-FILL_READ = 3  # accounts of the cold start's lists filtered per place left to fill
+FILL_READ = 3  # accounts of the cold start's charts filtered per place left to fill
 WIDEN = 20  # a second, wider pass for users whose first followings yield too few names
 
 
@@ -89,7 +89,7 @@ class Suggestions:
         self,
         store: SuggestionStore,
         cache: SuggestionCache,
-        lists: ColdStartLists,
+        charts: ColdStartCharts,
         breaker: Breaker,
         settings: SuggestionSettings,
         interactions: InteractionSettings,
@@ -100,7 +100,7 @@ class Suggestions:
     ) -> None:
         self._store = store
         self.cache = cache
-        self.fills = Fills(store, lists, breaker)
+        self.fills = Fills(store, charts, breaker)
         self.candidates = Candidates(store, settings, interactions.affinity_half_life_us)
         self._breaker = breaker
         self.ranker = ranker
@@ -314,29 +314,29 @@ class Candidates:
 class Fills:
     """The fills of a short list: trending, then popular accounts."""
 
-    def __init__(self, store: SuggestionStore, lists: ColdStartLists, breaker: Breaker) -> None:
+    def __init__(self, store: SuggestionStore, charts: ColdStartCharts, breaker: Breaker) -> None:
         self._store = store
-        self._lists = lists
+        self._charts = charts
         self._breaker = breaker
 
     async def of(self, user_id: str, taken: set[str], places: int) -> list[Suggestion]:
         """Up to ``places`` trending, then popular accounts, none of ``taken``: the workers'
-        lists (one Redis round trip; empty before their first round, or with Redis down: never
+        charts (one Redis round trip; empty before their first round, or with Redis down: never
         a scan), those that may be suggested to the user (one query over those ids, which
-        leaves out those that hid their counts since). A training scores lists with them."""
-        trending, popular = await self._breaker.read("cold_start", self._lists.read, _no_lists)
+        leaves out those that hid their counts since). A training fills the suggestions it scores with them too."""
+        trending, popular = await self._breaker.read("cold_start", self._charts.read, _no_charts)
         source: dict[str, str] = {}
         for name, accounts in (("trending", trending), ("popular", popular)):
             for uid in accounts:
                 if uid not in taken:
                     source.setdefault(uid, name)
-        # the lists' head: three times the places left, as few in a list pass the filter
+        # the charts' head: three times the places left, as few in a chart pass the filter
         wanted = list(source)[: FILL_READ * places]
         allowed = await self._store.suggestable(user_id, wanted) if wanted else []
         return [Suggestion(uid, 0.0, 0, [], [source[uid]]) for uid in allowed[:places]]
 
 
-async def _no_lists() -> tuple[list[str], list[str]]:
+async def _no_charts() -> tuple[list[str], list[str]]:
     """No list while Redis cannot be reached: the cold start never scans Neo4j instead."""
     return [], []
 

@@ -20,7 +20,7 @@ from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
 from graphsvc.domain.drift import Drift
 from graphsvc.domain.model import Side
 from graphsvc.domain.timeline import Post, newest_first
-from graphsvc.services.lists import Lists
+from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.timelines import Timelines
 from graphsvc.settings import TimelineSettings
 
@@ -32,14 +32,14 @@ class TimelineCheck:
         self,
         outboxes: Outboxes,
         inboxes: Inboxes,
-        lists: Lists,
+        follow_pages: FollowPages,
         timelines: Timelines,
         settings: TimelineSettings,
         max_following: int,
     ) -> None:
         self._outboxes = outboxes
         self._inboxes = inboxes
-        self._lists = lists
+        self._follow_pages = follow_pages
         self._timelines = timelines
         self._settings = settings
         self._max_following = max_following
@@ -50,7 +50,7 @@ class TimelineCheck:
         if not await inboxes.is_active(reader):
             return None
         inbox = await inboxes.inbox(reader)  # before the rules: a backfill landing after is kept
-        following = await self._lists.walk(Side.FOLLOWING, reader, None, self._max_following)
+        following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, self._max_following)
         followed = [e.user_id for e in following]
         pushing = await outboxes.pushing_among(followed)
         each = min(settings.feed_backfill_posts, settings.feed_rebuild_posts)

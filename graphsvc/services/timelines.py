@@ -46,10 +46,10 @@ from graphsvc.domain.errors import (
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side, UserState, micros_from_datetime
 from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
-from graphsvc.services.lists import Lists
+from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
-from graphsvc.settings import ListSettings, TimelineSettings, WriteSettings
+from graphsvc.settings import PageSettings, TimelineSettings, WriteSettings
 from graphsvc.wire.ids import ID_RULE, is_user_id, quoted
 
 ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
@@ -81,12 +81,12 @@ class Timelines:
         self,
         outboxes: Outboxes,
         inboxes: Inboxes,
-        lists: Lists,
+        follow_pages: FollowPages,
         sync: MirrorSync,
         edges: EdgeStore,
         jobs: TimelineJobStarter,
         settings: TimelineSettings,
-        pages: ListSettings,
+        pages: PageSettings,
         writes: WriteSettings,
         mutes: MuteFilter,
         erasures: ErasureState,
@@ -95,7 +95,7 @@ class Timelines:
         self._erasures = erasures
         self._mutes = mutes
         self._inboxes = inboxes
-        self._lists = lists
+        self._follow_pages = follow_pages
         self._sync = sync
         self._edges = edges
         self._jobs = jobs
@@ -118,7 +118,7 @@ class Timelines:
         if outcome.status == "erased":
             outcome = await _publish_after_erasure(self._outboxes, self._erasures, post, post_id)
         if outcome.status == "counts":
-            followers = (await self._lists.counts(author)).followers
+            followers = (await self._follow_pages.counts(author)).followers
             outcome = await self._outboxes.publish(post, post_id, followers=followers)
         if outcome.status == "enter_pull":  # readers pull it before it stops pushing
             await self._inboxes.start_pulling(author)
@@ -252,13 +252,13 @@ class Timelines:
     async def pushing_followed(self, reader: str, count: int) -> list[str]:
         """The reader's newest ``count`` follows whose posts are pushed (push or draining:
         a drain may have passed the reader): what its inbox holds posts of."""
-        following = await self._lists.walk(Side.FOLLOWING, reader, None, count)
+        following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, count)
         return await self._outboxes.pushing_among([e.user_id for e in following])
 
     async def _pulled_authors(self, reader: str, read: InboxRead) -> list[str]:
         """The pulled authors the reader follows, computed and cached under the generations
         ``read`` saw before it (a follow or a switch since makes the cache stale)."""
-        following = await self._lists.walk(Side.FOLLOWING, reader, None, self._max_following)
+        following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, self._max_following)
         pulled = await self._inboxes.pulled_among([e.user_id for e in following])
         await self._inboxes.cache_pulled(reader, read.follow_generation, read.generation, pulled)
         return pulled

@@ -170,7 +170,7 @@ class WriteSettings(_Section):
     )
 
 
-class ListSettings(_Section):
+class PageSettings(_Section):
     """What a read of relation lists answers: page sizes, the signed cursors of every paged
     list, how much one request may examine or name."""
 
@@ -543,7 +543,7 @@ class SuggestionSettings(_Section):
 
 
 class ColdStartSettings(_Section):
-    """The cold start: the lists of trending and popular accounts the workers keep for users
+    """The cold start: the charts of trending and popular accounts the workers keep for users
     with too few candidates, and the suggestions seeded by an account the user just followed
     ("similar to")."""
 
@@ -554,14 +554,14 @@ class ColdStartSettings(_Section):
         description="trending accounts are those that gained the most followers in this many "
         "hours (hourly buckets of follows and unfollows)",
     )
-    pymk_lists_refresh_seconds: float = Field(
+    pymk_charts_refresh_seconds: float = Field(
         default=60.0,
         gt=0,
         description="how often one worker rebuilds the trending list and updates the popular "
         "one from the accounts whose followers changed",
     )
-    pymk_lists_kept: int = Field(
-        default=200, ge=10, le=1_000, description="accounts kept in each of the two lists"
+    pymk_charts_kept: int = Field(
+        default=200, ge=10, le=1_000, description="accounts kept in each of the two charts"
     )
     pymk_popular_rebuild_hours: float = Field(
         default=24.0,
@@ -569,8 +569,8 @@ class ColdStartSettings(_Section):
         description="how often the popular list is rebuilt from a scan of every user in Neo4j "
         "(in the worker; it repairs what lost events left out), and at once when it is missing",
     )
-    pymk_lists_consumer_group: str = Field(
-        default="pymk-lists",
+    pymk_charts_consumer_group: str = Field(
+        default="pymk-charts",
         min_length=1,
         description="the event stream's consumer group that counts the followers accounts gain",
     )
@@ -783,7 +783,7 @@ class Settings(BaseModel):
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
-    lists: ListSettings = Field(default_factory=ListSettings)
+    pages: PageSettings = Field(default_factory=PageSettings)
     changes: ChangeSettings = Field(default_factory=ChangeSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     events: EventSettings = Field(default_factory=EventSettings)

@@ -3,7 +3,7 @@
 A load (`graphsvc load`, `graphsvc demo`: ``ops/data/loader.py``) writes the graph for minutes,
 and Neo4j's offline importer (``ops/data/bulk_import.py``) restarts the server and builds every
 index again. Work that reads the whole graph meanwhile (the ranker's training, the refresh of
-the cold start's lists) would read half a graph, or fail: on a server that is restarting, on
+the cold start's charts) would read half a graph, or fail: on a server that is restarting, on
 a transaction that an index build made outdated. So a load holds a mark in Redis while it
 runs (``loading``; a mark of ``adapters/redis/leases.py``, which several loads may hold at
 once), renewed every third of LOAD_MARK_SECONDS and let go at its end; a load that dies stops

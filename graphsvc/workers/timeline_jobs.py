@@ -33,7 +33,7 @@ from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
-from graphsvc.services.lists import Lists
+from graphsvc.services.follow_pages import FollowPages
 from graphsvc.settings import TimelineSettings, WorkerSettings
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class TimelineJobs:
         outboxes: Outboxes,
         inboxes: Inboxes,
         queue: TimelineJobQueue,
-        lists: Lists,
+        follow_pages: FollowPages,
         jobs: Jobs,
         settings: TimelineSettings,
         worker: WorkerSettings,
@@ -57,7 +57,7 @@ class TimelineJobs:
         self._outboxes = outboxes
         self._inboxes = inboxes
         self._queue = queue
-        self._lists = lists
+        self._follow_pages = follow_pages
         self._jobs = jobs
         self._settings = settings
         self.lease_seconds = settings.feed_job_lease_seconds
@@ -109,7 +109,9 @@ class TimelineJobs:
         position = _decode(saved) if saved else None
         size = self._settings.feed_fanout_batch
         while True:
-            followers: list[Entry] = await self._lists.walk(Side.FOLLOWERS, author, position, size)
+            followers: list[Entry] = await self._follow_pages.walk(
+                Side.FOLLOWERS, author, position, size
+            )
             yield [f.user_id for f in followers], len(followers) < size
             progress.add("followers", len(followers))
             if len(followers) < size:

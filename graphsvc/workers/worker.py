@@ -9,15 +9,15 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
   graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
 - the expiry of ended follows past their retention (``workers/change_expiry.py``);
-- the cold start's lists: a consumer counting the followers accounts gain, and the refresh of
-  the trending and popular lists (``workers/cold_start_lists.py``);
+- the cold start's charts: a consumer counting the followers accounts gain, and the refresh of
+  the trending and popular charts (``workers/cold_start_charts.py``);
 - the durable jobs (``concurrency/jobs.py``): timeline fan-outs, pushes, removals and drains,
   queued in Redis, and moderation jobs, status propagations and erasures, marked in Neo4j.
   They are claimed as soon as a serving process queues a timeline job (a wake-up list in
   Redis), and at least every WORKER_POLL_SECONDS (marks, and jobs a stopped worker left).
 
 Several workers may run at once and no job runs twice: the relay, the flusher, the training
-and the lists' refresh take their rounds under leases of their own, each consumer is one of a
+and the charts' refresh take their rounds under leases of their own, each consumer is one of a
 Redis consumer group, and
 a job is run only by the worker holding its lease (``adapters/redis/leases.py``). A worker
 that dies stops renewing what it holds; another takes it over once the lease runs out, from
@@ -39,7 +39,7 @@ from graphsvc.concurrency.jobs import JobKind, Jobs
 from graphsvc.concurrency.loops import Loop, keep_running, supervise
 from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.change_expiry import ChangeExpiry
-from graphsvc.workers.cold_start_lists import ColdStartKeeper
+from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker_training import RankerTraining
@@ -97,15 +97,15 @@ class Worker:
                 LINGER_SECONDS,
                 retry_seconds=1.0,
             ),
-            "pymk-lists-consumer": partial(
+            "pymk-charts-consumer": partial(
                 supervise,
-                "cold start lists consumer",
+                "cold start charts consumer",
                 self._cold_start.round,
                 0.5,
                 retry_seconds=1.0,
             ),
-            "pymk-lists": partial(
-                supervise, "cold start lists", self._cold_start.refresh_round, self._poll_seconds
+            "pymk-charts": partial(
+                supervise, "cold start charts", self._cold_start.refresh_round, self._poll_seconds
             ),
             "changes-expiry": partial(
                 supervise,

@@ -27,7 +27,7 @@ BACKGROUND_ONLY = {
     "BulkStore", "ExportStore",
 }  # fmt: skip
 ROUTES_ONLY = {
-    "RateLimits", "FollowerEvents", "GraphLists", "Changes", "GrowthSeries", "Distances",
+    "RateLimits", "FollowerEvents", "GraphPages", "Changes", "GrowthSeries", "Distances",
     "Audiences", "SuggestionExplainer", "SimilarAccounts", "Health", "Gauges", "Moderation",
     "Timelines", "RateLimitStore", "BulkStore", "ExportStore",
 }  # fmt: skip
@@ -115,4 +115,4 @@ def test_the_whole_shares_one_core_between_routes_and_background() -> None:
     assert ROUTES_ONLY - {"BulkStore", "ExportStore"} <= kinds
     assert services.background.worker is services.background.worker
     core_ids = {id(item) for item in _built(services.core)}
-    assert id(services.relations) in core_ids and id(services.lists) in core_ids
+    assert id(services.relations) in core_ids and id(services.follow_pages) in core_ids

@@ -1,5 +1,5 @@
 """The cold start in Neo4j: which accounts may be listed as trending or popular (the workers'
-bounded check), the scan that builds the popular list (a worker's long job), and the
+bounded check), the scan that builds the popular chart (a worker's long job), and the
 accounts similar to a seed."""
 
 from __future__ import annotations

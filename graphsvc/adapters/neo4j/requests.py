@@ -4,7 +4,7 @@ request (the edge writes themselves are relations/follow, approve, reject and un
 
 from __future__ import annotations
 
-from graphsvc.adapters.neo4j.lists import keyset_page
+from graphsvc.adapters.neo4j.pages import keyset_page
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.model import Entry

@@ -1,7 +1,7 @@
-"""Redis adapter: the cold start's lists of accounts and what the workers keep them from.
+"""Redis adapter: the cold start's charts of accounts and what the workers keep them from.
 
 Every key shares the hash tag ``{pymk}`` (one cluster slot), so a union of buckets, a rename
-and the read of both lists are single-slot commands:
+and the read of both charts are single-slot commands:
 
 - ``<prefix>{pymk}:gain:<hour>``: a sorted set per hourly bucket of the net followers each
   account gained in that hour (``domain/trending.py``); it expires once the trending window
@@ -9,9 +9,9 @@ and the read of both lists are single-slot commands:
 - ``<prefix>{pymk}:changed``: the accounts whose popular count or state changed since the
   last refresh (a set: each is checked in Neo4j once, however often it changed);
 - ``<prefix>{pymk}:popular:counts``: the most followed accounts with their follower counts
-  (twice the lists' size, so one that drops out of the top still has followers behind it);
+  (twice the charts' size, so one that drops out of the top still has followers behind it);
   ``<prefix>{pymk}:popular:built`` is there while the last scan is recent enough;
-- ``<prefix>{pymk}:trending`` and ``<prefix>{pymk}:popular``: the lists the request path
+- ``<prefix>{pymk}:trending`` and ``<prefix>{pymk}:popular``: the charts the request path
   reads, JSON arrays of ids, in one MGET. Trending lapses after its window (a worker that
   stopped leaves no stale trend for long); popular stays until it is replaced.
 """
@@ -26,14 +26,14 @@ from graphsvc.adapters.redis.client import Client
 from graphsvc.settings import RedisSettings
 
 
-class ColdStartLists:
+class ColdStartCharts:
     def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
         self._prefix = f"{settings.redis_prefix}{{pymk}}:"
         self._changed = f"{self._prefix}changed"
         self._counts = f"{self._prefix}popular:counts"
         self._built = f"{self._prefix}popular:built"
-        self._lists = [f"{self._prefix}trending", f"{self._prefix}popular"]
+        self._charts = [f"{self._prefix}trending", f"{self._prefix}popular"]
 
     def _bucket(self, hour: int) -> str:
         return f"{self._prefix}gain:{hour}"
@@ -42,7 +42,7 @@ class ColdStartLists:
 
     async def read(self) -> tuple[list[str], list[str]]:
         """The trending and the popular accounts, one round trip (empty when not made yet)."""
-        trending, popular = await self._redis.mget(self._lists)
+        trending, popular = await self._redis.mget(self._charts)
         return (orjson.loads(trending) if trending else []), (
             orjson.loads(popular) if popular else []
         )
@@ -124,8 +124,8 @@ class ColdStartLists:
     async def publish(
         self, trending: Sequence[str], popular: Sequence[str], trending_seconds: int
     ) -> None:
-        """Store both lists for the request path."""
+        """Store both charts for the request path."""
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.set(self._lists[0], orjson.dumps(list(trending)), ex=trending_seconds)
-            pipe.set(self._lists[1], orjson.dumps(list(popular)))
+            pipe.set(self._charts[0], orjson.dumps(list(trending)), ex=trending_seconds)
+            pipe.set(self._charts[1], orjson.dumps(list(popular)))
             await pipe.execute()

@@ -16,7 +16,7 @@ from graphsvc.domain.model import (
     ShownCounts,
     iso_utc,
 )
-from graphsvc.services.lists import Lists
+from graphsvc.services.follow_pages import FollowPages
 
 
 class FastJSON(Response):
@@ -45,7 +45,7 @@ def unfollow_body(change: EdgeChange | None) -> FastJSON:
     return FastJSON({"following": False, "removed": removed, "withdrawn": withdrawn})
 
 
-def counts_body(lists: Lists, shown: ShownCounts) -> FastJSON:
+def counts_body(pages: FollowPages, shown: ShownCounts) -> FastJSON:
     """The counts as the viewer may see them (hidden: every count null)."""
     counts = shown.counts
     if counts is None:
@@ -68,7 +68,7 @@ def counts_body(lists: Lists, shown: ShownCounts) -> FastJSON:
             "followers_active": counts.followers_active,
             "following_active": counts.following_active,
             "friends": counts.friends,
-            "celebrity": lists.is_celebrity(counts),
+            "celebrity": pages.is_celebrity(counts),
             "pending_requests": shown.pending_requests,
             "counts_hidden": False,
         }

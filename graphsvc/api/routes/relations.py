@@ -142,7 +142,7 @@ async def get_relationships(
     found = await services.relations.relationships(user_id, others)
     body = {rel.user_id: relationship_body(rel) for rel in found}
     if known_followers:
-        familiar = await services.graph_lists.familiar_followers_many(
+        familiar = await services.graph_pages.familiar_followers_many(
             user_id, others, viewer=viewer_of(request)
         )
         for known in familiar:

@@ -125,7 +125,7 @@ async def pg_walk(
 
 async def test_counts_agree(pg: asyncpg.Connection, backends: Services, loaded: Edges) -> None:
     for user in chosen_users(loaded):
-        truth = await backends.lists.counts(user)
+        truth = await backends.follow_pages.counts(user)
         assert await postgres.counts(pg, user) == (truth.followers, truth.following), user
         assert await postgres.follower_count(pg, user) == truth.followers, user
 
@@ -135,15 +135,15 @@ async def test_pages_agree_newest_first(
 ) -> None:
     users = chosen_users(loaded)
     top = users[0]
-    ours = await service_walk(backends.lists.followers, top)
-    assert len(ours) == (await backends.lists.counts(top)).followers > 20
+    ours = await service_walk(backends.follow_pages.followers, top)
+    assert len(ours) == (await backends.follow_pages.counts(top)).followers > 20
     assert await pg_walk(pg, top, followers=True) == ours
     tie = [user for user, since in ours if since == TIE]
     assert len(tie) == 12 and tie == sorted(tie, reverse=True)
     for user in users:
-        first = await backends.lists.followers(user, 20)
+        first = await backends.follow_pages.followers(user, 20)
         assert await postgres.page(pg, user, 20) == [(e.user_id, e.since) for e in first.items]
-        following = await service_walk(backends.lists.following, user, 7)
+        following = await service_walk(backends.follow_pages.following, user, 7)
         assert await pg_walk(pg, user, followers=False, limit=7) == following, user
 
 
@@ -156,12 +156,12 @@ async def test_a_follow_moves_the_same_counts(
     assert (await backends.relations.follow(newcomer, top)).created
     assert await postgres.follow(pg, newcomer, top, since)
     for user in (top, newcomer):
-        truth = await backends.lists.counts(user)
+        truth = await backends.follow_pages.counts(user)
         assert await postgres.counts(pg, user) == (truth.followers, truth.following)
         assert await postgres.follower_count(pg, user) == truth.followers
     # again: nothing new, and no counter moves
     assert not (await backends.relations.follow(newcomer, top)).created
     assert not await postgres.follow(pg, newcomer, top, since + 1)
-    truth = await backends.lists.counts(top)
+    truth = await backends.follow_pages.counts(top)
     assert await postgres.counts(pg, top) == (truth.followers, truth.following)
     assert (await postgres.page(pg, top, 1))[0] == (newcomer, since)

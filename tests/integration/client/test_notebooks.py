@@ -57,7 +57,7 @@ async def _demo_state(service: Services) -> dict[str, object]:
     """The named demo users' counts and followings (what a notebook must leave alone)."""
     state: dict[str, object] = {}
     for user in NAMED:
-        counts = await service.lists.counts(user)
-        page = await service.lists.following(user, 200)
+        counts = await service.follow_pages.counts(user)
+        page = await service.follow_pages.following(user, 200)
         state[user] = (counts.followers, counts.following, sorted(i.user_id for i in page.items))
     return state

@@ -73,7 +73,7 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
 ) -> None:
     x, y, z = uid("x"), uid("y"), uid("z")
     await service.relations.follow(z, y)
-    assert (await service.lists.counts(y)).followers == 1  # y's mirror is warm
+    assert (await service.follow_pages.counts(y)).followers == 1  # y's mirror is warm
     start = await service.core.redis.stream.last_id()
 
     # The process "dies" between the commit and the mirror write: only Neo4j has the follow.
@@ -85,7 +85,7 @@ async def test_relay_appends_an_event_whose_append_was_lost_and_repairs_its_user
     report = await relay_due(service)
     assert report.recovered >= 1 and report.repaired >= 2
     assert await backends.consistency.check([x, y]) == []
-    assert (await service.lists.counts(y)).followers == 2
+    assert (await service.follow_pages.counts(y)).followers == 2
     assert shape(await events_after(service, start, {x, y})) == [("follow", x, y, "", "")]
 
     # A normal write appends its own event; the relay then only forgets it (no repeat).
@@ -243,7 +243,7 @@ async def test_suspended_and_spam_followers_reach_no_stream_live_or_replayed(
             await asyncio.sleep(0.2)  # the follower events' reader is at the stream's end
             await service.relations.follow(fan, spam)
             assert await followers_told(lines, 1) == [fan]
-    followers = await service.lists.followers(star)
+    followers = await service.follow_pages.followers(star)
     assert [entry.user_id for entry in followers.items] == [fan2, fan]  # as the list shows
 
 

@@ -21,9 +21,9 @@ async def test_drift_is_found_and_repaired(
     await service.relations.follow(a, b)
     await service.relations.follow(a, c)
     await service.relations.follow(c, b)
-    await service.lists.followers(b)
-    await service.lists.followers(c)
-    await service.lists.following(a)
+    await service.follow_pages.followers(b)
+    await service.follow_pages.followers(c)
+    await service.follow_pages.following(a)
     assert await backends.consistency.check([a, b, c]) == []
 
     redis = backends.core.redis.client
@@ -47,7 +47,7 @@ async def test_check_command_exit_codes(
 ) -> None:
     a, b = uid("a"), uid("b")
     await service.relations.follow(a, b)
-    await service.lists.counts(b)
+    await service.follow_pages.counts(b)
     await backends.core.redis.client.hset(backends.core.redis.mirror.keys(b)[0], "fr", 3)
     env = {
         **os.environ,

@@ -41,7 +41,7 @@ def storm(services: Sequence[Services], users: Sequence[str], seed: int) -> list
         elif roll < 0.95:
             calls.append(relations.unblock(a, b))
         else:
-            calls.append(services[n % len(services)].lists.counts(a))
+            calls.append(services[n % len(services)].follow_pages.counts(a))
     return calls
 
 
@@ -76,12 +76,12 @@ async def test_counts_stay_exact_under_a_storm_over_three_services(
         for a, b in itertools.pairwise(users):  # a chain, so that unfollows remove
             await services[0].relations.follow(a, b)
         for user in users[::2]:  # warm counts and lists; the other half stays cold
-            await services[0].lists.counts(user)
-            await services[0].lists.followers(user)
+            await services[0].follow_pages.counts(user)
+            await services[0].follow_pages.followers(user)
         await backends.core.redis.mirror_builds.drop(users[1::2])
         await answered(storm(services, users, seed))
         for user in users:  # the cold ones are built now
-            await services[1].lists.counts(user)
+            await services[1].follow_pages.counts(user)
         assert await mirrored_against_neo4j(backends, users) == len(users)
         await assert_consistent(backends, set(users))
 
@@ -101,7 +101,7 @@ async def test_counts_stay_exact_when_redis_restarts_in_a_storm(
         for a, b in itertools.pairwise(users):
             await first.relations.follow(a, b)
         for user in users:
-            await first.lists.counts(user)
+            await first.follow_pages.counts(user)
         writes = asyncio.gather(*storm([first, second], users, seed=7), return_exceptions=True)
         await asyncio.sleep(0.05)
         throwaway_redis.kill9()
@@ -114,6 +114,6 @@ async def test_counts_stay_exact_when_redis_restarts_in_a_storm(
         await asyncio.sleep(0.3)  # the breaker closes
         await relay_due(first)
         for user in users:
-            await second.lists.counts(user)
+            await second.follow_pages.counts(user)
         assert await mirrored_against_neo4j(first, users) == len(users)
         await assert_consistent(first, set(users))

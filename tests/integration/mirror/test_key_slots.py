@@ -105,18 +105,18 @@ async def workload(service: Services, uid: UserIds) -> None:
     await service.relations.follow(b, a)
     await service.relations.follow(c, a)
     await service.relations.unfollow(fans[0], a)
-    assert (await service.lists.counts(c)).following == 1  # cold counts: install_counts
-    first = await service.lists.followers(a, limit=2)  # cold list: install, then page
+    assert (await service.follow_pages.counts(c)).following == 1  # cold counts: install_counts
+    first = await service.follow_pages.followers(a, limit=2)  # cold list: install, then page
     assert first.next_cursor
-    await service.lists.followers(a, limit=2, cursor=first.next_cursor)
-    await service.lists.following(b)
+    await service.follow_pages.followers(a, limit=2, cursor=first.next_cursor)
+    await service.follow_pages.following(b)
     await service.moderation.set_status(fans[1], "suspended")  # status, then its propagation
     await service.core.jobs.drain()
-    shown = [e.user_id for e in (await service.lists.followers(a, limit=50)).items]
+    shown = [e.user_id for e in (await service.follow_pages.followers(a, limit=50)).items]
     assert fans[1] not in shown and fans[2] in shown
     # read for a viewer: the owner's privacy settings taken along (a cluster: another slot)
-    assert (await service.lists.followers(a, limit=5, viewer=Viewer(c))).items
-    assert (await service.lists.counts_for(a, Viewer(c))).counts is not None
+    assert (await service.follow_pages.followers(a, limit=5, viewer=Viewer(c))).items
+    assert (await service.follow_pages.counts_for(a, Viewer(c))).counts is not None
     now = time.time_ns() // 1_000
     await service.interactions.record_raw([(a, c, 5.0, now)])
     await service.background.interaction_flusher.flush_all()
@@ -175,12 +175,12 @@ async def test_the_single_redis_page_and_counts_are_the_calls_across_slots(
     await service.relations.follow(fan, a)
     if server_settings.redis.redis_cluster:
         with pytest.raises(RedisClusterException, match="same key slot"):
-            await service.lists.followers(a)
+            await service.follow_pages.followers(a)
         return
     async with monitored(server_settings) as commands:
-        await service.lists.followers(a)
-        await service.lists.followers(a, viewer=Viewer(fan))
-        await service.lists.counts_for(a, Viewer(fan))
+        await service.follow_pages.followers(a)
+        await service.follow_pages.followers(a, viewer=Viewer(fan))
+        await service.follow_pages.counts_for(a, Viewer(fan))
     crossing = await cross_slot(server_settings, commands)
     assert crossing, "the single-Redis page should read two slots in one script"
     reads = service.core.redis.mirror_reads

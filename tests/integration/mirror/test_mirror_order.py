@@ -77,7 +77,7 @@ async def test_the_next_write_closes_the_gap_a_lost_change_left(
 ) -> None:
     a, b, c, d = uid("a"), uid("b"), uid("c"), uid("d")
     await service.relations.follow(a, b)
-    await service.lists.counts(b)
+    await service.follow_pages.counts(b)
     await committed_changes(backends, c, b, "+")  # its mirror write never happened
     assert (await backends.core.redis.mirror_reads.counts(b)).followers == 1
     await service.relations.follow(d, b)  # numbered after the lost one: b's counts wait
@@ -99,7 +99,7 @@ async def test_a_stale_snapshot_installed_after_newer_writes(
     ):
         await backends.core.redis.mirror.apply_many([change])
     await backends.core.redis.mirror_builds.install(old.values(), [Side.FOLLOWERS])  # lands last
-    page = await service.lists.followers(b)
+    page = await service.follow_pages.followers(b)
     assert [e.user_id for e in page.items] == [c]
     await assert_consistent(backends, {a, b, c})
 
@@ -114,8 +114,8 @@ async def test_a_retried_follow_repairs_a_lost_mirror_write(
     await committed_changes(backends, a, b, "+")  # its mirror write never happened
     assert (await backends.core.redis.mirror_reads.counts(b)).followers == 1  # only c, as mirrored
     assert (await service.relations.follow(a, b)).created is False  # the client retries
-    assert (await service.lists.counts(b)).followers == 2
-    assert [e.user_id for e in (await service.lists.followers(b)).items] == [a, c]
+    assert (await service.follow_pages.counts(b)).followers == 2
+    assert [e.user_id for e in (await service.follow_pages.followers(b)).items] == [a, c]
     await assert_consistent(backends, {a, b, c})
 
 
@@ -132,12 +132,12 @@ async def test_a_write_delayed_across_a_flush_stays_dead(
             *backends.core.redis.mirror.keys(a), *backends.core.redis.mirror.keys(b)
         )
         if rebuild_first:  # the late write meets a freshly built list
-            await service.lists.followers(b)
-            await service.lists.following(a)
+            await service.follow_pages.followers(b)
+            await service.follow_pages.following(a)
         await backends.core.redis.mirror.apply_many([late])
-        assert [e.user_id for e in (await service.lists.followers(b)).items] == [c]
-        assert [e.user_id for e in (await service.lists.following(a)).items] == []
-        assert (await service.lists.counts(b)).followers == 1
+        assert [e.user_id for e in (await service.follow_pages.followers(b)).items] == [c]
+        assert [e.user_id for e in (await service.follow_pages.following(a)).items] == []
+        assert (await service.follow_pages.counts(b)).followers == 1
         await assert_consistent(backends, {a, b, c})
 
 

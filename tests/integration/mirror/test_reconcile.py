@@ -92,7 +92,7 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
     list between its snapshot and the drop would be lost (loaded lists journal only removals)."""
     star, old_fan, new_fan = uid("star"), uid("old"), uid("new")
     await service.relations.follow(old_fan, star)
-    await service.lists.followers(star)  # loaded
+    await service.follow_pages.followers(star)  # loaded
     stale = await backends.core.neo4j.snapshots.snapshots(
         [star], followers_limit=100, following_limit=100
     )
@@ -101,9 +101,9 @@ async def test_a_snapshot_read_before_a_drop_is_refused(
     # the slow rebuild lands now
     await backends.core.redis.mirror_builds.install(stale.values(), list(Side))
     assert (await mirrored(backends, star)).lists[Side.FOLLOWERS] is None  # refused
-    page = await service.lists.followers(star)
+    page = await service.follow_pages.followers(star)
     assert [e.user_id for e in page.items] == [new_fan, old_fan]
-    assert (await service.lists.counts(star)).followers == 2
+    assert (await service.follow_pages.counts(star)).followers == 2
 
 
 async def test_workers_reconcile_recent_writes_one_round_a_period(

@@ -70,4 +70,4 @@ async def test_scripts_lost_by_the_servers_are_loaded_again(
     await backends.core.redis.client.script_flush()
     await backends.core.redis.mirror_builds.drop([star])
     await service.core.mirror_sync.rebuild([star])  # the bulk path
-    assert (await service.lists.counts(star)).followers == 4
+    assert (await service.follow_pages.counts(star)).followers == 4

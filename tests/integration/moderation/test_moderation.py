@@ -647,7 +647,7 @@ async def test_erasing_a_user_with_5000_followers(
         fan_counts = []
         for chunk in range(0, len(fans), 50):  # within the Redis pool's size
             fan_counts += await asyncio.gather(
-                *(service.lists.counts(f) for f in fans[chunk : chunk + 50])
+                *(service.follow_pages.counts(f) for f in fans[chunk : chunk + 50])
             )
         assert {f: c for f, c in zip(fans, fan_counts, strict=True) if c.following != 1} == {}
         assert all(c.followers == 0 for c in fan_counts[1:]) and fan_counts[0].followers == 1

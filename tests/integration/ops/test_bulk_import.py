@@ -89,5 +89,5 @@ async def test_bulk_import_matches_the_file(
 
     # The imported clocks keep live writes after the load ordered after it.
     await service.relations.follow("fresh", "0")
-    assert (await service.lists.followers("0", limit=1)).items[0].user_id == "fresh"
+    assert (await service.follow_pages.followers("0", limit=1)).items[0].user_id == "fresh"
     assert await service.consistency.check(["fresh", "0"]) == []

@@ -29,7 +29,7 @@ async def counts_everywhere(service: Services, users: list[str]) -> dict[str, tu
         batch = users[start : start + 500]
         snapshots = await service.core.neo4j.snapshots.snapshots(batch)
         for user in batch:
-            served = await service.lists.counts(user)
+            served = await service.follow_pages.counts(user)
             mirrored = await service.core.redis.mirror_reads.counts(user)
             snap = snapshots[user]
             assert mirrored is not None, f"{user} was not mirrored by its read"
@@ -58,7 +58,7 @@ async def test_small_file_with_loops_and_duplicates(
     assert (report.created, report.edges) == (3, 3)
     got = await counts_everywhere(service, edges.users)
     assert got == {prefix + "a": (2, 1), prefix + "b": (1, 1), prefix + "c": (0, 1)}
-    page = await service.lists.followers(prefix + "a")
+    page = await service.follow_pages.followers(prefix + "a")
     assert [(e.user_id, e.since) for e in page.items] == [
         (prefix + "b", 200_000_000),
         (prefix + "c", 50_000_000),
@@ -136,7 +136,7 @@ async def test_a_load_rebuilds_mirrored_users_and_leaves_cold_ones_cold(
     warm, cold, fan = prefix + "warm", prefix + "cold", prefix + "fan"
     remember([warm, cold, fan])
     await service.relations.follow(fan, warm)
-    assert await service.lists.counts(warm)  # read: warm is mirrored now
+    assert await service.follow_pages.counts(warm)  # read: warm is mirrored now
     await service.core.redis.mirror_builds.drop([cold, fan])  # nothing of these is mirrored
     path = tmp_path / "edges.txt"
     path.write_text("fan cold 100\ncold warm 200\n")
@@ -145,9 +145,9 @@ async def test_a_load_rebuilds_mirrored_users_and_leaves_cold_ones_cold(
     warm_counts = await service.core.redis.mirror_reads.counts(warm)
     assert warm_counts is not None and warm_counts.followers == 2  # rebuilt: fan and cold
     assert await service.core.redis.mirror_reads.counts(cold) is None  # cold, not built by the load
-    page = await service.lists.followers(warm)
+    page = await service.follow_pages.followers(warm)
     assert {e.user_id for e in page.items} == {fan, cold}
-    assert (await service.lists.counts(cold)).followers == 1  # built on its first read
+    assert (await service.follow_pages.counts(cold)).followers == 1  # built on its first read
     await assert_consistent(service, {warm, cold, fan})
 
 
@@ -171,8 +171,8 @@ async def test_a_snapshot_read_before_a_load_is_refused_after_it(
         stale.values(), [Side.FOLLOWERS]
     )  # the late install
     assert await service.core.redis.mirror_reads.counts(star) is None  # refused: still cold
-    assert (await service.lists.counts(star)).followers == 2
-    page = await service.lists.followers(star)
+    assert (await service.follow_pages.counts(star)).followers == 2
+    page = await service.follow_pages.followers(star)
     assert {e.user_id for e in page.items} == {fan, fan + "0"}
     ttl = await service.core.redis.client.ttl(service.core.redis.mirror.key("m", star))
     assert ttl == -1, "a meta with counts must not expire"

@@ -111,14 +111,14 @@ async def test_a_removal_whose_mirror_write_was_lost_is_relayed_with_its_cause(
     the cause, and the relay appends it and repairs both users."""
     star, fan = uid("star"), uid("fan")
     await service.relations.follow(fan, star)
-    assert (await service.lists.counts(star)).followers == 1  # star's mirror is warm
+    assert (await service.follow_pages.counts(star)).followers == 1  # star's mirror is warm
     start = await backends.core.redis.stream.last_id()
     await commit_only(backends, WriteKind.UNFOLLOW, fan, star, cause=REMOVED)
     assert await backends.consistency.check([fan, star]), "the lost mirror write shows as drift"
     assert (await relay_due(service)).recovered >= 1
     assert await events_after(backends, start, {star, fan}) == [("unfollow", fan, star, "removed")]
     assert await backends.consistency.check([fan, star]) == []
-    assert (await service.lists.counts(star)).followers == 0
+    assert (await service.follow_pages.counts(star)).followers == 0
 
 
 async def test_a_removed_follower_loses_the_users_posts(

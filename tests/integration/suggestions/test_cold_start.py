@@ -29,22 +29,22 @@ GROUP = f"pymk-{RUN}"  # this run's consumer group: counts only what came after 
 
 @pytest.fixture
 async def cold(make_driver: MakeDriver) -> AsyncIterator[Driver]:
-    async with make_driver(redis_prefix=PREFIX, pymk_lists_consumer_group=GROUP) as graph:
-        await graph.services.background.cold_start_lists.prepare()
+    async with make_driver(redis_prefix=PREFIX, pymk_charts_consumer_group=GROUP) as graph:
+        await graph.services.background.cold_start_charts.prepare()
         await counted(graph)
         yield graph
 
 
 async def counted(driver: Driver) -> None:
     """Every event the group has not counted yet, counted (what the workers' consumer does)."""
-    while await driver.services.background.cold_start_lists.consume():
+    while await driver.services.background.cold_start_charts.consume():
         pass
 
 
 async def refreshed(driver: Driver) -> tuple[list[str], list[str]]:
     """The events counted and both lists made (a worker's refresh round)."""
     await counted(driver)
-    return await driver.services.background.cold_start_lists.refresh()
+    return await driver.services.background.cold_start_charts.refresh()
 
 
 async def fans(driver: Driver, uid: UserIds, target: str, count: int) -> None:
@@ -106,7 +106,7 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
         {"type": "follow", "src": uid("b"), "dst": stale, "version": str(old)},
         {"type": "follow", "src": uid("c"), "dst": stale, "version": str(old)},
     ]
-    keeper = cold.services.background.cold_start_lists
+    keeper = cold.services.background.cold_start_charts
     await cold.services.core.neo4j.bulk.load_users([recent, stale])
     await keeper.count(events)
     trending, _ = await refreshed(cold)
@@ -124,7 +124,7 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
 async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_changed(
     cold: Driver, driver: Driver, uid: UserIds
 ) -> None:
-    keeper, lists = cold.services.background.cold_start_lists, cold.services.core.redis.cold_start
+    keeper, lists = cold.services.background.cold_start_charts, cold.services.core.redis.cold_start
     store = cold.services.core.neo4j.cold_start
     _, popular = await refreshed(cold)  # built from a scan of Neo4j when missing
     assert set(await store.listable(popular)) == set(popular)  # all may be listed
@@ -225,7 +225,7 @@ async def test_the_cold_start_request_reads_no_more_than_the_lists_it_filters(
     """Every query a cold-start request runs, profiled: its work is bounded by the lists'
     size, far below the number of users the graph holds (loaded up to 20,000 when fewer), as a
     read of every user's degree would not be."""
-    kept = cold.services.settings.cold_start.pymk_lists_kept
+    kept = cold.services.settings.cold_start.pymk_charts_kept
     bound = 20 * 2 * kept  # a few index seeks and checks per listed account
     users = await user_count(backends)
     if users < 5 * bound:

@@ -129,7 +129,7 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
         store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
         counters = LoopCounters(client, dead.redis, dead.suggestions)
         loop = Recommendations(
-            counters, backends.core.neo4j.suggestions, breaker, dead.suggestions, dead.lists
+            counters, backends.core.neo4j.suggestions, breaker, dead.suggestions, dead.pages
         )
         impressions = Impressions(store, breaker, dead.suggestions, loop)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]

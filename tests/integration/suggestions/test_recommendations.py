@@ -157,7 +157,7 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
             "garbage": "not-an-id",
             "edited": f"{body[:-2]}{'A' if body[-2] != 'A' else 'B'}{body[-1]}.{mac}",
             "another signer": elsewhere.recommendations.issue(me, 0, [c]),
-            "a cursor": CursorCodec(d.services.settings.lists.cursor_secret).encode_at(me, 1, me),
+            "a cursor": CursorCodec(d.services.settings.pages.cursor_secret).encode_at(me, 1, me),
             "another user's": theirs,
             "empty": "",
         }
@@ -233,11 +233,11 @@ async def test_a_redis_failure_never_fails_the_follow(
             service.core.neo4j.ranker_models,
             breaker,
             dead.suggestions,
-            service.settings.lists,
+            service.settings.pages,
         )
         settings = service.settings
         relations = Relations(
-            service.core.neo4j.edges, service.core.writes, settings.writes, settings.lists, loop
+            service.core.neo4j.edges, service.core.writes, settings.writes, settings.pages, loop
         )
         me, target = uid("me"), uid("target")
         before = not_counted("redis")

@@ -1,5 +1,5 @@
 """Graph loads and the work that waits for them, on the real servers: a load holds the mark
-while it writes and lets go at its end; the cold start's lists are not refreshed while a load
+while it writes and lets go at its end; the cold start's charts are not refreshed while a load
 runs, and are once it ended. (The ranker's training put off by a load is in
 ``test_ranker_training.py``.)
 
@@ -65,8 +65,8 @@ async def test_a_load_holds_the_mark_while_it_writes_and_lets_go_at_its_end(
 async def test_the_cold_start_lists_wait_for_a_load_and_are_refreshed_once_it_ended(
     services: Services, caplog: pytest.LogCaptureFixture
 ) -> None:
-    keeper, lists = services.background.cold_start_lists, services.core.redis.cold_start
-    caplog.set_level(logging.INFO, logger="graphsvc.workers.cold_start_lists")
+    keeper, lists = services.background.cold_start_charts, services.core.redis.cold_start
+    caplog.set_level(logging.INFO, logger="graphsvc.workers.cold_start_charts")
     async with loading(services.core.redis.leases):
         for _ in range(3):  # the worker's rounds meanwhile
             assert await keeper.refresh_round() is False

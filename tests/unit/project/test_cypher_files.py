@@ -31,10 +31,10 @@ FAMILIES = {
     "history",
     "cold_start",
     "keys",
-    "lists",
     "moderation",
     "mutes",
     "outbox",
+    "pages",
     "privacy",
     "ranker_models",
     "relations",
@@ -76,7 +76,7 @@ def test_every_query_is_found_by_family_and_name_and_starts_with_its_name_line()
         assert found.text.startswith(f"// name: {bare}\n")
         assert found.source.endswith(f"{family}.cypher")
     assert {"relations/follow", "relations/unfollow", "snapshots/snapshot"} <= set(catalog())
-    assert {"lists/followers_page", "lists/following_page", "schema/schema"} <= set(catalog())
+    assert {"pages/followers_page", "pages/following_page", "schema/schema"} <= set(catalog())
 
 
 @pytest.mark.parametrize("name", sorted(catalog()))
@@ -165,10 +165,10 @@ def test_a_broken_family_file_is_refused_at_its_line(
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("lists/no_such_page", r"lists\.cypher has no '// name: no_such_page' line"),
+        ("pages/no_such_page", r"pages\.cypher has no '// name: no_such_page' line"),
         ("nowhere/followers_page", r"no family file .*nowhere\.cypher"),
         ("followers_page", "query names are 'family/name'"),
-        ("lists/followers_page.cypher", "has no '// name: followers_page.cypher' line"),
+        ("pages/followers_page.cypher", "has no '// name: followers_page.cypher' line"),
     ],
 )
 def test_an_unknown_name_is_refused_naming_the_file(name: str, message: str) -> None:

@@ -42,7 +42,7 @@ LIMIT $limit
 // Newest-first keyset page of whom $id follows, strictly after ($since, $after), leaving out
 // inactive (suspended, spam) users as the mirror's pages do.
 // Cost: two seeks in the follows_src_since index (src, since, dst), read in its order from the
-// cursor's position and stopped by LIMIT, as in lists/followers_page: the work is the page
+// cursor's position and stopped by LIMIT, as in pages/followers_page: the work is the page
 // (plus the inactive users skipped on the way), at any depth. The followed user's id is the
 // edge's dst.
 // Locking: none (a read).
@@ -144,7 +144,7 @@ LIMIT $limit
 // The active users $id follows that have at least $threshold followers, newest follow first,
 // keyset-paged (what a pull-model feed fans in from).
 // Cost: $id's followings read newest first through the follows_src_since index (src, since,
-// dst) from the cursor's position, as in lists/following_page, and stopped once the page is
+// dst) from the cursor's position, as in pages/following_page, and stopped once the page is
 // full: each followed user's degree is O(1) in Neo4j, and its counts setting a property of
 // the node it reaches anyway. A page reads at most the followings after the cursor (bounded
 // by MAX_FOLLOWING), fewer when celebrities come soon.
@@ -152,7 +152,7 @@ LIMIT $limit
 // Rules (privacy): being a celebrity tells a count, so a followed user whose counts are hidden
 // (`pc` set) is one only to $reader itself (who reads the answer; null: an anonymous reader)
 // or when $everyone (an admin reading as nobody); to anyone else it is not a celebrity.
-// Params: $id, $since, $after, $limit (as in lists/following_page), $threshold, $reader,
+// Params: $id, $since, $after, $limit (as in pages/following_page), $threshold, $reader,
 // $everyone.
 // Returns: since, id; at most $limit rows, newest first.
 CALL () {
@@ -192,7 +192,7 @@ LIMIT $limit
 // a lower bound), and at most $scan after $after for the page, which stops once it holds
 // $limit ids (its seek is read in index order and stopped by LIMIT). A page that examined
 // $scan followers without filling ends early: the caller finds where it stopped with
-// lists/common_followers_end and carries on from there.
+// pages/common_followers_end and carries on from there.
 // Locking: none (a read).
 // Params: $a, $b, $after ('' to start), $limit, $scan.
 // Returns: no row when either user is unknown; else one row: total, exact (the total is
@@ -240,7 +240,7 @@ CALL (small, big) {
 RETURN total, smaller <= $scan AS exact, page, small, smaller > $scan AS windowed
 
 // name: common_followers_end
-// Where a page of lists/common_followers that came short stopped: the id of the $scan-th
+// Where a page of pages/common_followers that came short stopped: the id of the $scan-th
 // follower of $small after $after in id order (through the follows_dst_src index), or no row
 // when fewer follow (the list ended within the page).
 // Cost: $scan index entries at most.
@@ -261,14 +261,14 @@ RETURN r.src AS id
 // Walks the followings of whichever of the two follows fewer (degrees are O(1) in Neo4j) in
 // id order, through the follows_src_dst index (src, dst), and tests each for an edge from the
 // other user with one seek in the same index: every step is O(log edges).
-// Bounds: as in lists/common_followers: at most $scan followings of the smaller side are
+// Bounds: as in pages/common_followers: at most $scan followings of the smaller side are
 // examined for the total (exact when that side follows at most $scan users, else a lower
 // bound) and at most $scan after $after for the page, which stops once it holds $limit ids;
-// a short page of a windowed walk carries on where lists/common_following_end says.
+// a short page of a windowed walk carries on where pages/common_following_end says.
 // Locking: none (a read).
 // Params: $a, $b, $after ('' to start), $limit, $scan.
 // Returns: no row when either user is unknown; else one row: total, exact, page, small,
-// windowed (as in lists/common_followers).
+// windowed (as in pages/common_followers).
 MATCH (a:User {id: $a})
 MATCH (b:User {id: $b})
 WITH a, b, COUNT { (a)-[:FOLLOWS]->() } AS na, COUNT { (b)-[:FOLLOWS]->() } AS nb
@@ -311,7 +311,7 @@ CALL (small, big) {
 RETURN total, smaller <= $scan AS exact, page, small, smaller > $scan AS windowed
 
 // name: common_following_end
-// Where a page of lists/common_following that came short stopped: the id of the $scan-th user
+// Where a page of pages/common_following that came short stopped: the id of the $scan-th user
 // $small follows after $after in id order (through the follows_src_dst index), or no row when
 // it follows fewer (the list ended within the page).
 // Cost: $scan index entries at most.
@@ -363,7 +363,7 @@ RETURN size(ids) AS total, ids[..$limit] AS page
 // else the viewer's followings are read and each tested for a follow of the target. Each test
 // is an edge between two known nodes (expand-into, from the side with fewer follows). So a
 // target costs at most min(its followers, MAX_FOLLOWING) tests, whatever its degree.
-// Rules: as lists/familiar_followers (privacy of each name for $reader; blocks with the viewer
+// Rules: as pages/familiar_followers (privacy of each name for $reader; blocks with the viewer
 // left out); a target is never its own familiar follower. An unknown target (or viewer) gives
 // no row: the caller answers it with none.
 // Locking: none (a read).
@@ -417,7 +417,7 @@ RETURN CASE WHEN s IS NULL THEN 0 ELSE COUNT { (s)-[:FOLLOWS]->() } END AS out,
 // and 'mutuals' ask $reader's ties; $reader itself sees its own; $everyone: an admin reading
 // as nobody, every follow).
 // Cost: every follow of the frontier in that direction (the caller bounds their number first,
-// lists/distance_degrees), and for a follow whose lists are not public, a test of $reader's
+// pages/distance_degrees), and for a follow whose lists are not public, a test of $reader's
 // ties to its ends.
 // Locking: none (a read).
 // Params: $ids, $out (bool), $reader (null: anonymous), $everyone.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.domain.affinity import AFFINITY_REFERENCE_US
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import SelfAction, TooManyIds
@@ -27,18 +27,18 @@ from graphsvc.domain.model import Entry, Familiar, IdPage, IdSlice, Page, Side
 from graphsvc.domain.privacy import EVERYONE, Viewer, require_owner
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
-from graphsvc.settings import InteractionSettings, ListSettings
+from graphsvc.settings import InteractionSettings, PageSettings
 
 
-class GraphLists:
+class GraphPages:
     def __init__(
         self,
-        lists: ListStore,
+        pages: PageStore,
         privacy: PrivacyRules,
-        settings: ListSettings,
+        settings: PageSettings,
         interactions: InteractionSettings,
     ) -> None:
-        self._lists = lists
+        self._pages = pages
         self._privacy = privacy
         self._settings = settings
         self._pager = Pager(settings)
@@ -60,7 +60,7 @@ class GraphLists:
         )
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._lists.friends_page(
+            return await self._pages.friends_page(
                 user_id,
                 after,
                 wanted,
@@ -79,7 +79,7 @@ class GraphLists:
         require_owner(viewer, user_id, "blocks")
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._lists.blocks_page(user_id, after, wanted)
+            return await self._pages.blocks_page(user_id, after, wanted)
 
         return await self._pager.page(f"blocks|{user_id}", limit, cursor, fetch)
 
@@ -101,7 +101,7 @@ class GraphLists:
         reads = [(user_id, Side.FOLLOWING), (other_id, Side.FOLLOWING)]
         await self._privacy.check_answer(reads, viewer)
         return await self._common(
-            "lists/common_following", "common_following", user_id, other_id, limit, cursor
+            "pages/common_following", "common_following", user_id, other_id, limit, cursor
         )
 
     async def common_followers(
@@ -125,7 +125,7 @@ class GraphLists:
         reads = [(user_id, Side.FOLLOWERS), (other_id, Side.FOLLOWERS)]
         await self._privacy.check_answer(reads, viewer)
         return await self._common(
-            "lists/common_followers", "common_followers", user_id, other_id, limit, cursor
+            "pages/common_followers", "common_followers", user_id, other_id, limit, cursor
         )
 
     async def _common(
@@ -140,7 +140,7 @@ class GraphLists:
         scan = self._settings.common_scan_max
 
         async def fetch(after: str, wanted: int) -> IdSlice:
-            return await self._lists.common(name, user_id, other_id, after, wanted, scan=scan)
+            return await self._pages.common(name, user_id, other_id, after, wanted, scan=scan)
 
         return await self._pager.id_page(f"{scope}|{user_id}|{other_id}", limit, cursor, fetch)
 
@@ -164,7 +164,7 @@ class GraphLists:
             "reader": viewer.user_id,
             "everyone": viewer.sees_all,
         }
-        total, ids = await self._lists.id_page("lists/familiar_followers", params, "", limit)
+        total, ids = await self._pages.id_page("pages/familiar_followers", params, "", limit)
         return IdPage(total, ids)
 
     async def familiar_followers_many(
@@ -188,7 +188,7 @@ class GraphLists:
         if refusal is not None:
             raise refusal.hidden()
         shown = {t for t in wanted if (t, Side.FOLLOWERS.label) not in hidden}
-        found = await self._lists.familiar_many(
+        found = await self._pages.familiar_many(
             viewer_id,
             [t for t in wanted if t in shown],
             reader=viewer.user_id,

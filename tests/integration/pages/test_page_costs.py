@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graphsvc.adapters.neo4j.lists import NEWEST
+from graphsvc.adapters.neo4j.pages import NEWEST
 from graphsvc.bootstrap import Services
 from graphsvc.domain.model import Side
 from graphsvc.ops.data.edge_files import read_edge_file
@@ -56,7 +56,7 @@ async def test_follower_pages_cost_the_same_at_any_depth_and_any_length(
     backends: Services, graph: str
 ) -> None:
     star, small = graph + "star", graph + "small"
-    name = "lists/followers_page"
+    name = "pages/followers_page"
     first = await db_hits(backends, name, page_params(star))
     # deep in the list: after the 2,000th and the 2,950th newest follower
     middle = await db_hits(backends, name, page_params(star, (T0 + 988) * 10**6, f"{graph}f0988"))
@@ -79,12 +79,12 @@ async def test_follower_pages_cost_the_same_at_any_depth_and_any_length(
 
 async def test_following_pages_cost_the_same_at_any_depth(backends: Services, graph: str) -> None:
     fan = graph + "fan"
-    name = "lists/following_page"
+    name = "pages/following_page"
     first = await db_hits(backends, name, page_params(fan))
     deep = await db_hits(backends, name, page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040"))
     celebrities = await db_hits(
         backends,
-        "lists/celebrities_page",
+        "pages/celebrities_page",
         page_params(fan, (T0 + 40) * 10**6, f"{graph}i0040")
         | {"threshold": 1, "reader": None, "everyone": False},
     )
@@ -102,7 +102,7 @@ async def test_walks_through_neo4j_pages_see_every_follower_once_in_order(
     for side, user in ((Side.FOLLOWERS, graph + "star"), (Side.FOLLOWING, graph + "fan")):
         seen, after = [], None
         while True:
-            entries = await backends.core.neo4j.lists.page(side, user, after, 5)
+            entries = await backends.core.neo4j.pages.page(side, user, after, 5)
             seen += entries
             if len(entries) < 5:
                 break
@@ -131,8 +131,8 @@ async def test_common_followers_examine_at_most_the_scan_bound(
 
     async def run(scan: int, after: str = "", limit: int = LIMIT) -> tuple[int, dict[str, Any]]:
         params = {"a": star, "b": other, "after": after, "limit": limit, "scan": scan}
-        (row,) = await backends.core.neo4j.store.read("lists/common_followers", params)
-        return await db_hits(backends, "lists/common_followers", params), dict(row)
+        (row,) = await backends.core.neo4j.store.read("pages/common_followers", params)
+        return await db_hits(backends, "pages/common_followers", params), dict(row)
 
     whole, row = await run(scan=10_000)
     assert row["total"] == len(common) and row["exact"] and row["page"] == common[:LIMIT]

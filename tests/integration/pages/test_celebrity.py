@@ -88,7 +88,7 @@ async def test_following_list_is_capped_too(
     targets = [uid(f"t{n}") for n in range(12)]
     for target in targets:
         await service.relations.follow(user, target)
-    page = await service.lists.following(user, limit=200)
+    page = await service.follow_pages.following(user, limit=200)
     assert [e.user_id for e in page.items] == targets[::-1]
     assert await backends.core.redis.client.zcard(backends.core.redis.mirror.keys(user)[2]) == 5
     snapshot = (await backends.core.neo4j.snapshots.snapshots([user]))[user]

@@ -5,7 +5,7 @@ users left out), counts one HMGET. A cold mirror is built for that user from Neo
 served (``mirror_sync``); a page that runs past a capped hot list continues in Neo4j from the
 same keyset position, so a client walks a celebrity's followers without seeing the seam. With
 Redis unreachable, every read is answered from Neo4j instead (``fallback``). Lists that need
-the graph itself (friends, common, familiar) are in ``graph_lists``.
+the graph itself (friends, common, familiar) are in ``graph_pages``.
 
 Privacy: a page or the counts are read for a viewer, and the owner's setting is checked
 before the answer leaves (``privacy``): a hidden list is a 403, hidden counts are None, never
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import EdgeStore
@@ -44,16 +44,16 @@ from graphsvc.domain.time_window import WHOLE, TimeWindow
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
 from graphsvc.services.privacy import PrivacyRules
-from graphsvc.settings import ListSettings
+from graphsvc.settings import PageSettings
 
 # A reader of a list's entries: (side, user, after, wanted) -> up to ``wanted`` entries.
 EntriesOf = Callable[[Side, str, Position | None, int], Awaitable[list[Entry]]]
 
 
-class Lists:
+class FollowPages:
     def __init__(
         self,
-        lists: ListStore,
+        pages: PageStore,
         snapshots: SnapshotStore,
         edges: EdgeStore,
         mirror: MirrorReads,
@@ -61,9 +61,9 @@ class Lists:
         privacy: PrivacyRules,
         requests: RequestStore,
         breaker: Breaker,
-        settings: ListSettings,
+        settings: PageSettings,
     ) -> None:
-        self._lists = lists
+        self._pages = pages
         self._snapshots = snapshots
         self._edges = edges
         self._mirror = mirror
@@ -73,7 +73,7 @@ class Lists:
         self._breaker = breaker
         self._settings = settings
         self._pager = Pager(settings)
-        self._entries = ListEntries(lists, mirror, sync, breaker).entries
+        self._entries = PageEntries(pages, mirror, sync, breaker).entries
 
     # -- counts ---------------------------------------------------------------------------------
 
@@ -193,12 +193,12 @@ class Lists:
             side: Side, user_id: str, after: Position | None, wanted: int
         ) -> list[Entry]:
             note_graph_read("celebrities")
-            return await self._lists.page(
+            return await self._pages.page(
                 side,
                 user_id,
                 after,
                 wanted,
-                name="lists/celebrities_page",
+                name="pages/celebrities_page",
                 threshold=threshold,
                 reader=viewer.user_id,
                 everyone=viewer.sees_all,
@@ -276,16 +276,16 @@ class PageCheck:
         return checked
 
 
-class ListEntries:
+class PageEntries:
     """Where a list's entries are read: the hot list in the mirror (built from Neo4j when
     cold), continued in Neo4j past a truncated hot list, or Neo4j alone while Redis cannot be
     reached. Inactive users are left out on every path (Neo4j filters on the same
     statuses)."""
 
     def __init__(
-        self, lists: ListStore, mirror: MirrorReads, sync: MirrorSync, breaker: Breaker
+        self, pages: PageStore, mirror: MirrorReads, sync: MirrorSync, breaker: Breaker
     ) -> None:
-        self._lists = lists
+        self._pages = pages
         self._mirror = mirror
         self._sync = sync
         self._breaker = breaker
@@ -303,7 +303,7 @@ class ListEntries:
         return await self._breaker.read(
             "list",
             lambda: self._mirrored_entries(side, user_id, after, wanted, probe),
-            lambda: self._lists.page(side, user_id, after, wanted),
+            lambda: self._pages.page(side, user_id, after, wanted),
         )
 
     async def _mirrored_entries(
@@ -319,13 +319,13 @@ class ListEntries:
             hot = await self._hot_page(user_id, side, after, wanted, probe)
         if hot is None:  # unknown user, or the mirror would not take the snapshot
             note_graph_read("list")
-            return await self._lists.page(side, user_id, after, wanted)
+            return await self._pages.page(side, user_id, after, wanted)
         entries = hot.entries
         if len(entries) < wanted and hot.truncated:
             # The hot list holds only the newest entries: continue in Neo4j at the seam.
             note_graph_read("deep page")
             seam = entries[-1].position if entries else after
-            entries = entries + await self._lists.page(side, user_id, seam, wanted - len(entries))
+            entries = entries + await self._pages.page(side, user_id, seam, wanted - len(entries))
         return entries
 
     async def _hot_page(

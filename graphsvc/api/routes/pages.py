@@ -47,7 +47,7 @@ router = APIRouter(route_class=LeanRoute, generate_unique_id_function=operation_
     "/v1/users/{user_id}/followers",
     response_model=PageBody,
     responses=ERRORS | HIDDEN,
-    tags=["lists"],
+    tags=["pages"],
     summary="Who follows the user, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
@@ -62,7 +62,7 @@ async def list_followers(
     since_after: SinceAfter = None,
     since_before: SinceBefore = None,
 ) -> Response:
-    page = await services_of(request).lists.followers(
+    page = await services_of(request).follow_pages.followers(
         user_id,
         limit,
         cursor,
@@ -77,7 +77,7 @@ async def list_followers(
     "/v1/users/{user_id}/following",
     response_model=PageBody,
     responses=ERRORS | HIDDEN,
-    tags=["lists"],
+    tags=["pages"],
     summary="Whom the user follows, newest first (active users only)",
     **guarded(Scope.READ, cost=Cost.MIRROR, graph_cost=Cost.GRAPH),
 )
@@ -99,7 +99,7 @@ async def list_following(
     since_after: SinceAfter = None,
     since_before: SinceBefore = None,
 ) -> Response:
-    page = await services_of(request).lists.following(
+    page = await services_of(request).follow_pages.following(
         user_id,
         limit,
         cursor,
@@ -115,14 +115,14 @@ async def list_following(
     "/v1/users/{user_id}/friends",
     response_model=PageBody,
     responses=ERRORS | HIDDEN,
-    tags=["lists"],
+    tags=["pages"],
     summary="Active mutual follows, by when the user followed them, newest first",
     **guarded(Scope.READ, acts_as_user=True, cost=Cost.FOLLOWINGS),
 )
 async def list_friends(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
-    friends = services_of(request).graph_lists.friends
+    friends = services_of(request).graph_pages.friends
     return page_body(await friends(user_id, limit, cursor, viewer=viewer_of(request)))
 
 
@@ -140,21 +140,21 @@ async def list_friends(
 async def list_blocks(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
-    graph_lists = services_of(request).graph_lists
-    return page_body(await graph_lists.blocks(user_id, limit, cursor, viewer=viewer_of(request)))
+    graph_pages = services_of(request).graph_pages
+    return page_body(await graph_pages.blocks(user_id, limit, cursor, viewer=viewer_of(request)))
 
 
 @router.get(
     "/v1/users/{user_id}/counts",
     response_model=CountsBody,
     responses=ERRORS,
-    tags=["lists"],
+    tags=["pages"],
     summary="Exact counts: totals, active users only, friends",
     **guarded(Scope.READ),
 )
 async def get_counts(user_id: UserId, request: Request) -> Response:
-    lists = services_of(request).lists
-    return counts_body(lists, await lists.counts_for(user_id, viewer_of(request)))
+    pages = services_of(request).follow_pages
+    return counts_body(pages, await pages.counts_for(user_id, viewer_of(request)))
 
 
 @router.get(
@@ -173,7 +173,7 @@ async def list_common_following(
     cursor: Cursor = None,
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.common_following(
+        await services_of(request).graph_pages.common_following(
             user_id, other_id, limit, cursor, viewer=viewer_of(request)
         )
     )
@@ -195,7 +195,7 @@ async def list_common_followers(
     cursor: Cursor = None,
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.common_followers(
+        await services_of(request).graph_pages.common_followers(
             user_id, other_id, limit, cursor, viewer=viewer_of(request)
         )
     )
@@ -247,7 +247,7 @@ async def list_familiar_followers_many(
     ],
 ) -> Response:
     targets = ids.split(",") if ids else []
-    found = await services_of(request).graph_lists.familiar_followers_many(
+    found = await services_of(request).graph_pages.familiar_followers_many(
         user_id, targets, viewer=viewer_of(request)
     )
     return FastJSON({"familiar": {f.target: familiar_body(f) for f in found}})
@@ -265,7 +265,7 @@ async def list_familiar_followers(
     user_id: UserId, target_id: TargetId, request: Request, limit: Limit = None
 ) -> Response:
     return id_page_body(
-        await services_of(request).graph_lists.familiar_followers(
+        await services_of(request).graph_pages.familiar_followers(
             user_id, target_id, limit, viewer=viewer_of(request)
         )
     )

@@ -42,7 +42,7 @@ async def keyset_page(
     return entries_from_rows((row["since"], row["id"]) for row in rows)
 
 
-class ListStore:
+class PageStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
 
@@ -58,12 +58,12 @@ class ListStore:
     ) -> list[Entry]:
         """Keyset page, newest first, strictly older than ``after``: of one side's list, or
         of the list a named query (celebrities) selects from the followings."""
-        name = name or f"lists/{side.label}_page"
+        name = name or f"pages/{side.label}_page"
         return await keyset_page(self._store, name, user_id, after, limit, params)
 
     async def blocks_page(self, user_id: str, after: Position | None, limit: int) -> list[Entry]:
         """Keyset page of whom the user blocks, newest block first, strictly after ``after``."""
-        return await keyset_page(self._store, "lists/blocks_page", user_id, after, limit)
+        return await keyset_page(self._store, "pages/blocks_page", user_id, after, limit)
 
     async def friends_page(
         self, user_id: str, after: Position | None, limit: int, *, ref: int, half_life_us: int
@@ -77,7 +77,7 @@ class ListStore:
             "ref": ref,
             "h": half_life_us,
         }
-        rows = await self._store.read("lists/friends_page", params)
+        rows = await self._store.read("pages/friends_page", params)
         return [
             Entry(row["id"], row["since"], row["score"]) for row in rows if row["since"] is not None
         ]
@@ -93,7 +93,7 @@ class ListStore:
         self, viewer: str, targets: list[str], *, reader: str | None, everyone: bool, limit: int
     ) -> dict[str, Familiar]:
         """Per target, the viewer's familiar followers of it: the count and the first
-        ``limit`` (``lists/familiar_followers_many``)."""
+        ``limit`` (``pages/familiar_followers_many``)."""
         if not targets:
             return {}
         params = {
@@ -103,22 +103,22 @@ class ListStore:
             "everyone": everyone,
             "limit": limit,
         }
-        (row,) = await self._store.read("lists/familiar_followers_many", params)
+        (row,) = await self._store.read("pages/familiar_followers_many", params)
         return {t: Familiar(t, int(total), list(ids)) for t, total, ids in row["rows"]}
 
     async def distance_ends(self, source: str, target: str) -> tuple[int, int]:
-        """The follows ``source`` makes and ``target`` receives (``lists/distance_ends``)."""
+        """The follows ``source`` makes and ``target`` receives (``pages/distance_ends``)."""
         params = {"source": source, "target": target}
-        (row,) = await self._store.read("lists/distance_ends", params)
+        (row,) = await self._store.read("pages/distance_ends", params)
         return int(row["out"]), int(row["in"])
 
     async def step(
         self, ids: list[str], *, out: bool, reader: str | None, everyone: bool
     ) -> dict[str, int]:
         """The active users ``ids`` follow (``out``) or who follow them, through follows the
-        reader may see, each with what a step from it would read (``lists/distance_step``)."""
+        reader may see, each with what a step from it would read (``pages/distance_step``)."""
         params = {"ids": ids, "out": out, "reader": reader, "everyone": everyone}
-        (row,) = await self._store.read("lists/distance_step", params)
+        (row,) = await self._store.read("pages/distance_step", params)
         return {user: int(degree) for user, degree in row["reached"]}
 
     async def audience_scan(
@@ -129,7 +129,7 @@ class ListStore:
         scan: int,
     ) -> AudienceScan:
         """The entries of the driver's list after ``after`` (at most ``scan`` read, in id
-        order) that are in each test's list (or, negated, not): ``lists/audience_scan``. A
+        order) that are in each test's list (or, negated, not): ``pages/audience_scan``. A
         test is (operand, negated, read): ``read`` when its list is short enough to read
         over the range rather than probe per entry."""
         params = {
@@ -142,13 +142,13 @@ class ListStore:
                 for o, neg, read in tests
             ],
         }
-        (row,) = await self._store.read("lists/audience_scan", params)
+        (row,) = await self._store.read("pages/audience_scan", params)
         return AudienceScan(int(row["examined"]), row["last"], list(row["matched"]))
 
     async def list_sizes(self, operands: list[Operand]) -> dict[Operand, int]:
-        """How long each operand's list is (``lists/list_sizes``: the degree store)."""
+        """How long each operand's list is (``pages/list_sizes``: the degree store)."""
         ids = sorted({o.owner for o in operands})
-        rows = await self._store.read("lists/list_sizes", {"ids": ids})
+        rows = await self._store.read("pages/list_sizes", {"ids": ids})
         sizes = {row["id"]: (row["followers"], row["following"]) for row in rows}
         return {
             o: sizes.get(o.owner, (0, 0))[0 if o.side is Side.FOLLOWERS else 1] for o in operands
@@ -157,8 +157,8 @@ class ListStore:
     async def common(
         self, name: str, a: str, b: str, after: str, limit: int, *, scan: int
     ) -> IdSlice:
-        """Up to ``limit`` ids of a common list (``lists/common_followers`` or
-        ``lists/common_following``) after ``after``, in id order, with its total; at most
+        """Up to ``limit`` ids of a common list (``pages/common_followers`` or
+        ``pages/common_following``) after ``after``, in id order, with its total; at most
         ``scan`` entries of the shorter list examined for each. A page that came short of
         ``limit`` while the shorter list is longer than ``scan`` is looked up where it
         stopped (``<name>_end``, ``scan`` index entries at most)."""
