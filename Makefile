@@ -103,7 +103,7 @@ CLUSTER_CORE := tests/integration/mirror/test_key_slots.py \
 	tests/integration/relations/test_relations_api.py tests/integration/pages/test_celebrity.py \
 	tests/integration/timelines/test_timelines.py tests/integration/workers/test_worker.py \
 	tests/integration/suggestions/test_cold_start.py \
-	tests/integration/suggestions/test_recommendations.py
+	tests/integration/suggestions/test_suggestion_feedback.py
 
 # the tests that need no server (domain, cursors, ids, parsers, the package's shape): seconds
 test-unit: install

@@ -53,7 +53,7 @@ def build_background(
         core.mutes,
     )
     consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
-    trial = RankerTrial(neo4j.ranker_models, redis.loop_counters, settings.suggestions)
+    trial = RankerTrial(neo4j.ranker_models, redis.feedback_counters, settings.suggestions)
     training = RankerTraining(
         neo4j.ranker_models,
         neo4j.suggestions,

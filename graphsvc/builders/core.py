@@ -16,8 +16,8 @@ from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
-from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.writes import Writes
 from graphsvc.settings import Settings
 from graphsvc.workers.request_approvals import RequestApprovals
@@ -30,7 +30,7 @@ class Core:
     redis: RedisAdapters
     breaker: Breaker
     jobs: Jobs
-    recommendations: Recommendations
+    feedback: SuggestionFeedback
     writes: Writes
     mirror_sync: MirrorSync
     relations: Relations
@@ -60,14 +60,14 @@ def build_core(
         round_seconds=settings.worker.worker_poll_seconds,
         here=not serve,
     )
-    loop = Recommendations(
-        redis.loop_counters, neo4j.ranker_models, breaker, settings.suggestions, settings.pages
+    feedback = SuggestionFeedback(
+        redis.feedback_counters, neo4j.ranker_models, breaker, settings.suggestions, settings.pages
     )
     writes = _writes(neo4j, redis, breaker)
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
-    relations = Relations(neo4j.edges, writes, settings.writes, settings.pages, loop)
+    relations = Relations(neo4j.edges, writes, settings.writes, settings.pages, feedback)
     approvals: JobKind = (
         Recorded(RequestApprovals.name)
         if serve
@@ -90,7 +90,7 @@ def build_core(
     )
     mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.pages)
     return Core(
-        settings, neo4j, redis, breaker, runner, loop, writes, sync, relations, approvals,
+        settings, neo4j, redis, breaker, runner, feedback, writes, sync, relations, approvals,
         follow_requests, privacy, follow_pages, mutes,
     )  # fmt: skip
 

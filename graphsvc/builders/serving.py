@@ -26,11 +26,11 @@ from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.rate_limits import RateLimits
-from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
 from graphsvc.services.series import GrowthSeries
 from graphsvc.services.similar import SimilarAccounts
 from graphsvc.services.suggestion_explainer import SuggestionExplainer
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timelines import Timelines
 from graphsvc.settings import Settings
@@ -64,7 +64,7 @@ class Serving:
     similar: SimilarAccounts
     suggestion_explainer: SuggestionExplainer
     impressions: Impressions
-    recommendations: Recommendations
+    feedback: SuggestionFeedback
     follower_events: FollowerEvents
     health: Health
     gauges: Gauges
@@ -116,7 +116,7 @@ def build_serving_parts(
         similar=suggesting.similar,
         suggestion_explainer=suggesting.explainer,
         impressions=suggesting.impressions,
-        recommendations=core.recommendations,
+        feedback=core.feedback,
         follower_events=follower_events,
         health=Health(
             core.neo4j.store,

@@ -25,6 +25,7 @@ from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.leases import Leases
@@ -35,7 +36,6 @@ from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
-from graphsvc.adapters.redis.recommendations import LoopCounters
 from graphsvc.adapters.redis.series_cache import SeriesCache
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
@@ -181,8 +181,8 @@ class RedisAdapters:
         return ImpressionStore(self.client, self._keys, s.suggestions, s.bounds)
 
     @cached_property
-    def loop_counters(self) -> LoopCounters:
-        return LoopCounters(self.client, self._keys, self._settings.suggestions)
+    def feedback_counters(self) -> FeedbackCounters:
+        return FeedbackCounters(self.client, self._keys, self._settings.suggestions)
 
     @cached_property
     def rate_limits(self) -> RateLimitStore:

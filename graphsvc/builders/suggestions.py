@@ -28,9 +28,7 @@ class Suggesting:
 def build_suggesting(core: Core) -> Suggesting:
     settings, neo4j, redis = core.settings, core.neo4j, core.redis
     interactions = Interactions(neo4j.suggestions, redis.interactions, settings.interactions)
-    impressions = Impressions(
-        redis.impressions, core.breaker, settings.suggestions, core.recommendations
-    )
+    impressions = Impressions(redis.impressions, core.breaker, settings.suggestions, core.feedback)
     suggestions = Suggestions(
         neo4j.suggestions,
         redis.suggestion_cache,
@@ -41,7 +39,7 @@ def build_suggesting(core: Core) -> Suggesting:
         RankerSource(neo4j.ranker_models, neo4j.suggestions, settings.suggestions),
         impressions,
         core.privacy,
-        core.recommendations,
+        core.feedback,
     )
     similar = SimilarAccounts(neo4j.cold_start, settings.cold_start)
     explainer = SuggestionExplainer(suggestions, neo4j.suggestions, impressions)

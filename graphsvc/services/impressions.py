@@ -25,7 +25,7 @@ from graphsvc.domain.errors import SelfAction, TooManyIds
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
-from graphsvc.services.recommendations import Recommendations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.telemetry import IMPRESSIONS_IGNORED
 from graphsvc.settings import SuggestionSettings
 
@@ -40,12 +40,12 @@ class Impressions:
         store: ImpressionStore,
         breaker: Breaker,
         settings: SuggestionSettings,
-        loop: Recommendations,
+        feedback: SuggestionFeedback,
     ) -> None:
         self.store = store
         self._breaker = breaker
         self._settings = settings
-        self._loop = loop
+        self._feedback = feedback
 
     async def record(
         self, user_id: str, target_ids: Sequence[str], recommendation_id: str | None = None
@@ -63,7 +63,7 @@ class Impressions:
             validate_user_id(target_id, "ids item")
             if target_id == user_id:
                 raise SelfAction(f"user {user_id!r} cannot be shown itself")
-        recommendation = self._loop.carried(user_id, recommendation_id)
+        recommendation = self._feedback.carried(user_id, recommendation_id)
         distinct = list(dict.fromkeys(target_ids))
         try:
             counted, unserved, full = await self.store.record(user_id, distinct)
@@ -74,7 +74,7 @@ class Impressions:
             IMPRESSIONS_IGNORED.labels("not_served").inc(unserved)
         if full:
             IMPRESSIONS_IGNORED.labels("cap").inc(full)
-        await self._loop.shown(recommendation, counted)
+        await self._feedback.shown(recommendation, counted)
         return len(counted), unserved + full
 
     async def served(self, user_id: str, suggestions: Sequence[Suggestion]) -> None:

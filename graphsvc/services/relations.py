@@ -43,7 +43,7 @@ from graphsvc.domain.model import (
     RequestChange,
     iso_utc,
 )
-from graphsvc.services.recommendations import Recommendations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.writes import Writes
 from graphsvc.settings import PageSettings, WriteSettings
 
@@ -55,11 +55,11 @@ class Relations:
         writes: Writes,
         settings: WriteSettings,
         lists: PageSettings,
-        loop: Recommendations,
+        feedback: SuggestionFeedback,
     ) -> None:
         self._edges = edges
         self._writes = writes
-        self._loop = loop
+        self._feedback = feedback
         self._settings = settings
         self._max_ids = lists.relationships_max_ids
         self._limits = WriteLimits(
@@ -84,7 +84,7 @@ class Relations:
         never refused and changes nothing. A new follow carrying a recommendation id counts
         once for its version, after the commit (``recommendations``)."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
-        recommendation = self._loop.carried(user_id, recommendation_id)
+        recommendation = self._feedback.carried(user_id, recommendation_id)
         write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits)
         outcome = await self._batches.submit(write)
         match outcome:
@@ -94,7 +94,7 @@ class Relations:
                 return FollowResult(following=False, requested=True, created=outcome.created)
         assert isinstance(outcome, EdgeChange)
         if outcome.changed:
-            await self._loop.followed(recommendation, target_id)
+            await self._feedback.followed(recommendation, target_id)
         return FollowResult(following=True, requested=False, created=outcome.changed)
 
     async def unfollow(self, user_id: str, target_id: str) -> EdgeChange | None:

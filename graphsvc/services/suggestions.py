@@ -58,11 +58,11 @@ from graphsvc.domain.ids import REHEARSAL_USER, validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
 from graphsvc.domain.ranking import Ranker, scored_vector, spread
-from graphsvc.domain.recommendations import Ranked, Recommended
+from graphsvc.domain.recommendation_ids import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.ranker import RankerSource
-from graphsvc.services.recommendations import Recommendations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.telemetry import SUGGESTION_CACHE_HITS, SUGGESTION_CACHE_MISSES
 from graphsvc.settings import InteractionSettings, SuggestionSettings
 
@@ -96,7 +96,7 @@ class Suggestions:
         ranker: RankerSource,
         impressions: Impressions,
         privacy: PrivacyRules,
-        loop: Recommendations,
+        feedback: SuggestionFeedback,
     ) -> None:
         self._store = store
         self.cache = cache
@@ -106,7 +106,7 @@ class Suggestions:
         self.ranker = ranker
         self._impressions = impressions
         self._privacy = privacy
-        self.loop = loop
+        self.feedback = feedback
 
     async def suggestions(self, user_id: str, limit: int) -> list[Suggestion]:
         return (await self.recommend(user_id, limit)).items
@@ -135,7 +135,7 @@ class Suggestions:
         # The settings of the likely served (twice the page, and their vias) and the answer's
         # counters go with the shows; all the settings only if the re-rank lifted one.
         probe = PrivacyProbe(privacy_ids(ranked.items[: 2 * limit]))
-        counted = self.loop.served_on(ranked.version, min(limit, len(ranked.items)))
+        counted = self.feedback.served_on(ranked.version, min(limit, len(ranked.items)))
         found = await self._impressions.rerank(
             user_id, ranked.items, self._privacy.alongside(probe), *counted
         )
@@ -148,7 +148,7 @@ class Suggestions:
         ties = await self._privacy.ties_among(user_id, ties_to_read(kept, settings))
         items = [recounted(s, user_id, settings, ties) for s in kept]
         served = [s.user_id for s in items]
-        return Recommended(items, self.loop.issue(user_id, ranked.version, served))
+        return Recommended(items, self.feedback.issue(user_id, ranked.version, served))
 
     async def compute(self, user_id: str) -> list[Suggestion]:
         """Suggestions computed now (no cache, no impressions)."""
@@ -186,7 +186,7 @@ class Suggestions:
         validate_user_id(target_id, "target_id")
         if user_id == target_id:
             raise SelfAction(f"user {user_id!r} cannot dismiss itself")
-        recommendation = self.loop.carried(user_id, recommendation_id)
+        recommendation = self.feedback.carried(user_id, recommendation_id)
         created, refused = await self._store.dismiss(user_id, target_id)
         if refused == "unknown_target":
             raise UnknownUser(f"no user {target_id!r} to dismiss")
@@ -198,7 +198,7 @@ class Suggestions:
             self._breaker.trip(exc)
         except RedisError:
             log.exception("suggestion cache invalidation failed after a dismiss")
-        await self.loop.dismissed(recommendation, created, target_id)
+        await self.feedback.dismissed(recommendation, created, target_id)
         return created
 
 

@@ -19,7 +19,7 @@ import time
 
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, RegistryState
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.adapters.redis.recommendations import LoopCounters
+from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.domain.ranker_trial import (
     PROMOTE,
     Arm,
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 class RankerTrial:
     def __init__(
-        self, models: RankerModelStore, counters: LoopCounters, settings: SuggestionSettings
+        self, models: RankerModelStore, counters: FeedbackCounters, settings: SuggestionSettings
     ) -> None:
         self._models = models
         self._counters = counters

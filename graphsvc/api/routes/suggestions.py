@@ -191,9 +191,9 @@ async def get_affinities(
     **guarded(Scope.INTERNAL, cost=Cost.GRAPH),
 )
 async def get_suggestions_report(request: Request) -> Response:
-    loop = services_of(request).recommendations
-    versions = [figures.as_json() for figures in await loop.report()]
-    return FastJSON({"model": loop.model, "versions": versions})
+    feedback = services_of(request).feedback
+    versions = [figures.as_json() for figures in await feedback.report()]
+    return FastJSON({"model": feedback.model, "versions": versions})
 
 
 @router.get(

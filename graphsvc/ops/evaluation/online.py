@@ -28,8 +28,8 @@ HEADER = (
 async def online_figures(settings: Settings) -> tuple[str, list[VersionFigures]]:
     """The model's name and every counted version's figures (Redis and Neo4j, read once)."""
     async with open_services(settings) as services:
-        loop = services.recommendations
-        return loop.model, await loop.report()
+        feedback = services.feedback
+        return feedback.model, await feedback.report()
 
 
 def as_json(model: str, figures: Sequence[VersionFigures]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import Scope
-from graphsvc.domain.recommendations import named_version
+from graphsvc.domain.recommendation_ids import named_version
 from graphsvc.ops.evaluation.offline import (
     METHODS,
     Baselines,

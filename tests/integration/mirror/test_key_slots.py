@@ -155,7 +155,7 @@ async def test_every_call_stays_in_one_slot(
         if name.startswith("_") and hasattr(s, "sha")
     }
     scripts[service.suggestions.cache._put.sha] = "put_if_current"
-    scripts[service.recommendations.counters._follow_once.sha] = "count_follow_once"
+    scripts[service.feedback.counters._follow_once.sha] = "count_follow_once"
     # the counts-and-settings script reads two slots, on a single Redis only (the next test)
     del scripts[redis.mirror_reads._counts.sha]
     called = {scripts.get(args[1]) for args in commands if args[0].upper() == "EVALSHA"}

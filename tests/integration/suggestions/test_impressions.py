@@ -11,14 +11,14 @@ import httpx
 import pytest
 
 from graphsvc.adapters.redis.client import open_redis, redis_breaker
+from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.impressions import ImpressionStore
-from graphsvc.adapters.redis.recommendations import LoopCounters
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import InvalidUserId, SelfAction, TooManyIds
 from graphsvc.domain.impressions import discount_factor, rerank
 from graphsvc.domain.model import Suggestion
 from graphsvc.services.impressions import Impressions
-from graphsvc.services.recommendations import Recommendations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import RecordedBody
 from tests.support.driver import Driver, assert_error
@@ -127,11 +127,11 @@ async def test_redis_down_serves_the_list_undiscounted_and_trips_the_breaker(
     try:
         breaker = redis_breaker(retry_seconds=60)
         store = ImpressionStore(client, dead.redis, dead.suggestions, dead.bounds)
-        counters = LoopCounters(client, dead.redis, dead.suggestions)
-        loop = Recommendations(
+        counters = FeedbackCounters(client, dead.redis, dead.suggestions)
+        feedback = SuggestionFeedback(
             counters, backends.core.neo4j.suggestions, breaker, dead.suggestions, dead.pages
         )
-        impressions = Impressions(store, breaker, dead.suggestions, loop)
+        impressions = Impressions(store, breaker, dead.suggestions, feedback)
         found = [suggestion(uid("a"), 3.0), suggestion(uid("b"), 1.0)]
         assert await impressions.rerank(uid("me"), found) is found
         assert breaker.open

@@ -1,11 +1,11 @@
-"""Closing the loop of people you may know: recommendation ids issued with every answer, and
+"""The feedback of suggestions: recommendation ids issued with every answer, and
 what users do with a suggestion counted for the ranker version that ranked it.
 
-Counted per version (``adapters/redis/recommendations``): answers and items served (queued on
+Counted per version (``adapters/redis/feedback_counters``): answers and items served (queued on
 the round trip that reads the shows, so a cached answer costs no round trip more), shows
 recorded as impressions, follows attributed, dismissals. Only what carries a recommendation
 id the service issued to that user within PYMK_RECOMMENDATION_TTL_SECONDS counts, and only
-for a target that id's answer served (its users are signed into it, ``domain/recommendations``).
+for a target that id's answer served (its users are signed into it, ``domain/recommendation_ids``).
 
 Policy:
 - A malformed, altered or another user's id is a 422 ``invalid_recommendation_id``, checked
@@ -34,11 +34,11 @@ from typing import Any
 from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.impressions import Alongside
-from graphsvc.adapters.redis.recommendations import LoopCounters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.domain.online_figures import VersionFigures, figures
-from graphsvc.domain.recommendations import Recommendation, RecommendationCodec
+from graphsvc.domain.recommendation_ids import Recommendation, RecommendationCodec
 from graphsvc.services.telemetry import RECOMMENDATIONS_NOT_COUNTED
 from graphsvc.settings import PageSettings, SuggestionSettings
 
@@ -49,10 +49,10 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class Recommendations:
+class SuggestionFeedback:
     def __init__(
         self,
-        counters: LoopCounters,
+        counters: FeedbackCounters,
         models: RankerModelStore,
         breaker: Breaker,
         settings: SuggestionSettings,

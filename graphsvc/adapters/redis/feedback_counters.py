@@ -22,7 +22,7 @@ from typing import Any
 
 from graphsvc.adapters.redis.client import Client
 from graphsvc.domain.online_figures import COUNTERS
-from graphsvc.domain.recommendations import Recommendation
+from graphsvc.domain.recommendation_ids import Recommendation
 from graphsvc.settings import RedisSettings, SuggestionSettings
 
 # KEYS: the mark, the counters; ARGV: the mark's life (ms), the follows field.
@@ -34,7 +34,7 @@ return 1
 """
 
 
-class LoopCounters:
+class FeedbackCounters:
     def __init__(
         self, client: Client, redis: RedisSettings, suggestions: SuggestionSettings
     ) -> None:

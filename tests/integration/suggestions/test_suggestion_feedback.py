@@ -1,4 +1,4 @@
-"""Closing the loop of people you may know, on the real servers: every answer carries a signed
+"""What users do with suggestions, fed back per ranker version, on the real servers: every answer carries a signed
 recommendation id naming the ranker version that computed its list (a cached list too);
 follows, shows and dismissals carrying it count for that version, a follow once whatever is
 retried or replayed; an id that is forged, malformed or another user's is a 422 that changes
@@ -18,13 +18,13 @@ from prometheus_client import REGISTRY
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.adapters.redis.client import open_redis, redis_breaker
-from graphsvc.adapters.redis.recommendations import LoopCounters
+from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.bootstrap import Services
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.online_figures import VersionFigures
 from graphsvc.domain.ranking import DEFAULT
-from graphsvc.services.recommendations import Recommendations
 from graphsvc.services.relations import Relations
+from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.settings import Settings
 from tests.support.driver import Driver, assert_error
 from tests.support.helpers import cli, free_port, server_env
@@ -87,7 +87,7 @@ async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
     async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
-        loop = d.services.recommendations
+        feedback = d.services.feedback
         me, (c, e, f, g) = await neighbourhood(d, uid)
         first = await d.suggestions(me, limit=4)  # by the built-in default, and cached
         assert {i.user_id for i in first.items} == {c, e, f, g}  # the rest: the cold start's
@@ -106,7 +106,7 @@ async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
         assert (await d.follow(me, c, recommendation_id=rid)).created  # the id replayed
         assert (await d.follow(me, e, recommendation_id=first.recommendation_id)).created
         assert (await d.follow(me, f)).created  # no id: counts nowhere
-        figures = by_version(await loop.report())
+        figures = by_version(await feedback.report())
 
     assert set(figures) == {0, 1}
     v0, v1 = figures[0], figures[1]
@@ -136,7 +136,7 @@ async def test_an_id_counts_only_for_the_targets_its_answer_served(
         assert (shown.recorded, shown.ignored) == (2, 0)
         assert (await d.dismiss(me, unserved[1], recommendation_id=rid)).created
         assert (await d.dismiss(me, served[1], recommendation_id=rid)).created
-        figures = by_version(await d.services.recommendations.report())
+        figures = by_version(await d.services.feedback.report())
     assert figures == {0: VersionFigures(0, answers=1, items=2, shown=1, follows=1, dismissals=1)}
     assert not_counted("not_served") == before + 4
 
@@ -146,7 +146,7 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
 ) -> None:
     name = uid("model")
     async with make_driver(pymk_model_name=name) as d:
-        loop = d.services.recommendations
+        feedback = d.services.feedback
         me, (c, *_) = await neighbourhood(d, uid)
         other, _ = await neighbourhood(d, uid)
         mine = (await d.suggestions(me)).recommendation_id
@@ -156,12 +156,12 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
         bad = {
             "garbage": "not-an-id",
             "edited": f"{body[:-2]}{'A' if body[-2] != 'A' else 'B'}{body[-1]}.{mac}",
-            "another signer": elsewhere.recommendations.issue(me, 0, [c]),
+            "another signer": elsewhere.feedback.issue(me, 0, [c]),
             "a cursor": CursorCodec(d.services.settings.pages.cursor_secret).encode_at(me, 1, me),
             "another user's": theirs,
             "empty": "",
         }
-        before = await loop.counters.counts()
+        before = await feedback.counters.counts()
         for why, rid in bad.items():
             query = {"recommendation_id": rid}
             answered = await d.http.put(f"/v1/users/{me}/following/{c}", params=query)
@@ -172,7 +172,7 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
             shown = {"ids": [c], "recommendation_id": rid}
             answered = await d.http.post(f"/v1/users/{me}/suggestions/impressions", json=shown)
             assert_error(answered, 422, "invalid_recommendation_id")
-        assert await loop.counters.counts() == before  # no follow, show or dismissal counted
+        assert await feedback.counters.counts() == before  # no follow, show or dismissal counted
         assert not (await d.relation(me, c)).following
         assert await d.services.impressions.store.shows(me, [c]) == {c: 0}
         assert c in await d.suggested(me)  # not dismissed
@@ -189,7 +189,7 @@ async def test_an_expired_id_is_accepted_but_not_counted(
         await asyncio.sleep(1.1)  # past PYMK_RECOMMENDATION_TTL_SECONDS
         assert (await d.follow(me, c, recommendation_id=rid)).created
         assert (await d.dismiss(me, e, recommendation_id=rid)).created
-        figures = by_version(await d.services.recommendations.report())
+        figures = by_version(await d.services.feedback.report())
     assert (figures[0].follows, figures[0].dismissals) == (0, 0)
     assert not_counted("expired") == before + 2
 
@@ -199,7 +199,7 @@ async def test_served_items_shows_and_dismissals_are_counted(
 ) -> None:
     async with make_driver(pymk_model_name=uid("model")) as d:
         me, others = await neighbourhood(d, uid)
-        loop = d.services.recommendations
+        feedback = d.services.feedback
         first = await d.suggestions(me, limit=3)
         rid = first.recommendation_id
         c, e, g = (item.user_id for item in first.items)
@@ -211,7 +211,7 @@ async def test_served_items_shows_and_dismissals_are_counted(
         assert (await d.dismiss(me, g, recommendation_id=rid)).created
         assert not (await d.dismiss(me, g, recommendation_id=rid)).created  # a repeat
         await d.suggestions(me, limit=2)  # from the cache
-        figures = by_version(await loop.report())
+        figures = by_version(await feedback.report())
     assert figures == {0: VersionFigures(0, answers=2, items=5, shown=3, follows=0, dismissals=1)}
 
 
@@ -227,8 +227,8 @@ async def test_a_redis_failure_never_fails_the_follow(
     client = open_redis(dead.redis)
     try:
         breaker = redis_breaker(retry_seconds=60)
-        counters = LoopCounters(client, dead.redis, dead.suggestions)
-        loop = Recommendations(
+        counters = FeedbackCounters(client, dead.redis, dead.suggestions)
+        feedback = SuggestionFeedback(
             counters,
             service.core.neo4j.ranker_models,
             breaker,
@@ -237,11 +237,11 @@ async def test_a_redis_failure_never_fails_the_follow(
         )
         settings = service.settings
         relations = Relations(
-            service.core.neo4j.edges, service.core.writes, settings.writes, settings.pages, loop
+            service.core.neo4j.edges, service.core.writes, settings.writes, settings.pages, feedback
         )
         me, target = uid("me"), uid("target")
         before = not_counted("redis")
-        result = await relations.follow(me, target, loop.issue(me, 0, [target]))
+        result = await relations.follow(me, target, feedback.issue(me, 0, [target]))
         assert result.following and result.created
         assert breaker.open
         assert not_counted("redis") == before + 1
