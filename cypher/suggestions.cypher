@@ -28,7 +28,7 @@
 // Interaction-weighted affinity: each path me -> m -> c weighs 1 + ln(1 + affinity(me, m)),
 // one for a friend I never interact with, more the more we do, in the path-based features
 // (paths, ra, aa): interacting with m raises every candidate reached through m under every
-// ranker, since each keeps a positive weight on them (domain/ranking.py's PATH_FLOOR).
+// ranker, since each keeps a positive weight on them (domain/ranker/scoring.py's PATH_FLOOR).
 // Training: edges made at or after $before (µs) are invisible, my follows of the ids in $hidden
 // are invisible, and so are the follows of me by the ids in $hidden_back (the other half of a
 // friendship held out whole), so the held-out edges are neither paths nor exclusions. A

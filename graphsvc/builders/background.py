@@ -15,8 +15,8 @@ from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
-from graphsvc.workers.ranker_training import RankerTraining
-from graphsvc.workers.ranker_trial import RankerTrial
+from graphsvc.workers.ranker.training import RankerTraining
+from graphsvc.workers.ranker.trial import RankerTrial
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from graphsvc.domain.model import Suggestion
-from graphsvc.domain.ranking import spread
+from graphsvc.domain.ranker.scoring import spread
 
 SERVED_KEPT = 200  # served suggestions remembered per user: four full lists of 50
 

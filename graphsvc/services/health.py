@@ -19,7 +19,7 @@ from graphsvc.adapters.neo4j.store import STORE_DOWN, Neo4jStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.concurrency.warm_up import WarmUp
-from graphsvc.domain.ranker_models import stale_text
+from graphsvc.domain.ranker.registry import stale_text
 from graphsvc.services.ranker import RankerSource
 from graphsvc.services.telemetry import OUTBOX_BACKLOG
 

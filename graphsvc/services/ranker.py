@@ -1,6 +1,6 @@
 """The rankers an API process serves: the promoted version of PYMK_MODEL_NAME (the built-in
 default when none was promoted) and, during an A/B split, the challenger for the users whose
-hash falls in its share (``domain/ranker_models``).
+hash falls in its share (``domain/ranker/registry``).
 
 Policy: a process reads the pointer (served version, challenger, share) at most every
 PYMK_MODEL_REFRESH_SECONDS (tiny reads, on the request path but shared by concurrent
@@ -12,7 +12,7 @@ with an unreadable challenger) rather than failing suggestions. If Neo4j cannot 
 current rankers are kept; the suggestions themselves need Neo4j anyway.
 
 Staleness: the same refresh reads the registry's state and the follow edge count (O(1)) and
-keeps why the served model is stale (``domain/ranker_models.staleness``) for ``/readyz`` and
+keeps why the served model is stale (``domain/ranker/registry.staleness``) for ``/readyz`` and
 the ``graphsvc_pymk_model_*`` gauges, which ask for a refresh at the same cadence: an operator
 sees a stale or failing training without a read per request.
 """
@@ -27,7 +27,7 @@ from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, RegistryStat
 from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.single_flight import SingleFlight
-from graphsvc.domain.ranker_models import (
+from graphsvc.domain.ranker.registry import (
     STALE_REASONS,
     Schedule,
     Stale,
@@ -36,7 +36,7 @@ from graphsvc.domain.ranker_models import (
     staleness,
     takes_challenger,
 )
-from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
 from graphsvc.services.telemetry import PYMK_MODEL_DRIFT, PYMK_MODEL_STALE
 from graphsvc.settings import SuggestionSettings
 

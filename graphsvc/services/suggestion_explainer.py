@@ -22,7 +22,7 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.domain.ids import validate_user_id
-from graphsvc.domain.ranking import Contribution, Ranker, scored_vector
+from graphsvc.domain.ranker.scoring import Contribution, Ranker, scored_vector
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.suggestions import Computed, Suggestions
 

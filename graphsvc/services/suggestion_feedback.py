@@ -37,7 +37,7 @@ from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.impressions import Alongside
 from graphsvc.concurrency.breaker import Breaker
-from graphsvc.domain.online_figures import VersionFigures, figures
+from graphsvc.domain.ranker.online_figures import VersionFigures, figures
 from graphsvc.domain.recommendation_ids import Recommendation, RecommendationCodec
 from graphsvc.services.telemetry import RECOMMENDATIONS_NOT_COUNTED
 from graphsvc.settings import PageSettings, SuggestionSettings

@@ -3,7 +3,7 @@
 One bounded Cypher query gathers candidates with their features from friends of friends,
 followers not followed back and co-followers (the query ``suggestions/candidates``); a
 user with fewer than SUGGEST_THIN of them also gets three-hop candidates
-(``suggestions/three_hop``). The ranker (``domain/ranking``: the promoted model, the
+(``suggestions/three_hop``). The ranker (``domain/ranker/scoring``: the promoted model, the
 challenger of an A/B split for its share of users, or the built-in default) scores them in
 this process. The 50 best are cached per user
 for SUGGEST_CACHE_SECONDS; writes that change them bump the user's generation (``writes``).
@@ -57,7 +57,7 @@ from graphsvc.domain.errors import InvalidLimit, SelfAction, UnknownUser, UserEr
 from graphsvc.domain.ids import REHEARSAL_USER, validate_user_id
 from graphsvc.domain.model import Suggestion
 from graphsvc.domain.privacy import privacy_ids, recounted, still_allowed, ties_to_read
-from graphsvc.domain.ranking import Ranker, scored_vector, spread
+from graphsvc.domain.ranker.scoring import Ranker, scored_vector, spread
 from graphsvc.domain.recommendation_ids import Ranked, Recommended
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.privacy import PrivacyRules

@@ -5,7 +5,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 
 - the outbox relay (committed graph events to the event stream, lost mirror writes repaired);
 - the interaction flusher (buffered interactions into Neo4j's affinities);
-- the ranker's training (``ranker_training.py``: a new suggestion model fitted on the served
+- the ranker's training (``ranker/training.py``: a new suggestion model fitted on the served
   graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
 - the expiry of ended follows past their retention (``workers/change_expiry.py``);
@@ -42,7 +42,7 @@ from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.moderation_jobs import ModerationJobs
-from graphsvc.workers.ranker_training import RankerTraining
+from graphsvc.workers.ranker.training import RankerTraining
 from graphsvc.workers.relay import Relay
 from graphsvc.workers.timeline_events import LINGER_SECONDS, TimelineEvents
 from graphsvc.workers.timeline_jobs import TimelineJobs

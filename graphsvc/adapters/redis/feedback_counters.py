@@ -2,7 +2,7 @@
 attributed follow once.
 
 - ``<prefix>pymk:{pymk}:<model>``, a hash ``<version>:<counter>`` -> count for the model
-  PYMK_MODEL_NAME (``domain/online_figures`` names the counters). A handful of fields per
+  PYMK_MODEL_NAME (``domain/ranker/online_figures`` names the counters). A handful of fields per
   version ever served: it is never trimmed, and a flushed Redis only restarts the figures.
 - ``<prefix>pymkf:{pymk}:<user>:<issued>:<version>:<target>``, set once a follow carrying a
   recommendation id (what it says: user, when, version) was counted for that target, and kept
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphsvc.adapters.redis.client import Client
-from graphsvc.domain.online_figures import COUNTERS
+from graphsvc.domain.ranker.online_figures import COUNTERS
 from graphsvc.domain.recommendation_ids import Recommendation
 from graphsvc.settings import RedisSettings, SuggestionSettings
 

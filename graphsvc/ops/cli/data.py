@@ -29,7 +29,7 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="no progress bar
 async def _load_edges(edges: Edges, progress: bool, online: bool = False) -> None:
     from graphsvc.bootstrap import open_operations
     from graphsvc.ops.data.loader import load as load_into
-    from graphsvc.ops.evaluation.models import load_line
+    from graphsvc.ops.ranker.registry import load_line
     from graphsvc.settings import get_local_server_settings, get_settings
 
     say(edges.summary())

@@ -42,9 +42,9 @@ def one_line(exc: Exception, command: str | None) -> tuple[str, int] | None:
 
     from graphsvc.adapters.failures import store_failure
     from graphsvc.domain.errors import GraphError
-    from graphsvc.domain.ranker_models import TrainError
+    from graphsvc.domain.ranker.registry import TrainError
     from graphsvc.ops.data.edge_files import LoadError
-    from graphsvc.ops.evaluation.models import RegistryRefused
+    from graphsvc.ops.ranker.registry import RegistryRefused
     from graphsvc.ops.servers.local_servers import ServerError
     from graphsvc.ops.servers.processes import ProcessFailed
     from graphsvc.settings import DevelopmentSecrets

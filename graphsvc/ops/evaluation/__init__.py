@@ -1,2 +1,2 @@
-"""The suggestion ranker judged: offline against baselines on held-out follows, online by
-version, and its models as operators move them."""
+"""The suggestion ranker judged offline: against baselines on held-out follows, and as the
+service serves it."""

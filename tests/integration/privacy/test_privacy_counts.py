@@ -38,7 +38,7 @@ import pytest
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.domain.ranking import Ranker
+from graphsvc.domain.ranker.scoring import Ranker
 from tests.support.driver import AsViewer, Driver
 
 MakeDriver = Callable[..., Driver]

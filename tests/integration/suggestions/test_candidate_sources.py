@@ -18,10 +18,11 @@ import pytest
 
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.bootstrap import Services
-from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
 from graphsvc.services.suggestions import WIDEN
 from graphsvc.wire.schemas import DismissBody, Reasons
-from graphsvc.workers import ranker_examples, ranker_training
+from graphsvc.workers.ranker import examples as ranker_examples
+from graphsvc.workers.ranker import training as ranker_training
 from tests.support.driver import Driver, refused
 from tests.support.pymk import (
     T0,

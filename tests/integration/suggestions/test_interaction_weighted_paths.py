@@ -13,9 +13,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
-from graphsvc.domain.ranking import FEATURES, Ranker
-from graphsvc.workers.ranker_examples import Example
-from graphsvc.workers.ranker_fit import fit
+from graphsvc.domain.ranker.scoring import FEATURES, Ranker
+from graphsvc.workers.ranker.examples import Example
+from graphsvc.workers.ranker.fit import fit
 from tests.support.driver import Driver
 
 UserIds = Callable[[str], str]

@@ -21,9 +21,9 @@ import networkx as nx
 import pytest
 
 from graphsvc.bootstrap import open_services
-from graphsvc.domain.ranking import FEATURES
+from graphsvc.domain.ranker.scoring import FEATURES
 from graphsvc.settings import Settings
-from graphsvc.workers.ranker_examples import collect
+from graphsvc.workers.ranker.examples import collect
 from tests.support.helpers import (
     AppClient,
     ThrowawayRedis,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
-from graphsvc.domain.ranking import DEFAULT
-from graphsvc.ops.evaluation import models as pymk_models
+from graphsvc.domain.ranker.scoring import DEFAULT
+from graphsvc.ops.ranker import registry as pymk_models
 from tests.support.driver import Driver
 from tests.support.helpers import cli
 from tests.support.run import RUN

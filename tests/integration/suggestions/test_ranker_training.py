@@ -22,13 +22,13 @@ from neo4j.exceptions import TransientError
 
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
-from graphsvc.domain.ranker_models import takes_challenger
-from graphsvc.domain.ranking import DEFAULT, Ranker
-from graphsvc.ops.evaluation import models as pymk_models
+from graphsvc.domain.ranker.registry import takes_challenger
+from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
+from graphsvc.ops.ranker import registry as pymk_models
 from graphsvc.workers.graph_loads import loading
-from graphsvc.workers.ranker_examples import SINGLE, Example
-from graphsvc.workers.ranker_fit import fit
-from graphsvc.workers.ranker_training import TrainingPostponed
+from graphsvc.workers.ranker.examples import SINGLE, Example
+from graphsvc.workers.ranker.fit import fit
+from graphsvc.workers.ranker.training import TrainingPostponed
 from tests.support.driver import Driver
 from tests.support.pymk import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 from tests.support.run import RUN
@@ -275,7 +275,7 @@ async def test_a_training_waits_for_a_load_and_retries_what_may_pass(
     )
     newest_holdout_of(trainer, graph, monkeypatch)
     training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
-    caplog.set_level(logging.INFO, logger="graphsvc.workers.ranker_training")
+    caplog.set_level(logging.INFO, logger="graphsvc.workers.ranker.training")
     caplog.set_level(logging.INFO, logger="graphsvc.concurrency.retries")
 
     async with loading(trainer.core.redis.leases):

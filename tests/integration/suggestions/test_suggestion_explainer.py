@@ -12,7 +12,7 @@ import pytest
 
 from graphsvc.bootstrap import Services
 from graphsvc.domain.access import Scope
-from graphsvc.domain.ranking import FEATURES
+from graphsvc.domain.ranker.scoring import FEATURES
 from tests.support.driver import Driver, refused
 
 UserIds = Callable[[str], str]

@@ -21,8 +21,8 @@ from graphsvc.adapters.redis.client import open_redis, redis_breaker
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.bootstrap import Services
 from graphsvc.domain.cursor import CursorCodec
-from graphsvc.domain.online_figures import VersionFigures
-from graphsvc.domain.ranking import DEFAULT
+from graphsvc.domain.ranker.online_figures import VersionFigures
+from graphsvc.domain.ranker.scoring import DEFAULT
 from graphsvc.services.relations import Relations
 from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.settings import Settings

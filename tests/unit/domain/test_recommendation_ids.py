@@ -13,7 +13,7 @@ from itsdangerous import Signer
 
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import InvalidRecommendationId
-from graphsvc.domain.online_figures import VersionFigures, figures
+from graphsvc.domain.ranker.online_figures import VersionFigures, figures
 from graphsvc.domain.recommendation_ids import (
     ID_MOST,
     SERVED_MOST,

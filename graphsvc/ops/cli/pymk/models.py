@@ -26,7 +26,7 @@ async def status() -> None:
     """What is served and why, whether it is stale, the split, the last and the next
     training, recent models."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.evaluation import models as pymk_models
+    from graphsvc.ops.ranker import registry as pymk_models
     from graphsvc.settings import get_settings
 
     async with open_operations(get_settings()) as operations:
@@ -39,7 +39,7 @@ async def status() -> None:
 async def promote(version: Version) -> None:
     """Serve a stored version now (a rollback, or a model the training rejected)."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.evaluation import models as pymk_models
+    from graphsvc.ops.ranker import registry as pymk_models
     from graphsvc.settings import get_settings
 
     async with open_operations(get_settings()) as operations:
@@ -61,7 +61,7 @@ async def split(
 ) -> None:
     """Rank a share of users (by a hash of their id) with a challenger model, or end that."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.evaluation import models as pymk_models
+    from graphsvc.ops.ranker import registry as pymk_models
     from graphsvc.settings import get_settings
 
     if off == (challenger is not None):
@@ -83,7 +83,7 @@ async def report(
     (each follow once), follows per item shown and per item served, and the stored model's
     precision@10 on its validation users (none for the built-in default, version 0).
     """
-    from graphsvc.ops.evaluation import online as pymk_report
+    from graphsvc.ops.ranker import report as pymk_report
     from graphsvc.settings import get_settings
 
     model, figures = await pymk_report.online_figures(get_settings())

@@ -161,7 +161,7 @@ async def _evaluate(
     ranker: str,
 ) -> Summary:
     from graphsvc.bootstrap import open_services
-    from graphsvc.domain.ranker_models import TrainError
+    from graphsvc.domain.ranker.registry import TrainError
     from graphsvc.ops.evaluation.offline import evaluate_seeds
 
     async def trained(services: Services, _: Split) -> str:

@@ -1,5 +1,5 @@
 """The guard after a promotion: the trial of a ranker a training promoted (rules:
-``domain/ranker_trial``).
+``domain/ranker/trial``).
 
 A training that promotes a model with PYMK_TRIAL_SHARE above zero stores it as the challenger
 for that share of users, with the served model's online counts at that moment (``base``);
@@ -20,7 +20,7 @@ import time
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore, RegistryState
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
-from graphsvc.domain.ranker_trial import (
+from graphsvc.domain.ranker.trial import (
     PROMOTE,
     Arm,
     TrialRules,

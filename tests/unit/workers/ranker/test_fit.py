@@ -9,9 +9,15 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from graphsvc.domain.ranking import EVIDENCE, FEATURES, PATH_FEATURE, PATH_FLOOR, weight_bounds
-from graphsvc.workers.ranker_examples import Example
-from graphsvc.workers.ranker_fit import bounded_logistic, fit
+from graphsvc.domain.ranker.scoring import (
+    EVIDENCE,
+    FEATURES,
+    PATH_FEATURE,
+    PATH_FLOOR,
+    weight_bounds,
+)
+from graphsvc.workers.ranker.examples import Example
+from graphsvc.workers.ranker.fit import bounded_logistic, fit
 
 
 def examples(label_of, users: int = 40, per_user: int = 30, seed: int = 3) -> list[Example]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.domain.ranker_models import Schedule, TrainingState, due_at, trigger
-from graphsvc.domain.ranker_trial import PROMOTE, ROLL_BACK, Arm, TrialRules, difference, judge
+from graphsvc.domain.ranker.registry import Schedule, TrainingState, due_at, trigger
+from graphsvc.domain.ranker.trial import PROMOTE, ROLL_BACK, Arm, TrialRules, difference, judge
 
 RULES = TrialRules(share=0.1, seconds=300.0, min_shown=1_000)
 

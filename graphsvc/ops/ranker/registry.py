@@ -13,8 +13,8 @@ from typing import Any
 from graphsvc.adapters.neo4j.ranker_models import RegistryState, StoredModel
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.bootstrap import Operated
-from graphsvc.domain.ranker_models import TrainingState, baseline, due_at, staleness, trigger
-from graphsvc.domain.ranker_trial import TrialVerdict, served_name
+from graphsvc.domain.ranker.registry import TrainingState, baseline, due_at, staleness, trigger
+from graphsvc.domain.ranker.trial import TrialVerdict, served_name
 from graphsvc.services.ranker import readable, training_state
 
 RECENT = 10

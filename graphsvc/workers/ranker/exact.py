@@ -29,8 +29,8 @@ from scipy import sparse
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.pace import Pace
-from graphsvc.domain.ranker_validation import HUB_SHARE, band
-from graphsvc.workers.ranker_examples import Example, K
+from graphsvc.domain.ranker.validation import HUB_SHARE, band
+from graphsvc.workers.ranker.examples import Example, K
 
 HEURISTICS = ("common neighbours", "Adamic-Adar", "resource allocation")
 PAGE = 20_000  # follows read at once
@@ -135,7 +135,7 @@ class TrainingGraph:
         return found
 
     def band(self, user: str, hidden: Sequence[str] = ()) -> str:
-        """The user's band in its view (``domain/ranker_validation.band``)."""
+        """The user's band in its view (``domain/ranker/validation.band``)."""
         if user not in self.index:
             return band(0, False)
         follows = self._follows(self.index[user], hidden)

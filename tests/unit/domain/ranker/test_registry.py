@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.domain.ranker_models import (
+from graphsvc.domain.ranker.registry import (
     MODEL,
     Schedule,
     Scores,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.domain.ranker_validation import Scores, band, held_out
+from graphsvc.domain.ranker.validation import Scores, band, held_out
 
 
 def test_the_holdout_draws_about_its_share_the_same_way_every_time() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphsvc.bootstrap import open_services
-from graphsvc.domain.online_figures import VersionFigures
+from graphsvc.domain.ranker.online_figures import VersionFigures
 from graphsvc.settings import Settings
 
 HEADER = (

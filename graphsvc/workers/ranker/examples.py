@@ -7,11 +7,11 @@ friendship graph), so weights tuned on one graph do not carry over.
 
 The holdout: the newest share of the edges when the graph's times are real (the future is
 what serving predicts), or a seeded random share of the follows when they are not.
-``auto`` tells them apart by the newest slice's times (``domain/ranker_models.load_clock``): a
+``auto`` tells them apart by the newest slice's times (``domain/ranker/registry.load_clock``): a
 graph loaded without times has one load's clock there, the file's order one microsecond apart,
 and its newest slice is the file's tail (the highest ids, or the second direction of every
 friendship whose first stayed in training), which a fit would learn and a validation believe.
-The random share is drawn per follow (``domain/ranker_validation.held_out``): a held-out
+The random share is drawn per follow (``domain/ranker/validation.held_out``): a held-out
 follow whose follow-back stays visible is a follower not followed back yet, as serving sees it
 before the follow is made; a friendship (both follows made at once) is drawn whole. The users
 are those with held-out follows, sampled evenly, as an evaluation samples them.
@@ -33,9 +33,9 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.concurrency.pace import FULL_SPEED, Pace
-from graphsvc.domain.ranker_models import TrainError, load_clock
-from graphsvc.domain.ranker_validation import held_out
-from graphsvc.domain.ranking import FEATURES, Ranker, raw_vector, with_derived
+from graphsvc.domain.ranker.registry import TrainError, load_clock
+from graphsvc.domain.ranker.scoring import FEATURES, Ranker, raw_vector, with_derived
+from graphsvc.domain.ranker.validation import held_out
 from graphsvc.services.suggestions import Suggestions, ranked
 
 K = 10
@@ -66,7 +66,7 @@ class Example:
     backs: frozenset[str] = frozenset()  # held-out follow-backs (the reverse follow visible)
     truth: frozenset[str] = frozenset()  # the held-out follows themselves
     fills: tuple[str, ...] = ()  # what fills a list shorter than K (trending, popular)
-    band: str = "median"  # ``domain/ranker_validation.band``, set with the exact heuristics
+    band: str = "median"  # ``domain/ranker/validation.band``, set with the exact heuristics
     exact: dict[str, list[str]] = field(default_factory=dict)  # heuristic -> its exact top K
     hidden: tuple[str, ...] = ()  # the user's follows made invisible (the random holdout)
     hidden_back: tuple[str, ...] = ()  # and the follows of the user (a friendship's half)

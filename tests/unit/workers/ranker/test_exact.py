@@ -8,7 +8,7 @@ import random
 import networkx as nx
 import pytest
 
-from graphsvc.workers.ranker_exact import TrainingGraph
+from graphsvc.workers.ranker.exact import TrainingGraph
 from tests.support.paths import DATASETS
 
 EMAIL = DATASETS / "email-Eu-core.txt"

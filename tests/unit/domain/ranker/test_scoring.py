@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from graphsvc.domain.ranking import (
+from graphsvc.domain.ranker.scoring import (
     COUNT_FEATURES,
     DEFAULT,
     FEATURES,

@@ -2,7 +2,7 @@
 one is promoted, and which users an A/B split ranks with the challenger.
 
 Triggers: a training is due, unless a model it promoted is still on trial
-(``ranker_trial``), once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
+(``trial``), once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
 attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
 (PYMK_TRAIN_RETRY_SECONDS after a failed one, or while no model is served), or the follow
 edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
@@ -10,7 +10,7 @@ last attempt if that is later: a rejected candidate is not fitted again on the s
 
 Promotion (``verdict``): a candidate is promoted only when its precision@10 on the validation
 users is above both the served ranking's and the best classic heuristic's beyond a paired
-bootstrap's spread, and no band of users loses to the heuristic (``ranker_validation``); the
+bootstrap's spread, and no band of users loses to the heuristic (``validation``); the
 heuristic is computed exactly, on the whole training view, when the training could read it.
 When it is not, the best of the service's own heuristics is served when it beats what is
 served, or when what is served is the built-in default: a graph on which no fit beats the
@@ -35,7 +35,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphsvc.domain.ranker_validation import Scores
+from graphsvc.domain.ranker.validation import Scores
 
 # A model's status: served, challenger (of an A/B split, or on trial), retired (served or a
 # challenger before), rejected (its training did not promote it, or it lost its trial). A
@@ -68,7 +68,7 @@ class TrainingState:
     attempt_outcome: str | None = None
     attempt_edges: int | None = None
     attempt_why: str | None = None
-    trial: bool = False  # a promoted model is on trial (``ranker_trial``)
+    trial: bool = False  # a promoted model is on trial (``trial``)
 
 
 # Why a served model is stale, as a metric's label: the graph changed past the growth bound,

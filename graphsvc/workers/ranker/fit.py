@@ -1,5 +1,5 @@
 """The ranker's fit: a logistic regression on log-scaled, standardised features, with every
-evidence feature's weight kept non-negative (``domain/ranking.weight_bounds``).
+evidence feature's weight kept non-negative (``domain/ranker/scoring.weight_bounds``).
 
 Why constrained: an unconstrained fit on a held-out slice that is not what serving sees (a
 graph's newest edges that are all one community, say) learns that more common friends make a
@@ -21,8 +21,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from graphsvc.domain.ranking import FEATURES, UNSCALED, Ranker, weight_bounds
-from graphsvc.workers.ranker_examples import Example
+from graphsvc.domain.ranker.scoring import FEATURES, UNSCALED, Ranker, weight_bounds
+from graphsvc.workers.ranker.examples import Example
 
 C = 1.0  # the inverse of the L2 penalty's strength, as scikit-learn's LogisticRegression
 # The least spread a feature is standardised by. A feature that barely varies where the model

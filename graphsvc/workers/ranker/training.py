@@ -2,21 +2,21 @@
 validates it against the served model and the classic heuristics, and promotes it only when
 it is better.
 
-When (``domain/ranker_models``): no model is served yet and the graph has
+When (``domain/ranker/registry``): no model is served yet and the graph has
 PYMK_TRAIN_MIN_EDGES follows; PYMK_TRAIN_EVERY_SECONDS since the last training; or the follow
 edges grew by PYMK_TRAIN_GROWTH. A worker checks every PYMK_TRAIN_CHECK_SECONDS (the first
 check as it starts) and trains under a lease, so one process trains at a time; `graphsvc
 pymk train` and `graphsvc pymk eval` run the same cycle (``train``) under the same lease.
 
-The cycle: hold out edges (``ranker_examples``: the newest where the graph's times are real,
+The cycle: hold out edges (``examples``: the newest where the graph's times are real,
 else a random share drawn per follow; the other kind when one cannot be made), take up to
 PYMK_TRAIN_USERS users with held-out follows, fit the candidate on all of them and, to
-validate, each half on a fit of the other (``ranker_fit``: evidence only re-weighed), and
+validate, each half on a fit of the other (``fit``: evidence only re-weighed), and
 score each user's list as served (fills included) for the candidate, the served ranking (the
 built-in default when none, or when the served one has features this code cannot read),
 common neighbours, Adamic-Adar and resource allocation re-ranking the service's pool, and
-the same three computed exactly on the user's training view (``ranker_exact``). The verdict
-(``domain/ranker_models.verdict``: paired bootstrap intervals, bands of users, the
+the same three computed exactly on the user's training view (``exact``). The verdict
+(``domain/ranker/registry.verdict``: paired bootstrap intervals, bands of users, the
 discoveries) promotes the candidate, or the best heuristic as a ranker of its own, or
 nothing; every model stored keeps its metrics, its status and why.
 
@@ -54,7 +54,7 @@ from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.concurrency.pace import FULL_SPEED, Pace
 from graphsvc.concurrency.retries import transient_reads
-from graphsvc.domain.ranker_models import (
+from graphsvc.domain.ranker.registry import (
     EXACT,
     MODEL,
     TrainError,
@@ -63,13 +63,13 @@ from graphsvc.domain.ranker_models import (
     trigger,
     verdict,
 )
-from graphsvc.domain.ranker_validation import Scores
-from graphsvc.domain.ranking import DEFAULT, Ranker
+from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
+from graphsvc.domain.ranker.validation import Scores
 from graphsvc.services.ranker import readable, schedule, training_state
 from graphsvc.services.suggestions import Suggestions
 from graphsvc.settings import SuggestionSettings
 from graphsvc.workers.graph_loads import load_running
-from graphsvc.workers.ranker_examples import (
+from graphsvc.workers.ranker.examples import (
     SINGLE,
     Example,
     Progress,
@@ -78,7 +78,7 @@ from graphsvc.workers.ranker_examples import (
     single_feature,
     top_ids,
 )
-from graphsvc.workers.ranker_trial import RankerTrial
+from graphsvc.workers.ranker.trial import RankerTrial
 
 log = logging.getLogger(__name__)
 
@@ -328,7 +328,7 @@ class RankerTraining:
             await exact_heuristics(self._store, self._exact_max, found.before, examples, pace),
         ]
         if fit is None:
-            from graphsvc.workers.ranker_fit import fit  # numpy and SciPy: only here
+            from graphsvc.workers.ranker.fit import fit  # numpy and SciPy: only here
         candidate, out_of_fold = await asyncio.to_thread(
             cross_fitted, fit, examples, seed, found.holdout == "random"
         )
@@ -515,7 +515,7 @@ async def exact_heuristics(
             f"the graph has {edges:,} follows, past PYMK_VALIDATION_MAX_EDGES ({most:,}): "
             "judged against the service's own heuristics only"
         )
-    from graphsvc.workers import ranker_exact  # numpy and SciPy: only here
+    from graphsvc.workers.ranker import exact as ranker_exact  # numpy and SciPy: only here
 
     graph = await ranker_exact.read(store, before, pace)
     await asyncio.to_thread(ranker_exact.annotate, graph, examples)
