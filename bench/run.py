@@ -391,7 +391,7 @@ class ServedApi:
             # The worker does not train the ranker here: a training is a long job that would
             # share the two cores with the rows timed (its reads are paced, its fit is not).
             # Serving costs the same whichever ranker is served.
-            "PYMK_TRAIN_MIN_EDGES": str(10**12),
+            "RANKER_TRAIN_MIN_EDGES": str(10**12),
         }
         self.url = f"http://127.0.0.1:{port}"
         cli = [sys.executable, "-m", "graphsvc.ops.cli"]

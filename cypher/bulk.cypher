@@ -59,7 +59,7 @@ RETURN count(*) AS created
 
 // name: wipe
 // Delete every node and relationship, in batches (only the evaluation's own server is ever
-// wiped: `graphsvc eval-pymk`). Runs as an auto-commit transaction (CALL IN TRANSACTIONS).
+// wiped: `graphsvc ranker eval`). Runs as an auto-commit transaction (CALL IN TRANSACTIONS).
 // Locking: each batch's transaction locks the nodes it deletes.
 // Params: none.
 // Returns nothing.

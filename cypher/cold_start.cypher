@@ -21,7 +21,7 @@ RETURN u.id AS id, COUNT { (u)<-[:FOLLOWS]-() } AS followers
 // name: popular_scan
 // The most followed users that may be listed (as cold_start/listable says). Reads every user's
 // degree (O(users), each O(1)): run only by a worker, when the popular chart is missing and
-// then every PYMK_POPULAR_REBUILD_HOURS (a long job's statement), never on a request.
+// then every COLD_START_POPULAR_REBUILD_HOURS (a long job's statement), never on a request.
 // Locking: none (a read).
 // Params: $limit.
 // Returns: id, followers; at most $limit rows, most followed first, none without followers.

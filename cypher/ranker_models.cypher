@@ -13,7 +13,7 @@
 // name: serving
 // What an API process serves: the served version and the challenger with its share (0: none),
 // each with when it was stored (a version number starts again from 1 in a registry made
-// anew, after a wipe: the pair names one model), read every PYMK_MODEL_REFRESH_SECONDS; the
+// anew, after a wipe: the pair names one model), read every RANKER_REFRESH_SECONDS; the
 // bodies are read only when one of them changed.
 // Locking: none (a read).
 // Params: $name.
@@ -35,7 +35,7 @@ MATCH (m:RankerModel {name: $name, version: version})
 RETURN m.version AS version, m.body AS body
 
 // name: state
-// The pointer and the served model, for the worker's training triggers and `graphsvc pymk
+// The pointer and the served model, for the worker's training triggers and `graphsvc ranker
 // status`: when the served model was promoted and on how many follow edges it was trained,
 // and the last training attempt (when, outcome, why, on how many edges).
 // Locking: none (a read).
@@ -221,7 +221,7 @@ CALL (p, m, ended) {
 RETURN ended
 
 // name: recent
-// The newest $limit models, for `graphsvc pymk status`.
+// The newest $limit models, for `graphsvc ranker status`.
 // Locking: none (a read).
 // Params: $name, $limit.
 // Returns: version, created (µs), status, why, edges, metrics (JSON text); newest first.
@@ -233,7 +233,7 @@ LIMIT $limit
 
 // name: metrics
 // What the stored versions $versions measured offline when trained (precision@10 on validation
-// users, ...), shown beside their online figures by `graphsvc pymk report`. The versions are
+// users, ...), shown beside their online figures by `graphsvc ranker report`. The versions are
 // those counted online: a handful.
 // Locking: none (a read).
 // Params: $name, $versions.

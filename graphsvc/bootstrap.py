@@ -195,7 +195,7 @@ async def _prepare_consumers(core: Core) -> None:
     settings = core.settings
     groups = (
         settings.timelines.feed_consumer_group,
-        settings.cold_start.pymk_charts_consumer_group,
+        settings.cold_start.cold_start_charts_consumer_group,
     )
     try:
         for group in groups:

@@ -41,10 +41,10 @@ os.environ.setdefault("AUTH_FAILURES_MAX", "1000000")
 # One graph serves the whole suite: a worker that a test starts must not train the ranker on it
 # under the default model name, whose built-in ranking other tests read. The training's own
 # tests ask for it, under model names of their own.
-os.environ.setdefault("PYMK_TRAIN_MIN_EDGES", str(10**12))
+os.environ.setdefault("RANKER_TRAIN_MIN_EDGES", str(10**12))
 # A model a training promotes is served at once, but in the tests of the trial, and of the
 # service as served (which go through one).
-os.environ.setdefault("PYMK_TRIAL_SHARE", "0")
+os.environ.setdefault("RANKER_TRIAL_SHARE", "0")
 # Worker 1 and up of a parallel run: servers of their own (before any setting is read).
 OWN_SERVERS = workers.use_own_servers()
 

@@ -20,7 +20,7 @@ once in about 86 million tries.
 
 Policy: an id that is malformed, altered or another user's is refused
 (``InvalidRecommendationId``), and the request changes nothing. One older than
-PYMK_RECOMMENDATION_TTL_SECONDS is accepted but counts nothing: the service decides that
+SUGGEST_RECOMMENDATION_TTL_SECONDS is accepted but counts nothing: the service decides that
 (``expired``), since the clock is not the domain's. An id counts only for a user its answer
 served (``RecommendationCodec.served``); one of the first format (``1|...``, issued before
 ids named their users) is accepted and counts for none.

@@ -1,7 +1,7 @@
 """Trending and popular accounts: how graph events count towards them, and how the charts rank.
 
 Trending is the net number of followers an account gained within the last
-PYMK_TRENDING_HOURS: each follow adds one to its target, each unfollow takes one away, in the
+COLD_START_TRENDING_HOURS: each follow adds one to its target, each unfollow takes one away, in the
 hourly bucket of the event's own time (its ``version``, µs), never the time it was counted, so
 an event delivered twice lands in the same bucket and an event older than the window counts
 nowhere. Only the followed side gains: an account that follows many others never trends for

@@ -57,13 +57,13 @@ class Health:
         return {"neo4j": "ok", "redis": "ok"}
 
     async def ready(self) -> dict[str, str]:
-        """``check``'s answer and ``"pymk"``: "ok" or why the served ranker is stale (read at
-        most every PYMK_MODEL_REFRESH_SECONDS)."""
+        """``check``'s answer and ``"ranker"``: "ok" or why the served ranker is stale (read at
+        most every RANKER_REFRESH_SECONDS)."""
         stores = await self.check()
         found = await self._ranker.staleness()
         if found is None:
-            return {**stores, "pymk": "unknown: the model registry could not be read"}
-        return {**stores, "pymk": stale_text(found)}
+            return {**stores, "ranker": "unknown: the model registry could not be read"}
+        return {**stores, "ranker": stale_text(found)}
 
 
 class Gauges:
@@ -74,7 +74,7 @@ class Gauges:
     async def refresh(self) -> None:
         """Read the states (the breaker and running jobs keep their gauges as they change,
         so every worker's are current; the ranker's staleness is read again only when
-        PYMK_MODEL_REFRESH_SECONDS passed); a Neo4j that does not answer leaves them as
+        RANKER_REFRESH_SECONDS passed); a Neo4j that does not answer leaves them as
         they were."""
         try:
             OUTBOX_BACKLOG.set(await self._outbox.backlog())

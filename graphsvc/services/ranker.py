@@ -1,9 +1,9 @@
-"""The rankers an API process serves: the promoted version of PYMK_MODEL_NAME (the built-in
+"""The rankers an API process serves: the promoted version of RANKER_MODEL_NAME (the built-in
 default when none was promoted) and, during an A/B split, the challenger for the users whose
 hash falls in its share (``domain/ranker/registry``).
 
 Policy: a process reads the pointer (served version, challenger, share) at most every
-PYMK_MODEL_REFRESH_SECONDS (tiny reads, on the request path but shared by concurrent
+RANKER_REFRESH_SECONDS (tiny reads, on the request path but shared by concurrent
 requests through a single flight), and reads a model only when its version changed. So a
 model the worker promotes, or an operator's promote or split, is served by every process
 within that time, without a restart. A stored model this version cannot read (other
@@ -13,7 +13,7 @@ current rankers are kept; the suggestions themselves need Neo4j anyway.
 
 Staleness: the same refresh reads the registry's state and the follow edge count (O(1)) and
 keeps why the served model is stale (``domain/ranker/registry.staleness``) for ``/readyz`` and
-the ``graphsvc_pymk_model_*`` gauges, which ask for a refresh at the same cadence: an operator
+the ``graphsvc_ranker_model_*`` gauges, which ask for a refresh at the same cadence: an operator
 sees a stale or failing training without a read per request.
 """
 
@@ -37,7 +37,7 @@ from graphsvc.domain.ranker.registry import (
     takes_challenger,
 )
 from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
-from graphsvc.services.telemetry import PYMK_MODEL_DRIFT, PYMK_MODEL_STALE
+from graphsvc.services.telemetry import RANKER_MODEL_DRIFT, RANKER_MODEL_STALE
 from graphsvc.settings import SuggestionSettings
 
 log = logging.getLogger(__name__)
@@ -54,12 +54,12 @@ def readable(version: int, body: str | None) -> Ranker | None:
 
 
 def schedule(settings: SuggestionSettings) -> Schedule:
-    """The training's triggers (PYMK_TRAIN_*), as the worker and the staleness read them."""
+    """The training's triggers (RANKER_TRAIN_*), as the worker and the staleness read them."""
     return Schedule(
-        every_seconds=settings.pymk_train_every_seconds,
-        retry_seconds=settings.pymk_train_retry_seconds,
-        growth=settings.pymk_train_growth,
-        min_edges=settings.pymk_train_min_edges,
+        every_seconds=settings.ranker_train_every_seconds,
+        retry_seconds=settings.ranker_train_retry_seconds,
+        growth=settings.ranker_train_growth,
+        min_edges=settings.ranker_train_min_edges,
     )
 
 
@@ -89,8 +89,8 @@ class RankerSource:
         self._graph = graph
         self._schedule = schedule(settings)
         self._stale: list[Stale] | None = None  # None: the registry was not read yet
-        self._name = settings.pymk_model_name
-        self._every = settings.pymk_model_refresh_seconds
+        self._name = settings.ranker_model_name
+        self._every = settings.ranker_refresh_seconds
         self._served: Ranker = DEFAULT
         self._challenger: Ranker | None = None
         self._share = 0.0
@@ -144,8 +144,8 @@ class RankerSource:
         found = staleness(state, edges, self._schedule)
         self._stale = found
         for reason in STALE_REASONS:
-            PYMK_MODEL_STALE.labels(reason).set(int(any(s.reason == reason for s in found)))
-        PYMK_MODEL_DRIFT.set(drift(state, edges) or 0.0)
+            RANKER_MODEL_STALE.labels(reason).set(int(any(s.reason == reason for s in found)))
+        RANKER_MODEL_DRIFT.set(drift(state, edges) or 0.0)
 
     async def _load(self, serving: Serving) -> None:
         have = {self._served.version, *([self._challenger.version] if self._challenger else [])}

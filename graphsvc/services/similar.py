@@ -1,7 +1,7 @@
 """Accounts similar to a seed: the suggestions a user gets right after following someone.
 
 Co-followed accounts (what the seed's newest followers also follow), from one bounded query
-(``cold_start/similar``): PYMK_SIMILAR_FOLLOWERS of the seed's followers, PYMK_SIMILAR_FOLLOWS
+(``cold_start/similar``): SUGGEST_SIMILAR_FOLLOWERS of the seed's followers, SUGGEST_SIMILAR_FOLLOWS
 follows of each. Policy: the same exclusions and privacy rules as the user's own suggestions
 (the seed's followers are read only when the user may see that list, a follower's follows only
 when the user may see them), answered from Neo4j as it is now, so no cached answer outlives a
@@ -24,8 +24,8 @@ SIMILAR_MAX = 50  # accounts one call may ask for
 class SimilarAccounts:
     def __init__(self, store: ColdStartStore, settings: ColdStartSettings) -> None:
         self._store = store
-        self._followers = settings.pymk_similar_followers
-        self._follows = settings.pymk_similar_follows
+        self._followers = settings.suggest_similar_followers
+        self._follows = settings.suggest_similar_follows
 
     async def similar(self, user_id: str, seed_id: str, limit: int) -> list[SimilarAccount]:
         """The accounts most similar to the seed that may be suggested to the user, best

@@ -4,7 +4,7 @@ what users do with a suggestion counted for the ranker version that ranked it.
 Counted per version (``adapters/redis/feedback_counters``): answers and items served (queued on
 the round trip that reads the shows, so a cached answer costs no round trip more), shows
 recorded as impressions, follows attributed, dismissals. Only what carries a recommendation
-id the service issued to that user within PYMK_RECOMMENDATION_TTL_SECONDS counts, and only
+id the service issued to that user within SUGGEST_RECOMMENDATION_TTL_SECONDS counts, and only
 for a target that id's answer served (its users are signed into it, ``domain/recommendation_ids``).
 
 Policy:
@@ -61,8 +61,8 @@ class SuggestionFeedback:
         self.counters = counters
         self._models = models
         self._breaker = breaker
-        self.model = settings.pymk_model_name
-        self._ttl_ms = settings.pymk_recommendation_ttl_seconds * 1_000
+        self.model = settings.ranker_model_name
+        self._ttl_ms = settings.suggest_recommendation_ttl_seconds * 1_000
         self._codec = RecommendationCodec(lists.cursor_secret)
 
     def issue(self, user_id: str, version: int, served: Sequence[str]) -> str:

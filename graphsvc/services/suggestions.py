@@ -369,7 +369,7 @@ def ranked(rows: Sequence[dict[str, Any]], ranker: Ranker) -> list[Suggestion]:
 
 def walk_seed(user_id: str) -> int:
     """The seed of a user's random walks: the same for the same user in every process and run
-    (``hash`` is salted per process), so suggestions and `graphsvc pymk train` are
+    (``hash`` is salted per process), so suggestions and `graphsvc ranker train` are
     reproducible."""
     return zlib.crc32(user_id.encode())
 

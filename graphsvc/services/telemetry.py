@@ -3,7 +3,7 @@
 Counters are incremented where things happen; gauges that describe a state are kept as it
 changes (the Redis breaker and running jobs, in ``concurrency/metrics.py``) or read when
 ``/metrics`` is scraped (the outbox backlog, by ``health.Gauges``; the suggestion ranker's
-staleness, by ``ranker.RankerSource``, at most every PYMK_MODEL_REFRESH_SECONDS). With
+staleness, by ``ranker.RankerSource``, at most every RANKER_REFRESH_SECONDS). With
 several API worker processes, PROMETHEUS_MULTIPROC_DIR makes prometheus-client keep each
 process's values in files that a scrape sums (counters) or combines (gauges: the largest of
 the live processes, or the most recent for the backlog and the ranker's staleness, which
@@ -38,7 +38,7 @@ IMPRESSIONS_IGNORED = Counter(
 RECOMMENDATIONS_NOT_COUNTED = Counter(
     "graphsvc_recommendations_not_counted",
     "Follows, shows and dismissals carrying a recommendation id that no version's counter "
-    "took, by reason: expired (older than PYMK_RECOMMENDATION_TTL_SECONDS), not_served (a "
+    "took, by reason: expired (older than SUGGEST_RECOMMENDATION_TTL_SECONDS), not_served (a "
     "target the id's answer did not serve), redis (Redis failed or was skipped after the write "
     "was made)",
     ["reason"],
@@ -57,17 +57,17 @@ OUTBOX_BACKLOG = Gauge(
     "Outbox events not yet delivered to the event stream",
     multiprocess_mode="mostrecent",
 )
-PYMK_MODEL_STALE = Gauge(
-    "graphsvc_pymk_model_stale",
+RANKER_MODEL_STALE = Gauge(
+    "graphsvc_ranker_model_stale",
     "1 for each reason the served suggestion ranker is stale, else 0: graph_changed (the follow "
-    "edges changed past PYMK_TRAIN_GROWTH since it was trained), training_failed (the last "
-    "training failed), no_model (none served although the graph has PYMK_TRAIN_MIN_EDGES "
+    "edges changed past RANKER_TRAIN_GROWTH since it was trained), training_failed (the last "
+    "training failed), no_model (none served although the graph has RANKER_TRAIN_MIN_EDGES "
     "follows)",
     ["reason"],
     multiprocess_mode="mostrecent",
 )
-PYMK_MODEL_DRIFT = Gauge(
-    "graphsvc_pymk_model_edges_growth",
+RANKER_MODEL_DRIFT = Gauge(
+    "graphsvc_ranker_model_edges_growth",
     "How much the follow edges changed since the served suggestion ranker was trained, as a "
     "share of the edges it was trained on (0.25: a quarter more); 0 when none is served",
     multiprocess_mode="mostrecent",

@@ -447,75 +447,75 @@ class SuggestionSettings(_Section):
     suggest_walk_restart: float = Field(
         default=0.3, ge=0, lt=1, description="chance that a walk jumps back to the user at a step"
     )
-    pymk_model_name: str = Field(
+    ranker_model_name: str = Field(
         default="default", min_length=1, description="the stored ranker the API serves"
     )
-    pymk_model_refresh_seconds: float = Field(
+    ranker_refresh_seconds: float = Field(
         default=30.0,
         gt=0,
         description="how often an API process looks for a newly promoted ranker (or split)",
     )
-    pymk_train_check_seconds: float = Field(
+    ranker_train_check_seconds: float = Field(
         default=60.0, gt=0, description="how often a worker checks whether a training is due"
     )
-    pymk_train_min_edges: int = Field(
+    ranker_train_min_edges: int = Field(
         default=1_000, ge=1, description="follow edges the graph needs before the worker trains"
     )
-    pymk_train_every_seconds: float = Field(
+    ranker_train_every_seconds: float = Field(
         default=86_400.0, gt=0, description="the worker trains again after this long"
     )
-    pymk_train_retry_seconds: float = Field(
+    ranker_train_retry_seconds: float = Field(
         default=600.0,
         gt=0,
         description="the worker trains again after this long when the last training failed, "
         "or while no model is served",
     )
-    pymk_train_growth: float = Field(
+    ranker_train_growth: float = Field(
         default=0.2,
         gt=0,
         description="the worker trains again once the follow edges grew by this share since "
         "the served model (or the last attempt) was trained",
     )
-    pymk_train_share: float = Field(
+    ranker_train_share: float = Field(
         default=0.25,
         gt=0,
         le=1,
         description="the share of the time a worker's training may keep Neo4j busy, one "
         "query at a time (it waits the rest, so what is served beside it comes first); "
-        "`graphsvc pymk train` runs at full speed",
+        "`graphsvc ranker train` runs at full speed",
     )
-    pymk_train_users: int = Field(
+    ranker_train_users: int = Field(
         default=1_000,
         ge=10,
         description="users with held-out follows a training samples; each is validated by a "
         "fit on the other half of them",
     )
-    pymk_trial_share: float = Field(
+    ranker_trial_share: float = Field(
         default=0.1,
         ge=0,
         lt=1,
         description="the share of users a newly promoted ranker first ranks, as the challenger "
         "of what was served, before it is served to everyone (0: served to everyone at once)",
     )
-    pymk_trial_seconds: float = Field(
+    ranker_trial_seconds: float = Field(
         default=300.0,
         gt=0,
         description="how long a ranker's trial may last: then it is served unless its users "
         "followed its suggestions less",
     )
-    pymk_trial_min_shown: int = Field(
+    ranker_trial_min_shown: int = Field(
         default=1_000,
         ge=1,
         description="suggestions each arm of a trial must have shown before their online "
         "precisions are compared",
     )
-    pymk_validation_max_edges: int = Field(
+    ranker_validation_max_edges: int = Field(
         default=5_000_000,
         ge=0,
         description="a training reads the graph whole, to rank the exact heuristics its "
         "model must beat, up to this many follows (past it, the service's own heuristics only)",
     )
-    pymk_recommendation_ttl_seconds: int = Field(
+    suggest_recommendation_ttl_seconds: int = Field(
         default=7 * 86_400,
         ge=1,
         description="how long a recommendation_id counts: a follow, show or dismissal carrying "
@@ -547,40 +547,40 @@ class ColdStartSettings(_Section):
     with too few candidates, and the suggestions seeded by an account the user just followed
     ("similar to")."""
 
-    pymk_trending_hours: int = Field(
+    cold_start_trending_hours: int = Field(
         default=24,
         ge=1,
         le=168,
         description="trending accounts are those that gained the most followers in this many "
         "hours (hourly buckets of follows and unfollows)",
     )
-    pymk_charts_refresh_seconds: float = Field(
+    cold_start_charts_refresh_seconds: float = Field(
         default=60.0,
         gt=0,
         description="how often one worker rebuilds the trending list and updates the popular "
         "one from the accounts whose followers changed",
     )
-    pymk_charts_kept: int = Field(
+    cold_start_charts_kept: int = Field(
         default=200, ge=10, le=1_000, description="accounts kept in each of the two charts"
     )
-    pymk_popular_rebuild_hours: float = Field(
+    cold_start_popular_rebuild_hours: float = Field(
         default=24.0,
         gt=0,
         description="how often the popular list is rebuilt from a scan of every user in Neo4j "
         "(in the worker; it repairs what lost events left out), and at once when it is missing",
     )
-    pymk_charts_consumer_group: str = Field(
-        default="pymk-charts",
+    cold_start_charts_consumer_group: str = Field(
+        default="cold-start-charts",
         min_length=1,
         description="the event stream's consumer group that counts the followers accounts gain",
     )
-    pymk_similar_followers: int = Field(
+    suggest_similar_followers: int = Field(
         default=50,
         ge=1,
         le=1_000,
         description="the seed's newest followers whose follows make its similar accounts",
     )
-    pymk_similar_follows: int = Field(
+    suggest_similar_follows: int = Field(
         default=50,
         ge=1,
         le=1_000,
@@ -833,7 +833,7 @@ SECTION_OF = section_of(Settings)
 
 class LocalServerSettings(BaseSettings):
     """The local servers that `graphsvc services up` runs (no Docker needed), and the
-    throwaway servers of `graphsvc pymk eval`. Never read by the serving code."""
+    throwaway servers of `graphsvc ranker eval`. Never read by the serving code."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore", frozen=True)
 
@@ -849,14 +849,14 @@ class LocalServerSettings(BaseSettings):
     neo4j_start_timeout: float = Field(
         default=180.0, description="seconds to wait for a local Neo4j to answer on Bolt"
     )
-    # The servers of `graphsvc pymk eval` (wiped at every run, so never the dev or bench data).
+    # The servers of `graphsvc ranker eval` (wiped at every run, so never the dev or bench data).
     eval_neo4j_uri: str = Field(
         default="bolt://127.0.0.1:37687",
-        description="the throwaway Neo4j of `graphsvc pymk eval` (wiped at every run)",
+        description="the throwaway Neo4j of `graphsvc ranker eval` (wiped at every run)",
     )
     eval_redis_url: str = Field(
         default="redis://127.0.0.1:36379/0",
-        description="the throwaway Redis of `graphsvc pymk eval` (wiped at every run)",
+        description="the throwaway Redis of `graphsvc ranker eval` (wiped at every run)",
     )
     java_home: str | None = Field(
         default=None, description="the Java 17 or 21 that runs Neo4j; unset: the java on PATH"

@@ -33,7 +33,7 @@ RECOMMENDATION_ID_DOC = (
     "the recommendation_id of the suggestions answer this comes from: counted once for the "
     "ranker version that ranked it, for a target that answer served (a malformed, altered or another user's id is a 422 "
     "invalid_recommendation_id that changes nothing; one older than "
-    "PYMK_RECOMMENDATION_TTL_SECONDS is accepted and not counted)"
+    "SUGGEST_RECOMMENDATION_TTL_SECONDS is accepted and not counted)"
 )
 
 
@@ -82,10 +82,10 @@ class HealthBody(BaseModel):
 
 
 class ReadyBody(HealthBody):
-    pymk: str = Field(
+    ranker: str = Field(
         examples=["ok"],
         description="ok, or stale: why the suggestion ranker is stale (the model trained on a "
-        "graph that changed past PYMK_TRAIN_GROWTH, a failed training, none served); "
+        "graph that changed past RANKER_TRAIN_GROWTH, a failed training, none served); "
         "information only, the service still serves",
     )
 
@@ -578,7 +578,7 @@ class SuggestionsBody(BaseModel):
 class SimilarReasons(BaseModel):
     seed: str = Field(description="the account they are similar to")
     shared_followers: int = Field(
-        description="of the seed's newest followers read (PYMK_SIMILAR_FOLLOWERS), those who "
+        description="of the seed's newest followers read (SUGGEST_SIMILAR_FOLLOWERS), those who "
         "follow them too"
     )
 
@@ -630,7 +630,7 @@ class VersionFiguresBody(BaseModel):
 
 
 class SuggestionsReportBody(BaseModel):
-    model: str = Field(description="the ranker's name (PYMK_MODEL_NAME)")
+    model: str = Field(description="the ranker's name (RANKER_MODEL_NAME)")
     versions: list[VersionFiguresBody]
 
     def to_pandas(self) -> pandas.DataFrame:

@@ -1,13 +1,13 @@
 """The cold start's charts, kept by the workers: trending (the accounts that gained the most
-followers in the last PYMK_TRENDING_HOURS) and popular (the most followed), both of active,
+followers in the last COLD_START_TRENDING_HOURS) and popular (the most followed), both of active,
 discoverable accounts that show their counts only (``domain/trending.py``).
 
 Two loops:
 
-- a consumer group (PYMK_CHARTS_CONSUMER_GROUP) on the event stream counts each follow and
+- a consumer group (COLD_START_CHARTS_CONSUMER_GROUP) on the event stream counts each follow and
   unfollow into the hourly bucket of its target, and notes the accounts whose count or state
   changed; several workers share the group, so each event is counted by one of them;
-- a refresh, every PYMK_CHARTS_REFRESH_SECONDS by one worker (whichever takes the round's
+- a refresh, every COLD_START_CHARTS_REFRESH_SECONDS by one worker (whichever takes the round's
   lease, which is left to lapse: the lease is what spaces the rounds across workers), merges
   the window's buckets, checks the accounts that gained most in Neo4j with one bounded query
   over those ids only, updates the popular counts of the changed accounts (also checked by
@@ -19,7 +19,7 @@ stopped between the two counts it twice once another claims it; the extra follow
 one hourly bucket, which expires with the window. An event that never reached the stream, or
 that came before the group existed (a flushed Redis), is missing from trending until its hour
 leaves the window, and from popular until the next scan: the popular counts are rebuilt from
-a scan of every user in Neo4j when they are missing and every PYMK_POPULAR_REBUILD_HOURS (in
+a scan of every user in Neo4j when they are missing and every COLD_START_POPULAR_REBUILD_HOURS (in
 the worker, a long job's statement; never on a request). A restart loses nothing else: the
 buckets, the changed accounts and the charts live in Redis. A suspension, an erasure or a user
 turning undiscoverable or hiding its counts is an event too: the account is checked again and
@@ -54,7 +54,7 @@ BATCH = 500  # stream entries counted per read
 CLAIM_IDLE_MS = 30_000  # entries a stopped consumer held are claimed after this long
 CHANGED_BATCH = 2_000  # changed accounts checked per Neo4j query
 RANKED_SHARE = 3  # trending: the charts' size times this many top gainers are checked
-LEASE = "pymk-charts"
+LEASE = "cold-start-charts"
 
 
 class ColdStartKeeper:
@@ -72,9 +72,9 @@ class ColdStartKeeper:
         self._leases = leases
         self._put_off = False  # the last round was put off by a graph load (said once)
         self._settings = settings
-        self._group = settings.pymk_charts_consumer_group
+        self._group = settings.cold_start_charts_consumer_group
         self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.refresh_seconds = settings.pymk_charts_refresh_seconds
+        self.refresh_seconds = settings.cold_start_charts_refresh_seconds
 
     # -- counting ----------------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ class ColdStartKeeper:
         return await self.consume(block_ms=1_000) == BATCH
 
     async def count(self, events: list[dict[str, str]]) -> None:
-        hours = self._settings.pymk_trending_hours
+        hours = self._settings.cold_start_trending_hours
         gains = follower_gains(events, time.time_ns() // 1_000, hours)
         changed = changed_accounts(events)
         if gains or changed:
@@ -126,17 +126,19 @@ class ColdStartKeeper:
         """Make both charts now (the popular counts scanned first when missing or due); the
         trending and popular accounts stored."""
         settings = self._settings
-        kept = settings.pymk_charts_kept
+        kept = settings.cold_start_charts_kept
         if not await self._charts.popular_built():
             counts = await self._store.popular_scan(2 * kept)
-            await self._charts.replace_popular(counts, settings.pymk_popular_rebuild_hours * 3_600)
+            await self._charts.replace_popular(
+                counts, settings.cold_start_popular_rebuild_hours * 3_600
+            )
             log.info("popular chart rebuilt from a scan: %d accounts", len(counts))
         popular = await self._update_popular(kept)
-        hours = window(time.time_ns() // 1_000, settings.pymk_trending_hours)
+        hours = window(time.time_ns() // 1_000, settings.cold_start_trending_hours)
         gained = await self._charts.gained(hours, RANKED_SHARE * kept)
         listable = await self._store.listable([uid for uid, _ in gained])
         trending = top_trending(gained, listable, kept)
-        await self._charts.publish(trending, popular, settings.pymk_trending_hours * 3_600)
+        await self._charts.publish(trending, popular, settings.cold_start_trending_hours * 3_600)
         return trending, popular
 
     async def _update_popular(self, kept: int) -> list[str]:

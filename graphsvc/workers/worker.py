@@ -6,7 +6,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the outbox relay (committed graph events to the event stream, lost mirror writes repaired);
 - the interaction flusher (buffered interactions into Neo4j's affinities);
 - the ranker's training (``ranker/training.py``: a new suggestion model fitted on the served
-  graph when one is due, checked every PYMK_TRAIN_CHECK_SECONDS, promoted only when better);
+  graph when one is due, checked every RANKER_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
 - the expiry of ended follows past their retention (``workers/change_expiry.py``);
 - the cold start's charts: a consumer counting the followers accounts gain, and the refresh of
@@ -97,14 +97,14 @@ class Worker:
                 LINGER_SECONDS,
                 retry_seconds=1.0,
             ),
-            "pymk-charts-consumer": partial(
+            "cold-start-charts-consumer": partial(
                 supervise,
                 "cold start charts consumer",
                 self._cold_start.round,
                 0.5,
                 retry_seconds=1.0,
             ),
-            "pymk-charts": partial(
+            "cold-start-charts": partial(
                 supervise, "cold start charts", self._cold_start.refresh_round, self._poll_seconds
             ),
             "changes-expiry": partial(

@@ -268,11 +268,11 @@ CLI_COMMANDS = [
     "relay",
     "jobs",
     "keys",
-    "pymk",
+    "ranker",
 ]
 CLI_GROUPS = {
     "services": ["up", "down", "status"],
     "keys": ["create", "list", "revoke", "local"],
-    "pymk": ["status", "promote", "split", "report", "train", "eval", "served"],
+    "ranker": ["status", "promote", "split", "report", "train", "eval", "served"],
 }
 CLI_PATHS = CLI_COMMANDS + [f"{group} {sub}" for group, subs in CLI_GROUPS.items() for sub in subs]

@@ -2,7 +2,7 @@
 attributed follow once.
 
 - ``<prefix>pymk:{pymk}:<model>``, a hash ``<version>:<counter>`` -> count for the model
-  PYMK_MODEL_NAME (``domain/ranker/online_figures`` names the counters). A handful of fields per
+  RANKER_MODEL_NAME (``domain/ranker/online_figures`` names the counters). A handful of fields per
   version ever served: it is never trimmed, and a flushed Redis only restarts the figures.
 - ``<prefix>pymkf:{pymk}:<user>:<issued>:<version>:<target>``, set once a follow carrying a
   recommendation id (what it says: user, when, version) was counted for that target, and kept
@@ -40,7 +40,7 @@ class FeedbackCounters:
     ) -> None:
         self._redis = client
         self._prefix = redis.redis_prefix
-        self.key = f"{redis.redis_prefix}pymk:{{pymk}}:{suggestions.pymk_model_name}"
+        self.key = f"{redis.redis_prefix}pymk:{{pymk}}:{suggestions.ranker_model_name}"
         self._follow_once = client.register_script(_COUNT_FOLLOW_ONCE)
 
     def count_on(self, pipe: Any, version: int, counter: str, n: int) -> Callable[[Any], None]:

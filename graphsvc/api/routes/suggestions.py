@@ -184,7 +184,7 @@ async def get_affinities(
     responses=ERRORS,
     tags=["internal"],
     summary="Online figures per ranker version, beside each one's offline precision@10",
-    description="What `graphsvc pymk report` prints: per version of PYMK_MODEL_NAME, answers "
+    description="What `graphsvc ranker report` prints: per version of RANKER_MODEL_NAME, answers "
     "and items served, shows, follows and dismissals counted from recommendation ids, online "
     "precision (follows per item shown, per item served), and the stored model's precision@10 "
     "on its validation users.",

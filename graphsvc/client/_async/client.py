@@ -462,7 +462,7 @@ class AsyncGraphClient(AsyncAnalysis):
 
     async def suggestions_report(self) -> schemas.SuggestionsReportBody:
         """Online figures per ranker version beside offline precision (the ``internal``
-        scope): what `graphsvc pymk report` prints; ``.to_pandas()`` for a notebook."""
+        scope): what `graphsvc ranker report` prints; ``.to_pandas()`` for a notebook."""
         return await self._call(route.suggestions_report())
 
     # -- timelines ------------------------------------------------------------------------

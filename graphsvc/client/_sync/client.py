@@ -457,7 +457,7 @@ class GraphClient(Analysis):
 
     def suggestions_report(self) -> schemas.SuggestionsReportBody:
         """Online figures per ranker version beside offline precision (the ``internal``
-        scope): what `graphsvc pymk report` prints; ``.to_pandas()`` for a notebook."""
+        scope): what `graphsvc ranker report` prints; ``.to_pandas()`` for a notebook."""
         return self._call(route.suggestions_report())
 
     # -- timelines ------------------------------------------------------------------------

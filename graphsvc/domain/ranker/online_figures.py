@@ -4,9 +4,9 @@ and dismissed, beside the precision the model was measured at offline.
 Online precision is follows attributed per item shown (what the user saw and acted on), and
 per item served (what the service sent, shown or not: a client that reports no shows still
 gets a figure). Both count only requests that carried a recommendation id issued within
-PYMK_RECOMMENDATION_TTL_SECONDS, so two versions served at once (an A/B split) are compared on
+SUGGEST_RECOMMENDATION_TTL_SECONDS, so two versions served at once (an A/B split) are compared on
 the same rules. The offline figure is the stored model's precision@10 on its validation users
-(`graphsvc pymk train`); the built-in default (version 0) has none.
+(`graphsvc ranker train`); the built-in default (version 0) has none.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 one is promoted, and which users an A/B split ranks with the challenger.
 
 Triggers: a training is due, unless a model it promoted is still on trial
-(``trial``), once the graph holds PYMK_TRAIN_MIN_EDGES follows and either no
-attempt was ever made, or PYMK_TRAIN_EVERY_SECONDS passed since the last attempt
-(PYMK_TRAIN_RETRY_SECONDS after a failed one, or while no model is served), or the follow
-edges grew by the share PYMK_TRAIN_GROWTH since the served model was trained, or since the
+(``trial``), once the graph holds RANKER_TRAIN_MIN_EDGES follows and either no
+attempt was ever made, or RANKER_TRAIN_EVERY_SECONDS passed since the last attempt
+(RANKER_TRAIN_RETRY_SECONDS after a failed one, or while no model is served), or the follow
+edges grew by the share RANKER_TRAIN_GROWTH since the served model was trained, or since the
 last attempt if that is later: a rejected candidate is not fitted again on the same graph.
 
 Promotion (``verdict``): a candidate is promoted only when its precision@10 on the validation
@@ -16,9 +16,9 @@ When it is not, the best of the service's own heuristics is served when it beats
 served, or when what is served is the built-in default: a graph on which no fit beats the
 textbook gets the textbook.
 
-Staleness: the served model is stale when the follow edges changed past PYMK_TRAIN_GROWTH
+Staleness: the served model is stale when the follow edges changed past RANKER_TRAIN_GROWTH
 since it was trained (grown or shrunk: either way it ranks a graph it was not fitted on), when
-the last training failed, or when none is served although the graph has PYMK_TRAIN_MIN_EDGES
+the last training failed, or when none is served although the graph has RANKER_TRAIN_MIN_EDGES
 follows. It is information for an operator, never a reason to stop serving: a stale model
 still ranks better than none, and the worker trains again on its own triggers.
 
@@ -49,7 +49,7 @@ class TrainError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Schedule:
-    """The trigger settings (PYMK_TRAIN_*)."""
+    """The trigger settings (RANKER_TRAIN_*)."""
 
     every_seconds: float
     retry_seconds: float

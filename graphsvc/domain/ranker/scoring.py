@@ -4,7 +4,7 @@ Why a learned linear model over log features: the classic link predictors are ea
 feature here (common neighbours = ``paths``, Adamic-Adar = ``aa``, resource allocation = ``ra``),
 and a weighted sum of their logarithms is a weighted *product* of them, so the model can
 express each heuristic alone and any blend in between; the blend that fits a graph is learned
-from that graph's own newest edges by ``graphsvc pymk train``, not tuned by hand on the data
+from that graph's own newest edges by ``graphsvc ranker train``, not tuned by hand on the data
 we evaluate on. Scoring 300 candidates is a few thousand multiplications in pure Python: it
 needs neither numpy nor the training stack in the API process.
 

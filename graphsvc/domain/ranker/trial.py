@@ -1,12 +1,12 @@
 """The trial of a newly promoted ranker, as rules: a model a training promotes first ranks a
-share of users (PYMK_TRIAL_SHARE) as the challenger of an A/B split against what was served,
+share of users (RANKER_TRIAL_SHARE) as the challenger of an A/B split against what was served,
 and is served to everyone only when the users it ranked do not follow its suggestions less.
 
 Online precision is follows attributed per suggestion shown (``online_figures``), counted
-for each arm since the trial began. Once both arms were shown PYMK_TRIAL_MIN_SHOWN
+for each arm since the trial began. Once both arms were shown RANKER_TRIAL_MIN_SHOWN
 suggestions the difference is judged with its 95% interval (a normal approximation of two
 proportions): below zero, the challenger is rolled back; above zero, it is served to
-everyone at once; in between, the trial goes on gathering evidence until PYMK_TRIAL_SECONDS
+everyone at once; in between, the trial goes on gathering evidence until RANKER_TRIAL_SECONDS
 have passed, and the challenger is then served, as nothing shows it worse. A trial that saw
 too few shows to judge by then (a service nobody asks yet) ends the same way: the model is
 served on the strength of its offline validation, and the reason says so.
@@ -46,7 +46,7 @@ class Arm:
 
 @dataclass(frozen=True, slots=True)
 class TrialRules:
-    """The trial settings (PYMK_TRIAL_*)."""
+    """The trial settings (RANKER_TRIAL_*)."""
 
     share: float
     seconds: float

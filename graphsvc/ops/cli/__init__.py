@@ -5,7 +5,7 @@
 - ``data``: ``load``, ``gen``, ``demo`` and ``export``, the graph in and out;
 - ``repair``: ``check``, ``rebuild``, ``reconcile``, ``relay`` and ``jobs``, the checks of the
   mirror against the graph and their repairs;
-- ``pymk`` (a package): the group ``pymk train|eval|status|promote|split|report``;
+- ``ranker`` (a package): the group ``ranker train|eval|status|promote|split|report``;
 - ``keys``: ``keys create|list|revoke|local``.
 
 Async commands are written once, as async functions (``running.command`` runs them). A

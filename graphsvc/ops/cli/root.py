@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from graphsvc.ops.cli import data, keys, pymk, repair, services, serving
+from graphsvc.ops.cli import data, keys, ranker, repair, services, serving
 from graphsvc.ops.cli.failures import Commands
 
 app = typer.Typer(
@@ -46,7 +46,7 @@ app.add_typer(services.app, name="services")
 app.add_typer(data.app)
 app.add_typer(repair.app)
 app.add_typer(keys.app, name="keys")
-app.add_typer(pymk.app, name="pymk")
+app.add_typer(ranker.app, name="ranker")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,7 +37,7 @@ def down(
     """Stop the local servers this project started (those NEO4J_URI and REDIS_URL name).
 
     --all: every local server whose pid file is under STATE_DIR, whatever its port: the
-    throwaway servers of `graphsvc pymk eval` and a cluster's nodes too.
+    throwaway servers of `graphsvc ranker eval` and a cluster's nodes too.
     """
     from graphsvc.ops.servers import local_servers
     from graphsvc.settings import get_local_server_settings, get_settings

@@ -651,7 +651,7 @@ def summarize(
 
 async def reset(services: Services) -> None:
     """Empty Neo4j and Redis and put the schema back. Deletes everything: only ever for the
-    evaluation's own servers (`graphsvc pymk eval` points ``services`` at them)."""
+    evaluation's own servers (`graphsvc ranker eval` points ``services`` at them)."""
     await services.maintenance.wipe()
 
 

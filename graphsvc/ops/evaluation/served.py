@@ -1,4 +1,4 @@
-"""`graphsvc pymk served`: people you may know judged as a user gets them, from a running
+"""`graphsvc ranker served`: people you may know judged as a user gets them, from a running
 service: the evaluation's holdout (``offline.split``), the rest loaded as `graphsvc load`
 loads it, the service's own worker left to train, then ten suggestions asked through the API
 for the sampled users and scored against the exact heuristics on the same training graph.
@@ -85,7 +85,7 @@ async def _trained(services: Services, since_us: int, wait: float, say: Callable
     of the model it promoted), and return the version served after it (0: the built-in
     default)."""
     models = services.core.neo4j.ranker_models
-    name = services.settings.suggestions.pymk_model_name
+    name = services.settings.suggestions.ranker_model_name
     deadline = time.monotonic() + wait
     trial_told = False
     while True:
@@ -159,7 +159,7 @@ async def served_seed(
         loaded = time.time_ns() // 1_000
         await load_split(services, cut, progress)
         version = await _trained(services, loaded, target.wait_seconds, say)
-        key = await services.access.create(frozenset({Scope.READ}), name="pymk served evaluation")
+        key = await services.access.create(frozenset({Scope.READ}), name="ranker served evaluation")
         sample = sample_users(cut, seed, users)
         probe = next(u for u in sorted({u for pair in cut.train for u in pair}) if u not in sample)
         async with AsyncGraphClient(target.url or None, key.token, max_retries=20) as http:
@@ -185,6 +185,6 @@ async def served_seeds(
     progress: bool,
     say: Callable,
 ) -> Summary:
-    """``served_seed`` per seed, then the spread over seeds (the table of `pymk eval`)."""
+    """``served_seed`` per seed, then the spread over seeds (the table of `ranker eval`)."""
     runs = [await served_seed(target, data, seed, users, progress, say) for seed in seeds]
     return summarize(data, users, runs)

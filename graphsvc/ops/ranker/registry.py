@@ -1,5 +1,5 @@
 """The ranker's registry for an operator: what is served and why, whether it is stale, the
-A/B split, the last training and the next one (`graphsvc pymk status`, and what `graphsvc
+A/B split, the last training and the next one (`graphsvc ranker status`, and what `graphsvc
 load` says after a load), and the operator's moves: promote a version (a rollback), start or
 end a split."""
 
@@ -142,7 +142,7 @@ def stale_line(parts: Operated, state: RegistryState, edges: int) -> str:
 async def load_line(parts: Operated) -> str:
     """After a graph load: when the suggestion ranker is trained on the graph it made."""
     training = parts.background.ranker_training
-    name = parts.settings.suggestions.pymk_model_name
+    name = parts.settings.suggestions.ranker_model_name
     view = training_state(await parts.maintenance.ranker_models.state(name))
     edges = await parts.maintenance.edge_count()
     reason = trigger(view, edges, time.time(), training.schedule)
@@ -175,7 +175,7 @@ def model_rows(models: list[StoredModel]) -> list[str]:
 
 
 async def status_lines(parts: Operated) -> list[str]:
-    name = parts.settings.suggestions.pymk_model_name
+    name = parts.settings.suggestions.ranker_model_name
     models = parts.maintenance.ranker_models
     state = await models.state(name)
     edges = await parts.maintenance.edge_count()
@@ -193,8 +193,8 @@ async def status_lines(parts: Operated) -> list[str]:
 
 
 async def promote(parts: Operated, version: int) -> str:
-    """Serve ``version`` now (every API process within PYMK_MODEL_REFRESH_SECONDS)."""
-    name = parts.settings.suggestions.pymk_model_name
+    """Serve ``version`` now (every API process within RANKER_REFRESH_SECONDS)."""
+    name = parts.settings.suggestions.ranker_model_name
     models = parts.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is None:
@@ -210,7 +210,7 @@ async def promote(parts: Operated, version: int) -> str:
 
 
 async def split(parts: Operated, version: int, share: float) -> str:
-    name = parts.settings.suggestions.pymk_model_name
+    name = parts.settings.suggestions.ranker_model_name
     models = parts.maintenance.ranker_models
     body = (await models.bodies(name, [version])).get(version)
     if body is not None and readable(version, body) is None:
@@ -226,6 +226,6 @@ async def split(parts: Operated, version: int, share: float) -> str:
 
 
 async def split_off(parts: Operated) -> str:
-    name = parts.settings.suggestions.pymk_model_name
+    name = parts.settings.suggestions.ranker_model_name
     was = await parts.maintenance.ranker_models.split_off(name)
     return f"split ended (challenger was v{was})" if was else "there was no split"

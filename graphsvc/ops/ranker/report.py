@@ -1,4 +1,4 @@
-"""``graphsvc pymk report``: how each ranker version does online (answers and items served,
+"""``graphsvc ranker report``: how each ranker version does online (answers and items served,
 shows, follows and dismissals counted from recommendation ids, follows per item shown and per
 item served) beside what it measured offline when trained (precision@10 on its validation
 users), as a table or as JSON for notebooks."""

@@ -12,7 +12,7 @@ The training view of a user is the graph as read (before the cut, for the newest
 less the user's own held-out follows (and the other half of a held-out friendship): an
 intermediary's degree is unchanged by them, so one sparse product per user gives its scores.
 The graph is read whole, in pages a paced training steps through, when it has at most
-PYMK_VALIDATION_MAX_EDGES follows; a larger one is judged against the service's own
+RANKER_VALIDATION_MAX_EDGES follows; a larger one is judged against the service's own
 heuristics only, and the training says so.
 
 The one module of the service beside the fit that needs numpy and SciPy: the training imports

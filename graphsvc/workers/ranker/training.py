@@ -3,14 +3,14 @@ validates it against the served model and the classic heuristics, and promotes i
 it is better.
 
 When (``domain/ranker/registry``): no model is served yet and the graph has
-PYMK_TRAIN_MIN_EDGES follows; PYMK_TRAIN_EVERY_SECONDS since the last training; or the follow
-edges grew by PYMK_TRAIN_GROWTH. A worker checks every PYMK_TRAIN_CHECK_SECONDS (the first
+RANKER_TRAIN_MIN_EDGES follows; RANKER_TRAIN_EVERY_SECONDS since the last training; or the follow
+edges grew by RANKER_TRAIN_GROWTH. A worker checks every RANKER_TRAIN_CHECK_SECONDS (the first
 check as it starts) and trains under a lease, so one process trains at a time; `graphsvc
-pymk train` and `graphsvc pymk eval` run the same cycle (``train``) under the same lease.
+ranker train` and `graphsvc ranker eval` run the same cycle (``train``) under the same lease.
 
 The cycle: hold out edges (``examples``: the newest where the graph's times are real,
 else a random share drawn per follow; the other kind when one cannot be made), take up to
-PYMK_TRAIN_USERS users with held-out follows, fit the candidate on all of them and, to
+RANKER_TRAIN_USERS users with held-out follows, fit the candidate on all of them and, to
 validate, each half on a fit of the other (``fit``: evidence only re-weighed), and
 score each user's list as served (fills included) for the candidate, the served ranking (the
 built-in default when none, or when the served one has features this code cannot read),
@@ -123,7 +123,7 @@ class TrainingReport:
     notes: list[str] = field(default_factory=list)
 
     def metrics(self, edges: int, share: float, seed: int) -> dict[str, object]:
-        """What is stored with the model (and shown by `graphsvc pymk status`)."""
+        """What is stored with the model (and shown by `graphsvc ranker status`)."""
         return {
             "trigger": self.trigger,
             "holdout": self.holdout,
@@ -207,12 +207,12 @@ class RankerTraining:
         self._store = store
         self._suggestions = suggestions
         self._leases = leases
-        self._name = settings.pymk_model_name
-        self._lease = TrainingLease(leases, settings.pymk_model_name)
-        self._users = settings.pymk_train_users
-        self._exact_max = settings.pymk_validation_max_edges
-        self._pace = Pace(settings.pymk_train_share)
-        self.round_seconds = settings.pymk_train_check_seconds
+        self._name = settings.ranker_model_name
+        self._lease = TrainingLease(leases, settings.ranker_model_name)
+        self._users = settings.ranker_train_users
+        self._exact_max = settings.ranker_validation_max_edges
+        self._pace = Pace(settings.ranker_train_share)
+        self.round_seconds = settings.ranker_train_check_seconds
         self.schedule = schedule(settings)
 
     async def due(self) -> str | None:
@@ -222,7 +222,7 @@ class RankerTraining:
 
     async def round(self) -> bool:
         """A round of the worker's training loop: train when due, unless a graph load runs;
-        the next check comes PYMK_TRAIN_CHECK_SECONDS later."""
+        the next check comes RANKER_TRAIN_CHECK_SECONDS later."""
         await self.trial.check()
         if await load_running(self._leases):
             log.info("ranker training put off: a graph load is running")
@@ -389,7 +389,7 @@ class TrainingLease:
     def __init__(self, leases: Leases, name: str) -> None:
         self._leases = leases
         self._model = name
-        self._name = f"pymk-training:{name}"
+        self._name = f"ranker-training:{name}"
 
     @asynccontextmanager
     async def held(self) -> AsyncIterator[None]:
@@ -508,11 +508,11 @@ async def exact_heuristics(
     pace: Pace,
 ) -> str:
     """Each example's exact heuristics and band, from the training graph read whole; a graph
-    past ``most`` follows (PYMK_VALIDATION_MAX_EDGES) is not read, and the note says so."""
+    past ``most`` follows (RANKER_VALIDATION_MAX_EDGES) is not read, and the note says so."""
     edges = await store.edge_count()
     if edges > most:
         return (
-            f"the graph has {edges:,} follows, past PYMK_VALIDATION_MAX_EDGES ({most:,}): "
+            f"the graph has {edges:,} follows, past RANKER_VALIDATION_MAX_EDGES ({most:,}): "
             "judged against the service's own heuristics only"
         )
     from graphsvc.workers.ranker import exact as ranker_exact  # numpy and SciPy: only here
@@ -574,7 +574,7 @@ def discoveries(
 
 def intervals(scores: Scores, served: str) -> dict[str, dict[str, float | int]]:
     """The model's intervals over the served ranking and over each heuristic (stored with the
-    model, shown by `graphsvc pymk status`)."""
+    model, shown by `graphsvc ranker status`)."""
     return {
         f"model - {name}": scores.interval(MODEL, name).as_json()
         for name in scores.per_user

@@ -1,9 +1,9 @@
 """The guard after a promotion: the trial of a ranker a training promoted (rules:
 ``domain/ranker/trial``).
 
-A training that promotes a model with PYMK_TRIAL_SHARE above zero stores it as the challenger
+A training that promotes a model with RANKER_TRIAL_SHARE above zero stores it as the challenger
 for that share of users, with the served model's online counts at that moment (``base``);
-each round of the worker's training loop (every PYMK_TRAIN_CHECK_SECONDS) judges the trial
+each round of the worker's training loop (every RANKER_TRAIN_CHECK_SECONDS) judges the trial
 (``check``) on the counts since: the model is served to everyone, rolled back, or left on
 trial. No training is due while a trial runs. The end is one guarded write
 (``ranker_models/end_trial``): a trial an operator ended or replaced meanwhile is left as the
@@ -39,9 +39,11 @@ class RankerTrial:
     ) -> None:
         self._models = models
         self._counters = counters
-        self._name = settings.pymk_model_name
+        self._name = settings.ranker_model_name
         self.rules = TrialRules(
-            settings.pymk_trial_share, settings.pymk_trial_seconds, settings.pymk_trial_min_shown
+            settings.ranker_trial_share,
+            settings.ranker_trial_seconds,
+            settings.ranker_trial_min_shown,
         )
 
     async def base(self, served: int) -> str:

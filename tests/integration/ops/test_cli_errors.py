@@ -55,13 +55,13 @@ def test_a_bad_setting_in_the_environment_is_one_line_naming_it() -> None:
     ), result.stderr
 
 
-def test_train_pymk_refusing_its_input_is_one_line() -> None:
+def test_ranker_train_refusing_its_input_is_one_line() -> None:
     result = subprocess.run(
         [
             sys.executable,
             "-m",
             "graphsvc.ops.cli",
-            "pymk",
+            "ranker",
             "train",
             "--share",
             "1.5",
@@ -185,11 +185,11 @@ def test_usage_errors_are_clicks_lines_never_a_traceback(tmp_path: Path) -> None
         (("gen", "--bogus"), "Error: No such option: --bogus"),
         (("gen", "--out", "x", "--size", "XXL"), "Error: Invalid value for '--size'"),
         (
-            ("pymk", "eval", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
+            ("ranker", "eval", "--edges", __file__, "--seed", "1", "--seeds", "1,2"),
             "Error: Invalid value for '--seed': give --seed or --seeds, not both",
         ),
         (
-            ("pymk", "eval", "--edges", __file__, "--seeds", "1,1"),
+            ("ranker", "eval", "--edges", __file__, "--seeds", "1,1"),
             "Error: Invalid value for '--seeds': expected distinct integers: '1,1'",
         ),
     ):

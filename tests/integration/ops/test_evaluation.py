@@ -1,5 +1,5 @@
 """The offline evaluation: the metrics, the baselines' exclusion, the summary over seeds, and
-`graphsvc pymk eval` end to end (on its own real Neo4j and Redis, which it starts and wipes).
+`graphsvc ranker eval` end to end (on its own real Neo4j and Redis, which it starts and wipes).
 The split is in `tests/unit/ops/evaluation/test_evaluation_split.py`."""
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ def test_the_service_as_loaded_has_its_row_and_lift_only_with_a_first_graph() ->
     assert loaded["per_seed"][1]["scores"][AS_LOADED]["precision"] == pytest.approx(0.3)
 
 
-@pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
-def test_eval_pymk_gives_the_same_numbers_twice(
+@pytest.mark.skipif(shutil.which("java") is None, reason="ranker eval runs its own local Neo4j")
+def test_ranker_evaluation_gives_the_same_numbers_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Seed 2 after seed 1 in one run equals seed 2 alone (the stores are wiped per seed);
@@ -163,7 +163,7 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     graph before the service is asked and changes nothing."""
     path = tmp_path / "small.txt"
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
-    base = ["pymk", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
+    base = ["ranker", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
     # as served: the worker's training cycle runs on each training graph, its report is said,
     # and the ranker served is the one it promoted: its model (v1), or, when it rejected its
     # model (v1), the best heuristic stored beside it (v2); never the built-in default
@@ -203,8 +203,8 @@ def test_eval_pymk_gives_the_same_numbers_twice(
     assert two["per_seed"][0] == both["per_seed"][1]
 
 
-@pytest.mark.skipif(shutil.which("java") is None, reason="pymk eval runs its own local Neo4j")
-def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
+@pytest.mark.skipif(shutil.which("java") is None, reason="ranker eval runs its own local Neo4j")
+def test_ranker_eval_with_a_first_graph_scores_the_service_as_loaded_and_after(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A first graph is loaded whole before the training graph: the ``after_load`` hook runs
@@ -215,7 +215,7 @@ def test_eval_pymk_with_a_first_graph_scores_the_service_as_loaded_and_after(
     path.write_text("".join(f"{s} {d} {t}\n" for s, d, t in generate(400, 4_000, seed=3)))
     first = tmp_path / "first.txt"
     first.write_text("".join(f"{s} {d}\n" for s, d, _ in generate(120, 600, seed=5)))
-    base = ["pymk", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
+    base = ["ranker", "eval", "--edges", str(path), "--directed", "--users", "60", "--no-progress"]
     base += ["--ranker", "default", "--seed", "2"]
     seen: list[int] = []
 

@@ -156,7 +156,7 @@ BY_COUNTS = Ranker(
 
 async def served_model(services: Services, ranker: Ranker) -> None:
     """``ranker`` stored and promoted under the service's model name, and served now."""
-    name = services.settings.suggestions.pymk_model_name
+    name = services.settings.suggestions.ranker_model_name
     body = dataclasses.replace(ranker, trained={"edges": 0}).as_json()
     new = NewModel(json.dumps(body), "{}", time.time_ns() // 1_000, 0, True, 0, "made by a test")
     _, promoted = await services.core.neo4j.ranker_models.save(name, new)
@@ -173,7 +173,7 @@ async def test_a_suggestion_is_never_ranked_by_the_counts_its_candidate_hides(
     (their count features at the model's centre, adding nothing), in the cache too; the
     explainer shows what is served."""
     me, m, a, b = uid("me"), uid("m"), uid("a"), uid("b")
-    async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
+    async with make_driver(ranker_model_name=uid("model"), ranker_refresh_seconds=3600) as d:
         await served_model(d.services, BY_COUNTS)
         await d.follow_pairs((me, m), (m, a), (m, b))
         await d.follow_pairs(*((uid("fan"), a) for _ in range(5)))
@@ -218,7 +218,7 @@ async def test_a_path_is_never_damped_by_the_degree_its_intermediary_hides(
     their followers: m2 has thirty more. While they show their counts, the path through the
     busier one weighs less; once both hide them, c1 and c2 score the same."""
     me, m1, m2, c1, c2 = (uid(n) for n in ("me", "m1", "m2", "c1", "c2"))
-    async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
+    async with make_driver(ranker_model_name=uid("model"), ranker_refresh_seconds=3600) as d:
         await served_model(d.services, BY_PATHS)
         await d.follow_pairs((me, m1), (me, m2), (m1, c1), (m2, c2))
         await d.follow_pairs(*((uid("fan"), m2) for _ in range(30)))

@@ -2,7 +2,7 @@
 finds on a hand-made graph (the features it gives), that every exclusion holds for every source,
 that the random walks reach beyond two hops through visible lists only and within their bound
 whatever the degrees, that a hub's friends of friends are suggested rather than fills, and
-`graphsvc pymk train`
+`graphsvc ranker train`
 (deterministic for a seed; a stored model is served by a running API without a restart)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers.ranker import examples as ranker_examples
 from graphsvc.workers.ranker import training as ranker_training
 from tests.support.driver import Driver, refused
-from tests.support.pymk import (
+from tests.support.ranker import (
     T0,
     TRAIN_USERS,
     generated_follows,
@@ -361,11 +361,11 @@ async def test_a_hub_gets_friends_of_friends_not_fills(
     )
 
 
-# -- 5. pymk train ---------------------------------------------------------------------------------
+# -- 5. ranker train---------------------------------------------------------------------------------
 
 
 @pytest.fixture
-async def pymk_graph(backends: Services, uid: UserIds) -> list[dict[str, Any]]:
+async def ranker_graph(backends: Services, uid: UserIds) -> list[dict[str, Any]]:
     users = [uid(f"g{n}") for n in range(TRAIN_USERS)]
     made = generated_follows(users, seed=3)
     rows = [{"s": s, "d": d, "t": T0 + n * 1_000_000} for n, (s, d) in enumerate(made)]
@@ -373,16 +373,16 @@ async def pymk_graph(backends: Services, uid: UserIds) -> list[dict[str, Any]]:
     return rows
 
 
-async def test_train_pymk_is_deterministic_for_a_seed(
+async def test_ranker_training_is_deterministic_for_a_seed(
     make_service: MakeService,
     uid: UserIds,
-    pymk_graph: list[dict[str, Any]],
+    ranker_graph: list[dict[str, Any]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    services = make_service(pymk_model_name=uid("model"))
-    newest_holdout_of(services, pymk_graph, monkeypatch)
-    cutoff = sorted(row["t"] for row in pymk_graph)[-math.ceil(len(pymk_graph) * 0.1)]
-    held = held_since(pymk_graph, cutoff)
+    services = make_service(ranker_model_name=uid("model"))
+    newest_holdout_of(services, ranker_graph, monkeypatch)
+    cutoff = sorted(row["t"] for row in ranker_graph)[-math.ceil(len(ranker_graph) * 0.1)]
+    held = held_since(ranker_graph, cutoff)
     assert len(held) > 200  # so `users=200` samples
 
     async def run(seed: int) -> ranker_training.TrainingReport:
@@ -414,7 +414,7 @@ async def test_train_pymk_is_deterministic_for_a_seed(
     same = ("users", "candidates", "positives", "held", "validation", "weights")
     assert {k: getattr(again, k) for k in same} == {k: getattr(first, k) for k in same}
     assert other.weights != first.weights  # another seed: other users, another model
-    name = services.settings.suggestions.pymk_model_name
+    name = services.settings.suggestions.ranker_model_name
     assert (await services.core.neo4j.ranker_models.state(name)).serving.served == 0
     assert await services.core.neo4j.ranker_models.recent(name, 10) == []
 
@@ -423,25 +423,25 @@ async def test_a_stored_model_is_served_by_a_running_api(
     make_driver: MakeDriver,
     make_service: MakeService,
     uid: UserIds,
-    pymk_graph: list[dict[str, Any]],
+    ranker_graph: list[dict[str, Any]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     name = uid("model")
-    me = pymk_graph[0]["s"]
-    async with make_driver(pymk_model_name=name, pymk_model_refresh_seconds=0.1) as driver:
+    me = ranker_graph[0]["s"]
+    async with make_driver(ranker_model_name=name, ranker_refresh_seconds=0.1) as driver:
         source = driver.services.suggestions.ranker
         before = await driver.suggested(me)
         assert len(before) == 50
         assert await source.ranker() == DEFAULT
 
-        trainer = make_service(pymk_model_name=name)
-        newest_holdout_of(trainer, pymk_graph, monkeypatch)
+        trainer = make_service(ranker_model_name=name)
+        newest_holdout_of(trainer, ranker_graph, monkeypatch)
         report = await trainer.background.ranker_training.train(seed=7, users=200, force=True)
         assert report.version == 1  # the model's name is this test's own
         assert report.promoted
         assert (await trainer.core.neo4j.ranker_models.serving(name)).served == 1
 
-        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        await asyncio.sleep(0.3)  # > RANKER_REFRESH_SECONDS
         await driver.services.suggestions.cache.invalidate(me)  # else served from the cache
         after = await driver.suggested(me)
         served = await source.ranker()  # the one the suggestions were ranked by

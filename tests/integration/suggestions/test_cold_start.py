@@ -24,12 +24,12 @@ from tests.support.stores import db_hits
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
 PREFIX = f"cs{RUN}:"  # this run's lists, buckets and mirror
-GROUP = f"pymk-{RUN}"  # this run's consumer group: counts only what came after it
+GROUP = f"charts-{RUN}"  # this run's consumer group: counts only what came after it
 
 
 @pytest.fixture
 async def cold(make_driver: MakeDriver) -> AsyncIterator[Driver]:
-    async with make_driver(redis_prefix=PREFIX, pymk_charts_consumer_group=GROUP) as graph:
+    async with make_driver(redis_prefix=PREFIX, cold_start_charts_consumer_group=GROUP) as graph:
         await graph.services.background.cold_start_charts.prepare()
         await counted(graph)
         yield graph
@@ -98,7 +98,7 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
     """A follow delivered again lands in its own hour again (counted twice, forgotten with the
     bucket); a follow older than the window counts nowhere."""
     recent, stale = uid("recent"), uid("stale")
-    hours = cold.services.settings.cold_start.pymk_trending_hours
+    hours = cold.services.settings.cold_start.cold_start_trending_hours
     now = time.time_ns() // 1_000
     old = now - (hours + 1) * 3_600 * 1_000_000
     events = [
@@ -138,7 +138,7 @@ async def test_popular_is_built_from_neo4j_then_kept_from_the_accounts_that_chan
     await fans(cold, uid, big, 5)
     await fans(cold, uid, small, 2)
     await counted(cold)
-    hours = cold.services.settings.cold_start.pymk_popular_rebuild_hours
+    hours = cold.services.settings.cold_start.cold_start_popular_rebuild_hours
     await lists.replace_popular([(big, 5), (small, 2)], hours * 3_600)
     await fans(cold, uid, star, 4)  # star passes small
     _, popular = await refreshed(cold)
@@ -167,7 +167,7 @@ async def test_an_account_that_hides_its_counts_is_neither_listed_nor_filled_in(
     lists = cold.services.core.redis.cold_start
     await fans(cold, uid, shy, 4)
     await counted(cold)
-    hours = cold.services.settings.cold_start.pymk_popular_rebuild_hours
+    hours = cold.services.settings.cold_start.cold_start_popular_rebuild_hours
     await lists.replace_popular([(shy, 4)], hours * 3_600)
     trending, popular = await refreshed(cold)
     assert shy in trending and shy in popular
@@ -225,7 +225,7 @@ async def test_the_cold_start_request_reads_no_more_than_the_lists_it_filters(
     """Every query a cold-start request runs, profiled: its work is bounded by the lists'
     size, far below the number of users the graph holds (loaded up to 20,000 when fewer), as a
     read of every user's degree would not be."""
-    kept = cold.services.settings.cold_start.pymk_charts_kept
+    kept = cold.services.settings.cold_start.cold_start_charts_kept
     bound = 20 * 2 * kept  # a few index seeks and checks per listed account
     users = await user_count(backends)
     if users < 5 * bound:

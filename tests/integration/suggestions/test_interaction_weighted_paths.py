@@ -70,8 +70,8 @@ async def test_interactions_with_a_friend_raise_the_candidates_behind_that_frien
 ) -> None:
     name = uid("model")
     settings = {
-        "pymk_model_name": name,
-        "pymk_model_refresh_seconds": 0.05,
+        "ranker_model_name": name,
+        "ranker_refresh_seconds": 0.05,
         "interactions_pair_daily_max": 10_000,
     }
     async with make_driver(**settings) as driver:

@@ -1,7 +1,7 @@
 """The suggestion ranker's staleness where an operator reads it, on the real servers: once
-the graph grew past PYMK_TRAIN_GROWTH since the served model was trained, or the last
-training failed, `graphsvc pymk status`, /readyz's `pymk` entry (readiness still 200) and the
-graphsvc_pymk_model_* gauges say so and why, refreshed by the API process itself; and
+the graph grew past RANKER_TRAIN_GROWTH since the served model was trained, or the last
+training failed, `graphsvc ranker status`, /readyz's `ranker` entry (readiness still 200) and the
+graphsvc_ranker_model_* gauges say so and why, refreshed by the API process itself; and
 `graphsvc load` ends saying when the ranker trains on the graph it made."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranker.scoring import DEFAULT
-from graphsvc.ops.ranker import registry as pymk_models
+from graphsvc.ops.ranker import registry as ranker_registry
 from tests.support.driver import Driver
 from tests.support.helpers import cli
 from tests.support.run import RUN
@@ -25,15 +25,15 @@ from tests.support.run import RUN
 UserIds = Callable[[str], str]
 MakeDriver = Callable[..., Driver]
 MakeService = Callable[..., Services]
-REFRESH = 0.1  # PYMK_MODEL_REFRESH_SECONDS of the tests' API
-GROWTH = 1.0  # PYMK_TRAIN_GROWTH: other tests' follows meanwhile never double the graph
+REFRESH = 0.1  # RANKER_REFRESH_SECONDS of the tests' API
+GROWTH = 1.0  # RANKER_TRAIN_GROWTH: other tests' follows meanwhile never double the graph
 
 
 async def served(services: Services, edges: int) -> int:
     """A model stored and promoted under the services' model name, trained (its metrics
     say) on ``edges`` follow edges; its version."""
     models = services.core.neo4j.ranker_models
-    name = services.settings.suggestions.pymk_model_name
+    name = services.settings.suggestions.ranker_model_name
     before = (await models.serving(name)).served
     metrics = {"edges": edges, "holdout": "newest", "precision_at_10": {"model": 0.1}}
     new = NewModel(
@@ -69,9 +69,9 @@ async def test_a_stale_or_failing_ranker_is_told_by_status_readiness_and_metrics
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
     settings = {
-        "pymk_model_name": uid("model"),
-        "pymk_model_refresh_seconds": REFRESH,
-        "pymk_train_growth": GROWTH,
+        "ranker_model_name": uid("model"),
+        "ranker_refresh_seconds": REFRESH,
+        "ranker_train_growth": GROWTH,
     }
     async with make_driver(**settings) as driver:
         services = driver.services
@@ -82,17 +82,17 @@ async def test_a_stale_or_failing_ranker_is_told_by_status_readiness_and_metrics
         # the graph grew past the bound since the served model was trained
         ready = await readiness(driver)
         assert (ready["neo4j"], ready["redis"]) == ("ok", "ok")
-        assert ready["pymk"].startswith(
+        assert ready["ranker"].startswith(
             f"stale: the served v{version} was trained on {trained_on:,} follow edges, the "
             "graph has "
         ), ready
-        assert ready["pymk"].endswith("past the 100% bound)") and "failed" not in ready["pymk"]
+        assert ready["ranker"].endswith("past the 100% bound)") and "failed" not in ready["ranker"]
         text = (await driver.http.get("/metrics")).text
-        assert gauge(text, "graphsvc_pymk_model_stale", '{reason="graph_changed"}') == 1
-        assert gauge(text, "graphsvc_pymk_model_stale", '{reason="training_failed"}') == 0
-        assert gauge(text, "graphsvc_pymk_model_stale", '{reason="no_model"}') == 0
-        assert gauge(text, "graphsvc_pymk_model_edges_growth") >= 9
-        lines = await pymk_models.status_lines(services)
+        assert gauge(text, "graphsvc_ranker_model_stale", '{reason="graph_changed"}') == 1
+        assert gauge(text, "graphsvc_ranker_model_stale", '{reason="training_failed"}') == 0
+        assert gauge(text, "graphsvc_ranker_model_stale", '{reason="no_model"}') == 0
+        assert gauge(text, "graphsvc_ranker_model_edges_growth") >= 9
+        lines = await ranker_registry.status_lines(services)
         (stale,) = [line for line in lines if line.startswith("stale: ")]
         assert stale.startswith(f"stale: the served v{version} was trained on {trained_on:,}")
 
@@ -100,15 +100,15 @@ async def test_a_stale_or_failing_ranker_is_told_by_status_readiness_and_metrics
         await served(services, await services.core.neo4j.suggestions.edge_count())
         why = "TrainError: only 3 held-out follows are among the candidates"
         edges = await services.core.neo4j.suggestions.edge_count()
-        name = settings["pymk_model_name"]
+        name = settings["ranker_model_name"]
         await services.core.neo4j.ranker_models.fail(name, time.time_ns() // 1_000, why, edges)
         ready = await readiness(driver)
-        assert ready["pymk"] == f"stale: the last training failed: {why}", ready
+        assert ready["ranker"] == f"stale: the last training failed: {why}", ready
         text = (await driver.http.get("/metrics")).text
-        assert gauge(text, "graphsvc_pymk_model_stale", '{reason="graph_changed"}') == 0
-        assert gauge(text, "graphsvc_pymk_model_stale", '{reason="training_failed"}') == 1
-        assert gauge(text, "graphsvc_pymk_model_edges_growth") < GROWTH
-        lines = await pymk_models.status_lines(services)
+        assert gauge(text, "graphsvc_ranker_model_stale", '{reason="graph_changed"}') == 0
+        assert gauge(text, "graphsvc_ranker_model_stale", '{reason="training_failed"}') == 1
+        assert gauge(text, "graphsvc_ranker_model_edges_growth") < GROWTH
+        lines = await ranker_registry.status_lines(services)
         assert f"stale: the last training failed: {why}" in lines
 
 
@@ -117,10 +117,10 @@ def graphsvc_load(path: Path, prefix: str, model: str) -> str:
     graph load's mark holds off no other test's training); its output."""
     env = {
         **os.environ,
-        "PYMK_MODEL_NAME": model,
-        "PYMK_TRAIN_MIN_EDGES": "1",
-        "PYMK_TRAIN_GROWTH": str(GROWTH),
-        "PYMK_TRAIN_CHECK_SECONDS": "45",
+        "RANKER_MODEL_NAME": model,
+        "RANKER_TRAIN_MIN_EDGES": "1",
+        "RANKER_TRAIN_GROWTH": str(GROWTH),
+        "RANKER_TRAIN_CHECK_SECONDS": "45",
         "REDIS_PREFIX": f"st{RUN}:",
     }
     return cli(env, "load", str(path), "--no-progress", "--prefix", prefix)
@@ -144,7 +144,7 @@ async def test_a_load_says_when_the_ranker_trains_on_the_graph_it_made(
     ) in out, out
 
     # a model trained on this graph: no training is due, and the load says when one is
-    services = make_service(pymk_model_name=model)
+    services = make_service(ranker_model_name=model)
     await served(services, await services.core.neo4j.suggestions.edge_count())
     path.write_text("c a 300\n")
     out = graphsvc_load(path, prefix, model)

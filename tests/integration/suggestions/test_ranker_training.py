@@ -24,13 +24,13 @@ from graphsvc.adapters.neo4j.ranker_models import NewModel
 from graphsvc.bootstrap import Services
 from graphsvc.domain.ranker.registry import takes_challenger
 from graphsvc.domain.ranker.scoring import DEFAULT, Ranker
-from graphsvc.ops.ranker import registry as pymk_models
+from graphsvc.ops.ranker import registry as ranker_registry
 from graphsvc.workers.graph_loads import loading
 from graphsvc.workers.ranker.examples import SINGLE, Example
 from graphsvc.workers.ranker.fit import fit
 from graphsvc.workers.ranker.training import TrainingPostponed
 from tests.support.driver import Driver
-from tests.support.pymk import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
+from tests.support.ranker import T0, TRAIN_USERS, generated_follows, load, newest_holdout_of
 from tests.support.run import RUN
 from tests.support.served import cypher
 
@@ -85,12 +85,12 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     name = uid("model")
-    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    settings = {"ranker_model_name": name, "ranker_refresh_seconds": 0.1}
     async with make_driver(**settings) as driver:
         source = driver.services.suggestions.ranker
         assert await source.ranker() == DEFAULT
         # the worker's round runs paced (one user at a time, waiting half the time)
-        paced = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 0.5}
+        paced = {"ranker_train_users": 200, "ranker_train_min_edges": 1, "ranker_train_share": 0.5}
         trainer = make_service(**settings, **paced)
         newest_holdout_of(trainer, graph, monkeypatch)
         training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
@@ -101,7 +101,7 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         state = await models.state(name)
         assert state.serving.served == 1 and state.attempt_outcome == "promoted"
         assert await training.due() is None  # trained just now, on this graph
-        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        await asyncio.sleep(0.3)  # > RANKER_REFRESH_SECONDS
         served = await source.ranker()
         assert served.version == 1 and served.trained["holdout"] == "newest"
         me = graph[0]["s"]
@@ -129,7 +129,7 @@ async def test_a_better_model_is_promoted_a_worse_one_rejected_and_a_crash_chang
         assert [m.version for m in await models.recent(name, 10)] == [2, 1]
         await asyncio.sleep(0.3)
         assert (await source.ranker()).version == 1
-        lines = await pymk_models.status_lines(trainer)
+        lines = await ranker_registry.status_lines(trainer)
         assert any(line.startswith("served: v1, promoted") for line in lines)
         assert any("last training:" in line and "failed" in line for line in lines)
 
@@ -159,11 +159,15 @@ async def test_a_promoted_model_is_tried_then_rolled_back_or_served_by_what_user
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     name = uid("model")
-    settings: dict[str, Any] = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
-    settings |= {"pymk_trial_share": 0.5, "pymk_trial_min_shown": 20, "pymk_trial_seconds": 3600}
+    settings: dict[str, Any] = {"ranker_model_name": name, "ranker_refresh_seconds": 0.1}
+    settings |= {
+        "ranker_trial_share": 0.5,
+        "ranker_trial_min_shown": 20,
+        "ranker_trial_seconds": 3600,
+    }
     users = sorted({row["s"] for row in graph})
     async with make_driver(**settings) as driver:
-        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        fast = {"ranker_train_users": 200, "ranker_train_min_edges": 1, "ranker_train_share": 1.0}
         trainer = make_service(**settings, **fast)
         newest_holdout_of(trainer, graph, monkeypatch)
         training, models = trainer.background.ranker_training, trainer.core.neo4j.ranker_models
@@ -174,12 +178,12 @@ async def test_a_promoted_model_is_tried_then_rolled_back_or_served_by_what_user
         assert (state.serving.served, state.serving.challenger, state.serving.share) == (0, 1, 0.5)
         assert state.attempt_outcome == "on trial" and state.trial_at is not None
         assert await training.due() is None
-        lines = await pymk_models.status_lines(trainer)
+        lines = await ranker_registry.status_lines(trainer)
         assert any(line.startswith("on trial: v1 for 50% of users") for line in lines), lines
         assert "next training: once the trial of v1 ends" in lines
 
         # its users are shown as much and follow nothing; the default's follow: rolled back
-        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        await asyncio.sleep(0.3)  # > RANKER_REFRESH_SECONDS
         tried, kept = arms(users, 1, 0.5)
         await shown_and_followed(driver, tried, follow=False)
         await shown_and_followed(driver, kept, follow=True)
@@ -220,11 +224,11 @@ async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
 ) -> None:
     """Nothing trained is served (the built-in default) and the fit is a bad one: the model
     is stored rejected and the best heuristic is promoted as a ranker of its own, served by
-    the API and named by `graphsvc pymk status`."""
+    the API and named by `graphsvc ranker status`."""
     name = uid("model")
-    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    settings = {"ranker_model_name": name, "ranker_refresh_seconds": 0.1}
     async with make_driver(**settings) as driver:
-        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        fast = {"ranker_train_users": 200, "ranker_train_min_edges": 1, "ranker_train_share": 1.0}
         trainer = make_service(**settings, **fast)
         newest_holdout_of(trainer, graph, monkeypatch)
         report = await trainer.background.ranker_training.train("test", fit=negated)
@@ -237,7 +241,7 @@ async def test_when_no_fit_beats_the_textbook_the_textbook_is_served(
         await asyncio.sleep(0.3)
         served = await driver.services.suggestions.ranker.ranker()
         assert served.version == 2 and served.weights == {SINGLE[best]: 1.0}
-        lines = await pymk_models.status_lines(trainer)
+        lines = await ranker_registry.status_lines(trainer)
         assert any(f"({best}: no fitted model beat it)" in line for line in lines)
 
 
@@ -268,9 +272,9 @@ async def test_a_training_waits_for_a_load_and_retries_what_may_pass(
     name = uid("model")
     # a Redis prefix of its own: the load's mark must not hold off other tests' workers
     trainer = make_service(
-        pymk_model_name=name,
-        pymk_train_users=200,
-        pymk_train_min_edges=1,
+        ranker_model_name=name,
+        ranker_train_users=200,
+        ranker_train_min_edges=1,
         redis_prefix=f"tl{RUN}:",
     )
     newest_holdout_of(trainer, graph, monkeypatch)
@@ -320,7 +324,7 @@ async def test_an_operator_ending_a_trial_leaves_the_tried_model_rejected(
     """A model never served, on trial until an operator's split or ``--off`` ended it, goes
     back to rejected, as a rejected challenger does, not to retired."""
     name = uid("model")
-    services = make_service(pymk_model_name=name)
+    services = make_service(ranker_model_name=name)
     models = services.core.neo4j.ranker_models
     body = json.dumps(dataclasses.replace(DEFAULT, version=0).as_json())
     for ended_by in ("split", "off"):
@@ -330,10 +334,10 @@ async def test_an_operator_ending_a_trial_leaves_the_tried_model_rejected(
         assert promoted and (state.serving.challenger, state.trial_at) == (version, T0)
         if ended_by == "split":
             other = await stored(services, name, {"paths": 1.0})
-            assert "ranks 10% of users" in await pymk_models.split(services, other, 0.1)
+            assert "ranks 10% of users" in await ranker_registry.split(services, other, 0.1)
             assert (await models.state(name)).trial_at is None  # an operator's split now
         else:
-            assert f"challenger was v{version}" in await pymk_models.split_off(services)
+            assert f"challenger was v{version}" in await ranker_registry.split_off(services)
         statuses = {m.version: m.status for m in await models.recent(name, 5)}
         assert statuses[version] == "rejected", statuses
     assert (await models.state(name)).serving.served == 0
@@ -343,11 +347,11 @@ async def test_a_split_ranks_two_users_with_the_two_versions(
     make_service: MakeService, uid: UserIds
 ) -> None:
     name = uid("model")
-    services = make_service(pymk_model_name=name, pymk_model_refresh_seconds=0.01)
+    services = make_service(ranker_model_name=name, ranker_refresh_seconds=0.01)
     first = await stored(services, name, {"ra": 1.0})
     second = await stored(services, name, {"paths": 1.0})
-    assert "v1 is served" in await pymk_models.promote(services, first)
-    assert "ranks 50% of users" in await pymk_models.split(services, second, 0.5)
+    assert "v1 is served" in await ranker_registry.promote(services, first)
+    assert "ranks 50% of users" in await ranker_registry.split(services, second, 0.5)
     users = [uid(f"s{n}") for n in range(20)]
     challenged = next(u for u in users if takes_challenger(u, second, 0.5))
     kept = next(u for u in users if not takes_challenger(u, second, 0.5))
@@ -361,9 +365,9 @@ async def test_a_split_ranks_two_users_with_the_two_versions(
     }
     assert statuses == {first: "served", second: "challenger"}
 
-    with pytest.raises(pymk_models.RegistryRefused, match="is the served model"):
-        await pymk_models.split(services, first, 0.5)
-    assert "challenger was v2" in await pymk_models.split_off(services)
+    with pytest.raises(ranker_registry.RegistryRefused, match="is the served model"):
+        await ranker_registry.split(services, first, 0.5)
+    assert "challenger was v2" in await ranker_registry.split_off(services)
     await asyncio.sleep(0.02)
     assert (await source.ranker_for(challenged)).version == first
     statuses = {
@@ -382,14 +386,14 @@ async def test_a_registry_made_anew_serves_its_own_first_version(
     """A registry emptied (as an evaluation's wipe leaves it) numbers its models from 1 again:
     an API process that served the old v1 serves the new one, not the old weights it holds."""
     name = uid("model")
-    settings = {"pymk_model_name": name, "pymk_model_refresh_seconds": 0.1}
+    settings = {"ranker_model_name": name, "ranker_refresh_seconds": 0.1}
     async with make_driver(**settings) as driver:
-        fast = {"pymk_train_users": 200, "pymk_train_min_edges": 1, "pymk_train_share": 1.0}
+        fast = {"ranker_train_users": 200, "ranker_train_min_edges": 1, "ranker_train_share": 1.0}
         trainer = make_service(**settings, **fast)
         newest_holdout_of(trainer, graph, monkeypatch)
         training, source = trainer.background.ranker_training, driver.services.suggestions.ranker
         first = await training.train("test", force=True)
-        await asyncio.sleep(0.3)  # > PYMK_MODEL_REFRESH_SECONDS
+        await asyncio.sleep(0.3)  # > RANKER_REFRESH_SECONDS
         assert (await source.ranker()).weights == first.weights and first.version == 1
         cypher(
             trainer.settings,

@@ -2,7 +2,7 @@
 recommendation id naming the ranker version that computed its list (a cached list too);
 follows, shows and dismissals carrying it count for that version, a follow once whatever is
 retried or replayed; an id that is forged, malformed or another user's is a 422 that changes
-nothing; and `graphsvc pymk report` prints what the counters hold."""
+nothing; and `graphsvc ranker report` prints what the counters hold."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ async def neighbourhood(driver: Driver, uid: UserIds) -> tuple[str, list[str]]:
 async def store_version(service: Services, precision: float) -> int:
     """A new version of the service's model (the default's weights, scaled), with the
     precision@10 it measured offline; served from the next refresh on."""
-    name = service.settings.suggestions.pymk_model_name
+    name = service.settings.suggestions.ranker_model_name
     body = {**DEFAULT.as_json(), "weights": {k: 2 * w for k, w in DEFAULT.weights.items()}}
     metrics = {"precision_at_10": {"model": precision, "default": 0.01}}
     served = (await service.core.neo4j.ranker_models.serving(name)).served
@@ -86,7 +86,7 @@ def version_of(recommendation_id: str) -> int:
 async def test_a_follow_counts_once_for_the_version_that_ranked_the_list(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
-    async with make_driver(pymk_model_name=uid("model"), pymk_model_refresh_seconds=3600) as d:
+    async with make_driver(ranker_model_name=uid("model"), ranker_refresh_seconds=3600) as d:
         feedback = d.services.feedback
         me, (c, e, f, g) = await neighbourhood(d, uid)
         first = await d.suggestions(me, limit=4)  # by the built-in default, and cached
@@ -121,7 +121,7 @@ async def test_an_id_counts_only_for_the_targets_its_answer_served(
 ) -> None:
     """A valid id sent with a target its answer did not serve is accepted (the follow, show
     or dismissal is made) and counts nothing: no version gains what it did not serve."""
-    async with make_driver(pymk_model_name=uid("model")) as d:
+    async with make_driver(ranker_model_name=uid("model")) as d:
         me, others = await neighbourhood(d, uid)
         answer = await d.suggestions(me, limit=2)
         served = [item.user_id for item in answer.items]
@@ -145,14 +145,14 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
     make_driver: MakeDriver, make_service: MakeService, uid: UserIds
 ) -> None:
     name = uid("model")
-    async with make_driver(pymk_model_name=name) as d:
+    async with make_driver(ranker_model_name=name) as d:
         feedback = d.services.feedback
         me, (c, *_) = await neighbourhood(d, uid)
         other, _ = await neighbourhood(d, uid)
         mine = (await d.suggestions(me)).recommendation_id
         theirs = (await d.suggestions(other)).recommendation_id
         body, mac = mine.split(".")
-        elsewhere = make_service(pymk_model_name=name, cursor_secret="another-secret-of-16+")
+        elsewhere = make_service(ranker_model_name=name, cursor_secret="another-secret-of-16+")
         bad = {
             "garbage": "not-an-id",
             "edited": f"{body[:-2]}{'A' if body[-2] != 'A' else 'B'}{body[-1]}.{mac}",
@@ -182,11 +182,13 @@ async def test_a_forged_malformed_or_foreign_id_is_a_422_that_changes_nothing(
 async def test_an_expired_id_is_accepted_but_not_counted(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
-    async with make_driver(pymk_model_name=uid("model"), pymk_recommendation_ttl_seconds=1) as d:
+    async with make_driver(
+        ranker_model_name=uid("model"), suggest_recommendation_ttl_seconds=1
+    ) as d:
         me, (c, e, *_) = await neighbourhood(d, uid)
         rid = (await d.suggestions(me)).recommendation_id
         before = not_counted("expired")
-        await asyncio.sleep(1.1)  # past PYMK_RECOMMENDATION_TTL_SECONDS
+        await asyncio.sleep(1.1)  # past SUGGEST_RECOMMENDATION_TTL_SECONDS
         assert (await d.follow(me, c, recommendation_id=rid)).created
         assert (await d.dismiss(me, e, recommendation_id=rid)).created
         figures = by_version(await d.services.feedback.report())
@@ -197,7 +199,7 @@ async def test_an_expired_id_is_accepted_but_not_counted(
 async def test_served_items_shows_and_dismissals_are_counted(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
-    async with make_driver(pymk_model_name=uid("model")) as d:
+    async with make_driver(ranker_model_name=uid("model")) as d:
         me, others = await neighbourhood(d, uid)
         feedback = d.services.feedback
         first = await d.suggestions(me, limit=3)
@@ -254,7 +256,7 @@ async def test_the_report_prints_what_the_counters_hold(
     make_driver: MakeDriver, server_settings: Settings, uid: UserIds
 ) -> None:
     name = uid("model")
-    async with make_driver(pymk_model_name=name, pymk_model_refresh_seconds=3600) as d:
+    async with make_driver(ranker_model_name=name, ranker_refresh_seconds=3600) as d:
         me, (c, *_) = await neighbourhood(d, uid)
         await store_version(d.services, precision=0.5)
         rid = (await d.suggestions(me, limit=4)).recommendation_id
@@ -276,7 +278,7 @@ async def test_the_report_prints_what_the_counters_hold(
         }
     ]
 
-    env = server_env(server_settings, PYMK_MODEL_NAME=name, DEVELOPMENT="1")
+    env = server_env(server_settings, RANKER_MODEL_NAME=name, DEVELOPMENT="1")
     printed = await asyncio.to_thread(report_process, env, "--json")
     assert json.loads(printed) == over_http.model_dump()
     table = (await asyncio.to_thread(report_process, env)).splitlines()
@@ -295,13 +297,13 @@ async def test_the_report_prints_what_the_counters_hold(
 
 
 def report_process(env: dict[str, str], *options: str) -> str:
-    return cli(env, "pymk", "report", *options)
+    return cli(env, "ranker", "report", *options)
 
 
 def test_the_report_of_an_unreachable_redis_is_one_line(server_settings: Settings) -> None:
     env = server_env(server_settings, REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
     result = subprocess.run(
-        [sys.executable, "-m", "graphsvc.ops.cli", "pymk", "report", "--json"],
+        [sys.executable, "-m", "graphsvc.ops.cli", "ranker", "report", "--json"],
         env={**env, "REDIS_CLUSTER": "0", "REDIS_CONNECT_TIMEOUT": "0.5", "DEVELOPMENT": "1"},
         capture_output=True,
         text=True,
@@ -310,5 +312,5 @@ def test_the_report_of_an_unreachable_redis_is_one_line(server_settings: Setting
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("graphsvc pymk: redis: ConnectionError"), result.stderr
+    assert last.startswith("graphsvc ranker: redis: ConnectionError"), result.stderr
     assert result.stdout == ""

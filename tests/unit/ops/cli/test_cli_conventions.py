@@ -27,7 +27,16 @@ HEAVY = [
     "graphsvc.bootstrap",
     "graphsvc.settings",
 ]
-GROUPS = [[], ["services"], ["keys"], ["pymk"], ["serve"], ["load"], ["check"], ["pymk", "eval"]]
+GROUPS = [
+    [],
+    ["services"],
+    ["keys"],
+    ["ranker"],
+    ["serve"],
+    ["load"],
+    ["check"],
+    ["ranker", "eval"],
+]
 
 HELP_ONLY = """
 import contextlib, io, sys

@@ -50,6 +50,6 @@ def test_options_are_listed_with_their_help_and_defaults() -> None:
     text = markdown()
     assert "| `--undirected / --directed` | whether each line follows both ways" in text
     assert "| `--grace SECONDS` | only events older than this" in text
-    assert "\\[default: 0.1\\]" in text  # pymk train --share, brackets kept out of links
+    assert "\\[default: 0.1\\]" in text  # ranker train --share, brackets kept out of links
     assert "| `--scopes TEXT` | comma-separated: read,write,admin,internal \\[required\\] |" in text
     assert "--help" not in text.replace("answers `--help`", "")  # every command has it

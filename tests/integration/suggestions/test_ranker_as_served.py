@@ -34,7 +34,7 @@ from tests.support.helpers import (
     stop_process,
 )
 from tests.support.paths import DATASETS
-from tests.support.pymk import SERVED_WORKER_ENV
+from tests.support.ranker import SERVED_WORKER_ENV
 
 EMAIL = DATASETS / "email-Eu-core.txt"
 K = 10
@@ -105,7 +105,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The fresh service loaded and trained by its worker: the suggestions of the sampled
     users, their held-out follows, the training lines, and the service's settings."""
-    base = tmp_path_factory.mktemp("pymk-as-served")
+    base = tmp_path_factory.mktemp("ranker-as-served")
     redis = ThrowawayRedis(base)
     settings, neo4j, env = own_servers(base, redis.url)
     # the suite keeps workers from training on the shared graph; this one is the test's own

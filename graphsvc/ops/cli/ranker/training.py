@@ -1,7 +1,7 @@
-"""``pymk train`` and ``pymk eval``: the suggestion ranker trained on the served graph now (the
+"""``ranker train`` and ``ranker eval``: the suggestion ranker trained on the served graph now (the
 worker's training cycle, asked for), and the service as served scored against link-prediction
 baselines on graphs of the evaluation's own servers. They join the group of ``models``
-(status, promote, split, report): one group, ``graphsvc pymk``, for the whole feature."""
+(status, promote, split, report): one group, ``graphsvc ranker``, for the whole feature."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from graphsvc.ops.cli.failures import Refused
-from graphsvc.ops.cli.pymk.models import app
+from graphsvc.ops.cli.ranker.models import app
 from graphsvc.ops.cli.running import command, say
 from graphsvc.ops.evaluation.defaults import DEFAULT_SEEDS, DEFAULT_USERS
 
@@ -73,7 +73,7 @@ def _seeds(seeds: str | None, seed: int | None) -> list[int]:
 
 
 @command(app, "train")
-async def train_pymk(
+async def train_ranker(
     holdout: Annotated[
         Literal["auto", "newest", "random"],
         typer.Option(
@@ -91,7 +91,7 @@ async def train_pymk(
     ] = 1,
     users: Annotated[
         int | None,
-        typer.Option(metavar="INTEGER", min=10, help="users sampled (default PYMK_TRAIN_USERS)"),
+        typer.Option(metavar="INTEGER", min=10, help="users sampled (default RANKER_TRAIN_USERS)"),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="promote it whatever the validation says")
@@ -112,7 +112,7 @@ async def train_pymk(
     async with open_operations(get_settings()) as operations:
         with tqdm(desc="features", unit="user", disable=no_progress) as bar:
             report = await operations.background.ranker_training.train(
-                "asked (graphsvc pymk train)",
+                "asked (graphsvc ranker train)",
                 holdout=holdout,
                 share=share,
                 seed=seed,
@@ -252,7 +252,7 @@ Wipe = Annotated[
 
 
 @command(app, "eval")
-async def eval_pymk(
+async def eval_ranker(
     edges: EdgeFile,
     interactions: InteractionFile = None,
     undirected: Undirected = True,
@@ -309,7 +309,7 @@ async def _eval_servers() -> Settings:
 
 
 @command(app, "served")
-async def served_pymk(
+async def served_ranker(
     edges: EdgeFile,
     interactions: InteractionFile = None,
     undirected: Undirected = False,

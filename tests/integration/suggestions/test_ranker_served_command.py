@@ -1,4 +1,4 @@
-"""`graphsvc pymk served` against a running service (an API process and its worker, on
+"""`graphsvc ranker served` against a running service (an API process and its worker, on
 servers of this module's own): it empties the stores, loads the training graph, waits for the
 worker's training and for the API to rank with the version it served, asks the API, and
 writes the table and the JSON; a graph that is not empty is refused without ``--wipe``, on one
@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.helpers import ThrowawayRedis, cli, own_servers
 from tests.support.paths import DATASETS
-from tests.support.pymk import SERVED_WORKER_ENV
+from tests.support.ranker import SERVED_WORKER_ENV
 from tests.support.served import FAULT_ENV, ApiProcess
 
 EMAIL = DATASETS / "email-Eu-core.txt"
@@ -40,10 +40,10 @@ class Running:
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    base = tmp_path_factory.mktemp("pymk-served")
+    base = tmp_path_factory.mktemp("ranker-served")
     redis = ThrowawayRedis(base)
     _, neo4j, env = own_servers(base, redis.url)
-    env |= {**FAULT_ENV, **SERVED_WORKER_ENV, "PYMK_TRAIN_USERS": "200"}
+    env |= {**FAULT_ENV, **SERVED_WORKER_ENV, "RANKER_TRAIN_USERS": "200"}
     graph = base / "email-part.txt"
     graph.write_text("\n".join(EMAIL.read_text().splitlines()[:LINES]) + "\n")
     api = ApiProcess(env, base / "api.log")
@@ -63,7 +63,7 @@ def test_it_judges_what_the_api_serves(running: Running) -> None:
     report = running.base / "report.json"
     out = cli(
         running.env,
-        *("pymk", "served", "--edges", str(running.graph), "--seed", "1", "--users", "100"),
+        *("ranker", "served", "--edges", str(running.graph), "--seed", "1", "--users", "100"),
         *("--url", running.api.url, "--wipe", "--wait-minutes", "10", "--no-progress"),
         *("--json", str(report)),
         timeout=900,
@@ -85,7 +85,7 @@ def test_it_judges_what_the_api_serves(running: Running) -> None:
 
 def test_a_graph_that_is_not_empty_is_refused_without_wipe(running: Running) -> None:
     cli(running.env, "load", str(running.graph), "--no-progress")
-    argv = ["pymk", "served", "--edges", str(running.graph), "--url", running.api.url]
+    argv = ["ranker", "served", "--edges", str(running.graph), "--url", running.api.url]
     refused = subprocess.run(
         [sys.executable, "-m", "graphsvc.ops.cli", *argv],
         env=running.env,

@@ -1,4 +1,4 @@
-"""``pymk status|split|promote|report``: the suggestion ranker's models as an operator sees and
+"""``ranker status|split|promote|report``: the suggestion ranker's models as an operator sees and
 moves them (what is served and why, the A/B split, the last and next training, a rollback), and
 how each version does online."""
 
@@ -26,11 +26,11 @@ async def status() -> None:
     """What is served and why, whether it is stale, the split, the last and the next
     training, recent models."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.ranker import registry as pymk_models
+    from graphsvc.ops.ranker import registry as ranker_registry
     from graphsvc.settings import get_settings
 
     async with open_operations(get_settings()) as operations:
-        lines = await pymk_models.status_lines(operations)
+        lines = await ranker_registry.status_lines(operations)
     for line in lines:
         say(line)
 
@@ -39,11 +39,11 @@ async def status() -> None:
 async def promote(version: Version) -> None:
     """Serve a stored version now (a rollback, or a model the training rejected)."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.ranker import registry as pymk_models
+    from graphsvc.ops.ranker import registry as ranker_registry
     from graphsvc.settings import get_settings
 
     async with open_operations(get_settings()) as operations:
-        say(await pymk_models.promote(operations, version))
+        say(await ranker_registry.promote(operations, version))
 
 
 @command(app)
@@ -61,16 +61,16 @@ async def split(
 ) -> None:
     """Rank a share of users (by a hash of their id) with a challenger model, or end that."""
     from graphsvc.bootstrap import open_operations
-    from graphsvc.ops.ranker import registry as pymk_models
+    from graphsvc.ops.ranker import registry as ranker_registry
     from graphsvc.settings import get_settings
 
     if off == (challenger is not None):
         raise Refused("give --challenger VERSION (and --share) or --off")
     async with open_operations(get_settings()) as operations:
         if challenger is None:
-            say(await pymk_models.split_off(operations))
+            say(await ranker_registry.split_off(operations))
         else:
-            say(await pymk_models.split(operations, challenger, share))
+            say(await ranker_registry.split(operations, challenger, share))
 
 
 @command(app)
@@ -83,12 +83,12 @@ async def report(
     (each follow once), follows per item shown and per item served, and the stored model's
     precision@10 on its validation users (none for the built-in default, version 0).
     """
-    from graphsvc.ops.ranker import report as pymk_report
+    from graphsvc.ops.ranker import report as ranker_report
     from graphsvc.settings import get_settings
 
-    model, figures = await pymk_report.online_figures(get_settings())
+    model, figures = await ranker_report.online_figures(get_settings())
     if as_json:
-        say(json.dumps(pymk_report.as_json(model, figures), indent=2, allow_nan=False))
+        say(json.dumps(ranker_report.as_json(model, figures), indent=2, allow_nan=False))
         return
-    for line in pymk_report.table(model, figures):
+    for line in ranker_report.table(model, figures):
         say(line)

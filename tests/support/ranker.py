@@ -21,14 +21,14 @@ T0 = 1_700_000_000_000_000  # µs: old enough that loaded edges are never the ne
 # often, reads at full speed (nothing is served beside it: the pacing only waits between
 # queries, the fit is the same), the API looks for its model every second, and the model it
 # promotes goes through a trial in which nobody is shown anything, so it ends served on its
-# validation after PYMK_TRIAL_SECONDS (longer than `pymk served`'s poll: it sees the trial).
+# validation after RANKER_TRIAL_SECONDS (longer than `ranker served`'s poll: it sees the trial).
 SERVED_WORKER_ENV = {
-    "PYMK_TRAIN_MIN_EDGES": "1000",
-    "PYMK_TRAIN_CHECK_SECONDS": "2",
-    "PYMK_TRAIN_SHARE": "1",
-    "PYMK_MODEL_REFRESH_SECONDS": "1",
-    "PYMK_TRIAL_SHARE": "0.1",
-    "PYMK_TRIAL_SECONDS": "6",
+    "RANKER_TRAIN_MIN_EDGES": "1000",
+    "RANKER_TRAIN_CHECK_SECONDS": "2",
+    "RANKER_TRAIN_SHARE": "1",
+    "RANKER_REFRESH_SECONDS": "1",
+    "RANKER_TRIAL_SHARE": "0.1",
+    "RANKER_TRIAL_SECONDS": "6",
 }
 TRAIN_USERS = 300
 TRAIN_EDGES = 4_000  # the newest 400 held out: made by over 200 users
