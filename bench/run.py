@@ -1063,13 +1063,15 @@ def main() -> None:
     against: dict[str, dict[str, Any]] = {}
     if args.timelines_only:
         try:
-            feed = asyncio.run(timelines.measure(settings, path, api.url, api_key, picks.celebrity))
+            timeline_figures = asyncio.run(
+                timelines.measure(settings, path, api.url, api_key, picks.celebrity)
+            )
         finally:
             api.stop()
             budgeted.stop()
             peer.stop()
-        print_table(timelines.rows(feed))
-        (RESULTS / "timelines.json").write_text(json.dumps(feed, indent=2, default=str))
+        print_table(timelines.rows(timeline_figures))
+        (RESULTS / "timelines.json").write_text(json.dumps(timeline_figures, indent=2, default=str))
         return
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
@@ -1125,7 +1127,9 @@ def main() -> None:
             print_table(versus.rows(against))
             return
         say("timelines: hybrid, push-everything and pull-everything")
-        feed = asyncio.run(timelines.measure(settings, path, api.url, api_key, picks.celebrity))
+        timeline_figures = asyncio.run(
+            timelines.measure(settings, path, api.url, api_key, picks.celebrity)
+        )
     finally:
         api.stop()
         budgeted.stop()
@@ -1136,7 +1140,7 @@ def main() -> None:
     rows = build_rows(summary, load_record, memory, picks) + cold_start_rows(summary, picks)
     rows += history.rows(summary, exported)
     rows += versus.rows(against)
-    rows += timelines.rows(feed)
+    rows += timelines.rows(timeline_figures)
     print_table(rows)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = {
@@ -1147,7 +1151,7 @@ def main() -> None:
         "memory": memory,
         "scenarios": summary,
         "versus_peer": against,
-        "timelines": feed,
+        "timelines": timeline_figures,
         "rows": rows,
         "celebrity": picks.celebrity,
         "median_user": picks.median,

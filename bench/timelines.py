@@ -1,16 +1,17 @@
 """`make bench`'s timeline rows: the hybrid (push for ordinary authors, pull for celebrities)
 against push-everything and pull-everything, measured in the same run on the loaded graph.
 
-- Publish: the top celebrity's post through the API (outbox only, as pull-everything would
-  do), against pushing that post into every follower's inbox (push-everything: the same push
-  code the fan-out runs, over the same follower walk); an ordinary author with about 1,000
+- Publish: the top celebrity's post through the API (the author's posts only, as pull-everything
+  would do), against pushing that post into every follower's home timeline (push-everything: the
+  same push code the fan-out runs, over the same follower walk); an ordinary author with about 1,000
   followers through the API (202) and until its fan-out is done. Every follower is marked as
-  a reader, so every push is an inbox write.
-- Fan-out rate: inbox writes per second of the push-everything run.
+  a reader, so every push is a home timeline write.
+- Fan-out rate: home timeline writes per second of the push-everything run.
 - Read: a reader following 300 ordinary authors and the 5 top celebrities, through the API;
   and in this process, the hybrid read (the service's own) against pull-everything (merge
-  the newest posts of every followed outbox on read, filtered the same way).
-- Memory: bytes Redis uses per inbox entry, over full inboxes (FEED_INBOX_CAP posts).
+  the newest posts of every followed author's posts on read, filtered the same way).
+- Memory: bytes Redis uses per home timeline entry, over full home timelines (TIMELINE_READER_CAP
+  posts).
 """
 
 from __future__ import annotations
@@ -79,13 +80,14 @@ async def _followers(services: Services, user: str) -> list[str]:
 
 
 async def _push_everything(services: Services, author: str, post: Post) -> tuple[float, int]:
-    """Push one post into every follower's inbox, as push-everything would: (seconds, writes)."""
+    """Push one post into every follower's home timeline, as push-everything would: (seconds,
+    writes)."""
     started = time.perf_counter()
     writes, position = 0, None
     while True:
         page = await services.follow_pages.walk(Side.FOLLOWERS, author, position, 1_000)
         readers = [e.user_id for e in page if e.user_id != READER]  # its timeline is measured
-        reached, _ = await services.core.redis.inboxes.push(readers, [post])
+        reached, _ = await services.core.redis.home_timelines.push(readers, [post])
         writes += reached
         if len(page) < 1_000:
             return time.perf_counter() - started, writes
@@ -93,10 +95,10 @@ async def _push_everything(services: Services, author: str, post: Post) -> tuple
 
 
 async def _pull_everything(services: Services, reader: str, limit: int) -> list[Post]:
-    """The reader's timeline with no inbox: every followed outbox merged on read."""
+    """The reader's timeline with no home timeline: every followed author's posts merged on read."""
     following = await services.follow_pages.walk(Side.FOLLOWING, reader, None, 5_000)
     authors = [e.user_id for e in following]
-    pages, inactive, _ = await services.core.redis.outboxes.pages_and_hidden(
+    pages, inactive, _ = await services.core.redis.author_posts.pages_and_hidden(
         authors, None, limit + 1, []
     )
     return [p for p in newest_first(pages) if p.author not in inactive][:limit]
@@ -135,17 +137,20 @@ async def _setup_reader(
 
 async def _mark_active(services: Services, readers: Sequence[str]) -> None:
     """Readers who read just now, as a timeline read marks them (without the read, which
-    would rebuild their inboxes): pushes reach them."""
-    inboxes, ttl = services.core.redis.inboxes, services.settings.timelines.feed_active_ms
+    would rebuild their home_timelines): pushes reach them."""
+    home_timelines, ttl = (
+        services.core.redis.home_timelines,
+        services.settings.timelines.timeline_active_ms,
+    )
     async with services.core.redis.client.pipeline(transaction=False) as pipe:
         for reader in readers:
-            pipe.set(inboxes.key("rd", reader), "1", px=ttl)
+            pipe.set(home_timelines.key("rd", reader), "1", px=ttl)
         await pipe.execute()
 
 
-async def _inbox_memory(services: Services, reader: str) -> tuple[int, int]:
-    """(bytes Redis uses for the reader's inbox, posts in it)."""
-    key = services.core.redis.inboxes.key("in", reader)
+async def _timeline_memory(services: Services, reader: str) -> tuple[int, int]:
+    """(bytes Redis uses for the reader's home timeline, posts in it)."""
+    key = services.core.redis.home_timelines.key("in", reader)
     async with services.core.redis.client.pipeline(transaction=False) as pipe:
         pipe.memory_usage(key, samples=0)
         pipe.zcard(key)
@@ -154,16 +159,17 @@ async def _inbox_memory(services: Services, reader: str) -> tuple[int, int]:
 
 
 async def _bytes_per_entry(services: Services, authors: list[str]) -> float:
-    """Fill 100 inboxes to FEED_INBOX_CAP with posts of real author ids; bytes per entry."""
-    cap = services.settings.timelines.feed_inbox_cap
+    """Fill 100 home timelines to TIMELINE_READER_CAP with posts of real author ids; bytes per
+    entry."""
+    cap = services.settings.timelines.timeline_reader_cap
     readers = [f"bench.mem{n}" for n in range(100)]
     await _mark_active(services, readers)
     base = int(time.time() * 1e6) - 86_400_000_000
     posts = [Post.of(authors[n % len(authors)], f"p{n:07d}", base + n * 1_000) for n in range(cap)]
-    await services.core.redis.inboxes.push(readers, posts)
+    await services.core.redis.home_timelines.push(readers, posts)
     used = entries = 0
     for reader in readers:
-        size, count = await _inbox_memory(services, reader)
+        size, count = await _timeline_memory(services, reader)
         used, entries = used + size, entries + count
     return used / max(entries, 1)
 
@@ -185,7 +191,7 @@ async def measure(
         figures["celebrity_followers"] = len(star_fans)
         figures["ordinary_followers"] = len(plain_fans)
 
-        # push-everything: the celebrity's post into every follower's inbox (3 runs)
+        # push-everything: the celebrity's post into every follower's home timeline (3 runs)
         runs = []
         for k in range(3):
             post = Post.of(celebrity, f"bench-push-{run}-{k}", int(time.time() * 1e6))
@@ -194,7 +200,7 @@ async def measure(
         figures["push_everything_celebrity_s"] = seconds
         figures["push_everything_writes_per_s"] = statistics.median(w / s for s, w in runs)
         # the hybrid's largest fan-out: the most followed author below the threshold
-        threshold = services.settings.timelines.feed_celebrity_followers
+        threshold = services.settings.timelines.timeline_celebrity_followers
         biggest = max((u for u, n in followers.items() if n < threshold), key=followers.get)
         big_fans = await _followers(services, biggest)
         await _mark_active(services, big_fans)
@@ -216,8 +222,8 @@ async def measure(
         hybrid_items = [p.member for p in (await services.timelines.timeline(READER, 20)).items]
         pulled_items = [p.member for p in await _pull_everything(services, READER, 20)]
         figures["same_answer"] = hybrid_items == pulled_items
-        figures["bytes_per_inbox_entry"] = await _bytes_per_entry(services, ordinary)
-        figures["reader_inbox"] = (await _inbox_memory(services, READER))[1]
+        figures["bytes_per_timeline_entry"] = await _bytes_per_entry(services, ordinary)
+        figures["reader_timeline"] = (await _timeline_memory(services, READER))[1]
 
         headers = {"Authorization": f"Bearer {api_key}"}
         async with httpx.AsyncClient(base_url=api_url, headers=headers, timeout=30) as http:
@@ -276,7 +282,7 @@ def rows(f: dict[str, Any]) -> list[dict[str, Any]]:
             "row": f"timeline publish, top celebrity ({f['celebrity_followers']:,} followers): "
             f"hybrid/pull-everything through the API p50 {star['p50_us']:,.0f}us p99 "
             f"{star['p99_us']:,.0f}us; push-everything {f['push_everything_celebrity_s'] * 1e3:,.0f} ms "
-            f"of inbox writes per post",
+            f"of home timeline writes per post",
             "measured": f"p99 {star['p99_us'] / 1e3:.2f} ms; push-everything "
             f"{f['push_everything_celebrity_s'] * 1e6 / star['p50_us']:,.0f}x the hybrid's p50",
             "target": "celebrity publish p99 <= 5 ms",
@@ -286,14 +292,14 @@ def rows(f: dict[str, Any]) -> list[dict[str, Any]]:
             "row": f"timeline publish, ordinary author ({f['ordinary_followers']:,} followers): "
             f"API 202 p50 {plain['p50_us']:,.0f}us p99 {plain['p99_us']:,.0f}us, fan-out done "
             f"p50 {f['ordinary_fanout_done']['p50_us'] / 1e3:,.0f} ms (push-everything: the "
-            "same; pull-everything: the outbox write only); 50 back to back: 202 p50 "
+            "same; pull-everything: the author's posts write only); 50 back to back: 202 p50 "
             f"{f['publish_ordinary_burst_api']['p50_us'] / 1e3:,.1f} ms (the fan-outs run in "
             "the worker)",
-            "measured": f"{f['fanout_writes_per_s']:,.0f} inbox writes/s (walk and push, the "
+            "measured": f"{f['fanout_writes_per_s']:,.0f} home timeline writes/s (walk and push, the "
             f"largest ordinary author: {f['fanout_author_followers']:,} followers); "
             f"push-everything at the celebrity {f['push_everything_writes_per_s']:,.0f}/s (two "
             "thirds of its followers come from Neo4j, past the hot list)",
-            "target": "fan-out >= 50,000 inbox writes/s",
+            "target": "fan-out >= 50,000 home timeline writes/s",
             "pass": f["fanout_writes_per_s"] >= 50_000,
         },
         {
@@ -308,9 +314,9 @@ def rows(f: dict[str, Any]) -> list[dict[str, Any]]:
             "pass": api["p99_us"] <= 10_000 and speedup >= 10,
         },
         {
-            "row": f"timeline memory: full inboxes of {800} posts (listpack encoding)",
-            "measured": f"{f['bytes_per_inbox_entry']:.1f} bytes per inbox entry",
+            "row": f"timeline memory: full home timelines of {800} posts (listpack encoding)",
+            "measured": f"{f['bytes_per_timeline_entry']:.1f} bytes per home timeline entry",
             "target": "<= 40 bytes per entry",
-            "pass": f["bytes_per_inbox_entry"] <= 40,
+            "pass": f["bytes_per_timeline_entry"] <= 40,
         },
     ]

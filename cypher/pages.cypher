@@ -142,7 +142,7 @@ LIMIT $limit
 
 // name: celebrities_page
 // The active users $id follows that have at least $threshold followers, newest follow first,
-// keyset-paged (what a pull-model feed fans in from).
+// keyset-paged (what a pull-model timeline fans in from).
 // Cost: $id's followings read newest first through the follows_src_since index (src, since,
 // dst) from the cursor's position, as in pages/following_page, and stopped once the page is
 // full: each followed user's degree is O(1) in Neo4j, and its counts setting a property of

@@ -194,7 +194,7 @@ async def _prepare_consumers(core: Core) -> None:
     what the API writes before a worker's first start waits for it."""
     settings = core.settings
     groups = (
-        settings.timelines.feed_consumer_group,
+        settings.timelines.timeline_consumer_group,
         settings.cold_start.cold_start_charts_consumer_group,
     )
     try:

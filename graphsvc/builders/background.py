@@ -52,7 +52,9 @@ def build_background(
         settings.mirror,
         core.mutes,
     )
-    consumer = TimelineEvents(redis.outboxes, redis.inboxes, redis.stream, settings.timelines)
+    consumer = TimelineEvents(
+        redis.author_posts, redis.home_timelines, redis.stream, settings.timelines
+    )
     trial = RankerTrial(neo4j.ranker_models, redis.feedback_counters, settings.suggestions)
     training = RankerTraining(
         neo4j.ranker_models,

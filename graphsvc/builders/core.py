@@ -103,7 +103,7 @@ def _writes(neo4j: Neo4jAdapters, redis: RedisAdapters, breaker: Breaker) -> Wri
         redis.privacy,
         redis.stream,
         redis.suggestion_cache,
-        redis.inboxes,
+        redis.home_timelines,
         breaker,
         redis.mutes,
         neo4j.snapshots.read_counts,

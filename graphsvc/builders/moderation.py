@@ -35,6 +35,6 @@ def build_moderation_jobs(
         access,
         core.mutes,
         TimelineErasure(
-            redis.outboxes, redis.inboxes, redis.timeline_job_queue, settings.timelines
+            redis.author_posts, redis.home_timelines, redis.timeline_job_queue, settings.timelines
         ),
     )

@@ -58,8 +58,8 @@ def build_consistency(core: Core) -> Consistency:
 def build_timeline_check(core: Core, timelines: Timelines) -> TimelineCheck:
     settings = core.settings
     return TimelineCheck(
-        core.redis.outboxes,
-        core.redis.inboxes,
+        core.redis.author_posts,
+        core.redis.home_timelines,
         core.follow_pages,
         timelines,
         settings.timelines,

@@ -40,7 +40,7 @@ from graphsvc.adapters.redis.series_cache import SeriesCache
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
+from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines, TimelineJobQueue
 from graphsvc.settings import Neo4jSettings, Settings
 
 
@@ -189,13 +189,13 @@ class RedisAdapters:
         return RateLimitStore(self._keys, self._settings.access)
 
     @cached_property
-    def outboxes(self) -> Outboxes:
+    def author_posts(self) -> AuthorPosts:
         s = self._settings
-        return Outboxes(self.client, self.mirror, self.statuses, self._keys, s.timelines)
+        return AuthorPosts(self.client, self.mirror, self.statuses, self._keys, s.timelines)
 
     @cached_property
-    def inboxes(self) -> Inboxes:
-        return Inboxes(self.client, self.mirror, self._keys, self._settings.timelines)
+    def home_timelines(self) -> HomeTimelines:
+        return HomeTimelines(self.client, self.mirror, self._keys, self._settings.timelines)
 
     @cached_property
     def timeline_job_queue(self) -> TimelineJobQueue:

@@ -1,5 +1,6 @@
 """Home timelines: the queue of their jobs (pushes, drains, removals), and the service over
-the outboxes and inboxes, the lists and their mirror, filtered by the reader's mutes."""
+the authors' posts and the home timelines, the follow pages and their mirror, filtered by the
+reader's mutes."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ def build_timeline_jobs(core: Core) -> TimelineJobs:
     """The kind every process records timeline work with (a serving one queues it)."""
     settings, redis = core.settings, core.redis
     return TimelineJobs(
-        redis.outboxes,
-        redis.inboxes,
+        redis.author_posts,
+        redis.home_timelines,
         redis.timeline_job_queue,
         core.follow_pages,
         core.jobs,
@@ -25,8 +26,8 @@ def build_timeline_jobs(core: Core) -> TimelineJobs:
 def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
     settings = core.settings
     return Timelines(
-        core.redis.outboxes,
-        core.redis.inboxes,
+        core.redis.author_posts,
+        core.redis.home_timelines,
         core.follow_pages,
         core.mirror_sync,
         core.neo4j.edges,

@@ -1,22 +1,22 @@
-"""Home timelines as plain values: a post reference, an author's feed mode and its switches,
-and the merge of an inbox with celebrities' outboxes (no I/O).
+"""Home timelines as plain values: a post reference, an author's timeline mode and its switches,
+and the merge of a home timeline with celebrities' authors' posts (no I/O).
 
 A post is known by its author and an id the product chose (``PUT /v1/users/a/posts/p1``); the
 content stays in the product's own store. In Redis a post is the member ``author|post_id``
-scored by its time in microseconds, in its author's outbox and in its readers' inboxes. Both
+scored by its time in microseconds, in its author's posts and in its readers' home timelines. Both
 ids come from ``[A-Za-z0-9_.-]``, so ``|`` cannot occur in either, and members sort by author
 and then post id, which breaks ties between posts of the same microsecond.
 
-An author is in one of three modes, decided when it posts (``lua/feed_publish.lua``):
+An author is in one of three modes, decided when it posts (``lua/timeline_publish.lua``):
 
-- ``push`` (ordinary): a post goes to the outbox and is pushed into every active follower's
-  inbox by a background fan-out.
-- ``pull`` (celebrity): a post goes to the outbox only; readers merge it on read.
+- ``push`` (ordinary): a post goes to the author's posts and is pushed into every active follower's
+  home timeline by a background fan-out.
+- ``pull`` (celebrity): a post goes to the author's posts only; readers merge it on read.
 - ``draining`` (a celebrity fallen below the exit threshold): posts are pushed again, readers
-  still pull the author, and a job pushes the author's outbox into every follower's inbox;
+  still pull the author, and a job pushes the author's posts into every follower's home timeline;
   then the author is ``push`` and readers stop pulling it.
 
-Hysteresis (enter at FEED_CELEBRITY_FOLLOWERS, leave below FEED_HYSTERESIS of it) keeps an
+Hysteresis (enter at TIMELINE_CELEBRITY_FOLLOWERS, leave below TIMELINE_HYSTERESIS of it) keeps an
 author near the threshold from flapping, since each switch back to push costs a fan-out.
 """
 
@@ -37,12 +37,12 @@ class Mode(enum.StrEnum):
 
     @property
     def pushes(self) -> bool:
-        """Posts of this author go into followers' inboxes."""
+        """Posts of this author go into followers' home timelines."""
         return self is not Mode.PULL
 
     @property
     def pulled(self) -> bool:
-        """Readers merge this author's outbox on read."""
+        """Readers merge this author's posts on read."""
         return self is not Mode.PUSH
 
 
@@ -72,8 +72,8 @@ def author_of(member: str) -> str:
 
 def newest_first(sources: Iterable[list[Post]]) -> list[Post]:
     """Posts of several sources in one list, newest first, each post once (a post pushed
-    before its author became a celebrity is in the inbox and in the outbox). A sort rather
-    than a heap merge: the lists are short, and tuples sort in C."""
+    before its author became a celebrity is in the home timeline and in the author's posts). A sort
+    rather than a heap merge: the lists are short, and tuples sort in C."""
     unique = {post.member: post for source in sources for post in source}
     return sorted(unique.values(), reverse=True)
 
@@ -93,7 +93,7 @@ class PostState:
     mode: str  # push or pull: how this post reached readers
     state: str  # fanning_out, done, deleting, deleted
     followers: int = 0  # followers the fan-out walked
-    pushed: int = 0  # inbox writes (active followers reached)
+    pushed: int = 0  # home timeline writes (active followers reached)
 
 
 @dataclass(frozen=True, slots=True)

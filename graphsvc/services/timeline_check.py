@@ -1,14 +1,14 @@
-"""Check a reader's inbox against what the rules say it should hold, and repair it.
+"""Check a reader's home timeline against what the rules say it should hold, and repair it.
 
 The rules (``services/timelines.py``, ``workers/timeline_jobs.py``,
-``workers/timeline_events.py``) guarantee an active reader's inbox holds, of every author it
-follows whose posts are pushed, at least the newest min(FEED_BACKFILL_POSTS,
-FEED_REBUILD_POSTS) posts, within the newest FEED_INBOX_CAP of all of them; and nothing of an
-author it does not follow, nor a deleted post. A post older than a full inbox's oldest entry
-is not missing (the cap trimmed it). Posts of pulled authors are merged on read and may stay
-in inboxes from before their author's switch.
+``workers/timeline_events.py``) guarantee an active reader's home timeline holds, of every author it
+follows whose posts are pushed, at least the newest min(TIMELINE_BACKFILL_POSTS,
+TIMELINE_REBUILD_POSTS) posts, within the newest TIMELINE_READER_CAP of all of them; and nothing of
+an author it does not follow, nor a deleted post. A post older than a full home timeline's oldest
+entry is not missing (the cap trimmed it). Posts of pulled authors are merged on read and may stay
+in home timelines from before their author's switch.
 
-An inactive reader's inbox is not checked: its next read rebuilds it. The repair adds what
+An inactive reader's home timeline is not checked: its next read rebuilds it. The repair adds what
 is missing and removes what is wrong, keeping whatever was pushed meanwhile.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
+from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines
 from graphsvc.domain.drift import Drift
 from graphsvc.domain.model import Side
 from graphsvc.domain.timeline import Post, newest_first
@@ -30,42 +30,46 @@ class TimelineCheck:
 
     def __init__(
         self,
-        outboxes: Outboxes,
-        inboxes: Inboxes,
+        author_posts: AuthorPosts,
+        home_timelines: HomeTimelines,
         follow_pages: FollowPages,
         timelines: Timelines,
         settings: TimelineSettings,
         max_following: int,
     ) -> None:
-        self._outboxes = outboxes
-        self._inboxes = inboxes
+        self._author_posts = author_posts
+        self._home_timelines = home_timelines
         self._follow_pages = follow_pages
         self._timelines = timelines
         self._settings = settings
         self._max_following = max_following
 
     async def _diff(self, reader: str) -> tuple[list[Post], list[str]] | None:
-        """(missing posts, wrong members) of an active reader's inbox; None when inactive."""
-        outboxes, inboxes, settings = self._outboxes, self._inboxes, self._settings
-        if not await inboxes.is_active(reader):
+        """(missing posts, wrong members) of an active reader's home timeline; None when
+        inactive."""
+        author_posts, home_timelines = self._author_posts, self._home_timelines
+        settings = self._settings
+        if not await home_timelines.is_active(reader):
             return None
-        inbox = await inboxes.inbox(reader)  # before the rules: a backfill landing after is kept
+        home = await home_timelines.entries(
+            reader
+        )  # before the rules: a backfill landing after is kept
         following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, self._max_following)
         followed = [e.user_id for e in following]
-        pushing = await outboxes.pushing_among(followed)
-        each = min(settings.feed_backfill_posts, settings.feed_rebuild_posts)
-        must = newest_first(await outboxes.outbox_pages(pushing, None, each))
-        must = must[: settings.feed_inbox_cap]
-        held = {p.member for p in inbox}
-        floor = inbox[-1] if len(inbox) >= settings.feed_inbox_cap else None
+        pushing = await author_posts.pushing_among(followed)
+        each = min(settings.timeline_backfill_posts, settings.timeline_rebuild_posts)
+        must = newest_first(await author_posts.post_pages(pushing, None, each))
+        must = must[: settings.timeline_reader_cap]
+        held = {p.member for p in home}
+        floor = home[-1] if len(home) >= settings.timeline_reader_cap else None
         missing = [p for p in must if p.member not in held and (floor is None or p > floor)]
-        deleted = await outboxes.deleted_among([p.member for p in inbox])
+        deleted = await author_posts.deleted_among([p.member for p in home])
         # The walk leaves inactive users out: an author it lacks may still be followed (its
         # posts are hidden on read, not wrong), so Neo4j decides.
         allowed = set(followed) | await self._timelines.followed_among(
-            reader, sorted({p.author for p in inbox} - set(followed))
+            reader, sorted({p.author for p in home} - set(followed))
         )
-        wrong = [p.member for p in inbox if p.author not in allowed or p.member in deleted]
+        wrong = [p.member for p in home if p.author not in allowed or p.member in deleted]
         return missing, wrong
 
     async def check(self, readers: Sequence[str]) -> list[Drift]:
@@ -77,17 +81,17 @@ class TimelineCheck:
             missing, wrong = diff
             if missing:
                 found = [p.member for p in missing[:5]]
-                drifts.append(Drift(reader, "missing from the inbox", found, None))
+                drifts.append(Drift(reader, "missing from the home timeline", found, None))
             if wrong:
-                drifts.append(Drift(reader, "not for this inbox", None, wrong[:5]))
+                drifts.append(Drift(reader, "not for this home timeline", None, wrong[:5]))
         return drifts
 
     async def repair(self, readers: Sequence[str]) -> int:
-        """Repair the inboxes of these readers that need it; returns how many did."""
+        """Repair the home timelines of these readers that need it; returns how many did."""
         repaired = 0
         for reader in readers:
             diff = await self._diff(reader)
             if diff is not None and (diff[0] or diff[1]):
-                await self._inboxes.repair_inbox(reader, *diff)
+                await self._home_timelines.repair(reader, *diff)
                 repaired += 1
         return repaired

@@ -1,12 +1,12 @@
 """Home timelines: publish and delete posts, read a reader's timeline.
 
-A timeline is the reader's inbox (posts pushed by ordinary authors) merged, on read, with the
-outboxes of the pulled authors (celebrities) the reader follows, newest first. Each read:
+A timeline is the reader's home timeline (posts pushed by ordinary authors) merged, on read, with
+the authors' posts of the pulled authors (celebrities) the reader follows, newest first. Each read:
 
-1. ``feed_read.lua`` on the reader's slot: marks the reader active, pages its inbox (skipping
-   authors it no longer follows) and returns its cached list of pulled authors. A reader who
-   was inactive gets its inbox rebuilt from outboxes first (``_rebuild``).
-2. One pipeline: the pulled authors' outbox pages, which authors are inactive (suspended,
+1. ``timeline_read.lua`` on the reader's slot: marks the reader active, pages its home timeline
+   (skipping authors it no longer follows) and returns its cached list of pulled authors. A reader
+   who was inactive gets its home timeline rebuilt from authors' posts first (``_rebuild``).
+2. One pipeline: the pulled authors' post pages, which authors are inactive (suspended,
    spam), which posts are deleted. Then the merge.
 
 So a post never shows once its author is unfollowed, blocked, muted by the reader (while the
@@ -28,10 +28,10 @@ import orjson
 from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.adapters.redis.timelines import (
-    Inboxes,
-    InboxRead,
-    Outboxes,
+    AuthorPosts,
+    HomeTimelines,
     Published,
+    TimelineRead,
     authors_of,
     has_more,
 )
@@ -53,7 +53,7 @@ from graphsvc.settings import PageSettings, TimelineSettings, WriteSettings
 from graphsvc.wire.ids import ID_RULE, is_user_id, quoted
 
 ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
-SCAN_MAX = 2_000  # inbox entries one read may skip over (posts of unfollowed authors)
+SCAN_MAX = 2_000  # home timeline entries one read may skip over (posts of unfollowed authors)
 
 
 class MuteFilter(Protocol):
@@ -79,8 +79,8 @@ class TimelineJobStarter(Protocol):
 class Timelines:
     def __init__(
         self,
-        outboxes: Outboxes,
-        inboxes: Inboxes,
+        author_posts: AuthorPosts,
+        home_timelines: HomeTimelines,
         follow_pages: FollowPages,
         sync: MirrorSync,
         edges: EdgeStore,
@@ -91,10 +91,10 @@ class Timelines:
         mutes: MuteFilter,
         erasures: ErasureState,
     ) -> None:
-        self._outboxes = outboxes
+        self._author_posts = author_posts
         self._erasures = erasures
         self._mutes = mutes
-        self._inboxes = inboxes
+        self._home_timelines = home_timelines
         self._follow_pages = follow_pages
         self._sync = sync
         self._edges = edges
@@ -107,30 +107,29 @@ class Timelines:
     # -- posts ------------------------------------------------------------------------------
 
     async def publish(self, author: str, post_id: str, at: datetime) -> tuple[PostState, bool]:
-        """Put the post in its author's outbox and start its fan-out (ordinary authors); the
+        """Put the post in its author's posts and start its fan-out (ordinary authors); the
         state, and whether the post is new. Idempotent; the same id at another time is a
         conflict, and a deleted id is not published again, nor any post of a user being
         erased."""
-        post = _valid_post(author, post_id, at, self._settings.feed_max_future_seconds)
+        post = _valid_post(author, post_id, at, self._settings.timeline_max_future_seconds)
         await self._jobs.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
-        outcome = await self._outboxes.publish(post, post_id)
+        posts = self._author_posts
+        outcome = await posts.publish(post, post_id)
         if outcome.status == "erased":
-            outcome = await _publish_after_erasure(self._outboxes, self._erasures, post, post_id)
+            outcome = await _publish_after_erasure(posts, self._erasures, post, post_id)
         if outcome.status == "counts":
             followers = (await self._follow_pages.counts(author)).followers
-            outcome = await self._outboxes.publish(post, post_id, followers=followers)
+            outcome = await posts.publish(post, post_id, followers=followers)
         if outcome.status == "enter_pull":  # readers pull it before it stops pushing
-            await self._inboxes.start_pulling(author)
-            outcome = await self._outboxes.publish(
-                post, post_id, switch="pull", followers=followers
-            )
+            await self._home_timelines.start_pulling(author)
+            outcome = await posts.publish(post, post_id, switch="pull", followers=followers)
         if outcome.status == "erased":  # an erasure closed the timeline between the calls
             raise _erasing(author)
         if outcome.deleted:  # checked with the publish: take back what it wrote, if anything
             if outcome.status == "published":
-                await self._outboxes.delete(author, post_id, post.member)
-                await self._outboxes.forget(author, post_id)
+                await self._author_posts.delete(author, post_id, post.member)
+                await self._author_posts.forget(author, post_id)
             raise PostDeleted(f"post {post_id!r} of {author!r} was deleted; use a new id")
         if outcome.status == "conflict":
             raise PostConflict(
@@ -140,7 +139,7 @@ class Timelines:
         created = outcome.status == "published"
         if created and outcome.mode == "push":
             await self._jobs.start(f"push|{author}|{post_id}")
-        if outcome.extra == "1":  # back below the threshold: push the outbox everywhere
+        if outcome.extra == "1":  # back below the threshold: push the author's posts everywhere
             await self._jobs.start(f"drain|{author}")
         if not created:
             state = _state(author, post_id, orjson.loads(outcome.extra))
@@ -154,23 +153,23 @@ class Timelines:
 
     async def post(self, author: str, post_id: str) -> PostState:
         _valid_ids(author, post_id)
-        state = await self._outboxes.state(author, post_id)
+        state = await self._author_posts.state(author, post_id)
         if state is None:
             member = Post.of(author, post_id, 0).member
-            if await self._outboxes.deleted_among([member]):
+            if await self._author_posts.deleted_among([member]):
                 return PostState(author, post_id, 0, "", "deleted")
             raise UnknownPost(f"user {author!r} has no post {post_id!r}")
         return _state(author, post_id, state)
 
     async def delete(self, author: str, post_id: str) -> bool:
-        """Take the post out of the outbox, hide its copies at once (tombstone), and remove
-        them from every inbox it reached in the background; False for an unknown post."""
+        """Take the post out of the author's posts, hide its copies at once (tombstone), and remove
+        them from every home timeline it reached in the background; False for an unknown post."""
         _valid_ids(author, post_id)
         await self._jobs.ensure_room()
         member = Post.of(author, post_id, 0).member
-        if await self._outboxes.delete(author, post_id, member) is None:
+        if await self._author_posts.delete(author, post_id, member) is None:
             return False
-        await self._outboxes.tombstone(author, post_id)
+        await self._author_posts.tombstone(author, post_id)
         await self._jobs.start(f"remove|{author}|{post_id}")
         return True
 
@@ -202,30 +201,30 @@ class Timelines:
     ) -> tuple[list[Post], Post | None]:
         """Visible posts after ``position``, newest first, and the horizon: the oldest post
         this round covered completely (None when every source is exhausted)."""
-        inbox = await self._inboxes.read(reader, position, want, SCAN_MAX)
-        if inbox.rebuild:
+        home = await self._home_timelines.read(reader, position, want, SCAN_MAX)
+        if home.rebuild:
             await self._rebuild(reader)
-            inbox = await self._inboxes.read(reader, position, want, SCAN_MAX)
-        posts = list(inbox.posts)
-        if not inbox.following_complete:
+            home = await self._home_timelines.read(reader, position, want, SCAN_MAX)
+        posts = list(home.posts)
+        if not home.following_complete:
             posts = await self._followed_only(reader, posts)
-        pulled = list(inbox.pulled)
-        if inbox.cache_generation is None or inbox.cache_generation != inbox.generation:
-            pulled = await self._pulled_authors(reader, inbox)
+        pulled = list(home.pulled)
+        if home.cache_generation is None or home.cache_generation != home.generation:
+            pulled = await self._pulled_authors(reader, home)
         posts, pulled = await _unmuted(self._mutes, reader, posts, pulled)
         try:
-            pages, inactive, deleted = await self._outboxes.pages_and_hidden(
+            pages, inactive, deleted = await self._author_posts.pages_and_hidden(
                 pulled, position, want, posts
             )
         except StatusesMissing:
             await self._sync.load_statuses()
-            pages, inactive, deleted = await self._outboxes.pages_and_hidden(
+            pages, inactive, deleted = await self._author_posts.pages_and_hidden(
                 pulled, position, want, posts
             )
         # Where each source stopped short of its end, the merge is complete only above it.
         ends = [page[-1] for page in pages if has_more(page)]
-        if not inbox.exhausted and inbox.posts:
-            ends.append(inbox.posts[-1])
+        if not home.exhausted and home.posts:
+            ends.append(home.posts[-1])
         horizon = max(ends) if ends else None
         visible = [
             p
@@ -251,35 +250,39 @@ class Timelines:
 
     async def pushing_followed(self, reader: str, count: int) -> list[str]:
         """The reader's newest ``count`` follows whose posts are pushed (push or draining:
-        a drain may have passed the reader): what its inbox holds posts of."""
+        a drain may have passed the reader): what its home timeline holds posts of."""
         following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, count)
-        return await self._outboxes.pushing_among([e.user_id for e in following])
+        return await self._author_posts.pushing_among([e.user_id for e in following])
 
-    async def _pulled_authors(self, reader: str, read: InboxRead) -> list[str]:
+    async def _pulled_authors(self, reader: str, read: TimelineRead) -> list[str]:
         """The pulled authors the reader follows, computed and cached under the generations
         ``read`` saw before it (a follow or a switch since makes the cache stale)."""
         following = await self._follow_pages.walk(Side.FOLLOWING, reader, None, self._max_following)
-        pulled = await self._inboxes.pulled_among([e.user_id for e in following])
-        await self._inboxes.cache_pulled(reader, read.follow_generation, read.generation, pulled)
+        pulled = await self._home_timelines.pulled_among([e.user_id for e in following])
+        await self._home_timelines.cache_pulled(
+            reader, read.follow_generation, read.generation, pulled
+        )
         return pulled
 
     async def _rebuild(self, reader: str) -> None:
-        """The inbox of a reader who was inactive: the newest posts of the authors it follows
-        (newest follows first, FEED_REBUILD_AUTHORS of them, FEED_REBUILD_POSTS each) whose
-        posts are pushed."""
+        """The home timeline of a reader who was inactive: the newest posts of the authors it
+        follows (newest follows first, TIMELINE_REBUILD_AUTHORS of them, TIMELINE_REBUILD_POSTS
+        each) whose posts are pushed."""
         settings = self._settings
-        pushing = await self.pushing_followed(reader, settings.feed_rebuild_authors)
-        pages = await self._outboxes.outbox_pages(pushing, None, settings.feed_rebuild_posts)
-        await self._inboxes.push([reader], newest_first(pages)[: settings.feed_inbox_cap])
-        await self._inboxes.rebuilt(reader)
+        pushing = await self.pushing_followed(reader, settings.timeline_rebuild_authors)
+        pages = await self._author_posts.post_pages(pushing, None, settings.timeline_rebuild_posts)
+        await self._home_timelines.push(
+            [reader], newest_first(pages)[: settings.timeline_reader_cap]
+        )
+        await self._home_timelines.rebuilt(reader)
 
 
 async def _unmuted(
     mutes: MuteFilter, reader: str, posts: list[Post], pulled: list[str]
 ) -> tuple[list[Post], list[str]]:
-    """The inbox's posts and the pulled authors, less those the reader mutes (a mute hides
-    an inbox's posts and a pulled author's alike; the round's horizon is still the inbox's
-    own, so nothing below a muted post is skipped)."""
+    """The home timeline's posts and the pulled authors, less those the reader mutes (a mute hides
+    a home timeline's posts and a pulled author's alike; the round's horizon is still the home
+    timeline's own, so nothing below a muted post is skipped)."""
     muted = await mutes.muted_among(reader, [*pulled, *authors_of(posts)])
     if not muted:
         return posts, pulled
@@ -299,7 +302,7 @@ def _state(author: str, post_id: str, state: dict) -> PostState:
 
 
 async def _publish_after_erasure(
-    outboxes: Outboxes, erasures: ErasureState, post: Post, post_id: str
+    author_posts: AuthorPosts, erasures: ErasureState, post: Post, post_id: str
 ) -> Published:
     """The author's timeline is closed. An erasure closes it first and forgets it last, after
     deleting the node: closed with no erasure in Neo4j, it is what a process stopped in
@@ -307,8 +310,8 @@ async def _publish_after_erasure(
     author = post.author
     state = await erasures.user_state(author)
     if state is None or not state.erasing:
-        await outboxes.reopen(author)
-        outcome = await outboxes.publish(post, post_id)
+        await author_posts.reopen(author)
+        outcome = await author_posts.publish(post, post_id)
         if outcome.status != "erased":  # else an erasure began meanwhile
             return outcome
     raise _erasing(author)

@@ -38,7 +38,7 @@ from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.adapters.redis.timelines import Inboxes
+from graphsvc.adapters.redis.timelines import HomeTimelines
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.domain.model import EdgeChange, GraphEvent
@@ -56,7 +56,7 @@ class Writes:
         privacy: PrivacyMirror,
         stream: EventStream,
         cache: SuggestionCache,
-        feeds: Inboxes,
+        home_timelines: HomeTimelines,
         breaker: Breaker,
         mutes: MuteMirror,
         read_counts: ReadCounts,
@@ -68,7 +68,7 @@ class Writes:
         self._privacy = privacy
         self._stream = stream
         self._cache = cache
-        self._feeds = feeds
+        self._home_timelines = home_timelines
         self._breaker = breaker
         self._locks = KeyedLock()
 
@@ -94,7 +94,7 @@ class Writes:
 
         def alongside(pipe: Any) -> None:
             self._cache.invalidate_on(pipe, invalidate)
-            self._feeds.invalidate_on(pipe, invalidate)
+            self._home_timelines.invalidate_on(pipe, invalidate)
 
         def after(pipe: Any) -> None:
             self._stream.append_to(pipe, events)

@@ -350,63 +350,69 @@ class EventSettings(_Section):
 class TimelineSettings(_Section):
     """Home timelines: pushed for ordinary authors, pulled for celebrities, merged on read."""
 
-    feed_celebrity_followers: int = Field(
+    timeline_celebrity_followers: int = Field(
         default=10_000,
         ge=1,
         description="followers from which an author's posts are pulled on read, not pushed",
     )
-    feed_hysteresis: float = Field(
+    timeline_hysteresis: float = Field(
         default=0.9,
         gt=0,
         le=1,
         description="a pulled author is pushed again below this share of "
-        "FEED_CELEBRITY_FOLLOWERS (no flapping at the threshold)",
+        "TIMELINE_CELEBRITY_FOLLOWERS (no flapping at the threshold)",
     )
-    feed_outbox_cap: int = Field(default=1_000, ge=1, description="newest posts per author")
-    feed_inbox_cap: int = Field(default=800, ge=1, description="newest posts per inbox")
-    feed_active_days: float = Field(
+    timeline_author_cap: int = Field(default=1_000, ge=1, description="newest posts per author")
+    timeline_reader_cap: int = Field(
+        default=800, ge=1, description="newest posts per home timeline"
+    )
+    timeline_active_days: float = Field(
         default=14.0, gt=0, description="readers who read within this many days get pushes"
     )
-    feed_backfill_posts: int = Field(
+    timeline_backfill_posts: int = Field(
         default=200, ge=0, description="newest posts of an author a new follower receives"
     )
-    feed_rebuild_authors: int = Field(
+    timeline_rebuild_authors: int = Field(
         default=500, ge=1, description="followed authors (newest follows first) a rebuild reads"
     )
-    feed_rebuild_posts: int = Field(
-        default=100, ge=1, description="newest posts read per author when an inbox is rebuilt"
+    timeline_rebuild_posts: int = Field(
+        default=100,
+        ge=1,
+        description="newest posts read per author when a home timeline is rebuilt",
     )
-    feed_fanout_batch: int = Field(default=1_000, ge=1, description="followers per fan-out step")
-    feed_job_lease_seconds: float = Field(
+    timeline_fanout_batch: int = Field(
+        default=1_000, ge=1, description="followers per fan-out step"
+    )
+    timeline_job_lease_seconds: float = Field(
         default=30.0,
         gt=0,
         description="a fan-out whose process stopped renewing it for this long is resumed",
     )
-    feed_cache_seconds: int = Field(
+    timeline_cache_seconds: int = Field(
         default=300, ge=1, description="how long a reader's list of pulled authors is cached"
     )
-    feed_max_future_seconds: int = Field(
+    timeline_max_future_seconds: int = Field(
         default=300, ge=0, description="how far ahead of the server's clock a post may be dated"
     )
-    feed_tombstone_days: float = Field(
+    timeline_tombstone_days: float = Field(
         default=30.0, gt=0, description="how long a deleted post id is remembered"
     )
-    feed_tombstones_max: int = Field(
+    timeline_tombstones_max: int = Field(
         default=10_000,
         ge=1,
         description="deleted post ids remembered per author (in the author's key); past it "
         "the oldest deletions are forgotten first, and their ids may be published again",
     )
-    feed_consumer_group: str = Field(
+    timeline_consumer_group: str = Field(
         default="timelines",
         min_length=1,
-        description="the event stream's consumer group that keeps inboxes on the graph",
+        description="the event stream's consumer group that keeps home timelines on the graph",
     )
 
     @property
-    def feed_active_ms(self) -> int:
-        """FEED_ACTIVE_DAYS in milliseconds, as the timeline scripts compare read times."""
-        return int(self.feed_active_days * 86_400_000)
+    def timeline_active_ms(self) -> int:
+        """TIMELINE_ACTIVE_DAYS in milliseconds, as the timeline scripts compare read times."""
+        return int(self.timeline_active_days * 86_400_000)
 
 
 class SuggestionSettings(_Section):
@@ -631,7 +637,7 @@ class InteractionSettings(_Section):
 class BoundSettings(_Section):
     """Bounds on what the writes of one API key can make Redis and Neo4j hold (shows of
     suggestions, interactions). Tombstones of deleted posts are bounded by
-    FEED_TOMBSTONES_MAX."""
+    TIMELINE_TOMBSTONES_MAX."""
 
     suggest_served_seconds: int = Field(
         default=86_400,

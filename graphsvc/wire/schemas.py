@@ -685,7 +685,7 @@ class RevokeBody(BaseModel):
 class PostIn(BaseModel):
     at: IsoDateTime = Field(
         description="when it was posted (ISO-8601; UTC if no zone; at most "
-        "FEED_MAX_FUTURE_SECONDS ahead of the server's clock)",
+        "TIMELINE_MAX_FUTURE_SECONDS ahead of the server's clock)",
         examples=["2026-11-23T10:00:00Z"],
     )
 
@@ -695,7 +695,7 @@ class PostBody(BaseModel):
     author: str
     at: UtcTime | None = Field(description="the post's time, ISO-8601 UTC (null once deleted)")
     mode: Literal["push", "pull", ""] | None = Field(
-        description="push: fanned out into followers' inboxes; pull: merged on read (the "
+        description="push: fanned out into followers' home timelines; pull: merged on read (the "
         "author is a celebrity); empty once deleted" + _HIDDEN
     )
     state: Literal["fanning_out", "done", "published", "deleting", "deleted"] = Field(
@@ -703,7 +703,9 @@ class PostBody(BaseModel):
         "from (how long a fan-out runs tells how many followers it walks)"
     )
     followers: int | None = Field(description="followers the fan-out has walked so far" + _HIDDEN)
-    pushed: int | None = Field(description="inboxes it was pushed into (active readers)" + _HIDDEN)
+    pushed: int | None = Field(
+        description="home timelines it was pushed into (active readers)" + _HIDDEN
+    )
     created: bool | None = Field(
         default=None, description="on publish: false when the post existed already"
     )

@@ -15,8 +15,8 @@ job that stops between a commit and its mirror write replays that write on resum
 ends the job's run; the job registry runs it again, which replays its last batch.
 
 An erasure first closes the user's timeline and waits until its timeline jobs have ended;
-each follow it removes then takes the followed user's posts out of the follower's inbox, as an
-unfollow does, and the rest of the user's timeline is forgotten once the node is gone
+each follow it removes then takes the followed user's posts out of the follower's home timeline, as
+an unfollow does, and the rest of the user's timeline is forgotten once the node is gone
 (``timeline_erasure.py``): nothing the user published reaches the next user with the id.
 An erasure ends by flushing the interactions buffered so far (dropped: the user is marked),
 then deletes the node with whatever blocks, dismissals or interactions raced in (up to a batch
@@ -156,7 +156,7 @@ class ModerationJobs:
             await self._mirror.refresh_counts(await self._snapshots.read_counts(user_ids))
 
     async def erase_user(self, user_id: str, progress: Progress) -> None:
-        """Remove a user's follows (each counterpart's counts, lists and inbox follow in the
+        """Remove a user's follows (each counterpart's counts, lists and home timeline follow in the
         mirror), its blocks, mutes both ways, interactions and dismissals, and then the user;
         its timeline is closed before and forgotten after."""
         pending = await self._moderation.erase_pending(user_id)
@@ -232,7 +232,8 @@ class ModerationJobs:
 
     async def _mirror_removals(self, removed: Sequence[tuple[str, str, int]]) -> None:
         """The mirror's side of removed follows: counts and lists, and the followed user's
-        posts out of the follower's inbox (the erasure's follows make no unfollow events)."""
+        posts out of the follower's home timeline (the erasure's follows make no unfollow
+        events)."""
         if removed:
             await self._mirror.apply_many(await self._edges.removals(removed))
             await self._timelines.unfollowed(removed)

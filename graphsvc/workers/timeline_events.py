@@ -1,21 +1,21 @@
 """Timelines follow the graph: a consumer group on the event stream (``graph:events``).
 
-- A follow of an ordinary author backfills the author's newest FEED_BACKFILL_POSTS posts into
-  the follower's inbox (if the follower reads its timeline; else its next read rebuilds it).
+- A follow of an ordinary author backfills the author's newest TIMELINE_BACKFILL_POSTS posts into
+  the follower's home timeline (if the follower reads its timeline; else its next read rebuilds it).
   A followed celebrity needs nothing: the follower's list of pulled authors is recomputed,
   since the follow moved the follower's follow generation (``writes.py``).
 - An unfollow (also one a block caused) or a block takes the author's posts out of the
-  reader's inbox.
+  reader's home.
 - An erasure needs nothing here: its job does the timeline's part before the id can be taken
-  again (``timeline_erasure.py``), where an event applied late would drop the outbox and
-  inbox of the next user with the id.
+  again (``timeline_erasure.py``), where an event applied late would drop the author's posts and
+  home timeline of the next user with the id.
 
 Delivery is at least once (an entry is acked after it was applied; entries a stopped
 consumer held are claimed by another after CLAIM_IDLE_MS) and every step is idempotent. The
 order of events of one edge can differ from the order of its changes (the relay appends lost
-events late), which is why reads never trust the inbox alone: a post shows only while its
+events late), which is why reads never trust the home timeline alone: a post shows only while its
 reader follows its author (``timelines.py``), so a late backfill cannot show an unfollowed
-author, and reconcile repairs what the inbox should hold.
+author, and reconcile repairs what the home timeline should hold.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import uuid
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes
+from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines
 from graphsvc.settings import TimelineSettings
 
 log = logging.getLogger(__name__)
@@ -42,13 +42,17 @@ LINGER_SECONDS = 0.05
 
 class TimelineEvents:
     def __init__(
-        self, outboxes: Outboxes, inboxes: Inboxes, stream: EventStream, settings: TimelineSettings
+        self,
+        author_posts: AuthorPosts,
+        home_timelines: HomeTimelines,
+        stream: EventStream,
+        settings: TimelineSettings,
     ) -> None:
-        self._outboxes = outboxes
-        self._inboxes = inboxes
+        self._author_posts = author_posts
+        self._home_timelines = home_timelines
         self._stream = stream
-        self._group = settings.feed_consumer_group
-        self._backfill = settings.feed_backfill_posts
+        self._group = settings.timeline_consumer_group
+        self._backfill = settings.timeline_backfill_posts
         self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
     async def prepare(self) -> None:
@@ -80,7 +84,7 @@ class TimelineEvents:
         backfills = await self._backfills(follows)
         # Their lists of pulled authors (the write did it too, unless Redis was down then).
         moved = {e["src"] for e in events if e.get("type") in ("follow", "unfollow", "block")}
-        await self._inboxes.invalidate(
+        await self._home_timelines.invalidate(
             sorted(moved | {e["dst"] for e in events if e.get("type") == "block"})
         )
         for event in events:
@@ -94,12 +98,12 @@ class TimelineEvents:
     async def _apply_one(self, event: dict[str, str], backfills: dict) -> None:
         kind, src, dst = event.get("type"), event.get("src", ""), event.get("dst", "")
         if kind == "follow" and (src, dst) in backfills:
-            await self._inboxes.push([src], backfills[(src, dst)])
+            await self._home_timelines.push([src], backfills[(src, dst)])
         elif kind == "unfollow":
-            await self._inboxes.remove_author(src, dst)
+            await self._home_timelines.remove_author(src, dst)
         elif kind == "block":
-            await self._inboxes.remove_author(src, dst)
-            await self._inboxes.remove_author(dst, src)
+            await self._home_timelines.remove_author(src, dst)
+            await self._home_timelines.remove_author(dst, src)
 
     async def _backfills(self, follows: list[tuple[str, str]]) -> dict:
         """For each follow whose follower reads its timeline and whose author pushes: the
@@ -108,8 +112,10 @@ class TimelineEvents:
             return {}
         readers = sorted({reader for reader, _ in follows})
         authors = sorted({author for _, author in follows})
-        active = set(await self._inboxes.active_among(readers))
-        pushing = set(await self._outboxes.pushing_among(authors))
+        active = set(await self._home_timelines.active_among(readers))
+        pushing = set(await self._author_posts.pushing_among(authors))
         wanted = [(r, a) for r, a in follows if r in active and a in pushing]
-        newest = await self._outboxes.newest_many(sorted({a for _, a in wanted}), self._backfill)
+        newest = await self._author_posts.newest_many(
+            sorted({a for _, a in wanted}), self._backfill
+        )
         return {(r, a): newest[a] for r, a in wanted if newest.get(a)}

@@ -3,15 +3,15 @@
 Three kinds of job, each named by what it works on:
 
 - ``push|author|post``: push a new post of an ordinary author into every active follower's
-  inbox, FEED_FANOUT_BATCH followers a step (the follower list comes from the mirror, and
+  home, TIMELINE_FANOUT_BATCH followers a step (the follower list comes from the mirror, and
   from Neo4j past its hot list), each step one pipelined round trip of push scripts.
-- ``remove|author|post``: take a deleted post out of every follower's inbox.
-- ``drain|author``: an author fallen back below the celebrity threshold: push its outbox into
-  every active follower's inbox, then stop readers pulling it (``domain/timeline.py``).
+- ``remove|author|post``: take a deleted post out of every follower's home timeline.
+- ``drain|author``: an author fallen back below the celebrity threshold: push its posts into
+  every active follower's home timeline, then stop readers pulling it (``domain/timeline.py``).
 
 A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
 followers is saved after every step; it runs under a lease as every durable job does
-(``concurrency/jobs.py``, lasting FEED_JOB_LEASE_SECONDS). A serving process only queues it,
+(``concurrency/jobs.py``, lasting TIMELINE_JOB_LEASE_SECONDS). A serving process only queues it,
 due at once, and wakes a waiting worker (``graphsvc worker``), which claims due jobs then and
 at least every WORKER_POLL_SECONDS. A job's score in the queue is when it is due: a running
 job holds it a lease's length ahead at every step, so the workers' claims skip it while it
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 
-from graphsvc.adapters.redis.timelines import Inboxes, Outboxes, TimelineJobQueue
+from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines, TimelineJobQueue
 from graphsvc.concurrency.jobs import Jobs, Progress
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
@@ -46,21 +46,21 @@ class TimelineJobs:
 
     def __init__(
         self,
-        outboxes: Outboxes,
-        inboxes: Inboxes,
+        author_posts: AuthorPosts,
+        home_timelines: HomeTimelines,
         queue: TimelineJobQueue,
         follow_pages: FollowPages,
         jobs: Jobs,
         settings: TimelineSettings,
         worker: WorkerSettings,
     ) -> None:
-        self._outboxes = outboxes
-        self._inboxes = inboxes
+        self._author_posts = author_posts
+        self._home_timelines = home_timelines
         self._queue = queue
         self._follow_pages = follow_pages
         self._jobs = jobs
         self._settings = settings
-        self.lease_seconds = settings.feed_job_lease_seconds
+        self.lease_seconds = settings.timeline_job_lease_seconds
         self.most = worker.worker_jobs
         self._queue_max = worker.worker_queue_max
 
@@ -107,7 +107,7 @@ class TimelineJobs:
         position is saved (and the lease renewed) once the caller's work on it is done."""
         saved = await self._queue.position(job)
         position = _decode(saved) if saved else None
-        size = self._settings.feed_fanout_batch
+        size = self._settings.timeline_fanout_batch
         while True:
             followers: list[Entry] = await self._follow_pages.walk(
                 Side.FOLLOWERS, author, position, size
@@ -122,32 +122,32 @@ class TimelineJobs:
             )
 
     async def _push(self, job: str, author: str, post_id: str, progress: Progress) -> None:
-        state = await self._outboxes.state(author, post_id)
+        state = await self._author_posts.state(author, post_id)
         if state is None or state["state"] != "fanning_out":
             return  # deleted, or done by a run that stopped before forgetting the job
         post = Post.of(author, post_id, int(state["at"]))
         async for readers, last in self._followers(job, author, progress):
-            reached, _ = await self._inboxes.push(readers, [post])
+            reached, _ = await self._home_timelines.push(readers, [post])
             step = "done" if last else "fanning_out"
-            if not await self._outboxes.progress(author, post_id, step, len(readers), reached):
+            if not await self._author_posts.progress(author, post_id, step, len(readers), reached):
                 return  # deleted meanwhile: the removal job clears what was pushed
 
     async def _remove(self, job: str, author: str, post_id: str, progress: Progress) -> None:
         member = Post.of(author, post_id, 0).member
         async for readers, _ in self._followers(job, author, progress):
-            await self._inboxes.remove_post(readers, member)
-        await self._outboxes.forget(author, post_id)
+            await self._home_timelines.remove_post(readers, member)
+        await self._author_posts.forget(author, post_id)
 
     async def _drain(self, job: str, author: str, progress: Progress) -> None:
-        if await self._outboxes.mode(author) != "draining":
+        if await self._author_posts.mode(author) != "draining":
             return
-        posts = await self._outboxes.newest(author, self._settings.feed_inbox_cap)
+        posts = await self._author_posts.newest(author, self._settings.timeline_reader_cap)
         async for readers, _ in self._followers(job, author, progress):
-            await self._inboxes.push(readers, posts)
-        if await self._outboxes.finish_drain(author):
-            await self._inboxes.stop_pulling(author)
-            if await self._outboxes.mode(author) == "pull":  # a celebrity again meanwhile
-                await self._inboxes.start_pulling(author)
+            await self._home_timelines.push(readers, posts)
+        if await self._author_posts.finish_drain(author):
+            await self._home_timelines.stop_pulling(author)
+            if await self._author_posts.mode(author) == "pull":  # a celebrity again meanwhile
+                await self._home_timelines.start_pulling(author)
 
 
 def _decode(saved: str) -> Position:

@@ -7,7 +7,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the interaction flusher (buffered interactions into Neo4j's affinities);
 - the ranker's training (``ranker/training.py``: a new suggestion model fitted on the served
   graph when one is due, checked every RANKER_TRAIN_CHECK_SECONDS, promoted only when better);
-- the timelines' event consumer (follows, unfollows, blocks and erasures applied to inboxes);
+- the timelines' event consumer (follows, unfollows, blocks and erasures applied to home timelines);
 - the expiry of ended follows past their retention (``workers/change_expiry.py``);
 - the cold start's charts: a consumer counting the followers accounts gain, and the refresh of
   the trending and popular charts (``workers/cold_start_charts.py``);

@@ -54,8 +54,8 @@ async def mirrored(services: Services, user_id: str) -> MirroredUser:
 
 async def tombstones(services: Services, author: str) -> int:
     """How many deleted posts of the author Redis remembers."""
-    outboxes = services.core.redis.outboxes
-    return int(await services.core.redis.client.zcard(outboxes.key("pd", author)))
+    author_posts = services.core.redis.author_posts
+    return int(await services.core.redis.client.zcard(author_posts.key("pd", author)))
 
 
 async def apply_events(services: Services) -> int:
@@ -70,7 +70,7 @@ async def apply_events(services: Services) -> int:
 async def erasure_stopped_after_the_node(services: Services, user_id: str) -> None:
     """What an erasure that stopped after deleting the user's node leaves in Redis: the user's
     timeline closed, as the erasure's first step closes it, and never forgotten."""
-    await services.core.redis.outboxes.close(user_id)
+    await services.core.redis.author_posts.close(user_id)
 
 
 def hits(plan: dict[str, Any]) -> int:

@@ -1,17 +1,19 @@
-"""Redis adapter: home timelines (outboxes, inboxes, modes, and the durable timeline job queue).
+"""Redis adapter: home timelines (authors' posts, home timelines, modes, and the durable timeline
+job queue).
 
 Per author ``a`` and reader ``r`` (each user's keys carry its ``{user}`` tag, the slot of its
 mirror keys, so every script touches one slot and runs unchanged on Redis Cluster):
 
-- ``<prefix>po:{a}``  outbox: the author's newest FEED_OUTBOX_CAP posts (member ``a|post``)
+- ``<prefix>po:{a}``  posts: the author's newest TIMELINE_AUTHOR_CAP posts (member ``a|post``)
 - ``<prefix>ps:{a}``  hash post id -> its state (JSON: at, mode, state, fan-out progress)
 - ``<prefix>fm:{a}``  hash: the author's mode (push, pull, draining; erased while the author
   is being erased)
 - ``<prefix>pd:{a}``  tombstones of the author's deleted posts: post id -> deletion time
-  (seconds); see ``Outboxes.tombstone`` for how long and how many are kept
-- ``<prefix>in:{r}``  inbox: the newest FEED_INBOX_CAP pushed posts, score = post time (µs)
-- ``<prefix>rd:{r}``  the reader is active while this exists (FEED_ACTIVE_DAYS after a read);
-  ``rb:{r}`` while its inbox's rebuild is not done
+  (seconds); see ``AuthorPosts.tombstone`` for how long and how many are kept
+- ``<prefix>in:{r}``  home timeline: the newest TIMELINE_READER_CAP pushed posts, score = post time
+  (µs)
+- ``<prefix>rd:{r}``  the reader is active while this exists (TIMELINE_ACTIVE_DAYS after a read);
+  ``rb:{r}`` while its home timeline's rebuild is not done
 - ``<prefix>fc:{r}``  cached list of the pulled authors the reader follows; ``fv:{r}`` the
   reader's follow generation, which every follow or unfollow of the reader moves
 
@@ -20,9 +22,9 @@ switch of an author, so cached lists are recomputed), ``jobs`` (the durable queu
 jobs: job -> when it is due), ``jobpos`` (each job's position in its walk of followers) and
 ``wake`` (a serving process's nudge to a waiting worker).
 
-Inboxes are small sorted sets: with ``zset-max-listpack-entries`` above FEED_INBOX_CAP (the
-local servers set 1024) Redis keeps them as listpacks, a fraction of the memory a full inbox
-would take as a skiplist (docs/performance.md has the bytes per entry).
+HomeTimelines are small sorted sets: with ``zset-max-listpack-entries`` above TIMELINE_READER_CAP
+(the local servers set 1024) Redis keeps them as listpacks, a fraction of the memory a full home
+timeline would take as a skiplist (docs/performance.md has the bytes per entry).
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ READERS_PER_CALL = 500  # readers per push script on a single Redis
 
 
 @dataclass(frozen=True, slots=True)
-class InboxRead:
-    """What ``feed_read.lua`` found: the inbox's posts after the position, and the cache."""
+class TimelineRead:
+    """What ``timeline_read.lua`` found: the home timeline's posts after the position, and the
+    cache."""
 
     rebuild: bool
     following_complete: bool = False
@@ -67,13 +70,14 @@ class Published:
     deleted: bool = False  # the post id has a tombstone (checked in the same round trip)
 
 
-def feed_key(redis: RedisSettings, name: str) -> str:
-    """A key of the ``{feed}`` slot (every user's timeline shares these few)."""
+def timeline_key(redis: RedisSettings, name: str) -> str:
+    """A key of the ``{feed}`` slot, which every user's timeline shares (the stored key kept
+    its first name, so queued jobs survive an upgrade)."""
     return f"{redis.redis_prefix}{{feed}}:{name}"
 
 
-class Outboxes:
-    """The author side: outboxes, post states, modes, tombstones."""
+class AuthorPosts:
+    """The author side: posts, post states, modes, tombstones."""
 
     def __init__(
         self,
@@ -87,12 +91,12 @@ class Outboxes:
         self._mirror = mirror
         self._statuses = statuses
         self._settings = settings
-        self._publish = register(client, "feed_publish")
-        self._progress = register(client, "feed_progress")
-        self._delete = register(client, "feed_delete")
-        self._finish_drain = register(client, "feed_finish_drain")
-        self._close = register(client, "feed_close")
-        self._reopen = register(client, "feed_reopen")
+        self._publish = register(client, "timeline_publish")
+        self._progress = register(client, "timeline_progress")
+        self._delete = register(client, "timeline_delete")
+        self._finish_drain = register(client, "timeline_finish_drain")
+        self._close = register(client, "timeline_close")
+        self._reopen = register(client, "timeline_reopen")
 
     def key(self, kind: str, user_id: str) -> str:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
@@ -103,14 +107,14 @@ class Outboxes:
         s = self._settings
         author = post.author
         keys = [self.key(k, author) for k in ("po", "ps", "fm")] + [self._mirror.key("m", author)]
-        enter = s.feed_celebrity_followers
+        enter = s.timeline_celebrity_followers
         args = [
             post_id,
             post.at,
             post.member,
-            s.feed_outbox_cap,
+            s.timeline_author_cap,
             enter,
-            enter * s.feed_hysteresis,
+            enter * s.timeline_hysteresis,
             switch,
             "" if followers is None else followers,
         ]
@@ -136,18 +140,18 @@ class Outboxes:
         published again.
 
         Policy: an author's tombstones live in the author's own key (its slot), each for
-        FEED_TOMBSTONE_DAYS, at most FEED_TOMBSTONES_MAX of them: past that, the oldest
-        deletions are forgotten first (their removal from inboxes finished long before, and
+        TIMELINE_TOMBSTONE_DAYS, at most TIMELINE_TOMBSTONES_MAX of them: past that, the oldest
+        deletions are forgotten first (their removal from home timelines finished long before, and
         their ids may then be published again as new posts). The key expires
-        FEED_TOMBSTONE_DAYS after the author's last deletion, so what one key can make Redis
+        TIMELINE_TOMBSTONE_DAYS after the author's last deletion, so what one key can make Redis
         hold is bounded per author and in time."""
         now = time.time()
-        keep = self._settings.feed_tombstone_days * 86_400
+        keep = self._settings.timeline_tombstone_days * 86_400
         key = self.key("pd", author)
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.zadd(key, {post_id: now})
             pipe.zremrangebyscore(key, "-inf", now - keep)
-            pipe.zremrangebyrank(key, 0, -self._settings.feed_tombstones_max - 1)
+            pipe.zremrangebyrank(key, 0, -self._settings.timeline_tombstones_max - 1)
             pipe.expire(key, max(1, round(keep)))
             await pipe.execute()
 
@@ -171,16 +175,16 @@ class Outboxes:
         return by_author
 
     async def pages_and_hidden(
-        self, authors: Sequence[str], after: Post | None, want: int, inbox: Sequence[Post]
+        self, authors: Sequence[str], after: Post | None, want: int, home: Sequence[Post]
     ) -> tuple[list[list[Post]], set[str], set[str]]:
-        """``outbox_pages`` of the pulled authors and ``hidden`` of their posts' and the inbox's
-        authors and of the inbox's posts, in one round trip. The outbox pages' own posts are
-        never deleted (a deletion takes a post out of its outbox first)."""
-        everyone = list(dict.fromkeys([*authors, *(p.author for p in inbox)]))
+        """``post_pages`` of the pulled authors and ``hidden`` of their posts' and the home
+        timeline's authors and of the home timeline's posts, in one round trip. The author's posts
+        pages' own posts are never deleted (a deletion takes a post out of its posts first)."""
+        everyone = list(dict.fromkeys([*authors, *(p.author for p in home)]))
         async with self._redis.pipeline(transaction=False) as pipe:
             asked = self._queue_pages(pipe, authors, after, want)
             pipe.smismember(self._statuses.inactive_key, [*everyone, ""])
-            by_author = self._queue_deleted(pipe, [p.member for p in inbox])
+            by_author = self._queue_deleted(pipe, [p.member for p in home])
             replies = await pipe.execute()
         pages = _pages(replies[: len(authors)], after, want, asked)
         flags = replies[len(authors)]
@@ -190,7 +194,7 @@ class Outboxes:
         return pages, inactive, _deleted(by_author, replies[len(authors) + 1 :])
 
     async def delete(self, author: str, post_id: str, member: str) -> int | None:
-        """Out of the outbox, marked deleting; its time, or None for an unknown post."""
+        """Out of the author's posts, marked deleting; its time, or None for an unknown post."""
         keys = [self.key("po", author), self.key("ps", author)]
         known, at = await self._delete(keys=keys, args=[post_id, member])
         return int(at) if known else None
@@ -212,7 +216,7 @@ class Outboxes:
             for author, rows in zip(authors, replies, strict=True)
         }
 
-    async def outbox_pages(
+    async def post_pages(
         self, authors: Sequence[str], after: Post | None, want: int
     ) -> list[list[Post]]:
         """Each author's newest posts strictly after ``after``, ``want`` at most, one round trip
@@ -239,7 +243,7 @@ class Outboxes:
         return await self._redis.hget(self.key("fm", author), "mode") or "push"
 
     async def finish_drain(self, author: str) -> bool:
-        """draining -> push (the drain job pushed the outbox everywhere); False when the
+        """draining -> push (the drain job pushed the author's posts everywhere); False when the
         author is no longer draining (it became a celebrity again)."""
         return bool(await self._finish_drain(keys=[self.key("fm", author)]))
 
@@ -252,23 +256,23 @@ class Outboxes:
         return [a for a, mode in zip(authors, modes, strict=True) if mode != "pull"]
 
     async def close(self, author: str) -> list[str]:
-        """An author being erased publishes nothing more, and its posts leave its outbox
-        (``feed_close.lua``); the ids of the posts whose states are kept (each may have a job
-        queued). ``Inboxes.stop_pulling`` ends its pulls."""
+        """An author being erased publishes nothing more, and its posts are dropped
+        (``timeline_close.lua``); the ids of the posts whose states are kept (each may have a job
+        queued). ``HomeTimelines.stop_pulling`` ends its pulls."""
         keys = [self.key(kind, author) for kind in ("po", "ps", "fm")]
         return list(await self._close(keys=keys))
 
     async def reopen(self, user_id: str) -> bool:
-        """An erased user's outbox, post states, mode and tombstones go, while its timeline is
-        still closed (``feed_reopen.lua``): the next user with the id starts with none of them,
+        """An erased user's posts, post states, mode and tombstones go, while its timeline is
+        still closed (``timeline_reopen.lua``): the next user with the id starts with none of them,
         and a post that user already published is never taken with them
-        (``Inboxes.stop_pulling`` ends the erased one's pulls)."""
+        (``HomeTimelines.stop_pulling`` ends the erased one's pulls)."""
         keys = [self.key(kind, user_id) for kind in ("po", "ps", "fm", "pd")]
         return bool(await self._reopen(keys=keys))
 
 
-class Inboxes:
-    """The reader side: inboxes, activity marks, and the pulled authors (the set of authors
+class HomeTimelines:
+    """The reader side: home timelines, activity marks, and the pulled authors (the set of authors
     readers pull, and each reader's cached list of those it follows)."""
 
     def __init__(
@@ -278,32 +282,33 @@ class Inboxes:
         self._mirror = mirror
         self._cluster = is_cluster(client)
         self._settings = settings
-        self._pulled = feed_key(redis, "pulled")
-        self._generation = feed_key(redis, "gen")
-        self._push = register(client, "feed_push")
-        self._read = register(client, "feed_read")
-        self._remove_author = register(client, "feed_remove_author")
-        self._cache_put = register(client, "feed_cache_put")
+        self._pulled = timeline_key(redis, "pulled")
+        self._generation = timeline_key(redis, "gen")
+        self._push = register(client, "timeline_push")
+        self._read = register(client, "timeline_read")
+        self._remove_author = register(client, "timeline_remove_author")
+        self._cache_put = register(client, "timeline_cache_put")
 
     def key(self, kind: str, user_id: str) -> str:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
 
     async def push(self, readers: Sequence[str], posts: Sequence[Post]) -> tuple[int, int]:
-        """Push posts into the inboxes of those readers who are active: (readers reached,
+        """Push posts into the home timelines of those readers who are active: (readers reached,
         posts added). One round trip (on a cluster, one pipeline per node)."""
         if not readers or not posts:
             return 0, 0
-        entries: list[Any] = [self._settings.feed_inbox_cap]
+        entries: list[Any] = [self._settings.timeline_reader_cap]
         for post in posts:
             entries += (post.at, post.member)
         batch = Batch(self._redis, resend_missing=True)  # idempotent pushes
-        for keys in self._inbox_keys(readers):
+        for keys in self._timeline_keys(readers):
             batch.script(self._push, keys, entries)
         replies = await batch.execute()
         return sum(r[0] for r in replies), sum(r[1] for r in replies)
 
-    def _inbox_keys(self, readers: Iterable[str]) -> list[list[str]]:
-        """Readers' (inbox, mark) keys, grouped so that each group goes in one script call."""
+    def _timeline_keys(self, readers: Iterable[str]) -> list[list[str]]:
+        """Readers' (home timeline, mark) keys, grouped so that each group goes in one script
+        call."""
         groups: dict[int, list[str]] = {}
         for n, reader in enumerate(readers):
             keys = [self.key("in", reader), self.key("rd", reader)]
@@ -326,7 +331,7 @@ class Inboxes:
         calls = [([self.key("in", reader)], [author]) for reader, author in pairs]
         await run_many(self._redis, self._remove_author, calls)
 
-    async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> InboxRead:
+    async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> TimelineRead:
         keys = [
             self.key("in", reader),
             self.key("rd", reader),
@@ -340,7 +345,7 @@ class Inboxes:
             "+inf" if after is None else after.at,
             "" if after is None else after.member,
             want,
-            self._settings.feed_active_ms,
+            self._settings.timeline_active_ms,
             scan_max,
         ]
         batch = Batch(self._redis, resend_missing=True)
@@ -348,11 +353,11 @@ class Inboxes:
         batch.call(lambda pipe: pipe.get(self._generation))
         reply, generation = await batch.execute()
         if reply[0] == "rebuild":
-            return InboxRead(rebuild=True)
+            return TimelineRead(rebuild=True)
         n = int(reply[5])
         pulled, flat = tuple(reply[6 : 6 + n]), reply[6 + n :]
         posts = tuple(Post(int(flat[i + 1]), flat[i]) for i in range(0, len(flat), 2))
-        return InboxRead(
+        return TimelineRead(
             rebuild=False,
             following_complete=bool(reply[1]),
             exhausted=bool(reply[2]),
@@ -391,7 +396,7 @@ class Inboxes:
     ) -> None:
         value = f"{follow_generation}|{generation}|{','.join(pulled)}"
         keys = [self.key("fc", reader), self.key("fv", reader)]
-        ttl = self._settings.feed_cache_seconds
+        ttl = self._settings.timeline_cache_seconds
         await self._cache_put(keys=keys, args=[follow_generation, value, ttl])
 
     def invalidate_on(self, pipe: Any, readers: Sequence[str]) -> None:
@@ -416,12 +421,12 @@ class Inboxes:
             found = await pipe.execute()
         return [r for r, n in zip(readers, found, strict=True) if n]
 
-    async def inbox(self, reader: str) -> list[Post]:
-        """The whole inbox, newest first (checks and repairs)."""
+    async def entries(self, reader: str) -> list[Post]:
+        """The whole home timeline, newest first (checks and repairs)."""
         rows = await self._redis.zrevrange(self.key("in", reader), 0, -1, withscores=True)
         return [Post(int(at), member) for member, at in rows]
 
-    async def repair_inbox(self, reader: str, add: Sequence[Post], remove: Sequence[str]) -> None:
+    async def repair(self, reader: str, add: Sequence[Post], remove: Sequence[str]) -> None:
         """Add missing posts and drop wrong ones, keeping whatever was pushed meanwhile."""
         if remove:
             await self._redis.zrem(self.key("in", reader), *remove)
@@ -429,7 +434,7 @@ class Inboxes:
             await self.push([reader], add)
 
     async def forget_reader(self, user_id: str) -> None:
-        """An erased user's inbox and marks go."""
+        """An erased user's home timeline and marks go."""
         kinds = ("in", "rd", "fc", "fv", "rb")
         await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
 
@@ -441,9 +446,9 @@ class TimelineJobQueue:
 
     def __init__(self, client: Client, settings: RedisSettings) -> None:
         self._redis = client
-        self._jobs = feed_key(settings, "jobs")
-        self._jobpos = feed_key(settings, "jobpos")
-        self._wake = feed_key(settings, "wake")
+        self._jobs = timeline_key(settings, "jobs")
+        self._jobpos = timeline_key(settings, "jobpos")
+        self._wake = timeline_key(settings, "wake")
 
     async def enqueue(self, job: str, *, hold: float | None) -> bool:
         """Queue a job; False if already queued. ``hold``: the caller runs it now, so it is
@@ -501,7 +506,7 @@ class TimelineJobQueue:
 
 
 class _Full(list):
-    """A page of an outbox that has more posts beyond it."""
+    """A page of an author's posts that has more posts beyond it."""
 
 
 def has_more(page: list[Post]) -> bool:
@@ -521,7 +526,7 @@ def _pages(
 
 
 def _deleted(by_author: dict[str, list[Post]], replies: Sequence[list[Any]]) -> set[str]:
-    """The members with a tombstone, from the replies of ``Outboxes._queue_deleted``."""
+    """The members with a tombstone, from the replies of ``AuthorPosts._queue_deleted``."""
     return {
         post.member
         for posts, scores in zip(by_author.values(), replies, strict=True)

@@ -234,7 +234,7 @@ def guarded(
     ``{user_id}`` is the user it acts for, or whose own view it reads (a timeline, the
     suggestions, the event stream, the friends by closeness, relationships with blocks), so
     a user-bound key may use it only for its own user: a read by someone else must neither
-    see another's private view nor mark them active or rebuild their inbox. ``service_only``:
+    see another's private view nor mark them active or rebuild their home. ``service_only``:
     a user-bound key may not use it at all (403 ``service_key_required``). ``cost``: the
     requests of the key's budget one request spends (``Cost``); ``graph_cost``: what it
     spends in all when it reads Neo4j where the mirror usually answers. A read with

@@ -32,7 +32,7 @@ def _post_body(
     state: PostState, created: bool | None = None, *, counts_hidden: bool = False
 ) -> dict[str, object]:
     """A post's state; ``counts_hidden``: the author's counts are hidden from the viewer, and
-    so are the fan-out's figures (followers walked, inboxes reached) and the mode, which says
+    so are the fan-out's figures (followers walked, home_timelines reached) and the mode, which says
     whether the author is past the celebrity threshold; so is the fan-out's progress (a pull
     is done at once, a push of many followers takes a while): both are ``published``."""
     shown_state = state.state
@@ -61,7 +61,7 @@ def _post_body(
     | POST_ERRORS
     | {200: {"model": PostBody, "description": "the same post again (created: false)"}},
     tags=["timelines"],
-    summary="Publish a post (its id and time): in the outbox now, fanned out in the background",
+    summary="Publish a post (its id and time): in the author's posts now, fanned out in the background",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def publish_post(
@@ -97,7 +97,7 @@ async def get_post(user_id: UserId, post_id: PostId, request: Request) -> Respon
     responses=ERRORS
     | {200: {"model": PostDeletedBody, "description": "no such post (deleted: false)"}},
     tags=["timelines"],
-    summary="Delete a post: hidden at once, removed from every inbox in the background",
+    summary="Delete a post: hidden at once, removed from every home timeline in the background",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def delete_post(user_id: UserId, post_id: PostId, request: Request) -> Response:

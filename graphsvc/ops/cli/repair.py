@@ -106,7 +106,7 @@ async def reconcile(
         bool,
         typer.Option(
             "--timelines",
-            help="also check each user's timeline inbox against the rules, and repair it",
+            help="also check each user's home timeline against the rules, and repair it",
         ),
     ] = False,
 ) -> None:
@@ -134,15 +134,15 @@ async def reconcile(
         say(report.line())
         left = report.left
         if timelines:
-            feeds = await reconcile_users(
+            home_timelines = await reconcile_users(
                 operations.timeline_check,
                 _batches_of(operations, named, everyone),
                 desc="timelines",
             )
-            for drift in feeds.drifts:
+            for drift in home_timelines.drifts:
                 say(str(drift))
-            say("timelines: " + feeds.line())
-            left = left or feeds.left
+            say("timelines: " + home_timelines.line())
+            left = left or home_timelines.left
     if left:
         raise typer.Exit(1)
 

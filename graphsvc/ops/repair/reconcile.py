@@ -1,4 +1,4 @@
-"""Reconciliation: find where the mirror (or the timelines' inboxes) drifted, repair it, and
+"""Reconciliation: find where the mirror (or the home timelines) drifted, repair it, and
 say how much. The check and the repair are the services' (``services/consistency.py``,
 ``services/timeline_check.py``); the drifted users are checked once more after their repair,
 so the report says what is left (it should be nothing).

@@ -73,7 +73,7 @@ _REDIS_CONF = (
     "daemonize yes\nappendonly yes\nappendfsync everysec\n"
     # The mirror holds exact counts, not disposable cache entries: never evict.
     "maxmemory-policy noeviction\n"
-    # Timeline inboxes (FEED_INBOX_CAP = 800 posts) stay compact listpacks.
+    # Timeline home timelines (TIMELINE_READER_CAP = 800 posts) stay compact listpacks.
     "zset-max-listpack-entries 1024\n"
 )
 

@@ -156,7 +156,7 @@ async def test_a_user_bound_key_reads_only_its_own_view(
 ) -> None:
     """Another user's timeline, suggestions, event stream, friends by closeness and
     relationships (blocks between third parties) are 403 for a bound key; the refused read
-    leaves no trace (no activity mark, no inbox rebuild)."""
+    leaves no trace (no activity mark, no home timeline rebuild)."""
     me, someone, third = keys["bound_user"], new_user_id("someone"), new_user_id("third")
     async with make_driver() as service:
         await service.block(someone, third)
@@ -180,9 +180,9 @@ async def test_a_user_bound_key_reads_only_its_own_view(
             assert (await http.get(path)).status_code == 200, path
         # lists and counts are the public profile: readable by anyone with a read key
         assert (await http.get(f"/v1/users/{someone}/following")).status_code == 200
-    inboxes = backends.core.redis.inboxes
+    home_timelines = backends.core.redis.home_timelines
     assert not await backends.core.redis.client.exists(
-        inboxes.key("rd", someone), inboxes.key("in", someone)
+        home_timelines.key("rd", someone), home_timelines.key("in", someone)
     )
 
 

@@ -77,7 +77,7 @@ async def test_tombstones_live_in_the_authors_slot_capped_oldest_first(
     make_driver: MakeDriver, uid: UserIds
 ) -> None:
     author, other = uid("author"), uid("other")
-    async with make_driver(feed_tombstones_max=3, feed_tombstone_days=2) as api:
+    async with make_driver(timeline_tombstones_max=3, timeline_tombstone_days=2) as api:
         services = api.services
         for n in range(5):
             assert (await api.publish(author, f"p{n}", at(n))).created
@@ -88,7 +88,7 @@ async def test_tombstones_live_in_the_authors_slot_capped_oldest_first(
         await api.drain()
         assert await tombstones(services, author) == 3  # p2, p3, p4: the newest deletions
         assert await tombstones(services, other) == 1  # per author: another's do not count
-        key = services.core.redis.outboxes.key("pd", author)
+        key = services.core.redis.author_posts.key("pd", author)
         assert f"{{{author}}}" in key  # the author's slot
         assert 2 * 86_400 - 10 <= await services.core.redis.client.ttl(key) <= 2 * 86_400
         for n in (2, 3, 4):  # remembered: the id stays deleted

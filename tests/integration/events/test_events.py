@@ -415,7 +415,7 @@ async def test_a_revoked_key_ends_its_open_streams(
 async def test_open_streams_per_key_are_capped_across_processes(
     make_service: MakeService, backends: Services, uid: UserIds
 ) -> None:
-    # Two API processes: their own services (feeds, key rings) over the same Redis.
+    # Two API processes: their own services (home timelines, key rings) over the same Redis.
     caps = {"events_streams_per_key": 2, "events_recheck_seconds": 0.2}
     one, two = make_service(**caps), make_service(**caps)
     key = await read_key(backends, "capped streams")

@@ -180,7 +180,7 @@ async def test_an_author_being_erased_publishes_nothing_and_the_next_one_finds_n
     )
     await services.access.create(READ_WRITE, user=user, name="kept for its cache")
     at = datetime(2026, 11, 1, tzinfo=UTC)
-    outboxes = services.core.redis.outboxes
+    author_posts = services.core.redis.author_posts
     async with process(services, service_key) as (graph,):
         await graph.timeline_of(reader)
         await graph.follows(reader, user)
@@ -193,7 +193,7 @@ async def test_an_author_being_erased_publishes_nothing_and_the_next_one_finds_n
         assert (await graph.erase(user)).state == "erasing"
 
         async def closed() -> bool:
-            return await outboxes.mode(user) == "erased"
+            return await author_posts.mode(user) == "erased"
 
         await eventually(closed)
         await refused(graph.publish(user, "late", at), 409, "user_erasing")
@@ -226,12 +226,17 @@ async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
         assert (await graph.publish(user, "new", at)).created
         for post in ("old", "gone"):
             await refused(graph.post(user, post), 404, "post_not_found")
-        assert [p.post_id for p in await services.core.redis.outboxes.newest(user, 10)] == ["new"]
+        assert [p.post_id for p in await services.core.redis.author_posts.newest(user, 10)] == [
+            "new"
+        ]
         # the stopped erasure's last step, resumed late, forgets nothing of the next user's
         redis = services.core.redis
         erasure = TimelineErasure(
-            redis.outboxes, redis.inboxes, redis.timeline_job_queue, services.settings.timelines
+            redis.author_posts,
+            redis.home_timelines,
+            redis.timeline_job_queue,
+            services.settings.timelines,
         )
         await erasure.forget(user)
-        assert [p.post_id for p in await redis.outboxes.newest(user, 10)] == ["new"]
+        assert [p.post_id for p in await redis.author_posts.newest(user, 10)] == ["new"]
         assert (await graph.post(user, "new")).state in ("fanning_out", "done")

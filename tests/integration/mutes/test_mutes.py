@@ -3,7 +3,7 @@ pulled, suggestions, new-follower notifications when asked), what it never shows
 user, expiry, the muter's own list and who may read it, the cap, erasure both ways, and a
 mute mirror that is lost or never written rebuilt from Neo4j.
 
-Celebrities here have FEED_CELEBRITY_FOLLOWERS = 3 followers, as in test_timelines.py.
+Celebrities here have TIMELINE_CELEBRITY_FOLLOWERS = 3 followers, as in test_timelines.py.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tests.support.stores import mute_commit_only, relay_due
 from tests.support.times import at
 
 UserIds = Callable[[str], str]
-api = timelines.feed_driver  # the driver the tests below ask for
+api = timelines.timeline_driver  # the driver the tests below ask for
 
 
 async def test_a_mute_hides_pushed_and_pulled_posts_until_unmuted(
@@ -47,7 +47,7 @@ async def test_a_mute_hides_pushed_and_pulled_posts_until_unmuted(
     assert (await api.mute(reader, ordinary)).created
     assert (await api.mute(reader, star)).created
     assert await api.timeline_of(reader) == [(friend, "f1")]
-    await api.publish(ordinary, "o2", at(4))  # still pushed into the inbox, never shown
+    await api.publish(ordinary, "o2", at(4))  # still pushed into the home timeline, never shown
     await api.settle()
     assert await api.timeline_of(reader, page_size=1) == [(friend, "f1")]
 

@@ -127,7 +127,7 @@ async def test_a_removed_follower_loses_the_users_posts(
     author, reader = uid("author"), uid("reader")
     async with make_driver() as graph:
         await graph.services.background.timeline_events.prepare()
-        await graph.timeline_of(reader)  # the reader reads: its inbox is kept
+        await graph.timeline_of(reader)  # the reader reads: its home timeline is kept
         await graph.follow(reader, author)
         await graph.publish(author, "p1", datetime(2026, 11, 1, tzinfo=UTC))
         await graph.settle()
@@ -135,7 +135,7 @@ async def test_a_removed_follower_loses_the_users_posts(
         await graph.remove_follower(author, reader)
         assert await graph.timeline_of(reader) == []
         await graph.settle()
-        assert await graph.services.core.redis.inboxes.inbox(reader) == []
+        assert await graph.services.core.redis.home_timelines.entries(reader) == []
 
 
 async def test_several_followers_at_once(driver: Driver, uid: UserIds) -> None:

@@ -2,8 +2,8 @@
 merged on read; the timeline following the graph; switches at the threshold; a restart in the
 middle of a fan-out; bad input.
 
-Celebrities here have FEED_CELEBRITY_FOLLOWERS = 3 followers (and are pushed again below 2,
-FEED_HYSTERESIS = 0.5), so a handful of users shows every case.
+Celebrities here have TIMELINE_CELEBRITY_FOLLOWERS = 3 followers (and are pushed again below 2,
+TIMELINE_HYSTERESIS = 0.5), so a handful of users shows every case.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tests.support.driver import Driver, assert_error, eventually, refused
 from tests.support.helpers import server_env, start_api, start_worker, stop_process
 from tests.support.times import BASE, at
 
-api = timelines.feed_driver  # the driver the tests below ask for
+api = timelines.timeline_driver  # the driver the tests below ask for
 
 
 async def test_ordinary_and_celebrity_posts_merge_newest_first(
@@ -49,9 +49,9 @@ async def test_ordinary_and_celebrity_posts_merge_newest_first(
     state = await api.post(ordinary, "o1")
     assert (state.state, state.followers, state.pushed) == ("done", 1, 1)
     assert await api.timeline_of(reader) == [(ordinary, "o2"), (star, "s1"), (ordinary, "o1")]
-    # the celebrity's post is in no inbox: it is merged on read
-    inbox = await api.services.core.redis.inboxes.inbox(reader)
-    assert [p.member for p in inbox] == [f"{ordinary}|o2", f"{ordinary}|o1"]
+    # the celebrity's post is in no home timeline: it is merged on read
+    home = await api.services.core.redis.home_timelines.entries(reader)
+    assert [p.member for p in home] == [f"{ordinary}|o2", f"{ordinary}|o1"]
 
 
 async def test_pages_never_skip_or_repeat_while_posts_arrive(
@@ -112,21 +112,21 @@ async def test_follow_backfills_unfollow_and_block_remove(
     await api.timeline_of(reader)
     await api.follows(reader, author, other)
     await api.settle()
-    store = api.services.core.redis.inboxes
-    assert len(await store.inbox(reader)) == 6  # backfilled by the follow events
+    store = api.services.core.redis.home_timelines
+    assert len(await store.entries(reader)) == 6  # backfilled by the follow events
     assert [p for _, p in await api.timeline_of(reader)] == ["x0", "a4", "a3", "a2", "a1", "a0"]
 
-    # an unfollow hides the author at once, and its posts leave the inbox once applied
+    # an unfollow hides the author at once, and its posts leave the home timeline once applied
     await api.unfollow(reader, author)
     assert await api.timeline_of(reader) == [(other, "x0")]
     await api.settle()
-    assert [p.post_id for p in await store.inbox(reader)] == ["x0"]
+    assert [p.post_id for p in await store.entries(reader)] == ["x0"]
 
     # a block either way removes the blocked author's posts too
     await api.block(other, reader)
     assert await api.timeline_of(reader) == []
     await api.settle()
-    assert await store.inbox(reader) == []
+    assert await store.entries(reader) == []
     await api.publish(other, "x1", at(11))
     await api.settle()
     assert await api.timeline_of(reader) == []
@@ -143,7 +143,7 @@ async def test_delete_removes_from_every_timeline(api: Driver, uid: Callable[[st
     await api.publish(author, "gone", at(2))
     await api.publish(star, "stargone", at(3))
     await api.settle()
-    store = api.services.core.redis.inboxes
+    store = api.services.core.redis.home_timelines
     for reader in readers:
         assert len(await api.timeline_of(reader)) == 3
 
@@ -155,7 +155,7 @@ async def test_delete_removes_from_every_timeline(api: Driver, uid: Callable[[st
         assert await api.timeline_of(reader) == [(author, "keep")]
     await api.settle()
     for reader in readers:
-        assert [p.post_id for p in await store.inbox(reader)] == ["keep"]
+        assert [p.post_id for p in await store.entries(reader)] == ["keep"]
     assert (await api.post(author, "gone")).state == "deleted"
     await refused(api.publish(author, "gone", at(2)), 409, "post_deleted")
     unknown = await api.delete_post(author, "never")
@@ -173,10 +173,10 @@ async def test_inactive_reader_is_rebuilt_on_read(api: Driver, uid: Callable[[st
     await api.settle()
     state = await api.post(a, "a1")
     assert (state.followers, state.pushed) == (1, 0)  # walked, but nobody reads
-    store = api.services.core.redis.inboxes
-    assert await store.inbox(reader) == []
+    store = api.services.core.redis.home_timelines
+    assert await store.entries(reader) == []
     assert await api.timeline_of(reader) == [(star, "s1"), (b, "b1"), (a, "a1")]
-    assert len(await store.inbox(reader)) == 2  # rebuilt from the ordinary outboxes
+    assert len(await store.entries(reader)) == 2  # rebuilt from the ordinary authors' posts
     assert await store.is_active(reader)
 
 
@@ -200,22 +200,22 @@ async def test_threshold_crossings_lose_and_duplicate_nothing(
     await api.settle()
     expected = [(author, "p2"), (author, "p1")]
     for reader in readers[:3]:
-        assert await api.timeline_of(reader) == expected  # p1 from the inbox, p2 pulled
+        assert await api.timeline_of(reader) == expected  # p1 from the home timeline, p2 pulled
 
-    # pull -> push: down to one follower (below 3 * 0.5), the next post drains the outbox
+    # pull -> push: down to one follower (below 3 * 0.5), the next post drains the author's posts
     for reader in readers[1:3]:
         await api.unfollow(reader, author)
     third = await api.publish(author, "p3", at(3))
     assert third.mode == "push"
-    assert await api.services.core.redis.outboxes.mode(author) == "draining"
+    assert await api.services.core.redis.author_posts.mode(author) == "draining"
     # while it drains, readers still pull: nothing is missing
     assert await api.timeline_of(readers[0]) == [(author, "p3"), *expected]
     await api.settle()
-    store = api.services.core.redis.inboxes
-    assert await api.services.core.redis.outboxes.mode(author) == "push"
-    assert await api.services.core.redis.inboxes.pulled_among([author]) == []
-    inbox = [p.post_id for p in await store.inbox(readers[0])]
-    assert inbox == ["p3", "p2", "p1"]  # the pulled post was pushed by the drain
+    store = api.services.core.redis.home_timelines
+    assert await api.services.core.redis.author_posts.mode(author) == "push"
+    assert await api.services.core.redis.home_timelines.pulled_among([author]) == []
+    home = [p.post_id for p in await store.entries(readers[0])]
+    assert home == ["p3", "p2", "p1"]  # the pulled post was pushed by the drain
     assert await api.timeline_of(readers[0]) == [(author, "p3"), *expected]
     # a new follower gets the backfill, pushed posts only once
     await api.timeline_of(readers[3])
@@ -241,12 +241,14 @@ async def test_bad_inputs_are_422s_that_change_nothing(
         response = await api.http.put(f"/v1/users/{author}/posts/{post}", json=body)
         assert_error(response, 422, code)
     await refused(api.post(author, "p1"), 404, "post_not_found")
-    assert await api.services.core.redis.outboxes.newest(author, 10) == []
+    assert await api.services.core.redis.author_posts.newest(author, 10) == []
 
     await api.publish(author, "p1", at(1))
     assert (await api.publish(author, "p1", at(1))).created is False
     await refused(api.publish(author, "p1", at(2)), 409, "post_conflict")
-    assert [p.post_id for p in await api.services.core.redis.outboxes.newest(author, 10)] == ["p1"]
+    assert [p.post_id for p in await api.services.core.redis.author_posts.newest(author, 10)] == [
+        "p1"
+    ]
 
     reader = uid("reader")
     for params in ({"limit": 0}, {"limit": 10_000}, {"cursor": "not-a-cursor"}):
@@ -264,7 +266,7 @@ async def test_bad_inputs_are_422s_that_change_nothing(
         assert stolen.status_code == 400
 
 
-async def test_reconcile_repairs_a_drifted_inbox(
+async def test_reconcile_repairs_a_drifted_home_timeline(
     api: Driver, uid: Callable[[str], str], backends: Services
 ) -> None:
     from graphsvc.domain.timeline import Post
@@ -280,14 +282,17 @@ async def test_reconcile_repairs_a_drifted_inbox(
     services = api.services
     assert await services.timeline_check.check([reader]) == []
 
-    store = services.core.redis.inboxes
+    store = services.core.redis.home_timelines
     await store._redis.zrem(store.key("in", reader), f"{a}|a1")  # a lost push
     await store.push([reader], [Post.of(stranger, "s0", 1)])  # a post it should not hold
     drifts = await services.timeline_check.check([reader])
-    assert {d.what for d in drifts} == {"missing from the inbox", "not for this inbox"}
+    assert {d.what for d in drifts} == {
+        "missing from the home timeline",
+        "not for this home timeline",
+    }
     assert await services.timeline_check.repair([reader]) == 1
     assert await services.timeline_check.check([reader]) == []
-    assert len(await store.inbox(reader)) == 6
+    assert len(await store.entries(reader)) == 6
 
 
 async def test_reconcile_timelines_from_the_command_line(
@@ -298,8 +303,8 @@ async def test_reconcile_timelines_from_the_command_line(
     await api.follows(reader, author)
     await api.publish(author, "p0", at(0))
     await api.settle()
-    inboxes = api.services.core.redis.inboxes
-    await inboxes._redis.delete(inboxes.key("in", reader))  # every push lost
+    home_timelines = api.services.core.redis.home_timelines
+    await home_timelines._redis.delete(home_timelines.key("in", reader))  # every push lost
     env = {
         **os.environ,
         "NEO4J_URI": server_settings.neo4j.neo4j_uri,
@@ -316,7 +321,7 @@ async def test_reconcile_timelines_from_the_command_line(
     )
     assert result.returncode == 0, result.stderr
     assert "timelines: checked 1 users: 1 drifts in 1 users, repaired; 0 left" in result.stdout
-    assert [p.post_id for p in await inboxes.inbox(reader)] == ["p0"]
+    assert [p.post_id for p in await home_timelines.entries(reader)] == ["p0"]
 
 
 @pytest.mark.faults
@@ -333,7 +338,11 @@ async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
     readers = [uid("reader") for _ in range(600)]
     for reader in readers:
         await service.relations.follow(reader, author)
-    env = {"FEED_FANOUT_BATCH": "1", "FEED_JOB_LEASE_SECONDS": "1", "WORKER_POLL_SECONDS": "0.1"}
+    env = {
+        "TIMELINE_FANOUT_BATCH": "1",
+        "TIMELINE_JOB_LEASE_SECONDS": "1",
+        "WORKER_POLL_SECONDS": "0.1",
+    }
     process, url = start_api(server_settings, **env)
     try:
         async with AsyncGraphClient(url, api_key=service_key) as graph:
@@ -341,19 +350,19 @@ async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
                 assert [item async for item in graph.timeline(reader)] == []
             assert (await graph.publish(author, "p1", at(1))).created
             await asyncio.sleep(0.5)
-            queued = await service.core.redis.outboxes.state(author, "p1")
+            queued = await service.core.redis.author_posts.state(author, "p1")
             assert queued is not None and queued["followers"] == 0, "no worker runs yet"
             first = start_worker(server_env(server_settings, **env))
             try:
                 for _ in range(6_000):  # kill it as soon as the fan-out has made some steps
-                    state = await service.core.redis.outboxes.state(author, "p1")
+                    state = await service.core.redis.author_posts.state(author, "p1")
                     if state and state["followers"] >= 20:
                         break
                     await asyncio.sleep(0.005)
             finally:
                 first.kill()
                 first.wait(timeout=30)
-            halfway = await service.core.redis.outboxes.state(author, "p1")
+            halfway = await service.core.redis.author_posts.state(author, "p1")
             assert halfway is not None and 0 < halfway["followers"] < len(readers), halfway
             second = start_worker(server_env(server_settings, **env))
             try:
@@ -370,8 +379,8 @@ async def test_a_worker_killed_in_the_middle_of_a_fanout_is_resumed_by_another(
         process.terminate()
         process.wait(timeout=30)
     member = f"{author}|p1"
-    store = service.core.redis.inboxes
-    missing = [r for r in readers if member not in {p.member for p in await store.inbox(r)}]
+    store = service.core.redis.home_timelines
+    missing = [r for r in readers if member not in {p.member for p in await store.entries(r)}]
     assert missing == []
 
 
@@ -385,7 +394,7 @@ async def test_filtered_posts_never_end_a_timeline_early(
         await api.publish(author, f"p{n}", at(n))
     await api.settle()
     assert (await api.delete_post(author, "p25")).deleted
-    # pages of 20 (21 asked of the inbox): the deleted post is among the first 21
+    # pages of 20 (21 asked of the home timeline): the deleted post is among the first 21
     walked = await api.timeline_of(reader, page_size=20)
     assert [p for _, p in walked] == [f"p{n}" for n in reversed(range(30)) if n != 25]
 
@@ -400,20 +409,20 @@ async def test_an_unfinished_rebuild_is_done_again_and_a_retried_publish_fans_ou
     await api.publish(author, "p0", at(0))
     await api.settle()
     assert await api.timeline_of(reader) == [(author, "p0")]  # rebuilt at its first read
-    inboxes = api.services.core.redis.inboxes
-    # a rebuild that stopped half way: marked due, its inbox emptied
-    await inboxes._redis.set(inboxes.key("rb", reader), "1")
-    await inboxes._redis.delete(inboxes.key("in", reader))
+    home_timelines = api.services.core.redis.home_timelines
+    # a rebuild that stopped half way: marked due, its home timeline emptied
+    await home_timelines._redis.set(home_timelines.key("rb", reader), "1")
+    await home_timelines._redis.delete(home_timelines.key("in", reader))
     assert await api.timeline_of(reader) == [(author, "p0")]
-    assert len(await inboxes.inbox(reader)) == 1
+    assert len(await home_timelines.entries(reader)) == 1
 
-    # a publish whose fan-out was never queued (the process stopped after the outbox write)
+    # a publish whose fan-out was never queued (the process stopped after the author's posts write)
     post = Post.of(author, "p1", int(BASE.timestamp() * 1e6) + 60_000_000)
-    assert (await api.services.core.redis.outboxes.publish(post, "p1")).status == "published"
+    assert (await api.services.core.redis.author_posts.publish(post, "p1")).status == "published"
     assert (await api.publish(author, "p1", at(1))).created is False
     await api.settle()
     assert (await api.post(author, "p1")).state == "done"
-    assert [p.post_id for p in await inboxes.inbox(reader)] == ["p1", "p0"]
+    assert [p.post_id for p in await home_timelines.entries(reader)] == ["p1", "p0"]
 
 
 async def test_the_timeline_check_keeps_posts_of_a_suspended_followed_author(
@@ -445,8 +454,8 @@ async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(
     assert (await api.publish(star, "s1", at(1))).mode == "pull"
     await api.publish(other, "o1", at(2))
     await api.settle()
-    inboxes = api.services.core.redis.inboxes
-    assert await inboxes.pulled_among([star, other]) == [star]
+    home_timelines = api.services.core.redis.home_timelines
+    assert await home_timelines.pulled_among([star, other]) == [star]
     for reader in readers[:2]:
         assert await api.timeline_of(reader) == [(other, "o1"), (star, "s1")]
     assert await api.timeline_of(readers[2]) == [(star, "s1")]
@@ -454,7 +463,7 @@ async def test_an_erased_celebrity_is_no_longer_pulled_by_any_reader(
     await api.erase(star)
     await api.drain()
     await api.settle()
-    assert await inboxes.pulled_among([star, other]) == []
+    assert await home_timelines.pulled_among([star, other]) == []
     for reader in readers[:2]:
         assert await api.timeline_of(reader) == [(other, "o1")]
     assert await api.timeline_of(readers[2]) == []
@@ -464,8 +473,8 @@ async def test_an_erased_authors_posts_never_reach_the_next_user_with_its_id(
     api: Driver, uid: Callable[[str], str]
 ) -> None:
     """The reader follows x, x publishes, x is erased, a new user takes the id x and the reader
-    follows it: x's post left the reader's inbox before the id could be taken, and the post of
-    another author the reader follows stays."""
+    follows it: x's post left the reader's home timeline before the id could be taken, and the post
+    of another author the reader follows stays."""
     reader, author, other = uid("reader"), uid("author"), uid("other")
     await api.timeline_of(reader)
     await api.follows(reader, author, other)
@@ -477,8 +486,8 @@ async def test_an_erased_authors_posts_never_reach_the_next_user_with_its_id(
     await api.erase(author)
     await api.drain()  # the erasure is done; the event stream is not applied yet
     assert not (await api.status(author)).exists
-    inboxes = api.services.core.redis.inboxes
-    assert [p.member for p in await inboxes.inbox(reader)] == [f"{other}|o1"]
+    home_timelines = api.services.core.redis.home_timelines
+    assert [p.member for p in await home_timelines.entries(reader)] == [f"{other}|o1"]
     await api.follows(reader, author)  # the next user with the id
     await api.settle()
     assert await api.timeline_of(reader) == [(other, "o1")]
@@ -490,7 +499,7 @@ async def test_an_erased_authors_posts_never_reach_the_next_user_with_its_id(
 async def test_an_erased_celebritys_pushed_and_pulled_posts_never_come_back(
     api: Driver, uid: Callable[[str], str]
 ) -> None:
-    """A celebrity's earlier posts are in inboxes, its later ones pulled from its outbox: once
+    """A celebrity's earlier posts are in home timelines, its later ones pulled from its posts: once
     erased, neither shows to a follower of the next user with the id, even while the event
     stream lags behind the erasure (and its erase event, applied late, leaves the new user's
     posts alone)."""
@@ -516,7 +525,9 @@ async def test_an_erased_celebritys_pushed_and_pulled_posts_never_come_back(
     await api.publish(star, "n1", at(3))
     await api.settle()  # the old erase event arrives now
     assert await api.timeline_of(readers[0]) == [(star, "n1")]
-    assert [p.post_id for p in await api.services.core.redis.outboxes.newest(star, 10)] == ["n1"]
+    assert [p.post_id for p in await api.services.core.redis.author_posts.newest(star, 10)] == [
+        "n1"
+    ]
     for reader in readers[1:]:
         assert await api.timeline_of(reader) == []
-        assert await api.services.core.redis.inboxes.inbox(reader) == []
+        assert await api.services.core.redis.home_timelines.entries(reader) == []

@@ -61,7 +61,7 @@ async def worker(settings: Settings, connections: Connections) -> AsyncIterator[
 async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_one(
     server_settings: Settings, connections: Connections, service_key: str, uid: UserIds
 ) -> None:
-    settings = settings_of(server_settings, feed_celebrity_followers=1_000)
+    settings = settings_of(server_settings, timeline_celebrity_followers=1_000)
     author, reader, other = uid("author"), uid("reader"), uid("other")
     async with serving(settings, connections, service_key) as graph:
         await graph.follow_pairs((reader, author), (other, author), (author, other))
@@ -88,8 +88,8 @@ async def test_the_api_serves_with_no_worker_and_its_background_work_waits_for_o
 
             await eventually(post_done)
             await eventually(propagation_done)
-        inbox = await graph.services.core.redis.inboxes.inbox(reader)
-        assert [p.post_id for p in inbox] == ["p1"]
+        home = await graph.services.core.redis.home_timelines.entries(reader)
+        assert [p.post_id for p in home] == ["p1"]
         counts = await graph.counts(author)
         assert (counts.followers, counts.followers_active) == (2, 1)
 
@@ -170,8 +170,8 @@ async def test_a_full_queue_refuses_new_work_and_loses_nothing(
         assert (await graph.publish(author, "c", AT)).created
         async with worker(settings, connections):
             await eventually(drained)
-        inbox = await graph.services.core.redis.inboxes.inbox(reader)
-        assert sorted(p.post_id for p in inbox) == ["a", "b", "c"]
+        home = await graph.services.core.redis.home_timelines.entries(reader)
+        assert sorted(p.post_id for p in home) == ["a", "b", "c"]
 
 
 async def test_the_api_reports_the_progress_of_a_job_a_worker_runs(
@@ -216,8 +216,8 @@ async def test_a_queued_timeline_job_wakes_a_waiting_worker(
                 return (await graph.post(author, "w1")).state == "done"
 
             await eventually(done, seconds=2.0)
-        inbox = await graph.services.core.redis.inboxes.inbox(reader)
-        assert [p.post_id for p in inbox] == ["w1"]
+        home = await graph.services.core.redis.home_timelines.entries(reader)
+        assert [p.post_id for p in home] == ["w1"]
 
 
 async def test_a_job_that_gave_up_is_claimed_again_once_its_lease_runs_out(

@@ -231,7 +231,7 @@ def test_every_setting_has_a_row_with_a_description() -> None:
 def test_a_row_names_the_class_that_declares_the_setting() -> None:
     sections = {row.env: row.section for row in settings_reference()}
     assert sections["NEO4J_URI"] == "Neo4jSettings"
-    assert sections["FEED_INBOX_CAP"] == "TimelineSettings"
+    assert sections["TIMELINE_READER_CAP"] == "TimelineSettings"
     assert sections["STATE_DIR"] == "LocalServerSettings"
 
 

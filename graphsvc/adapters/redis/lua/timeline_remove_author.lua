@@ -1,5 +1,5 @@
--- feed_remove_author: drop every post of one author from one reader's inbox (an unfollow, a
--- block). O(inbox size), at most FEED_INBOX_CAP. Idempotent.
+-- timeline_remove_author: drop every post of one author from one reader's home timeline (an
+-- unfollow, a block). O(home timeline size), at most TIMELINE_READER_CAP. Idempotent.
 -- KEYS: in:{r}; ARGV: author
 -- Returns how many posts went.
 local prefix = ARGV[1] .. '|'

@@ -1,7 +1,7 @@
--- feed_close: the timeline of an author being erased closes. It publishes nothing more (the
--- mode 'erased' refuses, feed_publish), and its posts leave its outbox, so no read pulls them
+-- timeline_close: the timeline of an author being erased closes. It publishes nothing more (the
+-- mode 'erased' refuses, timeline_publish), and its posts are dropped, so no read pulls them
 -- and no backfill or rebuild pushes them. Every post state it keeps is marked deleting, so a
--- fan-out of the post stops at its next step (feed_progress); the states stay until the
+-- fan-out of the post stops at its next step (timeline_progress); the states stay until the
 -- erasure forgets the author, since they name the jobs that may still be queued. Idempotent.
 -- KEYS: po:{a}, ps:{a}, fm:{a}
 -- Returns the ids of the posts whose states it keeps.

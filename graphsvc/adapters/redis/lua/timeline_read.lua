@@ -1,11 +1,11 @@
--- feed_read: one page of a reader's inbox, and what the reader's timeline needs besides.
--- Touches one reader's keys only. Marks the reader active for ACTIVE_MS (and its inbox with
--- it; renewed hourly). A reader that was inactive has missed pushes: its inbox is dropped and the caller
--- rebuilds it from outboxes; pushes that land meanwhile stay (the rebuild adds to them).
--- Posts of authors the reader no longer follows are skipped when the reader's following
--- list is mirrored in full (m:{r} gs set and gb = -1); otherwise the caller filters them.
--- The celebrity list cache fc:{r} ("v|generation|c1,c2,...") is valid while v equals the
--- reader's follow generation fv:{r}; its celebrities no longer followed are dropped here.
+-- timeline_read: one page of a reader's home timeline, and what the reader's timeline needs
+-- besides. Touches one reader's keys only. Marks the reader active for ACTIVE_MS (and its home
+-- timeline with it; renewed hourly). A reader that was inactive has missed pushes: its home
+-- timeline is dropped and the caller rebuilds it from authors' posts; pushes that land meanwhile
+-- stay (the rebuild adds to them). Posts of authors the reader no longer follows are skipped when
+-- the reader's following list is mirrored in full (m:{r} gs set and gb = -1); otherwise the caller
+-- filters them. The celebrity list cache fc:{r} ("v|generation|c1,c2,...") is valid while v equals
+-- the reader's follow generation fv:{r}; its celebrities no longer followed are dropped here.
 -- KEYS: in:{r}, rd:{r}, g:{r}, m:{r}, fc:{r}, fv:{r}, rb:{r} (a rebuild is due until it is deleted)
 -- ARGV: after_at ('+inf' or µs), after_member, WANT, ACTIVE_MS, SCAN_MAX
 -- Returns {'rebuild'}, or {'ok', complete, exhausted, cache generation or '', the reader's
@@ -66,8 +66,8 @@ local want, scan_max = tonumber(ARGV[3]), tonumber(ARGV[5])
 local max, after_at, after_member = ARGV[1], tonumber(ARGV[1]), ARGV[2]
 local kept, scanned, chunk = 0, 0, want * 2
 while kept < want and scanned < scan_max do
-  local rows = redis.call('ZREVRANGEBYSCORE', KEYS[1], max, '-inf', 'WITHSCORES', 'LIMIT', scanned, chunk)
-  for i = 1, #rows, 2 do
+  local rows = redis.call('ZREVRANGEBYSCORE', KEYS[1], max, '-inf', 'WITHSCORES', 'LIMIT', scanned,
+  chunk) for i = 1, #rows, 2 do
     local member, at = rows[i], rows[i + 1]
     local later = after_at and tonumber(at) == after_at and not less_bytes(member, after_member)
     if not later and kept < want and followed(author_of(member)) then

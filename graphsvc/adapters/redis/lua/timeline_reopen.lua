@@ -1,5 +1,5 @@
--- feed_reopen: the timeline an erasure closed goes, so the next user with the id starts with
--- nothing of the erased one's: its outbox, post states, mode and tombstones. Only while the
+-- timeline_reopen: the timeline an erasure closed goes, so the next user with the id starts with
+-- nothing of the erased one's: its posts, post states, mode and tombstones. Only while the
 -- mode still says 'erased': once the next user published (which reopens it), its posts stay,
 -- whoever of the erasure and a publish of the id comes last.
 -- KEYS: po:{a}, ps:{a}, fm:{a}, pd:{a}

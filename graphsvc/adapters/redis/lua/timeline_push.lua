@@ -1,12 +1,12 @@
--- feed_push: put posts into the inboxes of readers who read their timeline recently.
+-- timeline_push: put posts into the home timelines of readers who read their timeline recently.
 -- A reader is active while its mark rd:{r} exists (each timeline read renews it for
--- FEED_ACTIVE_DAYS); an inactive reader gets nothing and is rebuilt on its next read.
--- Each inbox keeps its newest CAP posts (trimmed on every push). A new inbox takes the
--- mark's time to live, so the inbox of a reader who stops reading goes with its mark.
+-- TIMELINE_ACTIVE_DAYS); an inactive reader gets nothing and is rebuilt on its next read.
+-- Each home timeline keeps its newest CAP posts (trimmed on every push). A new home timeline takes
+-- the mark's time to live, so the home timeline of a reader who stops reading goes with its mark.
 -- Idempotent (ZADD): a fan-out or backfill that runs twice changes nothing.
 -- On a single Redis the caller passes many readers per call; on a cluster, the readers of
 -- one slot (their keys share the {reader} tag).
--- KEYS: inbox in:{r1}, mark rd:{r1}, inbox in:{r2}, mark rd:{r2}, ...
+-- KEYS: home timeline in:{r1}, mark rd:{r1}, home timeline in:{r2}, mark rd:{r2}, ...
 -- ARGV: CAP, then at, member pairs
 -- Returns {readers reached, posts added}
 local cap = tonumber(ARGV[1])

@@ -1,4 +1,4 @@
--- feed_progress: a fan-out job's progress on its post, unless the post was deleted meanwhile
+-- timeline_progress: a fan-out job's progress on its post, unless the post was deleted meanwhile
 -- (then the job stops). One author's keys.
 -- KEYS: ps:{a}; ARGV: post_id, state, followers walked (+), readers reached (+)
 -- Returns 1, or 0 when the post is gone or being deleted.

@@ -1,16 +1,16 @@
--- feed_publish: put a post in its author's outbox, and decide how it reaches readers.
--- Touches one author's keys only (one cluster slot). The mode lives beside the outbox, so a
+-- timeline_publish: put a post in its author's posts, and decide how it reaches readers.
+-- Touches one author's keys only (one cluster slot). The mode lives beside the author's posts, so a
 -- post and a mode switch are atomic with each other.
--- Modes: push (ordinary: posts are pushed into followers' inboxes), pull (celebrity: outbox
--- only, readers merge it on read), draining (back to push: posts are pushed, readers still
--- pull until the drain job has pushed the outbox into every follower's inbox), erased (the
--- author is being erased: nothing is published).
+-- Modes: push (ordinary: posts are pushed into followers' home timelines), pull (celebrity: author
+-- posts only, readers merge it on read), draining (back to push: posts are pushed, readers still
+-- pull until the drain job has pushed the author's posts into every follower's home timeline),
+-- erased (the author is being erased: nothing is published).
 -- Rules: a push (or draining) author with >= ENTER followers must become pull, but only once
 -- readers pull it (the caller adds it to the pulled set first and calls again with SWITCH =
 -- 'pull'), so no post is ever in neither place. A pull author below EXIT followers becomes
 -- draining here (its posts are pushed from now on; the caller starts the drain job).
--- KEYS: outbox po:{a}, post states ps:{a}, mode fm:{a}, the mirror's meta m:{a} (counts)
--- ARGV: post_id, at (µs), member (a|post_id), outbox cap, ENTER, EXIT, SWITCH ('' or 'pull'),
+-- KEYS: author posts po:{a}, post states ps:{a}, mode fm:{a}, the mirror's meta m:{a} (counts)
+-- ARGV: post_id, at (µs), member (a|post_id), post cap, ENTER, EXIT, SWITCH ('' or 'pull'),
 --       the follower count when the mirror has none (an unknown user: 0), or ''
 -- Returns {status, mode, extra}:
 --   'counts'     the author's counts are not mirrored: build them, call again
@@ -19,7 +19,7 @@
 --   'exists'     the same post again (extra: its state)
 --   'published'  mode push or pull; extra '1' when the drain job must run
 --   'erased'     nothing written: the author is being erased (its timeline is closed,
---                feed_close)
+--                timeline_close)
 local post_id, at, member = ARGV[1], ARGV[2], ARGV[3]
 if redis.call('HGET', KEYS[3], 'mode') == 'erased' then return {'erased', '', ''} end
 local existing = redis.call('HGET', KEYS[2], post_id)
