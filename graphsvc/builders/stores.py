@@ -17,9 +17,10 @@ from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.pages import PageStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
+from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
-from graphsvc.adapters.neo4j.store import EdgeStore, Neo4jStore
+from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import Client

@@ -28,9 +28,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from graphsvc.adapters.neo4j.pages import PageStore
+from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
-from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.mirror_reads import HotPage, MirrorReads
 from graphsvc.adapters.redis.privacy import PrivacyProbe
 from graphsvc.adapters.redis.statuses import StatusesMissing

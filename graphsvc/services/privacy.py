@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
-from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyMissing, PrivacyProbe
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.request_notes import note_graph_read

@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from graphsvc.adapters.neo4j.store import EdgeStore, WriteOutcome
+from graphsvc.adapters.neo4j.relations import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
 from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, WriteKind, WriteLimits
 from graphsvc.domain.errors import (

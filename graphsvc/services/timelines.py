@@ -25,7 +25,7 @@ from typing import Protocol
 
 import orjson
 
-from graphsvc.adapters.neo4j.store import EdgeStore
+from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.adapters.redis.timelines import (
     AuthorPosts,

@@ -30,7 +30,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from graphsvc.adapters.failures import RedisError
-from graphsvc.adapters.neo4j.store import STORE_DOWN, ReadCounts
+from graphsvc.adapters.neo4j.relations import ReadCounts
+from graphsvc.adapters.neo4j.store import STORE_DOWN
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.mirror import Mirror

@@ -34,8 +34,8 @@ import logging
 from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
-from graphsvc.adapters.neo4j.store import EdgeStore
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror

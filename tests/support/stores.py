@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from graphsvc.adapters.neo4j.queries import query
-from graphsvc.adapters.neo4j.store import WriteOutcome
+from graphsvc.adapters.neo4j.relations import WriteOutcome
 from graphsvc.adapters.redis.mirror_state import MirroredUser
 from graphsvc.bootstrap import Services
 from graphsvc.domain.edge_writes import NO_LIMIT, EdgeWrite, WriteKind

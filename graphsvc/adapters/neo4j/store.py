@@ -1,11 +1,9 @@
-"""The Neo4j store: the driver, named queries, and the edge writes that make Neo4j the truth.
+"""The Neo4j store: the driver and the runner of named queries.
 
 ``Neo4jStore`` runs the named queries of ``cypher/`` (reads as auto-commit transactions,
-writes as managed ones); the family adapters beside this module (lists, snapshots,
-moderation, outbox, suggestions, bulk) run their queries through it. ``EdgeStore`` holds the
-writes a follow, unfollow, block or unblock commits, with the numbered count changes and the
-post-commit time the mirror needs. Knows Cypher (by query name) and the driver; knows nothing
-of HTTP or Redis.
+writes as managed ones); the family adapters beside this module (relations, pages,
+snapshots, moderation, outbox, suggestions, bulk) run their queries through it. Knows Cypher
+(by query name) and the driver; knows nothing of HTTP or Redis.
 
 Timeouts: every statement runs in a transaction with a timeout, after which Neo4j cuts it off
 (and rolls back whatever it wrote); the store raises ``GraphTimeout`` for it. A store built
@@ -18,48 +16,24 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
 from typing import Any, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
-from graphsvc.adapters.neo4j.commit_clock import CommitClock, ReadClock
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
 from graphsvc.concurrency.retries import start_up_races
 from graphsvc.concurrency.warm_up import WarmUp
-from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
-from graphsvc.domain.edge_writes import (
-    REMOVED,
-    EdgeWrite,
-    WriteKind,
-    batch_users,
-    plan_rounds,
-)
 from graphsvc.domain.errors import GraphTimeout
-from graphsvc.domain.ids import REHEARSAL_OTHER, REHEARSAL_USER
-from graphsvc.domain.model import (
-    BlockChange,
-    CountChange,
-    CountUpdate,
-    EdgeChange,
-    GraphEvent,
-    Refusal,
-    Relationship,
-    RequestChange,
-    UserCounts,
-)
 from graphsvc.settings import Neo4jSettings
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# Reads users' counts under their locks, each read numbered (``SnapshotStore.read_counts``).
-ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 # Runs one named statement of a transaction: (query name, params, prelude) -> its records.
 Statements = Callable[[str, Mapping[str, Any], str | None], Awaitable[list[neo4j.Record]]]
 # What a caller that can carry on without Neo4j for a moment catches.
@@ -126,11 +100,6 @@ def _runner(tx: neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction) -> State
         return [record async for record in result]
 
     return run
-
-
-def _event_ids(batch: Sequence[EdgeWrite]) -> list[list[str]]:
-    """Outbox event ids a batch's writes may need (a block makes up to three events)."""
-    return [[event_id() for _ in range(3)] for _ in batch]
 
 
 def event_id() -> str:
@@ -340,342 +309,3 @@ class Neo4jStore:
 
     async def await_indexes(self) -> None:
         await self.read("schema/await_indexes", {}, job=True)
-
-
-class EdgeStore:
-    """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
-    writes that arrive together (under the locks of all their users, each creating its outbox
-    event and numbering its users' count changes), then one read of Neo4j's clock."""
-
-    def __init__(self, store: Neo4jStore, clock: ReadClock, read_counts: ReadCounts) -> None:
-        self._store = store
-        self._clock = CommitClock(clock)
-        self._read_counts = read_counts
-        # After Neo4j was lost, its plans are made again before the next batch (``prepare``).
-        self.plans = WarmUp("Neo4j's plans of the write statements", self.prepare)
-        store.warm_ups.append(self.plans)
-
-    async def commit(self, writes: Sequence[EdgeWrite]) -> list[WriteOutcome]:
-        """Commit ``writes`` in one transaction, in arrival order per acting user; a refusal
-        refuses only its own write. Outcomes in the order of ``writes``: an EdgeChange, a
-        RequestChange (the followed user is locked) or a Refusal for a follow, an EdgeChange or
-        None (neither user ever existed) for an unfollow, a BlockChange or a Refusal for a
-        block, the GraphEvent or None (no block) for an unblock, an EdgeChange or a Refusal
-        for an approval, the GraphEvent or None (no request) for a rejection."""
-        await self.plans.ready(self._store.timeout)
-        batch = list(writes)
-        events = _event_ids(batch)
-        rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
-        mirrored = any(_mirrored(write, row) for write, row in zip(batch, rows, strict=True))
-        at = await self._time_after_commit() if mirrored else None
-        outcomes = [
-            _outcome(write, row, ids, at)
-            for write, row, ids in zip(batch, rows, events, strict=True)
-        ]
-        return await self._repeats_read(outcomes) if at is not None else outcomes
-
-    async def _repeats_read(self, outcomes: list[WriteOutcome]) -> list[WriteOutcome]:
-        """A repeated write changed nothing, but the write it repeats may have lost its mirror
-        write (the client retried because of it): its users' counts, read now under their
-        locks, come with it, so the repeat repairs them."""
-        users = sorted({user for outcome in outcomes for user in _repeated(outcome)})
-        if not users:
-            return outcomes
-        try:
-            readings = await self._read_counts(users)
-        except Exception as exc:  # the write stands whatever went wrong here
-            log.warning("count read after a repeat failed (%r); reconcile repairs it", exc)
-            return outcomes
-
-        def read(change: EdgeChange) -> EdgeChange:
-            if change.changed:
-                return change
-            return replace(
-                change, src_counts=readings.get(change.src), dst_counts=readings.get(change.dst)
-            )
-
-        return [_each_change(outcome, read) for outcome in outcomes]
-
-    async def prepare(self) -> None:
-        """Have Neo4j plan every statement a batch can send, before the first request needs
-        one. A Neo4j that has just started is slow to plan them (docs/performance.md, "Right
-        after a start"), and a batch holds its users' locks meanwhile, so the first writes
-        after a start stalled every write of their users, long enough for the outbox relay to
-        take their events for lost. Rehearses a batch of each shape on two users no request
-        can name (an id the API refuses), in a transaction that is rolled back."""
-        for batch in _REHEARSALS:
-            events = _event_ids(batch)
-            await self._store.rehearse(
-                lambda run, batch=batch, events=events: _commit_rounds(run, batch, events)
-            )
-        await self._clock.read()
-
-    async def _time_after_commit(self) -> int | None:
-        """Neo4j's clock after the commit; None when Neo4j became unreachable since: the
-        writes are committed all the same, and the outbox relay mirrors them when it is back."""
-        try:
-            return await self._clock.read()
-        except Exception as exc:  # the write stands whatever went wrong here
-            log.warning("clock read after a commit failed (%r); the outbox relay mirrors it", exc)
-            return None
-
-    async def removals(
-        self, pairs: Sequence[tuple[str, str, int]], *, committed: bool = False
-    ) -> list[EdgeChange]:
-        """Edge changes for committed removals (src, dst, version) that numbered no count
-        change (an erasure's), with the counts read now under the users' locks.
-        ``committed``: the caller's write is acknowledged whatever happens, so an unreachable
-        Neo4j yields changes without a time (the relay mirrors them) rather than an error."""
-        users = sorted({u for s, d, _ in pairs for u in (s, d)})
-        try:
-            counts = await self._read_counts(users)
-        except Exception as exc:
-            if not committed:
-                raise
-            log.warning("count read after a commit failed (%r); the outbox relay mirrors it", exc)
-            return [EdgeChange(s, d, False, True, v, None, None, None) for s, d, v in pairs]
-        at = max((reading.at for reading in counts.values()), default=None)
-        if at is None:
-            at = await self._clock.read()
-        return [
-            EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d), at) for s, d, v in pairs
-        ]
-
-    async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
-        (row,) = await self._store.read(
-            "relations/relationships", {"id": user_id, "ids": list(others)}
-        )
-        return [Relationship(*values) for values in row["rows"]]
-
-
-# What one committed write comes to (see EdgeStore.commit).
-WriteOutcome = EdgeChange | Refusal | BlockChange | RequestChange | GraphEvent | None
-Row = dict[str, Any]
-
-
-async def _commit_rounds(
-    run: Statements, batch: list[EdgeWrite], events: list[list[str]]
-) -> list[Row]:
-    """The statements of one batch, in one transaction: the locks of its users in id order
-    (``lock_users``, as the prelude of the first follow or unfollow statement, or alone when
-    the batch starts with a block), then each round's writes: a statement per kind, or per
-    block and unblock (rare, and a block locks two users). One result row per write, in
-    batch order."""
-    rows: list[Row | None] = [None] * len(batch)
-    users = [{"id": u.id, "create": u.create} for u in batch_users(batch)]
-    lock: Row | None = {"users": users}
-    rounds = plan_rounds(batch)
-    if not rounds[0].by_kind.keys() & {WriteKind.FOLLOW, WriteKind.UNFOLLOW}:
-        await run("relations/lock_users", lock, None)
-        lock = None
-    for round_ in rounds:
-        for kind, members in sorted(round_.by_kind.items(), key=lambda item: _KIND_ORDER[item[0]]):
-            if kind in (WriteKind.FOLLOW, WriteKind.UNFOLLOW):
-                params = {"rows": [_row(i, w, events[i][0]) for i, w in members], **(lock or {})}
-                found = [
-                    dict(record)
-                    for record in await run(
-                        f"relations/{kind.value}", params, "relations/lock_users" if lock else None
-                    )
-                ]
-                lock = None
-            else:
-                found = []
-                for i, w in members:
-                    records = await run(f"relations/{kind.value}", _single(w, events[i]), None)
-                    found += [{**dict(record), "i": i} for record in records]
-            for record in found:
-                rows[record["i"]] = record
-    # A follow whose user was erased and deleted since the batch began gives no row.
-    erased: Row = {"refused": "erasing", "retry_at": None}
-    return [row if row is not None else erased for row in rows]
-
-
-# Batches of every shape ``_commit_rounds`` sends, on users no request can name: lock+follow,
-# unfollow, follow; lock+unfollow, block, unblock; lock alone before a block; and lock alone
-# before an approval, then a rejection.
-_REHEARSALS = [
-    [EdgeWrite(kind, REHEARSAL_USER, REHEARSAL_OTHER) for kind in kinds]
-    for kinds in (
-        (WriteKind.FOLLOW, WriteKind.UNFOLLOW, WriteKind.FOLLOW),
-        (WriteKind.UNFOLLOW, WriteKind.BLOCK, WriteKind.UNBLOCK),
-        (WriteKind.BLOCK,),
-        (WriteKind.APPROVE, WriteKind.REJECT),
-    )
-]
-
-# Within a round the kinds touch no common user; follows and unfollows go first, so
-# the batch's first statement can carry its locks.
-_KIND_ORDER = {
-    WriteKind.FOLLOW: 0,
-    WriteKind.UNFOLLOW: 1,
-    WriteKind.BLOCK: 2,
-    WriteKind.UNBLOCK: 3,
-    WriteKind.APPROVE: 4,
-    WriteKind.REJECT: 5,
-}
-
-
-def _row(position: int, write: EdgeWrite, event: str) -> Row:
-    """A row of relations/follow or relations/unfollow."""
-    row: Row = {"i": position, "src": write.src, "dst": write.dst, "event": event}
-    if write.kind is WriteKind.FOLLOW:
-        row.update(
-            max_following=write.limits.max_following,
-            per_window=write.limits.per_window,
-            window_us=write.limits.window_us,
-            max_requests=write.limits.max_requests,
-        )
-    else:
-        row["cause"] = write.cause or None  # a null property is not stored
-        row["withdraw"] = write.cause != REMOVED  # a removal is no withdrawal of a request
-    return row
-
-
-def _single(write: EdgeWrite, ids: list[str]) -> Row:
-    """Parameters of relations/block, unblock, approve or reject, which run once per write."""
-    match write.kind:
-        case WriteKind.BLOCK:
-            return {
-                "src": write.src,
-                "dst": write.dst,
-                "ids": sorted((write.src, write.dst)),
-                "events": ids,
-                "max_blocks": write.limits.max_blocks,
-            }
-        case WriteKind.APPROVE:
-            return {
-                "src": write.src,
-                "dst": write.dst,
-                "ids": sorted((write.src, write.dst)),
-                "event": ids[0],
-                "max_following": write.limits.max_following,
-            }
-    return {"src": write.src, "dst": write.dst, "event": ids[0]}
-
-
-def _repeated(outcome: WriteOutcome) -> tuple[str, ...]:
-    """The users of a write that changed nothing (a follow that existed, an unfollow of no
-    follow, a block made before that removed nothing now)."""
-    match outcome:
-        case EdgeChange(changed=False):
-            return outcome.src, outcome.dst
-        case BlockChange(created=False) if not any(c.changed for c in outcome.removed):
-            return outcome.removed[0].src, outcome.removed[0].dst
-    return ()
-
-
-def _each_change(outcome: WriteOutcome, change: Callable[[EdgeChange], EdgeChange]) -> WriteOutcome:
-    """``outcome`` with ``change`` applied to each edge change in it."""
-    match outcome:
-        case EdgeChange():
-            return change(outcome)
-        case BlockChange():
-            return replace(outcome, removed=[change(c) for c in outcome.removed])
-    return outcome
-
-
-def _mirrored(write: EdgeWrite, row: Row) -> bool:
-    """Whether the mirror gets a write for it: repeats too (its scripts are idempotent, so a
-    retried request repairs a mirror write an earlier attempt lost), refusals and unblocks not."""
-    match write.kind:
-        case WriteKind.FOLLOW:
-            return row["refused"] is None and not row["requested"]
-        case WriteKind.APPROVE:
-            return row["refused"] is None
-        case WriteKind.UNFOLLOW:
-            return bool(row["known"])
-        case WriteKind.BLOCK:
-            return row["refused"] is None
-    return False
-
-
-def _outcome(write: EdgeWrite, row: Row, ids: list[str], at: int | None) -> WriteOutcome:
-    src, dst = write.src, write.dst
-    match write.kind:
-        case WriteKind.FOLLOW | WriteKind.APPROVE | WriteKind.BLOCK if row["refused"] is not None:
-            return Refusal(row["refused"], row.get("retry_at"))
-        case WriteKind.FOLLOW if row["requested"]:
-            created, version = bool(row["changed"]), row["version"]
-            event = GraphEvent(ids[0], "follow_request", src, dst, version) if created else None
-            return RequestChange(src, dst, created, version, event)
-        case WriteKind.FOLLOW | WriteKind.UNFOLLOW | WriteKind.APPROVE:
-            if write.kind is WriteKind.UNFOLLOW and not row["known"]:
-                return None
-            return _edge_change(write, row, ids[0], at)
-        case WriteKind.REJECT:
-            if not row["removed"]:
-                return None
-            return GraphEvent(ids[0], "follow_request_rejected", src, dst, row["version"])
-        case WriteKind.BLOCK:
-            return _block_change(write, row, ids, at)
-    if not row["removed"]:
-        return None
-    return GraphEvent(ids[0], "unblock", src, dst, row["version"])
-
-
-def _edge_change(write: EdgeWrite, row: Row, event_id: str, at: int | None) -> EdgeChange:
-    """A committed follow, unfollow or approval, with its event: the approval's is a follow
-    (cause ``approved``), an unfollow that only withdrew a request says so."""
-    src, dst = write.src, write.dst
-    following = write.kind is not WriteKind.UNFOLLOW
-    changed, version = bool(row["changed"]), row["version"]
-    withdrawn = bool(row.get("withdrawn"))
-    event = None
-    if changed and write.kind is WriteKind.APPROVE:
-        event = GraphEvent(event_id, "follow", src, dst, version, cause="approved")
-    elif changed:
-        event = GraphEvent(event_id, write.kind.value, src, dst, version, cause=write.cause)
-    elif withdrawn:
-        event = GraphEvent(event_id, "follow_request_withdrawn", src, dst, version)
-    # a new edge flags an inactive follower; a removed one says whether it was flagged
-    flagged = bool(row["flagged"]) if not following else not row["src_on"]
-    facts = EdgeFacts(
-        following, bool(row["src_on"]), bool(row["dst_on"]), bool(row["back"]), flagged
-    )
-    counts = _numbered(changed, facts, row["src_cs"], row["dst_cs"])
-    return EdgeChange(src, dst, following, changed, version, *counts, at, event, withdrawn)
-
-
-def _numbered(
-    changed: bool, facts: EdgeFacts, src_cs: int, dst_cs: int
-) -> tuple[CountUpdate, CountUpdate]:
-    """Both users' numbered count changes for an edge change; none when nothing changed."""
-    if not changed:
-        return None, None
-    src_delta, dst_delta = edge_deltas(facts)
-    return CountChange(src_cs, src_delta), CountChange(dst_cs, dst_delta)
-
-
-def _block_change(write: EdgeWrite, row: Row, ids: list[str], at: int | None) -> BlockChange:
-    """Both directions come back as removals, also when there was no follow: the mirror
-    applies a removal newer than any instance of the edge harmlessly, so a retried block
-    repairs a mirror write that an earlier attempt lost. The follow src -> dst went first
-    (its count changes are numbered one before the last when both went), while the other
-    still followed back."""
-    src, dst = write.src, write.dst
-    ab, ba = row["following_version"], row["followed_by_version"]
-    removed_ab, removed_ba = bool(row["removed_following"]), bool(row["removed_followed_by"])
-    src_on, dst_on = bool(row["src_on"]), bool(row["dst_on"])
-    src_cs, dst_cs = row["src_cs"], row["dst_cs"]
-    flags = bool(row["following_flagged"]), bool(row["followed_by_flagged"])
-    first = _numbered(
-        removed_ab,
-        EdgeFacts(False, src_on, dst_on, removed_ba, flags[0]),
-        src_cs - removed_ba,
-        dst_cs - removed_ba,
-    )
-    second = _numbered(
-        removed_ba, EdgeFacts(False, dst_on, src_on, False, flags[1]), dst_cs, src_cs
-    )
-    changes = [
-        EdgeChange(src, dst, False, removed_ab, ab, *first, at),
-        EdgeChange(dst, src, False, removed_ba, ba, *second, at),
-    ]
-    events = [GraphEvent(ids[0], "block", src, dst, ab)] if row["created"] else []
-    events += [
-        GraphEvent(ids[n], "unfollow", s, d, v, cause="block")
-        for n, s, d, v, r in ((1, src, dst, ab, removed_ab), (2, dst, src, ba, removed_ba))
-        if r
-    ]
-    return BlockChange(bool(row["created"]), changes, events)

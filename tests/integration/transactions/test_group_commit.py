@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from graphsvc.adapters.neo4j.store import WriteOutcome
+from graphsvc.adapters.neo4j.relations import WriteOutcome
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.client import GraphError
 from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
