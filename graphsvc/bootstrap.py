@@ -1,5 +1,5 @@
-"""The composition root (Cosmic Python's ``bootstrap``): what each process runs, put together
-from the per-feature builders (``builders``), and opened over the two stores.
+"""The composition root (Cosmic Python's ``bootstrap``): what each process runs
+(``builders/processes.py``, made from the per-feature builders), opened over the two stores.
 
 - The API (``open_serving``) builds what its routes call. It records background work for the
   workers and builds none of their loops, nor the job kinds it only records.
@@ -19,32 +19,24 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
 from graphsvc.adapters.connections import Connections
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.builders.access import build_key_ring
-from graphsvc.builders.background import Background, build_background
-from graphsvc.builders.core import Core, build_core
-from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
-from graphsvc.builders.maintenance import build_maintenance
-from graphsvc.builders.moderation import build_moderation
-from graphsvc.builders.operations import (
+from graphsvc.builders.core import Core
+from graphsvc.builders.processes import (
     Operated,
     Operations,
-    build_consistency,
-    build_timeline_check,
+    Services,
+    Serving,
+    Working,
+    build,
+    build_operations,
+    build_serving,
+    build_working,
 )
-from graphsvc.builders.serving import Serving, build_serving_parts
-from graphsvc.builders.suggestions import build_suggesting
-from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
-from graphsvc.builders.whole import Services
-from graphsvc.concurrency.jobs import Recorded
-from graphsvc.services.consistency import Consistency
 from graphsvc.settings import Settings
-from graphsvc.workers.moderation_jobs import ModerationJobs
 
 __all__ = [
     "Connections",
@@ -60,67 +52,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-Built = TypeVar("Built", Serving, "Working", Operations, Services)
-
-
-@dataclass(frozen=True, slots=True)
-class Working:
-    """The worker process: the background work, over the core it repairs and records in."""
-
-    core: Core
-    background: Background
-    consistency: Consistency
-
-
-def build_serving(settings: Settings, connections: Connections) -> Serving:
-    core = build_core(settings, connections, serve=True)
-    access = build_key_ring(core)
-    moderation = build_moderation(core, Recorded(ModerationJobs.name), access)
-    timelines = build_timelines(core, build_timeline_jobs(core))
-    return build_serving_parts(
-        core, access, moderation, timelines, build_suggesting(core), build_graph_reads(core)
-    )
-
-
-def build_working(settings: Settings, connections: Connections) -> Working:
-    core = build_core(settings, connections, jobs=True)
-    suggesting = build_suggesting(core)
-    background = build_background(
-        core, build_timeline_jobs(core), build_key_ring(core), suggesting.suggestions
-    )
-    return Working(core, background, build_consistency(core))
-
-
-def build_operations(settings: Settings, connections: Connections) -> Operations:
-    """An operations command's: long jobs, so NEO4J_JOB_TIMEOUT_SECONDS for every statement."""
-    return Operations(build_core(settings, connections, jobs=True))
-
-
-def build(
-    settings: Settings,
-    connections: Connections,
-    *,
-    split_page: bool | None = None,
-    jobs: bool = False,
-) -> Services:
-    """``jobs``: a process of long jobs, whose Neo4j statements have
-    NEO4J_JOB_TIMEOUT_SECONDS each."""
-    core = build_core(settings, connections, jobs=jobs, split_page=split_page)
-    access = build_key_ring(core)
-    suggesting = build_suggesting(core)
-    timeline_jobs = build_timeline_jobs(core)
-    background = build_background(core, timeline_jobs, access, suggesting.suggestions)
-    moderation = build_moderation(core, background.moderation_jobs, access)
-    timelines = build_timelines(core, timeline_jobs)
-    graph: GraphReads = build_graph_reads(core)
-    parts = build_serving_parts(core, access, moderation, timelines, suggesting, graph)
-    return Services(
-        **parts.fields(),
-        background=background,
-        maintenance=build_maintenance(core),
-        consistency=build_consistency(core),
-        timeline_check=build_timeline_check(core, timelines),
-    )
+Built = TypeVar("Built", Serving, Working, Operations, Services)
 
 
 @asynccontextmanager
@@ -142,8 +74,7 @@ async def open_serving(settings: Settings) -> AsyncIterator[Serving]:
     timeout); on exit, the event streams closed."""
     async with _opened(settings, partial(build_serving, settings)) as serving:
         started = time.monotonic()
-        await serving.core.neo4j.edges.prepare()
-        await serving.suggestions.candidates.prepare()
+        await serving.prepare()
         log.info("statements planned in %.2f s", time.monotonic() - started)
         try:
             yield serving

@@ -11,6 +11,7 @@ from graphsvc.adapters.redis.client import redis_breaker
 from graphsvc.builders.stores import Neo4jAdapters, RedisAdapters
 from graphsvc.concurrency.breaker import Breaker
 from graphsvc.concurrency.jobs import JobKind, Jobs, Recorded
+from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.follow_requests import FollowRequests
 from graphsvc.services.mirror_sync import MirrorSync
@@ -39,6 +40,11 @@ class Core:
     privacy: PrivacyRules
     follow_pages: FollowPages
     mutes: Mutes
+
+    @property
+    def plans(self) -> WarmUp:
+        """Neo4j's plans of the write statements, made before the first request."""
+        return self.neo4j.edges.plans
 
 
 def build_core(

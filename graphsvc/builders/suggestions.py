@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphsvc.builders.core import Core
+from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
 from graphsvc.services.ranker import RankerSource
@@ -23,6 +24,11 @@ class Suggesting:
     impressions: Impressions
     similar: SimilarAccounts
     explainer: SuggestionExplainer
+
+    @property
+    def plans(self) -> WarmUp:
+        """Neo4j's plans of the candidate reads, made before the first request."""
+        return self.suggestions.candidates.plans
 
 
 def build_suggesting(core: Core) -> Suggesting:

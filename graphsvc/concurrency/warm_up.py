@@ -35,6 +35,10 @@ class WarmUp:
         """The store was lost since the work last started and completed."""
         return self._losses != self._done
 
+    async def first(self) -> None:
+        """Do the work now, before the store's first use (a process that starts)."""
+        await self._work()
+
     def lost(self) -> None:
         if not self.due:
             log.warning("%s lost: prepared again before its next use", self._what)
