@@ -1,5 +1,5 @@
 """The composition root (Cosmic Python's ``bootstrap``): what each process runs
-(``builders/processes.py``, made from the per-feature builders), opened over the two stores.
+(``builders/bundles.py``, made from the per-feature builders), opened over the two stores.
 
 - The API (``open_serving``) builds what its routes call. It records background work for the
   workers and builds none of their loops, nor the job kinds it only records.
@@ -24,8 +24,7 @@ from typing import TypeVar
 
 from graphsvc.adapters.connections import Connections
 from graphsvc.adapters.redis.client import REDIS_DOWN
-from graphsvc.builders.core import Core
-from graphsvc.builders.processes import (
+from graphsvc.builders.bundles import (
     Operated,
     Operations,
     Services,
@@ -36,6 +35,7 @@ from graphsvc.builders.processes import (
     build_serving,
     build_working,
 )
+from graphsvc.builders.core import Core
 from graphsvc.settings import Settings
 
 __all__ = [

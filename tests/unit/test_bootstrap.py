@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import Connections, build, build_operations, build_serving, build_working
-from graphsvc.builders.processes import Serving
+from graphsvc.builders.bundles import Serving
 from graphsvc.settings import Settings
 from tests.support.paths import ROOT
 

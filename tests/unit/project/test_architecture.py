@@ -102,7 +102,7 @@ def _size_exceptions() -> dict[str, str]:
 def test_the_walk_finds_the_package_s_definitions() -> None:
     found = _definitions()
     assert len(found) > 200, "the walk found too few definitions to mean anything"
-    assert "graphsvc/builders/processes.py:build" in found
+    assert "graphsvc/builders/bundles.py:build" in found
     assert "graphsvc/adapters/redis/mirror.py:Mirror.apply_many" in found
 
 
