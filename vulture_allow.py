@@ -2,11 +2,13 @@
 # Redis, fields of the evaluation's reports). The client's methods and the answers' fields are
 # used by the tests, which drive the API through the client.
 # `make lint` runs vulture over graphsvc, tests and bench with this file.
+from graphsvc.domain.lists import Purpose
 from graphsvc.domain.timeline import Mode
 from graphsvc.ops.evaluation import offline as evaluation
 from tests.conftest import every_touched  # a fixture other fixtures ask for by name
 
 Mode.DRAINING
+Purpose.MODERATION
 evaluation.Split.split_at
 evaluation.Scores.coverage
 evaluation.Spread.low

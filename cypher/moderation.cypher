@@ -176,15 +176,15 @@ RETURN [e IN removed | [e.id, e.version]] AS removed
 // name: erase_blocks
 // Delete one batch of the erased user's other relationships, both directions: blocks, pending
 // follow requests, interactions (affinity), dismissed suggestions, the tombstones of ended
-// follows to or from it (the changes others' lists show: an erased user leaves none), and its
-// own mutes (its mutes by others go first, each with its muter's mirror write:
-// mutes/erase_muted_by).
+// follows to or from it (the changes others' lists show: an erased user leaves none), its
+// memberships in others' curated lists, and its own mutes (its mutes by others go first, each
+// with its muter's mirror write: mutes/erase_muted_by). Its own lists go in lists/erase_owned.
 // Locking: the relationships it deletes (and, as any relationship delete, the sparse nodes at
 // their ends).
 // Params: $id, $batch.
 // Returns: deleted, how many were deleted (fewer than $batch: caught up; what arrives later
 // goes with the node, moderation/erase_end).
-OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED]-()
+OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED|HAS_MEMBER]-()
 WITH k
 LIMIT $batch
 WITH collect(k) AS gone

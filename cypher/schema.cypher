@@ -82,6 +82,10 @@ FOR (k:ApiKey) REQUIRE k.id IS UNIQUE;
 CREATE RANGE INDEX api_key_user IF NOT EXISTS
 FOR (k:ApiKey) ON (k.user);
 
+// Curated lists, found by their ids (lists/*); each is reached from its owner as well.
+CREATE CONSTRAINT list_id_unique IF NOT EXISTS
+FOR (l:List) REQUIRE l.id IS UNIQUE;
+
 // name: await_indexes
 // Wait (up to 600 s) until every index is online, e.g. after a bulk import.
 // Locking: none.

@@ -26,6 +26,7 @@ from graphsvc.api.routes import (
     follow_requests,
     health,
     keys,
+    lists,
     moderation,
     mutes,
     operations,
@@ -49,6 +50,7 @@ ROUTERS = (
     follow_requests.router,
     privacy.router,
     pages.router,
+    lists.router,
     changes.router,
     audiences.router,
     moderation.router,
@@ -79,6 +81,10 @@ TAGS = [
     {
         "name": "pages",
         "description": "Followers, following, friends, counts; common and familiar follows.",
+    },
+    {
+        "name": "lists",
+        "description": "Curated lists: their owners' changes, their members, who may see them.",
     },
     {"name": "changes", "description": "Who followed and unfollowed since a moment, and why."},
     {"name": "audiences", "description": "Counts and pages of set algebra over users' lists."},

@@ -40,6 +40,7 @@ from graphsvc.services.graph_pages import GraphPages
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
+from graphsvc.services.lists import Lists
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes
@@ -93,6 +94,7 @@ class Serving:
     access: KeyRing
     rate_limits: RateLimits
     timelines: Timelines
+    lists: Lists
     plans: tuple[WarmUp, ...]  # Neo4j's plans this process needs before its first request
 
     async def prepare(self) -> None:
@@ -226,6 +228,7 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         access=shared.access,
         rate_limits=rate_limits,
         timelines=build_timelines(core, shared.timeline_jobs),
+        lists=Lists(core.neo4j.lists, core.settings.lists, core.settings.pages),
         plans=plans,
     )
 

@@ -37,4 +37,5 @@ def build_moderation_jobs(
         TimelineErasure(
             redis.author_posts, redis.home_timelines, redis.timeline_job_queue, settings.timelines
         ),
+        neo4j.lists,
     )

@@ -11,6 +11,7 @@ from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.exports import ExportStore
 from graphsvc.adapters.neo4j.keys import KeyStore
+from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
@@ -66,6 +67,10 @@ class Neo4jAdapters:
     @cached_property
     def edges(self) -> EdgeStore:
         return EdgeStore(self.store, self.snapshots.clock, self.snapshots.read_counts)
+
+    @cached_property
+    def lists(self) -> ListStore:
+        return ListStore(self.store)
 
     @cached_property
     def pages(self) -> PageStore:

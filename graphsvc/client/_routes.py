@@ -148,7 +148,7 @@ def set_privacy(user_id: str, settings: dict[str, Any]) -> Call[schemas.PrivacyB
     return Call("PUT", _user(user_id, "privacy"), body=body, model=schemas.PrivacyBody)
 
 
-# -- lists and counts ---------------------------------------------------------------------
+# -- follow pages and counts --------------------------------------------------------------
 
 
 def counts(user_id: str) -> Call[schemas.CountsBody]:
@@ -293,6 +293,55 @@ def audience_page(
     any read is)."""
     body = {"expr": expr, "limit": page_size, **({"cursor": cursor} if cursor else {})}
     return Call("POST", "/v1/audiences/page", body=body, model=schemas.AudiencePageBody)
+
+
+# -- curated lists ------------------------------------------------------------------------
+
+
+def _list_path(user_id: str, list_id: str, *rest: str) -> str:
+    return _user(user_id, "lists", _u(list_id), *rest)
+
+
+def create_list(
+    user_id: str, name: str, description: str, private: bool, purpose: str
+) -> Call[schemas.ListBody]:
+    body = {"name": name, "description": description, "private": private, "purpose": purpose}
+    path = _user(user_id, "lists")
+    return Call("POST", path, body=body, model=schemas.ListBody, idempotent=False)
+
+
+def get_list(user_id: str, list_id: str) -> Call[schemas.ListBody]:
+    return Call("GET", _list_path(user_id, list_id), model=schemas.ListBody)
+
+
+def update_list(
+    user_id: str, list_id: str, name: str | None, description: str | None, private: bool | None
+) -> Call[schemas.ListBody]:
+    changes = {"name": name, "description": description, "private": private}
+    body = {field: value for field, value in changes.items() if value is not None}
+    return Call("PATCH", _list_path(user_id, list_id), body=body, model=schemas.ListBody)
+
+
+def delete_list(user_id: str, list_id: str) -> Call[schemas.ListDeletedBody]:
+    return Call("DELETE", _list_path(user_id, list_id), model=schemas.ListDeletedBody)
+
+
+def lists(user_id: str, member: str | None, page_size: int) -> Call[schemas.ListsBody]:
+    query = {**_page(page_size), **({"member": member} if member is not None else {})}
+    return Call("GET", _user(user_id, "lists"), query, model=schemas.ListsBody)
+
+
+def list_members(user_id: str, list_id: str, page_size: int) -> Call[schemas.PageBody]:
+    path = _list_path(user_id, list_id, "members")
+    return Call("GET", path, _page(page_size), model=schemas.PageBody)
+
+
+def change_list_members(
+    user_id: str, list_id: str, add: Iterable[str], remove: Iterable[str]
+) -> Call[schemas.MembersChangeBody]:
+    body = {"add": list(add), "remove": list(remove)}
+    path = _list_path(user_id, list_id, "members")
+    return Call("POST", path, body=body, model=schemas.MembersChangeBody)
 
 
 # -- moderation ---------------------------------------------------------------------------

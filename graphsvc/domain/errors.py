@@ -229,3 +229,41 @@ class SinceTooOld(InvalidTimeRange):
     so the answer could not be whole."""
 
     code = "since_too_old"
+
+
+class ListNotFound(GraphError):
+    """No such list of that owner, or none the viewer may see: a private list and the lists
+    of an owner who blocks the viewer answer as an unknown one does, so a 404 tells nothing
+    of them."""
+
+    status = 404
+    code = "list_not_found"
+
+
+class ListLimit(GraphError):
+    """The owner has LIST_OWNER_MAX lists already."""
+
+    status = 409
+    code = "list_limit"
+
+
+class ListMemberLimit(GraphError):
+    """The members an addition would leave in a list pass LIST_MEMBERS_MAX."""
+
+    status = 409
+    code = "list_member_limit"
+
+
+class ListTextTooLong(GraphError):
+    """A name past LIST_NAME_MAX or a description past LIST_DESCRIPTION_MAX characters."""
+
+    status = 409
+    code = "list_text_too_long"
+
+
+class InvalidList(GraphError):
+    """A list request the contract refuses: an empty name, nothing to change, a malformed
+    list id."""
+
+    status = 422
+    code = "invalid_list"

@@ -11,6 +11,7 @@ stopped, so a page never costs more than the bound, and the walk still sees ever
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 from graphsvc.domain.cursor import CursorCodec, Position
 from graphsvc.domain.errors import InvalidLimit
@@ -19,6 +20,14 @@ from graphsvc.settings import PageSettings
 
 Fetch = Callable[[Position | None, int], Awaitable[list[Entry]]]
 FetchIds = Callable[[str, int], Awaitable[IdSlice]]
+
+
+class Positioned(Protocol):
+    @property
+    def position(self) -> Position: ...
+
+
+P = TypeVar("P", bound=Positioned)
 
 
 class Pager:
@@ -36,12 +45,23 @@ class Pager:
 
     async def page(self, scope: str, limit: int | None, cursor: str | None, fetch: Fetch) -> Page:
         """A page of a list in (since, id) or (score, since, id) order."""
+        return Page(*await self.walk(scope, limit, cursor, fetch))
+
+    async def walk(
+        self,
+        scope: str,
+        limit: int | None,
+        cursor: str | None,
+        fetch: Callable[[Position | None, int], Awaitable[list[P]]],
+    ) -> tuple[list[P], str | None]:
+        """A page of anything walked by its position, and the cursor after it (None: the
+        last page)."""
         limit = self.limit(limit)
         after = self._codec.decode(scope, cursor) if cursor else None
-        entries = await fetch(after, limit + 1)
-        items = entries[:limit]
-        more = len(entries) > limit
-        return Page(items, self._codec.encode(scope, items[-1].position) if more else None)
+        found = await fetch(after, limit + 1)
+        items = found[:limit]
+        more = len(found) > limit
+        return items, self._codec.encode(scope, items[-1].position) if more else None
 
     async def id_page(
         self, scope: str, limit: int | None, cursor: str | None, fetch: FetchIds

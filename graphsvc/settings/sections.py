@@ -773,6 +773,31 @@ class ApiSettings(_Section):
     )
 
 
+class ListSettings(_Section):
+    """Curated lists: how many one user may own, how many members one may hold, how long a
+    name and a description may be, how many members one request may add or remove. A request
+    past a bound is refused (409), and changes nothing."""
+
+    list_owner_max: int = Field(
+        default=1_000, ge=1, le=100_000, description="most lists one user may own"
+    )
+    list_members_max: int = Field(
+        default=5_000, ge=1, le=100_000, description="most members one list may hold"
+    )
+    list_name_max: int = Field(
+        default=64, ge=1, le=1_000, description="longest list name, in characters"
+    )
+    list_description_max: int = Field(
+        default=300, ge=0, le=10_000, description="longest list description, in characters"
+    )
+    list_batch_max: int = Field(
+        default=100,
+        ge=1,
+        le=5_000,
+        description="members one request may add and remove, together",
+    )
+
+
 class Settings(BaseModel):
     """Every section, each read from the environment unless given: what the composition root
     (``bootstrap``), the app factory and the operations tooling hold, and hand each part its
@@ -790,6 +815,7 @@ class Settings(BaseModel):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
     pages: PageSettings = Field(default_factory=PageSettings)
+    lists: ListSettings = Field(default_factory=ListSettings)
     changes: ChangeSettings = Field(default_factory=ChangeSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     events: EventSettings = Field(default_factory=EventSettings)

@@ -730,3 +730,114 @@ class TimelineItem(BaseModel):
 class TimelineBody(BaseModel):
     items: list[TimelineItem]
     next_cursor: str | None = Field(description="null on the last page")
+
+
+NON_BLANK = r"\S"  # some character that is not a blank (a name is trimmed, then must remain)
+LIST_ID_SCHEMA: dict[str, Any] = {"pattern": r"^[0-9a-f]{20}$", "minLength": 20, "maxLength": 20}
+
+
+class ListIn(BaseModel):
+    model_config = {"strict": True}
+
+    # The lengths are documented here and checked by the service, whose 409 names the bound.
+    name: str = Field(
+        description="1 to LIST_NAME_MAX characters (surrounding blanks dropped)",
+        json_schema_extra={
+            "minLength": 1,
+            "pattern": NON_BLANK,
+            **settings_extra(maxLength="list_name_max"),
+        },
+        examples=["Graph people"],
+    )
+    description: str = Field(
+        default="",
+        description="up to LIST_DESCRIPTION_MAX characters",
+        json_schema_extra=settings_extra(maxLength="list_description_max"),
+    )
+    private: bool = Field(
+        default=False, description="true: the list and its members are the owner's alone"
+    )
+    purpose: Literal["curate", "moderation"] = Field(
+        default="curate",
+        description="curate: people to read; moderation: people to keep away (blocks between "
+        "the owner and a member leave it be)",
+    )
+
+
+class ListPatchIn(BaseModel):
+    # At least one field; a field left out is kept (no field takes null).
+    model_config = {"strict": True, "json_schema_extra": {"minProperties": 1}}
+
+    name: str = Field(
+        default=None,  # type: ignore[assignment]  # left out: kept
+        description="a new name (1 to LIST_NAME_MAX characters)",
+        json_schema_extra={"pattern": NON_BLANK, **settings_extra(maxLength="list_name_max")},
+    )
+    description: str = Field(
+        default=None,  # type: ignore[assignment]
+        description="a new description (up to LIST_DESCRIPTION_MAX characters)",
+        json_schema_extra=settings_extra(maxLength="list_description_max"),
+    )
+    private: bool = Field(
+        default=None,  # type: ignore[assignment]
+        description="make it private (true) or public (false)",
+    )
+
+
+class ListBody(BaseModel):
+    id: str = Field(json_schema_extra=LIST_ID_SCHEMA)
+    owner: str
+    name: str
+    description: str
+    private: bool
+    purpose: Literal["curate", "moderation"]
+    members: int = Field(description="active members (suspended and spam accounts left out)")
+    created_at: UtcTime = Field(description="ISO-8601 UTC")
+    updated_at: UtcTime = Field(description="the last change of the list or its members")
+
+
+class ListsBody(BaseModel):
+    items: list[ListBody]
+    next_cursor: str | None = Field(description="null on the last page")
+
+
+class ListDeletedBody(BaseModel):
+    deleted: bool = Field(description="false when the owner had no such list")
+
+
+class MembersIn(BaseModel):
+    # The bound is documented here and checked by the service (too_many_ids).
+    add: list[str] = Field(
+        default_factory=list,
+        description="users to add (a member already in is left as it is)",
+        json_schema_extra={
+            **settings_extra(maxItems="list_batch_max"),
+            "items": {"type": "string", **ID_SCHEMA},
+        },
+        examples=[["bob", "carol"]],
+    )
+    remove: list[str] = Field(
+        default_factory=list,
+        description="members to remove (a user not in the list is ignored); add and remove "
+        "name at most LIST_BATCH_MAX users together",
+        json_schema_extra={
+            **settings_extra(maxItems="list_batch_max"),
+            "items": {"type": "string", **ID_SCHEMA},
+        },
+        examples=[["dave"]],
+    )
+
+
+class MembersRefused(BaseModel):
+    user_id: str
+    reason: Literal["blocked", "erasing"]
+
+
+class MembersChangeBody(BaseModel):
+    added: list[str]
+    removed: list[str]
+    refused: list[MembersRefused] = Field(
+        description="users not added: blocked (a curate list, and a block between the user and "
+        "the owner), erasing (the user is being erased)"
+    )
+    members: int = Field(description="active members after the change")

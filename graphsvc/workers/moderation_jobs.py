@@ -33,6 +33,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
+from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
@@ -80,8 +81,10 @@ class ModerationJobs:
         keys: KeyRing,
         mutes: Mutes,
         timelines: TimelineErasure,
+        lists: ListStore,
     ) -> None:
         self._moderation = moderation
+        self._lists = lists
         self._timelines = timelines
         self._mutes = mutes
         self._snapshots = snapshots
@@ -200,24 +203,23 @@ class ModerationJobs:
         )
 
     async def _erase_others(self, user_id: str, progress: Progress) -> None:
-        """Delete the user's mutes by others (each muter's mirror following), then its blocks,
-        own mutes, interactions and dismissals in batches, until a batch is not full: what
-        arrived since goes with the node (``erase_end``), so blocks that keep coming cannot
-        keep the erasure here."""
-        while True:
-            stop_if_asked()
-            removed = await self._mutes.erase_muted_by(user_id, self._batch)
-            if removed:
-                progress.add("mutes", removed)
-            if removed < self._batch:
-                break
-        while True:
-            stop_if_asked()
-            deleted = await self._moderation.erase_blocks(user_id, self._batch)
-            if deleted:
-                progress.add("blocks", deleted)
-            if deleted < self._batch:
-                return
+        """Delete the user's mutes by others (each muter's mirror following), its own lists,
+        then its blocks, own mutes, interactions, dismissals and memberships, in batches, each
+        until a batch is not full: what arrived since goes with the node (``erase_end``), so
+        blocks that keep coming cannot keep the erasure here."""
+        steps = (
+            ("mutes", self._mutes.erase_muted_by),
+            ("lists", self._lists.erase_owned),
+            ("blocks", self._moderation.erase_blocks),
+        )
+        for what, step in steps:
+            while True:
+                stop_if_asked()
+                deleted = await step(user_id, self._batch)
+                if deleted:
+                    progress.add(what, deleted)
+                if deleted < self._batch:
+                    break
 
     async def _erase_side(self, user_id: str, side: Side, progress: Progress) -> None:
         while True:

@@ -22,7 +22,8 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 EARLIER = (NOW - timedelta(hours=1)).isoformat().replace("+00:00", "Z")
 
 # (operation id, method, path, query, body): {name} is a user of this run, {key_id} the key
-# the scenario creates. The order matters: each step leaves what the next one shows.
+# the scenario creates, {list_id} the list it creates. The order matters: each step leaves what
+# the next one shows.
 SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("follow", "PUT", "/v1/users/{alice}/following/{bob}", {}, None),
     ("unfollow", "DELETE", "/v1/users/{alice}/following/{zoe}", {}, None),
@@ -39,6 +40,13 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("mute", "PUT", "/v1/users/{alice}/mutes/{dave}", {}, {"notifications": True, "duration_seconds": 86400}),
     ("list_mutes", "GET", "/v1/users/{alice}/mutes", {"limit": 10}, None),
     ("unmute", "DELETE", "/v1/users/{alice}/mutes/{dave}", {}, None),
+    ("create_list", "POST", "/v1/users/{alice}/lists", {}, {"name": "Graph people", "description": "who writes about graphs"}),
+    ("change_list_members", "POST", "/v1/users/{alice}/lists/{list_id}/members", {}, {"add": ["{bob}", "{carol}", "{dave}"], "remove": []}),
+    ("list_members", "GET", "/v1/users/{alice}/lists/{list_id}/members", {"limit": 10}, None),
+    ("update_list", "PATCH", "/v1/users/{alice}/lists/{list_id}", {}, {"name": "Graph folk", "private": True}),
+    ("get_list", "GET", "/v1/users/{alice}/lists/{list_id}", {}, None),
+    ("list_lists", "GET", "/v1/users/{alice}/lists", {"member": "{bob}", "limit": 10}, None),
+    ("delete_list", "DELETE", "/v1/users/{alice}/lists/{list_id}", {}, None),
     ("set_privacy", "PUT", "/v1/users/{lena}/privacy", {}, {"locked": True, "followers_visibility": "mutuals"}),
     ("get_privacy", "GET", "/v1/users/{lena}/privacy", {}, None),
     ("list_follow_requests", "GET", "/v1/users/{lena}/follow-requests", {"limit": 10}, None),
@@ -149,6 +157,8 @@ async def test_every_documented_example_is_a_real_answer(make_client, uid) -> No
             payload = answer.json()
             if operation == "create_key":
                 variables["key_id"] = payload["id"]
+            if operation == "create_list":
+                variables["list_id"] = payload["id"]
             recorded[operation] = {
                 "request": request,
                 "status": answer.status_code,

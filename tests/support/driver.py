@@ -102,7 +102,7 @@ class Driver(AsyncGraphClient):
         assert self.last_status == (202 if body.state == "erasing" else 200), body
         return body
 
-    # -- lists ----------------------------------------------------------------------------
+    # -- follow pages -----------------------------------------------------------------------
 
     async def ids(self, user_id: str, side: Side, **filters: bool) -> list[str]:
         """Every id of a list, newest first (friends: closest first), across all its pages."""

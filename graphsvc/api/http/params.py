@@ -15,6 +15,7 @@ from pydantic import BeforeValidator
 
 from graphsvc.wire.schemas import (
     ID_SCHEMA,
+    LIST_ID_SCHEMA,
     RECOMMENDATION_ID_DOC,
     RECOMMENDATION_ID_SCHEMA,
     settings_extra,
@@ -26,6 +27,9 @@ TargetId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)
 OtherId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 FollowerId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
 SeedId = Annotated[str, Path(description=_ID_DOC, json_schema_extra=ID_SCHEMA)]
+ListId = Annotated[
+    str, Path(description="a list id, as its creation answered", json_schema_extra=LIST_ID_SCHEMA)
+]
 Limit = Annotated[
     int | None,
     Query(

@@ -221,7 +221,7 @@ class GraphClient(Analysis):
         }
         return self._call(route.set_privacy(user_id, settings))
 
-    # -- lists and counts -------------------------------------------------------------------
+    # -- follow pages and counts -------------------------------------------------------------
 
     def counts(self, user_id: str) -> schemas.CountsBody:
         return self._call(route.counts(user_id))
@@ -416,6 +416,76 @@ class GraphClient(Analysis):
             return self._call(route.audience_page(expr, page_size, cursor))
 
         return Listing(fetch, limit, progress)
+
+    # -- curated lists ------------------------------------------------------------------------
+
+    def create_list(
+        self,
+        user_id: str,
+        name: str,
+        *,
+        description: str = "",
+        private: bool = False,
+        purpose: str = "curate",
+    ) -> schemas.ListBody:
+        """A new list of the user's (``purpose``: curate or moderation). Not retried after a
+        lost answer: a second try would make a second list."""
+        return self._call(route.create_list(user_id, name, description, private, purpose))
+
+    def get_list(self, user_id: str, list_id: str) -> schemas.ListBody:
+        """One list, as the viewer may see it (NotFound for a list it may not)."""
+        return self._call(route.get_list(user_id, list_id))
+
+    def update_list(
+        self,
+        user_id: str,
+        list_id: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        private: bool | None = None,
+    ) -> schemas.ListBody:
+        """Rename, describe, or make private or public; what is not given is kept."""
+        return self._call(route.update_list(user_id, list_id, name, description, private))
+
+    def delete_list(self, user_id: str, list_id: str) -> schemas.ListDeletedBody:
+        return self._call(route.delete_list(user_id, list_id))
+
+    def lists(
+        self,
+        user_id: str,
+        *,
+        member: str | None = None,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.ListsBody]:
+        """The user's lists the viewer may see, newest first; with ``member``, only those that
+        hold that user."""
+        return self._list(route.lists(user_id, member, page_size), limit, progress)
+
+    def list_members(
+        self,
+        user_id: str,
+        list_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.PageBody]:
+        """A list's active members, newest first."""
+        return self._list(route.list_members(user_id, list_id, page_size), limit, progress)
+
+    def change_list_members(
+        self,
+        user_id: str,
+        list_id: str,
+        *,
+        add: Iterable[str] = (),
+        remove: Iterable[str] = (),
+    ) -> schemas.MembersChangeBody:
+        """Add and remove members in one change, all or nothing."""
+        return self._call(route.change_list_members(user_id, list_id, add, remove))
 
     # -- moderation -------------------------------------------------------------------------
 

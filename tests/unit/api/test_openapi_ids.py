@@ -26,7 +26,8 @@ OPERATION_IDS = {
     "list_keys", "create_key", "revoke_key", "health", "livez", "readyz", "metrics",
     "stream_new_followers", "follower_changes", "following_changes",
     "follower_series", "following_series", "list_familiar_followers_many",
-    "get_distance", "count_audience", "page_audience",
+    "get_distance", "count_audience", "page_audience", "create_list", "list_lists", "get_list",
+    "update_list", "delete_list", "list_members", "change_list_members",
 }  # fmt: skip
 
 

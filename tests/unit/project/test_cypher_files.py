@@ -31,6 +31,7 @@ FAMILIES = {
     "history",
     "cold_start",
     "keys",
+    "lists",
     "moderation",
     "mutes",
     "outbox",

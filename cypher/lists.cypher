@@ -1,0 +1,208 @@
+// Curated lists: (:User)-[:OWNS]->(:List {id, owner, name, description, private, purpose,
+// created, updated})-[:HAS_MEMBER {since}]->(:User). `created` is the owner's clock tick when
+// the list was made (µs), `updated` ticks with every change of the list or its members,
+// `since` is when a member was added. A list's members are at most LIST_MEMBERS_MAX, a user's
+// lists at most LIST_OWNER_MAX, so every read of one list or one owner's lists is bounded by
+// them. Inactive (suspended, spam) members are left out of the pages and the counts, as every
+// list of users is; so is, from a curate list, a member in a block with the list's owner either
+// way, for as long as the block stands (a moderation list keeps them).
+
+// name: create
+// A new list of $owner; the owner is created when unknown (as a follow creates its users).
+// Locking: the owner's node (its clock ticks: the list's `created`), so concurrent creations
+// count the owner's lists one after another.
+// Rules: the owner is not being erased ('erasing'); it owns fewer than $max lists
+// ('list_limit'). A refused creation creates nothing.
+// Params: $owner, $id, $name, $description, $private, $purpose, $max.
+// Returns one row: refused (null or the rule), created (µs).
+WITH datetime.realtime() AS now
+WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
+MERGE (o:User {id: $owner}) ON CREATE SET o.cs = timestamp() * 1000
+SET o.clk = CASE WHEN coalesce(o.clk, 0) < now_us THEN now_us ELSE o.clk + 1 END
+WITH o,
+     CASE
+       WHEN o:Erasing THEN 'erasing'
+       WHEN COUNT { (o)-[:OWNS]->(:List) } >= $max THEN 'list_limit'
+     END AS refused
+FOREACH (_ IN CASE WHEN refused IS NULL THEN [1] ELSE [] END |
+  CREATE (o)-[:OWNS]->(:List {id: $id, owner: $owner, name: $name, description: $description,
+                              private: $private, purpose: $purpose, created: o.clk,
+                              updated: o.clk}))
+RETURN refused, o.clk AS created
+
+// name: get
+// One list of $owner, with what decides whether $viewer may read it.
+// Locking: none (a read).
+// Rules: a list of another owner is no list of $owner (no row).
+// Params: $owner, $id, $viewer ('' for none).
+// Returns at most one row: the list's fields, members (active ones: O(members)),
+// owner_active, blocks_viewer (the owner blocks $viewer).
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
+       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       COUNT { (l)-[:HAS_MEMBER]->(m:User)
+               WHERE NOT m:Inactive
+                 AND NOT (l.purpose = 'curate'
+                          AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
+         AS members,
+       NOT o:Inactive AS owner_active,
+       $viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) } AS blocks_viewer
+
+// name: owned_page
+// Newest-first keyset page of $owner's lists, strictly after ($since, $after): all of them
+// when $all, else the public ones, and only while the owner is active and does not block
+// $viewer; when $member is not '', only the lists that hold $member.
+// Cost: the owner's node, then its OWNS relationships (at most LIST_OWNER_MAX), each filtered
+// on the cursor's position (and, with $member, one expand into the member), the newest
+// $limit kept; each kept list's active members counted (at most LIST_MEMBERS_MAX each).
+// Locking: none (a read).
+// Params: $owner, $all, $viewer ('' for none), $member ('' for none), $since (µs), $after
+// (list id, '' for none), $limit.
+// Returns: the lists' fields and members; at most $limit rows, newest first.
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List)
+WHERE ($all OR (NOT l.private AND NOT o:Inactive
+                AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) })))
+  AND (l.created < $since OR (l.created = $since AND l.id < $after))
+  AND ($member = '' OR EXISTS {
+        (l)-[:HAS_MEMBER]->(m:User {id: $member})
+        WHERE NOT (l.purpose = 'curate'
+                   AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) })
+WITH o, l
+ORDER BY l.created DESC, l.id DESC
+LIMIT $limit
+RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
+       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       COUNT { (l)-[:HAS_MEMBER]->(m:User)
+               WHERE NOT m:Inactive
+                 AND NOT (l.purpose = 'curate'
+                          AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
+         AS members
+
+// name: update
+// Change a list's name, description or privacy (a null parameter leaves its field).
+// Locking: the list's node (`updated` ticks).
+// Rules: a list of another owner is no list of $owner (no row).
+// Params: $owner, $id, $name, $description, $private (each null to keep).
+// Returns at most one row: the list's fields and members, as lists/get.
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WITH o, l, datetime.realtime() AS now
+WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
+SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END,
+    l.name = coalesce($name, l.name),
+    l.description = coalesce($description, l.description),
+    l.private = coalesce($private, l.private)
+RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
+       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       COUNT { (l)-[:HAS_MEMBER]->(m:User)
+               WHERE NOT m:Inactive
+                 AND NOT (l.purpose = 'curate'
+                          AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
+         AS members
+
+// name: delete
+// Delete a list of $owner with its memberships.
+// Locking: the list's node and its relationships.
+// Rules: a list of another owner is no list of $owner (deleted false).
+// Params: $owner, $id.
+// Returns one row: deleted.
+OPTIONAL MATCH (:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WITH l, l IS NOT NULL AS found
+DETACH DELETE l
+RETURN found AS deleted
+
+// name: change_members
+// Add and remove members of a list of $owner, all or nothing. Unknown users are created when
+// added (as a follow creates its users).
+// Locking: the list's node (`updated` ticks), so concurrent changes of one list count its
+// members one after another; each member's node as its membership is created or deleted.
+// Rules: the owner is not being erased ('erasing'); the members after the change are at most
+// $max ('list_member_limit', nothing changes). An added user that is already a member, or a
+// removed one that is not, changes nothing. An added user being erased is not added
+// ('erasing'), nor, to a curate list, one in a block with the owner either way ('blocked').
+// Params: $owner, $id, $add (ids), $remove (ids), $max.
+// Returns at most one row (none: no such list of $owner): refused (null or the rule), added,
+// removed (ids), skipped ([id, reason] pairs), members (active members after the change).
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WITH o, l, datetime.realtime() AS now
+WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
+SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
+WITH o, l
+CALL (l) {
+  UNWIND $remove AS rid
+  MATCH (l)-[m:HAS_MEMBER]->(:User {id: rid})
+  RETURN collect(m) AS leaving, collect(rid) AS removed
+}
+CALL (o, l) {
+  UNWIND $add AS aid
+  OPTIONAL MATCH (u:User {id: aid})
+  WITH aid,
+       CASE
+         WHEN u IS NULL THEN null
+         WHEN u:Erasing THEN 'erasing'
+         WHEN l.purpose = 'curate' AND (EXISTS { (o)-[:BLOCKS]->(u) } OR EXISTS { (u)-[:BLOCKS]->(o) })
+           THEN 'blocked'
+         WHEN EXISTS { (l)-[:HAS_MEMBER]->(u) } THEN 'member'
+       END AS reason
+  RETURN collect(CASE WHEN reason IS NULL THEN aid END) AS fresh,
+         collect(CASE WHEN reason IN ['erasing', 'blocked'] THEN [aid, reason] END) AS skipped
+}
+WITH o, l, leaving, removed, fresh, skipped,
+     CASE
+       WHEN o:Erasing THEN 'erasing'
+       WHEN COUNT { (l)-[:HAS_MEMBER]->() } - size(leaving) + size(fresh) > $max
+         THEN 'list_member_limit'
+     END AS refused
+FOREACH (m IN CASE WHEN refused IS NULL THEN leaving ELSE [] END | DELETE m)
+FOREACH (aid IN CASE WHEN refused IS NULL THEN fresh ELSE [] END |
+  MERGE (u:User {id: aid}) ON CREATE SET u.cs = timestamp() * 1000
+  CREATE (l)-[:HAS_MEMBER {since: l.updated}]->(u))
+RETURN refused,
+       CASE WHEN refused IS NULL THEN fresh ELSE [] END AS added,
+       CASE WHEN refused IS NULL THEN removed ELSE [] END AS removed,
+       skipped,
+       COUNT { (l)-[:HAS_MEMBER]->(m:User)
+               WHERE NOT m:Inactive
+                 AND NOT (l.purpose = 'curate'
+                          AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
+         AS members
+
+// name: members_page
+// Newest-first keyset page of a list's active members, strictly after ($since, $after).
+// Cost: the list found by its id (list_id_unique), then its HAS_MEMBER relationships (at most
+// LIST_MEMBERS_MAX), each filtered on the cursor's position, and the newest $limit kept (a
+// top-k sort), as pages/blocks_page.
+// Locking: none (a read).
+// Rules: the service checks first that the viewer may read the list (lists/get).
+// Params: $owner, $id, $since (µs), $after (user id, '' for none), $limit.
+// Returns: since (when the member was added), id; at most $limit rows, newest first.
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})-[k:HAS_MEMBER]->(m:User)
+WHERE NOT m:Inactive
+  AND NOT (l.purpose = 'curate'
+           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
+  AND (k.since < $since OR (k.since = $since AND m.id < $after))
+RETURN k.since AS since, m.id AS id
+ORDER BY since DESC, id DESC
+LIMIT $limit
+
+// name: erase_owned
+// Delete one batch of what an erased user's lists hold: their memberships, then, once none
+// is left, the lists themselves (its memberships in others' lists go with its other
+// relationships, moderation/erase_blocks).
+// Locking: the relationships and nodes it deletes.
+// Params: $id, $batch.
+// Returns one row: deleted (memberships and lists; fewer than $batch: caught up).
+OPTIONAL MATCH (:User:Erasing {id: $id})-[:OWNS]->(:List)-[m:HAS_MEMBER]->()
+WITH m
+LIMIT $batch
+WITH collect(m) AS gone
+FOREACH (m IN gone | DELETE m)
+WITH size(gone) AS memberships
+CALL (memberships) {
+  OPTIONAL MATCH (:User:Erasing {id: $id})-[:OWNS]->(l:List)
+  WHERE memberships < $batch AND NOT EXISTS { (l)-[:HAS_MEMBER]->() }
+  WITH l
+  LIMIT $batch
+  DETACH DELETE l
+  RETURN count(l) AS lists
+}
+RETURN memberships + lists AS deleted

@@ -1,0 +1,147 @@
+"""Curated lists in Neo4j (``cypher/lists.cypher``): a list's writes, each under the lock of
+the node it changes; the reads of one list, of an owner's lists and of a list's members; and
+the deletion of an erased owner's lists."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphsvc.adapters.neo4j.snapshots import entries_from_rows
+from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.domain.cursor import Position
+from graphsvc.domain.lists import CuratedList, MemberChange, Purpose
+from graphsvc.domain.model import Entry
+
+NEWEST = 2**62  # later than any time a walk can start from (µs)
+
+
+def _list(row: Mapping[str, Any]) -> CuratedList:
+    return CuratedList(
+        id=row["id"],
+        owner=row["owner"],
+        name=row["name"],
+        description=row["description"],
+        private=bool(row["private"]),
+        purpose=Purpose(row["purpose"]),
+        created=int(row["created"]),
+        updated=int(row["updated"]),
+        members=int(row["members"]),
+    )
+
+
+def _position(after: Position | None) -> dict[str, Any]:
+    return (
+        {"since": NEWEST, "after": ""}
+        if after is None
+        else {
+            "since": after.since,
+            "after": after.user_id,
+        }
+    )
+
+
+class ListStore:
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+
+    async def create(self, new: CuratedList, most: int) -> int | str:
+        """The list's creation time (µs), or the rule that refused it ('erasing',
+        'list_limit')."""
+        params = {
+            "owner": new.owner,
+            "id": new.id,
+            "name": new.name,
+            "description": new.description,
+            "private": new.private,
+            "purpose": new.purpose.value,
+            "max": most,
+        }
+        (row,) = await self._store.write("lists/create", params)
+        return str(row["refused"]) if row["refused"] is not None else int(row["created"])
+
+    async def get(
+        self, owner: str, list_id: str, viewer: str | None
+    ) -> tuple[CuratedList, bool, bool] | None:
+        """(the list, whether its owner is active, whether the owner blocks ``viewer``), or
+        None when the owner has no such list."""
+        params = {"owner": owner, "id": list_id, "viewer": viewer or ""}
+        rows = await self._store.read("lists/get", params)
+        if not rows:
+            return None
+        row = rows[0]
+        return _list(row), bool(row["owner_active"]), bool(row["blocks_viewer"])
+
+    async def owned_page(
+        self,
+        owner: str,
+        *,
+        everything: bool,
+        viewer: str | None,
+        member: str | None,
+        after: Position | None,
+        limit: int,
+    ) -> list[CuratedList]:
+        params = {
+            "owner": owner,
+            "all": everything,
+            "viewer": viewer or "",
+            "member": member or "",
+            "limit": limit,
+            **_position(after),
+        }
+        return [_list(row) for row in await self._store.read("lists/owned_page", params)]
+
+    async def update(
+        self,
+        owner: str,
+        list_id: str,
+        *,
+        name: str | None,
+        description: str | None,
+        private: bool | None,
+    ) -> CuratedList | None:
+        params = {
+            "owner": owner,
+            "id": list_id,
+            "name": name,
+            "description": description,
+            "private": private,
+        }
+        rows = await self._store.write("lists/update", params)
+        return _list(rows[0]) if rows else None
+
+    async def delete(self, owner: str, list_id: str) -> bool:
+        (row,) = await self._store.write("lists/delete", {"owner": owner, "id": list_id})
+        return bool(row["deleted"])
+
+    async def change_members(
+        self, owner: str, list_id: str, add: Sequence[str], remove: Sequence[str], most: int
+    ) -> MemberChange | str | None:
+        """What the change did, the rule that refused it all ('erasing',
+        'list_member_limit'), or None when the owner has no such list."""
+        params = {"owner": owner, "id": list_id, "add": list(add), "remove": list(remove)}
+        rows = await self._store.write("lists/change_members", {**params, "max": most})
+        if not rows:
+            return None
+        row = rows[0]
+        if row["refused"] is not None:
+            return str(row["refused"])
+        return MemberChange(
+            added=list(row["added"]),
+            removed=list(row["removed"]),
+            refused={user: reason for user, reason in row["skipped"]},
+            members=int(row["members"]),
+        )
+
+    async def members_page(
+        self, owner: str, list_id: str, after: Position | None, limit: int
+    ) -> list[Entry]:
+        params = {"owner": owner, "id": list_id, "limit": limit, **_position(after)}
+        return entries_from_rows(await self._store.read("lists/members_page", params))
+
+    async def erase_owned(self, user_id: str, batch: int) -> int:
+        """Delete one batch of an erased user's lists and their memberships; how many went."""
+        params = {"id": user_id, "batch": batch}
+        (row,) = await self._store.write("lists/erase_owned", params)
+        return int(row["deleted"])
