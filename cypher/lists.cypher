@@ -45,7 +45,7 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
                  AND NOT (l.purpose = 'curate'
                           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
          AS members,
-       NOT o:Inactive AS owner_active,
+       NOT o:Inactive AND NOT o:Erasing AS owner_active,
        $viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) } AS blocks_viewer
 
 // name: owned_page
@@ -60,12 +60,12 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
 // (list id, '' for none), $limit.
 // Returns: the lists' fields and members; at most $limit rows, newest first.
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List)
-WHERE ($all OR (NOT l.private AND NOT o:Inactive
+WHERE ($all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
                 AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) })))
   AND (l.created < $since OR (l.created = $since AND l.id < $after))
   AND ($member = '' OR EXISTS {
         (l)-[:HAS_MEMBER]->(m:User {id: $member})
-        WHERE NOT (l.purpose = 'curate'
+        WHERE NOT m:Inactive AND NOT (l.purpose = 'curate'
                    AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) })
 WITH o, l
 ORDER BY l.created DESC, l.id DESC
@@ -77,6 +77,7 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
                  AND NOT (l.purpose = 'curate'
                           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
          AS members
+ORDER BY created DESC, id DESC
 
 // name: update
 // Change a list's name, description or privacy (a null parameter leaves its field).
@@ -113,20 +114,22 @@ RETURN found AS deleted
 // name: change_members
 // Add and remove members of a list of $owner, all or nothing. Unknown users are created when
 // added (as a follow creates its users).
-// Locking: the list's node (`updated` ticks), so concurrent changes of one list count its
-// members one after another; each member's node as its membership is created or deleted.
-// Rules: the owner is not being erased ('erasing'); the members after the change are at most
-// $max ('list_member_limit', nothing changes). An added user that is already a member, or a
-// removed one that is not, changes nothing. An added user being erased is not added
-// ('erasing'), nor, to a curate list, one in a block with the owner either way ('blocked').
+// Locking: the list's node (its `lock` counter, written first), so concurrent changes of one
+// list count its members one after another; each member's node as its membership is created
+// or deleted. `updated` ticks only when a member was added or removed.
+// Rules: the owner is not being erased ('erasing'); a change that adds leaves at most $max
+// members ('list_member_limit', nothing changes; a change that only removes is never refused).
+// An added user that is already a member, or a removed one that is not, changes nothing. An
+// added user being erased is not added ('erasing'), nor, to a curate list, one in a block with
+// the owner either way ('blocked').
 // Params: $owner, $id, $add (ids), $remove (ids), $max.
 // Returns at most one row (none: no such list of $owner): refused (null or the rule), added,
 // removed (ids), skipped ([id, reason] pairs), members (active members after the change).
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 WITH o, l, datetime.realtime() AS now
 WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
-SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
-WITH o, l
+SET l.lock = coalesce(l.lock, 0) + 1
+WITH o, l, CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END AS tick
 CALL (l) {
   UNWIND $remove AS rid
   MATCH (l)-[m:HAS_MEMBER]->(:User {id: rid})
@@ -139,23 +142,26 @@ CALL (o, l) {
        CASE
          WHEN u IS NULL THEN null
          WHEN u:Erasing THEN 'erasing'
-         WHEN l.purpose = 'curate' AND (EXISTS { (o)-[:BLOCKS]->(u) } OR EXISTS { (u)-[:BLOCKS]->(o) })
-           THEN 'blocked'
+         WHEN l.purpose = 'curate'
+              AND (EXISTS { (o)-[:BLOCKS]->(u) } OR EXISTS { (u)-[:BLOCKS]->(o) }) THEN 'blocked'
          WHEN EXISTS { (l)-[:HAS_MEMBER]->(u) } THEN 'member'
        END AS reason
   RETURN collect(CASE WHEN reason IS NULL THEN aid END) AS fresh,
          collect(CASE WHEN reason IN ['erasing', 'blocked'] THEN [aid, reason] END) AS skipped
 }
-WITH o, l, leaving, removed, fresh, skipped,
+WITH o, l, tick, leaving, removed, fresh, skipped,
      CASE
        WHEN o:Erasing THEN 'erasing'
-       WHEN COUNT { (l)-[:HAS_MEMBER]->() } - size(leaving) + size(fresh) > $max
+       WHEN size(fresh) > 0
+            AND COUNT { (l)-[:HAS_MEMBER]->() } - size(leaving) + size(fresh) > $max
          THEN 'list_member_limit'
      END AS refused
+FOREACH (_ IN CASE WHEN refused IS NULL AND size(leaving) + size(fresh) > 0 THEN [1] ELSE [] END |
+  SET l.updated = tick)
 FOREACH (m IN CASE WHEN refused IS NULL THEN leaving ELSE [] END | DELETE m)
 FOREACH (aid IN CASE WHEN refused IS NULL THEN fresh ELSE [] END |
   MERGE (u:User {id: aid}) ON CREATE SET u.cs = timestamp() * 1000
-  CREATE (l)-[:HAS_MEMBER {since: l.updated}]->(u))
+  CREATE (l)-[:HAS_MEMBER {since: tick}]->(u))
 RETURN refused,
        CASE WHEN refused IS NULL THEN fresh ELSE [] END AS added,
        CASE WHEN refused IS NULL THEN removed ELSE [] END AS removed,
@@ -172,10 +178,16 @@ RETURN refused,
 // LIST_MEMBERS_MAX), each filtered on the cursor's position, and the newest $limit kept (a
 // top-k sort), as pages/blocks_page.
 // Locking: none (a read).
-// Rules: the service checks first that the viewer may read the list (lists/get).
-// Params: $owner, $id, $since (µs), $after (user id, '' for none), $limit.
+// Rules: the service checks first that the viewer may read the list (lists/get), for its 404;
+// the same rule is checked again here ($all, $viewer, as lists/owned_page), so a list made
+// private, or an owner who blocks the viewer or was suspended meanwhile, serves no member.
+// Params: $owner, $id, $all, $viewer ('' for none), $since (µs), $after (user id, '' for
+// none), $limit.
 // Returns: since (when the member was added), id; at most $limit rows, newest first.
-MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})-[k:HAS_MEMBER]->(m:User)
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WHERE $all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
+               AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) }))
+MATCH (l)-[k:HAS_MEMBER]->(m:User)
 WHERE NOT m:Inactive
   AND NOT (l.purpose = 'curate'
            AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))

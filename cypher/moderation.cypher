@@ -184,7 +184,8 @@ RETURN [e IN removed | [e.id, e.version]] AS removed
 // Params: $id, $batch.
 // Returns: deleted, how many were deleted (fewer than $batch: caught up; what arrives later
 // goes with the node, moderation/erase_end).
-OPTIONAL MATCH (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED|HAS_MEMBER]-()
+OPTIONAL MATCH
+  (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED|HAS_MEMBER]-()
 WITH k
 LIMIT $batch
 WITH collect(k) AS gone
@@ -200,12 +201,12 @@ MATCH (x:User:Erasing {id: $id})
 RETURN coalesce(x.pending, []) AS pending
 
 // name: erase_end
-// Delete the erased user's node once its follows are gone (a follow that raced the start of
-// the erasure may still have landed: then the batches run again). Other relationships that
-// raced in since the last batch of moderation/erase_blocks (blocks, dismissals, interactions:
-// none carries mirror work) are deleted with the node, up to $batch of them, so a stream of
-// them cannot hold the erasure up. The node is locked (its clock ticks) before the check, so no
-// follow can slip in between.
+// Delete the erased user's node once its follows and its lists are gone (a follow, or a list's
+// member, that raced the start of the erasure may still have landed: then the batches run
+// again). Other relationships that raced in since the last batch of moderation/erase_blocks
+// (blocks, dismissals, interactions: none carries mirror work) are deleted with the node, up
+// to $batch of them, so a stream of them cannot hold the erasure up. The node is locked (its
+// clock ticks) before the check, so no follow can slip in between.
 // A key bound to the id since the erasure began is revoked too, and the node is kept until no
 // API process may trust a revoked key from its cache any more (`keys_until`, set by
 // moderation/erase_begin or here, $grace_us after the revocation): `wait_us` says how long.
@@ -232,7 +233,7 @@ FOREACH (_ IN CASE WHEN size(revoked) > 0 THEN [1] ELSE [] END |
 WITH x, now_us, revoked, x.clk AS version,
      CASE WHEN coalesce(x.keys_until, 0) > now_us THEN x.keys_until - now_us ELSE 0 END AS wait_us
 WITH x, revoked, version, wait_us,
-     x IS NOT NULL AND (wait_us > 0 OR EXISTS { (x)-[:FOLLOWS]-() }
+     x IS NOT NULL AND (wait_us > 0 OR EXISTS { (x)-[:FOLLOWS]-() } OR EXISTS { (x)-[:OWNS]->() }
                         OR COUNT { (x)--() } > $batch) AS busy
 FOREACH (_ IN CASE WHEN x IS NOT NULL AND NOT busy THEN [1] ELSE [] END | DETACH DELETE x)
 RETURN NOT busy AS done, version, wait_us, revoked

@@ -109,8 +109,14 @@ def clean_description(description: str, bounds: ListBounds) -> str:
 def member_ids(
     add: Sequence[str], remove: Sequence[str], bounds: ListBounds
 ) -> tuple[list[str], list[str]]:
-    """The ids to add and to remove, each once and in the order given; refused when both name
-    one id, when none is named, or when they name more than LIST_BATCH_MAX together."""
+    """The ids to add and to remove, each once and in the order given; refused when they name
+    more than LIST_BATCH_MAX together (repeats counted, as sent), when both name one id, or
+    when none is named."""
+    if len(add) + len(remove) > bounds.batch_max:  # counted as sent, repeats included
+        raise TooManyIds(
+            f"{len(add) + len(remove)} members named; one request may name "
+            f"LIST_BATCH_MAX = {bounds.batch_max}"
+        )
     validate_user_ids(add, "add")
     validate_user_ids(remove, "remove")
     adding, removing = list(dict.fromkeys(add)), list(dict.fromkeys(remove))
@@ -119,11 +125,6 @@ def member_ids(
     both = sorted(set(adding) & set(removing))
     if both:
         raise InvalidList(f"{both[0]!r} is both added and removed; name it once")
-    if len(adding) + len(removing) > bounds.batch_max:
-        raise TooManyIds(
-            f"{len(adding) + len(removing)} members named; one request may name "
-            f"LIST_BATCH_MAX = {bounds.batch_max}"
-        )
     return adding, removing
 
 

@@ -175,6 +175,8 @@ class Lists:
         if member is not None:
             validate_user_id(member, "member")
         everything = viewer.is_owner(owner)
+        # the owner's walk and another's are two scopes: a cursor of one is refused by the other
+        scope = f"lists|{owner}|{member or ''}|{'all' if everything else 'public'}"
 
         async def fetch(after: Position | None, wanted: int) -> list[CuratedList]:
             return await self._store.owned_page(
@@ -186,7 +188,7 @@ class Lists:
                 limit=wanted,
             )
 
-        return await self._pager.walk(f"lists|{owner}|{member or ''}", limit, cursor, fetch)
+        return await self._pager.walk(scope, limit, cursor, fetch)
 
     async def members(
         self,
@@ -197,10 +199,18 @@ class Lists:
         cursor: str | None = None,
     ) -> Page:
         """The list's active members, newest first, when the viewer may see the list."""
-        await self.get(owner, list_id, viewer)
+        await self.get(owner, list_id, viewer)  # its 404; the page checks the rule again
+        everything = viewer.is_owner(owner)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
-            return await self._store.members_page(owner, list_id, after, wanted)
+            return await self._store.members_page(
+                owner,
+                list_id,
+                everything=everything,
+                viewer=viewer.user_id,
+                after=after,
+                limit=wanted,
+            )
 
         return await self._pager.page(f"members|{list_id}", limit, cursor, fetch)
 

@@ -135,9 +135,25 @@ class ListStore:
         )
 
     async def members_page(
-        self, owner: str, list_id: str, after: Position | None, limit: int
+        self,
+        owner: str,
+        list_id: str,
+        *,
+        everything: bool,
+        viewer: str | None,
+        after: Position | None,
+        limit: int,
     ) -> list[Entry]:
-        params = {"owner": owner, "id": list_id, "limit": limit, **_position(after)}
+        """The members, newest first, of a list ``viewer`` may read (``everything``: the
+        owner's own read); none when it may not."""
+        params = {
+            "owner": owner,
+            "id": list_id,
+            "all": everything,
+            "viewer": viewer or "",
+            "limit": limit,
+            **_position(after),
+        }
         return entries_from_rows(await self._store.read("lists/members_page", params))
 
     async def erase_owned(self, user_id: str, batch: int) -> int:

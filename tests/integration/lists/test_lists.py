@@ -75,6 +75,10 @@ async def test_members_are_added_and_removed_in_batches_newest_first(
         [],
         4,
     )
+    stamped = (await driver.get_list(owner, made.id)).updated_at
+    nothing = await driver.change_list_members(owner, made.id, add=[people[0]], remove=[uid("n")])
+    assert (nothing.added, nothing.removed) == ([], [])
+    assert (await driver.get_list(owner, made.id)).updated_at == stamped  # no change, no tick
     later = await driver.change_list_members(owner, made.id, add=[*people[4:], people[0]])
     assert sorted(later.added) == sorted(people[4:]) and later.members == 7  # p0 was in already
     walked = await members_of(driver, owner, made.id, page_size=3)
@@ -132,6 +136,10 @@ async def test_a_blocked_viewer_and_a_suspended_owner_hide_public_lists(
     async with as_viewer(blocked) as graph:
         await refused(graph.get_list(owner, public.id), 404, "list_not_found")
         assert await lists_of(graph, owner) == []
+    # the members' read checks the rule itself too (a block made after the list's check)
+    store = driver.services.core.neo4j.lists
+    assert await store.members_page(owner, public.id, everything=False, viewer=blocked,
+                                    after=None, limit=10) == []  # fmt: skip
     async with as_viewer(stranger) as graph:
         assert await lists_of(graph, owner) == [public.id]
 
@@ -158,6 +166,7 @@ async def test_a_suspended_member_is_left_out_until_active_again(
     await driver.drain()
     assert member not in await members_of(driver, owner, made.id)
     assert (await driver.get_list(owner, made.id)).members == 1
+    assert await lists_of(driver, owner, member=member) == []
     await driver.set_status(member, "active")
     await driver.drain()
     assert member in await members_of(driver, owner, made.id)
@@ -208,6 +217,7 @@ async def test_each_bound_refuses_and_changes_nothing(
         assert len(await lists_of(graph, owner)) == 2
 
         await graph.change_list_members(owner, made.id, add=[uid("m1"), uid("m2")])
+        before = await graph.get_list(owner, made.id)
         error = await refused(
             graph.change_list_members(owner, made.id, add=[uid("m3"), uid("m4")]),
             409,
@@ -226,13 +236,30 @@ async def test_each_bound_refuses_and_changes_nothing(
         await refused(graph.change_list_members(owner, made.id, add=[same], remove=[same]), 422,
                       "invalid_list")  # fmt: skip
         await refused(graph.change_list_members(owner, made.id), 422, "invalid_list")
-        assert (await graph.get_list(owner, made.id)).name == "a"
+        padded = [uid("p")] * 5  # counted as sent
+        await refused(graph.change_list_members(owner, made.id, add=padded), 422, "too_many_ids")
+        assert await graph.get_list(owner, made.id) == before  # refusals moved nothing
 
         http = graph.http
         assert_error(await http.get(f"/v1/users/{owner}/lists/not-a-list"), 422, "invalid_list")
         bad = await http.post(f"/v1/users/{owner}/lists", json={"name": "ok", "purpose": "fun"})
         assert_error(bad, 422, "invalid_request")
         assert len(await lists_of(graph, owner)) == 2
+
+
+async def test_a_list_over_a_lowered_bound_can_still_shrink(
+    make_driver: Callable[..., Driver], uid: UserIds
+) -> None:
+    owner = uid("owner")
+    people = [uid(f"p{n}") for n in range(4)]
+    async with make_driver() as graph:
+        made = await graph.create_list(owner, "Big")
+        await graph.change_list_members(owner, made.id, add=people)
+    async with make_driver(list_members_max=2) as graph:
+        shrunk = await graph.change_list_members(owner, made.id, remove=[people[0]])
+        assert shrunk.removed == [people[0]] and shrunk.members == 3
+        await refused(graph.change_list_members(owner, made.id, add=[uid("q")]), 409,
+                      "list_member_limit")  # fmt: skip
 
 
 async def test_concurrent_changes_never_pass_the_member_bound(
