@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphsvc.adapters.neo4j.snapshots import entries_from_rows
+from graphsvc.adapters.neo4j.pages import keyset_page, keyset_position
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.lists import CuratedList, MemberChange, Purpose
 from graphsvc.domain.model import Entry
-
-NEWEST = 2**62  # later than any time a walk can start from (µs)
 
 
 def _list(row: Mapping[str, Any]) -> CuratedList:
@@ -27,17 +25,6 @@ def _list(row: Mapping[str, Any]) -> CuratedList:
         created=int(row["created"]),
         updated=int(row["updated"]),
         members=int(row["members"]),
-    )
-
-
-def _position(after: Position | None) -> dict[str, Any]:
-    return (
-        {"since": NEWEST, "after": ""}
-        if after is None
-        else {
-            "since": after.since,
-            "after": after.user_id,
-        }
     )
 
 
@@ -88,7 +75,7 @@ class ListStore:
             "viewer": viewer or "",
             "member": member or "",
             "limit": limit,
-            **_position(after),
+            **keyset_position(after),
         }
         return [_list(row) for row in await self._store.read("lists/owned_page", params)]
 
@@ -146,15 +133,8 @@ class ListStore:
     ) -> list[Entry]:
         """The members, newest first, of a list ``viewer`` may read (``everything``: the
         owner's own read); none when it may not."""
-        params = {
-            "owner": owner,
-            "id": list_id,
-            "all": everything,
-            "viewer": viewer or "",
-            "limit": limit,
-            **_position(after),
-        }
-        return entries_from_rows(await self._store.read("lists/members_page", params))
+        params = {"owner": owner, "all": everything, "viewer": viewer or ""}
+        return await keyset_page(self._store, "lists/members_page", list_id, after, limit, params)
 
     async def erase_owned(self, user_id: str, batch: int) -> int:
         """Delete one batch of an erased user's lists and their memberships; how many went."""

@@ -21,6 +21,12 @@ from graphsvc.domain.model import Entry, Familiar, IdSlice, Side
 NEWEST = 2**62
 
 
+def keyset_position(after: Position | None) -> dict[str, Any]:
+    """A walk's position as the page queries take it: ($since, $after), the newest end when
+    ``after`` is None."""
+    return {"since": after.since if after else NEWEST, "after": after.user_id if after else ""}
+
+
 async def keyset_page(
     store: Neo4jStore,
     name: str,
@@ -31,13 +37,7 @@ async def keyset_page(
 ) -> list[Entry]:
     """A newest-first keyset page of a named query answering (since, id) rows: the entries of
     the user's list strictly after ``after`` (from the newest end when None)."""
-    params = {
-        **(params or {}),
-        "id": user_id,
-        "since": after.since if after else NEWEST,
-        "after": after.user_id if after else "",
-        "limit": limit,
-    }
+    params = {**(params or {}), "id": user_id, **keyset_position(after), "limit": limit}
     rows = await store.read(name, params)
     return entries_from_rows((row["since"], row["id"]) for row in rows)
 
@@ -71,8 +71,7 @@ class PageStore:
         params = {
             "id": user_id,
             "top": float("inf"),
-            "since": after.since if after else NEWEST,
-            "after": after.user_id if after else "",
+            **keyset_position(after),
             "limit": limit,
             "ref": ref,
             "h": half_life_us,
