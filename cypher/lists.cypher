@@ -218,3 +218,29 @@ CALL (memberships) {
   RETURN count(l) AS lists
 }
 RETURN memberships + lists AS deleted
+
+// name: leave_blocked
+// What blocks do to curate lists: a member in a block with the list's owner, either way,
+// leaves the list (its membership deleted, so an unblock does not bring it back). Run for
+// each block event, after the block committed; a pair whose block is gone (unblocked since:
+// the event came late) changes nothing, so a member added again after an unblock stays.
+// Moderation lists keep their members.
+// Locking: each list that loses a member (its `lock` counter, as lists/change_members, and
+// `updated` ticks), and the memberships deleted.
+// Params: $pairs ([blocker, blocked] id pairs).
+// Returns one row: removed (memberships deleted).
+UNWIND $pairs AS pair
+MATCH (a:User {id: pair[0]})-[:BLOCKS]->(b:User {id: pair[1]})
+CALL (a, b) {
+  MATCH (a)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(b)
+  RETURN l, m
+  UNION
+  MATCH (b)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(a)
+  RETURN l, m
+}
+WITH l, m, datetime.realtime() AS now
+WITH l, m, now.epochSeconds * 1000000 + now.microsecond AS now_us
+SET l.lock = coalesce(l.lock, 0) + 1,
+    l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
+DELETE m
+RETURN count(m) AS removed

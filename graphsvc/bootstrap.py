@@ -126,6 +126,7 @@ async def _prepare_consumers(core: Core) -> None:
     settings = core.settings
     groups = (
         settings.timelines.timeline_consumer_group,
+        settings.lists.list_consumer_group,
         settings.cold_start.cold_start_charts_consumer_group,
     )
     try:

@@ -99,6 +99,7 @@ async def backends(server_settings: Settings, connections: Connections) -> Servi
     await services.core.neo4j.store.apply_schema()
     await services.core.neo4j.edges.prepare()
     await services.suggestions.candidates.prepare()
+    await services.background.list_events.prepare()  # its group takes what the tests write
     return services
 
 

@@ -1,7 +1,7 @@
 """The background work and the worker that runs it: the outbox relay (what a lost mirror
 write needs repaired), the interaction flusher, the ranker's training, the timeline event
 consumer and jobs, the moderation jobs, follow-request approvals, the cold start's charts and
-the expiry of old changes."""
+the expiry of old changes, and the list consumer (blocked members out of curate lists)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from graphsvc.services.suggestions import Suggestions
 from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.list_events import ListEvents
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker.training import RankerTraining
 from graphsvc.workers.ranker.trial import RankerTrial
@@ -29,6 +30,7 @@ class Background:
     interaction_flusher: InteractionFlusher
     ranker_training: RankerTraining
     timeline_events: TimelineEvents
+    list_events: ListEvents
     moderation_jobs: ModerationJobs
     cold_start_charts: ColdStartKeeper
     worker: Worker
@@ -55,6 +57,7 @@ def build_background(
     consumer = TimelineEvents(
         redis.author_posts, redis.home_timelines, redis.stream, settings.timelines
     )
+    list_events = ListEvents(neo4j.lists, redis.stream, settings.lists)
     trial = RankerTrial(neo4j.ranker_models, redis.feedback_counters, settings.suggestions)
     training = RankerTraining(
         neo4j.ranker_models,
@@ -74,6 +77,7 @@ def build_background(
         flusher=flusher,
         training=training,
         consumer=consumer,
+        list_events=list_events,
         timeline_jobs=timeline_jobs,
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
@@ -81,4 +85,6 @@ def build_background(
         cold_start=cold_start,
         change_expiry=ChangeExpiry(neo4j.changes, redis.leases, settings.changes),
     )
-    return Background(relay, flusher, training, consumer, moderation_jobs, cold_start, worker)
+    return Background(
+        relay, flusher, training, consumer, list_events, moderation_jobs, cold_start, worker
+    )

@@ -796,6 +796,12 @@ class ListSettings(_Section):
         le=5_000,
         description="members one request may add and remove, together",
     )
+    list_consumer_group: str = Field(
+        default="lists",
+        min_length=1,
+        description="the event stream's consumer group that takes blocked members out of "
+        "curate lists",
+    )
 
 
 class Settings(BaseModel):

@@ -30,9 +30,7 @@ leaves the charts at the next refresh; until then the request path's own filter
 from __future__ import annotations
 
 import logging
-import os
 import time
-import uuid
 
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.redis.cold_start import ColdStartCharts
@@ -46,18 +44,17 @@ from graphsvc.domain.trending import (
     window,
 )
 from graphsvc.settings import ColdStartSettings
+from graphsvc.workers.event_consumer import EventConsumer
 from graphsvc.workers.graph_loads import load_running
 
 log = logging.getLogger(__name__)
 
-BATCH = 500  # stream entries counted per read
-CLAIM_IDLE_MS = 30_000  # entries a stopped consumer held are claimed after this long
 CHANGED_BATCH = 2_000  # changed accounts checked per Neo4j query
 RANKED_SHARE = 3  # trending: the charts' size times this many top gainers are checked
 LEASE = "cold-start-charts"
 
 
-class ColdStartKeeper:
+class ColdStartKeeper(EventConsumer):
     def __init__(
         self,
         store: ColdStartStore,
@@ -66,40 +63,18 @@ class ColdStartKeeper:
         leases: Leases,
         settings: ColdStartSettings,
     ) -> None:
+        super().__init__(stream, settings.cold_start_charts_consumer_group)
         self._store = store
         self._charts = charts
-        self._stream = stream
         self._leases = leases
         self._put_off = False  # the last round was put off by a graph load (said once)
         self._settings = settings
-        self._group = settings.cold_start_charts_consumer_group
-        self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.refresh_seconds = settings.cold_start_charts_refresh_seconds
 
     # -- counting ----------------------------------------------------------------------------
 
-    async def prepare(self) -> None:
-        """The consumer group exists (created at the stream's end: new events only)."""
-        await self._stream.ensure_group(self._group)
-
-    async def consume(self, block_ms: int | None = None) -> int:
-        """Count and ack one batch: entries a stopped consumer left, then new ones. Returns
-        how many entries were counted."""
-        entries = await self._stream.next_batch(
-            self._group, self.consumer, CLAIM_IDLE_MS, BATCH, block_ms
-        )
-        if not entries:
-            return 0
-        await self.count([fields for _, fields in entries])
-        await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])
-        return len(entries)
-
-    async def round(self) -> bool:
-        """A round of the consumer loop: one batch, waited for at most a second; True when
-        the batch was full (more is waiting)."""
-        return await self.consume(block_ms=1_000) == BATCH
-
-    async def count(self, events: list[dict[str, str]]) -> None:
+    async def apply(self, events: list[dict[str, str]]) -> None:
+        """Count the followers each account gained."""
         hours = self._settings.cold_start_trending_hours
         gains = follower_gains(events, time.time_ns() // 1_000, hours)
         changed = changed_accounts(events)

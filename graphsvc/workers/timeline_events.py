@@ -21,18 +21,15 @@ author, and reconcile repairs what the home timeline should hold.
 from __future__ import annotations
 
 import logging
-import os
-import uuid
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines
 from graphsvc.settings import TimelineSettings
+from graphsvc.workers.event_consumer import BATCH, EventConsumer
 
 log = logging.getLogger(__name__)
 
-BATCH = 500
-CLAIM_IDLE_MS = 30_000
 # After a short read, wait this long before the next one: under a stream of follows each read
 # then carries many entries (its six round trips shared by all), for at most this much delay
 # of a backfill; one entry at a time cost a large share of a process's CPU
@@ -40,7 +37,7 @@ CLAIM_IDLE_MS = 30_000
 LINGER_SECONDS = 0.05
 
 
-class TimelineEvents:
+class TimelineEvents(EventConsumer):
     def __init__(
         self,
         author_posts: AuthorPosts,
@@ -48,28 +45,10 @@ class TimelineEvents:
         stream: EventStream,
         settings: TimelineSettings,
     ) -> None:
+        super().__init__(stream, settings.timeline_consumer_group)
         self._author_posts = author_posts
         self._home_timelines = home_timelines
-        self._stream = stream
-        self._group = settings.timeline_consumer_group
         self._backfill = settings.timeline_backfill_posts
-        self.consumer = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-
-    async def prepare(self) -> None:
-        """The consumer group exists (created at the stream's end: new events only)."""
-        await self._stream.ensure_group(self._group)
-
-    async def consume(self, block_ms: int | None = None) -> int:
-        """Apply and ack one batch: entries a stopped consumer left, then new ones. Returns
-        how many entries were applied."""
-        entries = await self._stream.next_batch(
-            self._group, self.consumer, CLAIM_IDLE_MS, BATCH, block_ms
-        )
-        if not entries:
-            return 0
-        await self.apply([fields for _, fields in entries])
-        await self._stream.ack(self._group, [entry_id for entry_id, _ in entries])
-        return len(entries)
 
     async def round(self) -> bool:
         """A round of the worker's consumer loop: one batch, waited for at most a second.

@@ -8,6 +8,7 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the ranker's training (``ranker/training.py``: a new suggestion model fitted on the served
   graph when one is due, checked every RANKER_TRAIN_CHECK_SECONDS, promoted only when better);
 - the timelines' event consumer (follows, unfollows, blocks and erasures applied to home timelines);
+- the lists' event consumer (``list_events.py``: blocked members out of curate lists);
 - the expiry of ended follows past their retention (``workers/change_expiry.py``);
 - the cold start's charts: a consumer counting the followers accounts gain, and the refresh of
   the trending and popular charts (``workers/cold_start_charts.py``);
@@ -41,6 +42,7 @@ from graphsvc.settings import RedisSettings, WorkerSettings
 from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
+from graphsvc.workers.list_events import ListEvents
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.ranker.training import RankerTraining
 from graphsvc.workers.relay import Relay
@@ -58,6 +60,7 @@ class Worker:
         flusher: InteractionFlusher,
         training: RankerTraining,
         consumer: TimelineEvents,
+        list_events: ListEvents,
         timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
         approvals: JobKind,
@@ -69,6 +72,7 @@ class Worker:
         self._flusher = flusher
         self._training = training
         self._consumer = consumer
+        self._list_events = list_events
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
@@ -96,6 +100,9 @@ class Worker:
                 self._consumer.round,
                 LINGER_SECONDS,
                 retry_seconds=1.0,
+            ),
+            "list-consumer": partial(
+                supervise, "list consumer", self._list_events.round, 0.5, retry_seconds=1.0
             ),
             "cold-start-charts-consumer": partial(
                 supervise,

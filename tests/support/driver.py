@@ -33,7 +33,7 @@ from graphsvc.wire.schemas import (
     SuggestionItem,
 )
 from tests.support.helpers import AppClient
-from tests.support.stores import apply_events
+from tests.support.stores import apply_events, apply_list_events
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
@@ -147,9 +147,10 @@ class Driver(AsyncGraphClient):
         await self.services.core.jobs.drain()
 
     async def settle(self) -> None:
-        """Fan-outs done and the event stream's entries applied to the timelines."""
+        """Fan-outs done and the event stream's entries applied to the timelines and lists."""
         await self.services.core.jobs.drain()
         await apply_events(self.services)
+        await apply_list_events(self.services)
         await self.services.core.jobs.drain()
 
     async def interact(self, *events: Event) -> None:

@@ -67,6 +67,15 @@ async def apply_events(services: Services) -> int:
     return applied
 
 
+async def apply_list_events(services: Services) -> int:
+    """The event stream's delivered entries applied to the lists now, as the worker's list
+    consumer applies them; how many."""
+    applied = 0
+    while n := await services.background.list_events.consume():
+        applied += n
+    return applied
+
+
 async def erasure_stopped_after_the_node(services: Services, user_id: str) -> None:
     """What an erasure that stopped after deleting the user's node leaves in Redis: the user's
     timeline closed, as the erasure's first step closes it, and never forgotten."""

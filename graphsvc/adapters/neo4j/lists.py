@@ -136,6 +136,14 @@ class ListStore:
         params = {"owner": owner, "all": everything, "viewer": viewer or ""}
         return await keyset_page(self._store, "lists/members_page", list_id, after, limit, params)
 
+    async def leave_blocked(self, pairs: Sequence[tuple[str, str]]) -> int:
+        """Members in a block (blocker, blocked) with their curate list's owner leave it; how
+        many memberships went."""
+        if not pairs:
+            return 0
+        (row,) = await self._store.write("lists/leave_blocked", {"pairs": [list(p) for p in pairs]})
+        return int(row["removed"])
+
     async def erase_owned(self, user_id: str, batch: int) -> int:
         """Delete one batch of an erased user's lists and their memberships; how many went."""
         params = {"id": user_id, "batch": batch}

@@ -173,7 +173,7 @@ async def test_a_suspended_member_is_left_out_until_active_again(
     assert (await driver.get_list(owner, made.id)).members == 2
 
 
-async def test_a_block_either_way_hides_members_of_curate_lists_only(
+async def test_a_block_either_way_takes_members_out_of_curate_lists_only(
     driver: Driver, uid: UserIds
 ) -> None:
     owner, blocked, blocker, kept = uid("owner"), uid("blocked"), uid("blocker"), uid("kept")
@@ -183,6 +183,7 @@ async def test_a_block_either_way_hides_members_of_curate_lists_only(
         await driver.change_list_members(owner, found.id, add=[blocked, blocker, kept])
     await driver.block(owner, blocked)
     await driver.block(blocker, owner)
+    # hidden at once, before the list consumer took them out
     assert await members_of(driver, owner, curate.id) == [kept]
     assert sorted(await members_of(driver, owner, moderation.id)) == sorted(
         [blocked, blocker, kept]
@@ -194,7 +195,19 @@ async def test_a_block_either_way_hides_members_of_curate_lists_only(
     )
     assert await lists_of(driver, owner, member=blocked) == [moderation.id]
     assert (await driver.get_list(owner, curate.id)).members == 1
-    await driver.unblock(owner, blocked)  # the block no longer stands: back in the list
+    await driver.settle()
+    # an unblock does not bring them back: a reader of the list cannot tell there was a block
+    await driver.unblock(owner, blocked)
+    await driver.unblock(blocker, owner)
+    assert await members_of(driver, owner, curate.id) == [kept]
+    assert (await driver.get_list(owner, curate.id)).members == 1
+    assert sorted(await members_of(driver, owner, moderation.id)) == sorted(
+        [blocked, blocker, kept]
+    )
+    # a late block event (its block gone) takes no one out who was added again
+    readded = await driver.change_list_members(owner, curate.id, add=[blocked])
+    assert readded.added == [blocked]
+    await driver.services.core.neo4j.lists.leave_blocked([(owner, blocked)])
     assert sorted(await members_of(driver, owner, curate.id)) == sorted([blocked, kept])
 
 

@@ -108,7 +108,7 @@ async def test_an_event_counts_in_the_hour_it_happened_and_the_window_forgets_ol
     ]
     keeper = cold.services.background.cold_start_charts
     await cold.services.core.neo4j.bulk.load_users([recent, stale])
-    await keeper.count(events)
+    await keeper.apply(events)
     trending, _ = await refreshed(cold)
     assert recent in trending and stale not in trending
     prefix = f"{PREFIX}{{pymk}}:gain:"
