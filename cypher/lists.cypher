@@ -1,6 +1,6 @@
 // Curated lists: (:User)-[:OWNS]->(:List {id, owner, name, description, private, purpose,
-// created, updated})-[:HAS_MEMBER {since}]->(:User). `created` is the owner's clock tick when
-// the list was made (µs), `updated` ticks with every change of the list or its members,
+// exclusive, created, updated})-[:HAS_MEMBER {since}]->(:User). `created` is the owner's clock
+// tick when the list was made (µs), `updated` ticks with every change of the list or its members,
 // `since` is when a member was added. A list's members are at most LIST_MEMBERS_MAX, a user's
 // lists at most LIST_OWNER_MAX, so every read of one list or one owner's lists is bounded by
 // them. Inactive (suspended, spam) members are left out of the pages and the counts, as every
@@ -13,7 +13,7 @@
 // count the owner's lists one after another.
 // Rules: the owner is not being erased ('erasing'); it owns fewer than $max lists
 // ('list_limit'). A refused creation creates nothing.
-// Params: $owner, $id, $name, $description, $private, $purpose, $max.
+// Params: $owner, $id, $name, $description, $private, $purpose, $exclusive, $max.
 // Returns one row: refused (null or the rule), created (µs).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -26,7 +26,8 @@ WITH o,
      END AS refused
 FOREACH (_ IN CASE WHEN refused IS NULL THEN [1] ELSE [] END |
   CREATE (o)-[:OWNS]->(:List {id: $id, owner: $owner, name: $name, description: $description,
-                              private: $private, purpose: $purpose, created: o.clk,
+                              private: $private, purpose: $purpose, exclusive: $exclusive,
+                              created: o.clk,
                               updated: o.clk}))
 RETURN refused, o.clk AS created
 
@@ -39,7 +40,8 @@ RETURN refused, o.clk AS created
 // owner_active, blocks_viewer (the owner blocks $viewer).
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
-       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
+       l.created AS created, l.updated AS updated,
        COUNT { (l)-[:HAS_MEMBER]->(m:User)
                WHERE NOT m:Inactive
                  AND NOT (l.purpose = 'curate'
@@ -71,7 +73,8 @@ WITH o, l
 ORDER BY l.created DESC, l.id DESC
 LIMIT $limit
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
-       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
+       l.created AS created, l.updated AS updated,
        COUNT { (l)-[:HAS_MEMBER]->(m:User)
                WHERE NOT m:Inactive
                  AND NOT (l.purpose = 'curate'
@@ -80,10 +83,11 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
 ORDER BY created DESC, id DESC
 
 // name: update
-// Change a list's name, description or privacy (a null parameter leaves its field).
+// Change a list's name, description, privacy or exclusiveness (a null parameter leaves its
+// field).
 // Locking: the list's node (`updated` ticks).
 // Rules: a list of another owner is no list of $owner (no row).
-// Params: $owner, $id, $name, $description, $private (each null to keep).
+// Params: $owner, $id, $name, $description, $private, $exclusive (each null to keep).
 // Returns at most one row: the list's fields and members, as lists/get.
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 WITH o, l, datetime.realtime() AS now
@@ -91,9 +95,11 @@ WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
 SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END,
     l.name = coalesce($name, l.name),
     l.description = coalesce($description, l.description),
-    l.private = coalesce($private, l.private)
+    l.private = coalesce($private, l.private),
+    l.exclusive = coalesce($exclusive, l.exclusive, false)
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
-       l.private AS private, l.purpose AS purpose, l.created AS created, l.updated AS updated,
+       l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
+       l.created AS created, l.updated AS updated,
        COUNT { (l)-[:HAS_MEMBER]->(m:User)
                WHERE NOT m:Inactive
                  AND NOT (l.purpose = 'curate'
@@ -202,7 +208,8 @@ LIMIT $limit
 // relationships, moderation/erase_blocks).
 // Locking: the relationships and nodes it deletes.
 // Params: $id, $batch.
-// Returns one row: deleted (memberships and lists; fewer than $batch: caught up).
+// Returns one row: deleted (memberships and lists; fewer than $batch: caught up), lists (the
+// ids of the lists deleted, whose timelines the caller forgets).
 OPTIONAL MATCH (:User:Erasing {id: $id})-[:OWNS]->(:List)-[m:HAS_MEMBER]->()
 WITH m
 LIMIT $batch
@@ -214,10 +221,12 @@ CALL (memberships) {
   WHERE memberships < $batch AND NOT EXISTS { (l)-[:HAS_MEMBER]->() }
   WITH l
   LIMIT $batch
-  DETACH DELETE l
-  RETURN count(l) AS lists
+  WITH collect(l) AS lists
+  WITH lists, [l IN lists | l.id] AS ids
+  FOREACH (l IN lists | DETACH DELETE l)
+  RETURN size(ids) AS deleted_lists, ids
 }
-RETURN memberships + lists AS deleted
+RETURN memberships + deleted_lists AS deleted, ids AS lists
 
 // name: leave_blocked
 // What blocks do to curate lists: a member in a block with the list's owner, either way,
@@ -244,3 +253,53 @@ SET l.lock = coalesce(l.lock, 0) + 1,
     l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
 DELETE m
 RETURN count(m) AS removed
+
+// name: member_ids
+// Every active member of a list, newest first: what its timeline is made of (its rebuild,
+// and which members' posts are pulled). The service checked first that the viewer may read
+// the list.
+// Cost: the list found by its id (list_id_unique), then its HAS_MEMBER relationships (at most
+// LIST_MEMBERS_MAX).
+// Locking: none (a read).
+// Params: $owner, $id.
+// Returns: id; at most LIST_MEMBERS_MAX rows.
+MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})-[k:HAS_MEMBER]->(m:User)
+WHERE NOT m:Inactive
+  AND NOT (l.purpose = 'curate'
+           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
+RETURN m.id AS id
+ORDER BY k.since DESC, id DESC
+
+// name: timeline_authors
+// Which of $authors a list's timeline may show to $viewer: active members of the list (as
+// lists/member_ids counts them) that are in no block with $viewer, either way. The list's own
+// rule is checked again ($all, $viewer, as lists/members_page), so a list made private, or an
+// owner who blocks the viewer meanwhile, shows nothing.
+// Cost: the list found by its id, then one lookup per author (at most a page's authors and
+// the list's pulled members, each at most LIST_MEMBERS_MAX).
+// Locking: none (a read).
+// Params: $owner, $id, $all, $viewer ('' for none), $authors (ids).
+// Returns one row: authors (ids).
+OPTIONAL MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WHERE $all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
+               AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) }))
+CALL (o, l) {
+  UNWIND CASE WHEN l IS NULL THEN [] ELSE $authors END AS aid
+  MATCH (l)-[:HAS_MEMBER]->(m:User {id: aid})
+  WHERE NOT m:Inactive
+    AND NOT (l.purpose = 'curate'
+             AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
+    AND NOT ($viewer <> '' AND EXISTS { (m)-[:BLOCKS]-(:User {id: $viewer}) })
+  RETURN collect(m.id) AS authors
+}
+RETURN authors
+
+// name: exclusive_members
+// The members of $owner's exclusive lists: whose posts leave the owner's home timeline.
+// Cost: the owner's lists (at most LIST_OWNER_MAX), the members of the exclusive ones (at
+// most LIST_MEMBERS_MAX each).
+// Locking: none (a read).
+// Params: $owner.
+// Returns one row: ids.
+OPTIONAL MATCH (:User {id: $owner})-[:OWNS]->(l:List {exclusive: true})-[:HAS_MEMBER]->(m:User)
+RETURN collect(DISTINCT m.id) AS ids

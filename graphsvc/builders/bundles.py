@@ -25,7 +25,7 @@ from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
 from graphsvc.builders.serving import build_follower_events, build_health
 from graphsvc.builders.suggestions import Suggesting, build_suggesting
-from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
+from graphsvc.builders.timelines import build_lists, build_timeline_jobs, build_timelines
 from graphsvc.concurrency.jobs import JobKind, Recorded
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.services.access import KeyRing
@@ -228,7 +228,7 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         access=shared.access,
         rate_limits=rate_limits,
         timelines=build_timelines(core, shared.timeline_jobs),
-        lists=Lists(core.neo4j.lists, core.settings.lists, core.settings.pages),
+        lists=build_lists(core),
         plans=plans,
     )
 

@@ -35,7 +35,12 @@ def build_moderation_jobs(
         access,
         core.mutes,
         TimelineErasure(
-            redis.author_posts, redis.home_timelines, redis.timeline_job_queue, settings.timelines
+            redis.author_posts,
+            redis.home_timelines,
+            redis.list_holders,
+            redis.exclusion_cache,
+            redis.timeline_job_queue,
+            settings.timelines,
         ),
         neo4j.lists,
     )

@@ -27,10 +27,12 @@ from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.event_stream import EventStream
+from graphsvc.adapters.redis.exclusions import ExclusionCache
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.adapters.redis.list_holders import ListHolders
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
@@ -202,6 +204,15 @@ class RedisAdapters:
     @cached_property
     def home_timelines(self) -> HomeTimelines:
         return HomeTimelines(self.client, self.mirror, self._keys, self._settings.timelines)
+
+    @cached_property
+    def list_holders(self) -> ListHolders:
+        return ListHolders(self.client, self.mirror)
+
+    @cached_property
+    def exclusion_cache(self) -> ExclusionCache:
+        keep = self._settings.timelines.timeline_cache_seconds
+        return ExclusionCache(self.client, self.mirror, keep)
 
     @cached_property
     def timeline_job_queue(self) -> TimelineJobQueue:

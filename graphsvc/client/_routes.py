@@ -303,9 +303,15 @@ def _list_path(user_id: str, list_id: str, *rest: str) -> str:
 
 
 def create_list(
-    user_id: str, name: str, description: str, private: bool, purpose: str
+    user_id: str, name: str, description: str, private: bool, purpose: str, exclusive: bool
 ) -> Call[schemas.ListBody]:
-    body = {"name": name, "description": description, "private": private, "purpose": purpose}
+    body = {
+        "name": name,
+        "description": description,
+        "private": private,
+        "purpose": purpose,
+        "exclusive": exclusive,
+    }
     path = _user(user_id, "lists")
     return Call("POST", path, body=body, model=schemas.ListBody, idempotent=False)
 
@@ -315,9 +321,19 @@ def get_list(user_id: str, list_id: str) -> Call[schemas.ListBody]:
 
 
 def update_list(
-    user_id: str, list_id: str, name: str | None, description: str | None, private: bool | None
+    user_id: str,
+    list_id: str,
+    name: str | None,
+    description: str | None,
+    private: bool | None,
+    exclusive: bool | None,
 ) -> Call[schemas.ListBody]:
-    changes = {"name": name, "description": description, "private": private}
+    changes = {
+        "name": name,
+        "description": description,
+        "private": private,
+        "exclusive": exclusive,
+    }
     body = {field: value for field, value in changes.items() if value is not None}
     return Call("PATCH", _list_path(user_id, list_id), body=body, model=schemas.ListBody)
 
@@ -329,6 +345,11 @@ def delete_list(user_id: str, list_id: str) -> Call[schemas.ListDeletedBody]:
 def lists(user_id: str, member: str | None, page_size: int) -> Call[schemas.ListsBody]:
     query = {**_page(page_size), **({"member": member} if member is not None else {})}
     return Call("GET", _user(user_id, "lists"), query, model=schemas.ListsBody)
+
+
+def list_timeline(user_id: str, list_id: str, page_size: int) -> Call[schemas.TimelineBody]:
+    path = _list_path(user_id, list_id, "timeline")
+    return Call("GET", path, _page(page_size), model=schemas.TimelineBody)
 
 
 def list_members(user_id: str, list_id: str, page_size: int) -> Call[schemas.PageBody]:

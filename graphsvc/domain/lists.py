@@ -37,7 +37,9 @@ class Purpose(StrEnum):
 @dataclass(frozen=True, slots=True)
 class CuratedList:
     """A list as its owner made it; ``members``: its active members (suspended and spam
-    accounts are left out of its pages and its count). Times in µs since the epoch."""
+    accounts are left out of its pages and its count). Times in µs since the epoch. An
+    ``exclusive`` list's members are read in the list's timeline instead of the owner's home
+    timeline (a moderation list is never exclusive)."""
 
     id: str
     owner: str
@@ -48,6 +50,7 @@ class CuratedList:
     created: int
     updated: int
     members: int
+    exclusive: bool = False  # a curate list whose members' posts leave the owner's home timeline
 
     @property
     def position(self) -> Position:
@@ -75,6 +78,12 @@ class MemberChange:
     removed: list[str]
     refused: dict[str, str] = field(default_factory=dict)
     members: int = 0
+
+
+def check_exclusive(purpose: Purpose, exclusive: bool | None) -> None:
+    """Only a curate list can be exclusive (a moderation list has no timeline)."""
+    if exclusive and purpose is not Purpose.CURATE:
+        raise InvalidList("only a curate list can be exclusive")
 
 
 def validate_list_id(value: str) -> str:

@@ -38,6 +38,7 @@ from graphsvc.domain.lists import (
     ListBounds,
     MemberChange,
     Purpose,
+    check_exclusive,
     clean_description,
     clean_name,
     may_see,
@@ -46,6 +47,9 @@ from graphsvc.domain.lists import (
 )
 from graphsvc.domain.model import Entry, Page
 from graphsvc.domain.privacy import Viewer
+from graphsvc.domain.timeline import TimelinePage
+from graphsvc.services.exclusions import Exclusions
+from graphsvc.services.list_timelines import ListTimelines
 from graphsvc.services.paging import Pager
 from graphsvc.settings import ListSettings, PageSettings
 
@@ -65,17 +69,34 @@ def _erasing(owner: str) -> UserErasing:
 
 
 class Lists:
-    def __init__(self, store: ListStore, settings: ListSettings, pages: PageSettings) -> None:
+    def __init__(
+        self,
+        store: ListStore,
+        timelines: ListTimelines,
+        exclusions: Exclusions,
+        settings: ListSettings,
+        pages: PageSettings,
+    ) -> None:
         self._store = store
+        self._timelines = timelines
+        self._exclusions = exclusions
         self._bounds = bounds_of(settings)
         self._pager = Pager(pages)
 
     # -- the owner's changes ---------------------------------------------------------------
 
     async def create(
-        self, owner: str, name: str, description: str, *, private: bool, purpose: Purpose
+        self,
+        owner: str,
+        name: str,
+        description: str,
+        *,
+        private: bool,
+        purpose: Purpose,
+        exclusive: bool = False,
     ) -> CuratedList:
         validate_user_id(owner)
+        check_exclusive(purpose, exclusive)
         bounds = self._bounds
         new = CuratedList(
             id=secrets.token_hex(LIST_ID_LENGTH // 2),
@@ -87,6 +108,7 @@ class Lists:
             created=0,
             updated=0,
             members=0,
+            exclusive=exclusive,
         )
         outcome = await self._store.create(new, bounds.owner_max)
         if outcome == "erasing":
@@ -104,11 +126,17 @@ class Lists:
         name: str | None = None,
         description: str | None = None,
         private: bool | None = None,
+        exclusive: bool | None = None,
     ) -> CuratedList:
-        """Rename, describe, or make private or public; the fields not given are kept."""
+        """Rename, describe, make private or public, exclusive or not; the fields not given
+        are kept."""
         _valid(owner, list_id)
-        if name is None and description is None and private is None:
-            raise InvalidList("name, description or private: give at least one to change")
+        if name is None and description is None and private is None and exclusive is None:
+            raise InvalidList(
+                "name, description, private or exclusive: give at least one to change"
+            )
+        if exclusive:
+            check_exclusive((await self.get(owner, list_id, Viewer(owner))).purpose, exclusive)
         changed = await self._store.update(
             owner,
             list_id,
@@ -117,15 +145,22 @@ class Lists:
             if description is None
             else clean_description(description, self._bounds),
             private=private,
+            exclusive=exclusive,
         )
         if changed is None:
             raise _not_found(owner, list_id)
+        if exclusive is not None:
+            await self._exclusions.changed(owner)
         return changed
 
     async def delete(self, owner: str, list_id: str) -> bool:
         """Delete the list and its memberships; False when there was no such list."""
         _valid(owner, list_id)
-        return await self._store.delete(owner, list_id)
+        deleted = await self._store.delete(owner, list_id)
+        if deleted:
+            await self._timelines.deleted(list_id)
+            await self._exclusions.changed(owner)
+        return deleted
 
     async def change_members(
         self, owner: str, list_id: str, add: Sequence[str], remove: Sequence[str]
@@ -145,6 +180,9 @@ class Lists:
                 f"{list_id!r}; nothing changed"
             )
         assert isinstance(outcome, MemberChange)
+        if outcome.added or outcome.removed:
+            await self._timelines.members_changed(list_id, outcome.added, outcome.removed)
+            await self._exclusions.changed(owner)
         return outcome
 
     # -- reads for a viewer ------------------------------------------------------------------
@@ -213,6 +251,19 @@ class Lists:
             )
 
         return await self._pager.page(f"members|{list_id}", limit, cursor, fetch)
+
+    async def timeline(
+        self,
+        owner: str,
+        list_id: str,
+        viewer: Viewer,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> TimelinePage:
+        """The posts of the list's members, newest first, when the viewer may see the list
+        (``list_timelines.py``)."""
+        found = await self.get(owner, list_id, viewer)
+        return await self._timelines.timeline(found, viewer, limit, cursor)
 
 
 def _valid(owner: str, list_id: str) -> None:

@@ -10,7 +10,8 @@ the authors' posts of the pulled authors (celebrities) the reader follows, newes
    spam), which posts are deleted. Then the merge.
 
 So a post never shows once its author is unfollowed, blocked, muted by the reader (while the
-mute is in effect: one more read of the reader's mute mirror per round), inactive or the post
+mute is in effect: one more read of the reader's mute mirror per round), in one of the reader's
+exclusive lists (read in that list's timeline instead: ``exclusions.py``), inactive or the post
 deleted, whatever the background work (fan-outs, the event consumer) has done yet. Pages are
 keyset cursors on (time, author|post): posts that arrive while a reader pages are newer than any
 position it holds, so pages never skip or repeat a post.
@@ -26,14 +27,12 @@ from typing import Protocol
 import orjson
 
 from graphsvc.adapters.neo4j.relations import EdgeStore
-from graphsvc.adapters.redis.statuses import StatusesMissing
 from graphsvc.adapters.redis.timelines import (
     AuthorPosts,
     HomeTimelines,
     Published,
     TimelineRead,
     authors_of,
-    has_more,
 )
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import (
@@ -49,17 +48,21 @@ from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
 from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
+from graphsvc.services.timeline_merge import SCAN_MAX, merged, paged
 from graphsvc.settings import PageSettings, TimelineSettings, WriteSettings
 from graphsvc.wire.ids import ID_RULE, is_user_id, quoted
-
-ROUNDS = 6  # merge rounds per page when filters keep emptying it (then a short page)
-SCAN_MAX = 2_000  # home timeline entries one read may skip over (posts of unfollowed authors)
 
 
 class MuteFilter(Protocol):
     """The reader's mutes (``services/mutes.py``)."""
 
     async def muted_among(self, user_id: str, others: Sequence[str]) -> set[str]: ...
+
+
+class ExclusionFilter(Protocol):
+    """The members of the reader's exclusive lists (``services/exclusions.py``)."""
+
+    async def excluded_among(self, reader: str, authors: Sequence[str]) -> set[str]: ...
 
 
 class ErasureState(Protocol):
@@ -90,8 +93,10 @@ class Timelines:
         writes: WriteSettings,
         mutes: MuteFilter,
         erasures: ErasureState,
+        exclusions: ExclusionFilter,
     ) -> None:
         self._author_posts = author_posts
+        self._exclusions = exclusions
         self._erasures = erasures
         self._mutes = mutes
         self._home_timelines = home_timelines
@@ -179,22 +184,11 @@ class Timelines:
         self, reader: str, limit: int | None = None, cursor: str | None = None
     ) -> TimelinePage:
         validate_user_id(reader)
-        limit = self._pager.limit(limit)
-        scope = f"timeline|{reader}"
-        position = Post(*self._codec.decode_at(scope, cursor, _is_member)) if cursor else None
-        items: list[Post] = []
-        for _ in range(ROUNDS):
-            posts, horizon = await self._round(reader, position, limit + 1 - len(items))
-            items += posts
-            if len(items) > limit or horizon is None:
-                break
-            position = horizon  # filters emptied this round: go on below what it covered
-        more = len(items) > limit or horizon is not None
-        items = items[:limit]
-        last = items[-1] if items else position
-        if not more or last is None:
-            return TimelinePage(items, None)
-        return TimelinePage(items, self._codec.encode_at(scope, last.at, last.member))
+
+        async def one_round(position: Post | None, want: int) -> tuple[list[Post], Post | None]:
+            return await self._round(reader, position, want)
+
+        return await paged(self._codec, self._pager, f"timeline|{reader}", limit, cursor, one_round)
 
     async def _round(
         self, reader: str, position: Post | None, want: int
@@ -212,28 +206,8 @@ class Timelines:
         if home.cache_generation is None or home.cache_generation != home.generation:
             pulled = await self._pulled_authors(reader, home)
         posts, pulled = await _unmuted(self._mutes, reader, posts, pulled)
-        try:
-            pages, inactive, deleted = await self._author_posts.pages_and_hidden(
-                pulled, position, want, posts
-            )
-        except StatusesMissing:
-            await self._sync.load_statuses()
-            pages, inactive, deleted = await self._author_posts.pages_and_hidden(
-                pulled, position, want, posts
-            )
-        # Where each source stopped short of its end, the merge is complete only above it.
-        ends = [page[-1] for page in pages if has_more(page)]
-        if not home.exhausted and home.posts:
-            ends.append(home.posts[-1])
-        horizon = max(ends) if ends else None
-        visible = [
-            p
-            for p in newest_first([posts, *pages])
-            if (horizon is None or p >= horizon)
-            and p.author not in inactive
-            and p.member not in deleted
-        ]
-        return visible, horizon
+        posts, pulled = await _inclusive(self._exclusions, reader, posts, pulled)
+        return await merged(self._author_posts, self._sync, home, posts, pulled, position, want)
 
     async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
         """The reader's following list is not mirrored in full: ask Neo4j who it follows."""
@@ -289,6 +263,17 @@ async def _unmuted(
     return [p for p in posts if p.author not in muted], [a for a in pulled if a not in muted]
 
 
+async def _inclusive(
+    exclusions: ExclusionFilter, reader: str, posts: list[Post], pulled: list[str]
+) -> tuple[list[Post], list[str]]:
+    """Less the posts of the members of the reader's exclusive lists (read in those lists'
+    timelines instead)."""
+    excluded = await exclusions.excluded_among(reader, [*pulled, *authors_of(posts)])
+    if not excluded:
+        return posts, pulled
+    return [p for p in posts if p.author not in excluded], [a for a in pulled if a not in excluded]
+
+
 def _state(author: str, post_id: str, state: dict) -> PostState:
     return PostState(
         author,
@@ -337,9 +322,3 @@ def _valid_ids(author: str, post_id: str) -> None:
     validate_user_id(author, "user_id")
     if not isinstance(post_id, str) or not is_user_id(post_id):
         raise InvalidPost(f"post_id {quoted(post_id)} is not a valid post id: use {ID_RULE}")
-
-
-def _is_member(key: str) -> bool:
-    """A timeline position's key: the post's ``author|post_id``."""
-    author, _, post_id = key.partition("|")
-    return is_user_id(author) and is_user_id(post_id)

@@ -762,6 +762,11 @@ class ListIn(BaseModel):
         description="curate: people to read; moderation: people to keep away (blocks between "
         "the owner and a member leave it be)",
     )
+    exclusive: bool = Field(
+        default=False,
+        description="a curate list only: its members' posts are read in the list's timeline, "
+        "no longer in the owner's home timeline",
+    )
 
 
 class ListPatchIn(BaseModel):
@@ -782,6 +787,11 @@ class ListPatchIn(BaseModel):
         default=None,  # type: ignore[assignment]
         description="make it private (true) or public (false)",
     )
+    exclusive: bool = Field(
+        default=None,  # type: ignore[assignment]
+        description="a curate list: its members' posts leave the owner's home timeline (true) "
+        "or come back (false)",
+    )
 
 
 class ListBody(BaseModel):
@@ -792,6 +802,10 @@ class ListBody(BaseModel):
     private: bool
     purpose: Literal["curate", "moderation"]
     members: int = Field(description="active members (suspended and spam accounts left out)")
+    exclusive: bool | None = Field(
+        description="whether its members' posts leave the owner's home timeline; the owner's "
+        "alone to know (null for anyone else)"
+    )
     created_at: UtcTime = Field(description="ISO-8601 UTC")
     updated_at: UtcTime = Field(description="the last change of the list or its members")
 

@@ -209,7 +209,7 @@ class ModerationJobs:
         blocks that keep coming cannot keep the erasure here."""
         steps = (
             ("mutes", self._mutes.erase_muted_by),
-            ("lists", self._lists.erase_owned),
+            ("lists", self._erase_lists),
             ("blocks", self._moderation.erase_blocks),
         )
         for what, step in steps:
@@ -220,6 +220,13 @@ class ModerationJobs:
                     progress.add(what, deleted)
                 if deleted < self._batch:
                     break
+
+    async def _erase_lists(self, user_id: str, batch: int) -> int:
+        """One batch of the user's own lists and their memberships; the timelines of the
+        lists that went are forgotten with them."""
+        deleted, lists = await self._lists.erase_owned(user_id, batch)
+        await self._timelines.lists_deleted(lists)
+        return deleted
 
     async def _erase_side(self, user_id: str, side: Side, progress: Progress) -> None:
         while True:

@@ -17,7 +17,9 @@ a home timeline, an author's posts, a pull or a backfill.
    are), is cleaned before the node goes.
 3. Once the node is gone: forget the user's posts, post states, mode (the close) and
    tombstones while the timeline is still closed (``timeline_reopen.lua``: a post the next user
-   with the id published first stays), its pulls, and its own home timeline and marks. A process
+   with the id published first stays), its pulls, its own home timeline and marks, its
+   exclusions, and its posts in the timelines of the lists that held it (then the index of
+   those lists). The timelines of its own lists go with the lists, batch by batch. A process
    stopped between the node's deletion and this step leaves the timeline closed: the next
    publish of the id finds no erasure in Neo4j and reopens it then
    (``services/timelines.py``).
@@ -32,7 +34,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines, TimelineJobQueue
+from graphsvc.adapters.redis.exclusions import ExclusionCache
+from graphsvc.adapters.redis.list_holders import ListHolders
+from graphsvc.adapters.redis.timelines import (
+    LIST,
+    AuthorPosts,
+    HomeTimelines,
+    TimelineJobQueue,
+)
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.settings import TimelineSettings
 
@@ -44,11 +53,15 @@ class TimelineErasure:
         self,
         author_posts: AuthorPosts,
         home_timelines: HomeTimelines,
+        holders: ListHolders,
+        exclusions: ExclusionCache,
         queue: TimelineJobQueue,
         settings: TimelineSettings,
     ) -> None:
         self._author_posts = author_posts
         self._home_timelines = home_timelines
+        self._holders = holders
+        self._exclusions = exclusions
         self._queue = queue
         self._wait_seconds = 2 * settings.timeline_job_lease_seconds
 
@@ -78,3 +91,12 @@ class TimelineErasure:
         await self._author_posts.reopen(user_id)
         await self._home_timelines.stop_pulling(user_id)
         await self._home_timelines.forget_reader(user_id)
+        await self._exclusions.forget(user_id)
+        holding = await self._holders.of(user_id)
+        await self._home_timelines.remove_authors([(lst, user_id) for lst in holding], LIST)
+        await self._holders.forget(user_id)
+
+    async def lists_deleted(self, lists: Sequence[str]) -> None:
+        """The user's own lists went: their timelines go with them."""
+        for list_id in lists:
+            await self._home_timelines.forget_reader(list_id, LIST)

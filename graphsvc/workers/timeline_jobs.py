@@ -2,12 +2,14 @@
 
 Three kinds of job, each named by what it works on:
 
-- ``push|author|post``: push a new post of an ordinary author into every active follower's
+- ``push|author|post``: push a new post of an ordinary author into the timeline of every
+  active list that holds it (``list_timelines.py``), then into every active follower's
   home, TIMELINE_FANOUT_BATCH followers a step (the follower list comes from the mirror, and
   from Neo4j past its hot list), each step one pipelined round trip of push scripts.
-- ``remove|author|post``: take a deleted post out of every follower's home timeline.
+- ``remove|author|post``: take a deleted post out of its lists' and every follower's home
+  timeline.
 - ``drain|author``: an author fallen back below the celebrity threshold: push its posts into
-  every active follower's home timeline, then stop readers pulling it (``domain/timeline.py``).
+  its lists' and every active follower's home timeline, then stop readers pulling it (``domain/timeline.py``).
 
 A job is queued in Redis (``{feed}:jobs``) before it starts, and its position in the walk of
 followers is saved after every step; it runs under a lease as every durable job does
@@ -27,7 +29,8 @@ from __future__ import annotations
 
 import logging
 
-from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines, TimelineJobQueue
+from graphsvc.adapters.redis.list_holders import ListHolders
+from graphsvc.adapters.redis.timelines import LIST, AuthorPosts, HomeTimelines, TimelineJobQueue
 from graphsvc.concurrency.jobs import Jobs, Progress
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
@@ -48,6 +51,7 @@ class TimelineJobs:
         self,
         author_posts: AuthorPosts,
         home_timelines: HomeTimelines,
+        holders: ListHolders,
         queue: TimelineJobQueue,
         follow_pages: FollowPages,
         jobs: Jobs,
@@ -56,6 +60,7 @@ class TimelineJobs:
     ) -> None:
         self._author_posts = author_posts
         self._home_timelines = home_timelines
+        self._holders = holders
         self._queue = queue
         self._follow_pages = follow_pages
         self._jobs = jobs
@@ -126,6 +131,7 @@ class TimelineJobs:
         if state is None or state["state"] != "fanning_out":
             return  # deleted, or done by a run that stopped before forgetting the job
         post = Post.of(author, post_id, int(state["at"]))
+        await self._home_timelines.push(await self._holders.of(author), [post], LIST)
         async for readers, last in self._followers(job, author, progress):
             reached, _ = await self._home_timelines.push(readers, [post])
             step = "done" if last else "fanning_out"
@@ -134,6 +140,7 @@ class TimelineJobs:
 
     async def _remove(self, job: str, author: str, post_id: str, progress: Progress) -> None:
         member = Post.of(author, post_id, 0).member
+        await self._home_timelines.remove_post(await self._holders.of(author), member, LIST)
         async for readers, _ in self._followers(job, author, progress):
             await self._home_timelines.remove_post(readers, member)
         await self._author_posts.forget(author, post_id)
@@ -142,6 +149,7 @@ class TimelineJobs:
         if await self._author_posts.mode(author) != "draining":
             return
         posts = await self._author_posts.newest(author, self._settings.timeline_reader_cap)
+        await self._home_timelines.push(await self._holders.of(author), posts, LIST)
         async for readers, _ in self._followers(job, author, progress):
             await self._home_timelines.push(readers, posts)
         if await self._author_posts.finish_drain(author):

@@ -25,6 +25,7 @@ def _list(row: Mapping[str, Any]) -> CuratedList:
         created=int(row["created"]),
         updated=int(row["updated"]),
         members=int(row["members"]),
+        exclusive=bool(row["exclusive"]),
     )
 
 
@@ -42,6 +43,7 @@ class ListStore:
             "description": new.description,
             "private": new.private,
             "purpose": new.purpose.value,
+            "exclusive": new.exclusive,
             "max": most,
         }
         (row,) = await self._store.write("lists/create", params)
@@ -87,6 +89,7 @@ class ListStore:
         name: str | None,
         description: str | None,
         private: bool | None,
+        exclusive: bool | None,
     ) -> CuratedList | None:
         params = {
             "owner": owner,
@@ -94,6 +97,7 @@ class ListStore:
             "name": name,
             "description": description,
             "private": private,
+            "exclusive": exclusive,
         }
         rows = await self._store.write("lists/update", params)
         return _list(rows[0]) if rows else None
@@ -136,6 +140,36 @@ class ListStore:
         params = {"owner": owner, "all": everything, "viewer": viewer or ""}
         return await keyset_page(self._store, "lists/members_page", list_id, after, limit, params)
 
+    async def member_ids(self, owner: str, list_id: str) -> list[str]:
+        """Every active member of the list, newest first (at most LIST_MEMBERS_MAX)."""
+        rows = await self._store.read("lists/member_ids", {"owner": owner, "id": list_id})
+        return [row["id"] for row in rows]
+
+    async def timeline_authors(
+        self,
+        owner: str,
+        list_id: str,
+        *,
+        everything: bool,
+        viewer: str | None,
+        authors: Sequence[str],
+    ) -> set[str]:
+        """Which of these authors the list's timeline may show the viewer (none when the
+        viewer may not read the list)."""
+        params = {
+            "owner": owner,
+            "id": list_id,
+            "all": everything,
+            "viewer": viewer or "",
+            "authors": list(authors),
+        }
+        (row,) = await self._store.read("lists/timeline_authors", params)
+        return set(row["authors"])
+
+    async def exclusive_members(self, owner: str) -> list[str]:
+        (row,) = await self._store.read("lists/exclusive_members", {"owner": owner})
+        return list(row["ids"])
+
     async def leave_blocked(self, pairs: Sequence[tuple[str, str]]) -> int:
         """Members in a block (blocker, blocked) with their curate list's owner leave it; how
         many memberships went."""
@@ -144,8 +178,9 @@ class ListStore:
         (row,) = await self._store.write("lists/leave_blocked", {"pairs": [list(p) for p in pairs]})
         return int(row["removed"])
 
-    async def erase_owned(self, user_id: str, batch: int) -> int:
-        """Delete one batch of an erased user's lists and their memberships; how many went."""
+    async def erase_owned(self, user_id: str, batch: int) -> tuple[int, list[str]]:
+        """Delete one batch of an erased user's lists and their memberships; how many went,
+        and the ids of the lists that went."""
         params = {"id": user_id, "batch": batch}
         (row,) = await self._store.write("lists/erase_owned", params)
-        return int(row["deleted"])
+        return int(row["deleted"]), list(row["lists"])

@@ -48,6 +48,26 @@ READERS_PER_CALL = 500  # readers per push script on a single Redis
 
 
 @dataclass(frozen=True, slots=True)
+class TimelineKeys:
+    """The kinds of key one kind of timeline keeps per owner (a reader, a list), in the
+    owner's slot: the timeline, its activity mark, its cached pulled authors and their
+    version, its rebuild mark, and the following list and meta the read's follow filter
+    checks (a list's never exist: a list's read filters its members itself)."""
+
+    timeline: str
+    mark: str
+    cache: str
+    version: str
+    rebuild: str
+    following: str
+    meta: str
+
+
+HOME = TimelineKeys("in", "rd", "fc", "fv", "rb", "g", "m")
+LIST = TimelineKeys("lt", "lr", "lc", "lv", "lb", "lg", "lm")
+
+
+@dataclass(frozen=True, slots=True)
 class TimelineRead:
     """What ``timeline_read.lua`` found: the home timeline's posts after the position, and the
     cache."""
@@ -292,54 +312,67 @@ class HomeTimelines:
     def key(self, kind: str, user_id: str) -> str:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
 
-    async def push(self, readers: Sequence[str], posts: Sequence[Post]) -> tuple[int, int]:
-        """Push posts into the home timelines of those readers who are active: (readers reached,
-        posts added). One round trip (on a cluster, one pipeline per node)."""
+    async def push(
+        self, readers: Sequence[str], posts: Sequence[Post], kind: TimelineKeys = HOME
+    ) -> tuple[int, int]:
+        """Push posts into the timelines of those readers (or lists) that are active: (readers
+        reached, posts added). One round trip (on a cluster, one pipeline per node)."""
         if not readers or not posts:
             return 0, 0
         entries: list[Any] = [self._settings.timeline_reader_cap]
         for post in posts:
             entries += (post.at, post.member)
         batch = Batch(self._redis, resend_missing=True)  # idempotent pushes
-        for keys in self._timeline_keys(readers):
+        for keys in self._timeline_keys(readers, kind):
             batch.script(self._push, keys, entries)
         replies = await batch.execute()
         return sum(r[0] for r in replies), sum(r[1] for r in replies)
 
-    def _timeline_keys(self, readers: Iterable[str]) -> list[list[str]]:
-        """Readers' (home timeline, mark) keys, grouped so that each group goes in one script
+    def _timeline_keys(self, readers: Iterable[str], kind: TimelineKeys) -> list[list[str]]:
+        """Readers' (timeline, mark) keys, grouped so that each group goes in one script
         call."""
         groups: dict[int, list[str]] = {}
         for n, reader in enumerate(readers):
-            keys = [self.key("in", reader), self.key("rd", reader)]
+            keys = [self.key(kind.timeline, reader), self.key(kind.mark, reader)]
             group = key_slot(keys[0].encode()) if self._cluster else n // READERS_PER_CALL
             groups.setdefault(group, []).extend(keys)
         return list(groups.values())
 
-    async def remove_post(self, readers: Sequence[str], member: str) -> None:
+    async def remove_post(
+        self, readers: Sequence[str], member: str, kind: TimelineKeys = HOME
+    ) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
             for reader in readers:
-                pipe.zrem(self.key("in", reader), member)
+                pipe.zrem(self.key(kind.timeline, reader), member)
             await pipe.execute()
 
     async def remove_author(self, reader: str, author: str) -> int:
         return await self._remove_author(keys=[self.key("in", reader)], args=[author])
 
-    async def remove_authors(self, pairs: Sequence[tuple[str, str]]) -> None:
+    async def remove_authors(
+        self, pairs: Sequence[tuple[str, str]], kind: TimelineKeys = HOME
+    ) -> None:
         """``remove_author`` for many (reader, author) pairs, in as few round trips as the
         server allows."""
-        calls = [([self.key("in", reader)], [author]) for reader, author in pairs]
+        calls = [([self.key(kind.timeline, reader)], [author]) for reader, author in pairs]
         await run_many(self._redis, self._remove_author, calls)
 
-    async def read(self, reader: str, after: Post | None, want: int, scan_max: int) -> TimelineRead:
+    async def read(
+        self,
+        reader: str,
+        after: Post | None,
+        want: int,
+        scan_max: int,
+        kind: TimelineKeys = HOME,
+    ) -> TimelineRead:
         keys = [
-            self.key("in", reader),
-            self.key("rd", reader),
-            self._mirror.key("g", reader),
-            self._mirror.key("m", reader),
-            self.key("fc", reader),
-            self.key("fv", reader),
-            self.key("rb", reader),
+            self.key(kind.timeline, reader),
+            self.key(kind.mark, reader),
+            self.key(kind.following, reader),
+            self.key(kind.meta, reader),
+            self.key(kind.cache, reader),
+            self.key(kind.version, reader),
+            self.key(kind.rebuild, reader),
         ]
         args = [
             "+inf" if after is None else after.at,
@@ -368,9 +401,9 @@ class HomeTimelines:
             posts=posts,
         )
 
-    async def rebuilt(self, reader: str) -> None:
+    async def rebuilt(self, reader: str, kind: TimelineKeys = HOME) -> None:
         """The reader's rebuild is done (until then every read rebuilds it again)."""
-        await self._redis.delete(self.key("rb", reader))
+        await self._redis.delete(self.key(kind.rebuild, reader))
 
     async def start_pulling(self, author: str) -> None:
         """Readers pull this author from their next read on (cached lists are recomputed)."""
@@ -392,38 +425,43 @@ class HomeTimelines:
         return [a for a, flag in zip(authors, flags, strict=True) if flag]
 
     async def cache_pulled(
-        self, reader: str, follow_generation: str, generation: str, pulled: Sequence[str]
+        self,
+        reader: str,
+        follow_generation: str,
+        generation: str,
+        pulled: Sequence[str],
+        kind: TimelineKeys = HOME,
     ) -> None:
         value = f"{follow_generation}|{generation}|{','.join(pulled)}"
-        keys = [self.key("fc", reader), self.key("fv", reader)]
+        keys = [self.key(kind.cache, reader), self.key(kind.version, reader)]
         ttl = self._settings.timeline_cache_seconds
         await self._cache_put(keys=keys, args=[follow_generation, value, ttl])
 
-    def invalidate_on(self, pipe: Any, readers: Sequence[str]) -> None:
+    def invalidate_on(self, pipe: Any, readers: Sequence[str], kind: TimelineKeys = HOME) -> None:
         """Queue, on a pipeline the caller runs, what a follow or unfollow of these readers
-        changes: their lists of pulled authors."""
+        (a change of a list's members) changes: their lists of pulled authors."""
         for reader in readers:
-            pipe.incr(self.key("fv", reader))
+            pipe.incr(self.key(kind.version, reader))
 
-    async def invalidate(self, readers: Sequence[str]) -> None:
+    async def invalidate(self, readers: Sequence[str], kind: TimelineKeys = HOME) -> None:
         if readers:
             async with self._redis.pipeline(transaction=False) as pipe:
-                self.invalidate_on(pipe, readers)
+                self.invalidate_on(pipe, readers, kind)
                 await pipe.execute()
 
     async def is_active(self, reader: str) -> bool:
         return bool(await self._redis.exists(self.key("rd", reader)))
 
-    async def active_among(self, readers: Sequence[str]) -> list[str]:
+    async def active_among(self, readers: Sequence[str], kind: TimelineKeys = HOME) -> list[str]:
         async with self._redis.pipeline(transaction=False) as pipe:
             for reader in readers:
-                pipe.exists(self.key("rd", reader))
+                pipe.exists(self.key(kind.mark, reader))
             found = await pipe.execute()
         return [r for r, n in zip(readers, found, strict=True) if n]
 
-    async def entries(self, reader: str) -> list[Post]:
-        """The whole home timeline, newest first (checks and repairs)."""
-        rows = await self._redis.zrevrange(self.key("in", reader), 0, -1, withscores=True)
+    async def entries(self, reader: str, kind: TimelineKeys = HOME) -> list[Post]:
+        """The whole timeline, newest first (checks and repairs)."""
+        rows = await self._redis.zrevrange(self.key(kind.timeline, reader), 0, -1, withscores=True)
         return [Post(int(at), member) for member, at in rows]
 
     async def repair(self, reader: str, add: Sequence[Post], remove: Sequence[str]) -> None:
@@ -433,10 +471,10 @@ class HomeTimelines:
         if add:
             await self.push([reader], add)
 
-    async def forget_reader(self, user_id: str) -> None:
-        """An erased user's home timeline and marks go."""
-        kinds = ("in", "rd", "fc", "fv", "rb")
-        await self._redis.unlink(*[self.key(kind, user_id) for kind in kinds])
+    async def forget_reader(self, user_id: str, kind: TimelineKeys = HOME) -> None:
+        """An erased user's home timeline and marks go (a deleted list's timeline)."""
+        kinds = (kind.timeline, kind.mark, kind.cache, kind.version, kind.rebuild)
+        await self._redis.unlink(*[self.key(k, user_id) for k in kinds])
 
 
 class TimelineJobQueue:

@@ -16,6 +16,7 @@ from graphsvc.domain.model import (
     ShownCounts,
     iso_utc,
 )
+from graphsvc.domain.timeline import TimelinePage
 from graphsvc.services.follow_pages import FollowPages
 
 
@@ -30,6 +31,11 @@ class FastJSON(Response):
 
 def page_body(page: Page) -> FastJSON:
     items = [{"user_id": e.user_id, "since": iso_utc(e.since)} for e in page.items]
+    return FastJSON({"items": items, "next_cursor": page.next_cursor})
+
+
+def timeline_body(page: TimelinePage) -> FastJSON:
+    items = [{"post_id": p.post_id, "author": p.author, "at": iso_utc(p.at)} for p in page.items]
     return FastJSON({"items": items, "next_cursor": page.next_cursor})
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from graphsvc.api.http.access import Cost, guarded
-from graphsvc.api.http.bodies import FastJSON, page_body
+from graphsvc.api.http.bodies import FastJSON, page_body, timeline_body
 from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
@@ -21,6 +21,7 @@ from graphsvc.api.http.params import Cursor, Limit, ListId, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.lists import CuratedList, Purpose
 from graphsvc.domain.model import iso_utc
+from graphsvc.domain.privacy import Viewer
 from graphsvc.wire.schemas import (
     ID_SCHEMA,
     ErrorBody,
@@ -32,6 +33,7 @@ from graphsvc.wire.schemas import (
     MembersChangeBody,
     MembersIn,
     PageBody,
+    TimelineBody,
 )
 
 router = APIRouter(generate_unique_id_function=operation_id)
@@ -62,7 +64,8 @@ Member = Annotated[
 ]
 
 
-def list_json(found: CuratedList) -> dict[str, Any]:
+def list_json(found: CuratedList, viewer: Viewer) -> dict[str, Any]:
+    """The list as the viewer may see it: whether it is exclusive is the owner's alone."""
     return {
         "id": found.id,
         "owner": found.owner,
@@ -71,6 +74,7 @@ def list_json(found: CuratedList) -> dict[str, Any]:
         "private": found.private,
         "purpose": found.purpose.value,
         "members": found.members,
+        "exclusive": found.exclusive if viewer.is_owner(found.owner) else None,
         "created_at": iso_utc(found.created),
         "updated_at": iso_utc(found.updated),
     }
@@ -92,8 +96,9 @@ async def create_list(user_id: UserId, body: ListIn, request: Request) -> FastJS
         body.description,
         private=body.private,
         purpose=Purpose(body.purpose),
+        exclusive=body.exclusive,
     )
-    return FastJSON(list_json(created), status_code=201)
+    return FastJSON(list_json(created, viewer_of(request)), status_code=201)
 
 
 @router.get(
@@ -111,10 +116,11 @@ async def list_lists(
     cursor: Cursor = None,
     member: Member = None,
 ) -> FastJSON:
+    viewer = viewer_of(request)
     items, next_cursor = await services_of(request).lists.owned(
-        user_id, viewer_of(request), limit, cursor, member=member
+        user_id, viewer, limit, cursor, member=member
     )
-    return FastJSON({"items": [list_json(i) for i in items], "next_cursor": next_cursor})
+    return FastJSON({"items": [list_json(i, viewer) for i in items], "next_cursor": next_cursor})
 
 
 @router.get(
@@ -126,8 +132,9 @@ async def list_lists(
     **guarded(Scope.READ, cost=Cost.GRAPH),
 )
 async def get_list(user_id: UserId, list_id: ListId, request: Request) -> FastJSON:
-    found = await services_of(request).lists.get(user_id, list_id, viewer_of(request))
-    return FastJSON(list_json(found))
+    viewer = viewer_of(request)
+    found = await services_of(request).lists.get(user_id, list_id, viewer)
+    return FastJSON(list_json(found, viewer))
 
 
 @router.patch(
@@ -135,16 +142,21 @@ async def get_list(user_id: UserId, list_id: ListId, request: Request) -> FastJS
     response_model=ListBody,
     responses={**WRITE_ERRORS, **NOT_FOUND},
     tags=["lists"],
-    summary="Rename or describe a list, or make it private or public",
+    summary="Rename or describe a list, make it private or public, exclusive or not",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def update_list(
     user_id: UserId, list_id: ListId, body: ListPatchIn, request: Request
 ) -> FastJSON:
     changed = await services_of(request).lists.update(
-        user_id, list_id, name=body.name, description=body.description, private=body.private
+        user_id,
+        list_id,
+        name=body.name,
+        description=body.description,
+        private=body.private,
+        exclusive=body.exclusive,
     )
-    return FastJSON(list_json(changed))
+    return FastJSON(list_json(changed, viewer_of(request)))
 
 
 @router.delete(
@@ -178,6 +190,31 @@ async def list_members(
         user_id, list_id, viewer_of(request), limit, cursor
     )
     return page_body(page)
+
+
+@router.get(
+    "/v1/users/{user_id}/lists/{list_id}/timeline",
+    response_model=TimelineBody,
+    responses={
+        **ERRORS,
+        **NOT_FOUND,
+        422: {"model": ErrorBody, "description": "a moderation list (invalid_list)"},
+    },
+    tags=["lists"],
+    summary="The posts of a curate list's members, newest first, as the viewer may read them",
+    **guarded(Scope.READ, cost=Cost.GRAPH),
+)
+async def list_timeline(
+    user_id: UserId,
+    list_id: ListId,
+    request: Request,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> FastJSON:
+    page = await services_of(request).lists.timeline(
+        user_id, list_id, viewer_of(request), limit, cursor
+    )
+    return timeline_body(page)
 
 
 @router.post(

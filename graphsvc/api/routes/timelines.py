@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import guarded
-from graphsvc.api.http.bodies import FastJSON
+from graphsvc.api.http.bodies import FastJSON, timeline_body
 from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS, POST_ERRORS
@@ -119,5 +119,4 @@ async def get_timeline(
     user_id: UserId, request: Request, limit: Limit = None, cursor: Cursor = None
 ) -> Response:
     page = await services_of(request).timelines.timeline(user_id, limit, cursor or None)
-    items = [{"post_id": p.post_id, "author": p.author, "at": iso_utc(p.at)} for p in page.items]
-    return FastJSON({"items": items, "next_cursor": page.next_cursor})
+    return timeline_body(page)

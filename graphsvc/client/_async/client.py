@@ -432,10 +432,13 @@ class AsyncGraphClient(AsyncAnalysis):
         description: str = "",
         private: bool = False,
         purpose: str = "curate",
+        exclusive: bool = False,
     ) -> schemas.ListBody:
-        """A new list of the user's (``purpose``: curate or moderation). Not retried after a
-        lost answer: a second try would make a second list."""
-        return await self._call(route.create_list(user_id, name, description, private, purpose))
+        """A new list of the user's (``purpose``: curate or moderation; an ``exclusive``
+        curate list takes its members' posts out of the owner's home timeline). Not retried
+        after a lost answer: a second try would make a second list."""
+        call = route.create_list(user_id, name, description, private, purpose, exclusive)
+        return await self._call(call)
 
     async def get_list(self, user_id: str, list_id: str) -> schemas.ListBody:
         """One list, as the viewer may see it (NotFound for a list it may not)."""
@@ -449,9 +452,12 @@ class AsyncGraphClient(AsyncAnalysis):
         name: str | None = None,
         description: str | None = None,
         private: bool | None = None,
+        exclusive: bool | None = None,
     ) -> schemas.ListBody:
-        """Rename, describe, or make private or public; what is not given is kept."""
-        return await self._call(route.update_list(user_id, list_id, name, description, private))
+        """Rename, describe, make private or public, exclusive or not; what is not given is
+        kept."""
+        call = route.update_list(user_id, list_id, name, description, private, exclusive)
+        return await self._call(call)
 
     async def delete_list(self, user_id: str, list_id: str) -> schemas.ListDeletedBody:
         return await self._call(route.delete_list(user_id, list_id))
@@ -468,6 +474,18 @@ class AsyncGraphClient(AsyncAnalysis):
         """The user's lists the viewer may see, newest first; with ``member``, only those that
         hold that user."""
         return self._list(route.lists(user_id, member, page_size), limit, progress)
+
+    def list_timeline(
+        self,
+        user_id: str,
+        list_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = TIMELINE_PAGE,
+        progress: bool = False,
+    ) -> AsyncListing[schemas.TimelineBody]:
+        """The posts of a list's members, newest first, as the viewer may read them."""
+        return self._list(route.list_timeline(user_id, list_id, page_size), limit, progress)
 
     def list_members(
         self,

@@ -234,6 +234,8 @@ async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
         erasure = TimelineErasure(
             redis.author_posts,
             redis.home_timelines,
+            redis.list_holders,
+            redis.exclusion_cache,
             redis.timeline_job_queue,
             services.settings.timelines,
         )

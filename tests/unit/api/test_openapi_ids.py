@@ -27,7 +27,7 @@ OPERATION_IDS = {
     "stream_new_followers", "follower_changes", "following_changes",
     "follower_series", "following_series", "list_familiar_followers_many",
     "get_distance", "count_audience", "page_audience", "create_list", "list_lists", "get_list",
-    "update_list", "delete_list", "list_members", "change_list_members",
+    "update_list", "delete_list", "list_members", "list_timeline", "change_list_members",
 }  # fmt: skip
 
 
