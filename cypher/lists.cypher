@@ -85,7 +85,8 @@ ORDER BY created DESC, id DESC
 // name: update
 // Change a list's name, description, privacy or exclusiveness (a null parameter leaves its
 // field).
-// Locking: the list's node (`updated` ticks).
+// Locking: the list's node (`updated` ticks); with $private, the list's subscriptions (their
+// work is due: a subscription acts only while its subscriber may see the list).
 // Rules: a list of another owner is no list of $owner (no row).
 // Params: $owner, $id, $name, $description, $private, $exclusive (each null to keep).
 // Returns at most one row: the list's fields and members, as lists/get.
@@ -97,6 +98,9 @@ SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END,
     l.description = coalesce($description, l.description),
     l.private = coalesce($private, l.private),
     l.exclusive = coalesce($exclusive, l.exclusive, false)
+FOREACH (s IN CASE WHEN $private IS NULL THEN []
+                   ELSE COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } END |
+  SET s:Syncing, s.due = s.due + 1)
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
        l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
        l.created AS created, l.updated AS updated,
@@ -107,13 +111,17 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
          AS members
 
 // name: delete
-// Delete a list of $owner with its memberships.
-// Locking: the list's node and its relationships.
+// Delete a list of $owner with its memberships and follows; the work of its subscriptions is
+// due (what they did is undone), and they lapse.
+// Locking: the list's node and its relationships; its subscriptions' nodes.
 // Rules: a list of another owner is no list of $owner (deleted false).
 // Params: $owner, $id.
 // Returns one row: deleted.
 OPTIONAL MATCH (:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 WITH l, l IS NOT NULL AS found
+FOREACH (s IN CASE WHEN found THEN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s }
+                   ELSE [] END |
+  SET s:Syncing, s.due = s.due + 1)
 DETACH DELETE l
 RETURN found AS deleted
 
@@ -122,7 +130,8 @@ RETURN found AS deleted
 // added (as a follow creates its users).
 // Locking: the list's node (its `lock` counter, written first), so concurrent changes of one
 // list count its members one after another; each member's node as its membership is created
-// or deleted. `updated` ticks only when a member was added or removed.
+// or deleted. `updated` ticks only when a member was added or removed, and then the work of
+// the list's subscriptions is due (subscriptions/plan).
 // Rules: the owner is not being erased ('erasing'); a change that adds leaves at most $max
 // members ('list_member_limit', nothing changes; a change that only removes is never refused).
 // An added user that is already a member, or a removed one that is not, changes nothing. An
@@ -168,6 +177,9 @@ FOREACH (m IN CASE WHEN refused IS NULL THEN leaving ELSE [] END | DELETE m)
 FOREACH (aid IN CASE WHEN refused IS NULL THEN fresh ELSE [] END |
   MERGE (u:User {id: aid}) ON CREATE SET u.cs = timestamp() * 1000
   CREATE (l)-[:HAS_MEMBER {since: tick}]->(u))
+FOREACH (s IN CASE WHEN refused IS NULL AND size(leaving) + size(fresh) > 0
+                   THEN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } ELSE [] END |
+  SET s:Syncing, s.due = s.due + 1)
 RETURN refused,
        CASE WHEN refused IS NULL THEN fresh ELSE [] END AS added,
        CASE WHEN refused IS NULL THEN removed ELSE [] END AS removed,
@@ -223,36 +235,59 @@ CALL (memberships) {
   LIMIT $batch
   WITH collect(l) AS lists
   WITH lists, [l IN lists | l.id] AS ids
-  FOREACH (l IN lists | DETACH DELETE l)
+  FOREACH (l IN lists |
+    FOREACH (s IN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } |
+      SET s:Syncing, s.due = s.due + 1)
+    DETACH DELETE l)
   RETURN size(ids) AS deleted_lists, ids
 }
 RETURN memberships + deleted_lists AS deleted, ids AS lists
 
 // name: leave_blocked
-// What blocks do to curate lists: a member in a block with the list's owner, either way,
-// leaves the list (its membership deleted, so an unblock does not bring it back). Run for
-// each block event, after the block committed; a pair whose block is gone (unblocked since:
-// the event came late) changes nothing, so a member added again after an unblock stays.
-// Moderation lists keep their members.
+// What a block does to lists, besides what it does to follows: a member in a block with a
+// curate list's owner, either way, leaves the list (its membership deleted, so an unblock does
+// not bring it back); follows of one's lists by the other go, both ways; and the blocked
+// user's subscriptions to the blocker's lists lapse (their work is due: what they did is
+// undone). Run for each block event, after the block committed; a pair whose block is gone
+// (unblocked since: the event came late) changes nothing, so a member added again after an
+// unblock stays. Moderation lists keep their members.
 // Locking: each list that loses a member (its `lock` counter, as lists/change_members, and
-// `updated` ticks), and the memberships deleted.
+// `updated` ticks), the memberships and list follows deleted, the subscriptions marked.
 // Params: $pairs ([blocker, blocked] id pairs).
-// Returns one row: removed (memberships deleted).
+// Returns one row: removed (memberships and list follows deleted).
 UNWIND $pairs AS pair
 MATCH (a:User {id: pair[0]})-[:BLOCKS]->(b:User {id: pair[1]})
 CALL (a, b) {
-  MATCH (a)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(b)
-  RETURN l, m
-  UNION
-  MATCH (b)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(a)
-  RETURN l, m
+  CALL (a, b) {
+    MATCH (a)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(b)
+    RETURN l, m
+    UNION
+    MATCH (b)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(a)
+    RETURN l, m
+  }
+  WITH l, m, datetime.realtime() AS now
+  WITH l, m, now.epochSeconds * 1000000 + now.microsecond AS now_us
+  SET l.lock = coalesce(l.lock, 0) + 1,
+      l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
+  DELETE m
+  RETURN count(m) AS memberships
 }
-WITH l, m, datetime.realtime() AS now
-WITH l, m, now.epochSeconds * 1000000 + now.microsecond AS now_us
-SET l.lock = coalesce(l.lock, 0) + 1,
-    l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
-DELETE m
-RETURN count(m) AS removed
+CALL (a, b) {
+  OPTIONAL MATCH (b)-[f:FOLLOWS_LIST]->(:List)<-[:OWNS]-(a)
+  DELETE f
+  RETURN count(f) AS followed
+}
+CALL (a, b) {
+  OPTIONAL MATCH (a)-[f:FOLLOWS_LIST]->(:List)<-[:OWNS]-(b)
+  DELETE f
+  RETURN count(f) AS following
+}
+CALL (a, b) {
+  OPTIONAL MATCH (b)-[:SUBSCRIBES]->(s:Subscription)-[:TO]->(:List)<-[:OWNS]-(a)
+  FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | SET s:Syncing, s.due = s.due + 1)
+  RETURN count(s) AS lapsed
+}
+RETURN sum(memberships + followed + following) AS removed
 
 // name: member_ids
 // Every active member of a list, newest first: what its timeline is made of (its rebuild,

@@ -177,15 +177,18 @@ RETURN [e IN removed | [e.id, e.version]] AS removed
 // Delete one batch of the erased user's other relationships, both directions: blocks, pending
 // follow requests, interactions (affinity), dismissed suggestions, the tombstones of ended
 // follows to or from it (the changes others' lists show: an erased user leaves none), its
-// memberships in others' curated lists, and its own mutes (its mutes by others go first, each
-// with its muter's mirror write: mutes/erase_muted_by). Its own lists go in lists/erase_owned.
+// memberships in others' curated lists, its follows of lists, what others' subscriptions
+// recorded about it (IMPOSES, EXCEPTS), and its own mutes (its mutes by others go first, each
+// with its muter's mirror write: mutes/erase_muted_by). Its own lists go in lists/erase_owned,
+// its subscriptions in subscriptions/erase_subscribed.
 // Locking: the relationships it deletes (and, as any relationship delete, the sparse nodes at
 // their ends).
 // Params: $id, $batch.
 // Returns: deleted, how many were deleted (fewer than $batch: caught up; what arrives later
 // goes with the node, moderation/erase_end).
 OPTIONAL MATCH
-  (:User:Erasing {id: $id})-[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED|HAS_MEMBER]-()
+  (:User:Erasing {id: $id})
+  -[k:BLOCKS|REQUESTS|INTERACTS|DISMISSED|MUTES|UNFOLLOWED|HAS_MEMBER|FOLLOWS_LIST|IMPOSES|EXCEPTS]-()
 WITH k
 LIMIT $batch
 WITH collect(k) AS gone
@@ -201,7 +204,7 @@ MATCH (x:User:Erasing {id: $id})
 RETURN coalesce(x.pending, []) AS pending
 
 // name: erase_end
-// Delete the erased user's node once its follows and its lists are gone (a follow, or a list's
+// Delete the erased user's node once its follows, its lists and its subscriptions are gone (a follow, or a list's
 // member, that raced the start of the erasure may still have landed: then the batches run
 // again). Other relationships that raced in since the last batch of moderation/erase_blocks
 // (blocks, dismissals, interactions: none carries mirror work) are deleted with the node, up
@@ -234,6 +237,7 @@ WITH x, now_us, revoked, x.clk AS version,
      CASE WHEN coalesce(x.keys_until, 0) > now_us THEN x.keys_until - now_us ELSE 0 END AS wait_us
 WITH x, revoked, version, wait_us,
      x IS NOT NULL AND (wait_us > 0 OR EXISTS { (x)-[:FOLLOWS]-() } OR EXISTS { (x)-[:OWNS]->() }
+                        OR EXISTS { (x)-[:SUBSCRIBES]->() }
                         OR COUNT { (x)--() } > $batch) AS busy
 FOREACH (_ IN CASE WHEN x IS NOT NULL AND NOT busy THEN [1] ELSE [] END | DETACH DELETE x)
 RETURN NOT busy AS done, version, wait_us, revoked

@@ -86,6 +86,9 @@ FOR (k:ApiKey) ON (k.user);
 CREATE CONSTRAINT list_id_unique IF NOT EXISTS
 FOR (l:List) REQUIRE l.id IS UNIQUE;
 
+CREATE CONSTRAINT subscription_key_unique IF NOT EXISTS
+FOR (s:Subscription) REQUIRE s.key IS UNIQUE;
+
 // name: await_indexes
 // Wait (up to 600 s) until every index is online, e.g. after a bulk import.
 // Locking: none.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphsvc.builders.core import Core
+from graphsvc.builders.lists import build_subscription_sync
 from graphsvc.builders.moderation import build_moderation_jobs
 from graphsvc.services.access import KeyRing
 from graphsvc.services.suggestions import Suggestions
@@ -81,6 +82,7 @@ def build_background(
         timeline_jobs=timeline_jobs,
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
+        subscription_sync=build_subscription_sync(core),
         jobs=core.jobs,
         cold_start=cold_start,
         change_expiry=ChangeExpiry(neo4j.changes, redis.leases, settings.changes),

@@ -21,11 +21,12 @@ from graphsvc.builders.background import Background, build_background
 from graphsvc.builders.checks import build_consistency, build_timeline_check
 from graphsvc.builders.core import Core, build_core
 from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
+from graphsvc.builders.lists import build_list_follows, build_list_subscriptions, build_lists
 from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
 from graphsvc.builders.serving import build_follower_events, build_health
 from graphsvc.builders.suggestions import Suggesting, build_suggesting
-from graphsvc.builders.timelines import build_lists, build_timeline_jobs, build_timelines
+from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
 from graphsvc.concurrency.jobs import JobKind, Recorded
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.services.access import KeyRing
@@ -40,6 +41,8 @@ from graphsvc.services.graph_pages import GraphPages
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
+from graphsvc.services.list_follows import ListFollows
+from graphsvc.services.list_subscriptions import ListSubscriptions
 from graphsvc.services.lists import Lists
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
@@ -95,6 +98,8 @@ class Serving:
     rate_limits: RateLimits
     timelines: Timelines
     lists: Lists
+    list_follows: ListFollows
+    list_subscriptions: ListSubscriptions
     plans: tuple[WarmUp, ...]  # Neo4j's plans this process needs before its first request
 
     async def prepare(self) -> None:
@@ -229,6 +234,8 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         rate_limits=rate_limits,
         timelines=build_timelines(core, shared.timeline_jobs),
         lists=build_lists(core),
+        list_follows=build_list_follows(core),
+        list_subscriptions=build_list_subscriptions(core),
         plans=plans,
     )
 

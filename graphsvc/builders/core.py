@@ -73,7 +73,9 @@ def build_core(
     sync = MirrorSync(
         neo4j.snapshots, neo4j.moderation, redis.mirror_builds, redis.statuses, settings.mirror
     )
-    relations = Relations(neo4j.edges, writes, settings.writes, settings.pages, feedback)
+    relations = Relations(
+        neo4j.edges, writes, settings.writes, settings.pages, feedback, neo4j.subscriptions
+    )
     approvals: JobKind = (
         Recorded(RequestApprovals.name)
         if serve
@@ -94,7 +96,9 @@ def build_core(
         breaker,
         settings.pages,
     )
-    mutes = Mutes(neo4j.mutes, redis.mutes, writes, settings.writes, settings.pages)
+    mutes = Mutes(
+        neo4j.mutes, redis.mutes, writes, settings.writes, settings.pages, neo4j.subscriptions
+    )
     return Core(
         settings, neo4j, redis, breaker, runner, feedback, writes, sync, relations, approvals,
         follow_requests, privacy, follow_pages, mutes,

@@ -43,4 +43,5 @@ def build_moderation_jobs(
             settings.timelines,
         ),
         neo4j.lists,
+        neo4j.subscriptions,
     )

@@ -11,6 +11,7 @@ from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
 from graphsvc.adapters.neo4j.exports import ExportStore
 from graphsvc.adapters.neo4j.keys import KeyStore
+from graphsvc.adapters.neo4j.list_follows import ListFollowStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
@@ -22,6 +23,7 @@ from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.requests import RequestStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
 from graphsvc.adapters.neo4j.store import Neo4jStore
+from graphsvc.adapters.neo4j.subscriptions import SubscriptionStore
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
 from graphsvc.adapters.redis.client import Client
@@ -73,6 +75,14 @@ class Neo4jAdapters:
     @cached_property
     def lists(self) -> ListStore:
         return ListStore(self.store)
+
+    @cached_property
+    def list_follows(self) -> ListFollowStore:
+        return ListFollowStore(self.store)
+
+    @cached_property
+    def subscriptions(self) -> SubscriptionStore:
+        return SubscriptionStore(self.store)
 
     @cached_property
     def pages(self) -> PageStore:

@@ -1,13 +1,11 @@
-"""Timelines: the queue of their jobs (pushes, drains, removals), the service over the authors'
-posts and the home timelines, the follow pages and their mirror, filtered by the reader's mutes
-and exclusive lists; and the lists with their timelines."""
+"""Timelines: the queue of their jobs (pushes, drains, removals), and the service over the
+authors' posts and the home timelines, the follow pages and their mirror, filtered by the
+reader's mutes and exclusive lists."""
 
 from __future__ import annotations
 
 from graphsvc.builders.core import Core
 from graphsvc.services.exclusions import Exclusions
-from graphsvc.services.list_timelines import ListTimelines
-from graphsvc.services.lists import Lists
 from graphsvc.services.timelines import Timelines
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -41,26 +39,5 @@ def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
         settings.writes,
         core.mutes,
         core.neo4j.moderation,
-        build_exclusions(core),
-    )
-
-
-def build_exclusions(core: Core) -> Exclusions:
-    return Exclusions(core.neo4j.lists, core.redis.exclusion_cache)
-
-
-def build_lists(core: Core) -> Lists:
-    settings, redis = core.settings, core.redis
-    list_timelines = ListTimelines(
-        core.neo4j.lists,
-        redis.author_posts,
-        redis.home_timelines,
-        redis.list_holders,
-        core.mirror_sync,
-        core.mutes,
-        settings.timelines,
-        settings.pages,
-    )
-    return Lists(
-        core.neo4j.lists, list_timelines, build_exclusions(core), settings.lists, settings.pages
+        Exclusions(core.neo4j.lists, core.redis.exclusion_cache),
     )

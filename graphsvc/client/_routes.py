@@ -352,6 +352,57 @@ def list_timeline(user_id: str, list_id: str, page_size: int) -> Call[schemas.Ti
     return Call("GET", path, _page(page_size), model=schemas.TimelineBody)
 
 
+def follow_list(user_id: str, list_id: str) -> Call[schemas.ListFollowBody]:
+    path = _user(user_id, "followed-lists", _u(list_id))
+    return Call("PUT", path, model=schemas.ListFollowBody)
+
+
+def unfollow_list(user_id: str, list_id: str) -> Call[schemas.ListFollowBody]:
+    path = _user(user_id, "followed-lists", _u(list_id))
+    return Call("DELETE", path, model=schemas.ListFollowBody)
+
+
+def followed_lists(user_id: str, page_size: int) -> Call[schemas.FollowedListsBody]:
+    path = _user(user_id, "followed-lists")
+    return Call("GET", path, _page(page_size), model=schemas.FollowedListsBody)
+
+
+def _subscription_path(user_id: str, list_id: str, *rest: str) -> str:
+    return _user(user_id, "list-subscriptions", _u(list_id), *rest)
+
+
+def subscribe_list(user_id: str, list_id: str, action: str) -> Call[schemas.SubscriptionBody]:
+    path = _subscription_path(user_id, list_id)
+    return Call("PUT", path, body={"action": action}, model=schemas.SubscriptionBody)
+
+
+def get_list_subscription(user_id: str, list_id: str) -> Call[schemas.SubscriptionBody]:
+    return Call("GET", _subscription_path(user_id, list_id), model=schemas.SubscriptionBody)
+
+
+def unsubscribe_list(user_id: str, list_id: str) -> Call[schemas.UnsubscribedBody]:
+    return Call("DELETE", _subscription_path(user_id, list_id), model=schemas.UnsubscribedBody)
+
+
+def list_subscriptions(user_id: str, page_size: int) -> Call[schemas.SubscriptionsBody]:
+    path = _user(user_id, "list-subscriptions")
+    return Call("GET", path, _page(page_size), model=schemas.SubscriptionsBody)
+
+
+def except_list_member(
+    user_id: str, list_id: str, target_id: str, excepted: bool
+) -> Call[schemas.ExceptionBody]:
+    path = _subscription_path(user_id, list_id, "exceptions", _u(target_id))
+    return Call("PUT" if excepted else "DELETE", path, model=schemas.ExceptionBody)
+
+
+def subscription_exceptions(
+    user_id: str, list_id: str, page_size: int
+) -> Call[schemas.ExceptionsBody]:
+    path = _subscription_path(user_id, list_id, "exceptions")
+    return Call("GET", path, _page(page_size), model=schemas.ExceptionsBody)
+
+
 def list_members(user_id: str, list_id: str, page_size: int) -> Call[schemas.PageBody]:
     path = _list_path(user_id, list_id, "members")
     return Call("GET", path, _page(page_size), model=schemas.PageBody)

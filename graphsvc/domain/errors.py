@@ -247,6 +247,42 @@ class ListLimit(GraphError):
     code = "list_limit"
 
 
+class ListFollowLimit(GraphError):
+    """The user follows LIST_FOLLOWS_MAX lists already."""
+
+    status = 409
+    code = "list_follow_limit"
+
+
+class SubscriptionLimit(GraphError):
+    """The user has LIST_SUBSCRIPTIONS_MAX subscriptions already."""
+
+    status = 409
+    code = "subscription_limit"
+
+
+class SubscriptionNotFound(GraphError):
+    """The user has no subscription to that list."""
+
+    status = 404
+    code = "subscription_not_found"
+
+
+class ListPurposeConflict(GraphError):
+    """What the request asks of a list its purpose does not allow: a curate list is followed and
+    read, a moderation list subscribed to."""
+
+    status = 409
+    code = "list_purpose"
+
+
+class NotListMember(GraphError):
+    """A subscription's exception names someone its list does not hold."""
+
+    status = 409
+    code = "not_list_member"
+
+
 class ListMemberLimit(GraphError):
     """The members an addition would leave in a list pass LIST_MEMBERS_MAX."""
 

@@ -59,6 +59,19 @@ class CuratedList:
 
 
 @dataclass(frozen=True, slots=True)
+class FollowedList:
+    """A list a user follows, and when it followed it (µs)."""
+
+    list: CuratedList
+    since: int
+
+    @property
+    def position(self) -> Position:
+        """Where a walk of the user's follows of lists (newest first) stands after it."""
+        return Position(self.since, self.list.id)
+
+
+@dataclass(frozen=True, slots=True)
 class ListBounds:
     owner_max: int
     members_max: int

@@ -22,7 +22,7 @@ list; the viewer's mutes hide their posts too. So a removed member, a block, a s
 a deleted post never shows, whatever the background work has done yet; and what the list's
 timeline holds is shared by all its readers, so no reader's filters change another's.
 
-A moderation list has no timeline (422 ``invalid_list``). Changes of members reach the
+A moderation list has no timeline (409 ``list_purpose``). Changes of members reach the
 timeline right after their commit (``members_changed``: backfills, removals, the member
 version); a Redis outage then costs completeness (a member's older posts), never privacy.
 """
@@ -43,7 +43,7 @@ from graphsvc.adapters.redis.timelines import (
     authors_of,
 )
 from graphsvc.domain.cursor import CursorCodec
-from graphsvc.domain.errors import InvalidList
+from graphsvc.domain.errors import ListPurposeConflict
 from graphsvc.domain.lists import CuratedList, Purpose
 from graphsvc.domain.privacy import Viewer
 from graphsvc.domain.timeline import Post, TimelinePage, newest_first
@@ -87,7 +87,7 @@ class ListTimelines:
     ) -> TimelinePage:
         """The list's timeline for a viewer the caller found may read the list."""
         if found.purpose is not Purpose.CURATE:
-            raise InvalidList(f"list {found.id!r} is a moderation list: it has no timeline")
+            raise ListPurposeConflict(f"list {found.id!r} is a moderation list: it has no timeline")
 
         async def one_round(position: Post | None, want: int) -> tuple[list[Post], Post | None]:
             return await self._round(found, viewer, position, want)

@@ -29,6 +29,7 @@ from graphsvc.domain.errors import (
     ListLimit,
     ListMemberLimit,
     ListNotFound,
+    ListPurposeConflict,
     UserErasing,
 )
 from graphsvc.domain.ids import validate_user_id
@@ -135,8 +136,11 @@ class Lists:
             raise InvalidList(
                 "name, description, private or exclusive: give at least one to change"
             )
-        if exclusive:
-            check_exclusive((await self.get(owner, list_id, Viewer(owner))).purpose, exclusive)
+        if (
+            exclusive
+            and (await self.get(owner, list_id, Viewer(owner))).purpose is not Purpose.CURATE
+        ):
+            raise ListPurposeConflict(f"list {list_id!r} is a moderation list: never exclusive")
         changed = await self._store.update(
             owner,
             list_id,

@@ -23,6 +23,7 @@ from graphsvc.domain.errors import InvalidDuration, MuteLimit, SelfAction, UserE
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Page
 from graphsvc.domain.mutes import MuteChange
+from graphsvc.domain.subscriptions import Action, HandClaims
 from graphsvc.services.paging import Pager
 from graphsvc.services.writes import Writes
 from graphsvc.settings import PageSettings, WriteSettings
@@ -40,8 +41,10 @@ class Mutes:
         writes: Writes,
         settings: WriteSettings,
         pages: PageSettings,
+        claims: HandClaims,
     ) -> None:
         self._store = store
+        self._claims = claims
         self._mirror = mirror
         self._writes = writes
         self._settings = settings
@@ -54,8 +57,11 @@ class Mutes:
         *,
         notifications: bool = False,
         duration_seconds: int | None = None,
+        by_hand: bool = True,
     ) -> MuteChange:
-        """``user_id`` mutes ``target_id`` with these options (a repeat sets them again)."""
+        """``user_id`` mutes ``target_id`` with these options (a repeat sets them again). A
+        mute made by hand is the user's own: no subscription to a moderation list undoes
+        it."""
         _guard_pair(user_id, target_id, "mute")
         longest = self._settings.mute_max_seconds
         if duration_seconds is not None and not 1 <= duration_seconds <= longest:
@@ -81,16 +87,21 @@ class Mutes:
                 )
             assert isinstance(change, MuteChange)
             await self._writes.after_mute([change])
+        if by_hand:
+            await self._claims.claim(user_id, target_id, Action.MUTE, kept=True)
         return change
 
-    async def unmute(self, user_id: str, target_id: str) -> bool:
-        """True when a mute in effect was removed."""
+    async def unmute(self, user_id: str, target_id: str, *, by_hand: bool = True) -> bool:
+        """True when a mute in effect was removed. Undone by hand, a mute a subscription
+        made stays undone: the subscriptions that would make it again except the user."""
         _guard_pair(user_id, target_id, "unmute")
         async with self._writes.hold(user_id, target_id):
             change = await self._store.unmute(user_id, target_id)
             if change is None:
                 return False
             await self._writes.after_mute([change])
+        if change.changed and by_hand:
+            await self._claims.claim(user_id, target_id, Action.MUTE, kept=False)
         return change.changed
 
     async def mutes(self, user_id: str, limit: int | None, cursor: str | None) -> Page:

@@ -43,6 +43,7 @@ from graphsvc.domain.model import (
     RequestChange,
     iso_utc,
 )
+from graphsvc.domain.subscriptions import Action, HandClaims
 from graphsvc.services.suggestion_feedback import SuggestionFeedback
 from graphsvc.services.writes import Writes
 from graphsvc.settings import PageSettings, WriteSettings
@@ -56,8 +57,10 @@ class Relations:
         settings: WriteSettings,
         lists: PageSettings,
         feedback: SuggestionFeedback,
+        claims: HandClaims,
     ) -> None:
         self._edges = edges
+        self._claims = claims
         self._writes = writes
         self._feedback = feedback
         self._settings = settings
@@ -163,22 +166,30 @@ class Relations:
         change = await self._batches.submit(write)
         return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
-    async def block(self, user_id: str, target_id: str) -> BlockChange:
+    async def block(self, user_id: str, target_id: str, *, by_hand: bool = True) -> BlockChange:
         """``user_id`` blocks ``target_id``: follows both ways go, and neither may follow. A
         new block is refused at MAX_BLOCKS (checked under the blocker's lock in Neo4j): every
-        read of relationships tests each asked id against the blocks of its blocker."""
+        read of relationships tests each asked id against the blocks of its blocker. A block
+        made by hand (not by a subscription's work) is the user's own: no subscription to a
+        moderation list undoes it."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
         write = EdgeWrite(WriteKind.BLOCK, user_id, target_id, self._limits)
         change = await self._batches.submit(write)
         if isinstance(change, Refusal):
             raise _refusal_error(change, self._settings, user_id, target_id)
         assert isinstance(change, BlockChange)
+        if by_hand:
+            await self._claims.claim(user_id, target_id, Action.BLOCK, kept=True)
         return change
 
-    async def unblock(self, user_id: str, target_id: str) -> bool:
-        """Remove the block (the follows it removed stay removed); True when there was one."""
+    async def unblock(self, user_id: str, target_id: str, *, by_hand: bool = True) -> bool:
+        """Remove the block (the follows it removed stay removed); True when there was one.
+        Undone by hand, a block a subscription made stays undone: the subscriptions that
+        would make it again except the user."""
         _guard_distinct_valid_pair(user_id, target_id, "block or unblock")
         event = await self._batches.submit(EdgeWrite(WriteKind.UNBLOCK, user_id, target_id))
+        if event is not None and by_hand:
+            await self._claims.claim(user_id, target_id, Action.BLOCK, kept=False)
         return event is not None
 
     async def _commit_batch(self, writes: list[EdgeWrite]) -> list[WriteOutcome]:

@@ -796,6 +796,21 @@ class ListSettings(_Section):
         le=5_000,
         description="members one request may add and remove, together",
     )
+    list_follows_max: int = Field(
+        default=1_000, ge=1, le=100_000, description="most lists one user may follow"
+    )
+    list_subscriptions_max: int = Field(
+        default=100,
+        ge=1,
+        le=10_000,
+        description="most moderation lists one user may subscribe to",
+    )
+    list_subscription_batch: int = Field(
+        default=200,
+        ge=1,
+        le=5_000,
+        description="people a subscription's work mutes, blocks or undoes per step",
+    )
     list_consumer_group: str = Field(
         default="lists",
         min_length=1,

@@ -815,6 +815,62 @@ class ListsBody(BaseModel):
     next_cursor: str | None = Field(description="null on the last page")
 
 
+class FollowedListBody(ListBody):
+    followed_at: UtcTime = Field(description="when the user followed the list")
+
+
+class FollowedListsBody(BaseModel):
+    items: list[FollowedListBody]
+    next_cursor: str | None = Field(description="null on the last page")
+
+
+class ListFollowBody(BaseModel):
+    following: bool
+    changed: bool = Field(description="false when the follow already was (or was not) there")
+
+
+class SubscriptionIn(BaseModel):
+    model_config = {"strict": True}
+
+    action: Literal["mute", "block"] = Field(
+        description="what the subscription does to every member of the list", examples=["block"]
+    )
+
+
+class SubscriptionBody(BaseModel):
+    list_id: str = Field(json_schema_extra=LIST_ID_SCHEMA)
+    owner: str | None = Field(description="the list's owner; null once the list lapsed")
+    name: str | None = Field(description="the list's name; null once the list lapsed")
+    action: Literal["mute", "block"]
+    since: UtcTime = Field(description="when the user subscribed")
+    state: Literal["applying", "applied", "lapsed"] = Field(
+        description="applying while its work is due; applied when it matches the list; lapsed "
+        "when the user may no longer see the list (what it did is undone)"
+    )
+    applied: int = Field(description="people it mutes or blocks now")
+    refused: int = Field(description="members a bound (MAX_BLOCKS, MAX_MUTES) kept it from")
+    exceptions: int = Field(description="members it leaves alone")
+
+
+class SubscriptionsBody(BaseModel):
+    items: list[SubscriptionBody]
+    next_cursor: str | None = Field(description="null on the last page")
+
+
+class UnsubscribedBody(BaseModel):
+    unsubscribed: bool = Field(description="false when there was no subscription")
+
+
+class ExceptionBody(BaseModel):
+    excepted: bool
+    changed: bool = Field(description="false when it already was (or was not) excepted")
+
+
+class ExceptionsBody(BaseModel):
+    items: list[str] = Field(description="the excepted members' ids, in id order")
+    next_cursor: str | None = Field(description="null on the last page")
+
+
 class ListDeletedBody(BaseModel):
     deleted: bool = Field(description="false when the owner had no such list")
 

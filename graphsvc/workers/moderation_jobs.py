@@ -37,6 +37,7 @@ from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.relations import EdgeStore
 from graphsvc.adapters.neo4j.snapshots import SnapshotStore
+from graphsvc.adapters.neo4j.subscriptions import SubscriptionStore
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.privacy import PrivacyMirror
@@ -82,9 +83,11 @@ class ModerationJobs:
         mutes: Mutes,
         timelines: TimelineErasure,
         lists: ListStore,
+        subscriptions: SubscriptionStore,
     ) -> None:
         self._moderation = moderation
         self._lists = lists
+        self._subscriptions = subscriptions
         self._timelines = timelines
         self._mutes = mutes
         self._snapshots = snapshots
@@ -204,12 +207,13 @@ class ModerationJobs:
 
     async def _erase_others(self, user_id: str, progress: Progress) -> None:
         """Delete the user's mutes by others (each muter's mirror following), its own lists,
-        then its blocks, own mutes, interactions, dismissals and memberships, in batches, each
+        its subscriptions, then its blocks, own mutes, interactions, dismissals and memberships, in batches, each
         until a batch is not full: what arrived since goes with the node (``erase_end``), so
         blocks that keep coming cannot keep the erasure here."""
         steps = (
             ("mutes", self._mutes.erase_muted_by),
             ("lists", self._erase_lists),
+            ("subscriptions", self._subscriptions.erase_subscribed),
             ("blocks", self._moderation.erase_blocks),
         )
         for what, step in steps:

@@ -13,7 +13,8 @@ What it runs, each loop asking its store for work every WORKER_POLL_SECONDS or s
 - the cold start's charts: a consumer counting the followers accounts gain, and the refresh of
   the trending and popular charts (``workers/cold_start_charts.py``);
 - the durable jobs (``concurrency/jobs.py``): timeline fan-outs, pushes, removals and drains,
-  queued in Redis, and moderation jobs, status propagations and erasures, marked in Neo4j.
+  queued in Redis, and moderation jobs, status propagations and erasures, and the work of
+  subscriptions to moderation lists (``subscription_sync.py``), marked in Neo4j.
   They are claimed as soon as a serving process queues a timeline job (a wake-up list in
   Redis), and at least every WORKER_POLL_SECONDS (marks, and jobs a stopped worker left).
 
@@ -64,6 +65,7 @@ class Worker:
         timeline_jobs: TimelineJobs,
         moderation_jobs: ModerationJobs,
         approvals: JobKind,
+        subscription_sync: JobKind,
         jobs: Jobs,
         cold_start: ColdStartKeeper,
         change_expiry: ChangeExpiry,
@@ -76,6 +78,7 @@ class Worker:
         self._timeline_jobs = timeline_jobs
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
+        self._subscription_sync = subscription_sync
         self._jobs = jobs
         self._cold_start = cold_start
         self._change_expiry = change_expiry
@@ -133,9 +136,14 @@ class Worker:
 
     async def claim(self) -> list[str]:
         """Start the due jobs of every kind this worker can lease and has room for; their
-        keys. Moderation jobs are claimed first, then approvals of follow requests: each kind
-        takes at most half the slots."""
-        kinds = [self._moderation_jobs, self._approvals, self._timeline_jobs]
+        keys. Moderation jobs are claimed first, then approvals of follow requests, then the
+        work of subscriptions to moderation lists: each kind takes at most half the slots."""
+        kinds = [
+            self._moderation_jobs,
+            self._approvals,
+            self._subscription_sync,
+            self._timeline_jobs,
+        ]
         return await self._jobs.claim(kinds)
 
     async def take_moderation_jobs(self) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 
 from graphsvc.bootstrap import Services
+from graphsvc.builders.lists import build_subscription_sync
 from graphsvc.client import AsyncGraphClient, AsyncListing, GraphError, Page
 from graphsvc.wire.schemas import (
     CountsBody,
@@ -147,11 +148,26 @@ class Driver(AsyncGraphClient):
         await self.services.core.jobs.drain()
 
     async def settle(self) -> None:
-        """Fan-outs done and the event stream's entries applied to the timelines and lists."""
+        """Fan-outs done, the event stream's entries applied to the timelines and lists, and
+        the subscriptions' due work done (as a worker's claims would do it)."""
         await self.services.core.jobs.drain()
         await apply_events(self.services)
         await apply_list_events(self.services)
         await self.services.core.jobs.drain()
+        await self.sync_subscriptions()
+
+    async def sync_subscriptions(self) -> None:
+        """Every subscription's due work done now, started here as a worker would claim it
+        (a job run here keeps its lease a while: started again, it runs with that lease)."""
+        kind, jobs = build_subscription_sync(self.services.core), self.services.core.jobs
+        for _ in range(20):
+            await jobs.drain()
+            due = await kind.due(100)
+            if not due:
+                return
+            for key in due:
+                await jobs.start(kind, key)
+        raise AssertionError("subscriptions' work still due after 20 rounds")
 
     async def interact(self, *events: Event) -> None:
         """Record interactions and apply them to the affinities at once."""

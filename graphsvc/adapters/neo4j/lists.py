@@ -14,7 +14,7 @@ from graphsvc.domain.lists import CuratedList, MemberChange, Purpose
 from graphsvc.domain.model import Entry
 
 
-def _list(row: Mapping[str, Any]) -> CuratedList:
+def list_from_row(row: Mapping[str, Any]) -> CuratedList:
     return CuratedList(
         id=row["id"],
         owner=row["owner"],
@@ -59,7 +59,7 @@ class ListStore:
         if not rows:
             return None
         row = rows[0]
-        return _list(row), bool(row["owner_active"]), bool(row["blocks_viewer"])
+        return list_from_row(row), bool(row["owner_active"]), bool(row["blocks_viewer"])
 
     async def owned_page(
         self,
@@ -79,7 +79,7 @@ class ListStore:
             "limit": limit,
             **keyset_position(after),
         }
-        return [_list(row) for row in await self._store.read("lists/owned_page", params)]
+        return [list_from_row(row) for row in await self._store.read("lists/owned_page", params)]
 
     async def update(
         self,
@@ -100,7 +100,7 @@ class ListStore:
             "exclusive": exclusive,
         }
         rows = await self._store.write("lists/update", params)
-        return _list(rows[0]) if rows else None
+        return list_from_row(rows[0]) if rows else None
 
     async def delete(self, owner: str, list_id: str) -> bool:
         (row,) = await self._store.write("lists/delete", {"owner": owner, "id": list_id})

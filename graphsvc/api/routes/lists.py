@@ -198,7 +198,7 @@ async def list_members(
     responses={
         **ERRORS,
         **NOT_FOUND,
-        422: {"model": ErrorBody, "description": "a moderation list (invalid_list)"},
+        409: {"model": ErrorBody, "description": "a moderation list (list_purpose)"},
     },
     tags=["lists"],
     summary="The posts of a curate list's members, newest first, as the viewer may read them",

@@ -505,6 +505,66 @@ class GraphClient(Analysis):
         """Add and remove members in one change, all or nothing."""
         return self._call(route.change_list_members(user_id, list_id, add, remove))
 
+    def follow_list(self, user_id: str, list_id: str) -> schemas.ListFollowBody:
+        """Follow a curate list the user may see, to read its timeline."""
+        return self._call(route.follow_list(user_id, list_id))
+
+    def unfollow_list(self, user_id: str, list_id: str) -> schemas.ListFollowBody:
+        return self._call(route.unfollow_list(user_id, list_id))
+
+    def followed_lists(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.FollowedListsBody]:
+        """The lists the user follows and may still see, newest follow first."""
+        return self._list(route.followed_lists(user_id, page_size), limit, progress)
+
+    def subscribe_list(self, user_id: str, list_id: str, action: str) -> schemas.SubscriptionBody:
+        """Mute or block (``action``) every member of a moderation list, kept current as it
+        changes; the work runs in the background (``state``: applying, then applied)."""
+        return self._call(route.subscribe_list(user_id, list_id, action))
+
+    def get_list_subscription(self, user_id: str, list_id: str) -> schemas.SubscriptionBody:
+        return self._call(route.get_list_subscription(user_id, list_id))
+
+    def unsubscribe_list(self, user_id: str, list_id: str) -> schemas.UnsubscribedBody:
+        """End a subscription: exactly what it did is undone, in the background."""
+        return self._call(route.unsubscribe_list(user_id, list_id))
+
+    def list_subscriptions(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.SubscriptionsBody]:
+        """The user's subscriptions to moderation lists, newest first."""
+        return self._list(route.list_subscriptions(user_id, page_size), limit, progress)
+
+    def except_list_member(
+        self, user_id: str, list_id: str, target_id: str, *, excepted: bool = True
+    ) -> schemas.ExceptionBody:
+        """Except a member from a subscription (``excepted=False``: end the exception)."""
+        return self._call(route.except_list_member(user_id, list_id, target_id, excepted))
+
+    def subscription_exceptions(
+        self,
+        user_id: str,
+        list_id: str,
+        *,
+        limit: int | None = None,
+        page_size: int = PAGE_MAX,
+        progress: bool = False,
+    ) -> Listing[schemas.ExceptionsBody]:
+        """The members a subscription leaves alone, by id."""
+        call = route.subscription_exceptions(user_id, list_id, page_size)
+        return self._list(call, limit, progress)
+
     # -- moderation -------------------------------------------------------------------------
 
     def status(self, user_id: str) -> schemas.StatusBody:

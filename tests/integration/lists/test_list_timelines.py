@@ -132,8 +132,8 @@ async def test_exclusive_is_the_owners_alone_and_curate_only(
         api.create_list(owner, "Mods", purpose="moderation", exclusive=True), 422, "invalid_list"
     )
     mods = await api.create_list(owner, "Mods", purpose="moderation")
-    await refused(api.update_list(owner, mods.id, exclusive=True), 422, "invalid_list")
-    await refused(posts_of(api, owner, mods.id), 422, "invalid_list")
+    await refused(api.update_list(owner, mods.id, exclusive=True), 409, "list_purpose")
+    await refused(posts_of(api, owner, mods.id), 409, "list_purpose")
     assert (await api.get_list(owner, mods.id)).exclusive is False
 
 

@@ -239,7 +239,12 @@ async def test_a_redis_failure_never_fails_the_follow(
         )
         settings = service.settings
         relations = Relations(
-            service.core.neo4j.edges, service.core.writes, settings.writes, settings.pages, feedback
+            service.core.neo4j.edges,
+            service.core.writes,
+            settings.writes,
+            settings.pages,
+            feedback,
+            service.core.neo4j.subscriptions,
         )
         me, target = uid("me"), uid("target")
         before = not_counted("redis")

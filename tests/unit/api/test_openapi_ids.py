@@ -28,6 +28,9 @@ OPERATION_IDS = {
     "follower_series", "following_series", "list_familiar_followers_many",
     "get_distance", "count_audience", "page_audience", "create_list", "list_lists", "get_list",
     "update_list", "delete_list", "list_members", "list_timeline", "change_list_members",
+    "follow_list", "unfollow_list", "list_followed_lists", "subscribe_list",
+    "get_list_subscription", "unsubscribe_list", "list_list_subscriptions",
+    "except_list_member", "unexcept_list_member", "list_subscription_exceptions",
 }  # fmt: skip
 
 

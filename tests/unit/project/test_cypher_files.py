@@ -26,6 +26,8 @@ from graphsvc.adapters.neo4j.queries import (
 from tests.support.paths import ROOT
 
 FAMILIES = {
+    "list_follows",
+    "subscriptions",
     "baselines",
     "bulk",
     "history",
