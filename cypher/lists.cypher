@@ -6,6 +6,13 @@
 // them. Inactive (suspended, spam) members are left out of the pages and the counts, as every
 // list of users is; so is, from a curate list, a member in a block with the list's owner either
 // way, for as long as the block stands (a moderation list keeps them).
+//
+// Events: each change of a public list creates its outbox events (:GraphEvent with a `list`
+// property, ids from randomUUID()) in its transaction and returns them (`events`: maps of id,
+// type, dst, v) for the service to append after the commit; the relay appends those whose
+// append was lost. Types: list_created, list_changed (name or description), list_hidden (made
+// private), list_shown (made public), list_deleted, list_member_added, list_member_removed. A
+// private list's changes create none: the stream is public.
 
 // name: create
 // A new list of $owner; the owner is created when unknown (as a follow creates its users).
@@ -14,7 +21,7 @@
 // Rules: the owner is not being erased ('erasing'); it owns fewer than $max lists
 // ('list_limit'). A refused creation creates nothing.
 // Params: $owner, $id, $name, $description, $private, $purpose, $exclusive, $max.
-// Returns one row: refused (null or the rule), created (µs).
+// Returns one row: refused (null or the rule), created (µs), events.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 MERGE (o:User {id: $owner}) ON CREATE SET o.cs = timestamp() * 1000
@@ -29,7 +36,12 @@ FOREACH (_ IN CASE WHEN refused IS NULL THEN [1] ELSE [] END |
                               private: $private, purpose: $purpose, exclusive: $exclusive,
                               created: o.clk,
                               updated: o.clk}))
-RETURN refused, o.clk AS created
+WITH o, refused,
+     CASE WHEN refused IS NULL AND NOT $private
+          THEN [{id: randomUUID(), type: 'list_created', dst: '', v: o.clk}] ELSE [] END AS events
+FOREACH (e IN events |
+  CREATE (:GraphEvent {id: e.id, type: e.type, src: $owner, dst: e.dst, list: $id, v: e.v}))
+RETURN refused, o.clk AS created, events
 
 // name: get
 // One list of $owner, with what decides whether $viewer may read it.
@@ -89,10 +101,10 @@ ORDER BY created DESC, id DESC
 // work is due: a subscription acts only while its subscriber may see the list).
 // Rules: a list of another owner is no list of $owner (no row).
 // Params: $owner, $id, $name, $description, $private, $exclusive (each null to keep).
-// Returns at most one row: the list's fields and members, as lists/get.
+// Returns at most one row: the list's fields and members, as lists/get, and events.
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
-WITH o, l, datetime.realtime() AS now
-WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
+WITH o, l, l.private AS was_private, datetime.realtime() AS now
+WITH o, l, was_private, now.epochSeconds * 1000000 + now.microsecond AS now_us
 SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END,
     l.name = coalesce($name, l.name),
     l.description = coalesce($description, l.description),
@@ -101,6 +113,16 @@ SET l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END,
 FOREACH (s IN CASE WHEN $private IS NULL THEN []
                    ELSE COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } END |
   SET s:Syncing, s.due = s.due + 1)
+WITH o, l,
+     CASE
+       WHEN was_private AND NOT l.private THEN 'list_shown'
+       WHEN NOT was_private AND l.private THEN 'list_hidden'
+       WHEN NOT l.private AND ($name IS NOT NULL OR $description IS NOT NULL) THEN 'list_changed'
+     END AS kind
+WITH o, l, CASE WHEN kind IS NULL THEN []
+                ELSE [{id: randomUUID(), type: kind, dst: '', v: l.updated}] END AS events
+FOREACH (e IN events |
+  CREATE (:GraphEvent {id: e.id, type: e.type, src: $owner, dst: e.dst, list: $id, v: e.v}))
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
        l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
        l.created AS created, l.updated AS updated,
@@ -108,7 +130,7 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
                WHERE NOT m:Inactive
                  AND NOT (l.purpose = 'curate'
                           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
-         AS members
+         AS members, events
 
 // name: delete
 // Delete a list of $owner with its memberships and follows; the work of its subscriptions is
@@ -116,14 +138,23 @@ RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS descriptio
 // Locking: the list's node and its relationships; its subscriptions' nodes.
 // Rules: a list of another owner is no list of $owner (deleted false).
 // Params: $owner, $id.
-// Returns one row: deleted.
-OPTIONAL MATCH (:User {id: $owner})-[:OWNS]->(l:List {id: $id})
-WITH l, l IS NOT NULL AS found
+// Returns one row: deleted, events.
+OPTIONAL MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
+WITH o, l, l IS NOT NULL AS found, datetime.realtime() AS now
+WITH l, found,
+     CASE WHEN found AND NOT l.private
+          THEN [{id: randomUUID(), type: 'list_deleted', dst: '',
+                 v: CASE WHEN l.updated < now.epochSeconds * 1000000 + now.microsecond
+                         THEN now.epochSeconds * 1000000 + now.microsecond
+                         ELSE l.updated + 1 END}]
+          ELSE [] END AS events
 FOREACH (s IN CASE WHEN found THEN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s }
                    ELSE [] END |
   SET s:Syncing, s.due = s.due + 1)
+FOREACH (e IN events |
+  CREATE (:GraphEvent {id: e.id, type: e.type, src: $owner, dst: e.dst, list: $id, v: e.v}))
 DETACH DELETE l
-RETURN found AS deleted
+RETURN found AS deleted, events
 
 // name: change_members
 // Add and remove members of a list of $owner, all or nothing. Unknown users are created when
@@ -139,7 +170,8 @@ RETURN found AS deleted
 // the owner either way ('blocked').
 // Params: $owner, $id, $add (ids), $remove (ids), $max.
 // Returns at most one row (none: no such list of $owner): refused (null or the rule), added,
-// removed (ids), skipped ([id, reason] pairs), members (active members after the change).
+// removed (ids), skipped ([id, reason] pairs), members (active members after the change),
+// events.
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 WITH o, l, datetime.realtime() AS now
 WITH o, l, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -180,7 +212,15 @@ FOREACH (aid IN CASE WHEN refused IS NULL THEN fresh ELSE [] END |
 FOREACH (s IN CASE WHEN refused IS NULL AND size(leaving) + size(fresh) > 0
                    THEN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } ELSE [] END |
   SET s:Syncing, s.due = s.due + 1)
-RETURN refused,
+WITH o, l, tick, removed, fresh, skipped, refused,
+     CASE WHEN refused IS NULL AND NOT l.private
+          THEN [aid IN fresh | {id: randomUUID(), type: 'list_member_added', dst: aid, v: tick}]
+               + [rid IN removed |
+                  {id: randomUUID(), type: 'list_member_removed', dst: rid, v: tick}]
+          ELSE [] END AS events
+FOREACH (e IN events |
+  CREATE (:GraphEvent {id: e.id, type: e.type, src: $owner, dst: e.dst, list: $id, v: e.v}))
+RETURN refused, events,
        CASE WHEN refused IS NULL THEN fresh ELSE [] END AS added,
        CASE WHEN refused IS NULL THEN removed ELSE [] END AS removed,
        skipped,
@@ -254,23 +294,30 @@ RETURN memberships + deleted_lists AS deleted, ids AS lists
 // Locking: each list that loses a member (its `lock` counter, as lists/change_members, and
 // `updated` ticks), the memberships and list follows deleted, the subscriptions marked.
 // Params: $pairs ([blocker, blocked] id pairs).
-// Returns one row: removed (memberships and list follows deleted).
+// Returns one row: removed (memberships and list follows deleted), events (lists of maps of
+// id, type, src, dst, list, v: the members that left public lists).
 UNWIND $pairs AS pair
 MATCH (a:User {id: pair[0]})-[:BLOCKS]->(b:User {id: pair[1]})
 CALL (a, b) {
   CALL (a, b) {
     MATCH (a)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(b)
-    RETURN l, m
+    RETURN l, m, b.id AS member
     UNION
     MATCH (b)-[:OWNS]->(l:List {purpose: 'curate'})-[m:HAS_MEMBER]->(a)
-    RETURN l, m
+    RETURN l, m, a.id AS member
   }
-  WITH l, m, datetime.realtime() AS now
-  WITH l, m, now.epochSeconds * 1000000 + now.microsecond AS now_us
+  WITH l, m, member, datetime.realtime() AS now
+  WITH l, m, member, now.epochSeconds * 1000000 + now.microsecond AS now_us
   SET l.lock = coalesce(l.lock, 0) + 1,
       l.updated = CASE WHEN l.updated < now_us THEN now_us ELSE l.updated + 1 END
   DELETE m
-  RETURN count(m) AS memberships
+  WITH l, member,
+       CASE WHEN NOT l.private
+            THEN {id: randomUUID(), type: 'list_member_removed', src: l.owner, dst: member,
+                  list: l.id, v: l.updated} END AS event
+  FOREACH (e IN CASE WHEN event IS NULL THEN [] ELSE [event] END |
+    CREATE (:GraphEvent {id: e.id, type: e.type, src: e.src, dst: e.dst, list: e.list, v: e.v}))
+  RETURN count(member) AS memberships, collect(event) AS events
 }
 CALL (a, b) {
   OPTIONAL MATCH (b)-[f:FOLLOWS_LIST]->(:List)<-[:OWNS]-(a)
@@ -287,7 +334,7 @@ CALL (a, b) {
   FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | SET s:Syncing, s.due = s.due + 1)
   RETURN count(s) AS lapsed
 }
-RETURN sum(memberships + followed + following) AS removed
+RETURN sum(memberships + followed + following) AS removed, collect(events) AS events
 
 // name: member_ids
 // Every active member of a list, newest first: what its timeline is made of (its rebuild,

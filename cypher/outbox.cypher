@@ -8,12 +8,13 @@
 // commit usually got there first.
 // Locking: none (a read).
 // Params: $cutoff, $limit.
-// Returns: id, type, src, dst, version, status, cause ('' when absent); at most $limit rows,
-// oldest first.
+// Returns: id, type, src, dst, version, status, cause, list ('' when absent); at most $limit
+// rows, oldest first.
 MATCH (e:GraphEvent)
 WHERE e.v <= $cutoff
 RETURN e.id AS id, e.type AS type, e.src AS src, e.dst AS dst,
-       e.v AS version, coalesce(e.status, '') AS status, coalesce(e.cause, '') AS cause
+       e.v AS version, coalesce(e.status, '') AS status, coalesce(e.cause, '') AS cause,
+       coalesce(e.list, '') AS list
 ORDER BY e.v
 LIMIT $limit
 

@@ -31,7 +31,12 @@ def build_lists(core: Core) -> Lists:
         settings.pages,
     )
     return Lists(
-        core.neo4j.lists, list_timelines, build_exclusions(core), settings.lists, settings.pages
+        core.neo4j.lists,
+        list_timelines,
+        build_exclusions(core),
+        redis.stream,
+        settings.lists,
+        settings.pages,
     )
 
 

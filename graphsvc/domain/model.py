@@ -128,6 +128,8 @@ class GraphEvent:
     status: str = ""  # the new status (status events)
     cause: str = ""  # "block" or "removed" (by the followed user) for an unfollow, "approved"
     # for the follow an approval made
+    list: str = ""  # the list of a list event (list_created, list_changed, list_hidden,
+    # list_shown, list_deleted, list_member_added, list_member_removed: public lists only)
 
     @property
     def private(self) -> bool:
@@ -145,6 +147,8 @@ class GraphEvent:
             fields["status"] = self.status
         if self.cause:
             fields["cause"] = self.cause
+        if self.list:
+            fields["list"] = self.list
         return fields
 
 

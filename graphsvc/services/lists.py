@@ -14,15 +14,22 @@ LIST_DESCRIPTION_MAX characters (409 ``list_text_too_long``); LIST_BATCH_MAX mem
 one change (422 ``too_many_ids``). A refused change changes nothing. Every read is bounded by
 them: a page of members examines at most LIST_MEMBERS_MAX memberships, a page of lists at most
 LIST_OWNER_MAX lists.
+
+Events: a change of a public list creates its outbox events in its transaction
+(``cypher/lists.cypher``), appended to the event stream after the commit (by the relay when that
+append is lost); a private list's changes create none.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 
 from graphsvc.adapters.neo4j.lists import ListStore
+from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import (
     InvalidList,
@@ -46,13 +53,15 @@ from graphsvc.domain.lists import (
     member_ids,
     validate_list_id,
 )
-from graphsvc.domain.model import Entry, Page
+from graphsvc.domain.model import Entry, GraphEvent, Page
 from graphsvc.domain.privacy import Viewer
 from graphsvc.domain.timeline import TimelinePage
 from graphsvc.services.exclusions import Exclusions
 from graphsvc.services.list_timelines import ListTimelines
 from graphsvc.services.paging import Pager
 from graphsvc.settings import ListSettings, PageSettings
+
+log = logging.getLogger(__name__)
 
 
 def bounds_of(settings: ListSettings) -> ListBounds:
@@ -75,10 +84,12 @@ class Lists:
         store: ListStore,
         timelines: ListTimelines,
         exclusions: Exclusions,
+        stream: EventStream,
         settings: ListSettings,
         pages: PageSettings,
     ) -> None:
         self._store = store
+        self._stream = stream
         self._timelines = timelines
         self._exclusions = exclusions
         self._bounds = bounds_of(settings)
@@ -111,11 +122,9 @@ class Lists:
             members=0,
             exclusive=exclusive,
         )
-        outcome = await self._store.create(new, bounds.owner_max)
-        if outcome == "erasing":
-            raise _erasing(owner)
-        if outcome == "list_limit":
-            raise ListLimit(f"user {owner!r} owns LIST_OWNER_MAX = {bounds.owner_max} lists")
+        outcome, events = await self._store.create(new, bounds.owner_max)
+        await append_events(self._stream, events)
+        _raise_refusal(outcome, owner, new.id, bounds)
         assert isinstance(outcome, int)
         return replace(new, created=outcome, updated=outcome)
 
@@ -153,14 +162,17 @@ class Lists:
         )
         if changed is None:
             raise _not_found(owner, list_id)
+        found, events = changed
+        await append_events(self._stream, events)
         if exclusive is not None:
             await self._exclusions.changed(owner)
-        return changed
+        return found
 
     async def delete(self, owner: str, list_id: str) -> bool:
         """Delete the list and its memberships; False when there was no such list."""
         _valid(owner, list_id)
-        deleted = await self._store.delete(owner, list_id)
+        deleted, events = await self._store.delete(owner, list_id)
+        await append_events(self._stream, events)
         if deleted:
             await self._timelines.deleted(list_id)
             await self._exclusions.changed(owner)
@@ -173,16 +185,12 @@ class Lists:
         _valid(owner, list_id)
         adding, removing = member_ids(add, remove, self._bounds)
         most = self._bounds.members_max
-        outcome = await self._store.change_members(owner, list_id, adding, removing, most)
-        if outcome is None:
+        changed = await self._store.change_members(owner, list_id, adding, removing, most)
+        if changed is None:
             raise _not_found(owner, list_id)
-        if outcome == "erasing":
-            raise _erasing(owner)
-        if outcome == "list_member_limit":
-            raise ListMemberLimit(
-                f"the change would leave more than LIST_MEMBERS_MAX = {most} members in list "
-                f"{list_id!r}; nothing changed"
-            )
+        outcome, events = changed
+        await append_events(self._stream, events)
+        _raise_refusal(outcome, owner, list_id, self._bounds)
         assert isinstance(outcome, MemberChange)
         if outcome.added or outcome.removed:
             await self._timelines.members_changed(list_id, outcome.added, outcome.removed)
@@ -268,6 +276,28 @@ class Lists:
         (``list_timelines.py``)."""
         found = await self.get(owner, list_id, viewer)
         return await self._timelines.timeline(found, viewer, limit, cursor)
+
+
+def _raise_refusal(outcome: object, owner: str, list_id: str, bounds: ListBounds) -> None:
+    """The error of the rule that refused a change (a refused change changed nothing)."""
+    if outcome == "erasing":
+        raise _erasing(owner)
+    if outcome == "list_limit":
+        raise ListLimit(f"user {owner!r} owns LIST_OWNER_MAX = {bounds.owner_max} lists")
+    if outcome == "list_member_limit":
+        raise ListMemberLimit(
+            f"the change would leave more than LIST_MEMBERS_MAX = {bounds.members_max} "
+            f"members in list {list_id!r}; nothing changed"
+        )
+
+
+async def append_events(stream: EventStream, events: Sequence[GraphEvent]) -> None:
+    """A committed change's events on the event stream; when Redis cannot take them now, the
+    relay appends them from the outbox later (the change stands either way)."""
+    try:
+        await stream.append(events)
+    except REDIS_DOWN as exc:
+        log.warning("%d list events left to the relay (%s)", len(events), exc)
 
 
 def _valid(owner: str, list_id: str) -> None:

@@ -107,7 +107,10 @@ class Relay:
         acked = await self._stream.acked_among([e.id for e in events])
         lost = [e for e in events if e.id not in acked]
         if lost:
-            users = sorted({u for e in lost if not e.private for u in (e.src, e.dst) if u})
+            # a list event has no mirror to repair: it is appended alone
+            users = sorted(
+                {u for e in lost if not e.private and not e.list for u in (e.src, e.dst) if u}
+            )
             muters = sorted({e.src for e in lost if e.private})
             if muters:  # a mute's mirror is the muter's alone; its event is never appended
                 await self._mutes.build(muters)

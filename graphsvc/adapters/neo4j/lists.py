@@ -11,7 +11,7 @@ from graphsvc.adapters.neo4j.pages import keyset_page, keyset_position
 from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.lists import CuratedList, MemberChange, Purpose
-from graphsvc.domain.model import Entry
+from graphsvc.domain.model import Entry, GraphEvent
 
 
 def list_from_row(row: Mapping[str, Any]) -> CuratedList:
@@ -29,13 +29,28 @@ def list_from_row(row: Mapping[str, Any]) -> CuratedList:
     )
 
 
+def events_from(maps: Sequence[Mapping[str, Any]], owner: str, list_id: str) -> list[GraphEvent]:
+    """The outbox events a list write created, as it returned them."""
+    return [
+        GraphEvent(
+            e["id"],
+            e["type"],
+            e.get("src") or owner,
+            e["dst"],
+            int(e["v"]),
+            list=e.get("list") or list_id,
+        )
+        for e in maps
+    ]
+
+
 class ListStore:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
 
-    async def create(self, new: CuratedList, most: int) -> int | str:
+    async def create(self, new: CuratedList, most: int) -> tuple[int | str, list[GraphEvent]]:
         """The list's creation time (µs), or the rule that refused it ('erasing',
-        'list_limit')."""
+        'list_limit'); and its events."""
         params = {
             "owner": new.owner,
             "id": new.id,
@@ -47,7 +62,10 @@ class ListStore:
             "max": most,
         }
         (row,) = await self._store.write("lists/create", params)
-        return str(row["refused"]) if row["refused"] is not None else int(row["created"])
+        events = events_from(row["events"], new.owner, new.id)
+        if row["refused"] is not None:
+            return str(row["refused"]), events
+        return int(row["created"]), events
 
     async def get(
         self, owner: str, list_id: str, viewer: str | None
@@ -90,7 +108,7 @@ class ListStore:
         description: str | None,
         private: bool | None,
         exclusive: bool | None,
-    ) -> CuratedList | None:
+    ) -> tuple[CuratedList, list[GraphEvent]] | None:
         params = {
             "owner": owner,
             "id": list_id,
@@ -100,15 +118,17 @@ class ListStore:
             "exclusive": exclusive,
         }
         rows = await self._store.write("lists/update", params)
-        return list_from_row(rows[0]) if rows else None
+        if not rows:
+            return None
+        return list_from_row(rows[0]), events_from(rows[0]["events"], owner, list_id)
 
-    async def delete(self, owner: str, list_id: str) -> bool:
+    async def delete(self, owner: str, list_id: str) -> tuple[bool, list[GraphEvent]]:
         (row,) = await self._store.write("lists/delete", {"owner": owner, "id": list_id})
-        return bool(row["deleted"])
+        return bool(row["deleted"]), events_from(row["events"], owner, list_id)
 
     async def change_members(
         self, owner: str, list_id: str, add: Sequence[str], remove: Sequence[str], most: int
-    ) -> MemberChange | str | None:
+    ) -> tuple[MemberChange | str, list[GraphEvent]] | None:
         """What the change did, the rule that refused it all ('erasing',
         'list_member_limit'), or None when the owner has no such list."""
         params = {"owner": owner, "id": list_id, "add": list(add), "remove": list(remove)}
@@ -117,13 +137,14 @@ class ListStore:
             return None
         row = rows[0]
         if row["refused"] is not None:
-            return str(row["refused"])
-        return MemberChange(
+            return str(row["refused"]), []
+        change = MemberChange(
             added=list(row["added"]),
             removed=list(row["removed"]),
             refused={user: reason for user, reason in row["skipped"]},
             members=int(row["members"]),
         )
+        return change, events_from(row["events"], owner, list_id)
 
     async def members_page(
         self,
@@ -170,13 +191,13 @@ class ListStore:
         (row,) = await self._store.read("lists/exclusive_members", {"owner": owner})
         return list(row["ids"])
 
-    async def leave_blocked(self, pairs: Sequence[tuple[str, str]]) -> int:
-        """Members in a block (blocker, blocked) with their curate list's owner leave it; how
-        many memberships went."""
+    async def leave_blocked(self, pairs: Sequence[tuple[str, str]]) -> list[GraphEvent]:
+        """What blocks (blocker, blocked) do to lists (``lists/leave_blocked``); the events of
+        the members that left public lists."""
         if not pairs:
-            return 0
+            return []
         (row,) = await self._store.write("lists/leave_blocked", {"pairs": [list(p) for p in pairs]})
-        return int(row["removed"])
+        return events_from([e for events in row["events"] for e in events], "", "")
 
     async def erase_owned(self, user_id: str, batch: int) -> tuple[int, list[str]]:
         """Delete one batch of an erased user's lists and their memberships; how many went,

@@ -26,6 +26,7 @@ class OutboxStore:
                 row["version"],
                 row["status"],
                 row["cause"],
+                row["list"],
             )
             for row in rows
         ]
