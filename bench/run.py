@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bench import cold_minute, history, postgres, proc_cpu, timelines, versus
+from bench import cold_minute, history, lists, postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -1013,6 +1013,9 @@ def main() -> None:
         "--timelines-only", action="store_true", help="only the timeline rows (a quick run)"
     )
     parser.add_argument(
+        "--lists-only", action="store_true", help="only the list rows (a quick run)"
+    )
+    parser.add_argument(
         "--cold",
         action="store_true",
         help="load the graph afresh, start the API and its worker, and measure follows and "
@@ -1034,7 +1037,9 @@ def main() -> None:
         cold_run(settings, args)
         return
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
-    if (not args.only and not args.timelines_only) or "load/online" in args.only.split(","):
+    if (
+        not args.only and not args.timelines_only and not args.lists_only
+    ) or "load/online" in args.only.split(","):
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
     postgres_port = postgres.PostgresSettings.from_env(STATE / "postgres").port
@@ -1061,6 +1066,16 @@ def main() -> None:
     peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served, peer_log)
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
+    if args.lists_only:
+        try:
+            list_figures = asyncio.run(lists.measure(settings, path, api.url, api_key))
+        finally:
+            api.stop()
+            budgeted.stop()
+            peer.stop()
+        print_table(lists.rows(list_figures))
+        (RESULTS / "lists.json").write_text(json.dumps(list_figures, indent=2, default=str))
+        return
     if args.timelines_only:
         try:
             timeline_figures = asyncio.run(
@@ -1130,6 +1145,8 @@ def main() -> None:
         timeline_figures = asyncio.run(
             timelines.measure(settings, path, api.url, api_key, picks.celebrity)
         )
+        say("lists: a 5,000-member list's timeline and page, a moderation list subscription")
+        list_figures = asyncio.run(lists.measure(settings, path, api.url, api_key))
     finally:
         api.stop()
         budgeted.stop()
@@ -1141,6 +1158,7 @@ def main() -> None:
     rows += history.rows(summary, exported)
     rows += versus.rows(against)
     rows += timelines.rows(timeline_figures)
+    rows += lists.rows(list_figures)
     print_table(rows)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = {
@@ -1152,6 +1170,7 @@ def main() -> None:
         "scenarios": summary,
         "versus_peer": against,
         "timelines": timeline_figures,
+        "lists": list_figures,
         "rows": rows,
         "celebrity": picks.celebrity,
         "median_user": picks.median,

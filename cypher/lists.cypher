@@ -1,7 +1,8 @@
 // Curated lists: (:User)-[:OWNS]->(:List {id, owner, name, description, private, purpose,
-// exclusive, created, updated})-[:HAS_MEMBER {since}]->(:User). `created` is the owner's clock
-// tick when the list was made (µs), `updated` ticks with every change of the list or its members,
-// `since` is when a member was added. A list's members are at most LIST_MEMBERS_MAX, a user's
+// exclusive, created, updated})-[:HAS_MEMBER {since, list, member}]->(:User). `created` is the
+// owner's clock tick when the list was made (µs), `updated` ticks with every change of the list or its members,
+// `since` is when a member was added; `list` and `member` are the ids of its ends, so a page of
+// members is a seek in the members_list_since index (schema/schema). A list's members are at most LIST_MEMBERS_MAX, a user's
 // lists at most LIST_OWNER_MAX, so every read of one list or one owner's lists is bounded by
 // them. Inactive (suspended, spam) members are left out of the pages and the counts, as every
 // list of users is; so is, from a curate list, a member in a block with the list's owner either
@@ -47,18 +48,20 @@ RETURN refused, o.clk AS created, events
 // One list of $owner, with what decides whether $viewer may read it.
 // Locking: none (a read).
 // Rules: a list of another owner is no list of $owner (no row).
-// Params: $owner, $id, $viewer ('' for none).
+// Params: $owner, $id, $viewer ('' for none), $count (false: members is 0, and the read is
+// O(1): what a read of its members or its timeline checks first).
 // Returns at most one row: the list's fields, members (active ones: O(members)),
 // owner_active, blocks_viewer (the owner blocks $viewer).
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 RETURN l.id AS id, l.owner AS owner, l.name AS name, l.description AS description,
        l.private AS private, l.purpose AS purpose, coalesce(l.exclusive, false) AS exclusive,
        l.created AS created, l.updated AS updated,
-       COUNT { (l)-[:HAS_MEMBER]->(m:User)
-               WHERE NOT m:Inactive
-                 AND NOT (l.purpose = 'curate'
-                          AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
-         AS members,
+       CASE WHEN $count THEN
+         COUNT { (l)-[:HAS_MEMBER]->(m:User)
+                 WHERE NOT m:Inactive
+                   AND NOT (l.purpose = 'curate'
+                            AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) })) }
+       ELSE 0 END AS members,
        NOT o:Inactive AND NOT o:Erasing AS owner_active,
        $viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) } AS blocks_viewer
 
@@ -208,7 +211,7 @@ FOREACH (_ IN CASE WHEN refused IS NULL AND size(leaving) + size(fresh) > 0 THEN
 FOREACH (m IN CASE WHEN refused IS NULL THEN leaving ELSE [] END | DELETE m)
 FOREACH (aid IN CASE WHEN refused IS NULL THEN fresh ELSE [] END |
   MERGE (u:User {id: aid}) ON CREATE SET u.cs = timestamp() * 1000
-  CREATE (l)-[:HAS_MEMBER {since: tick}]->(u))
+  CREATE (l)-[:HAS_MEMBER {since: tick, list: $id, member: aid}]->(u))
 FOREACH (s IN CASE WHEN refused IS NULL AND size(leaving) + size(fresh) > 0
                    THEN COLLECT { MATCH (l)<-[:TO]-(s:Subscription) RETURN s } ELSE [] END |
   SET s:Syncing, s.due = s.due + 1)
@@ -232,9 +235,9 @@ RETURN refused, events,
 
 // name: members_page
 // Newest-first keyset page of a list's active members, strictly after ($since, $after).
-// Cost: the list found by its id (list_id_unique), then its HAS_MEMBER relationships (at most
-// LIST_MEMBERS_MAX), each filtered on the cursor's position, and the newest $limit kept (a
-// top-k sort), as pages/blocks_page.
+// Cost: two seeks in the members_list_since index (list, since, member), read in its order from
+// the cursor's position and stopped by LIMIT, as pages/followers_page reads a followers list:
+// the page (and the members the filters skip on the way), the same at any depth of any list.
 // Locking: none (a read).
 // Rules: the service checks first that the viewer may read the list (lists/get), for its 404;
 // the same rule is checked again here ($all, $viewer, as lists/owned_page), so a list made
@@ -245,12 +248,30 @@ RETURN refused, events,
 MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
 WHERE $all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
                AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) }))
-MATCH (l)-[k:HAS_MEMBER]->(m:User)
-WHERE NOT m:Inactive
-  AND NOT (l.purpose = 'curate'
-           AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
-  AND (k.since < $since OR (k.since = $since AND m.id < $after))
-RETURN k.since AS since, m.id AS id
+CALL (o, l) {
+  MATCH ()-[k:HAS_MEMBER]->(m:User)
+  USING INDEX k:HAS_MEMBER(list, since, member)
+  WHERE k.list = $id AND k.since = $since AND k.member < $after
+  WITH o, l, k, m
+  ORDER BY k.list DESC, k.since DESC, k.member DESC
+  WHERE NOT m:Inactive
+    AND NOT (l.purpose = 'curate'
+             AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
+  RETURN k.since AS since, k.member AS id
+  LIMIT $limit
+  UNION ALL
+  MATCH ()-[k:HAS_MEMBER]->(m:User)
+  USING INDEX k:HAS_MEMBER(list, since, member)
+  WHERE k.list = $id AND k.since < $since AND k.member IS NOT NULL
+  WITH o, l, k, m
+  ORDER BY k.list DESC, k.since DESC, k.member DESC
+  WHERE NOT m:Inactive
+    AND NOT (l.purpose = 'curate'
+             AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
+  RETURN k.since AS since, k.member AS id
+  LIMIT $limit
+}
+RETURN since, id
 ORDER BY since DESC, id DESC
 LIMIT $limit
 
@@ -353,28 +374,34 @@ RETURN m.id AS id
 ORDER BY k.since DESC, id DESC
 
 // name: timeline_authors
-// Which of $authors a list's timeline may show to $viewer: active members of the list (as
-// lists/member_ids counts them) that are in no block with $viewer, either way. The list's own
-// rule is checked again ($all, $viewer, as lists/members_page), so a list made private, or an
-// owner who blocks the viewer meanwhile, shows nothing.
-// Cost: the list found by its id, then one lookup per author (at most a page's authors and
-// the list's pulled members, each at most LIST_MEMBERS_MAX).
+// Whether $viewer may read a list's timeline, and which of $authors it may show: active
+// members of the list (as lists/member_ids counts them) that are in no block with $viewer,
+// either way. Every round of a read asks, so a list made private, or an owner who blocks the
+// viewer meanwhile, shows nothing more.
+// Cost: the list found by its id, then per author its node (user_id_unique) and whether the
+// list holds it (an expand between two known nodes, from the side with fewer relationships):
+// the page's authors and the list's pulled members, not the list's members.
 // Locking: none (a read).
 // Params: $owner, $id, $all, $viewer ('' for none), $authors (ids).
-// Returns one row: authors (ids).
+// Returns one row: visible (the list exists and the viewer may read it, as lists/get and
+// domain/lists.may_see decide), purpose (null for no list), authors (ids; none unless visible).
 OPTIONAL MATCH (o:User {id: $owner})-[:OWNS]->(l:List {id: $id})
-WHERE $all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
-               AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) }))
-CALL (o, l) {
-  UNWIND CASE WHEN l IS NULL THEN [] ELSE $authors END AS aid
-  MATCH (l)-[:HAS_MEMBER]->(m:User {id: aid})
-  WHERE NOT m:Inactive
+WITH o, l,
+     l IS NOT NULL
+     AND ($all OR (NOT l.private AND NOT o:Inactive AND NOT o:Erasing
+                   AND NOT ($viewer <> '' AND EXISTS { (o)-[:BLOCKS]->(:User {id: $viewer}) })))
+       AS visible
+CALL (o, l, visible) {
+  UNWIND CASE WHEN visible THEN $authors ELSE [] END AS aid
+  MATCH (m:User {id: aid})
+  WHERE EXISTS { (l)-[:HAS_MEMBER]->(m) }
+    AND NOT m:Inactive
     AND NOT (l.purpose = 'curate'
              AND (EXISTS { (o)-[:BLOCKS]->(m) } OR EXISTS { (m)-[:BLOCKS]->(o) }))
     AND NOT ($viewer <> '' AND EXISTS { (m)-[:BLOCKS]-(:User {id: $viewer}) })
   RETURN collect(m.id) AS authors
 }
-RETURN authors
+RETURN visible, l.purpose AS purpose, authors
 
 // name: exclusive_members
 // The members of $owner's exclusive lists: whose posts leave the owner's home timeline.

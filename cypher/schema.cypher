@@ -89,6 +89,12 @@ FOR (l:List) REQUIRE l.id IS UNIQUE;
 CREATE CONSTRAINT subscription_key_unique IF NOT EXISTS
 FOR (s:Subscription) REQUIRE s.key IS UNIQUE;
 
+// A list's members in their order: every HAS_MEMBER carries its ends' ids (list, member), so a
+// page of members is a seek at the cursor's position (lists/members_page). Memberships written
+// before they carried them get them once, at start-up (schema/member_ends).
+CREATE RANGE INDEX members_list_since IF NOT EXISTS
+FOR ()-[k:HAS_MEMBER]-() ON (k.list, k.since, k.member);
+
 // name: await_indexes
 // Wait (up to 600 s) until every index is online, e.g. after a bulk import.
 // Locking: none.
@@ -112,6 +118,36 @@ WHERE r.src IS NULL OR r.dst IS NULL
 CALL (a, r, b) {
   SET r.src = a.id, r.dst = b.id
 } IN TRANSACTIONS OF 10000 ROWS
+
+// name: member_ends
+// Give every HAS_MEMBER written before memberships carried their ends' ids the ids of its
+// ends, list and member (lists/change_members sets them), in transactions of 10,000: stopped
+// part-way, the next start carries on. Runs at start-up until schema/member_ends_mark records
+// that it ran to its end.
+// Locking: each membership set is locked (a relationship's property write).
+// Params: none.
+// Returns nothing.
+MATCH (l:List)-[k:HAS_MEMBER]->(m:User)
+WHERE k.list IS NULL OR k.member IS NULL
+CALL (l, k, m) {
+  SET k.list = l.id, k.member = m.id
+} IN TRANSACTIONS OF 10000 ROWS
+
+// name: member_ends_mark
+// Record that every HAS_MEMBER carries its ends' ids (schema/member_ends ran to its end).
+// Locking: the Checkpoint node named 'member_ends' (created once).
+// Params: none.
+// Returns nothing.
+MERGE (cp:Checkpoint {name: 'member_ends'})
+
+// name: member_ends_done
+// Whether every HAS_MEMBER carries its ends' ids: true once schema/member_ends has run to its
+// end on this database.
+// Locking: none (a read).
+// Params: none.
+// Returns: done.
+OPTIONAL MATCH (cp:Checkpoint {name: 'member_ends'})
+RETURN cp IS NOT NULL AS done
 
 // name: follow_ends_mark
 // Record that every FOLLOWS carries its ends' ids (schema/follow_ends ran to its end), so later

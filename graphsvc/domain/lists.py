@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import InvalidList, ListTextTooLong, TooManyIds
+from graphsvc.domain.errors import InvalidList, ListNotFound, ListTextTooLong, TooManyIds
 from graphsvc.domain.ids import validate_user_ids
 from graphsvc.domain.privacy import Viewer
 
@@ -97,6 +97,11 @@ def check_exclusive(purpose: Purpose, exclusive: bool | None) -> None:
     """Only a curate list can be exclusive (a moderation list has no timeline)."""
     if exclusive and purpose is not Purpose.CURATE:
         raise InvalidList("only a curate list can be exclusive")
+
+
+def list_not_found(owner: str, list_id: str) -> ListNotFound:
+    """The one answer to a list the viewer may not see, and to one that does not exist."""
+    return ListNotFound(f"user {owner!r} has no list {list_id!r} this viewer may see")
 
 
 def validate_list_id(value: str) -> str:

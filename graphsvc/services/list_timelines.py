@@ -15,10 +15,11 @@ them, with the home timeline's push/pull split.
   member's ``la:{a}`` before reading its posts, so a post published meanwhile is either read
   by the rebuild or pushed.
 
-Who may show is decided on every read, not by what was pushed: one Neo4j read per round keeps
-the authors that are still active members of the list (as the list's own pages count them)
-and in no block with the viewer either way, and checks again that the viewer may read the
-list; the viewer's mutes hide their posts too. So a removed member, a block, a suspension or
+Who may show is decided on every read, not by what was pushed: one Neo4j read per round checks
+that the viewer may read the list and keeps the authors that are still active members of the
+list (as the list's own pages count them) and in no block with the viewer either way; the
+viewer's mutes hide their posts too. A viewer that may not read the list gets its 404 before
+any work is done for it (a rebuild, the pulled members). So a removed member, a block, a suspension or
 a deleted post never shows, whatever the background work has done yet; and what the list's
 timeline holds is shared by all its readers, so no reader's filters change another's.
 
@@ -30,7 +31,7 @@ version); a Redis outage then costs completeness (a member's older posts), never
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
@@ -44,7 +45,7 @@ from graphsvc.adapters.redis.timelines import (
 )
 from graphsvc.domain.cursor import CursorCodec
 from graphsvc.domain.errors import ListPurposeConflict
-from graphsvc.domain.lists import CuratedList, Purpose
+from graphsvc.domain.lists import Purpose, list_not_found, may_see
 from graphsvc.domain.privacy import Viewer
 from graphsvc.domain.timeline import Post, TimelinePage, newest_first
 from graphsvc.services.mirror_sync import MirrorSync
@@ -54,6 +55,9 @@ from graphsvc.services.timelines import MuteFilter
 from graphsvc.settings import PageSettings, TimelineSettings
 
 log = logging.getLogger(__name__)
+
+# Raises what a viewer that may not read the list gets.
+Check = Callable[[], Awaitable[None]]
 
 
 class ListTimelines:
@@ -80,73 +84,98 @@ class ListTimelines:
 
     async def timeline(
         self,
-        found: CuratedList,
+        owner: str,
+        list_id: str,
         viewer: Viewer,
-        limit: int | None = None,
-        cursor: str | None = None,
+        limit: int | None,
+        cursor: str | None,
     ) -> TimelinePage:
-        """The list's timeline for a viewer the caller found may read the list."""
-        if found.purpose is not Purpose.CURATE:
-            raise ListPurposeConflict(f"list {found.id!r} is a moderation list: it has no timeline")
+        """The list's timeline for the viewer. What a viewer that may not read it gets (404,
+        or 409 for a moderation list) is checked before any work a read could do for such a
+        viewer (a rebuild, the pulled members), and whenever a round's own check of the right
+        fails; so an ordinary read costs Neo4j one query per round."""
+
+        async def check() -> None:
+            await self._check(owner, list_id, viewer)
 
         async def one_round(position: Post | None, want: int) -> tuple[list[Post], Post | None]:
-            return await self._round(found, viewer, position, want)
+            return await self._round(owner, list_id, viewer, position, want, check)
 
         # Readers share the list's posts but not their filters: each viewer's own cursors.
-        scope = f"list-timeline|{found.id}|{viewer.user_id or ''}|{int(viewer.sees_all)}"
+        scope = f"list-timeline|{list_id}|{viewer.user_id or ''}|{int(viewer.sees_all)}"
         return await paged(self._codec, self._pager, scope, limit, cursor, one_round)
 
     async def _round(
-        self, found: CuratedList, viewer: Viewer, position: Post | None, want: int
+        self,
+        owner: str,
+        list_id: str,
+        viewer: Viewer,
+        position: Post | None,
+        want: int,
+        check: Check,
     ) -> tuple[list[Post], Post | None]:
         timelines = self._timelines
-        read = await timelines.read(found.id, position, want, SCAN_MAX, LIST)
+        read = await timelines.read(list_id, position, want, SCAN_MAX, LIST)
         if read.rebuild:
-            await self._rebuild(found)
-            read = await timelines.read(found.id, position, want, SCAN_MAX, LIST)
+            await check()
+            await self._rebuild(owner, list_id)
+            read = await timelines.read(list_id, position, want, SCAN_MAX, LIST)
         pulled = list(read.pulled)
         if read.cache_generation is None or read.cache_generation != read.generation:
-            pulled = await self._pulled_members(found, read)
-        shown = await self._shown(found, viewer, [*pulled, *authors_of(read.posts)])
+            await check()
+            pulled = await self._pulled_members(owner, list_id, read)
+        purpose, shown = await self._shown(
+            owner, list_id, viewer, [*pulled, *authors_of(read.posts)]
+        )
+        if purpose is not Purpose.CURATE:
+            await check()  # the list's own answer; none when it changed back meanwhile
+            return [], None
         posts = [p for p in read.posts if p.author in shown]
         pulled = [a for a in pulled if a in shown]
         return await merged(self._author_posts, self._sync, read, posts, pulled, position, want)
 
-    async def _shown(self, found: CuratedList, viewer: Viewer, authors: list[str]) -> set[str]:
-        """The authors whose posts the viewer sees in the list now: active members in no
-        block with the viewer, less those it mutes."""
-        if not authors:
-            return set()
-        shown = await self._store.timeline_authors(
-            found.owner,
-            found.id,
-            everything=viewer.is_owner(found.owner),
+    async def _check(self, owner: str, list_id: str, viewer: Viewer) -> None:
+        found = await self._store.get(owner, list_id, viewer.user_id, count=False)
+        if found is None or not may_see(found[0], viewer, owner_active=found[1], blocked=found[2]):
+            raise list_not_found(owner, list_id)
+        if found[0].purpose is not Purpose.CURATE:
+            raise ListPurposeConflict(f"list {list_id!r} is a moderation list: it has no timeline")
+
+    async def _shown(
+        self, owner: str, list_id: str, viewer: Viewer, authors: list[str]
+    ) -> tuple[Purpose | None, set[str]]:
+        """The list's purpose when the viewer may read it, and the authors whose posts it sees
+        in the list now: active members in no block with the viewer, less those it mutes."""
+        purpose, shown = await self._store.timeline_authors(
+            owner,
+            list_id,
+            everything=viewer.is_owner(owner),
             viewer=viewer.user_id,
             authors=list(dict.fromkeys(authors)),
         )
         if viewer.user_id and shown:
             shown -= await self._mutes.muted_among(viewer.user_id, sorted(shown))
-        return shown
+        return purpose, shown
 
-    async def _pulled_members(self, found: CuratedList, read: TimelineRead) -> list[str]:
-        members = await self._store.member_ids(found.owner, found.id)
+    async def _pulled_members(self, owner: str, list_id: str, read: TimelineRead) -> list[str]:
+        members = await self._store.member_ids(owner, list_id)
         pulled = await self._timelines.pulled_among(members)
         await self._timelines.cache_pulled(
-            found.id, read.follow_generation, read.generation, pulled, LIST
+            list_id, read.follow_generation, read.generation, pulled, LIST
         )
         return pulled
 
-    async def _rebuild(self, found: CuratedList) -> None:
+    async def _rebuild(self, owner: str, list_id: str) -> None:
         """The timeline of a list that was not read: its members' newest posts (those whose
         posts are pushed), after registering the list with each member for the fan-outs."""
         settings = self._settings
-        members = await self._store.member_ids(found.owner, found.id)
-        await self._holders.add(found.id, members)
+        members = await self._store.member_ids(owner, list_id)
+        await self._holders.add(list_id, members)
         pushing = await self._author_posts.pushing_among(members)
         pages = await self._author_posts.post_pages(pushing, None, settings.timeline_rebuild_posts)
         newest = newest_first(pages)[: settings.timeline_reader_cap]
-        await self._timelines.push([found.id], newest, LIST)
-        await self._timelines.rebuilt(found.id, LIST)
+        await self._timelines.push([list_id], newest, LIST)
+        await self._timelines.rebuilt(list_id, LIST)
 
     async def members_changed(
         self, list_id: str, added: Sequence[str], removed: Sequence[str]

@@ -49,6 +49,7 @@ from graphsvc.domain.lists import (
     check_exclusive,
     clean_description,
     clean_name,
+    list_not_found,
     may_see,
     member_ids,
     validate_list_id,
@@ -199,10 +200,13 @@ class Lists:
 
     # -- reads for a viewer ------------------------------------------------------------------
 
-    async def get(self, owner: str, list_id: str, viewer: Viewer) -> CuratedList:
-        """The list, when the viewer may see it; else 404, as for an unknown list."""
+    async def get(
+        self, owner: str, list_id: str, viewer: Viewer, *, count: bool = True
+    ) -> CuratedList:
+        """The list, when the viewer may see it; else 404, as for an unknown list (``count``
+        false: ``members`` is not counted, for the reads that only check the right)."""
         _valid(owner, list_id)
-        found = await self._store.get(owner, list_id, viewer.user_id)
+        found = await self._store.get(owner, list_id, viewer.user_id, count=count)
         if found is None:
             raise _not_found(owner, list_id)
         the_list, owner_active, blocked = found
@@ -249,7 +253,7 @@ class Lists:
         cursor: str | None = None,
     ) -> Page:
         """The list's active members, newest first, when the viewer may see the list."""
-        await self.get(owner, list_id, viewer)  # its 404; the page checks the rule again
+        await self.get(owner, list_id, viewer, count=False)  # its 404; the page checks again
         everything = viewer.is_owner(owner)
 
         async def fetch(after: Position | None, wanted: int) -> list[Entry]:
@@ -272,10 +276,9 @@ class Lists:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> TimelinePage:
-        """The posts of the list's members, newest first, when the viewer may see the list
-        (``list_timelines.py``)."""
-        found = await self.get(owner, list_id, viewer)
-        return await self._timelines.timeline(found, viewer, limit, cursor)
+        """The list's members' posts, newest first, when the viewer may see it."""
+        _valid(owner, list_id)
+        return await self._timelines.timeline(owner, list_id, viewer, limit, cursor)
 
 
 def _raise_refusal(outcome: object, owner: str, list_id: str, bounds: ListBounds) -> None:
@@ -306,4 +309,4 @@ def _valid(owner: str, list_id: str) -> None:
 
 
 def _not_found(owner: str, list_id: str) -> ListNotFound:
-    return ListNotFound(f"user {owner!r} has no list {list_id!r} this viewer may see")
+    return list_not_found(owner, list_id)

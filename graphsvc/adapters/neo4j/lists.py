@@ -68,11 +68,12 @@ class ListStore:
         return int(row["created"]), events
 
     async def get(
-        self, owner: str, list_id: str, viewer: str | None
+        self, owner: str, list_id: str, viewer: str | None, *, count: bool = True
     ) -> tuple[CuratedList, bool, bool] | None:
         """(the list, whether its owner is active, whether the owner blocks ``viewer``), or
-        None when the owner has no such list."""
-        params = {"owner": owner, "id": list_id, "viewer": viewer or ""}
+        None when the owner has no such list; ``count`` false: its members not counted (0),
+        an O(1) read."""
+        params = {"owner": owner, "id": list_id, "viewer": viewer or "", "count": count}
         rows = await self._store.read("lists/get", params)
         if not rows:
             return None
@@ -174,9 +175,9 @@ class ListStore:
         everything: bool,
         viewer: str | None,
         authors: Sequence[str],
-    ) -> set[str]:
-        """Which of these authors the list's timeline may show the viewer (none when the
-        viewer may not read the list)."""
+    ) -> tuple[Purpose | None, set[str]]:
+        """The list's purpose when the viewer may read it (else None), and which of these
+        authors its timeline may show the viewer."""
         params = {
             "owner": owner,
             "id": list_id,
@@ -185,7 +186,8 @@ class ListStore:
             "authors": list(authors),
         }
         (row,) = await self._store.read("lists/timeline_authors", params)
-        return set(row["authors"])
+        purpose = Purpose(row["purpose"]) if row["visible"] else None
+        return purpose, set(row["authors"])
 
     async def exclusive_members(self, owner: str) -> list[str]:
         (row,) = await self._store.read("lists/exclusive_members", {"owner": owner})

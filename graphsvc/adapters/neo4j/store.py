@@ -286,8 +286,9 @@ class Neo4jStore:
 
     async def apply_schema(self) -> None:
         """The schema (idempotent: at every start-up); then, once per database, the ends' ids
-        on edges written before every edge carried them (``schema/follow_ends``); then every
-        index online, as the list queries name theirs. A long job's statements.
+        on edges and memberships written before they carried them (``schema/follow_ends``,
+        ``schema/member_ends``); then every index online, as the list queries name theirs. A
+        long job's statements.
 
         Processes that start together (an API and its workers) all do this at once: each
         statement that fails on another's doing the same (``raced``) runs again, and finds
@@ -295,11 +296,12 @@ class Neo4jStore:
         for statement in statements("schema/schema"):
             with self._bounded(True):
                 await at_start_up(partial(self._run_schema, statement))
-        (row,) = await self.read("schema/follow_ends_done", {}, fresh=True, job=True)
-        if not row["done"]:
-            log.info("giving every follow edge its ends' ids (once per database)")
-            await at_start_up(lambda: self.write_auto_commit("schema/follow_ends", {}, job=True))
-            await self.write("schema/follow_ends_mark", {}, job=True)
+        for ends, what in (("follow_ends", "follow edge"), ("member_ends", "list membership")):
+            (row,) = await self.read(f"schema/{ends}_done", {}, fresh=True, job=True)
+            if not row["done"]:
+                log.info("giving every %s its ends' ids (once per database)", what)
+                await at_start_up(partial(self.write_auto_commit, f"schema/{ends}", {}, job=True))
+                await self.write(f"schema/{ends}_mark", {}, job=True)
         await self.await_indexes()
 
     async def _run_schema(self, statement: str) -> None:

@@ -337,7 +337,7 @@ async def test_erasure_leaves_no_list_and_no_membership_behind(
     except NotFound:
         pass
     rows = await service.core.neo4j.store.read(
-        "lists/get", {"owner": owner, "id": made.id, "viewer": ""}
+        "lists/get", {"owner": owner, "id": made.id, "viewer": "", "count": True}
     )
     assert rows == []
     left = await service.core.neo4j.store.driver.execute_query(
