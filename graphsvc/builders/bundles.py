@@ -41,9 +41,9 @@ from graphsvc.services.graph_pages import GraphPages
 from graphsvc.services.health import Gauges, Health
 from graphsvc.services.impressions import Impressions
 from graphsvc.services.interactions import Interactions
-from graphsvc.services.list_follows import ListFollows
-from graphsvc.services.list_subscriptions import ListSubscriptions
-from graphsvc.services.lists import Lists
+from graphsvc.services.lists.curated import Lists
+from graphsvc.services.lists.follows import ListFollows
+from graphsvc.services.lists.subscriptions import ListSubscriptions
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from graphsvc.builders.core import Core
 from graphsvc.concurrency.jobs import JobKind, Recorded
-from graphsvc.services.exclusions import Exclusions
-from graphsvc.services.list_follows import ListFollows
-from graphsvc.services.list_subscriptions import JOB, ListSubscriptions
-from graphsvc.services.list_timelines import ListTimelines
-from graphsvc.services.lists import Lists
+from graphsvc.services.lists.curated import Lists
+from graphsvc.services.lists.exclusions import Exclusions
+from graphsvc.services.lists.follows import ListFollows
+from graphsvc.services.lists.subscriptions import JOB, ListSubscriptions
+from graphsvc.services.lists.timelines import ListTimelines
 from graphsvc.workers.subscription_sync import SubscriptionSync
 
 

@@ -5,7 +5,7 @@ reader's mutes and exclusive lists."""
 from __future__ import annotations
 
 from graphsvc.builders.core import Core
-from graphsvc.services.exclusions import Exclusions
+from graphsvc.services.lists.exclusions import Exclusions
 from graphsvc.services.timelines import Timelines
 from graphsvc.workers.timeline_jobs import TimelineJobs
 

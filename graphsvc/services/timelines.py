@@ -11,7 +11,7 @@ the authors' posts of the pulled authors (celebrities) the reader follows, newes
 
 So a post never shows once its author is unfollowed, blocked, muted by the reader (while the
 mute is in effect: one more read of the reader's mute mirror per round), in one of the reader's
-exclusive lists (read in that list's timeline instead: ``exclusions.py``), inactive or the post
+exclusive lists (read in that list's timeline instead: ``services/lists/exclusions.py``), inactive or the post
 deleted, whatever the background work (fan-outs, the event consumer) has done yet. Pages are
 keyset cursors on (time, author|post): posts that arrive while a reader pages are newer than any
 position it holds, so pages never skip or repeat a post.
@@ -60,7 +60,7 @@ class MuteFilter(Protocol):
 
 
 class ExclusionFilter(Protocol):
-    """The members of the reader's exclusive lists (``services/exclusions.py``)."""
+    """The members of the reader's exclusive lists (``services/lists/exclusions.py``)."""
 
     async def excluded_among(self, reader: str, authors: Sequence[str]) -> set[str]: ...
 

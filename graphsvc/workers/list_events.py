@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.redis.event_stream import EventStream
-from graphsvc.services.lists import append_events
+from graphsvc.services.lists.events import append_events
 from graphsvc.settings import ListSettings
 from graphsvc.workers.event_consumer import EventConsumer
 

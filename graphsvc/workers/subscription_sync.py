@@ -34,7 +34,7 @@ from graphsvc.concurrency.jobs import Progress
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.domain.errors import GraphError
 from graphsvc.domain.subscriptions import Action
-from graphsvc.services.list_subscriptions import JOB, sync_key
+from graphsvc.services.lists.subscriptions import JOB, sync_key
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.relations import Relations
 from graphsvc.settings import ListSettings, WorkerSettings

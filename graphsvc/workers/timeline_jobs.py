@@ -3,7 +3,7 @@
 Three kinds of job, each named by what it works on:
 
 - ``push|author|post``: push a new post of an ordinary author into the timeline of every
-  active list that holds it (``list_timelines.py``), then into every active follower's
+  active list that holds it (``services/lists/timelines.py``), then into every active follower's
   home, TIMELINE_FANOUT_BATCH followers a step (the follower list comes from the mirror, and
   from Neo4j past its hot list), each step one pipelined round trip of push scripts.
 - ``remove|author|post``: take a deleted post out of its lists' and every follower's home

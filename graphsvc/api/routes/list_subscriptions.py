@@ -2,8 +2,8 @@
 
 Both are the user's own: each route acts as the user (``acts_as_user``), for its changes and
 its reads alike, and no route tells a list's owner who follows or subscribes. A list the user
-may not see is a 404 ``list_not_found``, as an unknown list is (``services/list_follows.py``,
-``services/list_subscriptions.py``).
+may not see is a 404 ``list_not_found``, as an unknown list is (``services/lists/follows.py``,
+``services/lists/subscriptions.py``).
 """
 
 from __future__ import annotations

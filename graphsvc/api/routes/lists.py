@@ -2,7 +2,7 @@
 
 The owner's changes act as the owner (``acts_as_user``). Reads are for the viewer: another's
 private list, and every list of an owner who blocks the viewer or is suspended, is a 404
-``list_not_found``, as an unknown list is (``services/lists.py``). A page of lists or of
+``list_not_found``, as an unknown list is (``services/lists/curated.py``). A page of lists or of
 members is one bounded Neo4j read (``Cost.GRAPH``).
 """
 

@@ -1,5 +1,5 @@
 """List follows: a user follows a curate list it may see, to read its timeline
-(``list_timelines.py``: every follower reads the list's one timeline). A follow is the
+(``services/lists/timelines.py``: every follower reads the list's one timeline). A follow is the
 follower's alone; a list the follower may no longer see is left out of its follows, and a
 block between the two ends the follow (``workers/list_events.py``)."""
 

@@ -22,13 +22,11 @@ append is lost); a private list's changes create none.
 
 from __future__ import annotations
 
-import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 
 from graphsvc.adapters.neo4j.lists import ListStore
-from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import (
@@ -54,15 +52,14 @@ from graphsvc.domain.lists import (
     member_ids,
     validate_list_id,
 )
-from graphsvc.domain.model import Entry, GraphEvent, Page
+from graphsvc.domain.model import Entry, Page
 from graphsvc.domain.privacy import Viewer
 from graphsvc.domain.timeline import TimelinePage
-from graphsvc.services.exclusions import Exclusions
-from graphsvc.services.list_timelines import ListTimelines
+from graphsvc.services.lists.events import append_events
+from graphsvc.services.lists.exclusions import Exclusions
+from graphsvc.services.lists.timelines import ListTimelines
 from graphsvc.services.paging import Pager
 from graphsvc.settings import ListSettings, PageSettings
-
-log = logging.getLogger(__name__)
 
 
 def bounds_of(settings: ListSettings) -> ListBounds:
@@ -292,15 +289,6 @@ def _raise_refusal(outcome: object, owner: str, list_id: str, bounds: ListBounds
             f"the change would leave more than LIST_MEMBERS_MAX = {bounds.members_max} "
             f"members in list {list_id!r}; nothing changed"
         )
-
-
-async def append_events(stream: EventStream, events: Sequence[GraphEvent]) -> None:
-    """A committed change's events on the event stream; when Redis cannot take them now, the
-    relay appends them from the outbox later (the change stands either way)."""
-    try:
-        await stream.append(events)
-    except REDIS_DOWN as exc:
-        log.warning("%d list events left to the relay (%s)", len(events), exc)
 
 
 def _valid(owner: str, list_id: str) -> None:
