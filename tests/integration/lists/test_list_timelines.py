@@ -1,7 +1,8 @@
 """List timelines against the real servers: the posts of a curate list's members, pushed for
 ordinary members and pulled for celebrities, merged newest first; members' changes; exclusive
 lists leaving the owner's home timeline; every viewer's rights and filters (owner, admin,
-stranger, anonymous, member, a user in a block with a member, a muter, a user the owner blocks).
+stranger, anonymous, member, a follower of the list, a user in a block with a member, a muter,
+a user the owner blocks).
 
 Celebrities have TIMELINE_CELEBRITY_FOLLOWERS = 3 followers here (``tests/support/timelines``).
 """
@@ -174,6 +175,15 @@ async def test_each_viewer_reads_what_it_may(
         await refused(posts_of(graph, owner, public.id), 404, "list_not_found")
     # the others' filters changed nothing for the owner
     assert await posts_of(api, owner, public.id) == both
+    # a follower of the list reads it as anyone may, and loses it with everyone else
+    follower = uid("follower")
+    await api.follow_list(follower, public.id)
+    async with as_viewer(follower, **timelines.FEED) as graph:
+        assert await posts_of(graph, owner, public.id) == both
+        assert [f.id async for f in graph.followed_lists(follower)] == [public.id]
+        await api.update_list(owner, public.id, private=True)
+        await refused(posts_of(graph, owner, public.id), 404, "list_not_found")
+        assert [f.id async for f in graph.followed_lists(follower)] == []
 
 
 async def test_erasure_leaves_no_list_timeline_behind(api: Driver, uid: UserIds) -> None:
