@@ -6,6 +6,7 @@ from graphsvc.domain.lists import Purpose
 from graphsvc.domain.timeline import Mode
 from graphsvc.ops.evaluation import offline as evaluation
 from tests.conftest import every_touched  # a fixture other fixtures ask for by name
+from tests.integration.lists.conftest import list_consumer_ready  # an autouse fixture
 
 Mode.DRAINING
 Purpose.MODERATION
@@ -13,3 +14,4 @@ evaluation.Split.split_at
 evaluation.Scores.coverage
 evaluation.Spread.low
 every_touched
+list_consumer_ready
