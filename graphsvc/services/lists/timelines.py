@@ -31,7 +31,7 @@ version); a Redis outage then costs completeness (a member's older posts), never
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
@@ -55,9 +55,6 @@ from graphsvc.services.timelines import MuteFilter
 from graphsvc.settings import PageSettings, TimelineSettings
 
 log = logging.getLogger(__name__)
-
-# Raises what a viewer that may not read the list gets.
-Check = Callable[[], Awaitable[None]]
 
 
 class ListTimelines:
@@ -95,11 +92,8 @@ class ListTimelines:
         viewer (a rebuild, the pulled members), and whenever a round's own check of the right
         fails; so an ordinary read costs Neo4j one query per round."""
 
-        async def check() -> None:
-            await self._check(owner, list_id, viewer)
-
         async def one_round(position: Post | None, want: int) -> tuple[list[Post], Post | None]:
-            return await self._round(owner, list_id, viewer, position, want, check)
+            return await self._round(owner, list_id, viewer, position, want)
 
         # Readers share the list's posts but not their filters: each viewer's own cursors.
         scope = f"list-timeline|{list_id}|{viewer.user_id or ''}|{int(viewer.sees_all)}"
@@ -112,23 +106,22 @@ class ListTimelines:
         viewer: Viewer,
         position: Post | None,
         want: int,
-        check: Check,
     ) -> tuple[list[Post], Post | None]:
         timelines = self._timelines
         read = await timelines.read(list_id, position, want, SCAN_MAX, LIST)
         if read.rebuild:
-            await check()
+            await self._check(owner, list_id, viewer)
             await self._rebuild(owner, list_id)
             read = await timelines.read(list_id, position, want, SCAN_MAX, LIST)
         pulled = list(read.pulled)
         if read.cache_generation is None or read.cache_generation != read.generation:
-            await check()
+            await self._check(owner, list_id, viewer)
             pulled = await self._pulled_members(owner, list_id, read)
         purpose, shown = await self._shown(
             owner, list_id, viewer, [*pulled, *authors_of(read.posts)]
         )
         if purpose is not Purpose.CURATE:
-            await check()  # the list's own answer; none when it changed back meanwhile
+            await self._check(owner, list_id, viewer)  # its answer; none if it changed back
             return [], None
         posts = [p for p in read.posts if p.author in shown]
         pulled = [a for a in pulled if a in shown]
