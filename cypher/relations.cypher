@@ -71,11 +71,20 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // so their statuses and the reverse edge are stable: each user's count sequence `cs` ticks,
 // and the row returns the facts the mirror derives the changes from (domain/count_changes.py).
 // The caller puts a user in at most one row of a statement, so each row reads its own ticks.
+// Options (domain/follow_options.py): the follower's options of this follow live on its edge,
+// stored only when not the default, so the indexes on them hold only the edges that need them
+// (schema/schema): `notify` (true or absent), `reblogs` (false or absent), `langs` (a list or
+// absent: every language), and `filters` (true when reblogs or langs keep posts out of the
+// follower's home timeline). A row names the options it sets (null: leave as is; set_langs says
+// whether langs is named, [] being every language). A new edge takes them over the defaults, or
+// over those of the pending request it replaces; an existing follow, or a pending request to a
+// locked user, takes them over its own (`retuned` says whether that changed any).
 // Params: $rows, each {i, src, dst, max_following, per_window, window_us, max_requests,
-// event (an id)}.
+// event (an id), notify, reblogs, langs, set_langs}.
 // Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
-// requested (the answer is a pending request, not a follow), and for a new edge: src_cs,
-// dst_cs (the ticks), src_on, dst_on (whether each is active), back (dst follows src).
+// requested (the answer is a pending request, not a follow), notify, reblogs, langs (the
+// options in effect, stored form), retuned, and for a new edge: src_cs, dst_cs (the ticks),
+// src_on, dst_on (whether each is active), back (dst follows src).
 UNWIND $rows AS row
 WITH row, datetime.realtime() AS now
 WITH row, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -99,26 +108,43 @@ WITH row, a, b, r, q, ask, recent,
        WHEN ask AND COUNT { (a)-[:REQUESTS]->() } >= row.max_requests THEN 'request_limit'
        WHEN size(recent) >= row.per_window THEN 'rate_limit'
      END AS refused
-WITH row, a, b, r, q, ask, recent, refused,
+WITH row, a, b, r, q, ask, recent, refused, coalesce(r, q) AS base,
      r IS NULL AND refused IS NULL AND NOT (ask AND q IS NOT NULL) AS new
+WITH row, a, b, r, q, ask, recent, refused, base, new,
+     CASE WHEN row.notify IS NULL THEN base.notify WHEN row.notify THEN true END AS notify,
+     CASE WHEN row.reblogs IS NULL THEN base.reblogs WHEN NOT row.reblogs THEN false END
+       AS reblogs,
+     CASE WHEN NOT row.set_langs THEN base.langs WHEN size(row.langs) > 0 THEN row.langs END
+       AS langs
+WITH row, a, b, r, q, ask, recent, refused, base, new, notify, reblogs, langs,
+     CASE WHEN reblogs = false OR langs IS NOT NULL THEN true END AS filters
 FOREACH (_ IN CASE WHEN new AND ask THEN [1] ELSE [] END |
-  CREATE (a)-[:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
-  SET a.fl = recent + [a.clk]
+  CREATE (a)-[n:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
+  SET a.fl = recent + [a.clk], n.notify = notify, n.reblogs = reblogs, n.langs = langs,
+      n.filters = filters
   CREATE (:GraphEvent {id: row.event, type: 'follow_request', src: row.src, dst: row.dst,
                        v: a.clk}))
 FOREACH (_ IN CASE WHEN new AND NOT ask THEN [1] ELSE [] END |
   CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
-  SET a.fl = CASE WHEN q IS NULL THEN recent + [a.clk] ELSE recent END
+  SET a.fl = CASE WHEN q IS NULL THEN recent + [a.clk] ELSE recent END,
+      n.notify = notify, n.reblogs = reblogs, n.langs = langs, n.filters = filters
   CREATE (:GraphEvent {id: row.event, type: 'follow', src: row.src, dst: row.dst, v: a.clk})
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
 FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
-WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted
+WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted,
+     notify, reblogs, langs, filters,
+     NOT new AND refused IS NULL AND (
+       coalesce(notify, false) <> coalesce(base.notify, false)
+       OR coalesce(reblogs, true) <> coalesce(base.reblogs, true)
+       OR coalesce(langs, []) <> coalesce(base.langs, [])) AS retuned
+FOREACH (e IN CASE WHEN retuned THEN [coalesce(r, q)] ELSE [] END |
+  SET e.notify = notify, e.reblogs = reblogs, e.langs = langs, e.filters = filters)
 FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
   SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
 RETURN row.i AS i, new AS changed,
        CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
-       refused, ask AS requested,
+       refused, ask AS requested, notify, reblogs, langs, retuned,
        CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at,
        CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
        NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
@@ -287,7 +313,8 @@ RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // repeated). Else as relations/follow: neither user being erased or suspended, no block
 // either way, and the requester follows fewer than $max_following users (the request itself
 // counted against that limit; the rate limit counted it when it was made).
-// The new follow creates its event in the outbox (:GraphEvent, `follow`, cause `approved`):
+// The new follow keeps the request's options (relations/follow), and creates its event in the
+// outbox (:GraphEvent, `follow`, cause `approved`):
 // the consumers of follows (timeline backfill, new-follower notifications) take it as a follow.
 // Counts: a new follow ticks both users' count sequences, as in relations/follow.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $event, $max_following.
@@ -317,8 +344,9 @@ WITH a, b, q, r,
      END AS refused
 WITH a, b, q, r, refused, r IS NULL AND refused IS NULL AS approving
 FOREACH (_ IN CASE WHEN approving THEN [1] ELSE [] END |
-  DELETE q
   CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
+  SET n.notify = q.notify, n.reblogs = q.reblogs, n.langs = q.langs, n.filters = q.filters
+  DELETE q
   CREATE (:GraphEvent {id: $event, type: 'follow', src: $src, dst: $dst, v: a.clk,
                        cause: 'approved'})
   SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1
@@ -371,31 +399,50 @@ RETURN size(requests) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // Params: $id, $ids (a list of user ids).
 // Pending follow requests: the user's sent ones are read once as its followings are (few:
 // they count against MAX_FOLLOWING); one from the other id is tested as "followed by" is.
+// The options of the user's follow, or pending request, of each id (relations/follow) come
+// with the followings and requests: the user's own, which the route answers only to it; the
+// other id's options of its follow of the user are never read.
 // Returns: one row, `rows`: a list of [id, following, followed_by, blocking, blocked_by,
-// requested, requested_by, muting, muting_until] (a hundred rows cost the Python driver more
-// than the query costs
-// Neo4j).
+// requested, requested_by, muting, muting_until, options] (options: [notify, reblogs, langs]
+// in their stored form, or null when the user neither follows nor asked to; a hundred rows
+// cost the Python driver more than the query costs Neo4j).
 OPTIONAL MATCH (me:User {id: $id})
 WITH me, datetime.realtime() AS now
 WITH me, now.epochSeconds * 1000000 + now.microsecond AS now_us,
-     CASE WHEN me IS NULL THEN [] ELSE [(me)-[:FOLLOWS]->(x) | x] END AS following,
-     CASE WHEN me IS NULL THEN [] ELSE [(me)-[:REQUESTS]->(x) | x] END AS requested
+     CASE WHEN me IS NULL THEN [] ELSE
+       [(me)-[f:FOLLOWS]->(x) | [x, [f.notify, f.reblogs, f.langs]]] END AS following,
+     CASE WHEN me IS NULL THEN [] ELSE
+       [(me)-[f:REQUESTS]->(x) | [x, [f.notify, f.reblogs, f.langs]]] END AS requested
 WITH me, following, requested,
      CASE WHEN me IS NULL THEN [] ELSE
        [(me)-[m:MUTES]->(x) WHERE m.until IS NULL OR m.until > now_us | [x, m.until]] END
        AS muting
 UNWIND $ids AS oid
 OPTIONAL MATCH (o:User {id: oid})
-WITH me, oid, o, following, requested,
-     me IS NOT NULL AND o IS NOT NULL AS both, [pair IN muting WHERE pair[0] = o] AS muted
+WITH me, oid, o, me IS NOT NULL AND o IS NOT NULL AS both,
+     [pair IN muting WHERE pair[0] = o] AS muted,
+     [pair IN following WHERE pair[0] = o | pair[1]] AS follows,
+     [pair IN requested WHERE pair[0] = o | pair[1]] AS asks
 RETURN collect([
   oid,
-  both AND o IN following,
+  both AND size(follows) > 0,
   both AND EXISTS { (o)-[:FOLLOWS]->(me) },
   both AND EXISTS { (me)-[:BLOCKS]->(o) },
   both AND EXISTS { (o)-[:BLOCKS]->(me) },
-  both AND o IN requested,
+  both AND size(asks) > 0,
   both AND EXISTS { (o)-[:REQUESTS]->(me) },
   both AND size(muted) > 0,
-  CASE WHEN both AND size(muted) > 0 THEN muted[0][1] END
+  CASE WHEN both AND size(muted) > 0 THEN muted[0][1] END,
+  CASE WHEN both THEN head(follows + asks) END
 ]) AS rows
+
+// name: follow_filters
+// The reader's follows whose options keep some of their author's posts out of its home
+// timeline (relations/follow: `filters`), which its timeline reads cache in Redis.
+// Locking: none (a read, auto-commit).
+// Cost: the reader's followings, at most MAX_FOLLOWING.
+// Params: $id (the reader).
+// Returns per such follow: id (the author), reblogs (false or null), langs (a list or null).
+MATCH (:User {id: $id})-[f:FOLLOWS]->(author:User)
+WHERE f.filters
+RETURN author.id AS id, f.reblogs AS reblogs, f.langs AS langs

@@ -31,6 +31,7 @@ from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.exclusions import ExclusionCache
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
+from graphsvc.adapters.redis.follow_filters import FollowFilterCache
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.leases import Leases
@@ -223,6 +224,11 @@ class RedisAdapters:
     def exclusion_cache(self) -> ExclusionCache:
         keep = self._settings.timelines.timeline_cache_seconds
         return ExclusionCache(self.client, self.mirror, keep)
+
+    @cached_property
+    def follow_filter_cache(self) -> FollowFilterCache:
+        keep = self._settings.timelines.timeline_cache_seconds
+        return FollowFilterCache(self.client, self.mirror, keep)
 
     @cached_property
     def timeline_job_queue(self) -> TimelineJobQueue:

@@ -1,10 +1,11 @@
 """Timelines: the queue of their jobs (pushes, drains, removals), and the service over the
 authors' posts and the home timelines, the follow pages and their mirror, filtered by the
-reader's mutes and exclusive lists."""
+reader's mutes, exclusive lists and follow options."""
 
 from __future__ import annotations
 
 from graphsvc.builders.core import Core
+from graphsvc.services.follow_filters import FollowFilters
 from graphsvc.services.lists.exclusions import Exclusions
 from graphsvc.services.timelines import Timelines
 from graphsvc.workers.timeline_jobs import TimelineJobs
@@ -40,4 +41,5 @@ def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
         core.mutes,
         core.neo4j.moderation,
         Exclusions(core.neo4j.lists, core.redis.exclusion_cache),
+        FollowFilters(core.neo4j.edges, core.redis.follow_filter_cache),
     )

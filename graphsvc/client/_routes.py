@@ -45,13 +45,21 @@ def _carried(recommendation_id: str | None) -> dict[str, Any]:
     return {} if recommendation_id is None else {"recommendation_id": recommendation_id}
 
 
-def follow(user_id: str, target_id: str, recommendation_id: str | None) -> Call[schemas.FollowBody]:
-    return Call(
-        "PUT",
-        _user(user_id, "following", _u(target_id)),
-        _carried(recommendation_id),
-        model=schemas.FollowBody,
-    )
+def follow(
+    user_id: str,
+    target_id: str,
+    recommendation_id: str | None,
+    notify: bool | None = None,
+    reblogs: bool | None = None,
+    languages: Iterable[str] | None = None,
+) -> Call[schemas.FollowBody]:
+    query = _carried(recommendation_id)
+    for name, flag in (("notify", notify), ("reblogs", reblogs)):
+        if flag is not None:
+            query[name] = "true" if flag else "false"
+    if languages is not None:
+        query["languages"] = ",".join(languages)
+    return Call("PUT", _user(user_id, "following", _u(target_id)), query, model=schemas.FollowBody)
 
 
 def unfollow(user_id: str, target_id: str) -> Call[schemas.UnfollowBody]:
@@ -482,13 +490,15 @@ def record_impressions(
 # -- timelines ----------------------------------------------------------------------------
 
 
-def publish(user_id: str, post_id: str, at: datetime) -> Call[schemas.PostBody]:
-    return Call(
-        "PUT",
-        _user(user_id, "posts", _u(post_id)),
-        body={"at": at.isoformat()},
-        model=schemas.PostBody,
-    )
+def publish(
+    user_id: str, post_id: str, at: datetime, language: str | None = None, reblog: bool = False
+) -> Call[schemas.PostBody]:
+    body: dict[str, Any] = {"at": at.isoformat()}
+    if language is not None:
+        body["language"] = language
+    if reblog:
+        body["reblog"] = True
+    return Call("PUT", _user(user_id, "posts", _u(post_id)), body=body, model=schemas.PostBody)
 
 
 def post(user_id: str, post_id: str) -> Call[schemas.PostBody]:

@@ -24,6 +24,7 @@ ErrorCode = Literal[
     "invalid_duration",
     "invalid_interaction",
     "invalid_post",
+    "invalid_options",
     "invalid_key_request",
     "invalid_last_event_id",
     "invalid_time_range",

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from graphsvc.domain.follow_options import OptionEdits
+
 NO_LIMIT = 2**31 - 1
 # The cause an unfollow's event carries when the followed user ended the follow (a removed
 # follower); consumers treat it as any unfollow.
@@ -47,6 +49,7 @@ class EdgeWrite:
     dst: str
     limits: WriteLimits = field(default_factory=WriteLimits)
     cause: str = ""  # an unfollow's event cause: REMOVED when the followed user ended it
+    edits: OptionEdits = field(default_factory=OptionEdits)  # a follow's options it names
 
 
 @dataclass(slots=True)

@@ -152,6 +152,14 @@ class InvalidPost(GraphError):
     code = "invalid_post"
 
 
+class InvalidOptions(GraphError):
+    """A follow's options or a post's language the schema's patterns let through (too many
+    languages), or that a caller sent past the schema."""
+
+    status = 422
+    code = "invalid_options"
+
+
 class PostConflict(GraphError):
     status = 409
     code = "post_conflict"

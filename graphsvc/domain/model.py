@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from graphsvc.domain.cursor import Position
+from graphsvc.domain.follow_options import DEFAULT as DEFAULT_OPTIONS
+from graphsvc.domain.follow_options import FollowOptions
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # A user's statuses; the last two are "inactive": hidden from every list and active count.
@@ -171,6 +173,8 @@ class EdgeChange:
     at: int | None
     event: GraphEvent | None = None  # what the event stream says of it (None: no change)
     withdrawn: bool = False  # an unfollow that withdrew a pending follow request
+    options: FollowOptions = DEFAULT_OPTIONS  # a follow's options in effect after it
+    retuned: bool = False  # a follow that existed, whose options it changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +196,8 @@ class RequestChange:
     created: bool
     version: int
     event: GraphEvent | None = None
+    options: FollowOptions = DEFAULT_OPTIONS  # the request's, which its approval keeps
+    retuned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +207,8 @@ class FollowResult:
     following: bool
     requested: bool
     created: bool
+    options: FollowOptions = DEFAULT_OPTIONS
+    retuned: bool = False  # a repeat that changed the options
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +252,7 @@ class Relationship:
     requested_by: bool = False  # the other asked to follow the user (pending)
     muting: bool = False
     muting_until: int | None = None  # µs; None: the mute (if any) never expires
+    options: FollowOptions | None = None  # of the user's follow or request; None: neither
 
     @property
     def mutual(self) -> bool:

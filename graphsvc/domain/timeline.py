@@ -66,6 +66,22 @@ class Post(NamedTuple):
         return self.member.partition(SEPARATOR)[2]
 
 
+class PostKind(NamedTuple):
+    """What a follower's options (``follow_options``) filter a post by: its language (None:
+    the author did not say) and whether it is a reblog of another post."""
+
+    language: str | None = None
+    reblog: bool = False
+
+    @classmethod
+    def of_state(cls, state: dict) -> PostKind:
+        """From a post's stored state (``timeline_publish.lua``: ``lang``, ``reblog``)."""
+        return cls(state.get("lang"), bool(state.get("reblog")))
+
+
+PLAIN = PostKind()
+
+
 def author_of(member: str) -> str:
     return member.partition(SEPARATOR)[0]
 
@@ -94,6 +110,7 @@ class PostState:
     state: str  # fanning_out, done, deleting, deleted
     followers: int = 0  # followers the fan-out walked
     pushed: int = 0  # home timeline writes (active followers reached)
+    kind: PostKind = PLAIN
 
 
 @dataclass(frozen=True, slots=True)

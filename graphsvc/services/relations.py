@@ -32,6 +32,7 @@ from graphsvc.domain.errors import (
     UserErasing,
     UserSuspended,
 )
+from graphsvc.domain.follow_options import NO_EDITS, OptionEdits
 from graphsvc.domain.ids import validate_user_id, validate_user_ids
 from graphsvc.domain.model import (
     BlockChange,
@@ -80,25 +81,30 @@ class Relations:
         )
 
     async def follow(
-        self, user_id: str, target_id: str, recommendation_id: str | None = None
+        self,
+        user_id: str,
+        target_id: str,
+        recommendation_id: str | None = None,
+        edits: OptionEdits = NO_EDITS,
     ) -> FollowResult:
         """Make ``user_id`` follow ``target_id``, or, when the target is locked, ask to: a
         pending request the target approves or rejects. Repeating a follow or a request is
-        never refused and changes nothing. A new follow carrying a recommendation id counts
-        once for its version, after the commit (``recommendations``)."""
+        never refused; it changes the options it names (``edits``) and nothing else. A new
+        follow carrying a recommendation id counts once for its version, after the commit
+        (``recommendations``)."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
         recommendation = self._feedback.carried(user_id, recommendation_id)
-        write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits)
+        write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits, edits=edits)
         outcome = await self._batches.submit(write)
         match outcome:
             case Refusal():
                 raise _refusal_error(outcome, self._settings, user_id, target_id)
             case RequestChange():
-                return FollowResult(following=False, requested=True, created=outcome.created)
+                return FollowResult(False, True, outcome.created, outcome.options, outcome.retuned)
         assert isinstance(outcome, EdgeChange)
         if outcome.changed:
             await self._feedback.followed(recommendation, target_id)
-        return FollowResult(following=True, requested=False, created=outcome.changed)
+        return FollowResult(True, False, outcome.changed, outcome.options, outcome.retuned)
 
     async def unfollow(self, user_id: str, target_id: str) -> EdgeChange | None:
         """Remove the follow, or withdraw a pending request; the change (None: neither user

@@ -42,9 +42,11 @@ from graphsvc.domain.errors import (
     UnknownPost,
     UserErasing,
 )
+from graphsvc.domain.follow_options import validate_language
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import Side, UserState, micros_from_datetime
-from graphsvc.domain.timeline import Post, PostState, TimelinePage, newest_first
+from graphsvc.domain.timeline import PLAIN, Post, PostKind, PostState, TimelinePage, newest_first
+from graphsvc.services.follow_filters import FollowFilters
 from graphsvc.services.follow_pages import FollowPages
 from graphsvc.services.mirror_sync import MirrorSync
 from graphsvc.services.paging import Pager
@@ -94,8 +96,10 @@ class Timelines:
         mutes: MuteFilter,
         erasures: ErasureState,
         exclusions: ExclusionFilter,
+        filters: FollowFilters,
     ) -> None:
         self._author_posts = author_posts
+        self._filters = filters
         self._exclusions = exclusions
         self._erasures = erasures
         self._mutes = mutes
@@ -111,24 +115,30 @@ class Timelines:
 
     # -- posts ------------------------------------------------------------------------------
 
-    async def publish(self, author: str, post_id: str, at: datetime) -> tuple[PostState, bool]:
+    async def publish(
+        self, author: str, post_id: str, at: datetime, kind: PostKind = PLAIN
+    ) -> tuple[PostState, bool]:
         """Put the post in its author's posts and start its fan-out (ordinary authors); the
         state, and whether the post is new. Idempotent; the same id at another time is a
         conflict, and a deleted id is not published again, nor any post of a user being
-        erased."""
+        erased. Its ``kind`` (language, reblog) is what followers' options filter it by."""
         post = _valid_post(author, post_id, at, self._settings.timeline_max_future_seconds)
+        if kind.language is not None:
+            validate_language(kind.language)
         await self._jobs.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
         posts = self._author_posts
-        outcome = await posts.publish(post, post_id)
+        outcome = await posts.publish(post, post_id, kind=kind)
         if outcome.status == "erased":
-            outcome = await _publish_after_erasure(posts, self._erasures, post, post_id)
+            outcome = await _publish_after_erasure(posts, self._erasures, post, post_id, kind)
         if outcome.status == "counts":
             followers = (await self._follow_pages.counts(author)).followers
-            outcome = await posts.publish(post, post_id, followers=followers)
+            outcome = await posts.publish(post, post_id, followers=followers, kind=kind)
         if outcome.status == "enter_pull":  # readers pull it before it stops pushing
             await self._home_timelines.start_pulling(author)
-            outcome = await posts.publish(post, post_id, switch="pull", followers=followers)
+            outcome = await posts.publish(
+                post, post_id, switch="pull", followers=followers, kind=kind
+            )
         if outcome.status == "erased":  # an erasure closed the timeline between the calls
             raise _erasing(author)
         if outcome.deleted:  # checked with the publish: take back what it wrote, if anything
@@ -154,7 +164,7 @@ class Timelines:
                 await self._jobs.start(f"push|{author}|{post_id}")
             return state, False
         way = "done" if outcome.mode == "pull" else "fanning_out"
-        return PostState(author, post_id, post.at, outcome.mode, way), True
+        return PostState(author, post_id, post.at, outcome.mode, way, kind=kind), True
 
     async def post(self, author: str, post_id: str) -> PostState:
         _valid_ids(author, post_id)
@@ -207,7 +217,10 @@ class Timelines:
             pulled = await self._pulled_authors(reader, home)
         posts, pulled = await _unmuted(self._mutes, reader, posts, pulled)
         posts, pulled = await _inclusive(self._exclusions, reader, posts, pulled)
-        return await merged(self._author_posts, self._sync, home, posts, pulled, position, want)
+        visible, horizon = await merged(
+            self._author_posts, self._sync, home, posts, pulled, position, want
+        )
+        return await self._filters.admitted(reader, home, visible), horizon
 
     async def _followed_only(self, reader: str, posts: list[Post]) -> list[Post]:
         """The reader's following list is not mirrored in full: ask Neo4j who it follows."""
@@ -283,11 +296,12 @@ def _state(author: str, post_id: str, state: dict) -> PostState:
         state["state"],
         state["followers"],
         state["pushed"],
+        PostKind.of_state(state),
     )
 
 
 async def _publish_after_erasure(
-    author_posts: AuthorPosts, erasures: ErasureState, post: Post, post_id: str
+    author_posts: AuthorPosts, erasures: ErasureState, post: Post, post_id: str, kind: PostKind
 ) -> Published:
     """The author's timeline is closed. An erasure closes it first and forgets it last, after
     deleting the node: closed with no erasure in Neo4j, it is what a process stopped in
@@ -296,7 +310,7 @@ async def _publish_after_erasure(
     state = await erasures.user_state(author)
     if state is None or not state.erasing:
         await author_posts.reopen(author)
-        outcome = await author_posts.publish(post, post_id)
+        outcome = await author_posts.publish(post, post_id, kind=kind)
         if outcome.status != "erased":  # else an erasure began meanwhile
             return outcome
     raise _erasing(author)

@@ -196,6 +196,20 @@ class FollowBody(BaseModel):
         "which it approves or rejects; withdrawn by an unfollow",
     )
     created: bool = Field(description="false when the follow (or the request) already existed")
+    notifying: bool = Field(
+        default=False, description="the follower gets a `posted` notification for each post"
+    )
+    showing_reblogs: bool = Field(
+        default=True, description="the followed user's reblogs reach the home timeline"
+    )
+    languages: list[str] | None = Field(
+        default=None,
+        description="only posts in these languages (and those without one) reach the home "
+        "timeline; null: every language",
+    )
+    options_changed: bool = Field(
+        default=False, description="a repeated follow (or request) whose options it changed"
+    )
 
 
 class UnfollowBody(BaseModel):
@@ -316,6 +330,18 @@ class RelationshipBody(BaseModel):
     muting: bool = Field(default=False, description="the user mutes this id (a mute in effect)")
     muting_expires_at: UtcTime | None = Field(
         default=None, description="when that mute expires, ISO-8601 UTC; null: never, or no mute"
+    )
+    notifying: bool | None = Field(
+        default=None,
+        description="the user's follow (or request) of this id rings its bell; null: neither",
+    )
+    showing_reblogs: bool | None = Field(
+        default=None, description="this id's reblogs reach the user's home timeline"
+    )
+    languages: list[str] | None = Field(
+        default=None,
+        description="the languages of this id's posts the user's home timeline takes; null: "
+        "every language, or no follow",
     )
     known_followers: FamiliarBody | None = Field(
         default=None,
@@ -688,6 +714,17 @@ class PostIn(BaseModel):
         "TIMELINE_MAX_FUTURE_SECONDS ahead of the server's clock)",
         examples=["2026-11-23T10:00:00Z"],
     )
+    language: str | None = Field(
+        default=None,
+        description="its language, an ISO 639 code (two or three lowercase letters): "
+        "followers who keep only some languages of the author read it only in those",
+        json_schema_extra={"pattern": "^[a-z]{2,3}$"},
+    )
+    reblog: bool = Field(
+        default=False,
+        description="a reblog of another post: followers who turned the author's reblogs off "
+        "do not read it",
+    )
 
 
 class PostBody(BaseModel):
@@ -706,6 +743,8 @@ class PostBody(BaseModel):
     pushed: int | None = Field(
         description="home timelines it was pushed into (active readers)" + _HIDDEN
     )
+    language: str | None = Field(default=None, description="as published (null: none said)")
+    reblog: bool = Field(default=False, description="as published")
     created: bool | None = Field(
         default=None, description="on publish: false when the post existed already"
     )

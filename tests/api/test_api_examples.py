@@ -25,7 +25,7 @@ EARLIER = (NOW - timedelta(hours=1)).isoformat().replace("+00:00", "Z")
 # the scenario creates, {list_id} the list it creates. The order matters: each step leaves what
 # the next one shows.
 SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
-    ("follow", "PUT", "/v1/users/{alice}/following/{bob}", {}, None),
+    ("follow", "PUT", "/v1/users/{alice}/following/{bob}", {"notify": "true", "languages": "en,de"}, None),
     ("unfollow", "DELETE", "/v1/users/{alice}/following/{zoe}", {}, None),
     ("remove_follower", "DELETE", "/v1/users/{bob}/followers/{dave}", {}, None),
     ("remove_followers", "POST", "/v1/users/{bob}/followers/remove", {}, {"ids": ["{erin}", "{frank}"]}),
@@ -75,7 +75,7 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("get_affinities", "GET", "/v1/internal/users/{alice}/affinities", {"limit": 3}, None),
     ("get_suggestions_report", "GET", "/v1/internal/suggestions/report", {}, None),
     ("explain_suggestion", "GET", "/v1/internal/users/{alice}/suggestions/explain/{dave}", {}, None),
-    ("publish_post", "PUT", "/v1/users/{bob}/posts/p1", {}, {"at": EARLIER}),
+    ("publish_post", "PUT", "/v1/users/{bob}/posts/p1", {}, {"at": EARLIER, "language": "en"}),
     ("get_post", "GET", "/v1/users/{bob}/posts/p1", {}, None),
     ("get_timeline", "GET", "/v1/users/{alice}/timeline", {"limit": 3}, None),
     ("list_timeline", "GET", "/v1/users/{alice}/lists/{list_id}/timeline", {"limit": 3}, None),

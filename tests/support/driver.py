@@ -85,9 +85,17 @@ class Driver(AsyncGraphClient):
 
     # -- answers whose status says what happened ----------------------------------------------
 
-    async def publish(self, user_id: str, post_id: str, at: datetime) -> PostBody:
+    async def publish(
+        self,
+        user_id: str,
+        post_id: str,
+        at: datetime,
+        *,
+        language: str | None = None,
+        reblog: bool = False,
+    ) -> PostBody:
         """202 for a post it created, 200 for one it had."""
-        body = await super().publish(user_id, post_id, at)
+        body = await super().publish(user_id, post_id, at, language=language, reblog=reblog)
         assert self.last_status == (202 if body.created else 200), (self.last_status, body)
         return body
 
@@ -239,6 +247,9 @@ def relationship(
         mutual=following and followed_by,
         blocking=blocking,
         blocked_by=blocked_by,
+        # a follow's default options (none without a follow)
+        notifying=False if following else None,
+        showing_reblogs=True if following else None,
     )
 
 

@@ -25,6 +25,7 @@ from graphsvc.domain.edge_writes import (
     batch_users,
     plan_rounds,
 )
+from graphsvc.domain.follow_options import FollowOptions
 from graphsvc.domain.ids import REHEARSAL_OTHER, REHEARSAL_USER
 from graphsvc.domain.model import (
     BlockChange,
@@ -148,11 +149,18 @@ class EdgeStore:
             EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d), at) for s, d, v in pairs
         ]
 
+    async def follow_filters(self, reader: str) -> dict[str, FollowOptions]:
+        """The reader's follows whose options filter posts: author -> options."""
+        rows = await self._store.read("relations/follow_filters", {"id": reader})
+        return {row["id"]: stored_options(row) for row in rows}
+
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
         (row,) = await self._store.read(
             "relations/relationships", {"id": user_id, "ids": list(others)}
         )
-        return [Relationship(*values) for values in row["rows"]]
+        return [
+            Relationship(*values[:-1], options=_options_of(values[-1])) for values in row["rows"]
+        ]
 
 
 # What one committed write comes to (see EdgeStore.commit).
@@ -232,6 +240,10 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
             per_window=write.limits.per_window,
             window_us=write.limits.window_us,
             max_requests=write.limits.max_requests,
+            notify=write.edits.notify,
+            reblogs=write.edits.reblogs,
+            langs=list(write.edits.languages or ()),
+            set_langs=write.edits.languages is not None,
         )
     else:
         row["cause"] = write.cause or None  # a null property is not stored
@@ -305,7 +317,8 @@ def _outcome(write: EdgeWrite, row: Row, ids: list[str], at: int | None) -> Writ
         case WriteKind.FOLLOW if row["requested"]:
             created, version = bool(row["changed"]), row["version"]
             event = GraphEvent(ids[0], "follow_request", src, dst, version) if created else None
-            return RequestChange(src, dst, created, version, event)
+            options, retuned = stored_options(row), bool(row["retuned"])
+            return RequestChange(src, dst, created, version, event, options, retuned)
         case WriteKind.FOLLOW | WriteKind.UNFOLLOW | WriteKind.APPROVE:
             if write.kind is WriteKind.UNFOLLOW and not row["known"]:
                 return None
@@ -341,7 +354,10 @@ def _edge_change(write: EdgeWrite, row: Row, event_id: str, at: int | None) -> E
         following, bool(row["src_on"]), bool(row["dst_on"]), bool(row["back"]), flagged
     )
     counts = _numbered(changed, facts, row["src_cs"], row["dst_cs"])
-    return EdgeChange(src, dst, following, changed, version, *counts, at, event, withdrawn)
+    change = EdgeChange(src, dst, following, changed, version, *counts, at, event, withdrawn)
+    if write.kind is WriteKind.FOLLOW:
+        return replace(change, options=stored_options(row), retuned=bool(row["retuned"]))
+    return change
 
 
 def _numbered(
@@ -386,3 +402,20 @@ def _block_change(write: EdgeWrite, row: Row, ids: list[str], at: int | None) ->
         if r
     ]
     return BlockChange(bool(row["created"]), changes, events)
+
+
+def stored_options(row: Row) -> FollowOptions:
+    """A follow's options from their stored form (``relations/follow``: only what is not the
+    default is stored)."""
+    return FollowOptions(
+        notify=bool(row.get("notify")),
+        reblogs=row.get("reblogs") is not False,
+        languages=tuple(row.get("langs") or ()),
+    )
+
+
+def _options_of(stored: list[Any] | None) -> FollowOptions | None:
+    if stored is None:
+        return None
+    notify, reblogs, langs = stored
+    return stored_options({"notify": notify, "reblogs": reblogs, "langs": langs})

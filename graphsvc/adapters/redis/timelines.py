@@ -41,7 +41,7 @@ from graphsvc.adapters.redis.client import Batch, Client, is_cluster
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register, run_many
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
-from graphsvc.domain.timeline import Post, author_of
+from graphsvc.domain.timeline import PLAIN, Post, PostKind, author_of
 from graphsvc.settings import RedisSettings, TimelineSettings
 
 READERS_PER_CALL = 500  # readers per push script on a single Redis
@@ -52,7 +52,9 @@ class TimelineKeys:
     """The kinds of key one kind of timeline keeps per owner (a reader, a list), in the
     owner's slot: the timeline, its activity mark, its cached pulled authors and their
     version, its rebuild mark, and the following list and meta the read's follow filter
-    checks (a list's never exist: a list's read filters its members itself)."""
+    checks (a list's never exist: a list's read filters its members itself), and the cached
+    follow options that keep posts out of the timeline (a list's none: they are the home
+    timeline's)."""
 
     timeline: str
     mark: str
@@ -61,10 +63,11 @@ class TimelineKeys:
     rebuild: str
     following: str
     meta: str
+    filters: str  # the owner's follow options that filter posts, tagged with its version
 
 
-HOME = TimelineKeys("in", "rd", "fc", "fv", "rb", "g", "m")
-LIST = TimelineKeys("lt", "lr", "lc", "lv", "lb", "lg", "lm")
+HOME = TimelineKeys("in", "rd", "fc", "fv", "rb", "g", "m", "ff")
+LIST = TimelineKeys("lt", "lr", "lc", "lv", "lb", "lg", "lm", "lf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class TimelineRead:
     follow_generation: str = "0"  # the reader's, now (what a list computed next is tagged)
     pulled: tuple[str, ...] = ()
     posts: tuple[Post, ...] = ()
+    filters: dict[str, str] | None = None  # the cached follow filters, None when stale
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +126,13 @@ class AuthorPosts:
         return self._mirror.key(kind, user_id)  # the user's slot, as its mirror keys
 
     async def publish(
-        self, post: Post, post_id: str, *, switch: str = "", followers: int | None = None
+        self,
+        post: Post,
+        post_id: str,
+        *,
+        switch: str = "",
+        followers: int | None = None,
+        kind: PostKind = PLAIN,
     ) -> Published:
         s = self._settings
         author = post.author
@@ -137,6 +147,8 @@ class AuthorPosts:
             enter * s.timeline_hysteresis,
             switch,
             "" if followers is None else followers,
+            kind.language or "",
+            "1" if kind.reblog else "",
         ]
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._publish, keys, args)
@@ -186,13 +198,10 @@ class AuthorPosts:
 
     def _queue_deleted(self, pipe: Any, members: Sequence[str]) -> dict[str, list[Post]]:
         """Queue one tombstone lookup per author of ``members``; the members by author."""
-        by_author: dict[str, list[Post]] = {}
-        for member in dict.fromkeys(members):
-            post = Post(0, member)
-            by_author.setdefault(post.author, []).append(post)
-        for author, posts in by_author.items():
+        grouped = by_author(Post(0, member) for member in dict.fromkeys(members))
+        for author, posts in grouped.items():
             pipe.zmscore(self.key("pd", author), [p.post_id for p in posts])
-        return by_author
+        return grouped
 
     async def pages_and_hidden(
         self, authors: Sequence[str], after: Post | None, want: int, home: Sequence[Post]
@@ -384,7 +393,8 @@ class HomeTimelines:
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._read, keys, args)
         batch.call(lambda pipe: pipe.get(self._generation))
-        reply, generation = await batch.execute()
+        batch.call(lambda pipe: pipe.hgetall(self.key(kind.filters, reader)))
+        reply, generation, filters = await batch.execute()
         if reply[0] == "rebuild":
             return TimelineRead(rebuild=True)
         n = int(reply[5])
@@ -399,6 +409,7 @@ class HomeTimelines:
             follow_generation=reply[4],
             pulled=pulled,
             posts=posts,
+            filters=filters if filters.pop("", None) == reply[4] else None,
         )
 
     async def rebuilt(self, reader: str, kind: TimelineKeys = HOME) -> None:
@@ -473,7 +484,7 @@ class HomeTimelines:
 
     async def forget_reader(self, user_id: str, kind: TimelineKeys = HOME) -> None:
         """An erased user's home timeline and marks go (a deleted list's timeline)."""
-        kinds = (kind.timeline, kind.mark, kind.cache, kind.version, kind.rebuild)
+        kinds = (kind.timeline, kind.mark, kind.cache, kind.version, kind.rebuild, kind.filters)
         await self._redis.unlink(*[self.key(k, user_id) for k in kinds])
 
 
@@ -571,6 +582,13 @@ def _deleted(by_author: dict[str, list[Post]], replies: Sequence[list[Any]]) -> 
         for post, score in zip(posts, scores, strict=True)
         if score is not None
     }
+
+
+def by_author(posts: Iterable[Post]) -> dict[str, list[Post]]:
+    grouped: dict[str, list[Post]] = {}
+    for post in posts:
+        grouped.setdefault(post.author, []).append(post)
+    return grouped
 
 
 def authors_of(posts: Iterable[Post]) -> list[str]:

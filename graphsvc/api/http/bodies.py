@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
+from graphsvc.domain.follow_options import FollowOptions
 from graphsvc.domain.model import (
     EdgeChange,
     Familiar,
@@ -41,8 +42,25 @@ def timeline_body(page: TimelinePage) -> FastJSON:
 
 def follow_body(result: FollowResult) -> FastJSON:
     """A follow's answer: 200 for a follow, 202 for a request waiting for approval."""
-    body = {"following": result.following, "requested": result.requested, "created": result.created}
+    body = {
+        "following": result.following,
+        "requested": result.requested,
+        "created": result.created,
+        **options_body(result.options),
+        "options_changed": result.retuned,
+    }
     return FastJSON(body, status_code=202 if result.requested else 200)
+
+
+def options_body(options: FollowOptions | None) -> dict[str, Any]:
+    """A follow's options under Mastodon's names; null where there is no follow nor request."""
+    if options is None:
+        return {"notifying": None, "showing_reblogs": None, "languages": None}
+    return {
+        "notifying": options.notify,
+        "showing_reblogs": options.reblogs,
+        "languages": list(options.languages) or None,
+    }
 
 
 def unfollow_body(change: EdgeChange | None) -> FastJSON:

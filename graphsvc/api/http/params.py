@@ -73,3 +73,28 @@ RecommendationId = Annotated[
     str | None,
     Query(description=RECOMMENDATION_ID_DOC, json_schema_extra=RECOMMENDATION_ID_SCHEMA),
 ]
+
+# A follow's options (domain/follow_options.py): absent leaves an option as it is
+Notify = Annotated[
+    bool | None,
+    Query(
+        description="ring the bell: a `posted` notification for each of the target's posts "
+        "(default false); absent leaves it as it is"
+    ),
+]
+Reblogs = Annotated[
+    bool | None,
+    Query(
+        description="the target's reblogs in the home timeline (default true); absent leaves "
+        "it as it is"
+    ),
+]
+Languages = Annotated[
+    str | None,
+    Query(
+        description="comma-separated ISO 639 codes (at most 16): only the target's posts in "
+        "these languages (and those without one) reach the home timeline; empty: every "
+        "language (the default); absent leaves it as it is",
+        json_schema_extra={"pattern": r"^([a-z]{2,3}(,[a-z]{2,3}){0,15})?$", "maxLength": 63},
+    ),
+]

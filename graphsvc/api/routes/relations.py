@@ -9,13 +9,28 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from graphsvc.api.http.access import Cost, guarded
-from graphsvc.api.http.bodies import FastJSON, familiar_body, follow_body, unfollow_body
+from graphsvc.api.http.bodies import (
+    FastJSON,
+    familiar_body,
+    follow_body,
+    options_body,
+    unfollow_body,
+)
 from graphsvc.api.http.context import services_of, viewer_of
 from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import BLOCK_ERRORS, ERRORS, FOLLOW_ERRORS, REMOVAL_ERRORS
 from graphsvc.api.http.lean import LeanRoute
-from graphsvc.api.http.params import FollowerId, RecommendationId, TargetId, UserId
+from graphsvc.api.http.params import (
+    FollowerId,
+    Languages,
+    Notify,
+    Reblogs,
+    RecommendationId,
+    TargetId,
+    UserId,
+)
 from graphsvc.domain.access import Scope
+from graphsvc.domain.follow_options import OptionEdits, parse_languages
 from graphsvc.domain.model import Relationship, iso_utc
 from graphsvc.wire.schemas import (
     BlockBody,
@@ -49,7 +64,10 @@ REQUESTED = {
     summary="Follow a user, or ask to when it is locked (202, requested: true); idempotent",
     description="With a `recommendation_id`, a follow that makes the edge counts once for "
     "the ranker version of that suggestions answer (a request to a locked account does not: "
-    "it is no follow yet).",
+    "it is no follow yet). `notify`, `reblogs` and `languages` set the follow's options (a "
+    "request's, which its approval keeps); a repeated follow changes the ones it names and says "
+    "so (`options_changed`). They are the follower's alone: only its own relationships show "
+    "them.",
     **guarded(Scope.WRITE, acts_as_user=True),
 )
 async def follow(
@@ -57,9 +75,13 @@ async def follow(
     target_id: TargetId,
     request: Request,
     recommendation_id: RecommendationId = None,
+    notify: Notify = None,
+    reblogs: Reblogs = None,
+    languages: Languages = None,
 ) -> FastJSON:
+    edits = OptionEdits(notify, reblogs, parse_languages(languages))
     relations = services_of(request).relations
-    return follow_body(await relations.follow(user_id, target_id, recommendation_id))
+    return follow_body(await relations.follow(user_id, target_id, recommendation_id, edits))
 
 
 @router.delete(
@@ -161,6 +183,7 @@ def relationship_body(rel: Relationship) -> dict[str, Any]:
         "requested_by": rel.requested_by,
         "muting": rel.muting,
         "muting_expires_at": iso_utc(rel.muting_until) if rel.muting_until is not None else None,
+        **options_body(rel.options),
     }
 
 

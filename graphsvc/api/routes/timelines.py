@@ -15,7 +15,7 @@ from graphsvc.api.http.errors import ERRORS, POST_ERRORS
 from graphsvc.api.http.params import Cursor, Limit, UserId
 from graphsvc.domain.access import Scope
 from graphsvc.domain.model import iso_utc
-from graphsvc.domain.timeline import PostState
+from graphsvc.domain.timeline import PostKind, PostState
 from graphsvc.wire.schemas import ID_SCHEMA, PostBody, PostDeletedBody, PostIn, TimelineBody
 
 router = APIRouter(generate_unique_id_function=operation_id)
@@ -47,6 +47,8 @@ def _post_body(
         "followers": None if counts_hidden else state.followers,
         "pushed": None if counts_hidden else state.pushed,
         "counts_hidden": counts_hidden,
+        "language": state.kind.language,
+        "reblog": state.kind.reblog,
     }
     if created is not None:
         body["created"] = created
@@ -67,7 +69,8 @@ def _post_body(
 async def publish_post(
     user_id: UserId, post_id: PostId, body: PostIn, request: Request
 ) -> Response:
-    state, created = await services_of(request).timelines.publish(user_id, post_id, body.at)
+    kind = PostKind(body.language, body.reblog)
+    state, created = await services_of(request).timelines.publish(user_id, post_id, body.at, kind)
     return FastJSON(_post_body(state, created), status_code=202 if created else 200)
 
 

@@ -102,10 +102,20 @@ class AsyncGraphClient(AsyncAnalysis):
     # -- relations ------------------------------------------------------------------------
 
     async def follow(
-        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+        self,
+        user_id: str,
+        target_id: str,
+        *,
+        recommendation_id: str | None = None,
+        notify: bool | None = None,
+        reblogs: bool | None = None,
+        languages: Iterable[str] | None = None,
     ) -> schemas.FollowBody:
-        """Idempotent: ``created`` is false when the follow existed."""
-        return await self._call(route.follow(user_id, target_id, recommendation_id))
+        """Idempotent: ``created`` is false when the follow existed. ``notify``, ``reblogs``
+        and ``languages`` (empty: every language) set the follow's options; None leaves one
+        as it is, and a repeat that changed any says ``options_changed``."""
+        call = route.follow(user_id, target_id, recommendation_id, notify, reblogs, languages)
+        return await self._call(call)
 
     async def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return await self._call(route.unfollow(user_id, target_id))
@@ -617,9 +627,18 @@ class AsyncGraphClient(AsyncAnalysis):
 
     # -- timelines ------------------------------------------------------------------------
 
-    async def publish(self, user_id: str, post_id: str, at: datetime) -> schemas.PostBody:
-        """Publish a post's id and time (idempotent); ``mode`` says push or pull."""
-        return await self._call(route.publish(user_id, post_id, at))
+    async def publish(
+        self,
+        user_id: str,
+        post_id: str,
+        at: datetime,
+        *,
+        language: str | None = None,
+        reblog: bool = False,
+    ) -> schemas.PostBody:
+        """Publish a post's id and time (idempotent); ``mode`` says push or pull. Its
+        ``language`` and whether it is a ``reblog`` are what followers' options filter by."""
+        return await self._call(route.publish(user_id, post_id, at, language, reblog))
 
     async def post(self, user_id: str, post_id: str) -> schemas.PostBody:
         """A post's state and fan-out progress (``mode``, ``followers`` and ``pushed`` are

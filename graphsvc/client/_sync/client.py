@@ -103,10 +103,20 @@ class GraphClient(Analysis):
     # -- relations ------------------------------------------------------------------------
 
     def follow(
-        self, user_id: str, target_id: str, *, recommendation_id: str | None = None
+        self,
+        user_id: str,
+        target_id: str,
+        *,
+        recommendation_id: str | None = None,
+        notify: bool | None = None,
+        reblogs: bool | None = None,
+        languages: Iterable[str] | None = None,
     ) -> schemas.FollowBody:
-        """Idempotent: ``created`` is false when the follow existed."""
-        return self._call(route.follow(user_id, target_id, recommendation_id))
+        """Idempotent: ``created`` is false when the follow existed. ``notify``, ``reblogs``
+        and ``languages`` (empty: every language) set the follow's options; None leaves one
+        as it is, and a repeat that changed any says ``options_changed``."""
+        call = route.follow(user_id, target_id, recommendation_id, notify, reblogs, languages)
+        return self._call(call)
 
     def unfollow(self, user_id: str, target_id: str) -> schemas.UnfollowBody:
         return self._call(route.unfollow(user_id, target_id))
@@ -610,9 +620,18 @@ class GraphClient(Analysis):
 
     # -- timelines ------------------------------------------------------------------------
 
-    def publish(self, user_id: str, post_id: str, at: datetime) -> schemas.PostBody:
-        """Publish a post's id and time (idempotent); ``mode`` says push or pull."""
-        return self._call(route.publish(user_id, post_id, at))
+    def publish(
+        self,
+        user_id: str,
+        post_id: str,
+        at: datetime,
+        *,
+        language: str | None = None,
+        reblog: bool = False,
+    ) -> schemas.PostBody:
+        """Publish a post's id and time (idempotent); ``mode`` says push or pull. Its
+        ``language`` and whether it is a ``reblog`` are what followers' options filter by."""
+        return self._call(route.publish(user_id, post_id, at, language, reblog))
 
     def post(self, user_id: str, post_id: str) -> schemas.PostBody:
         """A post's state and fan-out progress (``mode``, ``followers`` and ``pushed`` are

@@ -11,7 +11,9 @@
 -- draining here (its posts are pushed from now on; the caller starts the drain job).
 -- KEYS: author posts po:{a}, post states ps:{a}, mode fm:{a}, the mirror's meta m:{a} (counts)
 -- ARGV: post_id, at (µs), member (a|post_id), post cap, ENTER, EXIT, SWITCH ('' or 'pull'),
---       the follower count when the mirror has none (an unknown user: 0), or ''
+--       the follower count when the mirror has none (an unknown user: 0), or '',
+--       the post's language (or ''), '1' when it is a reblog (or ''): kept in its state, where
+--       home timeline reads find them for the followers whose follow options filter them
 -- Returns {status, mode, extra}:
 --   'counts'     the author's counts are not mirrored: build them, call again
 --   'enter_pull' nothing written: make readers pull the author, call again with SWITCH
@@ -46,6 +48,8 @@ end
 local way = 'push'
 if mode == 'pull' then way = 'pull' end
 local state = {at = at, mode = way, state = 'fanning_out', followers = 0, pushed = 0}
+if ARGV[9] ~= '' then state.lang = ARGV[9] end
+if ARGV[10] == '1' then state.reblog = true end
 if way == 'pull' then state.state = 'done' end
 redis.call('ZADD', KEYS[1], at, member)
 redis.call('HSET', KEYS[2], post_id, cjson.encode(state))
