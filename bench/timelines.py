@@ -12,10 +12,14 @@ against push-everything and pull-everything, measured in the same run on the loa
   the newest posts of every followed author's posts on read, filtered the same way).
 - Memory: bytes Redis uses per home timeline entry, over full home timelines (TIMELINE_READER_CAP
   posts).
+- Bells: every follower of the top celebrity rings its bell; one post's ringing into all their
+  notification streams, as the worker's job runs it, against the fan-out rate above; and a
+  ringing step's Neo4j seek at the first and the last page (the same work at any depth).
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import statistics
 import time
@@ -28,6 +32,7 @@ import httpx
 
 from graphsvc.bootstrap import Services, open_services
 from graphsvc.domain.access import VIEWER_HEADER
+from graphsvc.domain.follow_options import OptionEdits
 from graphsvc.domain.model import Side
 from graphsvc.domain.timeline import Post, newest_first
 from graphsvc.settings import Settings
@@ -268,7 +273,46 @@ async def measure(
             figures["publish_ordinary_burst_api"] = _micros(
                 await _timed(lambda: publish(ordinary_1k), 50)
             )
+        figures.update(await _bells(services, celebrity, star_fans, run))
     figures["ordinary_authors_followed"] = len(ordinary)
+    return figures
+
+
+async def _set_bells(services: Services, author: str, fans: Sequence[str], on: bool) -> None:
+    """Every fan's follow of the author rings its bell (or not), through the write order."""
+    edits = OptionEdits(notify=on)
+    for start in range(0, len(fans), 500):
+        chunk = fans[start : start + 500]
+        await asyncio.gather(*(services.relations.follow(f, author, edits=edits) for f in chunk))
+
+
+async def _bells(services: Services, author: str, fans: Sequence[str], run: int) -> dict[str, Any]:
+    """Every follower of the top celebrity rings its bell: the ringing of one post (3 runs), as
+    the worker runs it (a Neo4j seek and a pipelined round trip a step), and a step's seek at
+    the first and the last page; the bells are turned off again after (the next run's posts
+    would ring them)."""
+    figures: dict[str, Any] = {}
+    await _set_bells(services, author, fans, True)
+    try:
+        bells = services.core.neo4j.bells
+        figures["bell_ringers"] = await bells.count(author)
+        runs = []
+        for k in range(3):
+            started = time.perf_counter()
+            await services.timelines.publish(author, f"bench-bell-{run}-{k}", datetime.now(UTC))
+            await services.core.jobs.drain()
+            runs.append(time.perf_counter() - started)
+        figures["bell_ring_s"] = statistics.median(runs)
+        figures["bell_rings_per_s"] = figures["bell_ringers"] / figures["bell_ring_s"]
+        last = sorted(fans)[-1_001]  # the position of the last full page
+        figures["bell_page_first"] = _micros(
+            await _timed(lambda: bells.ringers(author, "", 1_000), 30)
+        )
+        figures["bell_page_last"] = _micros(
+            await _timed(lambda: bells.ringers(author, last, 1_000), 30)
+        )
+    finally:
+        await _set_bells(services, author, fans, False)
     return figures
 
 
@@ -301,6 +345,18 @@ def rows(f: dict[str, Any]) -> list[dict[str, Any]]:
             "thirds of its followers come from Neo4j, past the hot list)",
             "target": "fan-out >= 50,000 home timeline writes/s",
             "pass": f["fanout_writes_per_s"] >= 50_000,
+        },
+        {
+            "row": f"bells, top celebrity ({f['bell_ringers']:,} bell-ringers): one post rung "
+            f"into every ringer's notification stream in {f['bell_ring_s'] * 1e3:,.0f} ms (the "
+            "worker's job: a Neo4j seek and a pipelined Redis round trip per "
+            f"{1_000:,} ringers); a page's seek p50 {f['bell_page_first']['p50_us'] / 1e3:.1f} ms "
+            f"at the first page, {f['bell_page_last']['p50_us'] / 1e3:.1f} ms at the last",
+            "measured": f"{f['bell_rings_per_s']:,.0f} notifications/s, "
+            f"{f['bell_rings_per_s'] / f['fanout_writes_per_s']:.2f}x the timeline fan-out's "
+            "rate in this run",
+            "target": "bells >= the timeline fan-out's rate",
+            "pass": f["bell_rings_per_s"] >= f["fanout_writes_per_s"],
         },
         {
             "row": f"timeline read, reader of {f['ordinary_authors_followed']} ordinary authors + 5 "

@@ -32,6 +32,12 @@ FOR ()-[r:FOLLOWS]-() ON (r.dst, r.src);
 CREATE RANGE INDEX follows_src_dst IF NOT EXISTS
 FOR ()-[r:FOLLOWS]-() ON (r.src, r.dst);
 
+// The follows that ring their author's bell (relations/follow stores `notify` only when true,
+// so only they are in this index): a page of an author's bell-ringers is a seek in id order
+// (bells/ringers_page), whatever the author's follower count.
+CREATE RANGE INDEX follows_bells IF NOT EXISTS
+FOR ()-[r:FOLLOWS]-() ON (r.dst, r.notify, r.src);
+
 // Pending follow requests carry their ends' ids as follows do: a page of the requests made to a
 // user, or by one, is a seek (requests/incoming_page, requests/sent_page).
 CREATE RANGE INDEX requests_dst_since IF NOT EXISTS

@@ -12,6 +12,7 @@ from graphsvc.builders.lists import build_subscription_sync
 from graphsvc.builders.moderation import build_moderation_jobs
 from graphsvc.services.access import KeyRing
 from graphsvc.services.suggestions import Suggestions
+from graphsvc.workers.bell_jobs import BellJobs
 from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
 from graphsvc.workers.interaction_flusher import InteractionFlusher
@@ -38,8 +39,12 @@ class Background:
 
 
 def build_background(
-    core: Core, timeline_jobs: TimelineJobs, access: KeyRing, suggestions: Suggestions
+    core: Core,
+    fanouts: tuple[TimelineJobs, BellJobs],
+    access: KeyRing,
+    suggestions: Suggestions,
 ) -> Background:
+    """The worker's loops; ``fanouts``: the job kinds a serving process records too."""
     settings, neo4j, redis = core.settings, core.neo4j, core.redis
     flusher = InteractionFlusher(
         neo4j.suggestions, redis.interactions, settings.interactions, settings.bounds
@@ -79,7 +84,8 @@ def build_background(
         training=training,
         consumer=consumer,
         list_events=list_events,
-        timeline_jobs=timeline_jobs,
+        timeline_jobs=fanouts[0],
+        bell_jobs=fanouts[1],
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         subscription_sync=build_subscription_sync(core),

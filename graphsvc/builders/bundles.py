@@ -24,6 +24,7 @@ from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
 from graphsvc.builders.lists import build_list_follows, build_list_subscriptions, build_lists
 from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
+from graphsvc.builders.notifications import build_bell_jobs, build_notifications
 from graphsvc.builders.serving import build_follower_events, build_health
 from graphsvc.builders.suggestions import Suggesting, build_suggesting
 from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
@@ -47,6 +48,7 @@ from graphsvc.services.lists.subscriptions import ListSubscriptions
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes
+from graphsvc.services.notifications import Notifications
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
@@ -58,6 +60,7 @@ from graphsvc.services.suggestions import Suggestions
 from graphsvc.services.timeline_check import TimelineCheck
 from graphsvc.services.timelines import Timelines
 from graphsvc.settings import Settings
+from graphsvc.workers.bell_jobs import BellJobs
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -92,6 +95,7 @@ class Serving:
     impressions: Impressions
     feedback: SuggestionFeedback
     follower_events: FollowerEvents
+    notifications: Notifications
     health: Health
     gauges: Gauges
     access: KeyRing
@@ -112,6 +116,7 @@ class Serving:
     async def close(self) -> None:
         """Stop what runs in the background (a worker resumes the unfinished jobs)."""
         await self.follower_events.close()
+        await self.notifications.close()
         await self.core.jobs.close()
 
 
@@ -173,8 +178,13 @@ class Operations:
         return build_timeline_jobs(self.core)
 
     @cached_property
+    def bell_jobs(self) -> BellJobs:
+        return build_bell_jobs(self.core)
+
+    @cached_property
     def timeline_check(self) -> TimelineCheck:
-        return build_timeline_check(self.core, build_timelines(self.core, self.timeline_jobs))
+        timelines = build_timelines(self.core, self.timeline_jobs, self.bell_jobs)
+        return build_timeline_check(self.core, timelines)
 
     @cached_property
     def access(self) -> KeyRing:
@@ -186,7 +196,8 @@ class Operations:
 
     @cached_property
     def background(self) -> Background:
-        return build_background(self.core, self.timeline_jobs, self.access, self.suggestions)
+        fanouts = (self.timeline_jobs, self.bell_jobs)
+        return build_background(self.core, fanouts, self.access, self.suggestions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,10 +208,17 @@ class _Shared:
     access: KeyRing
     suggesting: Suggesting
     timeline_jobs: TimelineJobs
+    bell_jobs: BellJobs
 
     @classmethod
     def over(cls, core: Core) -> _Shared:
-        return cls(core, build_key_ring(core), build_suggesting(core), build_timeline_jobs(core))
+        return cls(
+            core,
+            build_key_ring(core),
+            build_suggesting(core),
+            build_timeline_jobs(core),
+            build_bell_jobs(core),
+        )
 
 
 def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
@@ -228,11 +246,12 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         impressions=suggesting.impressions,
         feedback=core.feedback,
         follower_events=build_follower_events(core, shared.access, rate_limits),
+        notifications=build_notifications(core, shared.access, rate_limits),
         health=health,
         gauges=gauges,
         access=shared.access,
         rate_limits=rate_limits,
-        timelines=build_timelines(core, shared.timeline_jobs),
+        timelines=build_timelines(core, shared.timeline_jobs, shared.bell_jobs),
         lists=build_lists(core),
         list_follows=build_list_follows(core),
         list_subscriptions=build_list_subscriptions(core),
@@ -242,9 +261,8 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
 
 def _working(shared: _Shared) -> Working:
     core = shared.core
-    background = build_background(
-        core, shared.timeline_jobs, shared.access, shared.suggesting.suggestions
-    )
+    fanouts = (shared.timeline_jobs, shared.bell_jobs)
+    background = build_background(core, fanouts, shared.access, shared.suggesting.suggestions)
     return Working(core, background, build_consistency(core))
 
 

@@ -39,6 +39,7 @@ def build_moderation_jobs(
             redis.home_timelines,
             redis.list_holders,
             redis.exclusion_cache,
+            redis.notification_streams,
             redis.timeline_job_queue,
             settings.timelines,
         ),

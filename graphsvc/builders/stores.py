@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from graphsvc.adapters.connections import Driver
+from graphsvc.adapters.neo4j.bells import BellStore
 from graphsvc.adapters.neo4j.bulk import BulkStore
 from graphsvc.adapters.neo4j.changes import ChangeStore
 from graphsvc.adapters.neo4j.cold_start import ColdStartStore
@@ -34,6 +35,7 @@ from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.follow_filters import FollowFilterCache
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
+from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.adapters.redis.leases import Leases
 from graphsvc.adapters.redis.list_holders import ListHolders
 from graphsvc.adapters.redis.mirror import Mirror
@@ -41,13 +43,14 @@ from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
 from graphsvc.adapters.redis.mutes import MuteMirror
+from graphsvc.adapters.redis.notifications import NotificationStreams
 from graphsvc.adapters.redis.privacy import PrivacyMirror
 from graphsvc.adapters.redis.rate_limits import RateLimitStore
 from graphsvc.adapters.redis.series_cache import SeriesCache
 from graphsvc.adapters.redis.statuses import StatusSet
 from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.adapters.redis.suggestion_cache import SuggestionCache
-from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines, TimelineJobQueue
+from graphsvc.adapters.redis.timelines import AuthorPosts, HomeTimelines
 from graphsvc.settings import Neo4jSettings, Settings
 
 
@@ -76,6 +79,10 @@ class Neo4jAdapters:
     @cached_property
     def lists(self) -> ListStore:
         return ListStore(self.store)
+
+    @cached_property
+    def bells(self) -> BellStore:
+        return BellStore(self.store)
 
     @cached_property
     def list_follows(self) -> ListFollowStore:
@@ -231,8 +238,17 @@ class RedisAdapters:
         return FollowFilterCache(self.client, self.mirror, keep)
 
     @cached_property
-    def timeline_job_queue(self) -> TimelineJobQueue:
-        return TimelineJobQueue(self.client, self._keys)
+    def timeline_job_queue(self) -> JobQueue:
+        return JobQueue(self.client, self._keys)
+
+    @cached_property
+    def bell_job_queue(self) -> JobQueue:
+        return JobQueue(self.client, self._keys, "bell")
+
+    @cached_property
+    def notification_streams(self) -> NotificationStreams:
+        keep = self._settings.notifications.notifications_max
+        return NotificationStreams(self.client, self.mirror, keep)
 
     @cached_property
     def leases(self) -> Leases:

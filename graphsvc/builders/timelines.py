@@ -8,6 +8,7 @@ from graphsvc.builders.core import Core
 from graphsvc.services.follow_filters import FollowFilters
 from graphsvc.services.lists.exclusions import Exclusions
 from graphsvc.services.timelines import Timelines
+from graphsvc.workers.bell_jobs import BellJobs
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
 
@@ -26,7 +27,7 @@ def build_timeline_jobs(core: Core) -> TimelineJobs:
     )
 
 
-def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
+def build_timelines(core: Core, jobs: TimelineJobs, bells: BellJobs) -> Timelines:
     settings = core.settings
     return Timelines(
         core.redis.author_posts,
@@ -42,4 +43,5 @@ def build_timelines(core: Core, jobs: TimelineJobs) -> Timelines:
         core.neo4j.moderation,
         Exclusions(core.neo4j.lists, core.redis.exclusion_cache),
         FollowFilters(core.neo4j.edges, core.redis.follow_filter_cache),
+        bells,
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from graphsvc.client._async.client import AsyncGraphClient
 from graphsvc.client._async.listing import AsyncListing
-from graphsvc.client._core import NewFollower
+from graphsvc.client._core import NewFollower, Notification
 from graphsvc.client._sync.client import GraphClient
 from graphsvc.client._sync.listing import Listing
 from graphsvc.client._walk import Page
@@ -49,6 +49,7 @@ __all__ = [
     "Listing",
     "NewFollower",
     "NotFound",
+    "Notification",
     "Page",
     "RateLimited",
     "Snapshot",

@@ -195,3 +195,13 @@ class NewFollower(TypedDict):
     event_id: str
     entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it
     requested: bool
+
+
+class Notification(TypedDict):
+    """A ``posted`` event of the notifications stream: a new post of an author whose bell the
+    user rings."""
+
+    author: str
+    post_id: str
+    at: datetime  # the post's time, UTC
+    entry_id: str  # the stream entry: pass it as ``last_event_id`` to resume after it

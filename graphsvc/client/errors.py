@@ -76,6 +76,7 @@ ErrorCode = Literal[
     "auth_throttled",
     "stream_limit",
     "replay_limit",
+    "notifications_trimmed",
     # try again later (500, 503)
     "overloaded",
     "graph_timeout",

@@ -58,39 +58,36 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import re
 import time
-import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
-from graphsvc.adapters.redis.stream_slots import SLOTS_REFUSED, SLOTS_UNREACHABLE, StreamSlots
+from graphsvc.adapters.redis.stream_slots import StreamSlots
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.concurrency.retries import stream_reads
-from graphsvc.domain.errors import (
-    GraphError,
-    InvalidEventId,
-    Overloaded,
-    StreamLimit,
-)
 from graphsvc.services.access import KeyRing
-from graphsvc.services.rate_limits import Budget, RateLimited, RateLimits
+from graphsvc.services.rate_limits import RateLimits
+from graphsvc.services.stream_policies import (
+    Closed,
+    Gap,
+    MuteFilter,
+    StatusFilter,
+    StreamGuard,
+    StreamSlot,
+    charge,
+    entry_key,
+)
+from graphsvc.services.stream_policies import OpenStream as OpenStreamOf
 from graphsvc.settings import EventSettings
-from graphsvc.wire.ids import quoted
 
 log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 1_000
 SEEN_IDS = 10_000  # event ids remembered per connection, to drop repeats
-SLOT_LAPSE = 3  # renewal periods after which a slot not renewed lapses
-_ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
-_U64 = 2**64 - 1
 
 
 # The events handed to the followed user: a new follower, and a request to follow it (when it
@@ -107,48 +104,8 @@ class NewFollower:
     requested: bool = False  # a follow request waiting for approval, not a follow
 
 
-@dataclass(frozen=True, slots=True)
-class Gap:
-    """Entries after the client's Last-Event-ID were not replayed (more than
-    EVENTS_REPLAY_MAX came after it): followers may have been missed."""
-
-    entry_id: str  # the newest entry skipped: resuming from it skips nothing more
-    replayed: int  # the newest entries that were read instead
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """Why a stream ended (the last item of a stream its server ends)."""
-
-    code: str
-    message: str
-
-
 StreamItem = NewFollower | Gap | Closed
-
-
-@dataclass(frozen=True, slots=True)
-class OpenStream:
-    items: AsyncIterator[StreamItem]
-    budget: Budget | None  # the key's budget after the replay's charge (None: not charged)
-
-
-def resume_point(last_event_id: str) -> str:
-    """A Last-Event-ID as a Redis stream entry id (canonical); 400 unless both parts fit an
-    unsigned 64-bit integer."""
-    found = _ENTRY_ID.fullmatch(last_event_id)
-    if found is None or any(int(part) > _U64 for part in found.groups()):
-        raise InvalidEventId(
-            f"Last-Event-ID {quoted(last_event_id)} is not a stream entry id: <ms>-<seq>, "
-            f"each an integer from 0 to {_U64}"
-        )
-    millis, seq = found.groups()
-    return f"{int(millis)}-{int(seq)}"
-
-
-def _entry_key(entry_id: str) -> tuple[int, int]:
-    millis, _, seq = entry_id.partition("-")
-    return int(millis), int(seq or 0)
+OpenStream = OpenStreamOf[StreamItem]
 
 
 @dataclass(eq=False)
@@ -165,82 +122,6 @@ class _Replay:
     read: int  # entries read
 
 
-class _Slot:
-    """One stream's slot among its key's EVENTS_STREAMS_PER_KEY (see the module's policies)."""
-
-    def __init__(self, slots: StreamSlots, key_id: str, settings: EventSettings) -> None:
-        self._slots = slots
-        self._key_id = key_id
-        self._token = uuid.uuid4().hex
-        self._most = settings.events_streams_per_key
-        self._lapse = SLOT_LAPSE * settings.events_recheck_seconds
-
-    async def take(self) -> None:
-        try:
-            held, streams = await self._slots.hold(
-                self._key_id, self._token, self._most, self._lapse
-            )
-        except SLOTS_UNREACHABLE as exc:
-            log.warning("stream slots unreachable; a stream opens uncounted (%s)", exc)
-            return
-        except SLOTS_REFUSED as exc:
-            log.warning("redis refused the stream slots (%s)", exc)
-            raise Overloaded(
-                "open event streams cannot be counted now; retry later", {"Retry-After": "1"}
-            ) from exc
-        if not held:
-            raise StreamLimit(
-                f"this API key has {streams} open event streams, its limit of "
-                f"{self._most}; close one first",
-                {"Retry-After": str(math.ceil(self._lapse))},
-            )
-
-    async def renew(self) -> bool:
-        """False when the slot lapsed and every slot is taken now."""
-        try:
-            held, _ = await self._slots.hold(self._key_id, self._token, self._most, self._lapse)
-        except Exception as exc:  # unreachable or refusing: kept, renewed next time
-            log.warning("stream slot not renewed (%s)", exc)
-            return True
-        return held
-
-    async def release(self) -> None:
-        try:
-            await self._slots.release(self._key_id, self._token)
-        except Exception as exc:  # it lapses on its own
-            log.warning("stream slot not released (%s)", exc)
-
-
-class _Guard:
-    """An open stream's periodic check: its key still admitted, its slot still held."""
-
-    def __init__(self, keys: KeyRing, token: str, slot: _Slot) -> None:
-        self._keys = keys
-        self._token = token
-        self._slot = slot
-
-    async def check(self) -> Closed | None:
-        """None while the stream may go on; else why it ends."""
-        try:
-            await self._keys.authenticate(self._token)
-        except GraphError as exc:  # revoked (401), or too many keys being looked up (503)
-            return Closed(exc.code, exc.message)
-        except Exception as exc:  # the key store unreachable past API_KEY_STALE_SECONDS
-            log.warning("an event stream's key could not be checked; ending it (%s)", exc)
-            return Closed("key_unchecked", "the API key could not be checked; reconnect later")
-        if not await self._slot.renew():
-            return Closed(StreamLimit.code, "this API key's open event streams are at its limit")
-        return None
-
-
-class MuteFilter(Protocol):
-    """The watched users' mutes (``services/mutes.py``)."""
-
-    async def muted_among(
-        self, user_id: str, others: Sequence[str], *, notifications: bool = False
-    ) -> set[str]: ...
-
-
 async def _unmuted(mutes: MuteFilter, user_id: str, items: list[NewFollower]) -> list[NewFollower]:
     """The new followers ``user_id`` hears of: not those whose notifications it muted. When
     the mutes cannot be read, every one (a missed follower is worse than a muted one heard;
@@ -255,12 +136,6 @@ async def _unmuted(mutes: MuteFilter, user_id: str, items: list[NewFollower]) ->
         log.warning("mutes of %s unreadable; its new followers are not filtered (%r)", user_id, exc)
         return items
     return [item for item in items if item.follower not in muted]
-
-
-class StatusFilter(Protocol):
-    """The users' statuses as lists read them (``services/mirror_sync.py``)."""
-
-    async def inactive_among(self, user_ids: Sequence[str]) -> set[str]: ...
 
 
 async def _inactive_actors(
@@ -300,7 +175,7 @@ class FollowerEvents:
         ``token``); with ``last_id`` (a ``resume_point``), first those after that entry.
         Everything it can refuse (429 ``stream_limit``, the replay's 429) is refused here,
         before the caller starts streaming."""
-        slot = _Slot(self._slots, key_id, self._settings)
+        slot = StreamSlot(self._slots, key_id, self._settings)
         await slot.take()
         watcher = _Watcher()
         self._watchers.setdefault(user_id, set()).add(watcher)
@@ -308,9 +183,11 @@ class FollowerEvents:
             if self._reader is None or self._reader.done():  # no await since the check
                 self._reader = asyncio.get_running_loop().create_task(self._read())
             replay = await self._replay(user_id, last_id) if last_id is not None else None
-            budget = await self._charge(key_id, replay.read if replay else 0)
-            guard = _Guard(self._keys, token, slot)
-            yield OpenStream(self._items(replay, watcher, guard), budget)
+            budget = await charge(
+                self._budgets, self._settings, key_id, replay.read if replay else 0
+            )
+            guard = StreamGuard(self._keys, token, slot)
+            yield OpenStreamOf(self._items(replay, watcher, guard), budget)
         finally:
             watchers = self._watchers.get(user_id, set())
             watchers.discard(watcher)
@@ -319,7 +196,7 @@ class FollowerEvents:
             await slot.release()
 
     async def _items(
-        self, replay: _Replay | None, watcher: _Watcher, guard: _Guard
+        self, replay: _Replay | None, watcher: _Watcher, guard: StreamGuard
     ) -> AsyncIterator[StreamItem]:
         after = (0, 0)
         seen: deque[str] = deque(maxlen=SEEN_IDS)
@@ -348,23 +225,23 @@ class FollowerEvents:
                     item = await watcher.queue.get()
             except TimeoutError:
                 continue
-            if _entry_key(item.entry_id) <= after or item.event_id in seen:
+            if entry_key(item.entry_id) <= after or item.event_id in seen:
                 continue
-            after = _entry_key(item.entry_id)
+            after = entry_key(item.entry_id)
             seen.append(item.event_id)
             yield item
 
     async def _replay(self, user_id: str, last_id: str) -> _Replay:
         """The newest EVENTS_REPLAY_MAX entries after ``last_id`` (one more is read to know
         whether older ones were skipped)."""
-        tail = _entry_key(await self._stream.last_id())
-        if _entry_key(last_id) >= tail:  # nothing after it (or an id past the newest entry)
+        tail = entry_key(await self._stream.last_id())
+        if entry_key(last_id) >= tail:  # nothing after it (or an id past the newest entry)
             return _Replay([], None, tail, 0)
         most = self._settings.events_replay_max
         entries = await self._stream.newest_after(last_id, most + 1)
         read = len(entries)
         gap = Gap(entries.pop()[0], most) if len(entries) > most else None
-        covered = max(tail, _entry_key(entries[0][0])) if entries else tail
+        covered = max(tail, entry_key(entries[0][0])) if entries else tail
         items = [
             _new_follower(entry_id, fields)
             for entry_id, fields in reversed(entries)
@@ -373,18 +250,6 @@ class FollowerEvents:
         inactive = await _inactive_actors(self._statuses, [items])
         items = [item for item in items if item.follower not in inactive]
         return _Replay(await _unmuted(self._mutes, user_id, items), gap, covered, read)
-
-    async def _charge(self, key_id: str, read: int) -> Budget | None:
-        """One more read request of the key's budget per EVENTS_REPLAY_CHARGE_ENTRIES entries
-        read; the 429 of a spent budget when it cannot pay."""
-        budget = None
-        for _ in range(math.ceil(read / self._settings.events_replay_charge_entries)):
-            budget = await self._budgets.spend(key_id, write=False)
-            if budget is None:
-                return None  # not metered (budgets off, or their Redis unreachable)
-            if not budget.allowed:
-                raise RateLimited(budget)
-        return budget
 
     async def _tail(self) -> str:
         """Where live reading starts: the stream's last entry (or now, if Redis is down: what

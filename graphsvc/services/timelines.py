@@ -67,6 +67,14 @@ class ExclusionFilter(Protocol):
     async def excluded_among(self, reader: str, authors: Sequence[str]) -> set[str]: ...
 
 
+class BellStarter(Protocol):
+    """The bells' jobs (``workers/bell_jobs.py``): a new post rings its author's bells."""
+
+    async def ensure_room(self) -> None: ...
+
+    async def start(self, author: str, post_id: str) -> None: ...
+
+
 class ErasureState(Protocol):
     """Whether a user is being erased, as Neo4j says (``adapters/neo4j/moderation.py``)."""
 
@@ -97,8 +105,10 @@ class Timelines:
         erasures: ErasureState,
         exclusions: ExclusionFilter,
         filters: FollowFilters,
+        bells: BellStarter,
     ) -> None:
         self._author_posts = author_posts
+        self._bells = bells
         self._filters = filters
         self._exclusions = exclusions
         self._erasures = erasures
@@ -126,6 +136,7 @@ class Timelines:
         if kind.language is not None:
             validate_language(kind.language)
         await self._jobs.ensure_room()
+        await self._bells.ensure_room()
         followers: int | None = None  # the mirror's count, unless it is cold
         posts = self._author_posts
         outcome = await posts.publish(post, post_id, kind=kind)
@@ -154,17 +165,24 @@ class Timelines:
         created = outcome.status == "published"
         if created and outcome.mode == "push":
             await self._jobs.start(f"push|{author}|{post_id}")
+        if created and not kind.reblog:
+            await self._bells.start(author, post_id)
         if outcome.extra == "1":  # back below the threshold: push the author's posts everywhere
             await self._jobs.start(f"drain|{author}")
         if not created:
-            state = _state(author, post_id, orjson.loads(outcome.extra))
-            if state.mode == "push" and state.state == "fanning_out":
-                # a publish retried after its fan-out was never queued (an error, a crash):
-                # queue it now (a fan-out already queued is left to its holder)
-                await self._jobs.start(f"push|{author}|{post_id}")
-            return state, False
+            return await self._resumed(author, post_id, orjson.loads(outcome.extra)), False
         way = "done" if outcome.mode == "pull" else "fanning_out"
         return PostState(author, post_id, post.at, outcome.mode, way, kind=kind), True
+
+    async def _resumed(self, author: str, post_id: str, stored: dict) -> PostState:
+        """A publish retried: the post's state, with the work its first publish never queued
+        (an error, a crash) queued now (work already queued is left to its holder)."""
+        state = _state(author, post_id, stored)
+        if state.mode == "push" and state.state == "fanning_out":
+            await self._jobs.start(f"push|{author}|{post_id}")
+        if stored.get("bells") == "ringing":
+            await self._bells.start(author, post_id)
+        return state
 
     async def post(self, author: str, post_id: str) -> PostState:
         _valid_ids(author, post_id)

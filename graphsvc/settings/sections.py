@@ -415,6 +415,28 @@ class TimelineSettings(_Section):
         return int(self.timeline_active_days * 86_400_000)
 
 
+class NotificationSettings(_Section):
+    """Bells: a follow with ``notify`` on gets a ``posted`` notification for each new post of
+    the author, rung into the follower's own notification stream by a background job and read
+    as Server-Sent Events (``GET /v1/users/{user_id}/notifications``)."""
+
+    notify_fanout_batch: int = Field(
+        default=1_000, ge=1, description="bell-ringers per step of a post's ringing job"
+    )
+    notifications_max: int = Field(
+        default=1_000,
+        ge=1,
+        description="notifications kept per user (approximately; the oldest go first)",
+    )
+    notifications_poll_ms: int = Field(
+        default=250,
+        ge=10,
+        le=10_000,
+        description="how often a process reads the notification streams of the users it "
+        "streams to (one pipelined read for all of them)",
+    )
+
+
 class SuggestionSettings(_Section):
     """Suggestions ("people you may know"): how candidates are gathered and ranked, how shown
     ones sink, what is cached."""
@@ -841,6 +863,7 @@ class Settings(BaseModel):
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     events: EventSettings = Field(default_factory=EventSettings)
     timelines: TimelineSettings = Field(default_factory=TimelineSettings)
+    notifications: NotificationSettings = Field(default_factory=NotificationSettings)
     suggestions: SuggestionSettings = Field(default_factory=SuggestionSettings)
     cold_start: ColdStartSettings = Field(default_factory=ColdStartSettings)
     interactions: InteractionSettings = Field(default_factory=InteractionSettings)

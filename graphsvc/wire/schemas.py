@@ -716,12 +716,14 @@ class PostIn(BaseModel):
     )
     language: str | None = Field(
         default=None,
+        strict=True,
         description="its language, an ISO 639 code (two or three lowercase letters): "
         "followers who keep only some languages of the author read it only in those",
         json_schema_extra={"pattern": "^[a-z]{2,3}$"},
     )
     reblog: bool = Field(
         default=False,
+        strict=True,  # as the schema says: 0 is no boolean
         description="a reblog of another post: followers who turned the author's reblogs off "
         "do not read it",
     )

@@ -35,12 +35,13 @@ import asyncio
 from collections.abc import Sequence
 
 from graphsvc.adapters.redis.exclusions import ExclusionCache
+from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.adapters.redis.list_holders import ListHolders
+from graphsvc.adapters.redis.notifications import NotificationStreams
 from graphsvc.adapters.redis.timelines import (
     LIST,
     AuthorPosts,
     HomeTimelines,
-    TimelineJobQueue,
 )
 from graphsvc.concurrency.loops import stop_if_asked
 from graphsvc.settings import TimelineSettings
@@ -55,13 +56,15 @@ class TimelineErasure:
         home_timelines: HomeTimelines,
         holders: ListHolders,
         exclusions: ExclusionCache,
-        queue: TimelineJobQueue,
+        notifications: NotificationStreams,
+        queue: JobQueue,
         settings: TimelineSettings,
     ) -> None:
         self._author_posts = author_posts
         self._home_timelines = home_timelines
         self._holders = holders
         self._exclusions = exclusions
+        self._notifications = notifications
         self._queue = queue
         self._wait_seconds = 2 * settings.timeline_job_lease_seconds
 
@@ -92,6 +95,7 @@ class TimelineErasure:
         await self._home_timelines.stop_pulling(user_id)
         await self._home_timelines.forget_reader(user_id)
         await self._exclusions.forget(user_id)
+        await self._notifications.forget(user_id)
         holding = await self._holders.of(user_id)
         await self._home_timelines.remove_authors([(lst, user_id) for lst in holding], LIST)
         await self._holders.forget(user_id)

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import logging
 
+from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.adapters.redis.list_holders import ListHolders
-from graphsvc.adapters.redis.timelines import LIST, AuthorPosts, HomeTimelines, TimelineJobQueue
+from graphsvc.adapters.redis.timelines import LIST, AuthorPosts, HomeTimelines
 from graphsvc.concurrency.jobs import Jobs, Progress
 from graphsvc.domain.cursor import Position
 from graphsvc.domain.errors import QueueFull
@@ -52,7 +53,7 @@ class TimelineJobs:
         author_posts: AuthorPosts,
         home_timelines: HomeTimelines,
         holders: ListHolders,
-        queue: TimelineJobQueue,
+        queue: JobQueue,
         follow_pages: FollowPages,
         jobs: Jobs,
         settings: TimelineSettings,

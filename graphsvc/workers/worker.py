@@ -63,6 +63,7 @@ class Worker:
         consumer: TimelineEvents,
         list_events: ListEvents,
         timeline_jobs: TimelineJobs,
+        bell_jobs: JobKind,
         moderation_jobs: ModerationJobs,
         approvals: JobKind,
         subscription_sync: JobKind,
@@ -76,6 +77,7 @@ class Worker:
         self._consumer = consumer
         self._list_events = list_events
         self._timeline_jobs = timeline_jobs
+        self._bell_jobs = bell_jobs
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
         self._subscription_sync = subscription_sync
@@ -143,6 +145,7 @@ class Worker:
             self._approvals,
             self._subscription_sync,
             self._timeline_jobs,
+            self._bell_jobs,
         ]
         return await self._jobs.claim(kinds)
 

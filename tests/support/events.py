@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import pytest
 import uvicorn
 
 from graphsvc.api.app import create_app
@@ -39,7 +40,16 @@ async def serving(service: Services) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await service.follower_events.close()
+        await service.notifications.close()
         await task
+
+
+@pytest.fixture
+async def served_app(service: Services) -> AsyncIterator[str]:
+    """The suite's service served by a real uvicorn (a test module binds it to the name its
+    tests ask for: ``served = events.served_app``)."""
+    async with serving(service) as url:
+        yield url
 
 
 async def next_event(lines: AsyncIterator[str]) -> tuple[str, str, str]:

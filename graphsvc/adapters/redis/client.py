@@ -16,7 +16,7 @@ Two behaviours of redis-py's asyncio cluster client shape this module:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -27,6 +27,7 @@ from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
+from redis.crc import key_slot
 from redis.exceptions import ClusterDownError, NoScriptError, RedisError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -250,3 +251,15 @@ class Batch:
             if isinstance(reply, Exception):
                 raise reply
         return replies
+
+
+def script_groups(
+    key_sets: Iterable[Sequence[str]], cluster: bool, per_call: int
+) -> list[list[str]]:
+    """Each user's keys (one slot's) grouped into script calls: on a cluster the users of one
+    slot a call, on a single Redis ``per_call`` users a call."""
+    groups: dict[int, list[str]] = {}
+    for n, keys in enumerate(key_sets):
+        group = key_slot(keys[0].encode()) if cluster else n // per_call
+        groups.setdefault(group, []).extend(keys)
+    return list(groups.values())

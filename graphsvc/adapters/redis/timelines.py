@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from redis.crc import key_slot
 
-from graphsvc.adapters.redis.client import Batch, Client, is_cluster
+from graphsvc.adapters.redis.client import Batch, Client, is_cluster, script_groups
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register, run_many
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
@@ -340,12 +339,8 @@ class HomeTimelines:
     def _timeline_keys(self, readers: Iterable[str], kind: TimelineKeys) -> list[list[str]]:
         """Readers' (timeline, mark) keys, grouped so that each group goes in one script
         call."""
-        groups: dict[int, list[str]] = {}
-        for n, reader in enumerate(readers):
-            keys = [self.key(kind.timeline, reader), self.key(kind.mark, reader)]
-            group = key_slot(keys[0].encode()) if self._cluster else n // READERS_PER_CALL
-            groups.setdefault(group, []).extend(keys)
-        return list(groups.values())
+        key_sets = ([self.key(kind.timeline, r), self.key(kind.mark, r)] for r in readers)
+        return script_groups(key_sets, self._cluster, READERS_PER_CALL)
 
     async def remove_post(
         self, readers: Sequence[str], member: str, kind: TimelineKeys = HOME
@@ -486,72 +481,6 @@ class HomeTimelines:
         """An erased user's home timeline and marks go (a deleted list's timeline)."""
         kinds = (kind.timeline, kind.mark, kind.cache, kind.version, kind.rebuild, kind.filters)
         await self._redis.unlink(*[self.key(k, user_id) for k in kinds])
-
-
-class TimelineJobQueue:
-    """The durable queue of timeline jobs: job -> when it is due (a running job holds it a
-    lease's length ahead), and each job's position in its walk of followers. Who runs a job
-    is its lease's (``leases.py``); the score only keeps running jobs out of the claims."""
-
-    def __init__(self, client: Client, settings: RedisSettings) -> None:
-        self._redis = client
-        self._jobs = timeline_key(settings, "jobs")
-        self._jobpos = timeline_key(settings, "jobpos")
-        self._wake = timeline_key(settings, "wake")
-
-    async def enqueue(self, job: str, *, hold: float | None) -> bool:
-        """Queue a job; False if already queued. ``hold``: the caller runs it now, so it is
-        due only that many seconds from now; else it is due at once, and a waiting worker is
-        woken."""
-        if hold is not None:
-            return bool(await self._redis.zadd(self._jobs, {job: time.time() + hold}, nx=True))
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._jobs, {job: time.time()}, nx=True)
-            pipe.lpush(self._wake, 1)  # a waiting worker claims it now, not at its next poll
-            pipe.ltrim(self._wake, 0, 0)
-            added, _, _ = await pipe.execute()
-        return bool(added)
-
-    async def wait(self, seconds: float) -> None:
-        """Until a job is queued for the workers, or ``seconds`` have passed."""
-        await self._redis.blpop([self._wake], timeout=seconds)
-
-    async def depth(self) -> int:
-        """Jobs queued or running."""
-        return await self._redis.zcard(self._jobs)
-
-    async def due(self, count: int) -> list[str]:
-        """The oldest ``count`` jobs due now: queued, or left by a process that stopped."""
-        return await self._redis.zrange(
-            self._jobs, "-inf", time.time(), byscore=True, offset=0, num=count
-        )
-
-    async def hold(self, job: str, seconds: float) -> None:
-        """The job is due again only ``seconds`` from now (it runs), if it is queued."""
-        await self._redis.zadd(self._jobs, {job: time.time() + seconds}, xx=True)
-
-    async def queued_among(self, jobs: Sequence[str]) -> list[str]:
-        """Which of these jobs are queued or running."""
-        if not jobs:
-            return []
-        scores = await self._redis.zmscore(self._jobs, list(jobs))
-        return [job for job, score in zip(jobs, scores, strict=True) if score is not None]
-
-    async def position(self, job: str) -> str | None:
-        return await self._redis.hget(self._jobpos, job)
-
-    async def advance(self, job: str, position: str, seconds: float) -> None:
-        """A step of the job is done: its position saved and its hold renewed, together."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hset(self._jobpos, job, position)
-            pipe.zadd(self._jobs, {job: time.time() + seconds}, xx=True)
-            await pipe.execute()
-
-    async def finish(self, job: str) -> None:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(self._jobs, job)
-            pipe.hdel(self._jobpos, job)
-            await pipe.execute()
 
 
 class _Full(list):

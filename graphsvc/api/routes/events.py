@@ -1,4 +1,5 @@
-"""Server-Sent Events of a user's new followers, with FastAPI's own SSE support.
+"""Server-Sent Events, with FastAPI's own SSE support: a user's new followers, and its
+notifications (a ``posted`` event for each new post of an author whose bell it rings).
 
 Everything a request can get wrong is checked by dependencies, before the stream starts, so
 it is an error in the one error shape rather than a broken stream: a bad ``Last-Event-ID`` is a
@@ -33,9 +34,13 @@ from graphsvc.api.http.params import UserId
 from graphsvc.domain.access import Scope, bearer_token
 from graphsvc.domain.ids import validate_user_id
 from graphsvc.domain.model import iso_utc
-from graphsvc.services.follower_events import Closed, Gap, OpenStream, StreamItem, resume_point
+from graphsvc.services.follower_events import OpenStream, StreamItem
+from graphsvc.services.notifications import NotificationItem, Posted
+from graphsvc.services.stream_policies import Closed, Gap, resume_point
+from graphsvc.services.stream_policies import OpenStream as OpenStreamOf
 
 router = APIRouter(generate_unique_id_function=operation_id)
+OpenNotifications = OpenStreamOf[NotificationItem]
 
 _STREAM_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
@@ -126,3 +131,59 @@ async def stream_new_followers(
     yield ServerSentEvent(comment="connected")
     async for item in stream.items:
         yield _event(item)
+
+
+async def _notifications(
+    request: Request,
+    user_id: Annotated[str, Depends(_watched)],
+    last_event_id: Annotated[str | None, Depends(_resume_after)],
+) -> AsyncIterator[OpenNotifications]:
+    """The user's notification stream for the admitted key, open until the response ends."""
+    key = api_key_of(request)
+    token = bearer_token(request.headers.get("authorization"))
+    async with services_of(request).notifications.open(
+        key.id, token, user_id, last_event_id
+    ) as stream:
+        if stream.budget is not None:
+            request.scope.setdefault("state", {})[BUDGET_HEADERS] = stream.budget.headers()
+        yield stream
+
+
+def _notification(item: NotificationItem) -> ServerSentEvent:
+    if isinstance(item, Posted):
+        data = {"author": item.author, "post_id": item.post_id, "at": iso_utc(item.at)}
+        return ServerSentEvent(
+            id=item.entry_id, event="posted", raw_data=orjson.dumps(data).decode()
+        )
+    if isinstance(item, Gap):
+        message = (
+            "notifications after Last-Event-ID were trimmed from the user's stream "
+            "(NOTIFICATIONS_MAX): some may have been missed"
+        )
+        data = {"code": "notifications_trimmed", "message": message}
+        return ServerSentEvent(id=item.entry_id, event="gap", raw_data=orjson.dumps(data).decode())
+    data = {"code": item.code, "message": item.message}
+    return ServerSentEvent(event="closed", raw_data=orjson.dumps(data).decode())
+
+
+@router.get(
+    "/v1/users/{user_id}/notifications",
+    response_class=EventSourceResponse,
+    responses=_JSON_ERRORS,
+    tags=["relations"],
+    summary="Server-Sent Events: the user's notifications, a `posted` event for each new post "
+    "of an author whose bell it rings",
+    description="A follow with `notify=true` rings its author's bell: each new post of the "
+    "author (not a reblog) is rung into the follower's own notification stream by the worker, "
+    "once, and sent here as a `posted` event `{author, post_id, at}` whose id resumes the stream "
+    "(`Last-Event-ID`: every notification after it the stream still holds, NOTIFICATIONS_MAX "
+    "at most, with a `gap` event first when some were trimmed). Not sent: a post of an author "
+    "the user mutes or is in a block with, or who is suspended or spam, or a deleted post.",
+    **guarded(Scope.READ, acts_as_user=True),
+)
+async def stream_notifications(
+    stream: Annotated[OpenNotifications, Depends(_notifications)],
+) -> AsyncIterator[ServerSentEvent]:
+    yield ServerSentEvent(comment="connected")
+    async for item in stream.items:
+        yield _notification(item)

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from graphsvc.client import _routes as route
-from graphsvc.client._core import Call, ClientConfig, NewFollower, T, answer, wait_or_raise
+from graphsvc.client._core import (
+    Call,
+    ClientConfig,
+    NewFollower,
+    Notification,
+    T,
+    answer,
+    wait_or_raise,
+)
 from graphsvc.client._routes import PAGE_MAX, TIMELINE_PAGE, _u
 from graphsvc.client._sync.listing import Listing
 from graphsvc.client._walk import PageT, Total
@@ -660,7 +668,7 @@ class GraphClient(Analysis):
         """Whom the user is closest to (the ``internal`` scope)."""
         return self._call(route.affinities(user_id, limit))
 
-    # -- the new-followers stream ----------------------------------------------------------
+    # -- the Server-Sent Events streams ------------------------------------------------------
 
     def new_followers(
         self, user_id: str, *, last_event_id: str | None = None
@@ -669,8 +677,39 @@ class GraphClient(Analysis):
         ``entry_id`` as ``last_event_id`` to replay what came after it. A replay the server cut
         short (its ``gap`` event) is logged as a warning; a stream the server ends (a revoked
         key) raises the ``GraphError`` its ``closed`` event names."""
-        headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
         path = f"/v1/users/{_u(user_id)}/events"
+        for kind, entry_id, data in self._events(path, last_event_id):
+            if kind in ("follower", "follow_request"):
+                yield NewFollower(
+                    follower=data.get("follower") or data["requester"],
+                    since=datetime.fromisoformat(data["since"]),
+                    event_id=data["event_id"],
+                    entry_id=entry_id,
+                    requested=kind == "follow_request",
+                )
+
+    def notifications(
+        self, user_id: str, *, last_event_id: str | None = None
+    ) -> Iterator[Notification]:
+        """The user's notifications as they are rung (Server-Sent Events): a ``posted`` one
+        for each new post of an author whose bell it rings; resumed, gaps and ends as
+        ``new_followers``."""
+        path = f"/v1/users/{_u(user_id)}/notifications"
+        for kind, entry_id, data in self._events(path, last_event_id):
+            if kind == "posted":
+                yield Notification(
+                    author=data["author"],
+                    post_id=data["post_id"],
+                    at=datetime.fromisoformat(data["at"]),
+                    entry_id=entry_id,
+                )
+
+    def _events(
+        self, path: str, last_event_id: str | None
+    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """(event, id, data) of a Server-Sent Events stream; a ``gap`` logged, a ``closed``
+        raised as the ``GraphError`` it names."""
+        headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
         with self._http.stream("GET", path, headers=headers, timeout=None) as response:
             if response.status_code >= 400:
                 response.read()
@@ -683,30 +722,26 @@ class GraphClient(Analysis):
                 )
             event: dict[str, str] = {}
             for line in response.iter_lines():
-                if not line:
-                    kind, data = event.get("event"), json.loads(event.get("data") or "{}")
-                    if kind in ("follower", "follow_request"):
-                        yield NewFollower(
-                            follower=data.get("follower") or data["requester"],
-                            since=datetime.fromisoformat(data["since"]),
-                            event_id=data["event_id"],
-                            entry_id=event.get("id", ""),
-                            requested=kind == "follow_request",
-                        )
-                    elif kind == "gap":
-                        log.warning("new followers of %s: %s", user_id, data.get("message"))
-                    elif kind == "closed":
-                        raise GraphError(
-                            data.get("message", "stream closed"),
-                            code=known_code(data.get("code", "")),
-                            server_code=data.get("code"),
-                            method="GET",
-                            url=str(response.request.url),
-                        )
-                    event = {}
-                elif not line.startswith(":"):
+                if line.startswith(":"):
+                    continue
+                if line:
                     name, _, value = line.partition(":")
                     event[name] = value.removeprefix(" ")
+                    continue
+                kind, data = event.get("event", ""), json.loads(event.get("data") or "{}")
+                if kind == "gap":
+                    log.warning("%s: %s", path, data.get("message"))
+                elif kind == "closed":
+                    raise GraphError(
+                        data.get("message", "stream closed"),
+                        code=known_code(data.get("code", "")),
+                        server_code=data.get("code"),
+                        method="GET",
+                        url=str(response.request.url),
+                    )
+                elif kind:
+                    yield kind, event.get("id", ""), data
+                event = {}
 
     def close(self) -> None:
         self._http.close()

@@ -18,6 +18,7 @@ from graphsvc.domain.edge_writes import WriteKind
 from graphsvc.domain.model import GraphEvent
 from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.settings import Settings
+from tests.support import events
 from tests.support.driver import Driver, eventually
 from tests.support.events import events_after, next_event, next_follower, serving
 from tests.support.helpers import ThrowawayRedis, app_in_process, bearer
@@ -141,10 +142,7 @@ async def test_redis_down_writes_commit_reads_fall_back_and_the_relay_repairs(
 # -- Server-Sent Events -------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def served(service: Services) -> AsyncIterator[str]:
-    async with serving(service) as url:
-        yield url
+served = events.served_app
 
 
 async def test_new_followers_are_pushed_and_replayed_after_a_reconnect(

@@ -236,6 +236,7 @@ async def test_an_erasure_stopped_after_deleting_the_node_refuses_no_later_post(
             redis.home_timelines,
             redis.list_holders,
             redis.exclusion_cache,
+            redis.notification_streams,
             redis.timeline_job_queue,
             services.settings.timelines,
         )

@@ -24,7 +24,7 @@ OPERATION_IDS = {
     "dismiss_suggestion", "record_impressions", "get_affinities", "get_suggestions_report",
     "explain_suggestion", "publish_post", "get_post", "delete_post", "get_timeline",
     "list_keys", "create_key", "revoke_key", "health", "livez", "readyz", "metrics",
-    "stream_new_followers", "follower_changes", "following_changes",
+    "stream_new_followers", "stream_notifications", "follower_changes", "following_changes",
     "follower_series", "following_series", "list_familiar_followers_many",
     "get_distance", "count_audience", "page_audience", "create_list", "list_lists", "get_list",
     "update_list", "delete_list", "list_members", "list_timeline", "change_list_members",

@@ -29,6 +29,7 @@ FAMILIES = {
     "list_follows",
     "subscriptions",
     "baselines",
+    "bells",
     "bulk",
     "history",
     "cold_start",

@@ -13,7 +13,9 @@
 -- ARGV: post_id, at (µs), member (a|post_id), post cap, ENTER, EXIT, SWITCH ('' or 'pull'),
 --       the follower count when the mirror has none (an unknown user: 0), or '',
 --       the post's language (or ''), '1' when it is a reblog (or ''): kept in its state, where
---       home timeline reads find them for the followers whose follow options filter them
+--       home timeline reads find them for the followers whose follow options filter them; a
+--       post that is no reblog rings its author's bells (state.bells 'ringing' until its
+--       ringing job is done: notification_rung.lua)
 -- Returns {status, mode, extra}:
 --   'counts'     the author's counts are not mirrored: build them, call again
 --   'enter_pull' nothing written: make readers pull the author, call again with SWITCH
@@ -49,7 +51,7 @@ local way = 'push'
 if mode == 'pull' then way = 'pull' end
 local state = {at = at, mode = way, state = 'fanning_out', followers = 0, pushed = 0}
 if ARGV[9] ~= '' then state.lang = ARGV[9] end
-if ARGV[10] == '1' then state.reblog = true end
+if ARGV[10] == '1' then state.reblog = true else state.bells = 'ringing' end
 if way == 'pull' then state.state = 'done' end
 redis.call('ZADD', KEYS[1], at, member)
 redis.call('HSET', KEYS[2], post_id, cjson.encode(state))

@@ -18,6 +18,7 @@ from graphsvc.client import (
     GraphError,
     Listing,
     NewFollower,
+    Notification,
 )
 from graphsvc.wire import schemas
 
@@ -102,6 +103,9 @@ def blocking(graph: GraphClient) -> None:
     for event in graph.new_followers("a", last_event_id=None):
         assert_type(event, NewFollower)
         assert_type(event["since"], datetime)
+    for told in graph.notifications("a", last_event_id=None):
+        assert_type(told, Notification)
+        assert_type(told["at"], datetime)
     assert_type(graph.counts_many(["a"]), dict[str, schemas.CountsBody])
     assert_type(graph.relationships_many("a", ["b"]), dict[str, schemas.RelationshipBody])
     assert_type(graph.ego_graph("a", radius=2), networkx.DiGraph)
@@ -183,6 +187,8 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type(await graph.affinities("a"), schemas.AffinitiesBody)
     async for event in graph.new_followers("a"):
         assert_type(event["follower"], str)
+    async for told in graph.notifications("a"):
+        assert_type(told["post_id"], str)
     await graph.aclose()
 
 
