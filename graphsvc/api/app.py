@@ -32,6 +32,7 @@ from graphsvc.api.routes import (
     mutes,
     operations,
     pages,
+    portable,
     privacy,
     relations,
     suggestions,
@@ -62,6 +63,7 @@ ROUTERS = (
     health.router,
     operations.router,
     events.router,
+    portable.router,
 )
 # The lean lane tries these first, in this order: the routes most requests are for. No request
 # can match two routes (tests/unit holds it), so the order decides only how many patterns a
@@ -100,6 +102,10 @@ TAGS = [
         "description": "Suggestions, similar accounts, dismissals, impressions, interactions.",
     },
     {"name": "timelines", "description": "Posts and home timelines."},
+    {
+        "name": "portable",
+        "description": "Exports and imports of follows, blocks, mutes and lists (Mastodon's CSV).",
+    },
     {"name": "keys", "description": "API keys and their scopes (admin)."},
     {"name": "internal", "description": "What operators ask of the ranker (the internal scope)."},
     {"name": "operations", "description": "Probes and metrics: no key needed."},
@@ -142,7 +148,11 @@ def create_app(settings: Settings | None = None, services: Serving | None = None
     # innermost: the lean routes, served before the framework's router (lean.py)
     app.add_middleware(LeanLane, routes=lean)
     # a body is bounded only for a request whose key passed
-    app.add_middleware(BodyLimit, max_bytes=settings.api.request_body_max_bytes)
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.api.request_body_max_bytes,
+        imports_max_bytes=settings.portable.import_max_bytes,
+    )
     app.add_middleware(KeyFirst)  # telemetry and noted headers see its 401s
     app.add_middleware(NotedHeaders)
     app.add_middleware(RequestTelemetry, log_requests=settings.api.log_json)

@@ -15,6 +15,7 @@ from graphsvc.services.suggestions import Suggestions
 from graphsvc.workers.bell_jobs import BellJobs
 from graphsvc.workers.change_expiry import ChangeExpiry
 from graphsvc.workers.cold_start_charts import ColdStartKeeper
+from graphsvc.workers.import_jobs import ImportJobs
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.list_events import ListEvents
 from graphsvc.workers.moderation_jobs import ModerationJobs
@@ -40,7 +41,7 @@ class Background:
 
 def build_background(
     core: Core,
-    fanouts: tuple[TimelineJobs, BellJobs],
+    fanouts: tuple[TimelineJobs, BellJobs, ImportJobs],
     access: KeyRing,
     suggestions: Suggestions,
 ) -> Background:
@@ -86,6 +87,7 @@ def build_background(
         list_events=list_events,
         timeline_jobs=fanouts[0],
         bell_jobs=fanouts[1],
+        import_jobs=fanouts[2],
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         subscription_sync=build_subscription_sync(core),

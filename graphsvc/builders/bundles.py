@@ -25,6 +25,7 @@ from graphsvc.builders.lists import build_list_follows, build_list_subscriptions
 from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
 from graphsvc.builders.notifications import build_bell_jobs, build_notifications
+from graphsvc.builders.portable import build_exports, build_import_jobs, build_imports
 from graphsvc.builders.serving import build_follower_events, build_health
 from graphsvc.builders.suggestions import Suggesting, build_suggesting
 from graphsvc.builders.timelines import build_timeline_jobs, build_timelines
@@ -49,6 +50,8 @@ from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.notifications import Notifications
+from graphsvc.services.portable.exports import Exports
+from graphsvc.services.portable.imports import Imports
 from graphsvc.services.privacy import PrivacyRules
 from graphsvc.services.rate_limits import RateLimits
 from graphsvc.services.relations import Relations
@@ -61,6 +64,7 @@ from graphsvc.services.timeline_check import TimelineCheck
 from graphsvc.services.timelines import Timelines
 from graphsvc.settings import Settings
 from graphsvc.workers.bell_jobs import BellJobs
+from graphsvc.workers.import_jobs import ImportJobs
 from graphsvc.workers.moderation_jobs import ModerationJobs
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
@@ -96,6 +100,8 @@ class Serving:
     feedback: SuggestionFeedback
     follower_events: FollowerEvents
     notifications: Notifications
+    exports: Exports
+    imports: Imports
     health: Health
     gauges: Gauges
     access: KeyRing
@@ -182,6 +188,10 @@ class Operations:
         return build_bell_jobs(self.core)
 
     @cached_property
+    def import_jobs(self) -> ImportJobs:
+        return build_import_jobs(self.core)
+
+    @cached_property
     def timeline_check(self) -> TimelineCheck:
         timelines = build_timelines(self.core, self.timeline_jobs, self.bell_jobs)
         return build_timeline_check(self.core, timelines)
@@ -196,7 +206,7 @@ class Operations:
 
     @cached_property
     def background(self) -> Background:
-        fanouts = (self.timeline_jobs, self.bell_jobs)
+        fanouts = (self.timeline_jobs, self.bell_jobs, self.import_jobs)
         return build_background(self.core, fanouts, self.access, self.suggestions)
 
 
@@ -209,6 +219,7 @@ class _Shared:
     suggesting: Suggesting
     timeline_jobs: TimelineJobs
     bell_jobs: BellJobs
+    import_jobs: ImportJobs
 
     @classmethod
     def over(cls, core: Core) -> _Shared:
@@ -218,6 +229,7 @@ class _Shared:
             build_suggesting(core),
             build_timeline_jobs(core),
             build_bell_jobs(core),
+            build_import_jobs(core),
         )
 
 
@@ -247,6 +259,8 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         feedback=core.feedback,
         follower_events=build_follower_events(core, shared.access, rate_limits),
         notifications=build_notifications(core, shared.access, rate_limits),
+        exports=build_exports(core),
+        imports=build_imports(core, shared.import_jobs),
         health=health,
         gauges=gauges,
         access=shared.access,
@@ -261,7 +275,7 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
 
 def _working(shared: _Shared) -> Working:
     core = shared.core
-    fanouts = (shared.timeline_jobs, shared.bell_jobs)
+    fanouts = (shared.timeline_jobs, shared.bell_jobs, shared.import_jobs)
     background = build_background(core, fanouts, shared.access, shared.suggesting.suggestions)
     return Working(core, background, build_consistency(core))
 

@@ -18,6 +18,7 @@ from graphsvc.adapters.neo4j.moderation import ModerationStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.pages import PageStore
+from graphsvc.adapters.neo4j.portable import PortableStore
 from graphsvc.adapters.neo4j.privacy import PrivacyStore
 from graphsvc.adapters.neo4j.ranker_models import RankerModelStore
 from graphsvc.adapters.neo4j.relations import EdgeStore
@@ -33,6 +34,7 @@ from graphsvc.adapters.redis.event_stream import EventStream
 from graphsvc.adapters.redis.exclusions import ExclusionCache
 from graphsvc.adapters.redis.feedback_counters import FeedbackCounters
 from graphsvc.adapters.redis.follow_filters import FollowFilterCache
+from graphsvc.adapters.redis.imports import ImportRecords
 from graphsvc.adapters.redis.impressions import ImpressionStore
 from graphsvc.adapters.redis.interactions import InteractionBuffer
 from graphsvc.adapters.redis.job_queue import JobQueue
@@ -79,6 +81,10 @@ class Neo4jAdapters:
     @cached_property
     def lists(self) -> ListStore:
         return ListStore(self.store)
+
+    @cached_property
+    def portable(self) -> PortableStore:
+        return PortableStore(self.store)
 
     @cached_property
     def bells(self) -> BellStore:
@@ -244,6 +250,15 @@ class RedisAdapters:
     @cached_property
     def bell_job_queue(self) -> JobQueue:
         return JobQueue(self.client, self._keys, "bell")
+
+    @cached_property
+    def import_job_queue(self) -> JobQueue:
+        return JobQueue(self.client, self._keys, "import")
+
+    @cached_property
+    def import_records(self) -> ImportRecords:
+        keep = int(self._settings.portable.import_keep_days * 86_400)
+        return ImportRecords(self.client, self.mirror, keep)
 
     @cached_property
     def notification_streams(self) -> NotificationStreams:

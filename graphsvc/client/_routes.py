@@ -6,7 +6,7 @@ test holds them to it), so the two clients cannot differ in what they ask. The d
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -532,3 +532,28 @@ def affinities(user_id: str, limit: int) -> Call[schemas.AffinitiesBody]:
         {"limit": limit},
         model=schemas.AffinitiesBody,
     )
+
+
+# -- portable relations ------------------------------------------------------------------------
+
+
+def export_relations(user_id: str, kind: str) -> Call[schemas.ExportBody]:
+    return Call(
+        "GET", _user(user_id, "exports", kind), {"format": "json"}, model=schemas.ExportBody
+    )
+
+
+def import_relations(
+    user_id: str, kind: str, rows: Sequence[dict[str, Any]], mode: str
+) -> Call[schemas.ImportBody]:
+    return Call(
+        "POST",
+        _user(user_id, "imports", kind),
+        {"mode": mode},
+        body=list(rows),
+        model=schemas.ImportBody,
+    )
+
+
+def import_status(user_id: str, import_id: str) -> Call[schemas.ImportBody]:
+    return Call("GET", _user(user_id, "imports", _u(import_id)), model=schemas.ImportBody)

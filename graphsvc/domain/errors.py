@@ -160,6 +160,19 @@ class InvalidOptions(GraphError):
     code = "invalid_options"
 
 
+class InvalidImport(GraphError):
+    """An import body that is no CSV or JSON of its kind, or holds more than IMPORT_MAX_ROWS
+    rows (a bad row alone is no error: it is refused in the import's result)."""
+
+    status = 422
+    code = "invalid_import"
+
+
+class ImportNotFound(GraphError):
+    status = 404
+    code = "import_not_found"
+
+
 class PostConflict(GraphError):
     status = 409
     code = "post_conflict"

@@ -72,13 +72,14 @@ NO_EDITS = OptionEdits()
 
 def parse_languages(raw: str | None) -> tuple[str, ...] | None:
     """A comma-separated list of languages as a query gives it (``""``: every language, None:
-    not given), each once, sorted; 422 ``invalid_options`` naming the first bad one."""
+    not given), each once, in the order given (an export writes them back so); 422
+    ``invalid_options`` naming the first bad one."""
     if raw is None:
         return None
     codes = [code for code in raw.split(",") if code] if raw else []
     for code in codes:
         validate_language(code, "languages item")
-    unique = tuple(sorted(set(codes)))
+    unique = tuple(dict.fromkeys(codes))
     if len(unique) > LANGUAGES_MAX:
         raise InvalidOptions(f"languages names {len(unique)} languages; at most {LANGUAGES_MAX}")
     return unique

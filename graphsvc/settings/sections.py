@@ -437,6 +437,29 @@ class NotificationSettings(_Section):
     )
 
 
+class PortableSettings(_Section):
+    """Imports and exports of a user's follows, blocks, mutes and lists (Mastodon's CSV, or
+    JSON): what one import may carry, how it runs, how long its result is kept."""
+
+    import_max_bytes: int = Field(
+        default=20 * 1_048_576,
+        ge=1_024,
+        description="largest import body, in bytes (Mastodon's bound); a larger one is a 413",
+    )
+    import_max_rows: int = Field(
+        default=20_000, ge=1, description="rows one import may hold (Mastodon's bound)"
+    )
+    import_batch: int = Field(default=500, ge=1, description="rows per step of an import's job")
+    import_keep_days: float = Field(
+        default=7.0, gt=0, description="how long an import's result can be read after its last step"
+    )
+    account_domain: str = Field(
+        default="",
+        description="this service's domain in account addresses: an import takes "
+        "`id@ACCOUNT_DOMAIN` as `id` and refuses other domains' accounts",
+    )
+
+
 class SuggestionSettings(_Section):
     """Suggestions ("people you may know"): how candidates are gathered and ranked, how shown
     ones sink, what is cached."""
@@ -864,6 +887,7 @@ class Settings(BaseModel):
     events: EventSettings = Field(default_factory=EventSettings)
     timelines: TimelineSettings = Field(default_factory=TimelineSettings)
     notifications: NotificationSettings = Field(default_factory=NotificationSettings)
+    portable: PortableSettings = Field(default_factory=PortableSettings)
     suggestions: SuggestionSettings = Field(default_factory=SuggestionSettings)
     cold_start: ColdStartSettings = Field(default_factory=ColdStartSettings)
     interactions: InteractionSettings = Field(default_factory=InteractionSettings)

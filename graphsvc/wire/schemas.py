@@ -952,3 +952,35 @@ class MembersChangeBody(BaseModel):
         "the owner), erasing (the user is being erased)"
     )
     members: int = Field(description="active members after the change")
+
+
+class RefusedRowBody(BaseModel):
+    row: int = Field(description="the row's line in the file (CSV), or its position (JSON)")
+    value: str = Field(description="the row as sent, or the account it names")
+    reason: str = Field(
+        description="malformed, unknown_user, self, blocked, suspended, erasing, limit, or "
+        "the error code of the rule that refused it"
+    )
+    message: str
+
+
+class ImportBody(BaseModel):
+    id: str = Field(description="the import's id: the same import sent again has the same id")
+    kind: Literal["following", "blocks", "mutes", "lists"]
+    mode: Literal["merge", "overwrite"]
+    rows: int = Field(description="the file's data rows")
+    state: Literal["queued", "running", "done"]
+    done: int = Field(description="rows handled so far (applied or refused)")
+    applied: int = Field(
+        description="rows applied (a follow, block, mute or member made, or already there)"
+    )
+    removed: int = Field(description="entries an overwrite removed (the file did not hold them)")
+    refused: list[RefusedRowBody] = Field(description="each row not applied, and why")
+
+
+class ExportBody(BaseModel):
+    kind: Literal["following", "blocks", "mutes", "lists"]
+    items: list[dict[str, Any]] = Field(
+        description="newest first; following: {account, show_reblogs, notify, languages}; "
+        "blocks: {account}; mutes: {account, hide_notifications}; lists: {list, account}"
+    )

@@ -64,6 +64,7 @@ class Worker:
         list_events: ListEvents,
         timeline_jobs: TimelineJobs,
         bell_jobs: JobKind,
+        import_jobs: JobKind,
         moderation_jobs: ModerationJobs,
         approvals: JobKind,
         subscription_sync: JobKind,
@@ -78,6 +79,7 @@ class Worker:
         self._list_events = list_events
         self._timeline_jobs = timeline_jobs
         self._bell_jobs = bell_jobs
+        self._import_jobs = import_jobs
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
         self._subscription_sync = subscription_sync
@@ -146,6 +148,7 @@ class Worker:
             self._subscription_sync,
             self._timeline_jobs,
             self._bell_jobs,
+            self._import_jobs,
         ]
         return await self._jobs.claim(kinds)
 

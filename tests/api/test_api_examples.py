@@ -97,6 +97,9 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("create_key", "POST", "/v1/keys", {}, {"scopes": ["read", "write"], "name": "timeline service"}),
     ("list_keys", "GET", "/v1/keys", {}, None),
     ("revoke_key", "DELETE", "/v1/keys/{key_id}", {}, None),
+    ("import_relations", "POST", "/v1/users/{alice}/imports/mutes", {"mode": "merge"}, [{"account": "{zoe}", "hide_notifications": True}, {"account": "nobody here"}]),
+    ("get_import", "GET", "/v1/users/{alice}/imports/{import_id}", {}, None),
+    ("export_relations", "GET", "/v1/users/{alice}/exports/following", {"format": "json"}, None),
     ("health", "GET", "/healthz", {}, None),
     ("livez", "GET", "/livez", {}, None),
     ("readyz", "GET", "/readyz", {}, None),
@@ -177,6 +180,8 @@ async def test_every_documented_example_is_a_real_answer(make_client, uid) -> No
                 variables["key_id"] = payload["id"]
             if operation == "create_list":
                 variables["list_id"] = payload["id"]
+            if operation == "import_relations":
+                variables["import_id"] = payload["id"]
             recorded[operation] = {
                 "request": request,
                 "status": answer.status_code,

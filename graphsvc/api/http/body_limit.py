@@ -15,35 +15,44 @@ from graphsvc.api.http.errors import error_response
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, imports_max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.imports_max_bytes = imports_max_bytes
+
+    def _bound(self, scope: Scope) -> tuple[int, str]:
+        """An import's file may be larger than other bodies (IMPORT_MAX_BYTES)."""
+        if scope["method"] == "POST" and "/imports/" in scope["path"]:
+            return self.imports_max_bytes, "IMPORT_MAX_BYTES"
+        return self.max_bytes, "REQUEST_BODY_MAX_BYTES"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        most, name = self._bound(scope)
         length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
-        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-            await self._refuse(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > most):
+            await _refuse(scope, receive, send, most, name)
             return
         if length is None and _has_body(scope):
             # chunked: read here (at most the bound) and hand the app what was read
-            body = await _read_at_most(receive, self.max_bytes)
+            body = await _read_at_most(receive, most)
             if body is None:
-                await self._refuse(scope, receive, send)
+                await _refuse(scope, receive, send, most, name)
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        refusal = error_response(
-            413,
-            "body_too_large",
-            f"the request body is larger than REQUEST_BODY_MAX_BYTES ({self.max_bytes} bytes)",
-            {"Connection": "close"},
-        )
-        await refusal(scope, receive, send)
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, most: int, name: str) -> None:
+    refusal = error_response(
+        413,
+        "body_too_large",
+        f"the request body is larger than {name} ({most} bytes)",
+        {"Connection": "close"},
+    )
+    await refusal(scope, receive, send)
 
 
 def _has_body(scope: Scope) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -674,6 +674,23 @@ class AsyncGraphClient(AsyncAnalysis):
     async def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
         """Whom the user is closest to (the ``internal`` scope)."""
         return await self._call(route.affinities(user_id, limit))
+
+    # -- portable relations ------------------------------------------------------------------
+
+    async def export_relations(self, user_id: str, kind: str) -> schemas.ExportBody:
+        """The user's follows, blocks, mutes or lists (``kind``), newest first, as JSON rows
+        (the API also writes Mastodon's CSV: ``GET .../exports/{kind}``)."""
+        return await self._call(route.export_relations(user_id, kind))
+
+    async def import_relations(
+        self, user_id: str, kind: str, rows: Sequence[dict[str, Any]], *, mode: str = "merge"
+    ) -> schemas.ImportBody:
+        """Import rows as ``export_relations`` writes them (``mode``: merge or overwrite); the
+        worker applies them: follow ``import_status`` until its ``state`` is done."""
+        return await self._call(route.import_relations(user_id, kind, rows, mode))
+
+    async def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
+        return await self._call(route.import_status(user_id, import_id))
 
     # -- the Server-Sent Events streams ------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -667,6 +667,23 @@ class GraphClient(Analysis):
     def affinities(self, user_id: str, *, limit: int = 20) -> schemas.AffinitiesBody:
         """Whom the user is closest to (the ``internal`` scope)."""
         return self._call(route.affinities(user_id, limit))
+
+    # -- portable relations ------------------------------------------------------------------
+
+    def export_relations(self, user_id: str, kind: str) -> schemas.ExportBody:
+        """The user's follows, blocks, mutes or lists (``kind``), newest first, as JSON rows
+        (the API also writes Mastodon's CSV: ``GET .../exports/{kind}``)."""
+        return self._call(route.export_relations(user_id, kind))
+
+    def import_relations(
+        self, user_id: str, kind: str, rows: Sequence[dict[str, Any]], *, mode: str = "merge"
+    ) -> schemas.ImportBody:
+        """Import rows as ``export_relations`` writes them (``mode``: merge or overwrite); the
+        worker applies them: follow ``import_status`` until its ``state`` is done."""
+        return self._call(route.import_relations(user_id, kind, rows, mode))
+
+    def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
+        return self._call(route.import_status(user_id, import_id))
 
     # -- the Server-Sent Events streams ------------------------------------------------------
 

@@ -31,6 +31,7 @@ OPERATION_IDS = {
     "follow_list", "unfollow_list", "list_followed_lists", "subscribe_list",
     "get_list_subscription", "unsubscribe_list", "list_list_subscriptions",
     "except_list_member", "unexcept_list_member", "list_subscription_exceptions",
+    "export_relations", "import_relations", "get_import",
 }  # fmt: skip
 
 

@@ -45,7 +45,7 @@ def test_the_cached_form_round_trips_what_filters(options: FollowOptions) -> Non
 def test_languages_parse_sorted_and_once() -> None:
     assert parse_languages(None) is None  # not named: left as it is
     assert parse_languages("") == ()  # every language
-    assert parse_languages("en,de,en") == ("de", "en")
+    assert parse_languages("en,de,en") == ("en", "de")
     assert parse_languages("gsw") == ("gsw",)
 
 

@@ -31,6 +31,7 @@ FAMILIES = {
     "baselines",
     "bells",
     "bulk",
+    "portable",
     "history",
     "cold_start",
     "keys",

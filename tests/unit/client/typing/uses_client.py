@@ -103,6 +103,9 @@ def blocking(graph: GraphClient) -> None:
     for event in graph.new_followers("a", last_event_id=None):
         assert_type(event, NewFollower)
         assert_type(event["since"], datetime)
+    assert_type(graph.export_relations("a", "blocks"), schemas.ExportBody)
+    assert_type(graph.import_relations("a", "blocks", [{"account": "b"}]), schemas.ImportBody)
+    assert_type(graph.import_status("a", "0" * 20), schemas.ImportBody)
     for told in graph.notifications("a", last_event_id=None):
         assert_type(told, Notification)
         assert_type(told["at"], datetime)
@@ -187,6 +190,9 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type(await graph.affinities("a"), schemas.AffinitiesBody)
     async for event in graph.new_followers("a"):
         assert_type(event["follower"], str)
+    assert_type(await graph.export_relations("a", "mutes"), schemas.ExportBody)
+    assert_type(await graph.import_relations("a", "mutes", [], mode="overwrite"), schemas.ImportBody)
+    assert_type(await graph.import_status("a", "0" * 20), schemas.ImportBody)
     async for told in graph.notifications("a"):
         assert_type(told["post_id"], str)
     await graph.aclose()

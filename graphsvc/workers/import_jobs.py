@@ -1,0 +1,93 @@
+"""Imports in the background: an import's rows applied IMPORT_BATCH at a time, then, for an
+import that overwrites, the user's entries of that kind it does not hold removed; durable across
+restarts.
+
+One job per import (``user|import``), queued in Redis (``{feed}:imports``) and run as every
+fan-out job is (``concurrency/jobs.py``): by a worker, under a lease. Its place is kept in the
+import's record, written whole after each step (``adapters/redis/imports.py``), so a step that
+ran and was not recorded runs again: every write it makes is idempotent (a follow, block or mute
+made already is reported, a member added already stays), and its results are recorded once.
+"""
+
+from __future__ import annotations
+
+from graphsvc.adapters.redis.imports import ImportRecords
+from graphsvc.adapters.redis.job_queue import JobQueue
+from graphsvc.concurrency.jobs import Jobs, Progress
+from graphsvc.domain.errors import QueueFull
+from graphsvc.domain.portable import ImportRecord, Mode
+from graphsvc.services.portable.applying import Applier
+from graphsvc.settings import PortableSettings, TimelineSettings, WorkerSettings
+
+
+class ImportJobs:
+    """Imports as a kind of durable job (``concurrency/jobs.py``)."""
+
+    name = "imports"
+
+    def __init__(
+        self,
+        records: ImportRecords,
+        applier: Applier,
+        queue: JobQueue,
+        jobs: Jobs,
+        settings: PortableSettings,
+        timelines: TimelineSettings,
+        worker: WorkerSettings,
+    ) -> None:
+        self._records = records
+        self._applier = applier
+        self._queue = queue
+        self._jobs = jobs
+        self._batch = settings.import_batch
+        self.lease_seconds = timelines.timeline_job_lease_seconds
+        self.most = worker.worker_jobs
+        self._queue_max = worker.worker_queue_max
+
+    async def ensure_room(self) -> None:
+        if await self._queue.depth() >= self._queue_max:
+            raise QueueFull(
+                f"the imports' job queue holds WORKER_QUEUE_MAX ({self._queue_max}) jobs; "
+                "retry once workers catch up",
+                headers={"Retry-After": "5"},
+            )
+
+    async def start(self, user_id: str, import_id: str) -> None:
+        job, here = f"{user_id}|{import_id}", self._jobs.here
+        if await self._queue.enqueue(job, hold=self.lease_seconds if here else None):
+            await self._jobs.start(self, job)
+
+    async def due(self, limit: int) -> list[str]:
+        return await self._queue.due(limit)
+
+    async def run(self, key: str, progress: Progress) -> None:
+        await self._queue.hold(key, self.lease_seconds)
+        user_id, _, import_id = key.partition("|")
+        record = await self._records.record(user_id, import_id)
+        if record is not None and record.state != "done":
+            await self._apply(user_id, record, progress)
+        await self._queue.finish(key)
+
+    async def _apply(self, user_id: str, record: ImportRecord, progress: Progress) -> None:
+        entries = await self._records.entries(user_id, record.id)
+        record.state = "running"
+        while record.position < len(entries):
+            batch = entries[record.position : record.position + self._batch]
+            refused = await self._applier.apply(user_id, record.kind, batch)
+            record.refused += refused
+            record.applied += len(batch) - len(refused)
+            record.done += len(batch)
+            record.position += len(batch)
+            progress.add("rows", len(batch))
+            await self._records.save(user_id, record)
+            await self._queue.hold(f"{user_id}|{record.id}", self.lease_seconds)
+        if record.mode is Mode.OVERWRITE:
+            listed = {(entry.list_name, entry.account) for _, entry in entries}
+            while removed := await self._applier.remove_unlisted(
+                user_id, record.kind, listed, self._batch
+            ):
+                record.removed += removed
+                progress.add("removed", removed)
+                await self._records.save(user_id, record)
+        record.state = "done"
+        await self._records.save(user_id, record)
