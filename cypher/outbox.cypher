@@ -8,13 +8,15 @@
 // commit usually got there first.
 // Locking: none (a read).
 // Params: $cutoff, $limit.
-// Returns: id, type, src, dst, version, status, cause, list ('' when absent); at most $limit
+// Returns: id, type, src, dst, version, status, cause, list ('' when absent), followers,
+// following (a severed notice's; 0 when absent); at most $limit
 // rows, oldest first.
 MATCH (e:GraphEvent)
 WHERE e.v <= $cutoff
 RETURN e.id AS id, e.type AS type, e.src AS src, e.dst AS dst,
        e.v AS version, coalesce(e.status, '') AS status, coalesce(e.cause, '') AS cause,
-       coalesce(e.list, '') AS list
+       coalesce(e.list, '') AS list, coalesce(e.followers, 0) AS followers,
+       coalesce(e.following, 0) AS following
 ORDER BY e.v
 LIMIT $limit
 

@@ -29,6 +29,7 @@ from graphsvc.api.routes import (
     list_subscriptions,
     lists,
     moderation,
+    moves,
     mutes,
     operations,
     pages,
@@ -64,6 +65,7 @@ ROUTERS = (
     operations.router,
     events.router,
     portable.router,
+    moves.router,
 )
 # The lean lane tries these first, in this order: the routes most requests are for. No request
 # can match two routes (tests/unit holds it), so the order decides only how many patterns a
@@ -102,6 +104,10 @@ TAGS = [
         "description": "Suggestions, similar accounts, dismissals, impressions, interactions.",
     },
     {"name": "timelines", "description": "Posts and home timelines."},
+    {
+        "name": "moves",
+        "description": "Aliases and account moves: followers follow the new account.",
+    },
     {
         "name": "portable",
         "description": "Exports and imports of follows, blocks, mutes and lists (Mastodon's CSV).",

@@ -19,6 +19,7 @@ from graphsvc.workers.import_jobs import ImportJobs
 from graphsvc.workers.interaction_flusher import InteractionFlusher
 from graphsvc.workers.list_events import ListEvents
 from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.move_jobs import MoveJobs
 from graphsvc.workers.ranker.training import RankerTraining
 from graphsvc.workers.ranker.trial import RankerTrial
 from graphsvc.workers.relay import Relay
@@ -41,7 +42,7 @@ class Background:
 
 def build_background(
     core: Core,
-    fanouts: tuple[TimelineJobs, BellJobs, ImportJobs],
+    fanouts: tuple[TimelineJobs, BellJobs, ImportJobs, MoveJobs],
     access: KeyRing,
     suggestions: Suggestions,
 ) -> Background:
@@ -88,6 +89,7 @@ def build_background(
         timeline_jobs=fanouts[0],
         bell_jobs=fanouts[1],
         import_jobs=fanouts[2],
+        move_jobs=fanouts[3],
         moderation_jobs=moderation_jobs,
         approvals=core.approvals,
         subscription_sync=build_subscription_sync(core),

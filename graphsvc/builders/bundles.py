@@ -24,6 +24,7 @@ from graphsvc.builders.graph_reads import GraphReads, build_graph_reads
 from graphsvc.builders.lists import build_list_follows, build_list_subscriptions, build_lists
 from graphsvc.builders.maintenance import build_maintenance
 from graphsvc.builders.moderation import build_moderation
+from graphsvc.builders.moves import build_move_jobs, build_moves
 from graphsvc.builders.notifications import build_bell_jobs, build_notifications
 from graphsvc.builders.portable import build_exports, build_import_jobs, build_imports
 from graphsvc.builders.serving import build_follower_events, build_health
@@ -48,6 +49,7 @@ from graphsvc.services.lists.follows import ListFollows
 from graphsvc.services.lists.subscriptions import ListSubscriptions
 from graphsvc.services.maintenance import Maintenance
 from graphsvc.services.moderation import Moderation
+from graphsvc.services.moves import Moves
 from graphsvc.services.mutes import Mutes
 from graphsvc.services.notifications import Notifications
 from graphsvc.services.portable.exports import Exports
@@ -66,6 +68,7 @@ from graphsvc.settings import Settings
 from graphsvc.workers.bell_jobs import BellJobs
 from graphsvc.workers.import_jobs import ImportJobs
 from graphsvc.workers.moderation_jobs import ModerationJobs
+from graphsvc.workers.move_jobs import MoveJobs
 from graphsvc.workers.timeline_jobs import TimelineJobs
 
 
@@ -102,6 +105,7 @@ class Serving:
     notifications: Notifications
     exports: Exports
     imports: Imports
+    moves: Moves
     health: Health
     gauges: Gauges
     access: KeyRing
@@ -192,6 +196,10 @@ class Operations:
         return build_import_jobs(self.core)
 
     @cached_property
+    def move_jobs(self) -> MoveJobs:
+        return build_move_jobs(self.core)
+
+    @cached_property
     def timeline_check(self) -> TimelineCheck:
         timelines = build_timelines(self.core, self.timeline_jobs, self.bell_jobs)
         return build_timeline_check(self.core, timelines)
@@ -206,7 +214,7 @@ class Operations:
 
     @cached_property
     def background(self) -> Background:
-        fanouts = (self.timeline_jobs, self.bell_jobs, self.import_jobs)
+        fanouts = (self.timeline_jobs, self.bell_jobs, self.import_jobs, self.move_jobs)
         return build_background(self.core, fanouts, self.access, self.suggestions)
 
 
@@ -220,6 +228,7 @@ class _Shared:
     timeline_jobs: TimelineJobs
     bell_jobs: BellJobs
     import_jobs: ImportJobs
+    move_jobs: MoveJobs
 
     @classmethod
     def over(cls, core: Core) -> _Shared:
@@ -230,6 +239,7 @@ class _Shared:
             build_timeline_jobs(core),
             build_bell_jobs(core),
             build_import_jobs(core),
+            build_move_jobs(core),
         )
 
 
@@ -261,6 +271,7 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
         notifications=build_notifications(core, shared.access, rate_limits),
         exports=build_exports(core),
         imports=build_imports(core, shared.import_jobs),
+        moves=build_moves(core, shared.move_jobs),
         health=health,
         gauges=gauges,
         access=shared.access,
@@ -275,7 +286,7 @@ def _serving(shared: _Shared, moderation_jobs: JobKind) -> Serving:
 
 def _working(shared: _Shared) -> Working:
     core = shared.core
-    fanouts = (shared.timeline_jobs, shared.bell_jobs, shared.import_jobs)
+    fanouts = (shared.timeline_jobs, shared.bell_jobs, shared.import_jobs, shared.move_jobs)
     background = build_background(core, fanouts, shared.access, shared.suggesting.suggestions)
     return Working(core, background, build_consistency(core))
 

@@ -15,6 +15,7 @@ from graphsvc.adapters.neo4j.keys import KeyStore
 from graphsvc.adapters.neo4j.list_follows import ListFollowStore
 from graphsvc.adapters.neo4j.lists import ListStore
 from graphsvc.adapters.neo4j.moderation import ModerationStore
+from graphsvc.adapters.neo4j.moves import MoveStore
 from graphsvc.adapters.neo4j.mutes import MuteStore
 from graphsvc.adapters.neo4j.outbox import OutboxStore
 from graphsvc.adapters.neo4j.pages import PageStore
@@ -81,6 +82,10 @@ class Neo4jAdapters:
     @cached_property
     def lists(self) -> ListStore:
         return ListStore(self.store)
+
+    @cached_property
+    def moves(self) -> MoveStore:
+        return MoveStore(self.store)
 
     @cached_property
     def portable(self) -> PortableStore:

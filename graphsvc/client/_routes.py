@@ -557,3 +557,22 @@ def import_relations(
 
 def import_status(user_id: str, import_id: str) -> Call[schemas.ImportBody]:
     return Call("GET", _user(user_id, "imports", _u(import_id)), model=schemas.ImportBody)
+
+
+# -- moves -------------------------------------------------------------------------------------
+
+
+def add_alias(user_id: str, old: str) -> Call[schemas.AliasBody]:
+    return Call("PUT", _user(user_id, "aliases", _u(old)), model=schemas.AliasBody)
+
+
+def aliases(user_id: str) -> Call[schemas.AliasesBody]:
+    return Call("GET", _user(user_id, "aliases"), model=schemas.AliasesBody)
+
+
+def move(user_id: str, target: str) -> Call[schemas.MoveBody]:
+    return Call("POST", _user(user_id, "move"), body={"target": target}, model=schemas.MoveBody)
+
+
+def move_state(user_id: str) -> Call[schemas.MoveBody]:
+    return Call("GET", _user(user_id, "move"), model=schemas.MoveBody)

@@ -73,6 +73,8 @@ ErrorCode = Literal[
     "not_list_member",
     "list_text_too_long",
     "request_limit",
+    "move_refused",
+    "alias_limit",
     "follow_rate_limit",
     "rate_limited",
     "auth_throttled",

@@ -19,6 +19,8 @@ NO_LIMIT = 2**31 - 1
 # The cause an unfollow's event carries when the followed user ended the follow (a removed
 # follower); consumers treat it as any unfollow.
 REMOVED = "removed"
+# The cause of the unfollow of an account that moved: its follower follows the new one now.
+MOVED = "moved"
 
 
 class WriteKind(StrEnum):

@@ -173,6 +173,19 @@ class ImportNotFound(GraphError):
     code = "import_not_found"
 
 
+class MoveRefused(GraphError):
+    """A move a rule refuses: the target does not name the account (not_aliased), moved
+    itself, is suspended or being erased, or the account moved too recently (cooldown)."""
+
+    status = 409
+    code = "move_refused"
+
+
+class AliasLimit(GraphError):
+    status = 409
+    code = "alias_limit"
+
+
 class PostConflict(GraphError):
     status = 409
     code = "post_conflict"

@@ -132,6 +132,9 @@ class GraphEvent:
     # for the follow an approval made
     list: str = ""  # the list of a list event (list_created, list_changed, list_hidden,
     # list_shown, list_deleted, list_member_added, list_member_removed: public lists only)
+    # a `severed` notice (dst: the user who lost them; cause: move): followers, followings lost
+    followers: int = 0
+    following: int = 0
 
     @property
     def private(self) -> bool:
@@ -151,6 +154,8 @@ class GraphEvent:
             fields["cause"] = self.cause
         if self.list:
             fields["list"] = self.list
+        if self.type == "severed":
+            fields["followers"], fields["following"] = self.followers, self.following
         return fields
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from graphsvc.adapters.neo4j.relations import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.domain.edge_writes import REMOVED, EdgeWrite, WriteKind, WriteLimits
+from graphsvc.domain.edge_writes import MOVED, REMOVED, EdgeWrite, WriteKind, WriteLimits
 from graphsvc.domain.errors import (
     Blocked,
     BlockLimit,
@@ -114,6 +114,12 @@ class Relations:
         change = await self._batches.submit(EdgeWrite(WriteKind.UNFOLLOW, user_id, target_id))
         assert change is None or isinstance(change, EdgeChange)
         return change
+
+    async def moved_away(self, follower_id: str, old_id: str) -> bool:
+        """A move took ``follower_id`` from ``old_id`` to the account it moved to: its
+        follow of the old account ends as an unfollow (``cause=moved``, counted by the
+        move); True when there was one."""
+        return await self._unfollow(EdgeWrite(WriteKind.UNFOLLOW, follower_id, old_id, cause=MOVED))
 
     async def approve(self, user_id: str, requester_id: str) -> bool:
         """``user_id`` approves the pending request of ``requester_id``: it becomes a follow,

@@ -460,6 +460,19 @@ class PortableSettings(_Section):
     )
 
 
+class MoveSettings(_Section):
+    """Account moves: the aliases a user may name, how often an account may move, and the
+    pace of moving its followers."""
+
+    aliases_max: int = Field(
+        default=10, ge=1, description="accounts one user may name as also known as"
+    )
+    move_cooldown_days: float = Field(
+        default=30.0, ge=0, description="an account that moved may move again after this long"
+    )
+    move_batch: int = Field(default=500, ge=1, description="followers moved per step of a move")
+
+
 class SuggestionSettings(_Section):
     """Suggestions ("people you may know"): how candidates are gathered and ranked, how shown
     ones sink, what is cached."""
@@ -888,6 +901,7 @@ class Settings(BaseModel):
     timelines: TimelineSettings = Field(default_factory=TimelineSettings)
     notifications: NotificationSettings = Field(default_factory=NotificationSettings)
     portable: PortableSettings = Field(default_factory=PortableSettings)
+    moves: MoveSettings = Field(default_factory=MoveSettings)
     suggestions: SuggestionSettings = Field(default_factory=SuggestionSettings)
     cold_start: ColdStartSettings = Field(default_factory=ColdStartSettings)
     interactions: InteractionSettings = Field(default_factory=InteractionSettings)

@@ -984,3 +984,41 @@ class ExportBody(BaseModel):
         description="newest first; following: {account, show_reblogs, notify, languages}; "
         "blocks: {account}; mutes: {account, hide_notifications}; lists: {list, account}"
     )
+
+
+class AliasBody(BaseModel):
+    alias: bool = Field(description="the user names this account as one it is also known as")
+    created: bool = Field(default=False, description="false when it named it already")
+
+
+class UnaliasBody(BaseModel):
+    alias: bool
+    removed: bool = Field(description="false when the user did not name this account")
+
+
+class AliasItem(BaseModel):
+    user_id: str
+    since: UtcTime
+
+
+class AliasesBody(BaseModel):
+    items: list[AliasItem] = Field(description="newest first, ALIASES_MAX at most")
+
+
+class MoveIn(BaseModel):
+    model_config = {"strict": True, "extra": "forbid"}
+
+    target: str = Field(
+        description="the account to move to; it must name this one as an alias first",
+        json_schema_extra=ID_SCHEMA,
+    )
+
+
+class MoveBody(BaseModel):
+    moved_to: str | None = Field(description="the account it moved to; null: it never moved")
+    moved_at: UtcTime | None
+    state: Literal["none", "moving", "done"] = Field(
+        description="moving: its followers are being moved to the new account"
+    )
+    followers_moved: int = Field(description="followers the move took so far")
+    created: bool | None = Field(default=None, description="the move is new (POST only)")

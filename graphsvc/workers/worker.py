@@ -65,6 +65,7 @@ class Worker:
         timeline_jobs: TimelineJobs,
         bell_jobs: JobKind,
         import_jobs: JobKind,
+        move_jobs: JobKind,
         moderation_jobs: ModerationJobs,
         approvals: JobKind,
         subscription_sync: JobKind,
@@ -80,6 +81,7 @@ class Worker:
         self._timeline_jobs = timeline_jobs
         self._bell_jobs = bell_jobs
         self._import_jobs = import_jobs
+        self._move_jobs = move_jobs
         self._moderation_jobs = moderation_jobs
         self._approvals = approvals
         self._subscription_sync = subscription_sync
@@ -149,6 +151,7 @@ class Worker:
             self._timeline_jobs,
             self._bell_jobs,
             self._import_jobs,
+            self._move_jobs,
         ]
         return await self._jobs.claim(kinds)
 

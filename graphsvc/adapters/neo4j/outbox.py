@@ -27,6 +27,8 @@ class OutboxStore:
                 row["status"],
                 row["cause"],
                 row["list"],
+                row["followers"],
+                row["following"],
             )
             for row in rows
         ]

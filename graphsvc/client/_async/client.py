@@ -692,6 +692,24 @@ class AsyncGraphClient(AsyncAnalysis):
     async def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
         return await self._call(route.import_status(user_id, import_id))
 
+    # -- moves -------------------------------------------------------------------------------
+
+    async def add_alias(self, user_id: str, old: str) -> schemas.AliasBody:
+        """``user_id`` names ``old`` as an account it is also known as (``old`` may then move
+        to it)."""
+        return await self._call(route.add_alias(user_id, old))
+
+    async def aliases(self, user_id: str) -> schemas.AliasesBody:
+        return await self._call(route.aliases(user_id))
+
+    async def move(self, user_id: str, target: str) -> schemas.MoveBody:
+        """Move ``user_id`` to ``target`` (which names it as an alias): its followers follow
+        the target instead, in the background; ``move_state`` says how far it got."""
+        return await self._call(route.move(user_id, target))
+
+    async def move_state(self, user_id: str) -> schemas.MoveBody:
+        return await self._call(route.move_state(user_id))
+
     # -- the Server-Sent Events streams ------------------------------------------------------
 
     async def new_followers(

@@ -685,6 +685,24 @@ class GraphClient(Analysis):
     def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
         return self._call(route.import_status(user_id, import_id))
 
+    # -- moves -------------------------------------------------------------------------------
+
+    def add_alias(self, user_id: str, old: str) -> schemas.AliasBody:
+        """``user_id`` names ``old`` as an account it is also known as (``old`` may then move
+        to it)."""
+        return self._call(route.add_alias(user_id, old))
+
+    def aliases(self, user_id: str) -> schemas.AliasesBody:
+        return self._call(route.aliases(user_id))
+
+    def move(self, user_id: str, target: str) -> schemas.MoveBody:
+        """Move ``user_id`` to ``target`` (which names it as an alias): its followers follow
+        the target instead, in the background; ``move_state`` says how far it got."""
+        return self._call(route.move(user_id, target))
+
+    def move_state(self, user_id: str) -> schemas.MoveBody:
+        return self._call(route.move_state(user_id))
+
     # -- the Server-Sent Events streams ------------------------------------------------------
 
     def new_followers(

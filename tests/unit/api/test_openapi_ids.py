@@ -32,6 +32,7 @@ OPERATION_IDS = {
     "get_list_subscription", "unsubscribe_list", "list_list_subscriptions",
     "except_list_member", "unexcept_list_member", "list_subscription_exceptions",
     "export_relations", "import_relations", "get_import",
+    "add_alias", "remove_alias", "list_aliases", "move", "get_move",
 }  # fmt: skip
 
 

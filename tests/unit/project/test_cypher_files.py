@@ -36,6 +36,7 @@ FAMILIES = {
     "cold_start",
     "keys",
     "lists",
+    "moves",
     "moderation",
     "mutes",
     "outbox",

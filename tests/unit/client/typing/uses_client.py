@@ -106,6 +106,10 @@ def blocking(graph: GraphClient) -> None:
     assert_type(graph.export_relations("a", "blocks"), schemas.ExportBody)
     assert_type(graph.import_relations("a", "blocks", [{"account": "b"}]), schemas.ImportBody)
     assert_type(graph.import_status("a", "0" * 20), schemas.ImportBody)
+    assert_type(graph.add_alias("a", "b"), schemas.AliasBody)
+    assert_type(graph.aliases("a"), schemas.AliasesBody)
+    assert_type(graph.move("b", "a"), schemas.MoveBody)
+    assert_type(graph.move_state("b"), schemas.MoveBody)
     for told in graph.notifications("a", last_event_id=None):
         assert_type(told, Notification)
         assert_type(told["at"], datetime)
@@ -191,8 +195,14 @@ async def awaited(graph: AsyncGraphClient) -> None:
     async for event in graph.new_followers("a"):
         assert_type(event["follower"], str)
     assert_type(await graph.export_relations("a", "mutes"), schemas.ExportBody)
-    assert_type(await graph.import_relations("a", "mutes", [], mode="overwrite"), schemas.ImportBody)
+    assert_type(
+        await graph.import_relations("a", "mutes", [], mode="overwrite"), schemas.ImportBody
+    )
     assert_type(await graph.import_status("a", "0" * 20), schemas.ImportBody)
+    assert_type(await graph.add_alias("a", "b"), schemas.AliasBody)
+    assert_type(await graph.aliases("a"), schemas.AliasesBody)
+    assert_type(await graph.move("b", "a"), schemas.MoveBody)
+    assert_type(await graph.move_state("b"), schemas.MoveBody)
     async for told in graph.notifications("a"):
         assert_type(told["post_id"], str)
     await graph.aclose()
