@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bench import cold_minute, history, lists, postgres, proc_cpu, timelines, versus
+from bench import cold_minute, history, lists, portable, postgres, proc_cpu, timelines, versus
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -1016,6 +1016,11 @@ def main() -> None:
         "--lists-only", action="store_true", help="only the list rows (a quick run)"
     )
     parser.add_argument(
+        "--portable-only",
+        action="store_true",
+        help="only the import and move rows (a quick run)",
+    )
+    parser.add_argument(
         "--cold",
         action="store_true",
         help="load the graph afresh, start the API and its worker, and measure follows and "
@@ -1038,7 +1043,7 @@ def main() -> None:
         return
     load_record = asyncio.run(ensure_loaded(settings, args.size, path))
     if (
-        not args.only and not args.timelines_only and not args.lists_only
+        not args.only and not args.timelines_only and not args.lists_only and not args.portable_only
     ) or "load/online" in args.only.split(","):
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
@@ -1066,6 +1071,14 @@ def main() -> None:
     peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served, peer_log)
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
+    if args.portable_only:
+        api.stop()
+        budgeted.stop()
+        peer.stop()
+        portable_figures = asyncio.run(portable.measure(settings, path))
+        print_table(portable.rows(portable_figures))
+        (RESULTS / "portable.json").write_text(json.dumps(portable_figures, indent=2))
+        return
     if args.lists_only:
         try:
             list_figures = asyncio.run(lists.measure(settings, path, api.url, api_key))
@@ -1147,6 +1160,8 @@ def main() -> None:
         )
         say("lists: a 5,000-member list's timeline and page, a moderation list subscription")
         list_figures = asyncio.run(lists.measure(settings, path, api.url, api_key))
+        say("imports and moves: 20,000 rows, 30,000 followers")
+        portable_figures = asyncio.run(portable.measure(settings, path))
     finally:
         api.stop()
         budgeted.stop()
@@ -1159,6 +1174,7 @@ def main() -> None:
     rows += versus.rows(against)
     rows += timelines.rows(timeline_figures)
     rows += lists.rows(list_figures)
+    rows += portable.rows(portable_figures)
     print_table(rows)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = {
@@ -1171,6 +1187,7 @@ def main() -> None:
         "versus_peer": against,
         "timelines": timeline_figures,
         "lists": list_figures,
+        "portable": portable_figures,
         "rows": rows,
         "celebrity": picks.celebrity,
         "median_user": picks.median,

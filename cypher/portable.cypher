@@ -8,24 +8,27 @@
 // Locking: none (a read, auto-commit).
 // Cost: the user's followings, at most MAX_FOLLOWING, and a top-$limit sort.
 // Params: $id, $limit.
-// Returns per follow: id, since, notify, reblogs, langs (stored form: null when default).
+// Returns: one row, `rows`: [id, notify, reblogs, langs] per follow (options in their stored
+// form: null when default; one row of lists costs the Python driver far less than a row each).
 MATCH (:User {id: $id})-[f:FOLLOWS]->(b:User)
 WHERE NOT b:Inactive
-RETURN b.id AS id, f.since AS since, f.notify AS notify, f.reblogs AS reblogs, f.langs AS langs
-ORDER BY since DESC, id DESC
+WITH b, f
+ORDER BY f.since DESC, b.id DESC
 LIMIT $limit
+RETURN collect([b.id, f.notify, f.reblogs, f.langs]) AS rows
 
 // name: blocks
 // The users $id blocks, newest first.
 // Locking: none (a read, auto-commit).
 // Cost: the user's blocks, at most MAX_BLOCKS, and a top-$limit sort.
 // Params: $id, $limit.
-// Returns per block: id, since.
+// Returns: one row, `rows`: [id] per block.
 MATCH (:User {id: $id})-[k:BLOCKS]->(b:User)
 WHERE NOT b:Inactive
-RETURN b.id AS id, k.since AS since
-ORDER BY since DESC, id DESC
+WITH b, k
+ORDER BY k.since DESC, b.id DESC
 LIMIT $limit
+RETURN collect([b.id]) AS rows
 
 // name: mutes
 // The users $id mutes now (a mute in effect at Neo4j's clock: never expiring, or not yet),
@@ -33,15 +36,15 @@ LIMIT $limit
 // Locking: none (a read, auto-commit).
 // Cost: the user's mutes, at most MAX_MUTES, and a top-$limit sort.
 // Params: $id, $limit.
-// Returns per mute: id, since, notifications, until (µs, or null: never).
+// Returns: one row, `rows`: [id, notifications] per mute.
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 MATCH (:User {id: $id})-[m:MUTES]->(b:User)
 WHERE NOT b:Inactive AND (m.until IS NULL OR m.until > now_us)
-RETURN b.id AS id, m.since AS since, coalesce(m.notif, false) AS notifications,
-       m.until AS until
-ORDER BY since DESC, id DESC
+WITH b, m
+ORDER BY m.since DESC, b.id DESC
 LIMIT $limit
+RETURN collect([b.id, coalesce(m.notif, false)]) AS rows
 
 // name: lists
 // The members of $id's curate lists (its own, private ones too), lists newest first and each
@@ -49,12 +52,13 @@ LIMIT $limit
 // Locking: none (a read, auto-commit).
 // Cost: the user's lists (at most LISTS_MAX) and their members (LIST_MEMBERS_MAX each).
 // Params: $id, $limit (rows in all).
-// Returns per membership: list (its id), name, id (the member), since.
+// Returns: one row, `rows`: [member id, list name, list id] per membership.
 MATCH (:User {id: $id})-[:OWNS]->(l:List)-[k:HAS_MEMBER]->(b:User)
 WHERE coalesce(l.purpose, 'curate') = 'curate' AND NOT b:Inactive
-RETURN l.id AS list, l.name AS name, b.id AS id, k.since AS since
-ORDER BY l.created DESC, l.id, since DESC, id DESC
+WITH l, b, k
+ORDER BY l.created DESC, l.id, k.since DESC, b.id DESC
 LIMIT $limit
+RETURN collect([b.id, l.name, l.id]) AS rows
 
 // name: known
 // Which of $ids are users of the graph (an import's rows name only users that exist: a row

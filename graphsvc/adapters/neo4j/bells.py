@@ -15,8 +15,9 @@ class BellStore:
     async def ringers(self, author: str, after: str, limit: int) -> list[tuple[str, bool]]:
         """(ringer, inactive) pairs in id order after ``after`` ('' first)."""
         params = {"author": author, "after": after, "limit": limit}
-        rows = await self._store.read("bells/ringers_page", params)
-        return [(row["id"], bool(row["inactive"])) for row in rows]
+        (row,) = await self._store.read("bells/ringers_page", params)
+        inactive = set(row["inactive"])
+        return [(ringer, ringer in inactive) for ringer in row["ids"]]
 
     async def count(self, author: str) -> int:
         (row,) = await self._store.read("bells/count", {"author": author})

@@ -55,8 +55,9 @@ class MoveStore:
         self, user_id: str, after: str, limit: int
     ) -> list[tuple[str, FollowOptions]]:
         params = {"id": user_id, "after": after, "limit": limit}
-        rows = await self._store.read("moves/followers_page", params)
-        return [(row["id"], stored_options(row)) for row in rows]
+        (row,) = await self._store.read("moves/followers_page", params)
+        keys = ("notify", "reblogs", "langs")
+        return [(f[0], stored_options(dict(zip(keys, f[1:], strict=True)))) for f in row["rows"]]
 
     async def finish(self, user_id: str) -> GraphEvent | None:
         """End the move's mark; its severance notice (how many followers it moved), created

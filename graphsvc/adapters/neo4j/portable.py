@@ -16,19 +16,16 @@ class PortableStore:
 
     async def entries(self, kind: Kind, user_id: str, limit: int) -> list[Entry]:
         """The user's entries of this kind, newest first, ``limit`` at most."""
-        rows = await self._store.read(f"portable/{kind.value}", {"id": user_id, "limit": limit})
+        params = {"id": user_id, "limit": limit}
+        (row,) = await self._store.read(f"portable/{kind.value}", params)
         match kind:
             case Kind.FOLLOWING:
-                return [_follow(row) for row in rows]
+                return [_follow(*cells) for cells in row["rows"]]
             case Kind.MUTES:
-                return [
-                    Entry(row["id"], hide_notifications=bool(row["notifications"])) for row in rows
-                ]
+                return [Entry(cells[0], hide_notifications=bool(cells[1])) for cells in row["rows"]]
             case Kind.LISTS:
-                return [
-                    Entry(row["id"], list_name=row["name"], list_id=row["list"]) for row in rows
-                ]
-        return [Entry(row["id"]) for row in rows]
+                return [Entry(c[0], list_name=c[1], list_id=c[2]) for c in row["rows"]]
+        return [Entry(cells[0]) for cells in row["rows"]]
 
     async def known(self, ids: Sequence[str]) -> set[str]:
         if not ids:
@@ -37,6 +34,6 @@ class PortableStore:
         return set(row["known"])
 
 
-def _follow(row: dict) -> Entry:
-    options = stored_options(row)
-    return Entry(row["id"], options.reblogs, options.notify, options.languages)
+def _follow(account: str, notify: bool | None, reblogs: bool | None, langs: list | None) -> Entry:
+    options = stored_options({"notify": notify, "reblogs": reblogs, "langs": langs})
+    return Entry(account, options.reblogs, options.notify, options.languages)
