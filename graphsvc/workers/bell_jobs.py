@@ -6,8 +6,8 @@ One job per post (``author|post``), queued in Redis (``{feed}:bells``) when the 
 published, and run as the timelines' fan-outs are (``timeline_jobs.py``, ``concurrency/jobs.py``):
 by a worker, under a lease, NOTIFY_FANOUT_BATCH ringers a step, each step one Neo4j seek for
 the next ringers in id order (``bells/ringers_page``: the same work at any depth, for ten
-ringers or a million) and one pipelined Redis round trip of ring scripts, the position saved
-after every step. A step run again (its process stopped before saving) rings nobody twice
+ringers or a million; the next page is read while this one is rung) and one pipelined Redis
+round trip of ring scripts, the position saved after every step. A step run again (its process stopped before saving) rings nobody twice
 (``notification_ring.lua``). The queue holds at most WORKER_QUEUE_MAX jobs: past it, a
 publish is refused (503) before it changes anything.
 
@@ -19,6 +19,7 @@ status then, and whether the post is still there.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from graphsvc.adapters.neo4j.bells import BellStore
@@ -89,12 +90,22 @@ class BellJobs:
         await self._queue.finish(key)
 
     async def _ring(self, job: str, post: Post, progress: Progress) -> None:
+        """Each step rings its page while Neo4j reads the next one."""
         after = await self._queue.position(job) or ""
-        while True:
-            page = await self._bells.ringers(post.author, after, self._batch)
-            active = [ringer for ringer, inactive in page if not inactive]
-            progress.add("rung", await self._streams.ring(active, post))
-            if len(page) < self._batch:
-                return
-            after = page[-1][0]
-            await self._queue.advance(job, after, self.lease_seconds)
+        ahead = asyncio.ensure_future(self._bells.ringers(post.author, after, self._batch))
+        try:
+            while True:
+                page = await ahead
+                last = len(page) < self._batch
+                if not last:
+                    after = page[-1][0]
+                    ahead = asyncio.ensure_future(
+                        self._bells.ringers(post.author, after, self._batch)
+                    )
+                active = [ringer for ringer, inactive in page if not inactive]
+                progress.add("rung", await self._streams.ring(active, post))
+                if last:
+                    return
+                await self._queue.advance(job, after, self.lease_seconds)
+        finally:
+            ahead.cancel()
