@@ -217,10 +217,13 @@ RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
 // its lock, so concurrent blocks never pass the limit ('block_limit'; a refused block removes
 // nothing and creates no event). A block that exists is simply reported.
 // Outbox events (:GraphEvent): the block when new, and an unfollow per removed follow; each
-// removed follow leaves its tombstone (:UNFOLLOWED, cause 'block', by the blocker).
+// removed follow leaves its tombstone (:UNFOLLOWED, cause 'block', by the blocker). When it
+// removed any, the blocker's severance notice (`severed`, cause 'block', dst: the blocker): how
+// many followers and followings it lost. The blocked user gets none: it is not told of the
+// block (domain/changes.py), though it lost follows too.
 // Counts: each removed follow ticks both users' count sequences (`cs`, relations/lock_users),
 // src -> dst first: the first removal's ticks are the final ones less the second removal's.
-// Params: $src, $dst, $ids ([$src, $dst] sorted), $events (three event ids), $max_blocks.
+// Params: $src, $dst, $ids ([$src, $dst] sorted), $events (four event ids), $max_blocks.
 // Returns: refused (null or the rule), created (the block is new), and per direction whether
 // a follow was removed and its version: removed_following, following_version,
 // removed_followed_by, followed_by_version; src_cs, dst_cs (the final ticks), src_on,
@@ -275,6 +278,9 @@ FOREACH (_ IN CASE WHEN size(abs) > 0 THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN size(bas) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[2], type: 'unfollow', src: $dst, dst: $src, v: b.clk,
                        cause: 'block'}))
+FOREACH (_ IN CASE WHEN size(abs) + size(bas) > 0 THEN [1] ELSE [] END |
+  CREATE (:GraphEvent {id: $events[3], type: 'severed', src: $dst, dst: $src, v: a.clk,
+                       cause: 'block', followers: size(bas), following: size(abs)}))
 RETURN refused, k IS NULL AND refused IS NULL AS created,
        size(abs) > 0 AS removed_following, a.clk AS following_version,
        size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version,

@@ -46,8 +46,8 @@ ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 
 
 def _event_ids(batch: Sequence[EdgeWrite]) -> list[list[str]]:
-    """Outbox event ids a batch's writes may need (a block makes up to three events)."""
-    return [[event_id() for _ in range(3)] for _ in batch]
+    """Outbox event ids a batch's writes may need (a block makes up to four events)."""
+    return [[event_id() for _ in range(4)] for _ in batch]
 
 
 class EdgeStore:
@@ -401,6 +401,19 @@ def _block_change(write: EdgeWrite, row: Row, ids: list[str], at: int | None) ->
         for n, s, d, v, r in ((1, src, dst, ab, removed_ab), (2, dst, src, ba, removed_ba))
         if r
     ]
+    if removed_ab or removed_ba:  # the blocker's severance notice (the blocked user gets none)
+        events.append(
+            GraphEvent(
+                ids[3],
+                "severed",
+                dst,
+                src,
+                ab,
+                cause="block",
+                followers=int(removed_ba),
+                following=int(removed_ab),
+            )
+        )
     return BlockChange(bool(row["created"]), changes, events)
 
 

@@ -60,11 +60,14 @@ async def test_every_effective_change_is_one_event(service: Services, uid: UserI
         ("follow", a, c, "", ""),
         ("block", a, b, "", ""),
         ("unfollow", b, a, "", "block"),
+        ("severed", b, a, "", "block"),  # the blocker lost a follower (b is told nothing)
         ("unblock", a, b, "", ""),
         ("status", c, "", "spam", ""),
         ("erase", c, "", "", ""),
     ]
     assert len({e["id"] for e in events}) == len(events)
+    (severed,) = [e for e in events if e["type"] == "severed"]
+    assert (severed["followers"], severed["following"]) == ("1", "0")
     by_a = [int(e["version"]) for e in events if e["src"] == a]
     assert by_a == sorted(by_a) and len(set(by_a)) == len(by_a)
 
