@@ -555,8 +555,9 @@ def import_relations(
     )
 
 
-def import_status(user_id: str, import_id: str) -> Call[schemas.ImportBody]:
-    return Call("GET", _user(user_id, "imports", _u(import_id)), model=schemas.ImportBody)
+def import_status(user_id: str, kind: str, import_id: str) -> Call[schemas.ImportBody]:
+    path = _user(user_id, "imports", kind, _u(import_id))
+    return Call("GET", path, model=schemas.ImportBody)
 
 
 # -- moves -------------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ SCENARIO: list[tuple[str, str, str, dict[str, Any], Any]] = [
     ("list_keys", "GET", "/v1/keys", {}, None),
     ("revoke_key", "DELETE", "/v1/keys/{key_id}", {}, None),
     ("import_relations", "POST", "/v1/users/{alice}/imports/mutes", {"mode": "merge"}, [{"account": "{zoe}", "hide_notifications": True}, {"account": "nobody here"}]),
-    ("get_import", "GET", "/v1/users/{alice}/imports/{import_id}", {}, None),
+    ("get_import", "GET", "/v1/users/{alice}/imports/mutes/{import_id}", {}, None),
     ("export_relations", "GET", "/v1/users/{alice}/exports/following", {"format": "json"}, None),
     ("add_alias", "PUT", "/v1/users/{zoe}/aliases/{erin}", {}, None),
     ("list_aliases", "GET", "/v1/users/{zoe}/aliases", {}, None),

@@ -21,6 +21,7 @@ from graphsvc.wire.schemas import AliasBody, AliasesBody, ErrorBody, MoveBody, M
 router = APIRouter(generate_unique_id_function=operation_id)
 _MOVE_ERRORS = {
     **ERRORS,
+    404: {"model": ErrorBody, "description": "unknown_user: the other account is not in the graph"},
     409: {
         "model": ErrorBody,
         "description": "move_refused: the target does not name the account as an alias, moved "

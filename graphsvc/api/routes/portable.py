@@ -14,6 +14,7 @@ from graphsvc.api.http.contract import operation_id
 from graphsvc.api.http.errors import ERRORS
 from graphsvc.api.http.params import UserId
 from graphsvc.domain.access import Scope
+from graphsvc.domain.errors import ImportNotFound
 from graphsvc.domain.portable import ImportRecord, Kind, Mode, render_csv, render_json
 from graphsvc.wire.schemas import ErrorBody, ExportBody, ImportBody
 
@@ -35,7 +36,7 @@ _IMPORT_BODY = {
     "or a JSON array of rows as the JSON export writes them (application/json); at most "
     "IMPORT_MAX_ROWS rows and IMPORT_MAX_BYTES bytes",
     "content": {
-        "text/csv": {"schema": {"type": "string"}},
+        "text/csv": {"schema": {"description": "Mastodon's CSV file of the kind"}},
         "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
     },
 }
@@ -110,15 +111,16 @@ async def import_relations(
 
 
 @router.get(
-    "/v1/users/{user_id}/imports/{import_id}",
+    "/v1/users/{user_id}/imports/{kind}/{import_id}",
     response_model=ImportBody,
-    responses=ERRORS,
+    responses={**ERRORS, 404: {"model": ErrorBody, "description": "no such import (or expired)"}},
     tags=["portable"],
     summary="An import's progress and result: each refused row and why",
     **guarded(Scope.READ, acts_as_user=True),
 )
 async def get_import(
     user_id: UserId,
+    kind: KindParam,
     import_id: Annotated[
         str,
         Path(
@@ -129,6 +131,8 @@ async def get_import(
     request: Request,
 ) -> Response:
     record = await services_of(request).imports.status(user_id, import_id)
+    if record.kind is not kind:
+        raise ImportNotFound(f"user {user_id!r} has no {kind} import {import_id!r}")
     return FastJSON(import_body(record))
 
 

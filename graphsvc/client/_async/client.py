@@ -689,8 +689,8 @@ class AsyncGraphClient(AsyncAnalysis):
         worker applies them: follow ``import_status`` until its ``state`` is done."""
         return await self._call(route.import_relations(user_id, kind, rows, mode))
 
-    async def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
-        return await self._call(route.import_status(user_id, import_id))
+    async def import_status(self, user_id: str, kind: str, import_id: str) -> schemas.ImportBody:
+        return await self._call(route.import_status(user_id, kind, import_id))
 
     # -- moves -------------------------------------------------------------------------------
 

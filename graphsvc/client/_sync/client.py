@@ -682,8 +682,8 @@ class GraphClient(Analysis):
         worker applies them: follow ``import_status`` until its ``state`` is done."""
         return self._call(route.import_relations(user_id, kind, rows, mode))
 
-    def import_status(self, user_id: str, import_id: str) -> schemas.ImportBody:
-        return self._call(route.import_status(user_id, import_id))
+    def import_status(self, user_id: str, kind: str, import_id: str) -> schemas.ImportBody:
+        return self._call(route.import_status(user_id, kind, import_id))
 
     # -- moves -------------------------------------------------------------------------------
 

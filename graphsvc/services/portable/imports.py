@@ -75,6 +75,9 @@ class Imports:
                 raise InvalidImport(f"the import is not JSON: {exc}") from exc
             if not isinstance(items, list):
                 raise InvalidImport("a JSON import is an array of rows")
+            odd = next((n for n, item in enumerate(items, 1) if not isinstance(item, dict)), None)
+            if odd is not None:
+                raise InvalidImport(f"row {odd} of the JSON import is no object")
             rows: Sequence[tuple[int, Any]] = list(enumerate(items, start=1))
         else:
             rows = csv_rows(kind, text)

@@ -27,7 +27,7 @@ async def imported(
     assert answer.status_code in (200, 202), answer.text
     import_id = answer.json()["id"]
     await driver.settle()
-    record = (await client.get(f"/v1/users/{user}/imports/{import_id}")).json()
+    record = (await client.get(f"/v1/users/{user}/imports/{kind}/{import_id}")).json()
     assert record["state"] == "done", record
     return record
 
@@ -158,7 +158,7 @@ async def test_limits_refuse_the_rows_past_them(
         rows = [{"account": user} for user in users]
         record = await graph.import_relations(me, "blocks", rows)
         await graph.settle()
-        done = await graph.import_status(me, record.id)
+        done = await graph.import_status(me, "blocks", record.id)
         assert (done.state, done.applied, [r.reason for r in done.refused]) == (
             "done",
             2,
@@ -182,7 +182,7 @@ async def test_a_body_that_is_no_import_is_refused_whole(
             answer = await http.post(path, content=body, headers={"Content-Type": kind})
             assert answer.status_code == 422, answer.text
             assert answer.json()["error"]["code"] == "invalid_import"
-        missing = await http.get(f"/v1/users/{me}/imports/{'0' * 20}")
+        missing = await http.get(f"/v1/users/{me}/imports/blocks/{'0' * 20}")
         assert missing.status_code == 404
         assert (await http.get(f"/v1/users/{me}/exports/blocks")).text == ""
 

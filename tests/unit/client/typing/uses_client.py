@@ -105,7 +105,7 @@ def blocking(graph: GraphClient) -> None:
         assert_type(event["since"], datetime)
     assert_type(graph.export_relations("a", "blocks"), schemas.ExportBody)
     assert_type(graph.import_relations("a", "blocks", [{"account": "b"}]), schemas.ImportBody)
-    assert_type(graph.import_status("a", "0" * 20), schemas.ImportBody)
+    assert_type(graph.import_status("a", "blocks", "0" * 20), schemas.ImportBody)
     assert_type(graph.add_alias("a", "b"), schemas.AliasBody)
     assert_type(graph.aliases("a"), schemas.AliasesBody)
     assert_type(graph.move("b", "a"), schemas.MoveBody)
@@ -198,7 +198,7 @@ async def awaited(graph: AsyncGraphClient) -> None:
     assert_type(
         await graph.import_relations("a", "mutes", [], mode="overwrite"), schemas.ImportBody
     )
-    assert_type(await graph.import_status("a", "0" * 20), schemas.ImportBody)
+    assert_type(await graph.import_status("a", "blocks", "0" * 20), schemas.ImportBody)
     assert_type(await graph.add_alias("a", "b"), schemas.AliasBody)
     assert_type(await graph.aliases("a"), schemas.AliasesBody)
     assert_type(await graph.move("b", "a"), schemas.MoveBody)
