@@ -59,10 +59,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.event_stream import EventStream
@@ -78,16 +77,16 @@ from graphsvc.services.stream_policies import (
     StatusFilter,
     StreamGuard,
     StreamSlot,
+    Watcher,
     charge,
     entry_key,
+    live,
+    seen_ids,
 )
 from graphsvc.services.stream_policies import OpenStream as OpenStreamOf
 from graphsvc.settings import EventSettings
 
 log = logging.getLogger(__name__)
-
-QUEUE_SIZE = 1_000
-SEEN_IDS = 10_000  # event ids remembered per connection, to drop repeats
 
 
 # The events handed to the followed user: a new follower, and a request to follow it (when it
@@ -106,12 +105,6 @@ class NewFollower:
 
 StreamItem = NewFollower | Gap | Closed
 OpenStream = OpenStreamOf[StreamItem]
-
-
-@dataclass(eq=False)
-class _Watcher:
-    queue: asyncio.Queue[NewFollower] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
-    overflowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +157,7 @@ class FollowerEvents:
         self._keys = keys
         self._budgets = budgets
         self._settings = settings
-        self._watchers: dict[str, set[_Watcher]] = {}
+        self._watchers: dict[str, set[Watcher[NewFollower]]] = {}
         self._reader: asyncio.Task[None] | None = None
 
     @asynccontextmanager
@@ -177,7 +170,7 @@ class FollowerEvents:
         before the caller starts streaming."""
         slot = StreamSlot(self._slots, key_id, self._settings)
         await slot.take()
-        watcher = _Watcher()
+        watcher = Watcher()
         self._watchers.setdefault(user_id, set()).add(watcher)
         try:
             if self._reader is None or self._reader.done():  # no await since the check
@@ -196,10 +189,10 @@ class FollowerEvents:
             await slot.release()
 
     async def _items(
-        self, replay: _Replay | None, watcher: _Watcher, guard: StreamGuard
+        self, replay: _Replay | None, watcher: Watcher[NewFollower], guard: StreamGuard
     ) -> AsyncIterator[StreamItem]:
         after = (0, 0)
-        seen: deque[str] = deque(maxlen=SEEN_IDS)
+        seen = seen_ids()
         if replay is not None:
             after = replay.covered
             if replay.gap is not None:
@@ -208,27 +201,7 @@ class FollowerEvents:
                 seen.append(item.event_id)
                 yield item
         every = self._settings.events_recheck_seconds
-        check_at = time.monotonic() + every
-        while True:
-            if watcher.overflowed and watcher.queue.empty():
-                return  # too far behind: the client resumes from its Last-Event-ID
-            wait = check_at - time.monotonic()
-            if wait <= 0:
-                closed = await guard.check()
-                if closed is not None:
-                    yield closed
-                    return
-                check_at = time.monotonic() + every
-                continue
-            try:
-                async with asyncio.timeout(wait):
-                    item = await watcher.queue.get()
-            except TimeoutError:
-                continue
-            if entry_key(item.entry_id) <= after or item.event_id in seen:
-                continue
-            after = entry_key(item.entry_id)
-            seen.append(item.event_id)
+        async for item in live(watcher, guard, every, after, seen, _event_id):
             yield item
 
     async def _replay(self, user_id: str, last_id: str) -> _Replay:
@@ -288,21 +261,15 @@ class FollowerEvents:
             log.warning("statuses unreadable; %d users' event streams end (%r)", len(found), exc)
             for user_id in found:
                 for watcher in self._watchers.get(user_id, ()):
-                    watcher.overflowed = True
+                    watcher.ended = True
             return
         for user_id, items in found.items():
             active = [item for item in items if item.follower not in inactive]
             self._hand_out(user_id, await _unmuted(self._mutes, user_id, active))
 
     def _hand_out(self, user_id: str, items: list[NewFollower]) -> None:
-        for item in items:
-            for watcher in self._watchers.get(user_id, ()):
-                if watcher.overflowed:
-                    continue  # it ends: a later item would move its Last-Event-ID past a gap
-                if watcher.queue.full():
-                    watcher.overflowed = True
-                else:
-                    watcher.queue.put_nowait(item)
+        for watcher in self._watchers.get(user_id, ()):
+            watcher.offer(items)
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -318,3 +285,8 @@ def _new_follower(entry_id: str, fields: dict[str, str]) -> NewFollower:
         int(fields.get("version", 0)),
         requested=fields.get("type") == "follow_request",
     )
+
+
+def _event_id(item: NewFollower) -> str:
+    """What a connection drops repeats by: the relay may append an event twice."""
+    return item.event_id

@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from graphsvc.adapters.redis.notifications import Entry, NotificationStreams
@@ -41,15 +39,16 @@ from graphsvc.services.stream_policies import (
     StatusFilter,
     StreamGuard,
     StreamSlot,
+    Watcher,
     charge,
     entry_key,
+    live,
+    seen_ids,
 )
 from graphsvc.settings import EventSettings, NotificationSettings
 
 log = logging.getLogger(__name__)
 
-QUEUE_SIZE = 1_000
-SEEN_IDS = 10_000
 POLL_COUNT = 500  # entries one poll reads per user
 
 
@@ -70,12 +69,6 @@ class BlockFilter(Protocol):
 
 class DeletedPosts(Protocol):
     async def deleted_among(self, members: Sequence[str]) -> set[str]: ...
-
-
-@dataclass(eq=False)
-class _Watcher:
-    queue: asyncio.Queue[Posted] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
-    ended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +113,7 @@ class Notifications:
         self._events = events
         self._settings = settings
         self._checks = checks
-        self._watchers: dict[str, set[_Watcher]] = {}
+        self._watchers: dict[str, set[Watcher[Posted]]] = {}
         self._positions: dict[str, str] = {}  # per watched user: the newest entry polled
         self._poller: asyncio.Task[None] | None = None
 
@@ -133,7 +126,7 @@ class Notifications:
         Everything it can refuse is refused here, before the caller starts streaming."""
         slot = StreamSlot(self._slots, key_id, self._events)
         await slot.take()
-        watcher = _Watcher()
+        watcher = Watcher()
         try:
             ends = await self._streams.ends(user_id)
             if user_id not in self._watchers:
@@ -167,38 +160,18 @@ class Notifications:
         self,
         replay: list[NotificationItem],
         start: str,
-        watcher: _Watcher,
+        watcher: Watcher[Posted],
         guard: StreamGuard,
     ) -> AsyncIterator[NotificationItem]:
         after = entry_key(start)
-        seen: deque[str] = deque(maxlen=SEEN_IDS)
+        seen = seen_ids()
         for item in replay:
             if isinstance(item, Posted):
                 seen.append(item.entry_id)
                 after = max(after, entry_key(item.entry_id))
             yield item
         every = self._events.events_recheck_seconds
-        check_at = time.monotonic() + every
-        while True:
-            if watcher.ended and watcher.queue.empty():
-                return  # too far behind, or unchecked: the client resumes from its Last-Event-ID
-            wait = check_at - time.monotonic()
-            if wait <= 0:
-                closed = await guard.check()
-                if closed is not None:
-                    yield closed
-                    return
-                check_at = time.monotonic() + every
-                continue
-            try:
-                async with asyncio.timeout(wait):
-                    item = await watcher.queue.get()
-            except TimeoutError:
-                continue
-            if entry_key(item.entry_id) <= after or item.entry_id in seen:
-                continue
-            after = entry_key(item.entry_id)
-            seen.append(item.entry_id)
+        async for item in live(watcher, guard, every, after, seen, _entry_id):
             yield item
 
     async def _poll(self) -> None:
@@ -226,18 +199,16 @@ class Notifications:
                 watcher.ended = True
             return
         for watcher in watchers:
-            for item in told:
-                if watcher.ended:
-                    break
-                if watcher.queue.full():
-                    watcher.ended = True
-                else:
-                    watcher.queue.put_nowait(item)
+            watcher.offer(told)
 
     async def close(self) -> None:
         if self._poller is not None:
             self._poller.cancel()
             await asyncio.gather(self._poller, return_exceptions=True)
+
+
+def _entry_id(item: Posted) -> str:
+    return item.entry_id
 
 
 def _posted(entry: Entry) -> Posted:

@@ -7,12 +7,15 @@ told in ``follower_events.py``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import re
+import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from graphsvc.adapters.redis.stream_slots import SLOTS_REFUSED, SLOTS_UNREACHABLE, StreamSlots
@@ -24,7 +27,8 @@ from graphsvc.wire.ids import quoted
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
+QUEUE_SIZE = 1_000  # items a connection may fall behind before it is ended
+SEEN_IDS = 10_000  # ids remembered per connection, to drop repeats
 SLOT_LAPSE = 3  # renewal periods after which a slot not renewed lapses
 _ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
 _U64 = 2**64 - 1
@@ -45,6 +49,17 @@ class Closed:
 
     code: str
     message: str
+
+
+class Entry(Protocol):
+    """A stream item handed to a connection: its stream entry id, which orders it."""
+
+    @property
+    def entry_id(self) -> str: ...
+
+
+T = TypeVar("T")
+E = TypeVar("E", bound=Entry)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,3 +181,60 @@ class StatusFilter(Protocol):
     """The users' statuses as lists read them (``services/mirror_sync.py``)."""
 
     async def inactive_among(self, user_ids: Sequence[str]) -> set[str]: ...
+
+
+@dataclass(eq=False)
+class Watcher(Generic[E]):
+    """One open connection's queue of live items. ``ended``: it fell QUEUE_SIZE items behind
+    (or what it would be told could not be checked); it ends once its queue is drained, and
+    its client resumes from its Last-Event-ID."""
+
+    queue: asyncio.Queue[E] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
+    ended: bool = False
+
+    def offer(self, items: Iterable[E]) -> None:
+        for item in items:
+            if self.ended:
+                return  # it ends: a later item would move its Last-Event-ID past a gap
+            if self.queue.full():
+                self.ended = True
+            else:
+                self.queue.put_nowait(item)
+
+
+async def live(
+    watcher: Watcher[E],
+    guard: StreamGuard,
+    every: float,
+    after: tuple[int, int],
+    seen: deque[str],
+    key: Callable[[E], str],
+) -> AsyncIterator[E | Closed]:
+    """A connection's live items after ``after`` (a replay's end), each once by ``key``,
+    its key checked every ``every`` seconds: a last ``Closed`` when the check ends it."""
+    check_at = time.monotonic() + every
+    while True:
+        if watcher.ended and watcher.queue.empty():
+            return
+        wait = check_at - time.monotonic()
+        if wait <= 0:
+            closed = await guard.check()
+            if closed is not None:
+                yield closed
+                return
+            check_at = time.monotonic() + every
+            continue
+        try:
+            async with asyncio.timeout(wait):
+                item = await watcher.queue.get()
+        except TimeoutError:
+            continue
+        if entry_key(item.entry_id) <= after or key(item) in seen:
+            continue
+        after = entry_key(item.entry_id)
+        seen.append(key(item))
+        yield item
+
+
+def seen_ids() -> deque[str]:
+    return deque(maxlen=SEEN_IDS)

@@ -27,17 +27,18 @@ from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.adapters.redis.notifications import NotificationStreams
 from graphsvc.adapters.redis.timelines import AuthorPosts
 from graphsvc.concurrency.jobs import Jobs, Progress
-from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.timeline import Post
 from graphsvc.settings import NotificationSettings, TimelineSettings, WorkerSettings
+from graphsvc.workers.queued_jobs import QueuedJobs
 
 log = logging.getLogger(__name__)
 
 
-class BellJobs:
+class BellJobs(QueuedJobs):
     """The ringing of bells as a kind of durable job (``concurrency/jobs.py``)."""
 
     name = "bells"
+    what = "the bells' job queue"
 
     def __init__(
         self,
@@ -50,34 +51,14 @@ class BellJobs:
         timelines: TimelineSettings,
         worker: WorkerSettings,
     ) -> None:
+        super().__init__(queue, jobs, timelines.timeline_job_lease_seconds, worker)
         self._bells = bells
         self._streams = streams
         self._author_posts = author_posts
-        self._queue = queue
-        self._jobs = jobs
         self._batch = settings.notify_fanout_batch
-        self.lease_seconds = timelines.timeline_job_lease_seconds
-        self.most = worker.worker_jobs
-        self._queue_max = worker.worker_queue_max
-
-    async def ensure_room(self) -> None:
-        """Refuse new work while the queue is full (the caller has changed nothing yet)."""
-        if await self._queue.depth() >= self._queue_max:
-            raise QueueFull(
-                f"the bells' job queue holds WORKER_QUEUE_MAX ({self._queue_max}) jobs; "
-                "retry once workers catch up",
-                headers={"Retry-After": "5"},
-            )
 
     async def start(self, author: str, post_id: str) -> None:
-        """Queue the post's ringing, and run it here when this process runs its own background
-        work; else wake a waiting worker. A job already queued is left to its holder."""
-        job, here = f"{author}|{post_id}", self._jobs.here
-        if await self._queue.enqueue(job, hold=self.lease_seconds if here else None):
-            await self._jobs.start(self, job)
-
-    async def due(self, limit: int) -> list[str]:
-        return await self._queue.due(limit)
+        await self._start(f"{author}|{post_id}")
 
     async def run(self, key: str, progress: Progress) -> None:
         await self._queue.hold(key, self.lease_seconds)  # out of the due list while it runs

@@ -14,16 +14,17 @@ from __future__ import annotations
 from graphsvc.adapters.redis.imports import ImportRecords
 from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.concurrency.jobs import Jobs, Progress
-from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.portable import ImportRecord, Mode
 from graphsvc.services.portable.applying import Applier
 from graphsvc.settings import PortableSettings, TimelineSettings, WorkerSettings
+from graphsvc.workers.queued_jobs import QueuedJobs
 
 
-class ImportJobs:
+class ImportJobs(QueuedJobs):
     """Imports as a kind of durable job (``concurrency/jobs.py``)."""
 
     name = "imports"
+    what = "the imports' job queue"
 
     def __init__(
         self,
@@ -35,30 +36,13 @@ class ImportJobs:
         timelines: TimelineSettings,
         worker: WorkerSettings,
     ) -> None:
+        super().__init__(queue, jobs, timelines.timeline_job_lease_seconds, worker)
         self._records = records
         self._applier = applier
-        self._queue = queue
-        self._jobs = jobs
         self._batch = settings.import_batch
-        self.lease_seconds = timelines.timeline_job_lease_seconds
-        self.most = worker.worker_jobs
-        self._queue_max = worker.worker_queue_max
-
-    async def ensure_room(self) -> None:
-        if await self._queue.depth() >= self._queue_max:
-            raise QueueFull(
-                f"the imports' job queue holds WORKER_QUEUE_MAX ({self._queue_max}) jobs; "
-                "retry once workers catch up",
-                headers={"Retry-After": "5"},
-            )
 
     async def start(self, user_id: str, import_id: str) -> None:
-        job, here = f"{user_id}|{import_id}", self._jobs.here
-        if await self._queue.enqueue(job, hold=self.lease_seconds if here else None):
-            await self._jobs.start(self, job)
-
-    async def due(self, limit: int) -> list[str]:
-        return await self._queue.due(limit)
+        await self._start(f"{user_id}|{import_id}")
 
     async def run(self, key: str, progress: Progress) -> None:
         await self._queue.hold(key, self.lease_seconds)

@@ -34,19 +34,20 @@ from graphsvc.adapters.redis.list_holders import ListHolders
 from graphsvc.adapters.redis.timelines import LIST, AuthorPosts, HomeTimelines
 from graphsvc.concurrency.jobs import Jobs, Progress
 from graphsvc.domain.cursor import Position
-from graphsvc.domain.errors import QueueFull
 from graphsvc.domain.model import Entry, Side
 from graphsvc.domain.timeline import Post
 from graphsvc.services.follow_pages import FollowPages
 from graphsvc.settings import TimelineSettings, WorkerSettings
+from graphsvc.workers.queued_jobs import QueuedJobs
 
 log = logging.getLogger(__name__)
 
 
-class TimelineJobs:
+class TimelineJobs(QueuedJobs):
     """The timeline fan-outs as a kind of durable job (``concurrency/jobs.py``)."""
 
     name = "timeline"
+    what = "the timeline job queue"
 
     def __init__(
         self,
@@ -59,35 +60,15 @@ class TimelineJobs:
         settings: TimelineSettings,
         worker: WorkerSettings,
     ) -> None:
+        super().__init__(queue, jobs, settings.timeline_job_lease_seconds, worker)
         self._author_posts = author_posts
         self._home_timelines = home_timelines
         self._holders = holders
-        self._queue = queue
         self._follow_pages = follow_pages
-        self._jobs = jobs
         self._settings = settings
-        self.lease_seconds = settings.timeline_job_lease_seconds
-        self.most = worker.worker_jobs
-        self._queue_max = worker.worker_queue_max
-
-    async def ensure_room(self) -> None:
-        """Refuse new work while the queue is full (the caller has changed nothing yet)."""
-        if await self._queue.depth() >= self._queue_max:
-            raise QueueFull(
-                f"the timeline job queue holds WORKER_QUEUE_MAX "
-                f"({self._queue_max}) jobs; retry once workers catch up",
-                headers={"Retry-After": "5"},
-            )
 
     async def start(self, job: str) -> None:
-        """Queue the job, and run it here when this process runs its own background work;
-        else wake a waiting worker. A job already queued is left to its holder."""
-        here = self._jobs.here
-        if await self._queue.enqueue(job, hold=self.lease_seconds if here else None):
-            await self._jobs.start(self, job)
-
-    async def due(self, limit: int) -> list[str]:
-        return await self._queue.due(limit)
+        await self._start(job)
 
     async def wait(self, seconds: float) -> None:
         """Until a serving process queues a job, or ``seconds`` have passed."""
