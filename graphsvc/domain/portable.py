@@ -168,9 +168,10 @@ def _json_cells(kind: Kind, entry: Entry) -> list[Any]:
 def _entry(kind: Kind, raw: Any, domain: str) -> Entry:
     cells = _cells(kind, raw)
     if kind is Kind.LISTS:
-        name, account = cells[0].strip(), _account(cells[1], domain)
+        name = cells[0].strip() if isinstance(cells[0], str) else ""
         if not name:
             raise Malformed("the list name is missing")
+        account = _account(cells[1], domain)
         return Entry(account, list_name=name)
     account = _account(cells[0], domain)
     match kind:

@@ -65,3 +65,19 @@ def test_json_rows_are_the_exports_shape() -> None:
     assert [e for _, e in again.entries] == entries
     odd = parse(Kind.BLOCKS, [(1, {"account": "ada", "extra": 1}), (2, 5)], "")
     assert [r.reason for r in odd.refused] == ["malformed", "malformed"]
+
+
+JSON_VALUES = [None, True, 5, 1.5, "", "  ", "ada", [], ["en", None], {}, {"x": 1}]
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+def test_any_json_row_is_read_or_refused_never_an_error(kind: Kind) -> None:
+    # a body a client sends is arbitrary JSON: every field of every type is either a value
+    # of the row or a named refusal, never an exception the service would answer with 500
+    fields = ("account", "list", "show_reblogs", "notify", "languages", "hide_notifications")
+    rows = [{name: value} for name in fields for value in JSON_VALUES]
+    rows += [{"list": value, "account": "ada"} for value in JSON_VALUES]
+    rows += [{"account": "ada", name: value} for name in fields[2:] for value in JSON_VALUES]
+    parsed = parse(kind, enumerate(rows, start=1), "")
+    assert len(parsed.entries) + len(parsed.refused) >= 1
+    assert {r.reason for r in parsed.refused} <= {"malformed"}
