@@ -39,10 +39,10 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // is locked (`lk`, its privacy setting), create the pending request (src)-[:REQUESTS]->(dst)
 // instead, which dst approves or rejects (relations/approve, relations/reject). Runs inside a
 // batch's transaction (group commit), after relations/lock_users locked every follower in id
-// order (the first statement of a batch runs it as its prelude). The rows of one statement
-// have distinct followers (the caller puts a follower's next write in the next statement, in
-// arrival order), so each row's checks see only its own follower's edges, exactly as one
-// follow at a time would.
+// order (the first statement of a batch runs it as its prelude). Each row runs as its own CALL
+// subquery, which sees what the rows before it wrote: the rows of one statement may share users
+// (an import's follows of one follower, a move's follows of one account), and each row's checks
+// and ticks are exactly those of one follow at a time, in row order.
 // Locking: only the follower's node is written, and so locked: the followed user's node is not
 // (unless the follower is inactive, below), so follows of one celebrity commit side by side
 // (Neo4j inserts relationships of dense nodes concurrently). The follower's lock serializes
@@ -58,8 +58,10 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // is simply reported): neither user is being erased, neither is suspended, no block either way,
 // the follower follows and has requested fewer than row.max_following users together, a new
 // request finds fewer than row.max_requests of the follower's requests waiting, and the
-// follower made fewer than row.per_window follows and requests in the last row.window_us. `a.fl` holds the
-// times of the follower's recent new follows and requests (the rolling window).
+// follower made fewer than row.per_window follows and requests in the last row.window_us. `a.fl`
+// holds the times of the follower's recent new follows and requests (the rolling window); a row
+// that is not paced (row.paced false: a follow the service makes for the user, an import's or a
+// move's) neither counts against the window nor is counted in it.
 // A follow of a user who is no longer locked also ends a request still pending to it (an
 // approval of every request may be running).
 // An inactive (spam/suspended) follower's edge is flagged `x` and counted in the followed
@@ -70,7 +72,7 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // Counts: a new edge is a change of both users' counts. Both are locked (relations/lock_users),
 // so their statuses and the reverse edge are stable: each user's count sequence `cs` ticks,
 // and the row returns the facts the mirror derives the changes from (domain/count_changes.py).
-// The caller puts a user in at most one row of a statement, so each row reads its own ticks.
+// A row reads its own ticks (its subquery sees only the rows before it).
 // Options (domain/follow_options.py): the follower's options of this follow live on its edge,
 // stored only when not the default, so the indexes on them hold only the edges that need them
 // (schema/schema): `notify` (true or absent), `reblogs` (false or absent), `langs` (a list or
@@ -79,82 +81,88 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // whether langs is named, [] being every language). A new edge takes them over the defaults, or
 // over those of the pending request it replaces; an existing follow, or a pending request to a
 // locked user, takes them over its own (`retuned` says whether that changed any).
-// Params: $rows, each {i, src, dst, max_following, per_window, window_us, max_requests,
+// Params: $rows, each {i, src, dst, max_following, paced, per_window, window_us, max_requests,
 // event (an id), notify, reblogs, langs, set_langs}.
 // Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
 // requested (the answer is a pending request, not a follow), notify, reblogs, langs (the
 // options in effect, stored form), retuned, and for a new edge: src_cs, dst_cs (the ticks),
 // src_on, dst_on (whether each is active), back (dst follows src).
 UNWIND $rows AS row
-WITH row, datetime.realtime() AS now
-WITH row, now.epochSeconds * 1000000 + now.microsecond AS now_us
-MATCH (a:User {id: row.src})
-MATCH (b:User {id: row.dst})
-SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
-WITH row, a, b, now_us,
-     head(COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge }) AS r,
-     head(COLLECT { MATCH (a)-[request:REQUESTS]->(b) RETURN request }) AS q
-WITH row, a, b, r, q, coalesce(b.lk, false) AND r IS NULL AS ask,
-     [t IN coalesce(a.fl, []) WHERE t > now_us - row.window_us] AS recent
-WITH row, a, b, r, q, ask, recent,
-     CASE
-       WHEN r IS NOT NULL OR (ask AND q IS NOT NULL) THEN null
-       WHEN a:Erasing OR b:Erasing THEN 'erasing'
-       WHEN a.status = 'suspended' THEN 'suspended'
-       WHEN b.status = 'suspended' THEN 'target_suspended'
-       WHEN EXISTS { (a)-[:BLOCKS]-(b) } THEN 'blocked'
-       WHEN COUNT { (a)-[:FOLLOWS]->() } + COUNT { (a)-[:REQUESTS]->() }
-            - CASE WHEN q IS NULL THEN 0 ELSE 1 END >= row.max_following THEN 'following_limit'
-       WHEN ask AND COUNT { (a)-[:REQUESTS]->() } >= row.max_requests THEN 'request_limit'
-       WHEN size(recent) >= row.per_window THEN 'rate_limit'
-     END AS refused
-WITH row, a, b, r, q, ask, recent, refused, coalesce(r, q) AS base,
-     r IS NULL AND refused IS NULL AND NOT (ask AND q IS NOT NULL) AS new
-WITH row, a, b, r, q, ask, recent, refused, base, new,
-     CASE WHEN row.notify IS NULL THEN base.notify WHEN row.notify THEN true END AS notify,
-     CASE WHEN row.reblogs IS NULL THEN base.reblogs WHEN NOT row.reblogs THEN false END
-       AS reblogs,
-     CASE WHEN NOT row.set_langs THEN base.langs WHEN size(row.langs) > 0 THEN row.langs END
-       AS langs
-WITH row, a, b, r, q, ask, recent, refused, base, new, notify, reblogs, langs,
-     CASE WHEN reblogs = false OR langs IS NOT NULL THEN true END AS filters
-FOREACH (_ IN CASE WHEN new AND ask THEN [1] ELSE [] END |
-  CREATE (a)-[n:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
-  SET a.fl = recent + [a.clk], n.notify = notify, n.reblogs = reblogs, n.langs = langs,
-      n.filters = filters
-  CREATE (:GraphEvent {id: row.event, type: 'follow_request', src: row.src, dst: row.dst,
-                       v: a.clk}))
-FOREACH (_ IN CASE WHEN new AND NOT ask THEN [1] ELSE [] END |
-  CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
-  SET a.fl = CASE WHEN q IS NULL THEN recent + [a.clk] ELSE recent END,
-      n.notify = notify, n.reblogs = reblogs, n.langs = langs, n.filters = filters
-  CREATE (:GraphEvent {id: row.event, type: 'follow', src: row.src, dst: row.dst, v: a.clk})
-  FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
-    SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
-FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
-WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted,
-     notify, reblogs, langs, filters,
-     NOT new AND refused IS NULL AND (
-       coalesce(notify, false) <> coalesce(base.notify, false)
-       OR coalesce(reblogs, true) <> coalesce(base.reblogs, true)
-       OR coalesce(langs, []) <> coalesce(base.langs, [])) AS retuned
-FOREACH (e IN CASE WHEN retuned THEN [coalesce(r, q)] ELSE [] END |
-  SET e.notify = notify, e.reblogs = reblogs, e.langs = langs, e.filters = filters)
-FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
-  SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
-RETURN row.i AS i, new AS changed,
-       CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
-       refused, ask AS requested, notify, reblogs, langs, retuned,
-       CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at,
-       CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
-       NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
-       counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back
+CALL (row) {
+  WITH row, datetime.realtime() AS now
+  WITH row, now.epochSeconds * 1000000 + now.microsecond AS now_us
+  MATCH (a:User {id: row.src})
+  MATCH (b:User {id: row.dst})
+  SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END
+  WITH row, a, b, now_us,
+       head(COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge }) AS r,
+       head(COLLECT { MATCH (a)-[request:REQUESTS]->(b) RETURN request }) AS q
+  WITH row, a, b, r, q, coalesce(b.lk, false) AND r IS NULL AS ask,
+       CASE WHEN row.paced THEN [t IN coalesce(a.fl, []) WHERE t > now_us - row.window_us]
+          ELSE [] END AS recent
+  WITH row, a, b, r, q, ask, recent,
+       CASE
+         WHEN r IS NOT NULL OR (ask AND q IS NOT NULL) THEN null
+         WHEN a:Erasing OR b:Erasing THEN 'erasing'
+         WHEN a.status = 'suspended' THEN 'suspended'
+         WHEN b.status = 'suspended' THEN 'target_suspended'
+         WHEN EXISTS { (a)-[:BLOCKS]-(b) } THEN 'blocked'
+         WHEN COUNT { (a)-[:FOLLOWS]->() } + COUNT { (a)-[:REQUESTS]->() }
+              - CASE WHEN q IS NULL THEN 0 ELSE 1 END >= row.max_following THEN 'following_limit'
+         WHEN ask AND COUNT { (a)-[:REQUESTS]->() } >= row.max_requests THEN 'request_limit'
+         WHEN size(recent) >= row.per_window THEN 'rate_limit'
+       END AS refused
+  WITH row, a, b, r, q, ask, recent, refused, coalesce(r, q) AS base,
+       r IS NULL AND refused IS NULL AND NOT (ask AND q IS NOT NULL) AS new
+  WITH row, a, b, r, q, ask, recent, refused, base, new,
+       CASE WHEN row.notify IS NULL THEN base.notify WHEN row.notify THEN true END AS notify,
+       CASE WHEN row.reblogs IS NULL THEN base.reblogs WHEN NOT row.reblogs THEN false END
+         AS reblogs,
+       CASE WHEN NOT row.set_langs THEN base.langs WHEN size(row.langs) > 0 THEN row.langs END
+         AS langs
+  WITH row, a, b, r, q, ask, recent, refused, base, new, notify, reblogs, langs,
+       CASE WHEN reblogs = false OR langs IS NOT NULL THEN true END AS filters
+  FOREACH (_ IN CASE WHEN new AND ask THEN [1] ELSE [] END |
+    CREATE (a)-[n:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
+    SET a.fl = CASE WHEN row.paced THEN recent + [a.clk] ELSE a.fl END, n.notify = notify, n.reblogs = reblogs, n.langs = langs,
+        n.filters = filters
+    CREATE (:GraphEvent {id: row.event, type: 'follow_request', src: row.src, dst: row.dst,
+                         v: a.clk}))
+  FOREACH (_ IN CASE WHEN new AND NOT ask THEN [1] ELSE [] END |
+    CREATE (a)-[n:FOLLOWS {since: a.clk, src: a.id, dst: b.id}]->(b)
+    SET a.fl = CASE WHEN NOT row.paced THEN a.fl WHEN q IS NULL THEN recent + [a.clk]
+                    ELSE recent END,
+        n.notify = notify, n.reblogs = reblogs, n.langs = langs, n.filters = filters
+    CREATE (:GraphEvent {id: row.event, type: 'follow', src: row.src, dst: row.dst, v: a.clk})
+    FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
+      SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
+  FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
+  WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted,
+       notify, reblogs, langs, filters,
+       NOT new AND refused IS NULL AND (
+         coalesce(notify, false) <> coalesce(base.notify, false)
+         OR coalesce(reblogs, true) <> coalesce(base.reblogs, true)
+         OR coalesce(langs, []) <> coalesce(base.langs, [])) AS retuned
+  FOREACH (e IN CASE WHEN retuned THEN [coalesce(r, q)] ELSE [] END |
+    SET e.notify = notify, e.reblogs = reblogs, e.langs = langs, e.filters = filters)
+  FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
+    SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
+  RETURN row.i AS i, new AS changed,
+         CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
+         refused, ask AS requested, notify, reblogs, langs, retuned,
+         CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at,
+         CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
+         NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
+         counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back
+}
+RETURN i, changed, version, refused, requested, notify, reblogs, langs, retuned, retry_at,
+       src_cs, dst_cs, src_on, dst_on, back
 
 // name: unfollow
 // For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and, when row.withdraw, withdraw a
 // pending request (src)-[:REQUESTS]->(dst). Runs inside a batch's transaction (group commit), after
 // relations/lock_users locked every follower in id order (the first statement of a batch runs
-// it as its prelude); the rows of one statement have distinct followers, as in relations/follow.
+// it as its prelude); each row is its own CALL subquery, in row order, as in relations/follow.
 // Locking: the follower's node, whose clock alone ticks. The tick is the removal's version; for
 // a no-op it is still newer than any instance of this edge, so the mirror can use it to repair
 // a stale entry. A flagged edge (inactive follower) also leaves dst's `xr`.
@@ -173,38 +181,41 @@ RETURN row.i AS i, new AS changed,
 // Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version,
 // and for a removed edge: src_cs, dst_cs, src_on, dst_on, back (as relations/follow), flagged.
 UNWIND $rows AS row
-OPTIONAL MATCH (b:User {id: row.dst})
-OPTIONAL MATCH (a:User {id: row.src})
-WITH row, a, b, a IS NOT NULL AND b IS NOT NULL AS known, datetime.realtime() AS now
-WITH row, a, b, known, now.epochSeconds * 1000000 + now.microsecond AS now_us
-FOREACH (_ IN CASE WHEN known THEN [1] ELSE [] END |
-  SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END)
-WITH row, a, b, known,
-     CASE WHEN known THEN COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge } ELSE [] END
-       AS edges,
-     CASE WHEN known AND row.withdraw THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }
-          ELSE [] END AS requests
-WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
-     size(edges) > 0 AS counted
-FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
-FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
-  SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
-FOREACH (e IN edges |
-  CREATE (a)-[:UNFOLLOWED {src: row.src, dst: row.dst, since: e.since, at: a.clk,
-                           cause: coalesce(row.cause, 'unfollow'),
-                           by: CASE WHEN row.cause = 'removed' THEN row.dst ELSE row.src END}]->(b))
-FOREACH (e IN edges + requests | DELETE e)
-FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
-  CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
-                       cause: row.cause}))
-FOREACH (_ IN CASE WHEN size(edges) = 0 AND size(requests) > 0 THEN [1] ELSE [] END |
-  CREATE (:GraphEvent {id: row.event, type: 'follow_request_withdrawn', src: row.src,
-                       dst: row.dst, v: a.clk}))
-RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
-       a.clk AS version,
-       CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
-       known AND NOT a:Inactive AS src_on, known AND NOT b:Inactive AS dst_on,
-       counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back, flagged > 0 AS flagged
+CALL (row) {
+  OPTIONAL MATCH (b:User {id: row.dst})
+  OPTIONAL MATCH (a:User {id: row.src})
+  WITH row, a, b, a IS NOT NULL AND b IS NOT NULL AS known, datetime.realtime() AS now
+  WITH row, a, b, known, now.epochSeconds * 1000000 + now.microsecond AS now_us
+  FOREACH (_ IN CASE WHEN known THEN [1] ELSE [] END |
+    SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END)
+  WITH row, a, b, known,
+       CASE WHEN known THEN COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge } ELSE [] END
+         AS edges,
+       CASE WHEN known AND row.withdraw THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }
+            ELSE [] END AS requests
+  WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
+       size(edges) > 0 AS counted
+  FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
+  FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
+    SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
+  FOREACH (e IN edges |
+    CREATE (a)-[:UNFOLLOWED {src: row.src, dst: row.dst, since: e.since, at: a.clk,
+                             cause: coalesce(row.cause, 'unfollow'),
+                             by: CASE WHEN row.cause = 'removed' THEN row.dst ELSE row.src END}]->(b))
+  FOREACH (e IN edges + requests | DELETE e)
+  FOREACH (_ IN CASE WHEN size(edges) > 0 THEN [1] ELSE [] END |
+    CREATE (:GraphEvent {id: row.event, type: 'unfollow', src: row.src, dst: row.dst, v: a.clk,
+                         cause: row.cause}))
+  FOREACH (_ IN CASE WHEN size(edges) = 0 AND size(requests) > 0 THEN [1] ELSE [] END |
+    CREATE (:GraphEvent {id: row.event, type: 'follow_request_withdrawn', src: row.src,
+                         dst: row.dst, v: a.clk}))
+  RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
+         a.clk AS version,
+         CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
+         known AND NOT a:Inactive AS src_on, known AND NOT b:Inactive AS dst_on,
+         counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back, flagged > 0 AS flagged
+}
+RETURN i, known, changed, withdrawn, version, src_cs, dst_cs, src_on, dst_on, back, flagged
 
 // name: block
 // (src)-[:BLOCKS]->(dst), and remove the follows and pending follow requests between them in

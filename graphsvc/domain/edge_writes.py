@@ -1,11 +1,17 @@
 """Edge writes as plain values, and the order a batch of them commits in.
 
 Writes that arrive together commit in one Neo4j transaction (group commit), under the locks
-of all their users. The batch is cut into rounds: a write goes to the round after the last
-earlier write of either of its users. Within a round no user is in two writes, so their order
-does not matter and each kind runs as one statement over all its rows, each row reading back
-its own users' count sequence ticks; rounds run in arrival order, so writes of one user (a
-follow, then an unfollow of the same pair) apply in the order they came.
+of all their users. The batch is cut into rounds, which run in arrival order, so writes of one
+user (a follow, then an unfollow of the same pair) apply in the order they came. Each kind of
+a round runs as one statement over all its rows.
+
+A follow or an unfollow joins the round of its users' last earlier writes when those were of
+its own kind: the statement runs each row as its own subquery, which sees the rows before it
+(``relations/follow``), so an import's thousands of follows by one user, or a move's follows
+of one account, commit as a few statements, not one each. Follows of distinct pairs commute:
+the order the statement runs them in is the order their ticks record. Any other write goes to
+the round after the last earlier write of either of its users, where it meets no write of
+them.
 """
 
 from __future__ import annotations
@@ -54,30 +60,39 @@ class EdgeWrite:
     edits: OptionEdits = field(default_factory=OptionEdits)  # a follow's options it names
 
 
+# The kinds whose statements run row by row, each row seeing the rows before it.
+SHARING = frozenset({WriteKind.FOLLOW, WriteKind.UNFOLLOW})
+
+
 @dataclass(slots=True)
 class Round:
-    """Writes of a batch that share no user: (position in the batch, write), by kind."""
+    """Writes of a batch that run as one statement per kind: (position in the batch, write),
+    by kind."""
 
     by_kind: dict[WriteKind, list[tuple[int, EdgeWrite]]] = field(default_factory=dict)
 
 
 def plan_rounds(writes: list[EdgeWrite]) -> list[Round]:
-    """Rounds in commit order; each round's rows sorted by follower (a fixed order).
-    A user is in one write of a round at most, whichever end it is: each row of a statement
-    then reads its own count sequence ticks (``relations/follow``)."""
+    """Rounds in commit order; each kind's rows sorted by follower, a follower's own rows in
+    arrival order. Within a round a user is in writes of one kind only: in one write at most,
+    unless that kind is a follow or an unfollow (``SHARING``)."""
     rounds: list[Round] = []
-    last_round: dict[str, int] = {}
+    last: dict[str, tuple[int, WriteKind]] = {}  # user -> (round, kind) of its last write
     for position, write in enumerate(writes):
         ends = (write.src, write.dst)
-        number = 1 + max((last_round.get(user, -1) for user in ends), default=-1)
+        latest = max((last[user][0] for user in ends if user in last), default=-1)
+        joins = write.kind in SHARING and all(
+            last[user][1] is write.kind for user in ends if user in last and last[user][0] == latest
+        )
+        number = latest if joins and latest >= 0 else latest + 1
         for user in ends:
-            last_round[user] = number
+            last[user] = (number, write.kind)
         if number == len(rounds):
             rounds.append(Round())
         rounds[number].by_kind.setdefault(write.kind, []).append((position, write))
     for round_ in rounds:
         for rows in round_.by_kind.values():
-            rows.sort(key=lambda row: (row[1].src, row[1].dst))
+            rows.sort(key=lambda row: (row[1].src, row[0]))
     return rounds
 
 

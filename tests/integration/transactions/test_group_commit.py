@@ -10,8 +10,8 @@ from typing import Any
 from graphsvc.adapters.neo4j.relations import WriteOutcome
 from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.client import GraphError
-from graphsvc.domain.edge_writes import EdgeWrite, WriteKind, plan_rounds
-from graphsvc.domain.model import EdgeChange
+from graphsvc.domain.edge_writes import EdgeWrite
+from graphsvc.domain.model import CountChange, EdgeChange
 from graphsvc.settings import Settings
 from graphsvc.wire.schemas import FollowBody
 from tests.support.driver import Driver
@@ -38,24 +38,6 @@ def record_batches(services: Services) -> list[tuple[list[EdgeWrite], list[Write
     return seen
 
 
-def test_rounds_keep_each_users_order_and_share_no_user_within() -> None:
-    a, b, c, d, e = "a", "b", "c", "d", "e"
-    writes = [
-        EdgeWrite(WriteKind.FOLLOW, a, b),
-        EdgeWrite(WriteKind.FOLLOW, c, d),
-        EdgeWrite(WriteKind.FOLLOW, c, b),  # b is followed in the first round already
-        EdgeWrite(WriteKind.UNFOLLOW, a, b),
-        EdgeWrite(WriteKind.BLOCK, b, d),
-        EdgeWrite(WriteKind.FOLLOW, e, a),  # beside the block: no user in common
-    ]
-    rounds = plan_rounds(writes)
-    placed = [sorted(i for rows in r.by_kind.values() for i, _ in rows) for r in rounds]
-    assert placed == [[0, 1], [2], [3], [4, 5]]
-    for r in rounds:
-        ends = [u for rows in r.by_kind.values() for _, w in rows for u in (w.src, w.dst)]
-        assert len(ends) == len(set(ends))
-
-
 async def test_a_refused_follow_in_a_batch_refuses_only_itself(
     make_driver: Callable[..., Driver], uid: UserIds
 ) -> None:
@@ -79,6 +61,30 @@ async def test_a_refused_follow_in_a_batch_refuses_only_itself(
         assert [e.user_id for e in truth.followers] == [fine]
         assert (await driver.counts(star)).followers == 1
         await assert_consistent(services, {star, fine, limited, blocked, suspended})
+
+
+async def test_one_followers_follows_in_one_statement_see_each_other(
+    make_driver: Callable[..., Driver], uid: UserIds
+) -> None:
+    # the rows of one statement share the follower: each row's limit check counts the rows
+    # before it, and its ticks follow theirs, as one follow at a time would
+    user, targets = uid("many"), [uid(f"t{n}") for n in range(5)]
+    async with make_driver(max_following=3, **ONE_BATCH) as driver:
+        services = driver.services
+        batches = record_batches(services)
+        answers = await asyncio.gather(
+            *(driver.follow(user, target) for target in targets), return_exceptions=True
+        )
+        assert [len(writes) for writes, _ in batches] == [5]
+        made = [a for a in answers if isinstance(a, FollowBody)]
+        refused = [(e.status, e.code) for e in answers if isinstance(e, GraphError)]
+        assert len(made) == 3 and refused == [(409, "following_limit")] * 2
+        ((_, outcomes),) = batches
+        changes = [o for o in outcomes if isinstance(o, EdgeChange)]
+        ticks = [c.src_counts.cs for c in changes if isinstance(c.src_counts, CountChange)]
+        assert len(ticks) == 3 and ticks == list(range(ticks[0], ticks[0] + 3))
+        assert (await driver.counts(user)).following == 3
+        await assert_consistent(services, {user, *targets})
 
 
 async def test_toggles_of_one_pair_in_one_batch_apply_in_arrival_order(
