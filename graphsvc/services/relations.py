@@ -14,10 +14,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from graphsvc.adapters.neo4j.relations import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.domain.edge_writes import MOVED, REMOVED, EdgeWrite, WriteKind, WriteLimits
+from graphsvc.domain.edge_writes import (
+    MOVED,
+    NO_LIMIT,
+    REMOVED,
+    EdgeWrite,
+    WriteKind,
+    WriteLimits,
+)
 from graphsvc.domain.errors import (
     Blocked,
     BlockLimit,
@@ -73,6 +81,7 @@ class Relations:
             max_requests=settings.follow_requests_max,
             max_blocks=settings.max_blocks,
         )
+        self._unpaced = replace(self._limits, per_window=NO_LIMIT)
         self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
             self._commit_batch,
             window_ms=settings.write_batch_window_ms,
@@ -86,15 +95,20 @@ class Relations:
         target_id: str,
         recommendation_id: str | None = None,
         edits: OptionEdits = NO_EDITS,
+        *,
+        by_hand: bool = True,
     ) -> FollowResult:
         """Make ``user_id`` follow ``target_id``, or, when the target is locked, ask to: a
         pending request the target approves or rejects. Repeating a follow or a request is
         never refused; it changes the options it names (``edits``) and nothing else. A new
         follow carrying a recommendation id counts once for its version, after the commit
-        (``recommendations``)."""
+        (``recommendations``). A follow the service makes for the user (``by_hand`` False: an
+        import's, a move's) is no pace of the user's own: FOLLOWS_PER_DAY neither refuses it
+        nor counts it, as in Mastodon; MAX_FOLLOWING and every other rule still apply."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
         recommendation = self._feedback.carried(user_id, recommendation_id)
-        write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, self._limits, edits=edits)
+        limits = self._limits if by_hand else self._unpaced
+        write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, limits, edits=edits)
         outcome = await self._batches.submit(write)
         match outcome:
             case Refusal():

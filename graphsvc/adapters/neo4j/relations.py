@@ -19,6 +19,7 @@ from graphsvc.adapters.neo4j.store import Neo4jStore, Statements, event_id
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
 from graphsvc.domain.edge_writes import (
+    NO_LIMIT,
     REMOVED,
     EdgeWrite,
     WriteKind,
@@ -237,6 +238,7 @@ def _row(position: int, write: EdgeWrite, event: str) -> Row:
     if write.kind is WriteKind.FOLLOW:
         row.update(
             max_following=write.limits.max_following,
+            paced=write.limits.per_window < NO_LIMIT,
             per_window=write.limits.per_window,
             window_us=write.limits.window_us,
             max_requests=write.limits.max_requests,

@@ -76,7 +76,10 @@ class Applier:
         match kind:
             case Kind.FOLLOWING:
                 return lambda e: self._relations.follow(
-                    user_id, e.account, edits=OptionEdits(e.notify, e.reblogs, e.languages)
+                    user_id,
+                    e.account,
+                    edits=OptionEdits(e.notify, e.reblogs, e.languages),
+                    by_hand=False,
                 )
             case Kind.BLOCKS:
                 return lambda e: self._relations.block(user_id, e.account)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import httpx
 
-from tests.support.driver import Driver
+from tests.support.driver import Driver, refused
 
 Uid = Callable[[str], str]
 CSV = {"Content-Type": "text/csv"}
@@ -165,6 +165,26 @@ async def test_limits_refuse_the_rows_past_them(
             ["limit"],
         )
         assert len((await graph.export_relations(me, "blocks")).items) == 2
+
+
+async def test_an_imports_follows_are_not_paced_by_the_daily_limit(
+    make_driver: Callable[..., Driver], driver: Driver, uid: Uid
+) -> None:
+    # the user's list brought over is no burst of its own follows: FOLLOWS_PER_DAY neither
+    # refuses the import's rows nor counts them, and MAX_FOLLOWING still does
+    async with make_driver(follows_per_day=2, max_following=5) as graph:
+        me = uid("me")
+        users = await known(driver, uid, 6)
+        record = await graph.import_relations(me, "following", [{"account": u} for u in users])
+        await graph.settle()
+        done = await graph.import_status(me, "following", record.id)
+        assert (done.applied, [r.reason for r in done.refused]) == (5, ["limit"])
+        await graph.unfollow(me, users[0])  # room under MAX_FOLLOWING; the day's pace untouched
+        await graph.follow(me, users[0])
+        await graph.unfollow(me, users[1])
+        await graph.follow(me, users[1])
+        await graph.unfollow(me, users[2])
+        await refused(graph.follow(me, users[2]), 429, "follow_rate_limit")
 
 
 async def test_a_body_that_is_no_import_is_refused_whole(
