@@ -790,7 +790,7 @@ class WorkerSettings(_Section):
     worker_lease_seconds: float = Field(
         default=30.0,
         gt=0,
-        description="a moderation job whose worker stopped renewing it for this long is "
+        description="a moderation job or a move whose worker stopped renewing it for this long is "
         "taken over by another worker",
     )
     worker_reconcile_seconds: float | None = Field(

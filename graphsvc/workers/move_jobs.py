@@ -33,7 +33,6 @@ class MoveJobs:
     """Moves as a kind of durable job (``concurrency/jobs.py``)."""
 
     name = "moves"
-    lease_seconds = 60.0
 
     def __init__(
         self,
@@ -50,6 +49,7 @@ class MoveJobs:
         self._jobs = jobs
         self._batch = settings.move_batch
         self.most = worker.worker_jobs
+        self.lease_seconds = worker.worker_lease_seconds  # as a moderation job's: a Neo4j mark
 
     async def start(self, key: str) -> None:
         """Run the move here when this process runs its own work (its mark is its record)."""

@@ -8,12 +8,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
+
 from graphsvc.bootstrap import Services
 from graphsvc.builders.moves import build_move_jobs
+from graphsvc.client import AsyncGraphClient
 from graphsvc.concurrency.jobs import Progress
 from graphsvc.domain.follow_options import OptionEdits
+from graphsvc.settings import Settings
 from tests.support.driver import Driver, eventually, refused
 from tests.support.events import events_after
+from tests.support.helpers import server_env, start_api, start_worker, stop_process
 
 Uid = Callable[[str], str]
 
@@ -101,3 +106,55 @@ async def test_a_move_stopped_midway_resumes_and_loses_nobody(
         relation = await service.relations.relationships(fan, [new, old])
         assert [r.following for r in relation] == [True, False]
         assert relation[0].options is not None and relation[0].options.notify
+
+
+@pytest.mark.faults
+async def test_a_move_whose_worker_is_killed_is_finished_by_another(
+    make_service: Callable[..., Services],
+    uid: Uid,
+    server_settings: Settings,
+    service_key: str,
+) -> None:
+    """The API marks the move; a worker process runs it, is killed mid-walk (SIGKILL: its
+    lease stops being renewed), and a second worker takes it over: every follower follows the
+    new account with its options, none the old one, none twice."""
+    service = make_service()
+    old, new = uid("old"), uid("new")
+    fans = [uid("fan") for _ in range(300)]
+    for n, fan in enumerate(fans):
+        await service.relations.follow(fan, old, edits=OptionEdits(notify=n % 2 == 0))
+    env = {"MOVE_BATCH": "1", "WORKER_LEASE_SECONDS": "1", "WORKER_POLL_SECONDS": "0.1"}
+    process, url = start_api(server_settings, **env)
+    try:
+        async with AsyncGraphClient(url, api_key=service_key) as graph:
+            await graph.add_alias(new, old)
+            assert (await graph.move(old, new)).state == "moving"
+            first = start_worker(server_env(server_settings, **env))
+            try:
+                for _ in range(6_000):  # kill it as soon as the move has made some steps
+                    if (await graph.move_state(old)).followers_moved >= 20:
+                        break
+                    await asyncio.sleep(0.005)
+            finally:
+                first.kill()
+                first.wait(timeout=30)
+            halfway = await graph.move_state(old)
+            assert halfway.state == "moving" and 0 < halfway.followers_moved < len(fans)
+            second = start_worker(server_env(server_settings, **env))
+            try:
+
+                async def done() -> bool:
+                    return (await graph.move_state(old)).state == "done"
+
+                await eventually(done, seconds=120)
+            finally:
+                stop_process(second)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    for n, fan in enumerate(fans):
+        relation = await service.relations.relationships(fan, [new, old])
+        assert [r.following for r in relation] == [True, False], fan
+        assert relation[0].options is not None and relation[0].options.notify == (n % 2 == 0)
+    counts = await service.core.follow_pages.counts(new)
+    assert counts.followers == len(fans)
