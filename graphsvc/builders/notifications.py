@@ -16,6 +16,7 @@ def build_bell_jobs(core: Core) -> BellJobs:
     return BellJobs(
         core.neo4j.bells,
         redis.notification_streams,
+        redis.bell_flags,
         redis.author_posts,
         redis.bell_job_queue,
         core.jobs,

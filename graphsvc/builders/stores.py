@@ -29,6 +29,7 @@ from graphsvc.adapters.neo4j.store import Neo4jStore
 from graphsvc.adapters.neo4j.subscriptions import SubscriptionStore
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.auth_failures import AuthFailures
+from graphsvc.adapters.redis.bell_flags import BellFlags
 from graphsvc.adapters.redis.client import Client
 from graphsvc.adapters.redis.cold_start import ColdStartCharts
 from graphsvc.adapters.redis.event_stream import EventStream
@@ -264,6 +265,10 @@ class RedisAdapters:
     def import_records(self) -> ImportRecords:
         keep = int(self._settings.portable.import_keep_days * 86_400)
         return ImportRecords(self.client, self.mirror, keep)
+
+    @cached_property
+    def bell_flags(self) -> BellFlags:
+        return BellFlags(self.client, self.mirror)
 
     @cached_property
     def notification_streams(self) -> NotificationStreams:

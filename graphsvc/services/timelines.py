@@ -165,7 +165,7 @@ class Timelines:
         created = outcome.status == "published"
         if created and outcome.mode == "push":
             await self._jobs.start(f"push|{author}|{post_id}")
-        if created and not kind.reblog:
+        if outcome.rings:
             await self._bells.start(author, post_id)
         if outcome.extra == "1":  # back below the threshold: push the author's posts everywhere
             await self._jobs.start(f"drain|{author}")

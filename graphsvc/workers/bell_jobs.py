@@ -23,6 +23,7 @@ import asyncio
 import logging
 
 from graphsvc.adapters.neo4j.bells import BellStore
+from graphsvc.adapters.redis.bell_flags import BellFlags
 from graphsvc.adapters.redis.job_queue import JobQueue
 from graphsvc.adapters.redis.notifications import NotificationStreams
 from graphsvc.adapters.redis.timelines import AuthorPosts
@@ -44,6 +45,7 @@ class BellJobs(QueuedJobs):
         self,
         bells: BellStore,
         streams: NotificationStreams,
+        flags: BellFlags,
         author_posts: AuthorPosts,
         queue: JobQueue,
         jobs: Jobs,
@@ -54,6 +56,7 @@ class BellJobs(QueuedJobs):
         super().__init__(queue, jobs, timelines.timeline_job_lease_seconds, worker)
         self._bells = bells
         self._streams = streams
+        self._flags = flags
         self._author_posts = author_posts
         self._batch = settings.notify_fanout_batch
 
@@ -71,13 +74,18 @@ class BellJobs(QueuedJobs):
         await self._queue.finish(key)
 
     async def _ring(self, job: str, post: Post, progress: Progress) -> None:
-        """Each step rings its page while Neo4j reads the next one."""
+        """Each step rings its page while Neo4j reads the next one. A job that finds no
+        ringer at all from the start says so (``bell_flags.py``): the author's next posts
+        queue no ringing job, until a follow with notify on is mirrored."""
         after = await self._queue.position(job) or ""
+        token = await self._flags.token(post.author) if not after else None
         ahead = asyncio.ensure_future(self._bells.ringers(post.author, after, self._batch))
         try:
             while True:
                 page = await ahead
                 last = len(page) < self._batch
+                if not page and not after and token is not None:
+                    await self._flags.quiet(post.author, token)
                 if not last:
                     after = page[-1][0]
                     ahead = asyncio.ensure_future(

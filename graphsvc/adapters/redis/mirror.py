@@ -22,6 +22,7 @@ them, and ``MirrorReads`` (``mirror_reads.py``) answers the request path's count
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -114,9 +115,13 @@ class Mirror:
                 (change.src, Side.FOLLOWING, change.dst, change.src_counts),
                 (change.dst, Side.FOLLOWERS, change.src, change.dst_counts),
             )
+            rings = change.following and change.options.notify
             for user, side, member, counts in halves:
                 args = [side.value, op, member, change.version, change.at, *_count_args(counts)]
-                calls.append((self.side_keys(user, side), [*args, self._cap, self._window_us]))
+                bell = secrets.token_hex(8) if rings and side is Side.FOLLOWERS else ""
+                calls.append(
+                    (self.side_keys(user, side), [*args, self._cap, self._window_us, bell])
+                )
                 users.append(user)
         gaps: set[str] = set()
         if len(calls) >= 256:

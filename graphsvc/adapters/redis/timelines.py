@@ -91,6 +91,7 @@ class Published:
     mode: str
     extra: str
     deleted: bool = False  # the post id has a tombstone (checked in the same round trip)
+    rings: bool = False  # a new post whose ringing job must run (its author may have ringers)
 
 
 def timeline_key(redis: RedisSettings, name: str) -> str:
@@ -152,8 +153,8 @@ class AuthorPosts:
         batch = Batch(self._redis, resend_missing=True)
         batch.script(self._publish, keys, args)
         batch.call(lambda pipe: pipe.zscore(self.key("pd", author), post_id))
-        (status, mode, extra), tombstone = await batch.execute()
-        return Published(status, mode, extra, deleted=tombstone is not None)
+        (status, mode, extra, *rings), tombstone = await batch.execute()
+        return Published(status, mode, extra, tombstone is not None, rings == ["1"])
 
     async def state(self, author: str, post_id: str) -> dict[str, Any] | None:
         raw = await self._redis.hget(self.key("ps", author), post_id)

@@ -66,6 +66,41 @@ async def test_ringing_walks_every_page_of_ringers(
             assert await rung(graph.services, ringer) == [(author, "p1")]
 
 
+async def test_an_author_without_ringers_queues_no_ringing_until_one_comes(
+    driver: Driver, uid: Uid
+) -> None:
+    author, fan = uid("author"), uid("fan")
+    await driver.follow(uid("plain"), author)
+    posts = driver.services.core.redis.author_posts
+    await driver.publish(author, "p1", at(1))  # its job finds no ringer, and says so
+    await driver.settle()
+    await driver.publish(author, "p2", at(2))
+    assert "bells" not in (await posts.state(author, "p2") or {})  # no ringing job queued
+    await driver.follow(fan, author, notify=True)  # the mark takes the quiet back at once
+    await driver.publish(author, "p3", at(3))
+    assert (await posts.state(author, "p3") or {}).get("bells") == "ringing"
+    await driver.settle()
+    assert await rung(driver.services, fan) == [(author, "p3")]
+
+
+async def test_a_quiet_look_is_void_once_a_ringer_came_while_it_looked(
+    driver: Driver, uid: Uid
+) -> None:
+    # the job read its token, found no ringer, and a follow with notify on was mirrored
+    # before it said so: the author is not marked quiet
+    author, fan = uid("author"), uid("fan")
+    await driver.follow(uid("plain"), author)
+    await driver.publish(author, "p1", at(1))  # its counts mirrored: the author has a meta
+    await driver.settle()
+    flags = driver.services.core.redis.bell_flags
+    token = await flags.token(author)
+    assert token is not None
+    await driver.follow(fan, author, notify=True)
+    assert not await flags.quiet(author, token)
+    assert await flags.quiet(author, await flags.token(author) or "")
+    assert await flags.token(uid("never")) is None  # no meta: never marked quiet
+
+
 served = events.served_app
 
 

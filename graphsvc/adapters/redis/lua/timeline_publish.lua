@@ -15,15 +15,23 @@
 --       the post's language (or ''), '1' when it is a reblog (or ''): kept in its state, where
 --       home timeline reads find them for the followers whose follow options filter them; a
 --       post that is no reblog rings its author's bells (state.bells 'ringing' until its
---       ringing job is done: notification_rung.lua)
+--       ringing job is done: notification_rung.lua), unless the author's meta says it has no
+--       bell-ringer (`nb`, bells_quiet.lua)
 -- Returns {status, mode, extra}:
 --   'counts'     the author's counts are not mirrored: build them, call again
 --   'enter_pull' nothing written: make readers pull the author, call again with SWITCH
 --   'conflict'   the post exists with another time (extra: that time)
 --   'exists'     the same post again (extra: its state)
---   'published'  mode push or pull; extra '1' when the drain job must run
+--   'published'  mode push or pull; extra '1' when the drain job must run; a fourth value
+--                '1' when the post rings (its ringing job must run)
 --   'erased'     nothing written: the author is being erased (its timeline is closed,
 --                timeline_close)
+local function quiet(meta)  -- no bell-ringer, as a ringing job found not long ago
+  local until_ms = tonumber(redis.call('HGET', meta, 'nb') or '0')
+  if until_ms == 0 then return false end
+  local now = redis.call('TIME')
+  return until_ms > tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+end
 local post_id, at, member = ARGV[1], ARGV[2], ARGV[3]
 if redis.call('HGET', KEYS[3], 'mode') == 'erased' then return {'erased', '', ''} end
 local existing = redis.call('HGET', KEYS[2], post_id)
@@ -51,7 +59,13 @@ local way = 'push'
 if mode == 'pull' then way = 'pull' end
 local state = {at = at, mode = way, state = 'fanning_out', followers = 0, pushed = 0}
 if ARGV[9] ~= '' then state.lang = ARGV[9] end
-if ARGV[10] == '1' then state.reblog = true else state.bells = 'ringing' end
+local rings = ''
+if ARGV[10] == '1' then
+  state.reblog = true
+elseif not quiet(KEYS[4]) then
+  state.bells = 'ringing'
+  rings = '1'
+end
 if way == 'pull' then state.state = 'done' end
 redis.call('ZADD', KEYS[1], at, member)
 redis.call('HSET', KEYS[2], post_id, cjson.encode(state))
@@ -63,4 +77,4 @@ if extra > 0 then
   end
   redis.call('ZREMRANGEBYRANK', KEYS[1], 0, extra - 1)
 end
-return {'published', way, drain}
+return {'published', way, drain, rings}
