@@ -7,8 +7,9 @@ published, and run as the timelines' fan-outs are (``timeline_jobs.py``, ``concu
 by a worker, under a lease, NOTIFY_FANOUT_BATCH ringers a step, each step one Neo4j seek for
 the next ringers in id order (``bells/ringers_page``: the same work at any depth, for ten
 ringers or a million; the next page is read while this one is rung) and one pipelined Redis
-round trip of ring scripts, the position saved after every step. A step run again (its process stopped before saving) rings nobody twice
-(``notification_ring.lua``). The queue holds at most WORKER_QUEUE_MAX jobs: past it, a
+round trip of ring scripts, the position saved after every step. A step run again (its
+process stopped before saving) rings nobody twice (``notification_ring.lua``): only a run's
+first step can be such a step, and only it looks for repeats. The queue holds at most WORKER_QUEUE_MAX jobs: past it, a
 publish is refused (503) before it changes anything.
 
 Who is rung is decided here: the ringers active now, whatever they mute (a mute hides a
@@ -80,6 +81,7 @@ class BellJobs(QueuedJobs):
         after = await self._queue.position(job) or ""
         token = await self._flags.token(post.author) if not after else None
         ahead = asyncio.ensure_future(self._bells.ringers(post.author, after, self._batch))
+        again = True  # only a run's first step may have run before (its position unsaved)
         try:
             while True:
                 page = await ahead
@@ -92,7 +94,8 @@ class BellJobs(QueuedJobs):
                         self._bells.ringers(post.author, after, self._batch)
                     )
                 active = [ringer for ringer, inactive in page if not inactive]
-                progress.add("rung", await self._streams.ring(active, post))
+                progress.add("rung", await self._streams.ring(active, post, again=again))
+                again = False
                 if last:
                     return
                 await self._queue.advance(job, after, self.lease_seconds)

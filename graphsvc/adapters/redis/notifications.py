@@ -41,12 +41,13 @@ class NotificationStreams:
     def key(self, user_id: str) -> str:
         return self._mirror.key("nt", user_id)
 
-    async def ring(self, users: Sequence[str], post: Post) -> int:
+    async def ring(self, users: Sequence[str], post: Post, *, again: bool = True) -> int:
         """Add the post's notification to each user's stream (one round trip); how many got
-        it now (not before)."""
+        it now (not before). ``again`` False: a step that surely never ran (a job's steps
+        after the first of its run), whose streams need no look for a repeat."""
         if not users:
             return 0
-        args = [post.author, post.post_id, post.at, self._keep, REPEAT_WINDOW]
+        args = [post.author, post.post_id, post.at, self._keep, REPEAT_WINDOW if again else 0]
         batch = Batch(self._redis, resend_missing=True)  # idempotent: a post once per stream
         groups = script_groups(([self.key(u)] for u in users), self._cluster, USERS_PER_CALL)
         for keys in groups:
