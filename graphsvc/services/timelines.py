@@ -84,7 +84,7 @@ class ErasureState(Protocol):
 class TimelineJobStarter(Protocol):
     """The timeline jobs' queue (``workers/timeline_jobs.py``)."""
 
-    async def ensure_room(self) -> None: ...
+    async def ensure_room(self, *alongside: BellStarter) -> None: ...
 
     async def start(self, job: str) -> None: ...
 
@@ -135,8 +135,7 @@ class Timelines:
         post = _valid_post(author, post_id, at, self._settings.timeline_max_future_seconds)
         if kind.language is not None:
             validate_language(kind.language)
-        await self._jobs.ensure_room()
-        await self._bells.ensure_room()
+        await self._jobs.ensure_room(self._bells)  # a post may queue a fan-out and a ringing
         followers: int | None = None  # the mirror's count, unless it is cold
         posts = self._author_posts
         outcome = await posts.publish(post, post_id, kind=kind)

@@ -24,14 +24,18 @@ class QueuedJobs:
         self.most = worker.worker_jobs
         self._queue_max = worker.worker_queue_max
 
-    async def ensure_room(self) -> None:
-        """Refuse new work while the queue is full (the caller has changed nothing yet)."""
-        if await self._queue.depth() >= self._queue_max:
-            raise QueueFull(
-                f"{self.what} holds WORKER_QUEUE_MAX ({self._queue_max}) jobs; retry once "
-                "workers catch up",
-                headers={"Retry-After": "5"},
-            )
+    async def ensure_room(self, *alongside: QueuedJobs) -> None:
+        """Refuse new work while the queue, or one of the queues ``alongside`` that the same
+        work may add to, is full (the caller has changed nothing yet); one round trip."""
+        kinds = [self, *alongside]
+        depths = await JobQueue.depths([kind._queue for kind in kinds])
+        for kind, depth in zip(kinds, depths, strict=True):
+            if depth >= kind._queue_max:
+                raise QueueFull(
+                    f"{kind.what} holds WORKER_QUEUE_MAX ({kind._queue_max}) jobs; retry once "
+                    "workers catch up",
+                    headers={"Retry-After": "5"},
+                )
 
     async def _start(self, job: str) -> None:
         """Queue the job, and run it here when this process runs its own background work;

@@ -45,6 +45,14 @@ class JobQueue:
         """Jobs queued or running."""
         return await self._redis.zcard(self._jobs)
 
+    @staticmethod
+    async def depths(queues: Sequence[JobQueue]) -> list[int]:
+        """``depth`` of each queue, in one round trip (they share the ``{feed}`` slot)."""
+        async with queues[0]._redis.pipeline(transaction=False) as pipe:
+            for queue in queues:
+                pipe.zcard(queue._jobs)
+            return list(await pipe.execute())
+
     async def due(self, count: int) -> list[str]:
         """The oldest ``count`` jobs due now: queued, or left by a process that stopped."""
         return await self._redis.zrange(
