@@ -96,18 +96,18 @@ class Relations:
         recommendation_id: str | None = None,
         edits: OptionEdits = NO_EDITS,
         *,
-        by_hand: bool = True,
+        paced: bool = True,
     ) -> FollowResult:
         """Make ``user_id`` follow ``target_id``, or, when the target is locked, ask to: a
         pending request the target approves or rejects. Repeating a follow or a request is
         never refused; it changes the options it names (``edits``) and nothing else. A new
         follow carrying a recommendation id counts once for its version, after the commit
-        (``recommendations``). A follow the service makes for the user (``by_hand`` False: an
+        (``recommendations``). A follow the service makes for the user (``paced`` False: an
         import's, a move's) is no pace of the user's own: FOLLOWS_PER_DAY neither refuses it
         nor counts it, as in Mastodon; MAX_FOLLOWING and every other rule still apply."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
         recommendation = self._feedback.carried(user_id, recommendation_id)
-        limits = self._limits if by_hand else self._unpaced
+        limits = self._limits if paced else self._unpaced
         write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, limits, edits=edits)
         outcome = await self._batches.submit(write)
         match outcome:

@@ -79,7 +79,7 @@ class MoveJobs:
             return False  # the new account followed the old one: it stays so
         edits = OptionEdits(options.notify, options.reblogs, options.languages)
         try:
-            await self._relations.follow(follower, new, edits=edits, by_hand=False)
+            await self._relations.follow(follower, new, edits=edits, paced=False)
         except GraphError as error:  # refused: it keeps following the old account
             log.info("move %s -> %s: %s stays (%s)", old, new, follower, error.code)
             return False

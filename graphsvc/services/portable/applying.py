@@ -79,7 +79,7 @@ class Applier:
                     user_id,
                     e.account,
                     edits=OptionEdits(e.notify, e.reblogs, e.languages),
-                    by_hand=False,
+                    paced=False,
                 )
             case Kind.BLOCKS:
                 return lambda e: self._relations.block(user_id, e.account)
