@@ -88,6 +88,14 @@ class Relations:
             max_size=settings.write_batch_max,
             concurrency=settings.write_batch_concurrency,
         )
+        # The service's own writes for users (an import's, a move's): thousands at a time that
+        # no request waits on, in bigger batches; the in-process locks order them with the rest.
+        self._background: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
+            self._commit_batch,
+            window_ms=settings.write_batch_window_ms,
+            max_size=settings.write_batch_max_background,
+            concurrency=settings.write_batch_concurrency,
+        )
 
     async def follow(
         self,
@@ -104,12 +112,13 @@ class Relations:
         follow carrying a recommendation id counts once for its version, after the commit
         (``recommendations``). A follow the service makes for the user (``paced`` False: an
         import's, a move's) is no pace of the user's own: FOLLOWS_PER_DAY neither refuses it
-        nor counts it, as in Mastodon; MAX_FOLLOWING and every other rule still apply."""
+        nor counts it, as in Mastodon; MAX_FOLLOWING and every other rule still apply. It
+        commits in the background batches (WRITE_BATCH_MAX_BACKGROUND)."""
         _guard_distinct_valid_pair(user_id, target_id, "follow or unfollow")
         recommendation = self._feedback.carried(user_id, recommendation_id)
         limits = self._limits if paced else self._unpaced
         write = EdgeWrite(WriteKind.FOLLOW, user_id, target_id, limits, edits=edits)
-        outcome = await self._batches.submit(write)
+        outcome = await (self._batches if paced else self._background).submit(write)
         match outcome:
             case Refusal():
                 raise _refusal_error(outcome, self._settings, user_id, target_id)
@@ -133,7 +142,9 @@ class Relations:
         """A move took ``follower_id`` from ``old_id`` to the account it moved to: its
         follow of the old account ends as an unfollow (``cause=moved``, counted by the
         move); True when there was one."""
-        return await self._unfollow(EdgeWrite(WriteKind.UNFOLLOW, follower_id, old_id, cause=MOVED))
+        write = EdgeWrite(WriteKind.UNFOLLOW, follower_id, old_id, cause=MOVED)
+        change = await self._background.submit(write)
+        return isinstance(change, EdgeChange) and change.changed
 
     async def approve(self, user_id: str, requester_id: str) -> bool:
         """``user_id`` approves the pending request of ``requester_id``: it becomes a follow,

@@ -135,6 +135,13 @@ class WriteSettings(_Section):
     write_batch_max: int = Field(
         default=64, ge=1, le=1_000, description="most writes in one batch (one transaction)"
     )
+    write_batch_max_background: int = Field(
+        default=256,
+        ge=1,
+        le=1_000,
+        description="most writes in one batch of the service's own follows and unfollows for "
+        "a user (an import's, a move's), which no request waits on",
+    )
     write_batch_concurrency: int = Field(
         default=2,
         ge=1,

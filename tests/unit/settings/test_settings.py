@@ -191,6 +191,7 @@ ENV_NAMES = frozenset(
         "WORKER_RECONCILE_SECONDS",
         "WRITE_BATCH_CONCURRENCY",
         "WRITE_BATCH_MAX",
+        "WRITE_BATCH_MAX_BACKGROUND",
         "WRITE_BATCH_WINDOW_MS",
     }
 )
