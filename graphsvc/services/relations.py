@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from graphsvc.adapters.neo4j.relations import EdgeStore, WriteOutcome
@@ -82,20 +82,11 @@ class Relations:
             max_blocks=settings.max_blocks,
         )
         self._unpaced = replace(self._limits, per_window=NO_LIMIT)
-        self._batches: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
-            self._commit_batch,
-            window_ms=settings.write_batch_window_ms,
-            max_size=settings.write_batch_max,
-            concurrency=settings.write_batch_concurrency,
-        )
+        self._batches = _group_commit(self._commit_batch, settings, settings.write_batch_max)
         # The service's own writes for users (an import's, a move's): thousands at a time that
         # no request waits on, in bigger batches; the in-process locks order them with the rest.
-        self._background: GroupCommit[EdgeWrite, WriteOutcome] = GroupCommit(
-            self._commit_batch,
-            window_ms=settings.write_batch_window_ms,
-            max_size=settings.write_batch_max_background,
-            concurrency=settings.write_batch_concurrency,
-        )
+        most = settings.write_batch_max_background
+        self._background = _group_commit(self._commit_batch, settings, most)
 
     async def follow(
         self,
@@ -143,8 +134,7 @@ class Relations:
         follow of the old account ends as an unfollow (``cause=moved``, counted by the
         move); True when there was one."""
         write = EdgeWrite(WriteKind.UNFOLLOW, follower_id, old_id, cause=MOVED)
-        change = await self._background.submit(write)
-        return isinstance(change, EdgeChange) and change.changed
+        return await self._unfollow(write, self._background)
 
     async def approve(self, user_id: str, requester_id: str) -> bool:
         """``user_id`` approves the pending request of ``requester_id``: it becomes a follow,
@@ -199,8 +189,8 @@ class Relations:
         )
         return dict(zip(distinct, removed, strict=True))
 
-    async def _unfollow(self, write: EdgeWrite) -> bool:
-        change = await self._batches.submit(write)
+    async def _unfollow(self, write: EdgeWrite, batches: GroupCommit | None = None) -> bool:
+        change = await (batches or self._batches).submit(write)
         return isinstance(change, EdgeChange) and change.changed  # None: neither user existed
 
     async def block(self, user_id: str, target_id: str, *, by_hand: bool = True) -> BlockChange:
@@ -268,6 +258,19 @@ class Relations:
             raise TooManyIds(f"ids must name 1 to {maximum} users, got {len(others)}")
         validate_user_ids(others, "ids item")
         return await self._edges.relationships(user_id, list(dict.fromkeys(others)))
+
+
+def _group_commit(
+    commit: Callable[[list[EdgeWrite]], Awaitable[list[WriteOutcome]]],
+    settings: WriteSettings,
+    most: int,
+) -> GroupCommit[EdgeWrite, WriteOutcome]:
+    return GroupCommit(
+        commit,
+        window_ms=settings.write_batch_window_ms,
+        max_size=most,
+        concurrency=settings.write_batch_concurrency,
+    )
 
 
 def _guard_distinct_valid_pair(user_id: str, target_id: str, verb: str) -> None:
