@@ -58,7 +58,9 @@ def build_core(
     """``serve``: a serving process, which records jobs and leaves them to the workers.
     ``jobs``: a process of long jobs, whose Neo4j statements have NEO4J_JOB_TIMEOUT_SECONDS."""
     neo4j = Neo4jAdapters(settings.neo4j, connections.driver, jobs=jobs)
-    redis = RedisAdapters(settings, connections.redis, split_page=split_page)
+    redis = RedisAdapters(
+        settings, connections.redis, connections.multiplexed, split_page=split_page
+    )
     breaker = redis_breaker(settings.redis.redis_retry_seconds)
     runner = Jobs(
         redis.leases,

@@ -46,6 +46,7 @@ from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.mirror_builds import MirrorBuilds
 from graphsvc.adapters.redis.mirror_reads import MirrorReads
 from graphsvc.adapters.redis.mirror_state import MirrorState
+from graphsvc.adapters.redis.multiplexed import Multiplexed
 from graphsvc.adapters.redis.mutes import MuteMirror
 from graphsvc.adapters.redis.notifications import NotificationStreams
 from graphsvc.adapters.redis.privacy import PrivacyMirror
@@ -161,9 +162,15 @@ class RedisAdapters:
     """``split_page``: filter mirror pages in a second round trip (default: on a cluster)."""
 
     def __init__(
-        self, settings: Settings, client: Client, *, split_page: bool | None = None
+        self,
+        settings: Settings,
+        client: Client,
+        multiplexed: Multiplexed | None = None,
+        *,
+        split_page: bool | None = None,
     ) -> None:
         self.client = client
+        self._multiplexed = multiplexed
         self._settings = settings
         self._keys = settings.redis  # where each adapter's keys live
         self._split_page = split_page
@@ -183,7 +190,13 @@ class RedisAdapters:
     @cached_property
     def mirror_reads(self) -> MirrorReads:
         split = self._split_page
-        return MirrorReads(self.mirror, self.statuses, self.privacy, split_page=split)
+        return MirrorReads(
+            self.mirror,
+            self.statuses,
+            self.privacy,
+            multiplexed=self._multiplexed,
+            split_page=split,
+        )
 
     @cached_property
     def mirror_builds(self) -> MirrorBuilds:
@@ -224,7 +237,7 @@ class RedisAdapters:
 
     @cached_property
     def rate_limits(self) -> RateLimitStore:
-        return RateLimitStore(self._keys, self._settings.access)
+        return RateLimitStore(self._keys, self._settings.access, self._multiplexed)
 
     @cached_property
     def author_posts(self) -> AuthorPosts:

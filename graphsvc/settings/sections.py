@@ -109,6 +109,14 @@ class RedisSettings(_Section):
         default=False,
         description="REDIS_URL names one node of a Redis Cluster (the others are discovered)",
     )
+    redis_multiplexed_connections: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="multiplexed connections per process for the reads every request makes "
+        "(its budget, a page, counts), each carrying the commands of many requests at once; "
+        "a single Redis only (a cluster's reads use the pool)",
+    )
     redis_connect_timeout: float = Field(default=1.0, gt=0, description="seconds to connect")
     redis_socket_timeout: float = Field(
         default=10.0, gt=0, description="seconds to wait for a reply (a hung server fails)"

@@ -1,9 +1,10 @@
 """The request path's reads of the mirror (``mirror.py`` describes its keys): exact counts in
 one round trip, and pages of a hot list with inactive users left out.
 
-On a single Redis a page is one script that also filters out inactive users; on a Redis
-Cluster the inactive set lives in another slot, so the page script returns the raw entries and
-the filter is a second round trip (SMISMEMBER).
+On a single Redis a page is one script that also filters out inactive users, sent on the
+multiplexed connections of the hot reads (``multiplexed.py``); on a Redis Cluster the inactive set
+lives in another slot, so the page script returns the raw entries and the filter is a second
+round trip (SMISMEMBER).
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from redis.commands.core import AsyncScript
+
 from graphsvc.adapters.redis.client import is_cluster
 from graphsvc.adapters.redis.mirror import COUNT_FIELDS, Mirror, micros
+from graphsvc.adapters.redis.multiplexed import Multiplexed
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyProbe
 from graphsvc.adapters.redis.scripts import register
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
@@ -36,10 +40,12 @@ class MirrorReads:
         statuses: StatusSet,
         privacy: PrivacyMirror,
         *,
+        multiplexed: Multiplexed | None = None,
         split_page: bool | None = None,
     ) -> None:
-        """``split_page``: filter pages in a second round trip (default: on a cluster only,
-        where it must; tests also run it on a single Redis)."""
+        """``multiplexed``: the connections to send the reads on (None: the client's
+        pool). ``split_page``: filter pages in a second round trip (default: on a cluster
+        only, where it must; tests also run it on a single Redis)."""
         self._mirror = mirror
         self._redis = mirror.client
         self._statuses = statuses
@@ -47,15 +53,25 @@ class MirrorReads:
         self._split_page = is_cluster(mirror.client) if split_page is None else split_page
         self._page = register(mirror.client, "page")
         self._counts = register(mirror.client, "counts")
+        self._multiplexed = multiplexed
+
+    async def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        if self._multiplexed is not None:
+            return await self._multiplexed.script(script, keys, args)
+        return await script(keys=keys, args=args)
 
     async def counts(self, user_id: str, probe: PrivacyProbe | None = None) -> Counts | None:
         """Exact counts in one O(1) round trip; None when the user is cold. ``probe``: the
         user's privacy settings are read in the same round trip (a pipeline)."""
         key = self._mirror.key("m", user_id)
         if probe is None:
-            values = await self._redis.hmget(key, *COUNT_FIELDS)
+            if self._multiplexed is not None:
+                values = await self._multiplexed.call("HMGET", key, *COUNT_FIELDS)
+            else:
+                values = await self._redis.hmget(key, *COUNT_FIELDS)
         elif not self._split_page:  # one server: one script reads both
-            reply = await self._counts(keys=[key, self._privacy.key], args=[user_id, *COUNT_FIELDS])
+            keys, args = [key, self._privacy.key], [user_id, *COUNT_FIELDS]
+            reply = await self._script(self._counts, keys, args)
             values, built = reply[: len(COUNT_FIELDS)], reply[-1]
             probe.reply = [reply[len(COUNT_FIELDS)], "1" if built else None]
         else:  # a cluster: the two slots in one pipeline
@@ -86,7 +102,7 @@ class MirrorReads:
         if probe is not None:
             keys.append(self._privacy.key)
             args.append(probe.user_ids[0])
-        reply = await self._page(keys=keys, args=args)
+        reply = await self._script(self._page, keys, args)
         if reply[0] == 0:
             return None
         if reply[0] == 2:

@@ -1,6 +1,8 @@
-"""Request budgets in Redis through the ``limits`` library's storage (fixed windows aligned to
-the clock, one counter per key, budget and window, expiring with the window), on the same
-Redis or Redis Cluster as the mirror, under the same prefix."""
+"""Request budgets in Redis: the ``limits`` library's fixed windows (aligned to the clock, one
+counter per key, budget and window, expiring with the window), on the same Redis or Redis
+Cluster as the mirror, under the same prefix. On a single Redis the window is spent on the
+multiplexed connections of the hot reads (``multiplexed.py``) by the library's own script, on its
+own keys; on a cluster, through the library's storage."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from limits.errors import StorageError
 from redis.exceptions import RedisError
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
+from graphsvc.adapters.redis.multiplexed import Lua, Multiplexed
+from graphsvc.adapters.redis.scripts import script_source
 from graphsvc.settings import AccessSettings, RedisSettings
 
 # Redis cannot be reached (the connection is lost, refused or times out): the caller fails open.
@@ -23,7 +27,9 @@ RATE_STORE_REFUSED = (StorageError, RedisError)
 
 
 class RateLimitStore:
-    def __init__(self, redis: RedisSettings, access: AccessSettings) -> None:
+    def __init__(
+        self, redis: RedisSettings, access: AccessSettings, multiplexed: Multiplexed | None = None
+    ) -> None:
         url = redis.redis_url
         scheme, sep, rest = url.partition("://")
         options = {
@@ -31,6 +37,9 @@ class RateLimitStore:
             "socket_timeout": min(redis.redis_socket_timeout, 1.0),
         }
         prefix = f"{redis.redis_prefix}rl"
+        self._multiplexed = multiplexed
+        self._prefix = prefix
+        self._spend = Lua(script_source("budget_spend"))
         if redis.redis_cluster:
             host = rest.split("/", 1)[0]
             self._storage: RedisStorage = RedisClusterStorage(
@@ -66,5 +75,9 @@ class RateLimitStore:
         now = time.time()
         number = int(now // window)
         name = item.key_for(key_id, "w" if write else "r", str(number))
-        count = await self._storage.incr(name, window, amount=cost)
+        if self._multiplexed is not None:  # the storage's key: its prefix, a colon, the name
+            key = f"{self._prefix}:{name}"
+            count = await self._multiplexed.script(self._spend, [key], [window, cost])
+        else:
+            count = await self._storage.incr(name, window, amount=cost)
         return int(count), item.amount, (number + 1) * window - now

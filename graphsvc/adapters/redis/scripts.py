@@ -26,14 +26,14 @@ Calls = list[tuple[list[str], list[Any]]]
 @cache
 def script_source(name: str) -> str:
     """A script with its preludes; a ``#!lua`` flags line must stay the first line. Every
-    script gets ``bytes.lua``; the mirror's (all but timelines' and leases') get ``common.lua``
+    script gets ``bytes.lua``; the mirror's (all but timelines', leases' and budgets') get ``common.lua``
     (the mirror's protocol) too."""
     body = (_LUA / f"{name}.lua").read_text(encoding="utf-8")
     shebang = ""
     if body.startswith("#!"):
         shebang, _, body = body.partition("\n")
         shebang += "\n"
-    preludes = ["bytes"] if name.startswith(("feed_", "lease")) else ["bytes", "common"]
+    preludes = ["bytes"] if name.startswith(("feed_", "lease", "budget")) else ["bytes", "common"]
     shared = "".join((_LUA / f"{p}.lua").read_text(encoding="utf-8") + "\n" for p in preludes)
     return shebang + shared + body
 

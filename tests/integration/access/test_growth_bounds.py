@@ -8,16 +8,19 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from graphsvc.adapters.neo4j.suggestions import AppliedInteractions
+from graphsvc.adapters.redis.multiplexed import Multiplexed
 from graphsvc.api.app import create_app
-from graphsvc.bootstrap import Services
+from graphsvc.bootstrap import Connections, Services, build
 from graphsvc.domain.affinity import aggregate
 from graphsvc.domain.model import Suggestion
+from graphsvc.settings import Settings
 from graphsvc.wire.schemas import RecordedBody
 from tests.support.driver import Driver, refused
 from tests.support.helpers import ThrowawayRedis, app_client
@@ -39,22 +42,24 @@ def metric(text: str, name: str) -> float:
 
 
 async def test_budgets_are_metered_in_process_when_redis_refuses_them(
-    make_service: MakeService, service_key: str, tmp_path: Path
+    server_settings: Settings, connections: Connections, service_key: str, tmp_path: Path
 ) -> None:
     """A Redis out of memory answers every INCR with an error: the budgets are then spent in
-    the API process (the same limits, a 429 past them), not switched off."""
+    the API process (the same limits, a 429 past them), not switched off. The budgets are
+    spent on the multiplexed connections, which here reach a Redis of the test's own that
+    refuses every write; the mirror's pool keeps the shared one."""
     refusing = ThrowawayRedis(tmp_path / "redis")
     refusing.start()
+    settings = server_settings.with_values(
+        rate_limits_enabled=True, rate_limit_reads="3 per 60 seconds"
+    )
+    refused_at = server_settings.with_values(redis_url=refusing.url, redis_cluster=False)
+    multiplexed = Multiplexed.for_settings(refused_at.redis)
     try:
         with refusing.client() as admin:
             admin.config_set("maxmemory-policy", "noeviction")
             admin.config_set("maxmemory", "1")  # every write is refused: OOM
-        services = make_service(
-            rate_limits_enabled=True,
-            rate_limit_reads="3 per 60 seconds",
-            redis_url=refusing.url,  # the budgets' Redis only: the rest keeps the shared one
-            redis_cluster=False,
-        )
+        services = build(settings, replace(connections, multiplexed=multiplexed))
         async with app_client(create_app(services.settings, services), service_key) as http:
             before = metric((await http.get("/metrics")).text, "graphsvc_rate_limit_local_total")
             url = f"/v1/users/{new_user_id()}/counts"
@@ -67,6 +72,8 @@ async def test_budgets_are_metered_in_process_when_redis_refuses_them(
             after = metric((await http.get("/metrics")).text, "graphsvc_rate_limit_local_total")
             assert after == before + 5
     finally:
+        if multiplexed is not None:
+            await multiplexed.aclose()
         refusing.kill9()
 
 
