@@ -15,7 +15,6 @@ on other users' suggestions.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import secrets
@@ -126,7 +125,7 @@ def key_id_of(token: str) -> str | None:
 
 
 def digest(server_secret: bytes, token: str) -> str:
-    return hmac.new(server_secret, token.encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(server_secret, token.encode(), "sha256").hex()  # one C call
 
 
 def matches(key: ApiKey, server_secret: bytes, token: str) -> bool:
