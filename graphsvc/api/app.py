@@ -12,13 +12,12 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.routing import BaseRoute
 
-from graphsvc.api.http.access import KeyFirst, check_guarded, document_security
-from graphsvc.api.http.body_limit import BodyLimit
+from graphsvc.api.http.access import check_guarded, document_security
 from graphsvc.api.http.contract import add_examples, state_settings
 from graphsvc.api.http.errors import install_error_handlers
-from graphsvc.api.http.lean import LeanLane, LeanRoute
-from graphsvc.api.http.middleware import NotedHeaders
-from graphsvc.api.http.observability import RequestTelemetry, json_request_logs
+from graphsvc.api.http.front import Front
+from graphsvc.api.http.lean import LeanRoute
+from graphsvc.api.http.observability import json_request_logs
 from graphsvc.api.routes import (
     audiences,
     changes,
@@ -151,22 +150,23 @@ def create_app(settings: Settings | None = None, services: Serving | None = None
         lifespan=lifespan,
         # no 307 from ".../" to "...": a client following it could be led to another route
         redirect_slashes=False,
+        # the service exports Prometheus metrics of its own; the framework's OpenTelemetry
+        # hooks, unconfigured, would still look for providers on every request
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
     lean = sorted(
         (r for router in ROUTERS for r in router.routes if isinstance(r, LeanRoute)), key=_heat
     )
-    # innermost: the lean routes, served before the framework's router (lean.py)
-    app.add_middleware(LeanLane, routes=lean)
-    # a body is bounded only for a request whose key passed
+    # the one layer before the routes: telemetry, noted headers, the key, the body's bound,
+    # and the lean routes, served before the framework's router (front.py)
     app.add_middleware(
-        BodyLimit,
+        Front,
+        routes=lean,
         max_bytes=settings.api.request_body_max_bytes,
         imports_max_bytes=settings.portable.import_max_bytes,
+        log_requests=settings.api.log_json,
     )
-    app.add_middleware(KeyFirst)  # telemetry and noted headers see its 401s
-    app.add_middleware(NotedHeaders)
-    app.add_middleware(RequestTelemetry, log_requests=settings.api.log_json)
     if settings.api.log_json:
         json_request_logs()
     if services is not None:

@@ -8,11 +8,11 @@ to start (``check_guarded``).
 
 Order of checks: the key (401), its scope and acting user (403), then the caller's budget
 (429), so a refused or anonymous request never spends a budget. The key is checked first of
-all, by ``KeyFirst``, a middleware that answers a ``/v1`` request without a valid key with its
-401 before any route reads its body or parameters (FastAPI reads a body before it solves
-dependencies); the route's ``admit`` then authorizes the key it found.
-The budget's headers are noted in the request's state; ``middleware.NotedHeaders`` adds them
-to the response, whatever the route returns.
+all, by ``key_first``, which the front layer (``front.py``) calls to answer a ``/v1`` request
+without a valid key with its 401 before any route reads its body or parameters (FastAPI reads a
+body before it solves dependencies); the route's ``admit`` then authorizes the key it found.
+The budget's headers are noted in the request's state; ``noted_headers.noted`` adds them to
+the response, whatever the route returns.
 
 What a request costs is declared with its scope too, in requests of the key's budget
 (``guarded(Scope.READ, cost=Cost.COMMON)``, in the OpenAPI document as ``x-budget-cost``):
@@ -30,7 +30,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.routing import APIRoute
-from starlette.types import ASGIApp, Receive, Send
+from starlette.responses import Response
 from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.http.errors import error_response
@@ -124,35 +124,24 @@ def client_address(scope: AsgiScope) -> str | None:
     return str(client[0]) if client else None
 
 
-class KeyFirst:
-    """Refuse a ``/v1`` request without a valid key (401) before anything else reads it, and
-    note the key it found for ``admit``. A store that cannot be reached decides nothing here:
-    the route's ``admit`` asks again, where its failure is answered as every store failure is
-    (503)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
-            header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
-            try:
-                key = await scope["app"].state.services.access.authenticate(
-                    bearer_token(header.decode("latin-1") if header is not None else None),
-                    client_address(scope),
-                )
-            except (Unauthenticated, AuthThrottled) as refused:
-                AUTH_FAILURES.labels(str(refused.status)).inc()
-                refusal = error_response(
-                    refused.status, refused.code, refused.message, refused.headers
-                )
-                await refusal(scope, receive, send)
-                return
-            except Exception:
-                pass
-            else:
-                scope.setdefault("state", {})[FOUND_KEY] = key
-        await self.app(scope, receive, send)
+async def key_first(scope: AsgiScope) -> Response | None:
+    """The 401 of a ``/v1`` request without a valid key, before anything else reads it; else
+    None, the key it found noted for ``admit``. A store that cannot be reached decides nothing
+    here: the route's ``admit`` asks again, where its failure is answered as every store
+    failure is (503)."""
+    header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
+    try:
+        key = await scope["app"].state.services.access.authenticate(
+            bearer_token(header.decode("latin-1") if header is not None else None),
+            client_address(scope),
+        )
+    except (Unauthenticated, AuthThrottled) as refused:
+        AUTH_FAILURES.labels(str(refused.status)).inc()
+        return error_response(refused.status, refused.code, refused.message, refused.headers)
+    except Exception:
+        return None
+    scope.setdefault("state", {})[FOUND_KEY] = key
+    return None
 
 
 async def admit(

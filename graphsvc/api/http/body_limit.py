@@ -9,14 +9,13 @@ under the byte bound with too many items fails validation on its length, before 
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from graphsvc.api.http.errors import error_response
 
 
-class BodyLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int, imports_max_bytes: int) -> None:
-        self.app = app
+class BodyBound:
+    def __init__(self, max_bytes: int, imports_max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.imports_max_bytes = imports_max_bytes
 
@@ -26,23 +25,21 @@ class BodyLimit:
             return self.imports_max_bytes, "IMPORT_MAX_BYTES"
         return self.max_bytes, "REQUEST_BODY_MAX_BYTES"
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def admit(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """What the route reads its body from; None when the body was refused (answered)."""
         most, name = self._bound(scope)
         length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
         if length is not None and (not length.isdigit() or int(length) > most):
             await _refuse(scope, receive, send, most, name)
-            return
+            return None
         if length is None and _has_body(scope):
-            # chunked: read here (at most the bound) and hand the app what was read
+            # chunked: read here (at most the bound) and hand the route what was read
             body = await _read_at_most(receive, most)
             if body is None:
                 await _refuse(scope, receive, send, most, name)
-                return
-            receive = _replay(body, receive)
-        await self.app(scope, receive, send)
+                return None
+            return _replay(body, receive)
+        return receive
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, most: int, name: str) -> None:

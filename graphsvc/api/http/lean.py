@@ -9,10 +9,11 @@ so its OpenAPI entry is FastAPI's own; only the way a request reaches the endpoi
 each parameter's converter is built once, when the route is declared, from the endpoint's
 signature, and the admission of ``guarded`` is awaited directly.
 
-A router made with ``route_class=LeanRoute`` serves its routes so. ``LeanLane``, the innermost
-of the app's middleware, matches them before the framework's router, so a lean request skips
-its exception middleware, its router's walk of every route and its per-request exit stacks;
-the app's own exception handlers answer its failures, as they answer every route's. What such an endpoint may
+A router made with ``route_class=LeanRoute`` serves its routes so. ``LeanRoutes``, asked by
+the app's front layer (``front.py``), matches them before the framework's router, so a lean
+request skips its exception middleware, its router's walk of every route and its per-request
+exit stacks; the app's own exception handlers answer its failures, as they answer every
+route's. What such an endpoint may
 take is checked when it is declared, and anything else refuses to build the app:
 
 - path and query parameters, ``Annotated[T, Path(...)]`` / ``Annotated[T, Query(...)]``, with
@@ -30,6 +31,7 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
+from urllib.parse import parse_qsl
 
 from fastapi import params
 from fastapi.exceptions import RequestValidationError
@@ -38,7 +40,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from graphsvc.api.http.access import Admission
@@ -87,36 +89,32 @@ class LeanRoute(APIRoute):
         return match, child
 
 
-class LeanLane:
-    """Serve the lean routes before the framework's router; pass everything else on.
+class LeanRoutes:
+    """The lean routes, matched and served before the framework's router.
 
-    It sits inside the key check, the body bound, the noted headers and the telemetry (they
-    apply to every request) and outside the framework's exception middleware, so a lean
-    route's failure is answered here, by the handler the app registered for its class (the
-    one error family): an exception no handler but the catch-all's knows is raised on, to the
+    The front layer (``front.py``) asks for a request's lean route after the key check and
+    the body bound, and serves it here, outside the framework's exception middleware: a lean
+    route's failure is answered by the handler the app registered for its class (the one error
+    family); an exception no handler but the catch-all's knows is raised on, to the
     server-error middleware, as from any route."""
 
-    def __init__(self, app: ASGIApp, *, routes: Sequence[LeanRoute]) -> None:
-        self.app = app
+    def __init__(self, routes: Sequence[LeanRoute]) -> None:
         self._routes: dict[str, list[LeanRoute]] = {}
         for route in routes:
             for method in route.methods:
                 self._routes.setdefault(method, []).append(route)
         self._handlers: dict[type[BaseException], Any] | None = None
 
-    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            for route in self._routes.get(scope["method"], ()):
-                match, child = route.matches(scope)
-                if match is Match.FULL:
-                    scope.update(child)
-                    await self._serve(route, scope, receive, send)
-                    return
-        await self.app(scope, receive, send)
+    def match(self, scope: AsgiScope) -> LeanRoute | None:
+        """The request's lean route, its path parameters put in the scope; None: not lean."""
+        for route in self._routes.get(scope["method"], ()):
+            match, child = route.matches(scope)
+            if match is Match.FULL:
+                scope.update(child)
+                return route
+        return None
 
-    async def _serve(
-        self, route: LeanRoute, scope: AsgiScope, receive: Receive, send: Send
-    ) -> None:
+    async def serve(self, route: LeanRoute, scope: AsgiScope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive, send)
         try:
             response = await route.lean_handler(request)
@@ -182,6 +180,23 @@ def _parameter(name: str, hint: Any, default: Any, where: str) -> _Parameter:
     )
 
 
+def query_of(scope: AsgiScope) -> dict[str, str]:
+    """The query string's parameters, the last of a repeated one winning, as the framework's
+    ``query_params.get`` answers; a plain query string (no escapes) is split here, without
+    the general parser."""
+    raw: bytes = scope.get("query_string", b"")
+    if not raw:
+        return {}
+    if b"%" in raw or b"+" in raw:
+        return dict(parse_qsl(raw.decode("latin-1"), keep_blank_values=True))
+    found: dict[str, str] = {}
+    for pair in raw.decode("latin-1").split("&"):
+        if pair:
+            name, _, value = pair.partition("=")
+            found[name] = value
+    return found
+
+
 def _field_info(hint: Any) -> Any:
     if typing.get_origin(hint) is not Annotated:
         return None
@@ -193,7 +208,7 @@ def _arguments(request: Request, parameters: list[_Parameter]) -> dict[str, Any]
     FastAPI answers: all the request's errors at once)."""
     arguments: dict[str, Any] = {}
     errors: list[dict[str, Any]] = []
-    path, query = request.path_params, request.query_params
+    path, query = request.path_params, query_of(request.scope)
     for parameter in parameters:
         where, source = ("path", path) if parameter.in_path else ("query", query)
         raw = source.get(parameter.alias)

@@ -1,6 +1,7 @@
 """Per request: an ``X-Request-ID`` (the caller's, when it sends a sane one, else a new one),
 the Prometheus request count and latency by route template, and, with LOG_JSON, one JSON log
-line. Pure ASGI, outermost, so it times what the caller waits for, errors included.
+line. The front layer (``front.py``) calls these first and last, so they time what the caller
+waits for, errors included.
 
 Labels use the route template (``/v1/users/{user_id}/followers``), never the raw path, so
 the number of series stays bounded whatever the ids; requests that match no route share one
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
+from typing import Any
 
 from prometheus_client import Counter, Histogram
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 REQUESTS = Counter(
     "graphsvc_http_requests", "HTTP requests answered", ["method", "route", "status"]
@@ -36,6 +38,24 @@ OTHER_METHOD = "other"
 
 request_log = logging.getLogger("graphsvc.requests")
 
+# The metrics' children by their labels: the series are bounded (route templates, standard
+# methods, statuses), and finding a child through ``labels()`` checks and locks every time.
+_COUNTED: dict[tuple[str, str, int], Any] = {}
+_TIMED: dict[tuple[str, str], Any] = {}
+
+
+def _record(method: str, template: str, status: int, elapsed: float) -> None:
+    counted = _COUNTED.get((method, template, status))
+    if counted is None:
+        counted = _COUNTED[(method, template, status)] = REQUESTS.labels(
+            method, template, str(status)
+        )
+    timed = _TIMED.get((method, template))
+    if timed is None:
+        timed = _TIMED[(method, template)] = LATENCY.labels(method, template)
+    counted.inc()
+    timed.observe(elapsed)
+
 
 def json_request_logs() -> None:
     """Send the request log, one JSON object per line, to stderr (and nothing else there)."""
@@ -47,53 +67,31 @@ def json_request_logs() -> None:
     request_log.propagate = False
 
 
-class RequestTelemetry:
-    def __init__(self, app: ASGIApp, *, log_requests: bool = False) -> None:
-        self.app = app
-        self.log_requests = log_requests
+def request_id_of(scope: Scope) -> str:
+    """The caller's ``X-Request-ID`` when it is sane, else a new one."""
+    given = next((v for k, v in scope["headers"] if k == b"x-request-id"), b"").decode("latin-1")
+    return given if _SANE_ID.fullmatch(given) else os.urandom(16).hex()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        given = next((v for k, v in scope["headers"] if k == b"x-request-id"), b"").decode(
-            "latin-1"
+
+def observe(scope: Scope, status: int, elapsed: float, request_id: str, log: bool) -> None:
+    """Count and time an answered request by its route's template; with ``log``, its line."""
+    route = scope.get("route")
+    template = getattr(route, "path", UNMATCHED) if route is not None else UNMATCHED
+    method = scope["method"]
+    _record(method if method in METHODS else OTHER_METHOD, template, status, elapsed)
+    if log:
+        key = scope.get("state", {}).get("api_key")
+        request_log.info(
+            json.dumps(
+                {
+                    "ts": time.time(),
+                    "request_id": request_id,
+                    "method": method,
+                    "route": template,
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round(elapsed * 1000, 3),
+                    "key_id": getattr(key, "id", None),
+                }
+            )
         )
-        request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
-        status = 500
-
-        async def send_tagged(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_tagged)
-        finally:
-            elapsed = time.perf_counter() - start
-            route = scope.get("route")
-            template = getattr(route, "path", UNMATCHED) if route is not None else UNMATCHED
-            method = scope["method"]
-            label = method if method in METHODS else OTHER_METHOD
-            REQUESTS.labels(label, template, str(status)).inc()
-            LATENCY.labels(label, template).observe(elapsed)
-            if self.log_requests:
-                key = scope.get("state", {}).get("api_key")
-                request_log.info(
-                    json.dumps(
-                        {
-                            "ts": time.time(),
-                            "request_id": request_id,
-                            "method": method,
-                            "route": template,
-                            "path": scope["path"],
-                            "status": status,
-                            "ms": round(elapsed * 1000, 3),
-                            "key_id": getattr(key, "id", None),
-                        }
-                    )
-                )

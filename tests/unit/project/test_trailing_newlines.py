@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 from starlette.types import Message, Receive, Scope, Send
 
-from graphsvc.api.http.observability import RequestTelemetry
+from graphsvc.api.http.front import Front
 from graphsvc.domain.access import key_id_of, new_token
 from graphsvc.settings import Settings
 from graphsvc.wire.ids import is_user_id
@@ -49,7 +49,7 @@ async def _request_id_answered(given: bytes) -> bytes:
         "path": "/livez",
         "headers": [(b"x-request-id", given)],
     }
-    await RequestTelemetry(app)(scope, receive, send)
+    await Front(app, routes=[], max_bytes=1_000, imports_max_bytes=1_000)(scope, receive, send)
     return dict(sent[0]["headers"])[b"x-request-id"]
 
 

@@ -17,7 +17,8 @@ from pydantic import BaseModel
 from graphsvc.api.http.access import Admission
 from graphsvc.api.http.bodies import FastJSON
 from graphsvc.api.http.errors import install_error_handlers
-from graphsvc.api.http.lean import LeanLane, LeanRoute
+from graphsvc.api.http.front import Front
+from graphsvc.api.http.lean import LeanRoute
 from graphsvc.api.http.params import Limit
 from graphsvc.domain.access import Scope
 
@@ -55,7 +56,7 @@ async def broken(request: Request) -> FastJSON:
 
 
 def app(route_class: type[APIRoute]) -> FastAPI:
-    """The declarations served by ``route_class``; lean ones through the lane, as the service
+    """The declarations served by ``route_class``; lean ones through the front layer, as the service
     serves them."""
     router = APIRouter(route_class=route_class)
     router.get("/users/{user_id}/page", **ADMITTED)(page)
@@ -64,7 +65,7 @@ def app(route_class: type[APIRoute]) -> FastAPI:
     served = FastAPI()
     install_error_handlers(served)
     if route_class is LeanRoute:
-        served.add_middleware(LeanLane, routes=router.routes)
+        served.add_middleware(Front, routes=router.routes, max_bytes=1_000, imports_max_bytes=1_000)
     served.router.routes.extend(router.routes)
     return served
 
