@@ -9,6 +9,10 @@ bench's PostgreSQL (``bench.postgres``: keyset indexes and a counts table):
 - ``PUT /v1/users/{user_id}/following/{target_id}``: ``INSERT ... ON CONFLICT`` and both
   counters in one statement (one transaction, one round trip).
 
+``create_minimal_app`` is the least a team could write for the two reads: the same queries
+and bodies, no key, no bounds beyond the framework's, a plain (unsigned) cursor; what
+graphsvc's checks and the peer's cost beyond the bare answer show against it.
+
 Written as carefully as graphsvc: an asyncpg pool sized like graphsvc's store pools, the
 statements prepared once per connection (asyncpg's statement cache), orjson bodies, API keys
 checked against a table cached in memory, ``limit`` and ids bounded where the route declares
@@ -142,18 +146,59 @@ def create_app() -> FastAPI:
     return app
 
 
+def create_minimal_app() -> FastAPI:
+    dsn = os.environ["PEER_DSN"]
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with asyncpg.create_pool(dsn, min_size=8, max_size=64) as pool:
+            app.state.pool = pool
+            yield
+
+    app = FastAPI(title="minimal peer", lifespan=lifespan, default_response_class=ORJSONResponse)
+
+    @app.get("/v1/users/{user_id}/followers")
+    async def followers(
+        user_id: str, request: Request, limit: int = 20, cursor: str | None = None
+    ) -> ORJSONResponse:
+        since, _, after = cursor.partition("|") if cursor else ("", "", "")
+        after_since, after_id = (int(since), after) if cursor else postgres.NEWEST
+        rows = await request.app.state.pool.fetch(
+            postgres.FOLLOWERS_PAGE, user_id, after_since, after_id, limit + 1
+        )
+        page = rows[:limit]
+        more = len(rows) > limit
+        return ORJSONResponse(
+            {
+                "items": [{"user_id": r[0], "since": iso(r[1])} for r in page],
+                "next_cursor": f"{page[-1][1]}|{page[-1][0]}" if more else None,
+            }
+        )
+
+    @app.get("/v1/users/{user_id}/counts")
+    async def counts(user_id: str, request: Request) -> ORJSONResponse:
+        row = await request.app.state.pool.fetchrow(postgres.COUNTS_ROW, user_id)
+        followers, following = (row[0], row[1]) if row else (0, 0)
+        return ORJSONResponse({"followers": followers, "following": following})
+
+    return app
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dsn", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--server", choices=["uvicorn", "granian"], default="uvicorn")
+    parser.add_argument("--minimal", action="store_true", help="the minimal app (no key)")
     args = parser.parse_args()
     os.environ["PEER_DSN"] = args.dsn
-    serve(Serving(args.server, "127.0.0.1", args.port, args.workers, False, app=APP))
+    app = MINIMAL_APP if args.minimal else APP
+    serve(Serving(args.server, "127.0.0.1", args.port, args.workers, False, app=app))
 
 
 APP = "bench.peer:create_app"
+MINIMAL_APP = "bench.peer:create_minimal_app"
 
 if __name__ == "__main__":
     main()

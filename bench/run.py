@@ -1069,12 +1069,17 @@ def main() -> None:
     served = args.server or settings.api.api_server
     peer_log = STATE / "logs" / "peer.log"
     peer = versus.PeerServer(postgres_dsn, api_key, PEER_PORT, args.workers, served, peer_log)
+    minimal_log = STATE / "logs" / "minimal-peer.log"
+    minimal = versus.PeerServer(
+        postgres_dsn, api_key, PEER_PORT + 1, args.workers, served, minimal_log, minimal=True
+    )
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
     if args.portable_only:
         api.stop()
         budgeted.stop()
         peer.stop()
+        minimal.stop()
         portable_figures = asyncio.run(portable.measure(settings, path))
         print_table(portable.rows(portable_figures))
         (RESULTS / "portable.json").write_text(json.dumps(portable_figures, indent=2))
@@ -1086,6 +1091,7 @@ def main() -> None:
             api.stop()
             budgeted.stop()
             peer.stop()
+            minimal.stop()
         print_table(lists.rows(list_figures))
         (RESULTS / "lists.json").write_text(json.dumps(list_figures, indent=2, default=str))
         return
@@ -1098,6 +1104,7 @@ def main() -> None:
             api.stop()
             budgeted.stop()
             peer.stop()
+            minimal.stop()
         print_table(timelines.rows(timeline_figures))
         (RESULTS / "timelines.json").write_text(json.dumps(timeline_figures, indent=2, default=str))
         return
@@ -1125,15 +1132,17 @@ def main() -> None:
             if parts:
                 wanted = [p.removeprefix("vs").strip("/") for p in parts if p.startswith("vs")]
                 plan = [c for c in plan if any(w in c.name for w in wanted)]
-            urls = {"graphsvc": api.url, "peer": peer.url}
+            urls = {"graphsvc": api.url, "peer": peer.url, "minimal": minimal.url}
             pids = {
                 "graphsvc": {"API": api.process.pid, "worker": api.worker.pid},
                 "peer": {"API": peer.process.pid},
+                "minimal": {"API": minimal.process.pid},
             }
             for side, tier, port in (
                 ("graphsvc", "Neo4j", NEO4J_PORT),
                 ("graphsvc", "Redis", REDIS_PORT),
                 ("peer", "PostgreSQL", postgres_port),
+                ("minimal", "PostgreSQL", postgres_port),
             ):
                 pid = proc_cpu.listener(port)
                 if pid is not None:
@@ -1166,6 +1175,7 @@ def main() -> None:
         api.stop()
         budgeted.stop()
         peer.stop()
+        minimal.stop()
     memory = asyncio.run(mirror_memory(settings))
     summary = {name: summarize(o) for name, o in outcomes.items()}
     summary["interactions/drain"] = drained

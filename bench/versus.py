@@ -32,19 +32,34 @@ from graphsvc.ops.servers import processes
 READ_CONNECTIONS = 8
 WRITE_CONNECTIONS = 16
 WRK_SECONDS = 10
-SIDES = ("graphsvc", "peer")
+SIDES = ("graphsvc", "peer", "minimal")
+READ_SIDES = SIDES  # the minimal peer answers reads only
+WRITE_SIDES = ("graphsvc", "peer")
 DRIVERS = ("loadgen", "wrk")
+# The API server's CPU per request (µs) each row's target allows.
+READ_CPU_US = {"page": 150, "count": 100}
+FOLLOW_CPU_US = 500
 
 
 class PeerServer:
     """The peer served on its own port, accepting the bench's key."""
 
     def __init__(
-        self, dsn: str, api_key: str, port: int, workers: int, server: str, log: Path
+        self,
+        dsn: str,
+        api_key: str,
+        port: int,
+        workers: int,
+        server: str,
+        log: Path,
+        *,
+        minimal: bool = False,
     ) -> None:
+        """``minimal``: the minimal app (``peer.create_minimal_app``), which takes no key."""
         asyncio.run(peer.add_key(dsn, api_key, "make bench"))
         self.url = f"http://127.0.0.1:{port}"
         options = ["--dsn", dsn, "--port", str(port), "--workers", str(workers), "--server", server]
+        options += ["--minimal"] if minimal else []
         cmd = [sys.executable, "-m", "bench.peer", *options]
         self.process = processes.spawn(cmd, log, append=False)
         answers = functools.partial(processes.http_ok, f"{self.url}/openapi.json")
@@ -100,7 +115,9 @@ def measure(
     with ProcessPoolExecutor(max_workers=1) as pool:
         for case in plan:
             for driver in DRIVERS:
-                for side in SIDES:
+                for side in WRITE_SIDES if case.name == "follow" else READ_SIDES:
+                    if side not in urls:
+                        continue
                     before = {tier: proc_cpu.cpu_seconds(pid) for tier, pid in pids[side].items()}
                     if driver == "wrk":
                         result = wrk.run(
@@ -178,25 +195,46 @@ def rows(found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             )
             if ours is None or theirs is None:
                 continue
-            ratio = ours["per_second"] / theirs["per_second"] if theirs["per_second"] else 0.0
+            least = found.get(f"{case}/{driver}/minimal")
+            ratio = _ratio(ours, theirs)
             tail = ours["p99_us"] / ours["p50_us"] if ours["p50_us"] else float("inf")
+            api_cpu = ours.get("cpu_us_per_request", 0.0)
             if case == "follow":
-                target = ">= 1.0x the peer; p99 <= 50 ms"
-                passed = ratio >= 1.0 and ours["p99_us"] <= 50_000
+                target = f">= 1.0x the peer; p99 <= 50 ms; API CPU <= {FOLLOW_CPU_US} us"
+                passed = ratio >= 1.0 and ours["p99_us"] <= 50_000 and api_cpu <= FOLLOW_CPU_US
             else:
-                target = ">= 1.5x the peer; p99 <= 3x p50"
-                passed = ratio >= 1.5 and tail <= 3
+                most = READ_CPU_US[case.split("/")[0]]
+                target = (
+                    f">= 1.5x the peer, >= 1.2x the minimal peer; p99 <= 3x p50; "
+                    f"API CPU <= {most} us"
+                )
+                passed = (
+                    ratio >= 1.5
+                    and (least is None or _ratio(ours, least) >= 1.2)
+                    and tail <= 3
+                    and api_cpu <= most
+                )
+            minimal = (
+                f"; minimal peer (no key) {_figures(least)}, graphsvc/minimal "
+                f"{_ratio(ours, least):.2f}x, CPU/request {_tiers(least)}"
+                if least is not None
+                else ""
+            )
             table.append(
                 {
                     "row": f"(vs peer) {case}, {driver}, {_connections(case)} connections: graphsvc "
                     f"{_figures(ours)}; peer (FastAPI + PostgreSQL) {_figures(theirs)}",
                     "measured": f"graphsvc/peer {ratio:.2f}x; graphsvc p99/p50 {tail:.1f}; CPU/request "
-                    f"graphsvc {_tiers(ours)}; peer {_tiers(theirs)}",
+                    f"graphsvc {_tiers(ours)}; peer {_tiers(theirs)}{minimal}",
                     "target": target,
                     "pass": passed,
                 }
             )
     return table
+
+
+def _ratio(ours: dict[str, Any], theirs: dict[str, Any]) -> float:
+    return ours["per_second"] / theirs["per_second"] if theirs["per_second"] else 0.0
 
 
 def _tiers(figures: dict[str, Any]) -> str:
