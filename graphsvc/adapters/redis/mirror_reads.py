@@ -16,7 +16,7 @@ from typing import Any
 from redis.commands.core import AsyncScript
 
 from graphsvc.adapters.redis.client import is_cluster
-from graphsvc.adapters.redis.mirror import COUNT_FIELDS, Mirror, micros
+from graphsvc.adapters.redis.mirror import COUNT_FIELDS, Mirror
 from graphsvc.adapters.redis.multiplexed import Multiplexed
 from graphsvc.adapters.redis.privacy import PrivacyMirror, PrivacyProbe
 from graphsvc.adapters.redis.scripts import register
@@ -119,7 +119,9 @@ class MirrorReads:
 
     @staticmethod
     def _entries(flat: Sequence[Any]) -> list[Entry]:
-        return [Entry(flat[i], micros(flat[i + 1])) for i in range(0, len(flat), 2)]
+        """The page script's (member, score) pairs; its scores are integer replies."""
+        pairs = iter(flat)
+        return [Entry(user_id, since) for user_id, since in zip(pairs, pairs, strict=True)]
 
     async def _page_then_filter(
         self, user_id: str, side: Side, after: Position | None, wanted: int

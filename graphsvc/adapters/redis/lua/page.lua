@@ -6,7 +6,7 @@
 -- ARGV: side, cursor score ('+inf' for the first page), cursor member ('' for none), count,
 -- and with the privacy hash, the list's owner
 -- Returns {0} when the side is cold, {2} when the inactive set is not built (the member ''
--- marks it built), else {1, truncated (0|1), member, score, ...}, or with the privacy hash
+-- marks it built), else {1, truncated (0|1), member, score (an integer), ...}, or with the privacy hash
 -- {1, truncated, the owner's settings (nil: the defaults), built (0|1), member, score, ...}:
 -- the settings a read for a viewer checks, in the page's own round trip. Skipped inactive
 -- entries do not count; the list is scanned on until `count` entries are found or it ends.
@@ -28,7 +28,7 @@ local taken, from = 0, since
 local function take(member, score)
   if taken < wanted and (not hidden or redis.call('SISMEMBER', hidden, member) == 0) then
     out[#out + 1] = member
-    out[#out + 1] = score
+    out[#out + 1] = tonumber(score)  -- an integer reply: the follow's microseconds, exact
     taken = taken + 1
   end
 end
