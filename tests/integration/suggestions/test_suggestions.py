@@ -149,7 +149,7 @@ async def test_friends_are_ordered_closest_first(
         if not (cursor := body["next_cursor"]):
             break
         fields = cursor_fields(cursor)
-        assert fields[:3] == ["3", "friends", me] and fields[4:] == [pages[-1]]
+        assert fields[:3] == ["4", "friends", me] and fields[4:] == [pages[-1]]
         assert fields[3].isdigit()  # the follow time: the only number a cursor holds
     assert pages == [friends[2], friends[0], friends[1], friends[3]]
 
