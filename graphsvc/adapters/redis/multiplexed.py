@@ -54,7 +54,8 @@ _ERRORS: dict[str, type[Exception]] = {
 }
 
 
-def _error(reply: ResponseError) -> Exception:
+def error_of(reply: ResponseError) -> Exception:
+    """The exception redis-py raises for this error reply."""
     message = str(reply)
     kind = _ERRORS.get(message.split(" ", 1)[0])
     return kind(message) if kind is not None else reply
@@ -111,7 +112,7 @@ class _Connection(asyncio.Protocol):
                 if future.done():  # its caller stopped waiting
                     continue
                 if isinstance(reply, ResponseError):
-                    future.set_exception(_error(reply))
+                    future.set_exception(error_of(reply))
                 else:
                     future.set_result(reply)
         except hiredis.ProtocolError as exc:
@@ -199,9 +200,9 @@ class Multiplexed:
         """The connections to the settings' Redis; None for a Redis Cluster or a TLS connection."""
         if settings.redis_cluster:
             return None
-        address: dict[str, Any] = parse_url(settings.redis_url)  # type: ignore[no-untyped-call]
-        if "connection_class" in address:  # rediss://: TLS stays with redis-py
+        if settings.redis_url.startswith("rediss://"):  # TLS stays with redis-py
             return None
+        address: dict[str, Any] = parse_url(settings.redis_url)  # type: ignore[no-untyped-call]
         return cls(
             address,
             connections=settings.redis_multiplexed_connections,
