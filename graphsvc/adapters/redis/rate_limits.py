@@ -30,31 +30,12 @@ class RateLimitStore:
     def __init__(
         self, redis: RedisSettings, access: AccessSettings, multiplexed: Multiplexed | None = None
     ) -> None:
-        url = redis.redis_url
-        scheme, sep, rest = url.partition("://")
-        options = {
-            "socket_connect_timeout": redis.redis_connect_timeout,
-            "socket_timeout": min(redis.redis_socket_timeout, 1.0),
-        }
-        prefix = f"{redis.redis_prefix}rl"
+        """``multiplexed``: the connections to spend the windows on; None: the library's own
+        storage (a cluster), which is then the only one built."""
+        self._prefix = f"{redis.redis_prefix}rl"
         self._multiplexed = multiplexed
-        self._prefix = prefix
         self._spend = Lua(script_source("budget_spend"))
-        if redis.redis_cluster:
-            host = rest.split("/", 1)[0]
-            self._storage: RedisStorage = RedisClusterStorage(
-                f"async+{scheme}+cluster://{host}",
-                implementation="redispy",
-                key_prefix=prefix,
-                **options,
-            )
-        else:
-            self._storage = RedisStorage(
-                f"async+{scheme}{sep}{rest}",
-                implementation="redispy",
-                key_prefix=prefix,
-                **options,
-            )
+        self._storage = _storage(redis, self._prefix) if multiplexed is None else None
         self._items: dict[bool, RateLimitItem] = {
             False: parse(access.rate_limit_reads),
             True: parse(access.rate_limit_writes),
@@ -75,9 +56,30 @@ class RateLimitStore:
         now = time.time()
         number = int(now // window)
         name = item.key_for(key_id, "w" if write else "r", str(number))
-        if self._multiplexed is not None:  # the storage's key: its prefix, a colon, the name
+        if self._storage is not None:
+            count = await self._storage.incr(name, window, amount=cost)
+        else:  # the storage's key: its prefix, a colon, the name
+            assert self._multiplexed is not None
             key = f"{self._prefix}:{name}"
             count = await self._multiplexed.script(self._spend, [key], [window, cost])
-        else:
-            count = await self._storage.incr(name, window, amount=cost)
         return int(count), item.amount, (number + 1) * window - now
+
+
+def _storage(redis: RedisSettings, prefix: str) -> RedisStorage:
+    """The ``limits`` library's storage on the settings' Redis or Redis Cluster."""
+    scheme, sep, rest = redis.redis_url.partition("://")
+    options = {
+        "socket_connect_timeout": redis.redis_connect_timeout,
+        "socket_timeout": min(redis.redis_socket_timeout, 1.0),
+    }
+    if redis.redis_cluster:
+        host = rest.split("/", 1)[0]
+        return RedisClusterStorage(
+            f"async+{scheme}+cluster://{host}",
+            implementation="redispy",
+            key_prefix=prefix,
+            **options,
+        )
+    return RedisStorage(
+        f"async+{scheme}{sep}{rest}", implementation="redispy", key_prefix=prefix, **options
+    )
