@@ -165,6 +165,8 @@ def create_app(settings: Settings | None = None, services: Serving | None = None
         routes=lean,
         max_bytes=settings.api.request_body_max_bytes,
         imports_max_bytes=settings.portable.import_max_bytes,
+        deadline_seconds=settings.neo4j.neo4j_tx_timeout_seconds
+        + settings.api.request_deadline_margin_seconds,
         log_requests=settings.api.log_json,
     )
     if settings.api.log_json:

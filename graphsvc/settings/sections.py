@@ -832,6 +832,16 @@ class ApiSettings(_Section):
         description="largest request body accepted, in bytes; a larger one is a 413 "
         "body_too_large before anything parses it",
     )
+    request_deadline_margin_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=600,
+        description="a request's deadline is NEO4J_TX_TIMEOUT_SECONDS plus this, counted from "
+        "the last byte of its body: a request still unanswered by then (a store died under it, "
+        "its batch is stuck) is a 503 store_unavailable with Retry-After, its write applied or "
+        "not as the next read and the change feed tell; a response once started (a stream, an "
+        "export) is not cut",
+    )
     api_host: str = Field(default="127.0.0.1", description="address `graphsvc serve` listens on")
     api_port: int = Field(default=8000, description="port `graphsvc serve` listens on")
     api_workers: int = Field(default=1, ge=1, description="API processes `graphsvc serve` starts")

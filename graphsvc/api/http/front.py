@@ -8,7 +8,8 @@
    (``access.key_first``);
 4. the bound on its body, 413 past it (``body_limit.py``);
 5. a lean route, served at once (``lean.py``); any other request goes on to the framework's
-   exception middleware and router.
+   exception middleware and router;
+6. around all of it, the request's deadline (``deadline.py``): unanswered by then, a 503.
 
 One layer rather than a stack of five middleware: each layer of a stack is one more call, one
 more wrapped ``send`` and one more copy of the response's start per request, a share of a read
@@ -25,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphsvc.api.http.access import key_first
 from graphsvc.api.http.body_limit import BodyBound
+from graphsvc.api.http.deadline import Deadline
 from graphsvc.api.http.lean import LeanRoute, LeanRoutes
 from graphsvc.api.http.noted_headers import noted
 from graphsvc.api.http.observability import observe, request_id_of
@@ -39,12 +41,14 @@ class Front:
         routes: Sequence[LeanRoute],
         max_bytes: int,
         imports_max_bytes: int,
+        deadline_seconds: float,
         log_requests: bool = False,
     ) -> None:
         """``app``: what serves the requests no lean route matches (the framework's own)."""
         self.app = app
         self._lean = LeanRoutes(routes)
         self._bound = BodyBound(max_bytes, imports_max_bytes)
+        self._deadline_seconds = deadline_seconds
         self._log = log_requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -55,16 +59,21 @@ class Front:
         request_id = request_id_of(scope)
         status = 500
         with noting() as notes:
+            deadline = Deadline(self._deadline_seconds)
 
             async def respond(message: Message) -> None:
                 nonlocal status
                 if message["type"] == "http.response.start":
+                    deadline.answered()
                     status = message["status"]
                     message = await noted(scope, notes, message, request_id)
                 await send(message)
 
             try:
-                await self._serve(scope, receive, respond)
+                async with deadline.bound(receive) as bounded:
+                    await self._serve(scope, bounded, respond)
+                if deadline.missed:
+                    await deadline.refusal(scope, receive, respond)
             finally:
                 observe(scope, status, time.perf_counter() - started, request_id, self._log)
 

@@ -49,7 +49,8 @@ async def _request_id_answered(given: bytes) -> bytes:
         "path": "/livez",
         "headers": [(b"x-request-id", given)],
     }
-    await Front(app, routes=[], max_bytes=1_000, imports_max_bytes=1_000)(scope, receive, send)
+    front = Front(app, routes=[], max_bytes=1_000, imports_max_bytes=1_000, deadline_seconds=5)
+    await front(scope, receive, send)
     return dict(sent[0]["headers"])[b"x-request-id"]
 
 

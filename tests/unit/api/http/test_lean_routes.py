@@ -65,7 +65,13 @@ def app(route_class: type[APIRoute]) -> FastAPI:
     served = FastAPI()
     install_error_handlers(served)
     if route_class is LeanRoute:
-        served.add_middleware(Front, routes=router.routes, max_bytes=1_000, imports_max_bytes=1_000)
+        served.add_middleware(
+            Front,
+            routes=router.routes,
+            max_bytes=1_000,
+            imports_max_bytes=1_000,
+            deadline_seconds=5,
+        )
     served.router.routes.extend(router.routes)
     return served
 
