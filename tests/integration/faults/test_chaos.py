@@ -14,6 +14,10 @@ Neo4j's edges; the mirror equals Neo4j; and warm reads were answered while Neo4j
 Then the same once more after `graphsvc reconcile --all`.
 
 `make test` runs one short round; `make test-slow` runs several longer ones (``slow``).
+
+On the same servers: follows in flight when Neo4j is killed each answer (200 or 503) within
+the request's deadline, under the driver's default retries, and the acknowledged ones are in
+Neo4j and the mirror.
 """
 
 from __future__ import annotations
@@ -495,3 +499,88 @@ def test_kill9_redis_then_neo4j_under_eight_writers(stack: Stack) -> None:
 def test_kill9_redis_then_neo4j_under_eight_writers_many_rounds(stack: Stack) -> None:
     for round_ in range(1, 6):
         chaos_round(stack, round_, seconds=20.0, followers_each=4)
+
+
+# -- a write in flight when Neo4j dies ----------------------------------------------------------
+
+# An API whose writes would otherwise wait out the driver's retries of a lost connection
+# (NEO4J_RETRY_SECONDS, as deployed) well past the deadline (the transaction timeout plus the
+# margin); the answers may take the deadline plus the client's own time (SLACK).
+DEADLINE_ENV = {
+    "NEO4J_RETRY_SECONDS": "10",
+    "NEO4J_CONNECT_TIMEOUT": "3",
+    "NEO4J_TX_TIMEOUT_SECONDS": "3",
+    "REQUEST_DEADLINE_MARGIN_SECONDS": "1",
+}
+DEADLINE_SECONDS = 4.0
+SLACK_SECONDS = 1.5
+FOLLOWING_WRITERS = 16
+
+
+def follow_until(url: str, key: str, number: int, stop: threading.Event, out: list[Write]) -> None:
+    """Follows of four targets by new followers, one after another, until ``stop``."""
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+        n = 0
+        while not stop.is_set():
+            pair = (f"dl{RUN}.w{number}.f{n}", f"dl{RUN}.star{n % 4}")
+            method, path = request("follow", pair)
+            start = time.monotonic()
+            try:
+                status: int | None = http.request(method, path).status_code
+            except httpx.TransportError:
+                status = None
+            out.append(Write(number, pair, "follow", start, time.monotonic(), status))
+            n += 1
+
+
+def test_follows_in_flight_when_neo4j_dies_answer_within_the_deadline(
+    stack: Stack, tmp_path: Path
+) -> None:
+    api = ApiProcess(stack.env | DEADLINE_ENV, tmp_path / "api.log")
+    api.start()
+    try:
+        api.wait_ready()
+        writes: list[Write] = []
+        stop = threading.Event()
+        threads = [
+            threading.Thread(target=follow_until, args=(api.url, stack.key, n, stop, writes))
+            for n in range(FOLLOWING_WRITERS)
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            processes.wait_until(lambda: len(writes) >= 200, 120, "follows before the kill")
+            killed = time.monotonic()
+            stack.kill_neo4j()
+            say("neo4j: SIGKILL under follows")
+            time.sleep(DEADLINE_SECONDS + SLACK_SECONDS + 1)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=120)
+        stack.services("up")
+        api.wait_ready()
+        stack.api.wait_ready()
+        in_flight = [w for w in writes if w.start < killed < w.end]
+        slowest = max(w.end - w.start for w in writes)
+        say(
+            f"deadline: {len(writes)} follows {status_table(writes)}, {len(in_flight)} in flight "
+            f"at the kill {status_table(in_flight)}, the slowest answered in {slowest:.2f} s"
+        )
+        assert in_flight, "no follow was in flight when Neo4j was killed"
+        odd = [w for w in writes if w.status not in (200, 503)]
+        assert not odd, "follows answered neither 200 nor 503:\n" + "\n".join(map(str, odd[:10]))
+        late = [w for w in writes if w.end - w.start > DEADLINE_SECONDS + SLACK_SECONDS]
+        assert not late, f"answered past the deadline of {DEADLINE_SECONDS:g} s:\n" + "\n".join(
+            f"{w.pair} {w.status} after {w.end - w.start:.2f} s" for w in late[:10]
+        )
+        acknowledged = {w.pair for w in writes if w.status == 200}
+        followers = sorted({w.pair[0] for w in writes})
+        missing = acknowledged - set(stack.truth(followers))
+        assert not missing, f"acknowledged follows not in Neo4j: {sorted(missing)[:10]}"
+        targets = sorted({w.pair[1] for w in writes})
+        stack.wait_for_outbox(followers + targets)
+        assert not asyncio.run(drifts(stack, targets)), "the mirror differs from Neo4j"
+        assert not asyncio.run(walked_counts(stack, targets))
+    finally:
+        api.stop()

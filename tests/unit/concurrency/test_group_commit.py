@@ -1,0 +1,81 @@
+"""Group commit: every waiter of a batch gets its answer, the batch's failure fails them all
+together, and a waiter that gives up (its request's deadline) takes nothing from the others."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from graphsvc.concurrency.group_commit import GroupCommit
+
+
+class Lost(ConnectionError):
+    """The batch's connection died under its transaction."""
+
+
+def batcher(commit, *, max_size: int = 4) -> GroupCommit[int, int]:
+    return GroupCommit(commit, window_ms=5, max_size=max_size, concurrency=2)
+
+
+async def test_a_batch_answers_each_write_with_its_own_outcome() -> None:
+    async def commit(writes: list[int]) -> list[int | BaseException]:
+        return [ValueError(w) if w == 3 else w * 10 for w in writes]
+
+    group = batcher(commit)
+    answers = await asyncio.gather(*(group.submit(w) for w in range(1, 5)), return_exceptions=True)
+    assert answers[:2] == [10, 20] and answers[3] == 40
+    assert isinstance(answers[2], ValueError)
+
+
+async def test_a_batch_whose_connection_dies_fails_every_waiter_together() -> None:
+    started = asyncio.Event()
+
+    async def commit(writes: list[int]) -> list[int]:
+        started.set()
+        await asyncio.sleep(0.05)
+        raise Lost("connection reset by peer")
+
+    group = batcher(commit)
+    waiters = [asyncio.ensure_future(group.submit(w)) for w in range(4)]
+    await started.wait()
+    done, pending = await asyncio.wait(waiters, timeout=5)
+    assert not pending, "a waiter was left behind"
+    assert all(isinstance(w.exception(), Lost) for w in done)
+
+
+async def test_a_waiter_that_gives_up_leaves_the_batch_committing_for_the_others() -> None:
+    committed: list[list[int]] = []
+    release = asyncio.Event()
+
+    async def commit(writes: list[int]) -> list[int]:
+        await release.wait()
+        committed.append(writes)
+        return writes
+
+    group = batcher(commit)
+    impatient = asyncio.ensure_future(group.submit(1))
+    patient = asyncio.ensure_future(group.submit(2))
+    await asyncio.sleep(0.05)  # the batch is committing
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.01):  # as the request's deadline cancels it
+            await impatient
+    release.set()
+    assert await patient == 2
+    assert committed == [[1, 2]]  # its write stayed in the batch: applied, or not, as it goes
+
+
+async def test_a_batch_cancelled_mid_commit_answers_every_waiter() -> None:
+    async def commit(writes: list[int]) -> list[int]:
+        await asyncio.sleep(3600)
+        return writes
+
+    group = batcher(commit)
+    waiters = [asyncio.ensure_future(group.submit(w)) for w in range(3)]
+    await asyncio.sleep(0.05)
+    for task in asyncio.all_tasks():
+        if task.get_coro().__qualname__.startswith("GroupCommit._run"):
+            task.cancel()
+    done, pending = await asyncio.wait(waiters, timeout=5)
+    assert not pending
+    assert all("cancelled" in str(w.exception()) for w in done)
