@@ -1,7 +1,8 @@
 """Rebuilds of cold users on read: one per user at a time, and a bounded number at once.
 
-Many concurrent reads of one cold user (a celebrity after a flush) share a single rebuild; a
-flood of reads of different cold users runs at most REBUILD_CONCURRENCY snapshot queries against
+Many concurrent reads of one cold user (a celebrity after a flush) share a single rebuild (run
+by the first of them; if that one is cancelled, by its request's deadline, the others go on
+without it); a flood of reads of different cold users runs at most REBUILD_CONCURRENCY snapshot queries against
 Neo4j at once, and a read that cannot get a slot within REBUILD_WAIT_SECONDS is told to retry
 (503) rather than piling onto the database.
 """
@@ -33,7 +34,14 @@ class SingleFlight:
         """The result of ``work``, run once for every caller asking for ``key`` meanwhile."""
         flight = self._flights.get(key)
         if flight is not None:
-            return await asyncio.shield(flight)
+            try:
+                return await asyncio.shield(flight)
+            except asyncio.CancelledError:
+                if not flight.cancelled() or _cancelling():
+                    raise
+                # The caller that ran the work was cancelled (its deadline), not this one:
+                # this caller runs it itself, or joins whoever does by now.
+                return await self.run(key, work)
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._flights[key] = future
         try:
@@ -60,3 +68,9 @@ class SingleFlight:
             return result
         finally:
             del self._flights[key]
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
