@@ -48,16 +48,18 @@ class MirrorSync:
         A loaded list is kept (it is already receiving every change); ``MirrorBuilds.drop`` first
         forces a fresh build (as ``repair`` does).
         """
-        limit = self._settings.hot_list_cap + 1
-        snapshots = await self._snapshots.snapshots(
-            user_ids,
-            followers_limit=limit if Side.FOLLOWERS in sides else 0,
-            following_limit=limit if Side.FOLLOWING in sides else 0,
-            lock=True,
-        )
+        snapshots = await self._snapshots.snapshots(user_ids, **self._whole(sides), lock=True)
         if snapshots:
             await self._mirror.install(snapshots.values(), sides)
         return len(snapshots)
+
+    def _whole(self, sides: Sequence[Side] = tuple(Side)) -> dict[str, int]:
+        """The snapshot's list limits: a hot list's cap and one more (it says truncated)."""
+        limit = self._settings.hot_list_cap + 1
+        return {
+            "followers_limit": limit if Side.FOLLOWERS in sides else 0,
+            "following_limit": limit if Side.FOLLOWING in sides else 0,
+        }
 
     async def build_cold_list(self, user_id: str, side: Side) -> int:
         """Build one cold list on read: once for all concurrent readers, within the limit of
@@ -113,8 +115,15 @@ class MirrorSync:
         """Rebuild users from Neo4j. ``force``: Neo4j's status overrides whatever version the
         mirror holds (it may be the drift: reconcile); else the newer version wins, as for any
         status write (the relay, which repairs lost writes while statuses may change)."""
+        # Read before the drop: a Neo4j that cannot answer leaves the mirror as it was,
+        # serving reads (the relay tries again). A write mirrored since the read raises the
+        # drop's floor past it and the install refuses the snapshot: those users are read
+        # again, after the drop.
+        snapshots = await self._snapshots.snapshots(user_ids, **self._whole(), lock=True)
         await self._mirror.drop(user_ids)
-        await self.rebuild(user_ids)
+        refused = await self._mirror.install(snapshots.values(), tuple(Side)) if snapshots else ()
+        if refused:
+            await self.rebuild(sorted(refused))
         write_status = self._statuses.force_status if force else self._statuses.set_status
         for user_id in user_ids:
             state = await self._moderation.propagation_state(user_id)

@@ -32,15 +32,17 @@ class MirrorBuilds:
         self._install_loaded = register(mirror.client, "install_loaded")
         self._drop = register(mirror.client, "drop")
 
-    async def install(self, snapshots: Iterable[Snapshot], sides: Sequence[Side]) -> None:
-        """Build the given lists (and counts) from Neo4j snapshots, pipelined."""
+    async def install(self, snapshots: Iterable[Snapshot], sides: Sequence[Side]) -> set[str]:
+        """Build the given lists (and counts) from Neo4j snapshots, pipelined. Returns the
+        users a list was not installed for: a snapshot older than the user's floor
+        (``drop``), or a list that is loaded already."""
         if not sides:
             calls = [
                 ([self._mirror.key("m", snap.user_id)], [snap.at, snap.cs, *snap.totals.values()])
                 for snap in snapshots
             ]
             await run_many(self._redis, self._install_counts, calls)
-            return
+            return set()
         lists = [
             (
                 snap.user_id,
@@ -51,14 +53,15 @@ class MirrorBuilds:
             for snap in snapshots
             for side in sides
         ]
-        await self.install_lists(lists)
+        return await self.install_lists(lists)
 
     async def install_lists(
         self, lists: Iterable[tuple[str, Side, UserCounts, Sequence[tuple[int, str]]]]
-    ) -> None:
+    ) -> set[str]:
         """Install lists given as (user, side, the counts' reading, newest (since, member)
-        pairs, newest first, up to cap + 1 of them)."""
+        pairs, newest first, up to cap + 1 of them); the users a list was not installed for."""
         calls = []
+        users: list[str] = []
         for user_id, side, reading, pairs in lists:
             hot, rest = pairs[: self._cap], pairs[self._cap : self._cap + 1]
             boundary = rest[0] if rest else (-1, "")
@@ -73,7 +76,9 @@ class MirrorBuilds:
             for since, member in hot:
                 args += (since, member)
             calls.append((self._mirror.side_keys(user_id, side), args))
-        await run_many(self._redis, self._install, calls)
+            users.append(user_id)
+        replies = await run_many(self._redis, self._install, calls)
+        return {user for user, installed in zip(users, replies, strict=True) if not int(installed)}
 
     async def install_loaded(
         self,
