@@ -37,6 +37,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from graphsvc.concurrency.metrics import DEADLOCK_VICTIMS
+
 log = logging.getLogger(__name__)
 
 DEADLOCK_FIRST_WAIT_SECONDS = 0.005  # the longest first wait; each retry's doubles
@@ -80,9 +82,17 @@ def deadlock_victims(seconds: float, victim: type[BaseException]) -> AsyncRetryi
             multiplier=DEADLOCK_FIRST_WAIT_SECONDS, max=DEADLOCK_LONGEST_WAIT_SECONDS
         ),
         stop=stop_before_delay(seconds),
-        before_sleep=_noted("deadlock victim", logging.DEBUG),
+        before_sleep=_victim,
         reraise=True,
     )
+
+
+_noted_victim = _noted("deadlock victim", logging.DEBUG)
+
+
+def _victim(state: RetryCallState) -> None:
+    DEADLOCK_VICTIMS.inc()
+    _noted_victim(state)
 
 
 def failed_jobs(job: str) -> AsyncRetrying:

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from graphsvc.adapters.neo4j.relations import EdgeStore, WriteOutcome
 from graphsvc.concurrency.group_commit import GroupCommit
+from graphsvc.concurrency.metrics import BATCH_LOCKS, BATCH_MIRROR, WRITE_BATCH_WRITES
 from graphsvc.domain.edge_writes import (
     MOVED,
     NO_LIMIT,
@@ -226,28 +227,15 @@ class Relations:
         batches of a process then never wait for each other's node locks inside Neo4j, where
         a waiter on a node whose holder goes on to change that node's relationships is
         reported as a deadlock (a false one, but the whole batch would be retried)."""
+        WRITE_BATCH_WRITES.observe(len(writes))
+        asked = time.perf_counter()
         async with self._writes.hold(*{u for w in writes for u in (w.src, w.dst)}):
+            BATCH_LOCKS.observe(time.perf_counter() - asked)
             outcomes = await self._edges.commit(writes)
-            changes: list[EdgeChange] = []
-            events: list[GraphEvent] = []
-            invalidate: set[str] = set()
-            for write, outcome in zip(writes, outcomes, strict=True):
-                match outcome:
-                    case EdgeChange():
-                        changes.append(outcome)
-                        events += _events_of(outcome)
-                        invalidate.add(write.src)
-                    case RequestChange():
-                        events += [outcome.event] if outcome.event is not None else []
-                        invalidate.add(write.src)  # a requested user is no suggestion
-                    case BlockChange():
-                        changes += outcome.removed
-                        events += outcome.events
-                        invalidate.update((write.src, write.dst))
-                    case GraphEvent():
-                        events.append(outcome)
+            changes, events, invalidate = _mirror_work(writes, outcomes)
             if changes or events:
-                await self._writes.after_commit(changes, events, invalidate=sorted(invalidate))
+                with BATCH_MIRROR.time():
+                    await self._writes.after_commit(changes, events, invalidate=sorted(invalidate))
         return outcomes
 
     async def relationships(self, user_id: str, others: Sequence[str]) -> list[Relationship]:
@@ -258,6 +246,32 @@ class Relations:
             raise TooManyIds(f"ids must name 1 to {maximum} users, got {len(others)}")
         validate_user_ids(others, "ids item")
         return await self._edges.relationships(user_id, list(dict.fromkeys(others)))
+
+
+def _mirror_work(
+    writes: list[EdgeWrite], outcomes: list[WriteOutcome]
+) -> tuple[list[EdgeChange], list[GraphEvent], set[str]]:
+    """What a batch's committed outcomes ask of the mirror: the edge changes, the events, and
+    the users whose suggestions they change."""
+    changes: list[EdgeChange] = []
+    events: list[GraphEvent] = []
+    invalidate: set[str] = set()
+    for write, outcome in zip(writes, outcomes, strict=True):
+        match outcome:
+            case EdgeChange():
+                changes.append(outcome)
+                events += _events_of(outcome)
+                invalidate.add(write.src)
+            case RequestChange():
+                events += [outcome.event] if outcome.event is not None else []
+                invalidate.add(write.src)  # a requested user is no suggestion
+            case BlockChange():
+                changes += outcome.removed
+                events += outcome.events
+                invalidate.update((write.src, write.dst))
+            case GraphEvent():
+                events.append(outcome)
+    return changes, events, invalidate
 
 
 def _group_commit(

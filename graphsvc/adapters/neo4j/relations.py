@@ -16,6 +16,7 @@ from typing import Any
 
 from graphsvc.adapters.neo4j.commit_clock import CommitClock, ReadClock
 from graphsvc.adapters.neo4j.store import Neo4jStore, Statements, event_id
+from graphsvc.concurrency.metrics import BATCH_CLOCK, BATCH_NEO4J
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
 from graphsvc.domain.edge_writes import (
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 
 
-def _event_ids(batch: Sequence[EdgeWrite]) -> list[list[str]]:
+def event_ids_for(batch: Sequence[EdgeWrite]) -> list[list[str]]:
     """Outbox event ids a batch's writes may need (a block makes up to four events)."""
     return [[event_id() for _ in range(4)] for _ in batch]
 
@@ -73,10 +74,12 @@ class EdgeStore:
         for an approval, the GraphEvent or None (no request) for a rejection."""
         await self.plans.ready(self._store.timeout)
         batch = list(writes)
-        events = _event_ids(batch)
-        rows = await self._store.transaction(lambda run: _commit_rounds(run, batch, events))
+        events = event_ids_for(batch)
+        with BATCH_NEO4J.time():
+            rows = await self._store.transaction(lambda run: commit_rounds(run, batch, events))
         mirrored = any(_mirrored(write, row) for write, row in zip(batch, rows, strict=True))
-        at = await self._time_after_commit() if mirrored else None
+        with BATCH_CLOCK.time():
+            at = await self._time_after_commit() if mirrored else None
         outcomes = [
             _outcome(write, row, ids, at)
             for write, row, ids in zip(batch, rows, events, strict=True)
@@ -113,9 +116,9 @@ class EdgeStore:
         take their events for lost. Rehearses a batch of each shape on two users no request
         can name (an id the API refuses), in a transaction that is rolled back."""
         for batch in _REHEARSALS:
-            events = _event_ids(batch)
+            events = event_ids_for(batch)
             await self._store.rehearse(
-                lambda run, batch=batch, events=events: _commit_rounds(run, batch, events)
+                lambda run, batch=batch, events=events: commit_rounds(run, batch, events)
             )
         await self._clock.read()
 
@@ -169,7 +172,7 @@ WriteOutcome = EdgeChange | Refusal | BlockChange | RequestChange | GraphEvent |
 Row = dict[str, Any]
 
 
-async def _commit_rounds(
+async def commit_rounds(
     run: Statements, batch: list[EdgeWrite], events: list[list[str]]
 ) -> list[Row]:
     """The statements of one batch, in one transaction: the locks of its users in id order
@@ -207,7 +210,7 @@ async def _commit_rounds(
     return [row if row is not None else erased for row in rows]
 
 
-# Batches of every shape ``_commit_rounds`` sends, on users no request can name: lock+follow,
+# Batches of every shape ``commit_rounds`` sends, on users no request can name: lock+follow,
 # unfollow, follow; lock+unfollow, block, unblock; lock alone before a block; and lock alone
 # before an approval, then a rejection.
 _REHEARSALS = [
