@@ -21,15 +21,13 @@ import asyncpg
 import neo4j
 import orjson
 
-from bench import postgres
+from bench import postgres, write_costs
 from graphsvc.adapters.neo4j.pages import NEWEST
 from graphsvc.adapters.neo4j.queries import query
 from graphsvc.adapters.neo4j.store import open_driver
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.api.app import settle_the_heap
 from graphsvc.bootstrap import Connections, build
-from graphsvc.concurrency.group_commit import GroupCommit
-from graphsvc.concurrency.keyed_lock import KeyedLock
 from graphsvc.domain.access import VIEWER_HEADER
 from graphsvc.domain.privacy import PrivacyEdit
 from graphsvc.settings import Settings
@@ -271,25 +269,8 @@ async def _run(scenario: Scenario) -> Outcome:
                     await driver.execute_query(text, {"id": user}, **params)
 
             elif kind == "neo4j_follow":  # batched as the service batches (group commit)
-                text = query("baselines/follow_only")
+                group = write_costs.follow_only(driver, settings)
                 rng = random.Random(7)
-                locks = KeyedLock()
-
-                async def commit(batch: list[tuple[str, str]]) -> list[bool]:
-                    async with locks.hold_all(*{user for pair in batch for user in pair}):
-                        rows = [{"src": s, "dst": d} for s, d in sorted(batch)]
-                        records = (
-                            await driver.execute_query(text, {"rows": rows}, **params)
-                        ).records
-                    changed = {record["src"]: record["changed"] for record in records}
-                    return [changed[src] for src, _ in batch]
-
-                group: GroupCommit[tuple[str, str], bool] = GroupCommit(
-                    commit,
-                    window_ms=settings.writes.write_batch_window_ms,
-                    max_size=settings.writes.write_batch_max,
-                    concurrency=settings.writes.write_batch_concurrency,
-                )
 
                 async def op(n: int) -> None:
                     src = f"bw{scenario.run_id}.neo4j.{n}"

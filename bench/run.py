@@ -31,7 +31,17 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
-from bench import cold_minute, history, lists, portable, postgres, proc_cpu, timelines, versus
+from bench import (
+    cold_minute,
+    history,
+    lists,
+    portable,
+    postgres,
+    proc_cpu,
+    timelines,
+    versus,
+    write_costs,
+)
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
 from graphsvc.bootstrap import open_services
@@ -1030,8 +1040,8 @@ def main() -> None:
         "--only",
         default="",
         help="only the scenarios whose name contains one of these comma-separated parts "
-        "(e.g. count/,page/celebrity; load/online: the online load); prints their figures and "
-        "the rows they complete",
+        "(e.g. count/,page/celebrity; load/online: the online load; write-costs: the write "
+        "path's cost table); prints their figures and the rows they complete",
     )
     args = parser.parse_args()
     settings = Settings(**BENCH_SETTINGS)
@@ -1148,6 +1158,13 @@ def main() -> None:
                 if pid is not None:
                     pids[side][tier] = pid
             against = versus.measure(plan, urls, pids, api_key, targets, run_id, say)
+        write_figures = None
+        if not parts or "write-costs" in parts:
+            say("write costs: where a follow's cost goes, in process (no HTTP)")
+            sides, hits = asyncio.run(write_costs.measure(settings, 4_000, api.worker.pid))
+            for line in write_costs.table(sides, hits):
+                say(f"  {line}")
+            write_figures = {"sides": [asdict(side) for side in sides], "db_hits": hits}
         exported = None
         if not parts or "export" in parts:
             say("export: the whole graph to Parquet")
@@ -1198,6 +1215,7 @@ def main() -> None:
         "timelines": timeline_figures,
         "lists": list_figures,
         "portable": portable_figures,
+        "write_costs": write_figures,
         "rows": rows,
         "celebrity": picks.celebrity,
         "median_user": picks.median,

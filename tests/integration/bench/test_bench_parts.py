@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fastapi import HTTPException
 
-from bench import peer, proc_cpu, wrk
+from bench import peer, proc_cpu, write_costs, wrk
 from bench import run as bench_run
 from graphsvc.domain.privacy import PrivacyEdit, Visibility
 from graphsvc.ops.data.edge_files import read_edge_file
@@ -151,3 +151,30 @@ def test_the_cold_minute_compares_the_first_minute_with_the_next() -> None:
     assert follows["pass"] is False and "2.00x" in follows["measured"]
     assert pages["pass"] is True and "1.07x" in pages["measured"]
     assert cold_minute.rows({"first minute/page": found["first minute/page"]}) == []
+
+
+def test_the_write_cost_table_names_every_process_and_step() -> None:
+    sides = [
+        write_costs.Side(
+            "Neo4j alone", 1000.0, 10.0, 20.0, {"this process": 250, "Neo4j": 700}, {}, 0, 0
+        ),
+        write_costs.Side(
+            "service follow",
+            600.0,
+            24.0,
+            43.0,
+            {"Neo4j": 1363, "this process": 711, "Redis": 165},
+            {"locks": 0.07, "neo4j": 13.3, "clock": 2.6, "mirror": 6.5},
+            16.0,
+            1,
+        ),
+    ]
+    lines = write_costs.table(sides, {"baselines/follow_only": 32.0})
+    assert lines[0].index("this process") < lines[0].index("Neo4j") < lines[0].index("Redis")
+    assert lines[1] == "Neo4j alone | 1,000 | 10.0 | 20.0 | 250, 700, 0 | -"
+    assert (
+        lines[2]
+        == "service follow | 600 | 24.0 | 43.0 | 711, 1,363, 165 | 16.0, 0.07, 13.30, 2.60, 6.50, 1"
+    )
+    assert lines[3] == "db hits per follow, baselines/follow_only: 32"
+    assert write_costs.targets(300)[:3] == ["0", "1", "2"] and write_costs.targets(300)[-1] == "291"
