@@ -604,6 +604,8 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
         try:
             for api in apis:
                 api.start()
+            for api in apis:  # the races, not a Neo4j still planning its write statements
+                api.wait_ready()
             for thread in threads:
                 thread.start()
             # At least 6 s, and until each process has answered RACE_WRITES_EACH writes: the

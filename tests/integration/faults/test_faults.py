@@ -71,6 +71,7 @@ async def test_neo4j_down_writes_fail_cleanly_and_warm_reads_go_on(
         async with Driver(
             httpx.AsyncClient(transport=transport, base_url="http://graphsvc", headers=headers)
         ) as graph:
+            await until_ready(graph.http)  # a Neo4j just started plans its write statements
             await graph.follow_pairs(("f1", "star"), ("f2", "star"), ("f3", "star"))
             warm_page = await anext(graph.followers("star").pages())
             warm_counts = await graph.counts("star")
