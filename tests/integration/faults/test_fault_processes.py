@@ -562,7 +562,8 @@ async def test_same_pair_races_between_two_api_processes(stack: Stack) -> None:
     a, b, x, y = (f"fp{RUN}.race.{name}" for name in "abxy")
     users = [a, b, x, y]
     pairs = [(a, x), (b, x), (x, a), (a, y), (y, b), (x, y)]
-    env = stack.env | {"NEO4J_RETRY_SECONDS": "10"}
+    # deadlock victims run again for up to 10 s, within a deadline that outlasts the retries
+    env = stack.env | {"NEO4J_RETRY_SECONDS": "10", "REQUEST_DEADLINE_MARGIN_SECONDS": "10"}
     apis = [ApiProcess(env, stack.logs / f"race-{n}.log") for n in range(2)]
     writes: list[Write] = []
     reads: list[Read] = []
