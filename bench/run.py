@@ -993,9 +993,7 @@ def cold_run(settings: Settings, args: argparse.Namespace) -> None:
     (STATE / f"loaded-{args.size}.json").unlink(missing_ok=True)
     path = graph_file(args.size)
     asyncio.run(ensure_loaded(settings, args.size, path))
-    targets = [str(n) for n in range(10)] * 3 + [
-        str(n) for n in range(0, SIZES[args.size].users, 97)
-    ]
+    targets = write_costs.targets(SIZES[args.size].users)
     picks = pick_users(path, targets)
     api_key = asyncio.run(bench_key(settings))
     api = ServedApi(args.workers, settings, server=args.server or "")
@@ -1058,9 +1056,7 @@ def main() -> None:
         load_record = {**load_record, "online": asyncio.run(online_load(settings, args.size))}
     postgres_dsn = ensure_postgres(path)
     postgres_port = postgres.PostgresSettings.from_env(STATE / "postgres").port
-    targets = [str(n) for n in range(10)] * 3 + [
-        str(n) for n in range(0, SIZES[args.size].users, 97)
-    ]
+    targets = write_costs.targets(SIZES[args.size].users)
     picks = pick_users(path, targets)
     say(
         f"celebrity {picks.celebrity} ({picks.top:,} followers), median user {picks.median} "
@@ -1161,7 +1157,9 @@ def main() -> None:
         write_figures = None
         if not parts or "write-costs" in parts:
             say("write costs: where a follow's cost goes, in process (no HTTP)")
-            sides, hits = asyncio.run(write_costs.measure(settings, 4_000, api.worker.pid))
+            sides, hits = asyncio.run(
+                write_costs.measure(settings, 4_000, api.worker.pid, SIZES[args.size].users)
+            )
             for line in write_costs.table(sides, hits):
                 say(f"  {line}")
             write_figures = {"sides": [asdict(side) for side in sides], "db_hits": hits}

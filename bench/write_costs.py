@@ -59,8 +59,8 @@ class Side:
 
 
 def targets(users: int) -> list[str]:
-    """The bench's targets (bench/run.py): the ten most followed users three times over, and
-    every 97th user."""
+    """The bench's follow targets, for a graph of ``users`` ids: the ten most followed users
+    three times over, and every 97th user."""
     return [str(n) for n in range(10)] * 3 + [str(n) for n in range(0, users, 97)]
 
 
@@ -143,12 +143,12 @@ def _db_hits(plan: Any) -> int:
 
 
 async def statement_hits(
-    driver: neo4j.AsyncDriver, database: str, follows: int, tag: str
+    driver: neo4j.AsyncDriver, database: str, follows: int, tag: str, users: int = 200_000
 ) -> dict[str, float]:
     """Database hits per follow of one batch of ``follows`` new follows: each statement the
     service sends, and ``follow_only``'s; PROFILE'd in transactions that are rolled back."""
     rng = random.Random(3)
-    chosen = targets(200_000)
+    chosen = targets(users)
     batch = [
         EdgeWrite(WriteKind.FOLLOW, f"bwc{tag}.p{n}", rng.choice(chosen)) for n in range(follows)
     ]
@@ -177,14 +177,14 @@ async def statement_hits(
 
 
 async def measure(
-    settings: Settings, follows: int, worker_pid: int | None = None
+    settings: Settings, follows: int, worker_pid: int | None = None, users: int = 200_000
 ) -> tuple[list[Side], dict[str, float]]:
     """The three sides, and the statements' database hits."""
     pids = {"Neo4j": listener(NEO4J_PORT), "Redis": listener(REDIS_PORT), "worker": worker_pid}
     live = {tier: pid for tier, pid in pids.items() if pid is not None}
     tag = str(int(time.time()))
     rng = random.Random(7)
-    chosen = targets(200_000)
+    chosen = targets(users)
     pairs = [(f"bwc{tag}.f{n}", rng.choice(chosen)) for n in range(follows)]
     settings = settings.with_values(rate_limits_enabled=False, follows_per_day=10**9)
     async with open_services(settings) as services:
@@ -211,7 +211,7 @@ async def measure(
                 live,
             ),
         ]
-        hits = await statement_hits(driver, settings.neo4j.neo4j_database, AT_ONCE, tag)
+        hits = await statement_hits(driver, settings.neo4j.neo4j_database, AT_ONCE, tag, users)
     return sides, hits
 
 
