@@ -8,7 +8,7 @@ mirror); and the service's unfollows of those follows (the graph is left as it w
 the rate, the latency, and the CPU per write of each process: this one (the service's Python
 and its drivers), Neo4j, Redis and, when it is named, a worker beside them. For the service,
 what its batches spend per step (``graphsvc_write_batch_seconds``: the wait for the users'
-in-process locks, the Neo4j transaction, the clock read after it, the mirror round trip), their
+in-process locks, the Neo4j transaction, the mirror round trip), their
 size, and the deadlock victims; and the database hits of one batch's statements against
 ``follow_only``'s (PROFILE, rolled back).
 
@@ -43,7 +43,7 @@ from graphsvc.settings import Settings
 
 NEO4J_PORT, REDIS_PORT = 27687, 26379  # the bench's own servers (bench/run.py)
 AT_ONCE = 16
-STEPS = ("locks", "neo4j", "clock", "mirror")
+STEPS = ("locks", "neo4j", "mirror")
 
 
 @dataclass(frozen=True)

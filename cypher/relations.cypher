@@ -17,6 +17,11 @@
 // A lock is taken by ticking the user's hybrid logical clock, clk = max(now, clk + 1), as every
 // edge write does first: the batch's own later ticks stay newer, and a clock only moves forward.
 // Unknown users of unfollows and unblocks are not created (those writes change nothing).
+// Time: the batch's statements that the mirror follows return `at`, Neo4j's clock read after
+// this prelude, so while the batch holds every lock it takes. What the mirror installs is read
+// under the same locks, its own `at` read once it holds them (snapshots/number_reads): an
+// install older than `at` was read before this batch, a newer one after its commit. So `at`
+// fences the batch's mirror writes (lua/common.lua) as a clock read after the commit would.
 // Within one process the service never lets two batches of the same users meet here (its
 // in-process locks); across processes, Neo4j may still report a deadlock (on locks no query
 // can order, such as the relationship chains of shared neighbours), and the batch runs again
@@ -83,7 +88,8 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // locked user, takes them over its own (`retuned` says whether that changed any).
 // Params: $rows, each {i, src, dst, max_following, paced, per_window, window_us, max_requests,
 // event (an id), notify, reblogs, langs, set_langs}.
-// Returns per row: i, changed, version, refused (null or the rule), retry_at (rate limit),
+// Returns per row: i, changed, at (relations/lock_users), version, refused (null or the rule),
+// retry_at (rate limit),
 // requested (the answer is a pending request, not a follow), notify, reblogs, langs (the
 // options in effect, stored form), retuned, and for a new edge: src_cs, dst_cs (the ticks),
 // src_on, dst_on (whether each is active), back (dst follows src).
@@ -97,10 +103,10 @@ CALL (row) {
   WITH row, a, b, now_us,
        head(COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge }) AS r,
        head(COLLECT { MATCH (a)-[request:REQUESTS]->(b) RETURN request }) AS q
-  WITH row, a, b, r, q, coalesce(b.lk, false) AND r IS NULL AS ask,
+  WITH row, a, b, r, q, now_us, coalesce(b.lk, false) AND r IS NULL AS ask,
        CASE WHEN row.paced THEN [t IN coalesce(a.fl, []) WHERE t > now_us - row.window_us]
           ELSE [] END AS recent
-  WITH row, a, b, r, q, ask, recent,
+  WITH row, a, b, r, q, ask, recent, now_us,
        CASE
          WHEN r IS NOT NULL OR (ask AND q IS NOT NULL) THEN null
          WHEN a:Erasing OR b:Erasing THEN 'erasing'
@@ -112,15 +118,15 @@ CALL (row) {
          WHEN ask AND COUNT { (a)-[:REQUESTS]->() } >= row.max_requests THEN 'request_limit'
          WHEN size(recent) >= row.per_window THEN 'rate_limit'
        END AS refused
-  WITH row, a, b, r, q, ask, recent, refused, coalesce(r, q) AS base,
+  WITH row, a, b, r, q, ask, recent, refused, now_us, coalesce(r, q) AS base,
        r IS NULL AND refused IS NULL AND NOT (ask AND q IS NOT NULL) AS new
-  WITH row, a, b, r, q, ask, recent, refused, base, new,
+  WITH row, a, b, r, q, ask, recent, refused, base, new, now_us,
        CASE WHEN row.notify IS NULL THEN base.notify WHEN row.notify THEN true END AS notify,
        CASE WHEN row.reblogs IS NULL THEN base.reblogs WHEN NOT row.reblogs THEN false END
          AS reblogs,
        CASE WHEN NOT row.set_langs THEN base.langs WHEN size(row.langs) > 0 THEN row.langs END
          AS langs
-  WITH row, a, b, r, q, ask, recent, refused, base, new, notify, reblogs, langs,
+  WITH row, a, b, r, q, ask, recent, refused, base, new, notify, reblogs, langs, now_us,
        CASE WHEN reblogs = false OR langs IS NOT NULL THEN true END AS filters
   FOREACH (_ IN CASE WHEN new AND ask THEN [1] ELSE [] END |
     CREATE (a)-[n:REQUESTS {since: a.clk, src: a.id, dst: b.id}]->(b)
@@ -137,7 +143,7 @@ CALL (row) {
     FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
       SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
   FOREACH (old IN CASE WHEN new AND NOT ask AND q IS NOT NULL THEN [q] ELSE [] END | DELETE old)
-  WITH row, a, b, r, q, ask, recent, refused, new, new AND NOT ask AS counted,
+  WITH row, a, b, r, q, ask, recent, refused, new, now_us, new AND NOT ask AS counted,
        notify, reblogs, langs, filters,
        NOT new AND refused IS NULL AND (
          coalesce(notify, false) <> coalesce(base.notify, false)
@@ -147,7 +153,7 @@ CALL (row) {
     SET e.notify = notify, e.reblogs = reblogs, e.langs = langs, e.filters = filters)
   FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
     SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1)
-  RETURN row.i AS i, new AS changed,
+  RETURN row.i AS i, new AS changed, now_us AS at,
          CASE WHEN ask AND q IS NOT NULL THEN q.since ELSE coalesce(r.since, a.clk) END AS version,
          refused, ask AS requested, notify, reblogs, langs, retuned,
          CASE WHEN refused = 'rate_limit' THEN recent[0] + row.window_us END AS retry_at,
@@ -155,8 +161,8 @@ CALL (row) {
          NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,
          counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back
 }
-RETURN i, changed, version, refused, requested, notify, reblogs, langs, retuned, retry_at,
-       src_cs, dst_cs, src_on, dst_on, back
+RETURN i, changed, at, version, refused, requested, notify, reblogs, langs, retuned,
+       retry_at, src_cs, dst_cs, src_on, dst_on, back
 
 // name: unfollow
 // For each row, delete (src)-[:FOLLOWS]->(dst) if it exists, and, when row.withdraw, withdraw a
@@ -179,6 +185,7 @@ RETURN i, changed, version, refused, requested, notify, reblogs, langs, retuned,
 // locked); `flagged` says whether the edge counted its follower as inactive.
 // Params: $rows, each {i, src, dst, event (an id), cause (null or a word), withdraw (bool)}.
 // Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version,
+// at (relations/lock_users),
 // and for a removed edge: src_cs, dst_cs, src_on, dst_on, back (as relations/follow), flagged.
 UNWIND $rows AS row
 CALL (row) {
@@ -188,12 +195,12 @@ CALL (row) {
   WITH row, a, b, known, now.epochSeconds * 1000000 + now.microsecond AS now_us
   FOREACH (_ IN CASE WHEN known THEN [1] ELSE [] END |
     SET a.clk = CASE WHEN coalesce(a.clk, 0) < now_us THEN now_us ELSE a.clk + 1 END)
-  WITH row, a, b, known,
+  WITH row, a, b, known, now_us,
        CASE WHEN known THEN COLLECT { MATCH (a)-[edge:FOLLOWS]->(b) RETURN edge } ELSE [] END
          AS edges,
        CASE WHEN known AND row.withdraw THEN COLLECT { MATCH (a)-[q:REQUESTS]->(b) RETURN q }
             ELSE [] END AS requests
-  WITH row, a, b, known, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
+  WITH row, a, b, known, now_us, edges, requests, size([e IN edges WHERE e.x]) AS flagged,
        size(edges) > 0 AS counted
   FOREACH (_ IN CASE WHEN flagged > 0 THEN [1] ELSE [] END | SET b.xr = b.xr - flagged)
   FOREACH (_ IN CASE WHEN counted THEN [1] ELSE [] END |
@@ -210,12 +217,12 @@ CALL (row) {
     CREATE (:GraphEvent {id: row.event, type: 'follow_request_withdrawn', src: row.src,
                          dst: row.dst, v: a.clk}))
   RETURN row.i AS i, known, counted AS changed, size(requests) > 0 AS withdrawn,
-         a.clk AS version,
+         a.clk AS version, now_us AS at,
          CASE WHEN counted THEN a.cs END AS src_cs, CASE WHEN counted THEN b.cs END AS dst_cs,
          known AND NOT a:Inactive AS src_on, known AND NOT b:Inactive AS dst_on,
          counted AND EXISTS { (b)-[:FOLLOWS]->(a) } AS back, flagged > 0 AS flagged
 }
-RETURN i, known, changed, withdrawn, version, src_cs, dst_cs, src_on, dst_on, back, flagged
+RETURN i, known, changed, withdrawn, version, at, src_cs, dst_cs, src_on, dst_on, back, flagged
 
 // name: block
 // (src)-[:BLOCKS]->(dst), and remove the follows and pending follow requests between them in
@@ -235,7 +242,8 @@ RETURN i, known, changed, withdrawn, version, src_cs, dst_cs, src_on, dst_on, ba
 // Counts: each removed follow ticks both users' count sequences (`cs`, relations/lock_users),
 // src -> dst first: the first removal's ticks are the final ones less the second removal's.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $events (four event ids), $max_blocks.
-// Returns: refused (null or the rule), created (the block is new), and per direction whether
+// Returns: refused (null or the rule), created (the block is new), at (relations/lock_users:
+// the batch locked both users before), and per direction whether
 // a follow was removed and its version: removed_following, following_version,
 // removed_followed_by, followed_by_version; src_cs, dst_cs (the final ticks), src_on,
 // dst_on (whether each is active), following_flagged, followed_by_flagged (whether the
@@ -292,7 +300,9 @@ FOREACH (_ IN CASE WHEN size(bas) > 0 THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN size(abs) + size(bas) > 0 THEN [1] ELSE [] END |
   CREATE (:GraphEvent {id: $events[3], type: 'severed', src: $dst, dst: $src, v: a.clk,
                        cause: 'block', followers: size(bas), following: size(abs)}))
+WITH *, datetime.realtime() AS ended
 RETURN refused, k IS NULL AND refused IS NULL AS created,
+       ended.epochSeconds * 1000000 + ended.microsecond AS at,
        size(abs) > 0 AS removed_following, a.clk AS following_version,
        size(bas) > 0 AS removed_followed_by, b.clk AS followed_by_version,
        coalesce(a.cs, 0) AS src_cs, coalesce(b.cs, 0) AS dst_cs, NOT a:Inactive AS src_on,
@@ -335,7 +345,8 @@ RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // the consumers of follows (timeline backfill, new-follower notifications) take it as a follow.
 // Counts: a new follow ticks both users' count sequences, as in relations/follow.
 // Params: $src, $dst, $ids ([$src, $dst] sorted), $event, $max_following.
-// Returns: changed (a follow was made), refused (null or the rule), version, and for a new
+// Returns: changed (a follow was made), refused (null or the rule), at (relations/lock_users:
+// the batch locked both users before), version, and for a new
 // follow: src_cs, dst_cs, src_on, dst_on, back (as relations/follow).
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -369,7 +380,8 @@ FOREACH (_ IN CASE WHEN approving THEN [1] ELSE [] END |
   SET a.cs = coalesce(a.cs, 0) + 1, b.cs = coalesce(b.cs, 0) + 1
   FOREACH (_ IN CASE WHEN a:Inactive THEN [1] ELSE [] END |
     SET n.x = true, b.xr = coalesce(b.xr, 0) + 1))
-RETURN approving AS changed, refused,
+WITH *, datetime.realtime() AS ended
+RETURN approving AS changed, refused, ended.epochSeconds * 1000000 + ended.microsecond AS at,
        CASE WHEN r IS NOT NULL THEN r.since ELSE coalesce(a.clk, 0) END AS version,
        CASE WHEN approving THEN a.cs END AS src_cs, CASE WHEN approving THEN b.cs END AS dst_cs,
        NOT a:Inactive AS src_on, NOT b:Inactive AS dst_on,

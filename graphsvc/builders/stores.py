@@ -177,7 +177,7 @@ class RedisAdapters:
 
     @cached_property
     def mirror(self) -> Mirror:
-        return Mirror(self.client, self._keys, self._settings.mirror)
+        return Mirror(self.client, self._keys, self._settings.mirror, self._multiplexed)
 
     @cached_property
     def statuses(self) -> StatusSet:

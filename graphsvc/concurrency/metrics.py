@@ -28,14 +28,12 @@ JOBS_RUNNING = Gauge(
 WRITE_BATCH_SECONDS = Histogram(
     "graphsvc_write_batch_seconds",
     "Time of each step of a batch of edge writes (group commit): the wait for its users' "
-    "in-process locks, its Neo4j transaction, the read of Neo4j's clock after it, its mirror "
-    "round trip",
+    "in-process locks, its Neo4j transaction, its mirror round trip",
     ["step"],
     buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
 )
 BATCH_LOCKS = WRITE_BATCH_SECONDS.labels("locks")
 BATCH_NEO4J = WRITE_BATCH_SECONDS.labels("neo4j")
-BATCH_CLOCK = WRITE_BATCH_SECONDS.labels("clock")
 BATCH_MIRROR = WRITE_BATCH_SECONDS.labels("mirror")
 WRITE_BATCH_WRITES = Histogram(
     "graphsvc_write_batch_writes",

@@ -164,8 +164,9 @@ class EdgeChange:
     """One committed follow or unfollow, as the mirror needs it.
 
     ``version`` orders writes to this edge: the edge's follow time for a follow, the
-    follower's clock tick for an unfollow. ``at`` is Neo4j's clock read after the commit (the
-    lists' fence); None when Neo4j went away before it was read (the relay mirrors it).
+    follower's clock tick for an unfollow. ``at`` is Neo4j's clock read while the write held
+    its users' locks, or after its commit (the lists' fence: ``lua/common.lua``); None when
+    Neo4j went away before it was read (the relay mirrors it).
     """
 
     src: str

@@ -9,12 +9,15 @@ Every write of the follow graph goes the same way:
 2. **Commit in Neo4j**, the truth: the changes and their outbox events (``:GraphEvent``) in one
    transaction (a batch of writes that arrived together: ``group_commit``). The caller does
    this step, under the locks; the rules are checked there, per write.
-3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua scripts,
-   one per user; a status or privacy change is one more, before it), the invalidation of the users' suggestion caches and of their lists of
-   pulled (celebrity) authors, and the events' appends to the stream with their acks (the
-   timelines' consumer group reads them), which run only once the mirror write did (on a
-   cluster, in a second round trip). No-op repeats are mirrored too: the scripts are
-   idempotent, so a retried request repairs a mirror write that an earlier attempt lost.
+3. **After the commit**, one Redis round trip carries the mirror write (versioned Lua: on a
+   single Redis one script call for the batch's users, on a cluster one per user; a status or
+   privacy change is one more, before it), the invalidation of the users' suggestion caches
+   and of their lists of pulled (celebrity) authors, and the events' appends to the stream
+   with their acks (the timelines' consumer group reads them), which run only once the mirror
+   write did (on a cluster, in a second round trip; after a SCRIPT FLUSH, the mirror write
+   goes again just after them: ``Mirror.apply_many``). No-op repeats are mirrored too: the
+   scripts are idempotent, so a retried request repairs a mirror write that an earlier
+   attempt lost.
 4. **A Redis failure** never undoes or fails the committed write. Unreachable: the breaker
    opens (reads go to Neo4j for REDIS_RETRY_SECONDS). Refused (OOM, READONLY): logged, and any
    ack that got through is withdrawn. Either way the outbox relay appends the events and
@@ -27,7 +30,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any
 
 from graphsvc.adapters.failures import RedisError
 from graphsvc.adapters.neo4j.relations import ReadCounts
@@ -93,13 +95,11 @@ class Writes:
         if self._breaker.open or any(change.at is None for change in changes):
             return  # the relay appends the events, and repairs the users from Neo4j
 
-        def alongside(pipe: Any) -> None:
-            self._cache.invalidate_on(pipe, invalidate)
-            self._home_timelines.invalidate_on(pipe, invalidate)
-
-        def after(pipe: Any) -> None:
-            self._stream.append_to(pipe, events)
-
+        alongside = [
+            *self._cache.invalidations(invalidate),
+            *self._home_timelines.invalidations(invalidate),
+        ]
+        after = self._stream.appends(events)
         gaps: set[str] = set()
         async with self._repaired_if_lost(events):
             if status is not None:
@@ -130,8 +130,8 @@ class Writes:
         async with self._repaired_if_lost(events):
             await self._mutes.apply(
                 changes,
-                alongside=lambda pipe: self._cache.invalidate_on(pipe, muters),
-                after=lambda pipe: self._stream.append_to(pipe, events),
+                alongside=self._cache.invalidations(muters),
+                after=self._stream.appends(events),
             )
 
     @contextlib.asynccontextmanager

@@ -1,5 +1,5 @@
 """A batch of edge writes says where its time went: each step of it (the users' locks, the
-Neo4j transaction, the clock read, the mirror round trip) and its size are in /metrics."""
+Neo4j transaction, the mirror round trip) and its size are in /metrics."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import httpx
 from tests.support.run import new_user_id
 
 MakeClient = Callable[..., httpx.AsyncClient]
-STEPS = ("locks", "neo4j", "clock", "mirror")
+STEPS = ("locks", "neo4j", "mirror")
 
 
 def sample(text: str, name: str, labels: str = "") -> float:

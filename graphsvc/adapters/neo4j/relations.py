@@ -1,6 +1,6 @@
 """The edge writes that make Neo4j the truth: follows, unfollows, blocks and unblocks (and a
 follow request's approval or rejection), committed in batches through ``cypher/relations.cypher``
-with the numbered count changes and the post-commit time the mirror needs.
+with the numbered count changes and the time the mirror fences them by.
 
 A batch is one transaction under the locks of all its users, each write creating its outbox
 event; its statements' plans are made before the first batch, and again after Neo4j was lost
@@ -14,9 +14,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from graphsvc.adapters.neo4j.commit_clock import CommitClock, ReadClock
 from graphsvc.adapters.neo4j.store import Neo4jStore, Statements, event_id
-from graphsvc.concurrency.metrics import BATCH_CLOCK, BATCH_NEO4J
+from graphsvc.concurrency.metrics import BATCH_NEO4J
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.count_changes import EdgeFacts, edge_deltas
 from graphsvc.domain.edge_writes import (
@@ -43,6 +42,8 @@ from graphsvc.domain.model import (
 
 log = logging.getLogger(__name__)
 
+# Reads Neo4j's clock now, where writes go (``SnapshotStore.clock``).
+ReadClock = Callable[[], Awaitable[int]]
 # Reads users' counts under their locks, each read numbered (``SnapshotStore.read_counts``).
 ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 
@@ -55,11 +56,13 @@ def event_ids_for(batch: Sequence[EdgeWrite]) -> list[list[str]]:
 class EdgeStore:
     """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
     writes that arrive together (under the locks of all their users, each creating its outbox
-    event and numbering its users' count changes), then one read of Neo4j's clock."""
+    event and numbering its users' count changes). The time the mirror fences the batch's
+    writes by is Neo4j's clock read in that transaction once it held every lock
+    (``relations/lock_users``), so no read of the clock follows the commit."""
 
     def __init__(self, store: Neo4jStore, clock: ReadClock, read_counts: ReadCounts) -> None:
         self._store = store
-        self._clock = CommitClock(clock)
+        self._clock = clock
         self._read_counts = read_counts
         # After Neo4j was lost, its plans are made again before the next batch (``prepare``).
         self.plans = WarmUp("Neo4j's plans of the write statements", self.prepare)
@@ -77,9 +80,10 @@ class EdgeStore:
         events = event_ids_for(batch)
         with BATCH_NEO4J.time():
             rows = await self._store.transaction(lambda run: commit_rounds(run, batch, events))
-        mirrored = any(_mirrored(write, row) for write, row in zip(batch, rows, strict=True))
-        with BATCH_CLOCK.time():
-            at = await self._time_after_commit() if mirrored else None
+        at = max(
+            (row["at"] for write, row in zip(batch, rows, strict=True) if _mirrored(write, row)),
+            default=None,
+        )
         outcomes = [
             _outcome(write, row, ids, at)
             for write, row, ids in zip(batch, rows, events, strict=True)
@@ -120,16 +124,7 @@ class EdgeStore:
             await self._store.rehearse(
                 lambda run, batch=batch, events=events: commit_rounds(run, batch, events)
             )
-        await self._clock.read()
-
-    async def _time_after_commit(self) -> int | None:
-        """Neo4j's clock after the commit; None when Neo4j became unreachable since: the
-        writes are committed all the same, and the outbox relay mirrors them when it is back."""
-        try:
-            return await self._clock.read()
-        except Exception as exc:  # the write stands whatever went wrong here
-            log.warning("clock read after a commit failed (%r); the outbox relay mirrors it", exc)
-            return None
+        await self._clock()
 
     async def removals(
         self, pairs: Sequence[tuple[str, str, int]], *, committed: bool = False
@@ -148,7 +143,7 @@ class EdgeStore:
             return [EdgeChange(s, d, False, True, v, None, None, None) for s, d, v in pairs]
         at = max((reading.at for reading in counts.values()), default=None)
         if at is None:
-            at = await self._clock.read()
+            at = await self._clock()
         return [
             EdgeChange(s, d, False, True, v, counts.get(s), counts.get(d), at) for s, d, v in pairs
         ]

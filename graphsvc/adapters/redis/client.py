@@ -49,6 +49,20 @@ def redis_breaker(retry_seconds: float) -> Breaker:
 
 
 Pipe = Any  # aioredis.client.Pipeline | ClusterPipeline: both queue on method calls
+# One command as Redis takes it (name, then arguments): what adapters hand the write path to
+# send beside the mirror write, in one round trip.
+Command = tuple[Any, ...]
+
+
+def queued(commands: Sequence[Command]) -> Callable[[Pipe], None]:
+    """Queues ``commands`` on a pipeline (``Batch.call``)."""
+
+    def queue(pipe: Pipe) -> None:
+        for command in commands:
+            pipe.execute_command(*command)
+
+    return queue
+
 
 # Set while a task holds a permit: a call made under it (redirects, script reloads) must not
 # wait for a second permit, which could deadlock a full gate.

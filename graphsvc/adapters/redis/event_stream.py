@@ -17,7 +17,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from graphsvc.adapters.redis.client import Client
+from graphsvc.adapters.redis.client import Client, Command, queued
 from graphsvc.domain.model import GraphEvent
 from graphsvc.settings import EventSettings
 
@@ -39,22 +39,24 @@ class EventStream:
         self._max_len = settings.events_max_len
         self._lease_script = client.register_script(_LEASE)
 
-    def append_to(self, pipe: Any, events: Sequence[GraphEvent]) -> None:
-        """Queue the appends (and their acks) on a pipeline the caller executes. A private
-        event (a mute) is acked and never appended: the stream is public."""
-        now = time.time()
-        for event in events:
-            if event.private:
-                continue
-            pipe.xadd(self.stream, event.fields(), maxlen=self._max_len, approximate=True)
+    def appends(self, events: Sequence[GraphEvent]) -> list[Command]:
+        """The appends (and their acks), for the caller to send. A private event (a mute) is
+        acked and never appended: the stream is public."""
+        commands: list[Command] = [
+            ("XADD", self.stream, "MAXLEN", "~", self._max_len, "*", *_flat(event.fields()))
+            for event in events
+            if not event.private
+        ]
         if events:
-            pipe.zadd(self._acked, {event.id: now for event in events})
+            now = time.time()
+            commands.append(("ZADD", self._acked, *(x for e in events for x in (now, e.id))))
+        return commands
 
     async def append(self, events: Sequence[GraphEvent]) -> None:
         if not events:
             return
         async with self._redis.pipeline(transaction=False) as pipe:
-            self.append_to(pipe, events)
+            queued(self.appends(events))(pipe)
             await pipe.execute()
 
     async def acked_among(self, ids: Sequence[str]) -> set[str]:
@@ -156,3 +158,7 @@ class EventStream:
         """Entries delivered to the group and not acked yet."""
         summary = await self._redis.xpending(self.stream, group)
         return int(summary["pending"])
+
+
+def _flat(fields: dict[str, Any]) -> list[Any]:
+    return [x for item in fields.items() for x in item]

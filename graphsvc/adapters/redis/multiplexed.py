@@ -18,6 +18,10 @@ redis-py raises for it (``NoScriptError`` for NOSCRIPT, ``BusyLoadingError`` whi
 server loads its data). A call that failed on a connection opened before it (Redis restarted
 since) is sent once more on a new one, as redis-py retries a pooled connection.
 
+A pipeline (``Multiplexed.pipeline``) writes many commands at once on one connection, so Redis
+runs them in the order given, and its replies come back together: the write path's mirror
+batch goes so. Its scripts are loaded on each connection before their first use there.
+
 Only a single Redis over TCP or a Unix socket is reached so; a Redis Cluster, or TLS, keeps
 redis-py's client (``for_settings`` answers None).
 """
@@ -27,9 +31,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import hiredis
 from redis.connection import parse_url
@@ -44,6 +48,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from graphsvc.settings import RedisSettings
+
+T = TypeVar("T")
 
 # An error reply's first word -> the exception redis-py raises for it (the rest: ResponseError).
 _ERRORS: dict[str, type[Exception]] = {
@@ -82,6 +88,31 @@ class Lua:
         object.__setattr__(self, "sha", hashlib.sha1(self.script.encode()).hexdigest())
 
 
+class _Group:
+    """The replies of one pipeline, gathered in order; an error reply is kept as the exception
+    redis-py raises for it, so the caller sees every reply before deciding what failed."""
+
+    def __init__(self, future: asyncio.Future[list[Any]], count: int) -> None:
+        self.future = future
+        self.count = count
+        self.replies: list[Any] = []
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def set_exception(self, reason: Exception) -> None:
+        self.future.set_exception(reason)
+
+    def add(self, reply: Any) -> bool:
+        """True once the last reply came."""
+        self.replies.append(error_of(reply) if isinstance(reply, ResponseError) else reply)
+        if len(self.replies) < self.count:
+            return False
+        if not self.future.done():  # its caller may have stopped waiting
+            self.future.set_result(self.replies)
+        return True
+
+
 class _Connection(asyncio.Protocol):
     """One connection: a buffer of packed commands, written once per turn of the loop, and the
     futures of the replies due, oldest first."""
@@ -90,12 +121,13 @@ class _Connection(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
         self._timeout = timeout
         self._reader = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
-        self._due: deque[asyncio.Future[Any]] = deque()
+        self._due: deque[asyncio.Future[Any] | _Group] = deque()
         self._out: list[bytes] = []
         self._transport: asyncio.Transport | None = None
         self._heard = 0.0  # when the server last answered, or replies started to be due
         self._watch: asyncio.TimerHandle | None = None
         self.lost: Exception | None = None
+        self.scripts: set[str] = set()  # the scripts loaded through this connection
 
     # -- asyncio's side ---------------------------------------------------------------------
 
@@ -108,7 +140,12 @@ class _Connection(asyncio.Protocol):
         due = self._due
         try:
             while (reply := self._reader.gets()) is not False:
-                future = due.popleft()
+                future = due[0]
+                if isinstance(future, _Group):
+                    if future.add(reply):
+                        due.popleft()
+                    continue
+                due.popleft()
                 if future.done():  # its caller stopped waiting
                     continue
                 if isinstance(reply, ResponseError):
@@ -129,14 +166,25 @@ class _Connection(asyncio.Protocol):
         if self.lost is not None:
             raise self.lost
         future = self._loop.create_future()
+        self._queue(packed, future)
+        return future
+
+    def _queue(self, packed: bytes, due: asyncio.Future[Any] | _Group) -> None:
         if not self._out:
             self._loop.call_soon(self._flush)
         self._out.append(packed)
         if not self._due:
             self._heard = self._loop.time()
-        self._due.append(future)
+        self._due.append(due)
         if self._watch is None:
             self._watch = self._loop.call_later(self._timeout, self._check)
+
+    def send_many(self, packed: bytes, count: int) -> asyncio.Future[list[Any]]:
+        """The future of the ``count`` replies to ``packed`` (several commands), in order."""
+        if self.lost is not None:
+            raise self.lost
+        future: asyncio.Future[list[Any]] = self._loop.create_future()
+        self._queue(packed, _Group(future, count))
         return future
 
     def close(self) -> None:
@@ -213,15 +261,31 @@ class Multiplexed:
     async def call(self, *args: Any) -> Any:
         """One command's reply."""
         packed = hiredis.pack_command(args)
-        slot = self._turn
-        self._turn = (slot + 1) % len(self._slots)
-        connection = self._slots[slot]
-        if connection is None or connection.lost is not None:
-            return await (await self._connect(slot)).send(packed)
-        try:
-            return await connection.send(packed)
-        except RedisConnectionError:  # opened before this call: Redis may have restarted
-            return await (await self._connect(slot)).send(packed)
+        return await self._on_a_connection(lambda connection: connection.send(packed))
+
+    async def pipeline(
+        self, commands: Sequence[Sequence[Any]], scripts: Sequence[Script] = ()
+    ) -> list[Any]:
+        """The replies of ``commands``, written together on one connection (Redis runs them
+        in this order), an error reply in its place as the exception redis-py raises for it.
+        ``scripts``: those the commands run by EVALSHA; each is loaded on a connection
+        before its first use there, in the same write (a Redis that lost them since answers
+        NOSCRIPT, and they are loaded again the next time, on every connection)."""
+        body = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
+
+        async def send(connection: _Connection) -> list[Any]:
+            loads = [script for script in scripts if script.sha not in connection.scripts]
+            packed = b"".join(hiredis.pack_command(("SCRIPT", "LOAD", s.script)) for s in loads)
+            replies = await connection.send_many(packed + body, len(loads) + len(commands))
+            if any(isinstance(reply, NoScriptError) for reply in replies):
+                for each in self._slots:  # the server lost them, for every connection
+                    if each is not None:
+                        each.scripts.clear()
+            else:
+                connection.scripts.update(script.sha for script in loads)
+            return replies[len(loads) :]
+
+        return await self._on_a_connection(send)
 
     async def script(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """A registered script's reply, loaded first where the server lacks it."""
@@ -230,6 +294,20 @@ class Multiplexed:
         except NoScriptError:
             await self.call("SCRIPT", "LOAD", script.script)
             return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+
+    async def _on_a_connection(self, send: Callable[[_Connection], Awaitable[T]]) -> T:
+        """``send`` on the next connection in turn, made first if need be; once more on a new
+        one when the connection was opened before this call and is lost (Redis may have
+        restarted), as redis-py retries a pooled connection."""
+        slot = self._turn
+        self._turn = (slot + 1) % len(self._slots)
+        connection = self._slots[slot]
+        if connection is None or connection.lost is not None:
+            return await send(await self._connect(slot))
+        try:
+            return await send(connection)
+        except RedisConnectionError:
+            return await send(await self._connect(slot))
 
     async def aclose(self) -> None:
         for slot, connection in enumerate(self._slots):

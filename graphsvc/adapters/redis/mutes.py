@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graphsvc.adapters.redis.client import Batch, Client, is_cluster
-from graphsvc.adapters.redis.mirror import Mirror, Queue
+from graphsvc.adapters.redis.client import Batch, Client, Command, is_cluster, queued
+from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register
 from graphsvc.domain.mutes import MirroredMute, MuteChange
 
@@ -37,7 +37,13 @@ class MuteMirror:
     def key(self, user_id: str) -> str:
         return self._mirror.key("mu", user_id)
 
-    async def apply(self, changes: Sequence[MuteChange], *, alongside: Queue, after: Queue) -> None:
+    async def apply(
+        self,
+        changes: Sequence[MuteChange],
+        *,
+        alongside: Sequence[Command],
+        after: Sequence[Command],
+    ) -> None:
         """Mirror committed mute writes, with ``alongside`` in the same round trip and
         ``after`` only once the writes are done (on a single Redis the same pipeline, which
         runs in order; on a cluster a second round trip), as ``Mirror.apply_many`` does."""
@@ -45,13 +51,13 @@ class MuteMirror:
         for change in changes:
             args = [change.target, change.version, change.encoded()]
             batch.script(self._apply, [self.key(change.muter)], args)
-        batch.call(alongside)
+        batch.call(queued(alongside))
         if not self._cluster:
-            batch.call(after)
+            batch.call(queued(after))
         await batch.execute()
         if self._cluster:
             second = Batch(self._redis)
-            second.call(after)
+            second.call(queued(after))
             await second.execute()
 
     async def install(self, user_id: str, version: int, entries: dict[str, str]) -> bool:

@@ -12,11 +12,10 @@ bump cannot store its (stale) answer after it: the put is a script that compares
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import orjson
 
-from graphsvc.adapters.redis.client import Client
+from graphsvc.adapters.redis.client import Client, Command, queued
 from graphsvc.settings import RedisSettings, SuggestionSettings
 
 _PUT_IF_CURRENT = """
@@ -55,14 +54,15 @@ class SuggestionCache:
         entry = orjson.dumps({"version": version, "items": suggestions})
         await self._put(keys=self._keys(user_id), args=[generation, entry, self._ttl])
 
-    def invalidate_on(self, pipe: Any, user_ids: Sequence[str]) -> None:
-        """Queue the invalidation of these users' entries on a pipeline the caller runs."""
+    def invalidations(self, user_ids: Sequence[str]) -> list[Command]:
+        """The invalidation of these users' entries, for the caller to send."""
+        commands: list[Command] = []
         for user_id in user_ids:
             cached, generation = self._keys(user_id)
-            pipe.incr(generation)
-            pipe.delete(cached)
+            commands += [("INCR", generation), ("DEL", cached)]
+        return commands
 
     async def invalidate(self, *user_ids: str) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
-            self.invalidate_on(pipe, user_ids)
+            queued(self.invalidations(user_ids))(pipe)
             await pipe.execute()

@@ -36,7 +36,14 @@ from typing import Any
 
 import orjson
 
-from graphsvc.adapters.redis.client import Batch, Client, is_cluster, script_groups
+from graphsvc.adapters.redis.client import (
+    Batch,
+    Client,
+    Command,
+    is_cluster,
+    queued,
+    script_groups,
+)
 from graphsvc.adapters.redis.mirror import Mirror
 from graphsvc.adapters.redis.scripts import register, run_many
 from graphsvc.adapters.redis.statuses import StatusesMissing, StatusSet
@@ -444,16 +451,15 @@ class HomeTimelines:
         ttl = self._settings.timeline_cache_seconds
         await self._cache_put(keys=keys, args=[follow_generation, value, ttl])
 
-    def invalidate_on(self, pipe: Any, readers: Sequence[str], kind: TimelineKeys = HOME) -> None:
-        """Queue, on a pipeline the caller runs, what a follow or unfollow of these readers
-        (a change of a list's members) changes: their lists of pulled authors."""
-        for reader in readers:
-            pipe.incr(self.key(kind.version, reader))
+    def invalidations(self, readers: Sequence[str], kind: TimelineKeys = HOME) -> list[Command]:
+        """What a follow or unfollow of these readers (a change of a list's members) changes,
+        for the caller to send: their lists of pulled authors."""
+        return [("INCR", self.key(kind.version, reader)) for reader in readers]
 
     async def invalidate(self, readers: Sequence[str], kind: TimelineKeys = HOME) -> None:
         if readers:
             async with self._redis.pipeline(transaction=False) as pipe:
-                self.invalidate_on(pipe, readers, kind)
+                queued(self.invalidations(readers, kind))(pipe)
                 await pipe.execute()
 
     async def is_active(self, reader: str) -> bool:

@@ -164,7 +164,7 @@ def test_the_write_cost_table_names_every_process_and_step() -> None:
             24.0,
             43.0,
             {"Neo4j": 1363, "this process": 711, "Redis": 165},
-            {"locks": 0.07, "neo4j": 13.3, "clock": 2.6, "mirror": 6.5},
+            {"locks": 0.07, "neo4j": 13.3, "mirror": 6.5},
             16.0,
             1,
         ),

@@ -1,6 +1,7 @@
-"""The multiplexed connections of the hot reads against a real redis-server: concurrent calls
-each get their own reply, errors are redis-py's, a caller that stops waiting leaves the others'
-replies in place, a restarted or silent server fails the calls waiting on it and the next call
+"""The multiplexed connections of the hot reads and of the mirror's batches against a real
+redis-server: concurrent calls each get their own reply, errors are redis-py's, a pipeline runs
+in order with its scripts loaded once per connection, a caller that stops waiting leaves the
+others' replies in place, a restarted or silent server fails the calls waiting on it and the next call
 reconnects."""
 
 from __future__ import annotations
@@ -76,6 +77,51 @@ async def test_a_caller_that_stops_waiting_leaves_the_others_replies_in_place(
         assert await wire.call("GET", key) == "kept"
         await wire.call("DEL", key)
     finally:
+        await wire.aclose()
+
+
+async def test_a_pipeline_runs_in_order_with_each_reply_or_error_in_its_place(
+    server_settings: Settings,
+) -> None:
+    wire = multiplexed(server_settings.redis.redis_url, connections=2)
+    key = f"test:mx:{time.time_ns()}"
+    script = Lua(f"return {{'{time.time_ns()}', redis.call('INCR', KEYS[1])}}")
+    run = ("EVALSHA", script.sha, 1, key)
+    try:
+        replies = await wire.pipeline(
+            [run, ("LPUSH", key, "x"), ("INCR", key)],  # a counter is no list
+            scripts=[script],
+        )
+        assert replies[0][1] == 1 and replies[2] == 2  # in order, after the script's load
+        assert isinstance(replies[1], ResponseError) and "WRONGTYPE" in str(replies[1])
+        assert (await wire.pipeline([run], scripts=[script]))[0][1] == 3  # the other connection
+        # loaded once per connection: a Redis that lost it answers NOSCRIPT in its place...
+        await wire.call("SCRIPT", "FLUSH")
+        lost = await wire.pipeline([run, ("GET", key)], scripts=[script])
+        assert isinstance(lost[0], NoScriptError) and lost[1] == "3"
+        # ...and it is loaded again on every connection, each of which had it
+        for expected in (4, 5):
+            assert (await wire.pipeline([run], scripts=[script]))[0][1] == expected
+    finally:
+        await wire.call("DEL", key)
+        await wire.aclose()
+
+
+async def test_a_pipeline_whose_caller_stops_waiting_leaves_the_next_replies_in_place(
+    server_settings: Settings,
+) -> None:
+    wire = multiplexed(server_settings.redis.redis_url, connections=1)
+    key = f"test:mx:{time.time_ns()}"
+    try:
+        await wire.call("DEL", key)  # connected: the pipeline is written in its first step
+        given_up = asyncio.ensure_future(wire.pipeline([("INCR", key), ("INCR", key)]))
+        after = asyncio.ensure_future(wire.call("ECHO", "mine"))
+        await asyncio.sleep(0)
+        given_up.cancel()
+        assert await after == "mine"
+        assert await wire.call("GET", key) == "2"  # both ran: a write once sent is not undone
+    finally:
+        await wire.call("DEL", key)
         await wire.aclose()
 
 

@@ -18,10 +18,12 @@
 --             Sb, Sm = (score, member) of the newest entry NOT in the list; Sb = -1: complete.
 -- list zset:  member = the other user, score = follow time in microseconds.
 -- journal:    zset of S..op..member -> edge version; stamps: the same members -> `at` of the
---             write (Neo4j's clock read after its commit, so it committed before `at`).
---             Removals always, additions while the list is cold; pruned after the window.
--- A write whose `at` is older than a list's snapshot committed before the snapshot was read,
--- so the snapshot already reflects it: it is skipped. That fence survives FLUSHALL or a
+--             write (Neo4j's clock read while the write held its users' locks, or after its
+--             commit). Removals always, additions while the list is cold; pruned after the
+--             window.
+-- What the mirror installs is read under the same locks, its time read once it holds them
+-- (snapshots/number_reads): a write whose `at` is older than a list's snapshot committed
+-- before the snapshot was read, so the snapshot already reflects it: it is skipped. That fence survives FLUSHALL or a
 -- dropped mirror, where journals and tombstones may be gone.
 -- Versions order the writes to ONE edge: they come from the follower's hybrid logical clock in
 -- Neo4j (the follower is locked by every change to its edges), so for an edge they are unique
@@ -197,9 +199,10 @@ local function apply_change(meta, at, cs, delta, window)
   return 1
 end
 
--- the five counts passed from ARGV[first] on
-local function counts_from(first)
-  return {ARGV[first], ARGV[first + 1], ARGV[first + 2], ARGV[first + 3], ARGV[first + 4]}
+-- the five counts passed from ARGV[first] on (or from args[first], a script's own table)
+local function counts_from(first, args)
+  local a = args or ARGV
+  return {a[first], a[first + 1], a[first + 2], a[first + 3], a[first + 4]}
 end
 
 -- keep the newest `cap` entries; the boundary moves up to the newest one dropped
@@ -247,4 +250,34 @@ local function apply_edge(meta, list, journal, side, op, member, version, at, ca
   redis.call('ZADD', list, string.format('%.0f', version), member)
   trim(meta, list, side, cap)
   return 1
+end
+
+-- One user's half of a follow or unfollow, after Neo4j committed it (edge.lua, edges.lua).
+-- a: side, op ('+' | '-'), member, edge version, at (the write's time: the journal's stamps),
+--    how the user's counts moved ('n' not at all | 'd' a numbered change | 'a' a reading),
+--    the count sequence, the five counts or deltas (fr, fg, fa, ga, mu), cap,
+--    journal window (microseconds), and a token ('' none) when the follow rings the user's
+--    bell (a follow with notify on, followers side): the user's posts ring again
+--    (bells_quiet.lua), unless its meta is not built (then it has no quiet to take back)
+-- Returns: whether the list changed (0|1), and the counts' answer (apply_change: 2 = a gap)
+local function mirror_half(meta, list, journal, stamps, a)
+  local side, op, member, at, moved = a[1], a[2], a[3], a[5], a[6]
+  if (a[15] or '') ~= '' and redis.call('EXISTS', meta) == 1 then
+    redis.call('HSET', meta, 'bg', a[15])
+    redis.call('HDEL', meta, 'nb')
+  end
+  -- judged before the counts change: a new count must not make an empty list look lost
+  local loaded = list_state(meta, list, side)
+  local counted = 0
+  if moved == 'd' then
+    counted = apply_change(meta, at, a[7], counts_from(8, a), tonumber(a[14]))
+  elseif moved == 'a' then
+    refresh_counts(meta, at, a[7], counts_from(8, a))
+  end
+  if op == '-' or not loaded then
+    remember(journal, stamps, side .. op .. member, a[4], at, tonumber(a[14]))
+  end
+  if not loaded then return {0, counted} end
+  return {apply_edge(meta, list, journal, side, op, member, tonumber(a[4]), tonumber(at),
+                     tonumber(a[13])), counted}
 end
