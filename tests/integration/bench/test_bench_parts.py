@@ -174,7 +174,7 @@ def test_the_write_cost_table_names_every_process_and_step() -> None:
     assert lines[1] == "Neo4j alone | 1,000 | 10.0 | 20.0 | 250, 700, 0 | -"
     assert (
         lines[2]
-        == "service follow | 600 | 24.0 | 43.0 | 711, 1,363, 165 | 16.0, 0.07, 13.30, 2.60, 6.50, 1"
+        == "service follow | 600 | 24.0 | 43.0 | 711, 1,363, 165 | 16.0, 0.07, 13.30, 6.50, 1"
     )
     assert lines[3] == "db hits per follow, baselines/follow_only: 32"
     assert write_costs.targets(300)[:3] == ["0", "1", "2"] and write_costs.targets(300)[-1] == "291"
