@@ -122,15 +122,17 @@ class Mirror:
         one connection, which Redis runs in order, the halves as few ``edges.lua`` calls;
         after an error reply (OOM, READONLY) it raises, and the caller withdraws the acks.
         A Redis that lost the script since the connection loaded it (SCRIPT FLUSH) has run
-        ``after`` without the halves: they are sent again at once, and the events stand. On a cluster each half is its own ``edge.lua`` call, and ``after`` goes in
-        a second round trip, where it lives on another node.
+        ``after`` without the halves: they are sent again at once, and the events stand. On
+        a cluster each half is its own ``edge.lua`` call, and ``after`` goes in a second
+        round trip, where it lives on another node.
         """
         halves = self._halves(changes)
         users = [user for user, _, _ in halves]
         recent: list[Command] = []
         if users:
             now = time.time()
-            recent = [("ZADD", self._recent, *(x for u in users for x in (now, u)))]
+            written = dict.fromkeys(users)  # once each, as a user may have several halves
+            recent = [("ZADD", self._recent, *(x for u in written for x in (now, u)))]
         if self._multiplexed is not None:
             return await self._apply_pipelined(halves, [*recent, *alongside, *after])
         calls = [(keys, args) for _, keys, args in halves]
