@@ -177,6 +177,10 @@ class LocalNeo4j:
             "dbms.security.auth_enabled": "true",
             "dbms.usage_report.enabled": "false",
             "db.tx_log.rotation.retention_policy": "2 files",
+            # No receive-timeout hint to drivers: given one, the Python driver on Python 3.11
+            # wraps every socket read in a task of its own (docs/operations.md). A statement
+            # is bounded by its transaction timeout and the caller's deadline instead.
+            "server.bolt.connection_keep_alive_for_requests": "OFF",
             # Bolt waits 5 s for its threads and 5 s for its connections when stopping, after
             # the databases stopped; a restart for a bulk import need not.
             "internal.server.bolt.thread_pool_shutdown_wait_time": "0s",
