@@ -1,13 +1,21 @@
 """Group commit: writes that arrive together are committed together.
 
-Policy. A write joins the open batch. The batch closes when it holds WRITE_BATCH_MAX writes,
-or WRITE_BATCH_WINDOW_MS after its first write came, whichever is first; then one call commits
-it (one Neo4j transaction, one count read, one Redis pipeline) and each caller gets its own
-write's outcome (or exception) only once that call returned, that is once its write is
-committed and mirrored. At most WRITE_BATCH_CONCURRENCY batches commit at once: while all
-are busy, arriving writes wait in the next batch, which closes as soon as one finishes. So a
-quiet process pays about the window per write, and a busy one pays nothing extra: its
-batches grow with the load, and the fixed costs of a commit are shared by more writes.
+Policy. A write joins the open batch. The writes waiting close when there are enough of them
+to fill every free slot (WRITE_BATCH_MAX each), or WRITE_BATCH_WINDOW_MS after the first one
+came, whichever is first. They are then shared out evenly among the free slots, at most
+WRITE_BATCH_MAX to a batch, and one call commits each batch (one Neo4j transaction, one Redis
+round trip). Each caller gets its own write's outcome (or exception) only once that call
+returned, that is once its write is committed and mirrored. At most WRITE_BATCH_CONCURRENCY
+batches commit at once: while all are busy, arriving writes wait for the next free slot, and
+a batch starts as soon as one finishes. So a quiet process pays about the window per write,
+and a busy one pays nothing extra: its batches grow with the load, and the fixed costs of a
+commit are shared by more writes.
+
+Why share out rather than fill one batch while another slot stays idle: a batch's steps (the
+Neo4j transaction, then the mirror round trip) run one after another, and two half batches
+overlap them, one in Neo4j while the other is in Redis. Writers in a closed loop (clients
+that send their next write when the last one is answered) settle into batches that take
+turns.
 
 A caller that gives up (its request is cancelled) does not take its write out of a batch that
 is already committing, as with any timeout; a write not yet in a committing batch is dropped.
@@ -48,12 +56,14 @@ class GroupCommit(Generic[W, R]):
     def _pump(self) -> None:
         """Start every batch that may start now; otherwise make sure one will."""
         while self._pending and len(self._running) < self._concurrency:
-            if not self._due and len(self._pending) < self._max:
+            free = self._concurrency - len(self._running)
+            if not self._due and len(self._pending) < self._max * free:
                 if self._timer is None:
                     self._timer = asyncio.get_running_loop().call_later(self._window, self._expire)
                 return
-            self._start(self._pending[: self._max])
-            del self._pending[: self._max]
+            size = share_out(len(self._pending), free, self._max)
+            self._start(self._pending[:size])
+            del self._pending[:size]
             # Writes left over have waited for a free slot already: no new window for them.
             self._due = bool(self._pending)
         if self._timer is not None and not self._pending:
@@ -101,3 +111,9 @@ class GroupCommit(Generic[W, R]):
             for _, future in live:
                 if not future.done():
                     future.set_exception(RuntimeError("the write's batch was cancelled"))
+
+
+def share_out(pending: int, free: int, most: int) -> int:
+    """The size of the next batch: ``pending`` writes shared out evenly among ``free`` slots,
+    at most ``most`` each."""
+    return min(most, -(-pending // free))
