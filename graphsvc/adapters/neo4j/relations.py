@@ -49,8 +49,9 @@ ReadCounts = Callable[[Sequence[str]], Awaitable[dict[str, UserCounts]]]
 
 
 def event_ids_for(batch: Sequence[EdgeWrite]) -> list[list[str]]:
-    """Outbox event ids a batch's writes may need (a block makes up to four events)."""
-    return [[event_id() for _ in range(4)] for _ in batch]
+    """Outbox event ids a batch's writes may need: four for a block (its own, an unfollow
+    each way, the blocker's severance notice), one for any other write."""
+    return [[event_id() for _ in range(4 if w.kind is WriteKind.BLOCK else 1)] for w in batch]
 
 
 class EdgeStore:
