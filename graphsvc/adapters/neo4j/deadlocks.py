@@ -16,7 +16,8 @@ wait of a few milliseconds, doubling per attempt up to a fraction of a second ("
 two victims of the same cycle rarely collide again), until NEO4J_RETRY_SECONDS have passed
 (the policy ``deadlock_victims`` of ``concurrency/retries.py``, which names its waits); then
 the deadlock error itself is raised (a 503 to a caller). Other transient errors (a server
-stopping or starting) keep the driver's own retries within the same time budget.
+stopping or starting) keep the driver's own retries within the same time budget, in a managed
+transaction; a write sent as one auto-commit statement has none (``Neo4jStore.one_statement``).
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ def event_ids_for(batch: Sequence[EdgeWrite]) -> list[list[str]]:
 class EdgeStore:
     """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
     writes that arrive together (under the locks of all their users, each creating its outbox
-    event and numbering its users' count changes). The time the mirror fences the batch's
+    event and numbering its users' count changes). A batch of follows alone, or of unfollows
+    alone, is one statement, sent as an auto-commit transaction: one round trip to Neo4j. The time the mirror fences the batch's
     writes by is Neo4j's clock read in that transaction once it held every lock
     (``relations/lock_users``), so no read of the clock follows the commit."""
 
@@ -79,8 +80,9 @@ class EdgeStore:
         await self.plans.ready(self._store.timeout)
         batch = list(writes)
         events = event_ids_for(batch)
+        commit = self._store.one_statement if one_statement(batch) else self._store.transaction
         with BATCH_NEO4J.time():
-            rows = await self._store.transaction(lambda run: commit_rounds(run, batch, events))
+            rows = await commit(lambda run: commit_rounds(run, batch, events))
         at = max(
             (row["at"] for write, row in zip(batch, rows, strict=True) if _mirrored(write, row)),
             default=None,
@@ -204,6 +206,14 @@ async def commit_rounds(
     # A follow whose user was erased and deleted since the batch began gives no row.
     erased: Row = {"refused": "erasing", "retry_at": None}
     return [row if row is not None else erased for row in rows]
+
+
+def one_statement(batch: list[EdgeWrite]) -> bool:
+    """Whether ``commit_rounds`` sends ``batch`` as a single statement: one round of follows
+    alone, or of unfollows alone (the locks ride in as its prelude)."""
+    rounds = plan_rounds(batch)
+    kinds = rounds[0].by_kind.keys()
+    return len(rounds) == 1 and len(kinds) == 1 and kinds <= {WriteKind.FOLLOW, WriteKind.UNFOLLOW}
 
 
 # Batches of every shape ``commit_rounds`` sends, on users no request can name: lock+follow,

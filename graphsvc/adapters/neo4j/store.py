@@ -75,6 +75,10 @@ RULE_CREATED_MEANWHILE = frozenset(
 START_UP_RACE_SECONDS = 60.0
 
 
+class OneStatementOnly(RuntimeError):
+    """A unit of work given one auto-commit statement asked for a second."""
+
+
 def open_driver(settings: Neo4jSettings) -> AsyncDriver:
     return AsyncGraphDatabase.driver(
         settings.neo4j_uri,
@@ -100,6 +104,36 @@ def _runner(tx: neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction) -> State
         return [record async for record in result]
 
     return run
+
+
+def _one_runner(session: neo4j.AsyncSession, bounded: Callable[[str], neo4j.Query]) -> Statements:
+    """A runner of one auto-commit statement (``Neo4jStore.one_statement``): a second call is
+    refused before anything is sent."""
+    sent = False
+
+    async def run(
+        name: str, params: Mapping[str, Any], prelude: str | None = None
+    ) -> list[neo4j.Record]:
+        nonlocal sent
+        if sent:
+            raise OneStatementOnly(name)
+        sent = True
+        text = with_prelude(prelude, name) if prelude else query(name)
+        result = await session.run(bounded(text), params)
+        return [record async for record in result]  # the last one comes once committed
+
+    return run
+
+
+async def _marking_deadlocks(work: Callable[[Statements], Awaitable[T]], run: Statements) -> T:
+    """``work`` with a deadlock's victim marked ``Deadlock``, which the driver passes through
+    to ``retry_deadlocks`` without retrying it itself."""
+    try:
+        return await work(run)
+    except neo4j.exceptions.TransientError as error:
+        if is_deadlock(error):
+            raise Deadlock(error) from error
+        raise
 
 
 def event_id() -> str:
@@ -136,7 +170,8 @@ class Neo4jStore:
     ``fresh`` reads go where writes go (the cluster leader), so they see every commit.
     Writes run in managed transactions: a deadlock's victim runs again within milliseconds
     (``deadlocks``), other transient errors are retried by the driver; both for up to
-    ``retry_seconds``. Each transaction has ``timeout`` seconds (``job_timeout`` for a
+    ``retry_seconds``. A write of one statement may run as an auto-commit transaction
+    (``one_statement``, one round trip), whose deadlock victims run again the same way. Each transaction has ``timeout`` seconds (``job_timeout`` for a
     statement marked ``job``, and for all of a store built with ``jobs``), past which it is
     cut off and ``GraphTimeout`` raised: a timed-out transaction is never retried."""
 
@@ -184,6 +219,11 @@ class Neo4jStore:
             setting = "NEO4J_JOB_TIMEOUT_SECONDS" if long else "NEO4J_TX_TIMEOUT_SECONDS"
             raise GraphTimeout(self._seconds(job), setting) from error
 
+    def _write_session(self) -> neo4j.AsyncSession:
+        return self.driver.session(
+            database=self.database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
+        )
+
     def _query(self, text: str, job: bool) -> neo4j.Query:
         return neo4j.Query(text, timeout=self._seconds(job))  # type: ignore[arg-type]
 
@@ -211,22 +251,32 @@ class Neo4jStore:
         retried (a deadlock, a leader switch), so it must only read what it wrote."""
 
         async def unit(tx: neo4j.AsyncManagedTransaction) -> T:
-            try:
-                return await work(_runner(tx))
-            except neo4j.exceptions.TransientError as error:
-                if is_deadlock(error):
-                    raise Deadlock(error) from error
-                raise
+            return await _marking_deadlocks(work, _runner(tx))
 
         bounded = neo4j.unit_of_work(timeout=self._seconds(job))(unit)
 
         async def attempt() -> T:
-            async with self.driver.session(
-                database=self.database,
-                default_access_mode=neo4j.WRITE_ACCESS,
-                bookmark_manager=None,
-            ) as session:
+            async with self._write_session() as session:
                 return await session.execute_write(bounded)
+
+        with self._bounded(job):
+            return await retry_deadlocks(attempt, self.retry_seconds)
+
+    async def one_statement(
+        self, work: Callable[[Statements], Awaitable[T]], *, job: bool = False
+    ) -> T:
+        """``work``'s single statement as an auto-commit transaction: one round trip (its
+        records, then its commit, answer one message), where a managed transaction takes
+        three (begin, run, commit). A deadlock's victim runs again as in ``transaction``.
+        Other errors are not retried here (the driver retries only managed transactions):
+        the write fails, as a read does, and its caller may send it again. ``work`` must run
+        exactly one statement: a second would commit apart from the first, so it is refused
+        (``OneStatementOnly``) before it is sent."""
+
+        async def attempt() -> T:
+            async with self._write_session() as session:
+                bounded = partial(self._query, job=job)
+                return await _marking_deadlocks(work, _one_runner(session, bounded))
 
         with self._bounded(job):
             return await retry_deadlocks(attempt, self.retry_seconds)
@@ -240,11 +290,7 @@ class Neo4jStore:
         start-up (its schema statements, its own rehearsal): nothing was kept to undo."""
 
         async def attempt() -> T:
-            async with self.driver.session(
-                database=self.database,
-                default_access_mode=neo4j.WRITE_ACCESS,
-                bookmark_manager=None,
-            ) as session:
+            async with self._write_session() as session:
                 tx = await session.begin_transaction(timeout=self._seconds(True))
                 try:
                     return await work(_runner(tx))
@@ -260,11 +306,7 @@ class Neo4jStore:
         """A write that manages its own transactions (``CALL { } IN TRANSACTIONS``), which
         only an auto-commit transaction may run."""
         with self._bounded(job):
-            async with self.driver.session(
-                database=self.database,
-                default_access_mode=neo4j.WRITE_ACCESS,
-                bookmark_manager=None,
-            ) as session:
+            async with self._write_session() as session:
                 await (await session.run(self._query(query(name), job), params)).consume()
 
     async def stream(

@@ -1,5 +1,6 @@
 """Deadlocks: a transaction Neo4j picks as a deadlock's victim runs again at once (not after
-the driver's one-second back-off) and commits; and a restarted service plans its write
+the driver's one-second back-off) and commits, a managed one or a single auto-commit
+statement; a unit of one statement refuses a second; and a restarted service plans its write
 statements before serving, changing nothing."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from graphsvc.adapters.neo4j.deadlocks import is_deadlock
-from graphsvc.adapters.neo4j.store import Statements
+from graphsvc.adapters.neo4j.store import Neo4jStore, OneStatementOnly, Statements
 from graphsvc.bootstrap import Services
 
 UserIds = Callable[[str], str]
@@ -92,3 +93,62 @@ async def test_rehearsing_the_write_statements_changes_nothing(backends: Service
         "MATCH (u:User) WHERE u.id STARTS WITH 'rehearsal:' RETURN count(u) AS n"
     )
     assert ghosts[0]["n"] == 0
+
+
+async def test_a_single_statement_victim_runs_again_and_both_commit(
+    backends: Services, uid: UserIds
+) -> None:
+    """A batch sent as one auto-commit statement (``one_statement``) meets a deadlock as a
+    managed transaction does: the victim, whichever it is, runs again and both commit."""
+    a, b = uid("dl1.a"), uid("dl1.b")
+    await backends.relations.follow(a, b)  # both users exist
+    store = backends.core.neo4j.store
+    holding_a, attempts = asyncio.Event(), Counter[str]()
+
+    async def managed(run: Statements) -> int:
+        attempts["managed"] += 1
+        await run("relations/lock_users", lock(a), None)
+        holding_a.set()
+        if attempts["managed"] == 1:  # a victim's second run finds nothing blocked
+            await wait_until_blocked(store, 30)
+        (row,) = await run("relations/lock_users", lock(b), None)
+        return int(row["locked"])
+
+    async def single(run: Statements) -> int:
+        attempts["single"] += 1
+        await asyncio.wait_for(holding_a.wait(), timeout=30)
+        # b, then a: waits for a while holding b, where the managed transaction goes next
+        users = [{"id": b, "create": False}, {"id": a, "create": False}]
+        (row,) = await run("relations/lock_users", {"users": users}, None)
+        return int(row["locked"])
+
+    results = await asyncio.gather(store.transaction(managed), store.one_statement(single))
+    assert results == [1, 2]  # both committed
+    assert sorted(attempts.values()) == [1, 2], attempts  # one victim, run once more
+
+
+async def wait_until_blocked(store: Neo4jStore, seconds: float) -> None:
+    """Until a transaction waits for a lock (its status says it is blocked), polled."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while asyncio.get_running_loop().time() < deadline:
+        records, _, _ = await store.driver.execute_query(
+            "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' "
+            "RETURN count(*) AS blocked"
+        )
+        if records[0]["blocked"]:
+            return
+        await asyncio.sleep(0.02)
+
+
+async def test_one_statement_refuses_a_second_statement(backends: Services, uid: UserIds) -> None:
+    """A second statement would commit apart from the first: it is refused unsent."""
+    user = uid("one.a")
+    await backends.relations.follow(user, uid("one.b"))
+    store = backends.core.neo4j.store
+
+    async def two(run: Statements) -> None:
+        await run("relations/lock_users", lock(user), None)
+        await run("relations/lock_users", lock(user), None)
+
+    with pytest.raises(OneStatementOnly):
+        await store.one_statement(two)
