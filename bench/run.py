@@ -471,6 +471,30 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 # -- the run ----------------------------------------------------------------------------------
 
 
+async def consumers_caught_up(settings: Settings, most_seconds: float = 600) -> None:
+    """Wait until the worker's consumers of the event stream have read every event. A
+    backlog left by an earlier run (``bench.write_costs`` run alone has no worker beside it)
+    would be consumed while the first rows are timed, and its cost charged to them."""
+    client = open_redis(settings.redis)
+    stream = settings.events.events_stream
+    started = time.perf_counter()
+    try:
+        while await client.exists(stream):
+            last = (await client.xinfo_stream(stream))["last-generated-id"]
+            groups = await client.xinfo_groups(stream)
+            behind = [g for g in groups if g["last-delivered-id"] != last]
+            if not behind:
+                break
+            names = ", ".join(sorted(g["name"] for g in behind))
+            waited = time.perf_counter() - started
+            if waited > most_seconds:
+                raise RuntimeError(f"the worker's event consumers ({names}) are still behind")
+            say(f"  the worker's event consumers ({names}) are behind, {waited:.0f} s so far")
+            await asyncio.sleep(5)
+    finally:
+        await client.aclose()
+
+
 async def drain_interactions(settings: Settings) -> dict[str, float]:
     """Wait until the worker's flusher has written the interaction backlog to Neo4j."""
     client = open_redis(settings.redis)
@@ -1081,6 +1105,7 @@ def main() -> None:
     )
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
+    asyncio.run(consumers_caught_up(settings))
     if args.portable_only:
         api.stop()
         budgeted.stop()

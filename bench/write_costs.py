@@ -68,15 +68,20 @@ def follow_only(
     driver: neo4j.AsyncDriver, settings: Settings
 ) -> GroupCommit[tuple[str, str], bool]:
     """Neo4j alone, batched the way the service batches: its group commit, its in-process
-    locks of every user of a batch, one ``baselines/follow_only`` statement per batch."""
+    locks of every user of a batch, one ``baselines/follow_only`` statement per batch, sent as
+    the service sends a batch of follows (an auto-commit transaction)."""
     text = query("baselines/follow_only")
     locks = KeyedLock()
-    params = {"database_": settings.neo4j.neo4j_database, "bookmark_manager_": None}
+    database = settings.neo4j.neo4j_database
 
     async def commit(batch: list[tuple[str, str]]) -> list[bool]:
         async with locks.hold_all(*{user for pair in batch for user in pair}):
             rows = [{"src": s, "dst": d} for s, d in sorted(batch)]
-            records = (await driver.execute_query(text, {"rows": rows}, **params)).records
+            async with driver.session(
+                database=database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
+            ) as session:
+                result = await session.run(text, {"rows": rows})
+                records = [record async for record in result]
         changed = {record["src"]: record["changed"] for record in records}
         return [changed[src] for src, _ in batch]
 
