@@ -34,12 +34,16 @@ def _tree(root: int) -> list[int]:
 
 
 def cpu_seconds(root: int) -> float:
-    """User + system seconds used so far by ``root`` and its live descendants."""
+    """User + system seconds used so far by ``root`` and its descendants: the live ones, and
+    those that ended and were waited for (their time moves into their parent's cutime and
+    cstime, so a child that ends between two readings, such as Redis's forked rewrite of
+    its append-only file, never makes the second reading smaller)."""
     total = 0
     for pid in _tree(root):
         fields = _stat(pid)
         if fields is not None:
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            # utime, stime, cutime, cstime (fields 14 to 17 of the stat line)
+            total += sum(int(value) for value in fields[11:15])
     return total / _TICK
 
 

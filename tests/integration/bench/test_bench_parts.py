@@ -7,6 +7,8 @@ from __future__ import annotations
 import collections
 import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -92,6 +94,27 @@ def test_wrk_reports_are_read_in_microseconds_with_every_error() -> None:
     assert wrk.parse(WRK_REPORT.replace("82.53ms", "1.20s")).p99_us == 1_200_000.0
     with pytest.raises(wrk.WrkError, match="cannot read"):
         wrk.parse("wrk: connection refused")
+
+
+def test_a_child_that_ends_keeps_its_cpu_in_the_reading() -> None:
+    """As Redis's forked rewrite does: a child burns CPU and ends between two readings."""
+    me = os.getpid()
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nt = time.process_time() + 0.3\n"
+            "while time.process_time() < t: pass\ninput()",
+        ],
+        stdin=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while proc_cpu.cpu_seconds(child.pid) < 0.25:
+        assert time.monotonic() < deadline, "the child never burnt its CPU"
+        time.sleep(0.05)
+    while_running = proc_cpu.cpu_seconds(me)
+    child.communicate(b"\n", timeout=30)  # it ends, and is waited for
+    assert proc_cpu.cpu_seconds(me) >= while_running
 
 
 def test_the_cpu_of_a_process_and_its_listener_are_found() -> None:
