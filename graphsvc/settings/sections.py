@@ -154,7 +154,8 @@ class WriteSettings(_Section):
         default=2,
         ge=1,
         le=64,
-        description="batches committing at once per process; later writes wait in the next one",
+        description="batches committing at once per process; writes that close together "
+        "while several are free are shared out among them, later ones wait for a free one",
     )
     max_following: int = Field(default=5_000, ge=1, description="most users one may follow")
     follows_per_day: int = Field(default=400, ge=1, description="new follows per rolling window")
