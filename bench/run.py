@@ -472,17 +472,22 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 
 
 async def consumers_caught_up(settings: Settings, most_seconds: float = 600) -> None:
-    """Wait until the worker's consumers of the event stream have read every event. A
-    backlog left by an earlier run (``bench.write_costs`` run alone has no worker beside it)
+    """Wait until the worker's consumers of the event stream have read and acknowledged every
+    event. A backlog left by an earlier run (``bench.write_costs`` run alone has no worker beside it)
     would be consumed while the first rows are timed, and its cost charged to them."""
     client = open_redis(settings.redis)
     stream = settings.events.events_stream
+    consumers = {  # the worker's groups (bootstrap); another group may have no reader
+        settings.timelines.timeline_consumer_group,
+        settings.lists.list_consumer_group,
+        settings.cold_start.cold_start_charts_consumer_group,
+    }
     started = time.perf_counter()
     try:
         while await client.exists(stream):
             last = (await client.xinfo_stream(stream))["last-generated-id"]
-            groups = await client.xinfo_groups(stream)
-            behind = [g for g in groups if g["last-delivered-id"] != last]
+            groups = [g for g in await client.xinfo_groups(stream) if g["name"] in consumers]
+            behind = [g for g in groups if g["last-delivered-id"] != last or g["pending"]]
             if not behind:
                 break
             names = ", ".join(sorted(g["name"] for g in behind))
@@ -1105,7 +1110,12 @@ def main() -> None:
     )
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
-    asyncio.run(consumers_caught_up(settings))
+    try:
+        asyncio.run(consumers_caught_up(settings))
+    except BaseException:
+        for server in (api, budgeted, peer, minimal):
+            server.stop()
+        raise
     if args.portable_only:
         api.stop()
         budgeted.stop()

@@ -1,9 +1,10 @@
 """Group commit: writes that arrive together are committed together.
 
-Policy. A write joins the open batch. The writes waiting close when there are enough of them
-to fill every free slot (WRITE_BATCH_MAX each), or WRITE_BATCH_WINDOW_MS after the first one
-came, whichever is first. They are then shared out evenly among the free slots, at most
-WRITE_BATCH_MAX to a batch, and one call commits each batch (one Neo4j transaction, one Redis
+Policy. A write waits with the others not yet in a batch. They close when there are enough of
+them to fill every free slot (WRITE_BATCH_MAX each), or WRITE_BATCH_WINDOW_MS after the first
+one came, whichever is first. They are then shared out evenly among the free slots, at most
+WRITE_BATCH_MAX to a batch (unless sharing is off: one batch takes them, up to its most),
+and one call commits each batch (one Neo4j transaction, one Redis
 round trip). Each caller gets its own write's outcome (or exception) only once that call
 returned, that is once its write is committed and mirrored. At most WRITE_BATCH_CONCURRENCY
 batches commit at once: while all are busy, arriving writes wait for the next free slot, and
@@ -15,7 +16,9 @@ Why share out rather than fill one batch while another slot stays idle: a batch'
 Neo4j transaction, then the mirror round trip) run one after another, and two half batches
 overlap them, one in Neo4j while the other is in Redis. Writers in a closed loop (clients
 that send their next write when the last one is answered) settle into batches that take
-turns.
+turns. Not when the writes share a user, as the service's own writes for one user do (an
+import's, a move's): the halves would wait for each other's locks of that user, one after
+the other, at the cost of two transactions for one.
 
 A caller that gives up (its request is cancelled) does not take its write out of a batch that
 is already committing, as with any timeout; a write not yet in a committing batch is dropped.
@@ -35,9 +38,16 @@ CommitBatch = Callable[[list[W]], Awaitable[Sequence[R | BaseException]]]
 
 class GroupCommit(Generic[W, R]):
     def __init__(
-        self, commit: CommitBatch[W, R], *, window_ms: float, max_size: int, concurrency: int
+        self,
+        commit: CommitBatch[W, R],
+        *,
+        window_ms: float,
+        max_size: int,
+        concurrency: int,
+        share: bool = True,
     ) -> None:
         self._commit = commit
+        self._share = share
         self._window = window_ms / 1_000
         self._max = max_size
         self._concurrency = concurrency
@@ -56,7 +66,7 @@ class GroupCommit(Generic[W, R]):
     def _pump(self) -> None:
         """Start every batch that may start now; otherwise make sure one will."""
         while self._pending and len(self._running) < self._concurrency:
-            free = self._concurrency - len(self._running)
+            free = self._concurrency - len(self._running) if self._share else 1
             if not self._due and len(self._pending) < self._max * free:
                 if self._timer is None:
                     self._timer = asyncio.get_running_loop().call_later(self._window, self._expire)

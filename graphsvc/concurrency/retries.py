@@ -13,6 +13,9 @@ policies know no store.
   or failing over, as long as someone still watches.
 - ``transient_reads``: a long job's pass over the graph (the ranker's training), again after
   1, 2, 4 s when Neo4j failed it on an error it says may pass.
+- ``lost_statements``: a write sent as one auto-commit statement, again after an error the
+  driver says may pass (a connection lost, a leader switching), as the driver itself retries a
+  managed transaction.
 - ``start_up_races``: a statement of a process's start-up (the schema, the rehearsal of the
   writes), again while it collides with another process starting at the same moment.
 
@@ -49,6 +52,8 @@ STREAM_READ_WAIT_SECONDS = 1.0
 TRANSIENT_RETRIES = 3
 START_UP_FIRST_WAIT_SECONDS = 0.05  # the longest first wait; each retry's doubles
 START_UP_LONGEST_WAIT_SECONDS = 1.0
+LOST_FIRST_WAIT_SECONDS = 0.05  # the longest first wait; each retry's doubles
+LOST_LONGEST_WAIT_SECONDS = 1.0
 
 
 def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[RetryCallState], None]:
@@ -126,6 +131,24 @@ def stream_reads(watched: Callable[[], bool]) -> AsyncRetrying:
         wait=wait_fixed(STREAM_READ_WAIT_SECONDS),
         stop=lambda _: not watched(),
         before_sleep=_noted("event stream read", logging.WARNING),
+        reraise=True,
+    )
+
+
+def lost_statements(seconds: float, lost: Callable[[BaseException], bool]) -> AsyncRetrying:
+    """Run an auto-commit write again after an error the driver would have retried in a
+    managed transaction (``lost``: a connection lost or refused, a leader switching, a
+    database starting), after a random wait of up to LOST_FIRST_WAIT_SECONDS, doubling up to
+    LOST_LONGEST_WAIT_SECONDS, until ``seconds`` (NEO4J_RETRY_SECONDS) would have passed;
+    then the last error is raised. Its statement must be safe to run twice: a connection
+    lost after the commit leaves no word of it."""
+    return AsyncRetrying(
+        retry=retry_if_exception(lost),
+        wait=wait_random_exponential(
+            multiplier=LOST_FIRST_WAIT_SECONDS, max=LOST_LONGEST_WAIT_SECONDS
+        ),
+        stop=stop_before_delay(seconds),
+        before_sleep=_noted("auto-commit write", logging.WARNING),
         reraise=True,
     )
 

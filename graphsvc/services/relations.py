@@ -85,9 +85,10 @@ class Relations:
         self._unpaced = replace(self._limits, per_window=NO_LIMIT)
         self._batches = _group_commit(self._commit_batch, settings, settings.write_batch_max)
         # The service's own writes for users (an import's, a move's): thousands at a time that
-        # no request waits on, in bigger batches; the in-process locks order them with the rest.
+        # no request waits on, in bigger batches, not shared out (they share their user); the
+        # in-process locks order them with the rest.
         most = settings.write_batch_max_background
-        self._background = _group_commit(self._commit_batch, settings, most)
+        self._background = _group_commit(self._commit_batch, settings, most, share=False)
 
     async def follow(
         self,
@@ -278,12 +279,15 @@ def _group_commit(
     commit: Callable[[list[EdgeWrite]], Awaitable[list[WriteOutcome]]],
     settings: WriteSettings,
     most: int,
+    *,
+    share: bool = True,
 ) -> GroupCommit[EdgeWrite, WriteOutcome]:
     return GroupCommit(
         commit,
         window_ms=settings.write_batch_window_ms,
         max_size=most,
         concurrency=settings.write_batch_concurrency,
+        share=share,
     )
 
 

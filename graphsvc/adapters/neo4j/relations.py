@@ -212,8 +212,10 @@ def one_statement(batch: list[EdgeWrite]) -> bool:
     """Whether ``commit_rounds`` sends ``batch`` as a single statement: one round of follows
     alone, or of unfollows alone (the locks ride in as its prelude)."""
     rounds = plan_rounds(batch)
+    if len(rounds) != 1:
+        return False
     kinds = rounds[0].by_kind.keys()
-    return len(rounds) == 1 and len(kinds) == 1 and kinds <= {WriteKind.FOLLOW, WriteKind.UNFOLLOW}
+    return len(kinds) == 1 and kinds <= {WriteKind.FOLLOW, WriteKind.UNFOLLOW}
 
 
 # Batches of every shape ``commit_rounds`` sends, on users no request can name: lock+follow,

@@ -1,7 +1,7 @@
 """The Neo4j store: the driver and the runner of named queries.
 
 ``Neo4jStore`` runs the named queries of ``cypher/`` (reads as auto-commit transactions,
-writes as managed ones); the family adapters beside this module (relations, pages,
+writes as managed ones, or as one auto-commit statement); the family adapters beside this module (relations, pages,
 snapshots, moderation, outbox, suggestions, bulk) run their queries through it. Knows Cypher
 (by query name) and the driver; knows nothing of HTTP or Redis.
 
@@ -9,15 +9,19 @@ Timeouts: every statement runs in a transaction with a timeout, after which Neo4
 (and rolls back whatever it wrote); the store raises ``GraphTimeout`` for it. A store built
 for the API uses NEO4J_TX_TIMEOUT_SECONDS; one built for the workers and the CLI, and any
 statement its caller marks ``job=True`` (bulk loads, training reads, a walk of every follower,
-the schema), uses NEO4J_JOB_TIMEOUT_SECONDS.
+the schema), uses NEO4J_JOB_TIMEOUT_SECONDS. A statement, a read or a write, whose connection
+goes silent (a peer gone without a word; the driver's reads have no timeout of their own when
+Neo4j hints none) fails the same way SILENCE_SECONDS past its timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from functools import partial
 from typing import Any, TypeVar
 
@@ -26,7 +30,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
-from graphsvc.concurrency.retries import start_up_races
+from graphsvc.concurrency.retries import lost_statements, start_up_races
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.errors import GraphTimeout
 from graphsvc.settings import Neo4jSettings
@@ -70,6 +74,9 @@ RULE_CREATED_MEANWHILE = frozenset(
         "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists",
     }
 )
+# How long past its transaction's timeout a statement may go unanswered before the client
+# gives up on its connection (the server cuts the transaction off at the timeout itself).
+SILENCE_SECONDS = 5.0
 # How long a process's start-up waits out the start-up of others beside it (their schema
 # statements and rehearsals colliding with its own) before it gives up.
 START_UP_RACE_SECONDS = 60.0
@@ -123,6 +130,29 @@ def _one_runner(session: neo4j.AsyncSession, bounded: Callable[[str], neo4j.Quer
         return [record async for record in result]  # the last one comes once committed
 
     return run
+
+
+@asynccontextmanager
+async def _answered(seconds: float, timed_out: Callable[[], GraphTimeout]) -> AsyncIterator[None]:
+    """No answer within the statement's timeout (``seconds``) and SILENCE_SECONDS more: the
+    connection is given up (the driver drops it) and the statement fails as timed out. A
+    write's outcome is then unknown, as after any lost connection: its outbox event says."""
+    try:
+        async with asyncio.timeout(seconds + SILENCE_SECONDS):
+            yield
+    except TimeoutError as error:
+        raise timed_out() from error
+
+
+def _lost(error: BaseException) -> bool:
+    """An error the driver retries in a managed transaction, and which ``one_statement``
+    retries itself: not a deadlock (``retry_deadlocks`` ran those out), nor a timeout."""
+    if isinstance(error, neo4j.exceptions.Neo4jError) and (
+        is_deadlock(error) or error.code in TIMED_OUT
+    ):
+        return False
+    retryable = isinstance(error, neo4j.exceptions.Neo4jError | neo4j.exceptions.DriverError)
+    return retryable and error.is_retryable()
 
 
 async def _marking_deadlocks(work: Callable[[Statements], Awaitable[T]], run: Statements) -> T:
@@ -215,14 +245,20 @@ class Neo4jStore:
                 self._lost()
             if error.code not in TIMED_OUT:
                 raise
-            long = job or self.jobs
-            setting = "NEO4J_JOB_TIMEOUT_SECONDS" if long else "NEO4J_TX_TIMEOUT_SECONDS"
-            raise GraphTimeout(self._seconds(job), setting) from error
+            raise self._timed_out(job) from error
 
-    def _write_session(self) -> neo4j.AsyncSession:
+    def _timed_out(self, job: bool) -> GraphTimeout:
+        long = job or self.jobs
+        setting = "NEO4J_JOB_TIMEOUT_SECONDS" if long else "NEO4J_TX_TIMEOUT_SECONDS"
+        return GraphTimeout(self._seconds(job), setting)
+
+    def _session(self, mode: str = neo4j.WRITE_ACCESS) -> neo4j.AsyncSession:
         return self.driver.session(
-            database=self.database, default_access_mode=neo4j.WRITE_ACCESS, bookmark_manager=None
+            database=self.database, default_access_mode=mode, bookmark_manager=None
         )
+
+    def _answered(self, job: bool) -> contextlib.AbstractAsyncContextManager[None]:
+        return _answered(self._seconds(job), partial(self._timed_out, job))
 
     def _query(self, text: str, job: bool) -> neo4j.Query:
         return neo4j.Query(text, timeout=self._seconds(job))  # type: ignore[arg-type]
@@ -232,9 +268,7 @@ class Neo4jStore:
     ) -> list[neo4j.Record]:
         mode = neo4j.WRITE_ACCESS if fresh else neo4j.READ_ACCESS
         with self._bounded(job):
-            async with self.driver.session(
-                database=self.database, default_access_mode=mode, bookmark_manager=None
-            ) as session:
+            async with self._answered(job), self._session(mode) as session:
                 result = await session.run(self._query(query(name), job), params)
                 return [record async for record in result]
 
@@ -256,7 +290,7 @@ class Neo4jStore:
         bounded = neo4j.unit_of_work(timeout=self._seconds(job))(unit)
 
         async def attempt() -> T:
-            async with self._write_session() as session:
+            async with self._answered(job), self._session() as session:
                 return await session.execute_write(bounded)
 
         with self._bounded(job):
@@ -267,19 +301,23 @@ class Neo4jStore:
     ) -> T:
         """``work``'s single statement as an auto-commit transaction: one round trip (its
         records, then its commit, answer one message), where a managed transaction takes
-        three (begin, run, commit). A deadlock's victim runs again as in ``transaction``.
-        Other errors are not retried here (the driver retries only managed transactions):
-        the write fails, as a read does, and its caller may send it again. ``work`` must run
-        exactly one statement: a second would commit apart from the first, so it is refused
-        (``OneStatementOnly``) before it is sent."""
+        three (begin, run, commit). A deadlock's victim runs again as in ``transaction``;
+        so does a statement that met an error the driver would have retried in a managed
+        transaction (a connection lost, a leader switching: ``lost_statements``), which the
+        driver does not retry here. A connection lost after the commit leaves no word of it,
+        so the statement must be safe to run twice (a batch of follows is: a repeat changes
+        nothing and says so). ``work`` must run exactly one statement: a second would commit
+        apart from the first, so it is refused (``OneStatementOnly``) before it is sent."""
 
         async def attempt() -> T:
-            async with self._write_session() as session:
+            async with self._answered(job), self._session() as session:
                 bounded = partial(self._query, job=job)
                 return await _marking_deadlocks(work, _one_runner(session, bounded))
 
         with self._bounded(job):
-            return await retry_deadlocks(attempt, self.retry_seconds)
+            return await lost_statements(self.retry_seconds, _lost)(
+                retry_deadlocks, attempt, self.retry_seconds
+            )
 
     async def rehearse(self, work: Callable[[Statements], Awaitable[T]]) -> T:
         """Run ``work``'s statements in a transaction that is then rolled back: Neo4j plans
@@ -290,7 +328,7 @@ class Neo4jStore:
         start-up (its schema statements, its own rehearsal): nothing was kept to undo."""
 
         async def attempt() -> T:
-            async with self._write_session() as session:
+            async with self._session() as session:
                 tx = await session.begin_transaction(timeout=self._seconds(True))
                 try:
                     return await work(_runner(tx))
@@ -306,7 +344,7 @@ class Neo4jStore:
         """A write that manages its own transactions (``CALL { } IN TRANSACTIONS``), which
         only an auto-commit transaction may run."""
         with self._bounded(job):
-            async with self._write_session() as session:
+            async with self._session() as session:
                 await (await session.run(self._query(query(name), job), params)).consume()
 
     async def stream(

@@ -179,7 +179,8 @@ class LocalNeo4j:
             "db.tx_log.rotation.retention_policy": "2 files",
             # No receive-timeout hint to drivers: given one, the Python driver on Python 3.11
             # wraps every socket read in a task of its own (docs/operations.md). A statement
-            # is bounded by its transaction timeout and the caller's deadline instead.
+            # is bounded by its transaction timeout instead, and a silent connection by the
+            # service's own wait past it (adapters/neo4j/store.py).
             "server.bolt.connection_keep_alive_for_requests": "OFF",
             # Bolt waits 5 s for its threads and 5 s for its connections when stopping, after
             # the databases stopped; a restart for a bulk import need not.

@@ -123,3 +123,16 @@ async def test_a_burst_commits_in_half_batches_while_both_slots_are_free() -> No
     release.set()
     assert [await first, *await rest] == list(range(9))
     assert sizes == [1, 8]
+
+
+async def test_writes_that_share_a_user_are_not_shared_out() -> None:
+    """The service's own writes for one user (an import's) would only wait for each other."""
+    sizes: list[int] = []
+
+    async def commit(writes: list[int]) -> list[int]:
+        sizes.append(len(writes))
+        return writes
+
+    group = GroupCommit(commit, window_ms=5, max_size=8, concurrency=2, share=False)
+    assert await asyncio.gather(*(group.submit(w) for w in range(12))) == list(range(12))
+    assert sizes == [8, 4]
