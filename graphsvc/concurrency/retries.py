@@ -30,6 +30,7 @@ from collections.abc import Callable
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
+    retry_base,
     retry_if_exception,
     retry_if_exception_type,
     stop_after_attempt,
@@ -81,15 +82,8 @@ def deadlock_victims(seconds: float, victim: type[BaseException]) -> AsyncRetryi
     DEADLOCK_LONGEST_WAIT_SECONDS (two victims of one cycle rarely collide again), until
     ``seconds`` (NEO4J_RETRY_SECONDS) would have passed; then the last victim's error is
     raised."""
-    return AsyncRetrying(
-        retry=retry_if_exception_type(victim),
-        wait=wait_random_exponential(
-            multiplier=DEADLOCK_FIRST_WAIT_SECONDS, max=DEADLOCK_LONGEST_WAIT_SECONDS
-        ),
-        stop=stop_before_delay(seconds),
-        before_sleep=_victim,
-        reraise=True,
-    )
+    waits = (DEADLOCK_FIRST_WAIT_SECONDS, DEADLOCK_LONGEST_WAIT_SECONDS)
+    return _full_jitter(retry_if_exception_type(victim), waits, seconds, _victim)
 
 
 _noted_victim = _noted("deadlock victim", logging.DEBUG)
@@ -142,15 +136,9 @@ def lost_statements(seconds: float, lost: Callable[[BaseException], bool]) -> As
     LOST_LONGEST_WAIT_SECONDS, until ``seconds`` (NEO4J_RETRY_SECONDS) would have passed;
     then the last error is raised. Its statement must be safe to run twice: a connection
     lost after the commit leaves no word of it."""
-    return AsyncRetrying(
-        retry=retry_if_exception(lost),
-        wait=wait_random_exponential(
-            multiplier=LOST_FIRST_WAIT_SECONDS, max=LOST_LONGEST_WAIT_SECONDS
-        ),
-        stop=stop_before_delay(seconds),
-        before_sleep=_noted("auto-commit write", logging.WARNING),
-        reraise=True,
-    )
+    waits = (LOST_FIRST_WAIT_SECONDS, LOST_LONGEST_WAIT_SECONDS)
+    noted = _noted("auto-commit write", logging.WARNING)
+    return _full_jitter(retry_if_exception(lost), waits, seconds, noted)
 
 
 def start_up_races(seconds: float, raced: Callable[[BaseException], bool]) -> AsyncRetrying:
@@ -160,13 +148,25 @@ def start_up_races(seconds: float, raced: Callable[[BaseException], bool]) -> As
     START_UP_FIRST_WAIT_SECONDS, doubling up to START_UP_LONGEST_WAIT_SECONDS, until
     ``seconds`` would have passed; then the last error is raised. Processes that start
     together (an API and its workers) would otherwise fail their start-up on each other's."""
+    waits = (START_UP_FIRST_WAIT_SECONDS, START_UP_LONGEST_WAIT_SECONDS)
+    noted = _noted("start-up statement", logging.INFO)
+    return _full_jitter(retry_if_exception(raced), waits, seconds, noted)
+
+
+def _full_jitter(
+    retry: retry_base,
+    waits: tuple[float, float],
+    seconds: float,
+    before_sleep: Callable[[RetryCallState], None],
+) -> AsyncRetrying:
+    """Again while ``retry`` says so, after a random wait of up to ``waits[0]``, doubling up
+    to ``waits[1]``, until ``seconds`` would have passed; then the last error is raised."""
+    first, longest = waits
     return AsyncRetrying(
-        retry=retry_if_exception(raced),
-        wait=wait_random_exponential(
-            multiplier=START_UP_FIRST_WAIT_SECONDS, max=START_UP_LONGEST_WAIT_SECONDS
-        ),
+        retry=retry,
+        wait=wait_random_exponential(multiplier=first, max=longest),
         stop=stop_before_delay(seconds),
-        before_sleep=_noted("start-up statement", logging.INFO),
+        before_sleep=before_sleep,
         reraise=True,
     )
 
