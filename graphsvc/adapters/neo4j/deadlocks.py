@@ -17,7 +17,8 @@ two victims of the same cycle rarely collide again), until NEO4J_RETRY_SECONDS h
 (the policy ``deadlock_victims`` of ``concurrency/retries.py``, which names its waits); then
 the deadlock error itself is raised (a 503 to a caller). Other transient errors (a server
 stopping or starting) keep the driver's own retries within the same time budget, in a managed
-transaction; a write sent as one auto-commit statement has none (``Neo4jStore.one_statement``).
+transaction; a write sent as one auto-commit statement is retried by the store instead
+(``Neo4jStore.one_statement``, the policy ``lost_statements``).
 """
 
 from __future__ import annotations

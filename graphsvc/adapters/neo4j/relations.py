@@ -22,6 +22,7 @@ from graphsvc.domain.edge_writes import (
     NO_LIMIT,
     REMOVED,
     EdgeWrite,
+    Round,
     WriteKind,
     batch_users,
     plan_rounds,
@@ -58,9 +59,10 @@ class EdgeStore:
     """Follows, unfollows, blocks and unblocks, committed in batches: one transaction for the
     writes that arrive together (under the locks of all their users, each creating its outbox
     event and numbering its users' count changes). A batch of follows alone, or of unfollows
-    alone, is one statement, sent as an auto-commit transaction: one round trip to Neo4j. The time the mirror fences the batch's
-    writes by is Neo4j's clock read in that transaction once it held every lock
-    (``relations/lock_users``), so no read of the clock follows the commit."""
+    alone, is one statement, sent as an auto-commit transaction: one round trip to Neo4j. The
+    time the mirror fences the batch's writes by is Neo4j's clock read in that transaction
+    once it held every lock (``relations/lock_users``), so no read of the clock follows the
+    commit."""
 
     def __init__(self, store: Neo4jStore, clock: ReadClock, read_counts: ReadCounts) -> None:
         self._store = store
@@ -80,9 +82,11 @@ class EdgeStore:
         await self.plans.ready(self._store.timeout)
         batch = list(writes)
         events = event_ids_for(batch)
-        commit = self._store.one_statement if one_statement(batch) else self._store.transaction
+        rounds = plan_rounds(batch)
+        single = one_statement(rounds)
+        commit = self._store.one_statement if single else self._store.transaction
         with BATCH_NEO4J.time():
-            rows = await commit(lambda run: commit_rounds(run, batch, events))
+            rows = await commit(lambda run: commit_rounds(run, batch, events, rounds))
         at = max(
             (row["at"] for write, row in zip(batch, rows, strict=True) if _mirrored(write, row)),
             default=None,
@@ -171,17 +175,20 @@ Row = dict[str, Any]
 
 
 async def commit_rounds(
-    run: Statements, batch: list[EdgeWrite], events: list[list[str]]
+    run: Statements,
+    batch: list[EdgeWrite],
+    events: list[list[str]],
+    rounds: list[Round] | None = None,
 ) -> list[Row]:
     """The statements of one batch, in one transaction: the locks of its users in id order
     (``lock_users``, as the prelude of the first follow or unfollow statement, or alone when
     the batch starts with a block), then each round's writes: a statement per kind, or per
     block and unblock (rare, and a block locks two users). One result row per write, in
-    batch order."""
+    batch order. ``rounds``: ``plan_rounds(batch)``, when the caller has it already."""
     rows: list[Row | None] = [None] * len(batch)
     users = [{"id": u.id, "create": u.create} for u in batch_users(batch)]
     lock: Row | None = {"users": users}
-    rounds = plan_rounds(batch)
+    rounds = plan_rounds(batch) if rounds is None else rounds
     if not rounds[0].by_kind.keys() & {WriteKind.FOLLOW, WriteKind.UNFOLLOW}:
         await run("relations/lock_users", lock, None)
         lock = None
@@ -208,10 +215,10 @@ async def commit_rounds(
     return [row if row is not None else erased for row in rows]
 
 
-def one_statement(batch: list[EdgeWrite]) -> bool:
-    """Whether ``commit_rounds`` sends ``batch`` as a single statement: one round of follows
-    alone, or of unfollows alone (the locks ride in as its prelude)."""
-    rounds = plan_rounds(batch)
+def one_statement(rounds: list[Round]) -> bool:
+    """Whether ``commit_rounds`` sends a batch of these rounds (``plan_rounds``) as a single
+    statement: one round of follows alone, or of unfollows alone (the locks ride in as its
+    prelude)."""
     if len(rounds) != 1:
         return False
     kinds = rounds[0].by_kind.keys()

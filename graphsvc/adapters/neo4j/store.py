@@ -1,8 +1,9 @@
 """The Neo4j store: the driver and the runner of named queries.
 
 ``Neo4jStore`` runs the named queries of ``cypher/`` (reads as auto-commit transactions,
-writes as managed ones, or as one auto-commit statement); the family adapters beside this module (relations, pages,
-snapshots, moderation, outbox, suggestions, bulk) run their queries through it. Knows Cypher
+writes as managed ones, or as one auto-commit statement); the family adapters beside this
+module (relations, pages, snapshots, moderation, outbox, suggestions, bulk) run their queries
+through it. Knows Cypher
 (by query name) and the driver; knows nothing of HTTP or Redis.
 
 Timeouts: every statement runs in a transaction with a timeout, after which Neo4j cuts it off
@@ -102,34 +103,38 @@ def open_driver(settings: Neo4jSettings) -> AsyncDriver:
     )
 
 
-def _runner(tx: neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction) -> Statements:
+def _runner(
+    target: neo4j.AsyncTransaction | neo4j.AsyncManagedTransaction | neo4j.AsyncSession,
+    bounded: Callable[[str], str | neo4j.Query] = str,
+) -> Statements:
+    """Named statements run on ``target`` (a transaction, or a session's auto-commit
+    transactions), each text made a query by ``bounded`` (its timeout)."""
+
     async def run(
         name: str, params: Mapping[str, Any], prelude: str | None = None
     ) -> list[neo4j.Record]:
         text = with_prelude(prelude, name) if prelude else query(name)
-        result = await tx.run(text, params)
-        return [record async for record in result]
+        result = await target.run(bounded(text), params)
+        return [record async for record in result]  # an auto-commit's last once committed
 
     return run
 
 
-def _one_runner(session: neo4j.AsyncSession, bounded: Callable[[str], neo4j.Query]) -> Statements:
-    """A runner of one auto-commit statement (``Neo4jStore.one_statement``): a second call is
-    refused before anything is sent."""
+def _once(run: Statements) -> Statements:
+    """``run`` for one statement (``Neo4jStore.one_statement``): a second is refused before
+    anything is sent."""
     sent = False
 
-    async def run(
+    async def once(
         name: str, params: Mapping[str, Any], prelude: str | None = None
     ) -> list[neo4j.Record]:
         nonlocal sent
         if sent:
             raise OneStatementOnly(name)
         sent = True
-        text = with_prelude(prelude, name) if prelude else query(name)
-        result = await session.run(bounded(text), params)
-        return [record async for record in result]  # the last one comes once committed
+        return await run(name, params, prelude)
 
-    return run
+    return once
 
 
 @asynccontextmanager
@@ -201,9 +206,10 @@ class Neo4jStore:
     Writes run in managed transactions: a deadlock's victim runs again within milliseconds
     (``deadlocks``), other transient errors are retried by the driver; both for up to
     ``retry_seconds``. A write of one statement may run as an auto-commit transaction
-    (``one_statement``, one round trip), whose deadlock victims run again the same way. Each transaction has ``timeout`` seconds (``job_timeout`` for a
-    statement marked ``job``, and for all of a store built with ``jobs``), past which it is
-    cut off and ``GraphTimeout`` raised: a timed-out transaction is never retried."""
+    (``one_statement``, one round trip), retried the same ways by the store itself. Each
+    transaction has ``timeout`` seconds (``job_timeout`` for a statement marked ``job``, and
+    for all of a store built with ``jobs``), past which it is cut off and ``GraphTimeout``
+    raised: a timed-out transaction is never retried."""
 
     def __init__(
         self,
@@ -312,7 +318,7 @@ class Neo4jStore:
         async def attempt() -> T:
             async with self._answered(job), self._session() as session:
                 bounded = partial(self._query, job=job)
-                return await _marking_deadlocks(work, _one_runner(session, bounded))
+                return await _marking_deadlocks(work, _once(_runner(session, bounded)))
 
         with self._bounded(job):
             return await lost_statements(self.retry_seconds, _lost)(

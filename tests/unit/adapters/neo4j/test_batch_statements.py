@@ -4,13 +4,14 @@ alone, in one round; any other shape needs a managed transaction of several stat
 from __future__ import annotations
 
 from graphsvc.adapters.neo4j.relations import one_statement
-from graphsvc.domain.edge_writes import EdgeWrite, WriteKind
+from graphsvc.domain.edge_writes import EdgeWrite, Round, WriteKind, plan_rounds
 
 FOLLOW, UNFOLLOW, BLOCK = WriteKind.FOLLOW, WriteKind.UNFOLLOW, WriteKind.BLOCK
 
 
-def batch(*writes: tuple[WriteKind, str, str]) -> list[EdgeWrite]:
-    return [EdgeWrite(kind, src, dst) for kind, src, dst in writes]
+def batch(*writes: tuple[WriteKind, str, str]) -> list[Round]:
+    """The rounds of a batch of these writes."""
+    return plan_rounds([EdgeWrite(kind, src, dst) for kind, src, dst in writes])
 
 
 def test_follows_alone_and_unfollows_alone_are_one_statement() -> None:
