@@ -44,7 +44,7 @@ from bench import (
 )
 from bench.loadgen import Outcome, Scenario, run
 from graphsvc.adapters.redis.client import open_redis
-from graphsvc.bootstrap import open_services
+from graphsvc.bootstrap import event_consumer_groups, open_services
 from graphsvc.domain.access import Scope, Unauthenticated
 from graphsvc.domain.privacy import CountsVisibility, PrivacyEdit, Visibility
 from graphsvc.ops import keys
@@ -473,15 +473,12 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 
 async def consumers_caught_up(settings: Settings, most_seconds: float = 600) -> None:
     """Wait until the worker's consumers of the event stream have read and acknowledged every
-    event. A backlog left by an earlier run (``bench.write_costs`` run alone has no worker beside it)
-    would be consumed while the first rows are timed, and its cost charged to them."""
+    event. A backlog left by an earlier run (``bench.write_costs`` run alone has no worker
+    beside it) would be consumed while the first rows are timed, and its cost charged to
+    them. Only the worker's groups count: another group may have no reader."""
     client = open_redis(settings.redis)
     stream = settings.events.events_stream
-    consumers = {  # the worker's groups (bootstrap); another group may have no reader
-        settings.timelines.timeline_consumer_group,
-        settings.lists.list_consumer_group,
-        settings.cold_start.cold_start_charts_consumer_group,
-    }
+    consumers = set(event_consumer_groups(settings))
     started = time.perf_counter()
     try:
         while await client.exists(stream):

@@ -120,17 +120,20 @@ async def open_services(
             await services.close()
 
 
-async def _prepare_consumers(core: Core) -> None:
-    """Every process makes the event consumers' groups, each at the stream's end, so that
-    what the API writes before a worker's first start waits for it."""
-    settings = core.settings
-    groups = (
+def event_consumer_groups(settings: Settings) -> tuple[str, ...]:
+    """The consumer groups of the event stream, each read by the workers."""
+    return (
         settings.timelines.timeline_consumer_group,
         settings.lists.list_consumer_group,
         settings.cold_start.cold_start_charts_consumer_group,
     )
+
+
+async def _prepare_consumers(core: Core) -> None:
+    """Every process makes the event consumers' groups, each at the stream's end, so that
+    what the API writes before a worker's first start waits for it."""
     try:
-        for group in groups:
+        for group in event_consumer_groups(core.settings):
             await core.redis.stream.ensure_group(group)
     except REDIS_DOWN as exc:  # the consumers create their groups once Redis answers
         log.warning("event consumer groups not ready (%s)", exc)
