@@ -14,8 +14,14 @@ from typing import Any
 import pytest
 
 from graphsvc.adapters.neo4j.deadlocks import is_deadlock
-from graphsvc.adapters.neo4j.store import Neo4jStore, OneStatementOnly, Statements
+from graphsvc.adapters.neo4j.store import (
+    Neo4jStore,
+    OneStatementOnly,
+    Statements,
+)
 from graphsvc.bootstrap import Services
+from graphsvc.settings import Settings
+from tests.support.relay import relayed_store
 
 UserIds = Callable[[str], str]
 
@@ -152,3 +158,19 @@ async def test_one_statement_refuses_a_second_statement(backends: Services, uid:
 
     with pytest.raises(OneStatementOnly):
         await store.one_statement(two)
+
+
+async def test_a_single_statement_write_whose_connection_was_lost_runs_again(
+    backends: Services, server_settings: Settings, uid: UserIds, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The driver retries a managed transaction whose connection was lost, not an auto-commit
+    statement: ``one_statement`` runs it again itself, on a new connection, and it commits."""
+    user = uid("lost.a")
+    await backends.relations.follow(user, uid("lost.b"))  # the user exists
+    async with relayed_store(server_settings, retry_seconds=10.0, tx_timeout=5) as (relay, store):
+        relay.cut()  # the pooled connection is dead; the driver learns it on its next use
+        caplog.set_level(logging.WARNING)
+        (row,) = await store.one_statement(lambda run: run("relations/lock_users", lock(user)))
+        assert row["locked"] == 1
+        retried = [r for r in caplog.records if r.getMessage().startswith("auto-commit write")]
+        assert retried, "the lost connection was not what the statement met"

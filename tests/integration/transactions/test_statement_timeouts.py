@@ -10,7 +10,6 @@ is driven with a locking statement run through ``read``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -19,11 +18,12 @@ import neo4j
 import pytest
 
 from graphsvc.adapters.neo4j.queries import query
-from graphsvc.adapters.neo4j.store import SILENCE_SECONDS, Neo4jStore, open_driver
+from graphsvc.adapters.neo4j.store import SILENCE_SECONDS, Neo4jStore
 from graphsvc.bootstrap import Services
 from graphsvc.domain.errors import GraphTimeout
 from graphsvc.settings import Settings
 from tests.support.driver import Driver, refused
+from tests.support.relay import relayed_store
 
 UserIds = Callable[[str], str]
 
@@ -127,64 +127,21 @@ async def test_a_request_past_the_timeout_is_a_503_naming_it(
         assert (await driver.relation(fan, idol)).following is False
 
 
-class SilentPeer:
-    """A TCP relay to Neo4j that can fall silent: it keeps every connection open and stops
-    passing bytes either way, as a peer gone without a word does (a cut cable, a paused host),
-    where no timeout of Neo4j's own can fire."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.silent = asyncio.Event()
-        self.server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> int:
-        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
-        return int(self.server.sockets[0].getsockname()[1])
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self.server is not None
-        self.server.close()
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self.target)
-
-        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            while chunk := await source.read(65536):
-                if self.silent.is_set():
-                    await asyncio.Event().wait()  # holds the connection open, passes nothing
-                sink.write(chunk)
-                await sink.drain()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-
 async def test_a_statement_whose_connection_falls_silent_times_out(
     backends: Services, server_settings: Settings, uid: UserIds
 ) -> None:
     """No answer and no error: the statement fails as timed out a few seconds after its own
     timeout (SILENCE_SECONDS), a write as a read, instead of waiting for the operating system
     to give up on the connection."""
-    host, port = server_settings.neo4j.neo4j_uri.removeprefix("bolt://").split(":")
-    peer = SilentPeer((host, int(port)))
-    async with peer as relay_port:
-        relayed = server_settings.with_values(neo4j_uri=f"bolt://127.0.0.1:{relay_port}")
-        driver = open_driver(relayed.neo4j)
-        try:
-            store = Neo4jStore(
-                driver, relayed.neo4j.neo4j_database, 1.0, timeout=0.5, job_timeout=60
-            )
-            user = uid("silent")
-            await store.write("relations/lock_users", lock_params(user))  # a connection, pooled
-            peer.silent.set()
-            for statement in (
-                store.read("relations/lock_users", lock_params(user)),
-                store.one_statement(lambda run: run("relations/lock_users", lock_params(user))),
-                store.write("relations/lock_users", lock_params(user)),
-            ):
-                started = time.monotonic()
-                with pytest.raises(GraphTimeout, match="NEO4J_TX_TIMEOUT_SECONDS"):
-                    await statement
-                assert time.monotonic() - started < 0.5 + SILENCE_SECONDS + 5
-        finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(driver.close(), 5)
+    async with relayed_store(server_settings, retry_seconds=1.0, tx_timeout=0.5) as (relay, store):
+        user = uid("silent")
+        relay.silent.set()
+        for statement in (
+            store.read("relations/lock_users", lock_params(user)),
+            store.one_statement(lambda run: run("relations/lock_users", lock_params(user))),
+            store.write("relations/lock_users", lock_params(user)),
+        ):
+            started = time.monotonic()
+            with pytest.raises(GraphTimeout, match="NEO4J_TX_TIMEOUT_SECONDS"):
+                await statement
+            assert time.monotonic() - started < 0.5 + SILENCE_SECONDS + 5
