@@ -5,7 +5,10 @@ be read, reviewed and profiled in Neo4j Browser as they are, and makes it imposs
 a value into query text: every value is a ``$parameter``. A query starts with its name line,
 ``// name: followers_page``, then its header (what it locks, the rules it checks, its
 parameters and what it returns), then the statement; a file may open with a comment on the
-family. A query's text is that whole block, so Neo4j's query log names the query it shows.
+family. What Neo4j receives is the name line and the statement: the name line makes Neo4j's
+query log name the query it shows, and the header stays with the reader, since its bytes would
+otherwise be packed, logged by the driver, sent and looked up in Neo4j's query cache with
+every statement.
 
 The files are the top-level ``cypher/`` folder of a checkout; a wheel carries them as
 ``graphsvc/cypher`` (``pyproject.toml``). They are parsed once, on the first query asked for,
@@ -47,7 +50,7 @@ class Query:
     source: str
     line: int  # of the name line, from 1
     header: str  # the header's comment lines, without the name line
-    text: str  # the name line, the header and the statement, as Neo4j receives them
+    text: str  # the name line and the statement, as Neo4j receives them
 
 
 def cypher_dir() -> Traversable:
@@ -102,7 +105,7 @@ def _parse_query(family: str, source: str, start: int, block: list[str]) -> Quer
         source=source,
         line=start + 1,
         header="\n".join(header),
-        text="\n".join(block) + "\n",
+        text="\n".join([block[0], *block[1 + len(header) :]]) + "\n",
     )
 
 

@@ -143,7 +143,10 @@ def test_a_family_file_gives_each_query_its_name_line_header_and_statement(
     assert list(found) == ["things/first", "things/second"]
     second = found["things/second"]
     assert second.line == 8 and second.header.startswith("// The second thing.\n")
-    assert second.text == "".join(GOOD.splitlines(keepends=True)[7:])
+    assert (
+        second.header == "// The second thing.\n// Locking: none (a read). Params: $x. Returns: x."
+    )
+    assert second.text == "// name: second\nRETURN $x AS x\n"  # the header is not sent
     assert found["things/first"].text.endswith("RETURN 1 AS one\n")  # no blank lines kept
 
 
