@@ -19,13 +19,15 @@ policies know no store.
 - ``start_up_races``: a statement of a process's start-up (the schema, the rehearsal of the
   writes), again while it collides with another process starting at the same moment.
 
-Every retry is logged, at the level its policy says, on this module's logger.
+Every retry is logged, at the level its policy says, on this module's logger. On a hot path
+(a batch's transaction), ``first_bare`` runs the first attempt outside its policy.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from tenacity import (
     AsyncRetrying,
@@ -44,6 +46,7 @@ from tenacity import (
 from graphsvc.concurrency.metrics import DEADLOCK_VICTIMS
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEADLOCK_FIRST_WAIT_SECONDS = 0.005  # the longest first wait; each retry's doubles
 DEADLOCK_LONGEST_WAIT_SECONDS = 0.2
@@ -74,6 +77,27 @@ def _noted(what: str, level: int, *, traceback: bool = False) -> Callable[[Retry
         )
 
     return note
+
+
+async def first_bare(policy: Callable[[], AsyncRetrying], attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt`` under the retry ``policy``, its first run outside it: making and driving a
+    policy costs more CPU than a short statement takes, and nearly every first run succeeds. A
+    first run that fails becomes the policy's first attempt (handed to it as failed, not run
+    again), so what is retried, the waits, the log lines and the counts stay the policy's;
+    its time limit counts from that failure."""
+    try:
+        return await attempt()
+    except Exception as error:  # the policy decides what it retries
+        failed: Exception | None = error
+
+    async def again() -> T:
+        nonlocal failed
+        if failed is not None:
+            error, failed = failed, None
+            raise error
+        return await attempt()
+
+    return await policy()(again)
 
 
 def deadlock_victims(seconds: float, victim: type[BaseException]) -> AsyncRetrying:

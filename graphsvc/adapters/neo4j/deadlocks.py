@@ -28,7 +28,7 @@ from typing import TypeVar
 
 import neo4j
 
-from graphsvc.concurrency.retries import deadlock_victims
+from graphsvc.concurrency.retries import deadlock_victims, first_bare
 
 T = TypeVar("T")
 DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected"
@@ -50,6 +50,6 @@ async def retry_deadlocks(attempt: Callable[[], Awaitable[T]], seconds: float) -
     """Run ``attempt`` (a whole transaction) until it does not end in ``Deadlock``, or until
     ``seconds`` have passed, waiting with full jitter between attempts."""
     try:
-        return await deadlock_victims(seconds, Deadlock)(attempt)
+        return await first_bare(lambda: deadlock_victims(seconds, Deadlock), attempt)
     except Deadlock as deadlock:
         raise deadlock.error from None

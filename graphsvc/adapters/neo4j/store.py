@@ -31,7 +31,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 
 from graphsvc.adapters.neo4j.deadlocks import Deadlock, is_deadlock, retry_deadlocks
 from graphsvc.adapters.neo4j.queries import query, statements, with_prelude
-from graphsvc.concurrency.retries import lost_statements, start_up_races
+from graphsvc.concurrency.retries import first_bare, lost_statements, start_up_races
 from graphsvc.concurrency.warm_up import WarmUp
 from graphsvc.domain.errors import GraphTimeout
 from graphsvc.settings import Neo4jSettings
@@ -321,8 +321,9 @@ class Neo4jStore:
                 return await _marking_deadlocks(work, _once(_runner(session, bounded)))
 
         with self._bounded(job):
-            return await lost_statements(self.retry_seconds, _lost)(
-                retry_deadlocks, attempt, self.retry_seconds
+            return await first_bare(
+                lambda: lost_statements(self.retry_seconds, _lost),
+                partial(retry_deadlocks, attempt, self.retry_seconds),
             )
 
     async def rehearse(self, work: Callable[[Statements], Awaitable[T]]) -> T:
