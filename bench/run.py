@@ -471,30 +471,37 @@ async def mirror_memory(settings: Settings) -> dict[str, Any]:
 # -- the run ----------------------------------------------------------------------------------
 
 
-async def consumers_caught_up(settings: Settings, most_seconds: float = 600) -> None:
-    """Wait until the worker's consumers of the event stream have read and acknowledged every
-    event. A backlog left by an earlier run (``bench.write_costs`` run alone has no worker
-    beside it) would be consumed while the first rows are timed, and its cost charged to
-    them. Only the worker's groups count: another group may have no reader."""
-    client = open_redis(settings.redis)
+async def worker_caught_up(settings: Settings, most_seconds: float = 600) -> None:
+    """Wait until the worker has done what earlier runs left it: its consumers of the event
+    stream have read and acknowledged every event, and its relay has emptied the outbox.
+    ``bench.write_costs`` run alone has no worker beside it: its events, and the outbox
+    nodes its writes made, would otherwise be consumed and deleted while the first rows are
+    timed, and their cost charged to them. Only the worker's groups count: another group may
+    have no reader."""
     stream = settings.events.events_stream
     consumers = set(event_consumer_groups(settings))
     started = time.perf_counter()
-    try:
-        while await client.exists(stream):
-            last = (await client.xinfo_stream(stream))["last-generated-id"]
-            groups = [g for g in await client.xinfo_groups(stream) if g["name"] in consumers]
-            behind = [g for g in groups if g["last-delivered-id"] != last or g["pending"]]
+    async with open_services(settings) as services:
+        client, outbox = services.core.redis.client, services.core.neo4j.outbox
+        while True:
+            behind = []
+            if await client.exists(stream):
+                last = (await client.xinfo_stream(stream))["last-generated-id"]
+                groups = [g for g in await client.xinfo_groups(stream) if g["name"] in consumers]
+                behind = [
+                    f"consumer group {g['name']}"
+                    for g in groups
+                    if g["last-delivered-id"] != last or g["pending"]
+                ]
+            if backlog := await outbox.backlog():
+                behind.append(f"outbox relay ({backlog:,} events)")
             if not behind:
-                break
-            names = ", ".join(sorted(g["name"] for g in behind))
+                return
             waited = time.perf_counter() - started
             if waited > most_seconds:
-                raise RuntimeError(f"the worker's event consumers ({names}) are still behind")
-            say(f"  the worker's event consumers ({names}) are behind, {waited:.0f} s so far")
+                raise RuntimeError(f"the worker is still behind: {', '.join(sorted(behind))}")
+            say(f"  the worker is behind: {', '.join(sorted(behind))}, {waited:.0f} s so far")
             await asyncio.sleep(5)
-    finally:
-        await client.aclose()
 
 
 async def drain_interactions(settings: Settings) -> dict[str, float]:
@@ -1108,7 +1115,7 @@ def main() -> None:
     outcomes: dict[str, Outcome] = {}
     against: dict[str, dict[str, Any]] = {}
     try:
-        asyncio.run(consumers_caught_up(settings))
+        asyncio.run(worker_caught_up(settings))
     except BaseException:
         for server in (api, budgeted, peer, minimal):
             server.stop()
