@@ -14,11 +14,7 @@ from typing import Any
 import pytest
 
 from graphsvc.adapters.neo4j.deadlocks import is_deadlock
-from graphsvc.adapters.neo4j.store import (
-    Neo4jStore,
-    OneStatementOnly,
-    Statements,
-)
+from graphsvc.adapters.neo4j.store import Neo4jStore, OneStatementOnly, Statements
 from graphsvc.bootstrap import Services
 from graphsvc.settings import Settings
 from tests.support.relay import relayed_store
