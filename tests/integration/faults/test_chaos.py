@@ -505,6 +505,7 @@ def test_kill9_redis_then_neo4j_under_eight_writers(stack: Stack) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # five rounds of twenty seconds, each with its restarts
 def test_kill9_redis_then_neo4j_under_eight_writers_many_rounds(stack: Stack) -> None:
     for round_ in range(1, 6):
         chaos_round(stack, round_, seconds=20.0, followers_each=4)

@@ -158,6 +158,7 @@ def test_an_api_and_two_workers_started_together_on_an_empty_database_all_come_u
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # twenty rounds
 def test_an_api_and_two_workers_started_together_twenty_times(stack: Stack) -> None:
     start_together(stack, SLOW_ROUNDS)
 
