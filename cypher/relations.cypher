@@ -1,5 +1,11 @@
 // Relations: the writes of follow edges and blocks, each ordered by the users' clocks and
 // recorded in the outbox in its own transaction, and the read of how users relate.
+// The statements of a batch (group commit) keep their first plan (`CYPHER replan=skip`): each
+// starts from its users' ids by the unique index, which no statistic changes, while Neo4j
+// would plan them again whenever the graph's counts moved far enough (often on a young,
+// growing graph), for up to seconds of a cold server's time, during which the batch holds its
+// users' locks and every write of those users waits. A process plans them all before it
+// answers (relations/prepare in adapters/neo4j/relations.py).
 
 // name: lock_users
 // What a batch of edge writes (group commit) does first, as the prelude of its first statement
@@ -28,6 +34,7 @@
 // within milliseconds (deadlocks.py).
 // Params: $users (sorted by id), each {id, create}.
 // Returns: locked (how many users were locked or created).
+CYPHER replan=skip
 UNWIND $users AS user
 OPTIONAL MATCH (known:User {id: user.id})
 WITH user, known, known IS NOT NULL AS lock
@@ -93,6 +100,7 @@ RETURN count(CASE WHEN lock OR (known IS NULL AND user.create) THEN 1 END) AS lo
 // requested (the answer is a pending request, not a follow), notify, reblogs, langs (the
 // options in effect, stored form), retuned, and for a new edge: src_cs, dst_cs (the ticks),
 // src_on, dst_on (whether each is active), back (dst follows src).
+CYPHER replan=skip
 UNWIND $rows AS row
 CALL (row) {
   WITH row, datetime.realtime() AS now
@@ -187,6 +195,7 @@ RETURN i, changed, at, version, refused, requested, notify, reblogs, langs, retu
 // Returns per row: i, known, changed (an edge was removed), withdrawn (a request was), version,
 // at (relations/lock_users),
 // and for a removed edge: src_cs, dst_cs, src_on, dst_on, back (as relations/follow), flagged.
+CYPHER replan=skip
 UNWIND $rows AS row
 CALL (row) {
   OPTIONAL MATCH (b:User {id: row.dst})
@@ -248,6 +257,7 @@ RETURN i, known, changed, withdrawn, version, at, src_cs, dst_cs, src_on, dst_on
 // removed_followed_by, followed_by_version; src_cs, dst_cs (the final ticks), src_on,
 // dst_on (whether each is active), following_flagged, followed_by_flagged (whether the
 // removed follow counted its follower as inactive).
+CYPHER replan=skip
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 UNWIND $ids AS id
@@ -316,6 +326,7 @@ RETURN refused, k IS NULL AND refused IS NULL AS created,
 // block's.
 // Params: $src, $dst, $event.
 // Returns: removed (whether a block was removed), version (the event's).
+CYPHER replan=skip
 OPTIONAL MATCH (a:User {id: $src})
 WITH a, datetime.realtime() AS now
 WITH a, now.epochSeconds * 1000000 + now.microsecond AS now_us
@@ -348,6 +359,7 @@ RETURN size(blocks) > 0 AS removed, coalesce(a.clk, now_us) AS version
 // Returns: changed (a follow was made), refused (null or the rule), at (relations/lock_users:
 // the batch locked both users before), version, and for a new
 // follow: src_cs, dst_cs, src_on, dst_on, back (as relations/follow).
+CYPHER replan=skip
 WITH datetime.realtime() AS now
 WITH now.epochSeconds * 1000000 + now.microsecond AS now_us
 UNWIND $ids AS id
@@ -395,6 +407,7 @@ RETURN approving AS changed, refused, ended.epochSeconds * 1000000 + ended.micro
 // A removed request creates its event in the outbox (:GraphEvent, `follow_request_rejected`).
 // Params: $src, $dst, $event.
 // Returns: removed (a request was), version.
+CYPHER replan=skip
 OPTIONAL MATCH (a:User {id: $src})
 WITH a, datetime.realtime() AS now
 WITH a, now.epochSeconds * 1000000 + now.microsecond AS now_us

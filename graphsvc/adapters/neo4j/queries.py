@@ -28,6 +28,7 @@ from pathlib import Path
 
 NAME_LINE = re.compile(r"//\s*name:(.*)")
 NAME = re.compile(r"[a-z][a-z0-9_]*")
+OPTIONS_LINE = re.compile(r"CYPHER\s")  # a statement's query options, on its first line
 SUFFIX = ".cypher"
 
 
@@ -142,8 +143,19 @@ def query(name: str) -> str:
 def with_prelude(prelude: str, name: str) -> str:
     """``name`` with ``prelude`` run first in the same statement, as a CALL subquery (its
     result rows, one, are not used): one round trip where two statements would take two.
-    ``prelude`` must be valid as a subquery (no leading importing WITH) and return one row."""
-    return f"CALL () {{\n{query(prelude)}\n}}\n{query(name)}"
+    ``prelude`` must be valid as a subquery (no leading importing WITH) and return one row.
+    Query options (``CYPHER ...`` lines) of either are the whole statement's, so they lead it."""
+    inner_options, inner = _options_apart(query(prelude))
+    outer_options, outer = _options_apart(query(name))
+    options = "".join(f"{line}\n" for line in dict.fromkeys(outer_options + inner_options))
+    return f"{options}CALL () {{\n{inner}\n}}\n{outer}"
+
+
+def _options_apart(text: str) -> tuple[list[str], str]:
+    """A query's ``CYPHER ...`` option lines, and its text without them."""
+    lines = text.splitlines()
+    options = [line for line in lines if OPTIONS_LINE.match(line)]
+    return options, "\n".join(line for line in lines if not OPTIONS_LINE.match(line))
 
 
 def statements(name: str) -> list[str]:

@@ -109,10 +109,19 @@ def test_the_schema_splits_into_its_statements() -> None:
         assert any(f"INDEX {name} IF NOT EXISTS" in part for part in schema)
 
 
-def test_a_prelude_runs_first_as_a_subquery() -> None:
+def test_a_prelude_runs_first_as_a_subquery_under_the_statement_s_options() -> None:
     text = with_prelude("relations/lock_users", "relations/follow")
-    assert text.startswith("CALL () {\n// name: lock_users\n")
-    assert text.endswith(query("relations/follow"))
+    assert text.startswith("CYPHER replan=skip\nCALL () {\n// name: lock_users\nUNWIND ")
+    assert text.count("CYPHER") == 1, "the options lead the statement, once"
+    follow = query("relations/follow").replace("CYPHER replan=skip\n", "")
+    assert text.endswith("}\n" + follow.rstrip("\n"))
+
+
+def test_a_batch_s_statements_keep_their_first_plan() -> None:
+    """A replan of a batch's statement holds its users' locks meanwhile (cypher/relations)."""
+    for name in ("lock_users", "follow", "unfollow", "block", "unblock", "approve", "reject"):
+        text = query(f"relations/{name}")
+        assert text.splitlines()[1] == "CYPHER replan=skip", name
 
 
 def write(tmp_path: Path, text: str, family: str = "things") -> Path:
