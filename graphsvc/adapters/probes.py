@@ -30,7 +30,10 @@ def neo4j_answers(address: str, user: str, password: str) -> bool:
 
 def redis_answers(port: int) -> bool:
     try:
-        with redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1) as client:
+        # a port that accepts and never answers (a server stopping, or another's) is no Redis
+        with redis.Redis(
+            host="127.0.0.1", port=port, socket_connect_timeout=1, socket_timeout=2
+        ) as client:
             return bool(client.ping())
     except redis.RedisError:
         return False
@@ -40,7 +43,11 @@ def redis_cluster_info(port: int) -> dict[str, str]:
     """The node's CLUSTER INFO; empty when it does not answer."""
     try:
         client = redis.Redis(
-            host="127.0.0.1", port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+            host="127.0.0.1",
+            port=port,
+            socket_connect_timeout=1,
+            socket_timeout=2,
+            retry=Retry(NoBackoff(), 0),
         )
         with client:
             text = client.execute_command("CLUSTER INFO")

@@ -30,18 +30,26 @@ async def events_after(service: Services, start: str, users: set[str]) -> list[d
 async def serving(service: Services) -> AsyncIterator[str]:
     """The app served by a real uvicorn on a free port (SSE needs a streaming server)."""
     port = free_port()
-    config = uvicorn.Config(create_app(service.settings, service), port=port, log_level="warning")
+    # A stream a test left open does not hold the server's stop for longer than the grace.
+    config = uvicorn.Config(
+        create_app(service.settings, service),
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+    )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
-        await asyncio.sleep(0.02)
+    async with asyncio.timeout(30):
+        while not server.started:  # uvicorn offers no event to wait on
+            assert not task.done(), "uvicorn ended before it started serving"
+            await asyncio.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         await service.follower_events.close()
         await service.notifications.close()
-        await task
+        await asyncio.wait_for(task, 30)
 
 
 @pytest.fixture

@@ -81,7 +81,9 @@ class ThrowawayRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, decode_responses=True, socket_connect_timeout=2)
+        return redis.Redis(
+            port=self.port, decode_responses=True, socket_connect_timeout=2, socket_timeout=30
+        )
 
     def start(self) -> None:
         cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 import httpx
-from neo4j import GraphDatabase
+from neo4j import GraphDatabase, Query
 
 from graphsvc.ops.servers import processes
 from graphsvc.settings import Settings
@@ -143,6 +143,8 @@ def status_table(items: Iterable[Answer], where: Callable[[Answer], bool] = lamb
 def cypher(settings: Settings, text: str, **params: object) -> list[dict]:
     """One statement against the Neo4j of ``settings``, from a driver of its own."""
     auth = (settings.neo4j.neo4j_user, settings.neo4j.neo4j_password)
-    with GraphDatabase.driver(settings.neo4j.neo4j_uri, auth=auth) as driver:
-        records, _, _ = driver.execute_query(text, params, database_="neo4j")
+    # bounded: a poll that asks again must not wait on one statement for good
+    statement = Query(text, timeout=60)  # type: ignore[arg-type]
+    with GraphDatabase.driver(settings.neo4j.neo4j_uri, auth=auth, connection_timeout=5) as driver:
+        records, _, _ = driver.execute_query(statement, params, database_="neo4j")
     return [record.data() for record in records]
