@@ -120,7 +120,7 @@ test-unit: install
 TEST_WORKERS ?= 2
 test: install audit
 	@trap '$(MAKE) --no-print-directory stop-test' EXIT; trap 'exit 130' INT TERM; set -e; \
-	mkdir -p .local; \
+	mkdir -p .local; rm -f .local/test-hangs.log; \
 	$(TEST_ENV) $(BIN)/graphsvc services up; \
 	( $(CLUSTER_ENV) $(BIN)/graphsvc services up && \
 		$(CLUSTER_ENV) $(BIN)/pytest -p no:cacheprovider $(CLUSTER_CORE) ) \
@@ -132,6 +132,9 @@ test: install audit
 	tier=0; wait $$cluster || tier=$$?; \
 	echo "== the mirror's core tests on a Redis Cluster (.local/cluster-tier.log)"; \
 	cat .local/cluster-tier.log; \
+	if [ -s .local/test-hangs.log ]; then \
+		echo "== what tests that ran past their bound waited on (.local/test-hangs.log)"; \
+		cat .local/test-hangs.log; fi; \
 	echo "== suite: exit $$suite; site: exit $$site; cluster tier: exit $$tier"; \
 	test $$suite -eq 0 -a $$site -eq 0 -a $$tier -eq 0
 

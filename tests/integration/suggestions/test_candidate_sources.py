@@ -24,6 +24,7 @@ from graphsvc.wire.schemas import DismissBody, Reasons
 from graphsvc.workers.ranker import examples as ranker_examples
 from graphsvc.workers.ranker import training as ranker_training
 from tests.support.driver import Driver, refused
+from tests.support.hangs import bounded
 from tests.support.ranker import (
     T0,
     TRAIN_USERS,
@@ -386,7 +387,8 @@ async def test_ranker_training_is_deterministic_for_a_seed(
     assert len(held) > 200  # so `users=200` samples
 
     async def run(seed: int) -> ranker_training.TrainingReport:
-        return await services.background.ranker_training.train(seed=seed, users=200, store=False)
+        training = services.background.ranker_training.train(seed=seed, users=200, store=False)
+        return await bounded(training, 300, f"a training of seed {seed}")
 
     first, again, other = await run(7), await run(7), await run(8)
     assert first.version == 0  # not stored
