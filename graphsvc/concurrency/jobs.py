@@ -242,6 +242,7 @@ class Jobs:
                 renewed = clock()
             except Exception as exc:  # the store is down: the lease runs out unless it answers
                 log.warning("cannot renew the lease of %s (%s)", job.key, exc)
+            stop_if_asked()  # a cancel a store call turned into its own error still stops it
         log.warning("lost the lease of %s; stopping the job for its new holder", job.key)
         assert job.task is not None
         job.task.cancel()

@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager, suppress
 
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.concurrency.loops import stop_if_asked, stopped
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,7 @@ async def loading(leases: Leases) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        renewing.cancel()
-        await asyncio.gather(renewing, return_exceptions=True)
+        await stopped([renewing])
         with suppress(*REDIS_DOWN):  # else it runs out by itself
             await leases.let_go(LOAD_MARK, holder)
 
@@ -56,3 +56,4 @@ async def _renew(leases: Leases, holder: str) -> None:
             await leases.hold(LOAD_MARK, holder, LOAD_MARK_SECONDS)
         except REDIS_DOWN as exc:
             log.warning("cannot renew the graph load's mark: %s", exc)
+        stop_if_asked()  # a cancel a Redis call turned into its own error still stops it

@@ -52,6 +52,7 @@ from graphsvc.adapters.neo4j.store import NEO4J_TRANSIENT
 from graphsvc.adapters.neo4j.suggestions import SuggestionStore
 from graphsvc.adapters.redis.client import REDIS_DOWN
 from graphsvc.adapters.redis.leases import Leases
+from graphsvc.concurrency.loops import stop_if_asked, stopped
 from graphsvc.concurrency.pace import FULL_SPEED, Pace
 from graphsvc.concurrency.retries import transient_reads
 from graphsvc.domain.ranker.registry import (
@@ -400,12 +401,14 @@ class TrainingLease:
         try:
             yield
         finally:
-            renewing.cancel()
-            await asyncio.gather(renewing, return_exceptions=True)
+            await stopped([renewing])
             with suppress(*REDIS_DOWN):  # else it lapses by itself
                 await self._leases.release(self._name, token)
 
     async def _renew(self, token: str) -> None:
+        """Until cancelled, even when the cancel reached it inside a Redis call that turned it
+        into an error of its own (``stop_if_asked``): a renewal that went on would keep the
+        training's end waiting for it, and the lease held."""
         while True:
             await asyncio.sleep(LEASE_SECONDS / 3)
             try:
@@ -414,6 +417,7 @@ class TrainingLease:
                     return
             except REDIS_DOWN as exc:
                 log.warning("cannot renew the ranker training's lease: %s", exc)
+            stop_if_asked()
 
 
 @dataclass(frozen=True, slots=True)
